@@ -1,0 +1,226 @@
+// Command benchcmp measures ruvio and Debian's redis-server side by side
+// with redis-benchmark and prints one table of ops/s with the ratio
+// ruvio/redis. It is the program behind `make bench`.
+//
+// Usage:
+//
+//	benchcmp --ruvio ./bin/ruvio [--redis-server PATH] [--redis-benchmark PATH]
+//	         [--requests 200000] [--clients 50] [--pipelines 1,16]
+//	         [--tests set,get,incr,lpush,hset] [--shards 1,2]
+//	         [--base-port 7300] [--timeout 120s] [--cluster]
+//	         [--out bench.md] [--json bench.json]
+//
+// For every shard count it starts one ruvio server and one redis-server on
+// free loopback ports, waits until both answer PING, then runs
+// redis-benchmark against each in turn for every pipeline depth. The servers
+// run in throwaway directories with persistence off so that the comparison
+// measures the request path, not the disk.
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"os/exec"
+	"os/signal"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+)
+
+// config is the parsed command line.
+type config struct {
+	RuvioPath          string
+	RedisServerPath    string
+	RedisBenchmarkPath string
+	Requests           int
+	Clients            int
+	Pipelines          []int
+	Tests              []string
+	Shards             []int
+	BasePort           int
+	Out                string
+	JSON               string
+	Cluster            bool
+	// Timeout bounds each redis-benchmark run.
+	Timeout time.Duration
+}
+
+func main() {
+	os.Exit(realMain(os.Args[1:], os.Stdout, os.Stderr))
+}
+
+// realMain runs the tool and returns the process exit code: 0 on success,
+// 1 when a benchmark or server failed (the table is still printed with the
+// numbers that were collected), 2 on a usage error.
+func realMain(args []string, stdout, stderr io.Writer) int {
+	log := slog.New(slog.NewTextHandler(stderr, nil))
+
+	cfg, err := parseFlags(args, stderr, exec.LookPath)
+	if errors.Is(err, flag.ErrHelp) {
+		return 0
+	}
+	if err != nil {
+		fmt.Fprintf(stderr, "benchcmp: %v\n", err)
+		return 2
+	}
+
+	// Ctrl-C and SIGTERM cancel the context, which kills the running
+	// redis-benchmark and makes every server we started shut down.
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+
+	_, err = run(ctx, cfg, ruvioKind(cfg.RuvioPath), redisKind(cfg.RedisServerPath), stdout, log)
+	if err != nil {
+		log.Error("benchcmp failed", "err", err)
+		return 1
+	}
+	return 0
+}
+
+// parseFlags parses args into a config. lookPath resolves the executables so
+// that a missing binary is reported before anything is started; tests pass a
+// fake.
+func parseFlags(args []string, stderr io.Writer, lookPath func(string) (string, error)) (config, error) {
+	fs := flag.NewFlagSet("benchcmp", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	cfg := config{}
+	var pipelines, tests, shards string
+	fs.StringVar(&cfg.RuvioPath, "ruvio", "", "path to the ruvio binary (required)")
+	fs.StringVar(&cfg.RedisServerPath, "redis-server", "", `path to redis-server (default: "redis-server" from PATH)`)
+	fs.StringVar(&cfg.RedisBenchmarkPath, "redis-benchmark", "", `path to redis-benchmark (default: "redis-benchmark" from PATH)`)
+	fs.IntVar(&cfg.Requests, "requests", 200000, "requests per redis-benchmark test (-n)")
+	fs.IntVar(&cfg.Clients, "clients", 50, "parallel connections (-c)")
+	fs.StringVar(&pipelines, "pipelines", "1,16", "comma-separated pipeline depths (-P)")
+	fs.StringVar(&tests, "tests", "set,get,incr,lpush,hset", "comma-separated redis-benchmark tests (-t)")
+	fs.StringVar(&shards, "shards", "1,2", "comma-separated ruvio shard counts")
+	fs.IntVar(&cfg.BasePort, "base-port", 7300, "first port to try; free ports are picked upwards from here")
+	fs.StringVar(&cfg.Out, "out", "", "also write the table as markdown to this file")
+	fs.StringVar(&cfg.JSON, "json", "", "also write the raw numbers as JSON to this file")
+	fs.BoolVar(&cfg.Cluster, "cluster", false, "pass --cluster to redis-benchmark for the ruvio runs (needs a server reporting >= 3 nodes)")
+	fs.DurationVar(&cfg.Timeout, "timeout", 120*time.Second, "time limit for each redis-benchmark run")
+	if err := fs.Parse(args); err != nil {
+		return config{}, err
+	}
+	if fs.NArg() > 0 {
+		return config{}, fmt.Errorf("unexpected arguments: %q", fs.Args())
+	}
+
+	var err error
+	if cfg.Pipelines, err = parsePositiveInts(pipelines); err != nil {
+		return config{}, fmt.Errorf("--pipelines: %w", err)
+	}
+	if cfg.Shards, err = parsePositiveInts(shards); err != nil {
+		return config{}, fmt.Errorf("--shards: %w", err)
+	}
+	if cfg.Tests, err = parseTests(tests); err != nil {
+		return config{}, fmt.Errorf("--tests: %w", err)
+	}
+	switch {
+	case cfg.Requests <= 0:
+		return config{}, errors.New("--requests must be positive")
+	case cfg.Clients <= 0:
+		return config{}, errors.New("--clients must be positive")
+	case cfg.BasePort <= 0 || cfg.BasePort > maxPort:
+		return config{}, fmt.Errorf("--base-port must be in 1..%d", maxPort)
+	case cfg.Timeout <= 0:
+		return config{}, errors.New("--timeout must be positive")
+	}
+
+	if cfg.RuvioPath == "" {
+		return config{}, errors.New("--ruvio is required (path to the ruvio binary)")
+	}
+	if cfg.RuvioPath, err = resolve(lookPath, cfg.RuvioPath, "ruvio", ""); err != nil {
+		return config{}, err
+	}
+	if cfg.RedisServerPath, err = resolve(lookPath, cfg.RedisServerPath, "redis-server", "redis-server"); err != nil {
+		return config{}, err
+	}
+	if cfg.RedisBenchmarkPath, err = resolve(lookPath, cfg.RedisBenchmarkPath, "redis-benchmark", "redis-tools"); err != nil {
+		return config{}, err
+	}
+	return cfg, nil
+}
+
+// resolve finds the executable given by the flag value, or name from PATH
+// when the flag was left empty. pkg names the Debian package to suggest.
+// The result is absolute because the servers run with their temporary
+// directory as working directory, where "./ruvio" would not resolve.
+func resolve(lookPath func(string) (string, error), value, name, pkg string) (string, error) {
+	var (
+		p   string
+		err error
+	)
+	if value != "" {
+		if p, err = lookPath(value); err != nil {
+			return "", fmt.Errorf("--%s: %w", name, err)
+		}
+	} else if p, err = lookPath(name); err != nil {
+		return "", fmt.Errorf("%s not found in PATH (apt-get install %s, or pass --%s PATH): %w", name, pkg, name, err)
+	}
+	if p, err = filepath.Abs(p); err != nil {
+		return "", fmt.Errorf("--%s: %w", name, err)
+	}
+	return p, nil
+}
+
+// parsePositiveInts parses a comma-separated list such as "1,16". Duplicates
+// are dropped so that one setting is not measured twice by accident.
+func parsePositiveInts(s string) ([]int, error) {
+	var out []int
+	seen := map[int]bool{}
+	for _, f := range strings.Split(s, ",") {
+		f = strings.TrimSpace(f)
+		if f == "" {
+			continue
+		}
+		n, err := strconv.Atoi(f)
+		if err != nil {
+			return nil, fmt.Errorf("%q is not a number", f)
+		}
+		if n <= 0 {
+			return nil, fmt.Errorf("%d must be positive", n)
+		}
+		if !seen[n] {
+			seen[n] = true
+			out = append(out, n)
+		}
+	}
+	if len(out) == 0 {
+		return nil, errors.New("empty list")
+	}
+	return out, nil
+}
+
+// parseTests parses the comma-separated redis-benchmark test list. Names are
+// restricted to what redis-benchmark accepts so that a typo fails here
+// rather than as an empty benchmark run.
+func parseTests(s string) ([]string, error) {
+	var out []string
+	seen := map[string]bool{}
+	for _, f := range strings.Split(s, ",") {
+		f = strings.ToLower(strings.TrimSpace(f))
+		if f == "" {
+			continue
+		}
+		for _, r := range f {
+			if !(r >= 'a' && r <= 'z' || r >= '0' && r <= '9' || r == '_') {
+				return nil, fmt.Errorf("bad test name %q", f)
+			}
+		}
+		if !seen[f] {
+			seen[f] = true
+			out = append(out, f)
+		}
+	}
+	if len(out) == 0 {
+		return nil, errors.New("empty list")
+	}
+	return out, nil
+}

@@ -1,0 +1,141 @@
+package main
+
+import (
+	"errors"
+	"flag"
+	"io"
+	"os/exec"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+)
+
+// fakeLookPath resolves every name to /bin/NAME except those in missing.
+func fakeLookPath(missing ...string) func(string) (string, error) {
+	return func(name string) (string, error) {
+		for _, m := range missing {
+			if name == m {
+				return "", exec.ErrNotFound
+			}
+		}
+		if strings.Contains(name, "/") {
+			return name, nil
+		}
+		return "/bin/" + name, nil
+	}
+}
+
+func TestParseFlags(t *testing.T) {
+	cfg, err := parseFlags([]string{"--ruvio", "./ruvio"}, io.Discard, fakeLookPath())
+	if err != nil {
+		t.Fatal(err)
+	}
+	abs, err := filepath.Abs("ruvio")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := config{
+		RuvioPath:          abs,
+		RedisServerPath:    "/bin/redis-server",
+		RedisBenchmarkPath: "/bin/redis-benchmark",
+		Requests:           200000,
+		Clients:            50,
+		Pipelines:          []int{1, 16},
+		Tests:              []string{"set", "get", "incr", "lpush", "hset"},
+		Shards:             []int{1, 2},
+		BasePort:           7300,
+		Timeout:            120 * time.Second,
+	}
+	if !reflect.DeepEqual(cfg, want) {
+		t.Errorf("defaults:\n got %+v\nwant %+v", cfg, want)
+	}
+
+	cfg, err = parseFlags([]string{
+		"--ruvio=/x/ruvio", "--redis-server", "/y/rs", "--redis-benchmark", "/y/rb",
+		"--requests", "10", "--clients", "2", "--pipelines", "4", "--tests", "SET, get",
+		"--shards", "3", "--base-port", "9000", "--out", "o.md", "--json", "o.json",
+		"--cluster", "--timeout", "5s",
+	}, io.Discard, fakeLookPath())
+	if err != nil {
+		t.Fatal(err)
+	}
+	want = config{
+		RuvioPath: "/x/ruvio", RedisServerPath: "/y/rs", RedisBenchmarkPath: "/y/rb",
+		Requests: 10, Clients: 2, Pipelines: []int{4}, Tests: []string{"set", "get"},
+		Shards: []int{3}, BasePort: 9000, Out: "o.md", JSON: "o.json", Cluster: true,
+		Timeout: 5 * time.Second,
+	}
+	if !reflect.DeepEqual(cfg, want) {
+		t.Errorf("explicit:\n got %+v\nwant %+v", cfg, want)
+	}
+}
+
+func TestParseFlagsErrors(t *testing.T) {
+	tests := []struct {
+		name    string
+		args    []string
+		missing []string
+		want    string
+	}{
+		{"no ruvio", nil, nil, "--ruvio is required"},
+		{"no redis-server", []string{"--ruvio", "r"}, []string{"redis-server"}, "redis-server not found in PATH"},
+		{"no redis-benchmark", []string{"--ruvio", "r"}, []string{"redis-benchmark"}, "redis-benchmark not found in PATH"},
+		{"bad pipeline", []string{"--ruvio", "r", "--pipelines", "1,x"}, nil, "--pipelines"},
+		{"zero shards", []string{"--ruvio", "r", "--shards", "0"}, nil, "--shards"},
+		{"bad test", []string{"--ruvio", "r", "--tests", "set;flushall"}, nil, "--tests"},
+		{"bad port", []string{"--ruvio", "r", "--base-port", "70000"}, nil, "--base-port"},
+		{"zero requests", []string{"--ruvio", "r", "--requests", "0"}, nil, "--requests"},
+		{"extra args", []string{"--ruvio", "r", "extra"}, nil, "unexpected arguments"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := parseFlags(tt.args, io.Discard, fakeLookPath(tt.missing...))
+			if err == nil || !strings.Contains(err.Error(), tt.want) {
+				t.Errorf("err = %v, want it to mention %q", err, tt.want)
+			}
+		})
+	}
+	if _, err := parseFlags([]string{"-h"}, io.Discard, fakeLookPath()); !errors.Is(err, flag.ErrHelp) {
+		t.Errorf("-h: err = %v, want flag.ErrHelp", err)
+	}
+}
+
+func TestParsePositiveInts(t *testing.T) {
+	tests := []struct {
+		in      string
+		want    []int
+		wantErr bool
+	}{
+		{"1,16", []int{1, 16}, false},
+		{" 16 , 1 ", []int{16, 1}, false},
+		{"1,1,2", []int{1, 2}, false},
+		{"1,,2,", []int{1, 2}, false},
+		{"", nil, true},
+		{"0", nil, true},
+		{"-1", nil, true},
+		{"a", nil, true},
+	}
+	for _, tt := range tests {
+		got, err := parsePositiveInts(tt.in)
+		if (err != nil) != tt.wantErr || !reflect.DeepEqual(got, tt.want) {
+			t.Errorf("parsePositiveInts(%q) = %v, %v; want %v, err=%v", tt.in, got, err, tt.want, tt.wantErr)
+		}
+	}
+}
+
+func TestParseTests(t *testing.T) {
+	got, err := parseTests("SET,get, lrange_100,get")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := []string{"set", "get", "lrange_100"}; !reflect.DeepEqual(got, want) {
+		t.Errorf("got %v, want %v", got, want)
+	}
+	for _, bad := range []string{"", ",", "set get", "set,-P"} {
+		if _, err := parseTests(bad); err == nil {
+			t.Errorf("parseTests(%q) succeeded, want error", bad)
+		}
+	}
+}

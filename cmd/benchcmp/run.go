@@ -1,0 +1,195 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"runtime"
+	"time"
+)
+
+// startAttempts is how often a server start is tried on fresh ports when
+// the server dies during start-up (most likely a lost port race).
+const startAttempts = 3
+
+// run measures both sides for every shard count and pipeline depth, prints
+// the table to stdout and writes the --out and --json files. ruvio and redis
+// say how to launch each side. The report is returned even with an error so
+// that whatever was measured is not lost.
+func run(ctx context.Context, cfg config, ruvio, redis serverKind, stdout io.Writer, log *slog.Logger) (report, error) {
+	// --cluster is about ruvio's shard routing; redis-benchmark refuses
+	// cluster mode against fewer than three nodes, so the stock
+	// single-process redis baseline is always measured without it.
+	ruvio.Cluster = cfg.Cluster
+	redis.Cluster = false
+
+	rep := report{
+		Date:             time.Now(),
+		CPUs:             runtime.NumCPU(),
+		Ruvio:            side{Name: ruvio.Name, Path: ruvio.Path, Version: shortRedisVersion(version(ctx, ruvio.Path, ruvio.VersionArgs...))},
+		Redis:            side{Name: redis.Name, Path: redis.Path, Version: shortRedisVersion(version(ctx, redis.Path, redis.VersionArgs...))},
+		BenchmarkVersion: version(ctx, cfg.RedisBenchmarkPath, "--version"),
+		Requests:         cfg.Requests,
+		Clients:          cfg.Clients,
+		Cluster:          cfg.Cluster,
+	}
+	log.Info("benchcmp starting", "ruvio", rep.Ruvio.Version, "redis", rep.Redis.Version,
+		"benchmark", rep.BenchmarkVersion, "cpus", rep.CPUs)
+
+	alloc := &portAllocator{next: cfg.BasePort, free: portFree}
+	var errs []error
+	for _, shards := range cfg.Shards {
+		runs, err := runShardGroup(ctx, cfg, ruvio, redis, shards, alloc, log.With("shards", shards))
+		rep.Runs = append(rep.Runs, runs...)
+		if err != nil {
+			errs = append(errs, fmt.Errorf("shards=%d: %w", shards, err))
+		}
+		if ctx.Err() != nil {
+			break
+		}
+	}
+	if ctx.Err() != nil {
+		errs = append(errs, fmt.Errorf("interrupted: %w", context.Cause(ctx)))
+	}
+
+	rep.Rows = buildRows(rep.Runs)
+	if err := renderTable(stdout, rep, false); err != nil {
+		errs = append(errs, fmt.Errorf("print table: %w", err))
+	}
+	if cfg.Out != "" {
+		if err := writeMarkdown(cfg.Out, rep); err != nil {
+			errs = append(errs, fmt.Errorf("--out: %w", err))
+		}
+	}
+	if cfg.JSON != "" {
+		if err := writeJSON(cfg.JSON, rep); err != nil {
+			errs = append(errs, fmt.Errorf("--json: %w", err))
+		}
+	}
+	return rep, errors.Join(errs...)
+}
+
+// runShardGroup starts one ruvio with the given shard count and one
+// redis-server, benchmarks both at every pipeline depth and stops them.
+func runShardGroup(ctx context.Context, cfg config, ruvio, redis serverKind, shards int, alloc *portAllocator, log *slog.Logger) ([]runResult, error) {
+	root, err := os.MkdirTemp("", fmt.Sprintf("benchcmp-s%d-", shards))
+	if err != nil {
+		return nil, err
+	}
+	// Deferred first so that it runs last, after both servers are gone.
+	defer os.RemoveAll(root)
+
+	a, err := launch(ctx, ruvio, shards, root, alloc, log)
+	if err != nil {
+		return nil, err
+	}
+	defer stopServer(a, log)
+	b, err := launch(ctx, redis, shards, root, alloc, log)
+	if err != nil {
+		return nil, err
+	}
+	defer stopServer(b, log)
+
+	type target struct {
+		role string
+		srv  *server
+	}
+	var (
+		runs []runResult
+		errs []error
+	)
+	for i, p := range cfg.Pipelines {
+		// Interleave the sides, and swap who goes first at every depth,
+		// so that machine noise and warm-up drift hit both alike.
+		order := []target{{roleRuvio, a}, {roleRedis, b}}
+		if i%2 == 1 {
+			order[0], order[1] = order[1], order[0]
+		}
+		for _, t := range order {
+			res := benchOne(ctx, cfg, t.role, t.srv, p, log)
+			runs = append(runs, res)
+			if ctx.Err() != nil {
+				return runs, errors.Join(errs...)
+			}
+			if res.Error != "" {
+				errs = append(errs, fmt.Errorf("%s pipeline=%d: %s", t.srv.kind.Name, p, res.Error))
+			}
+		}
+	}
+	return runs, errors.Join(errs...)
+}
+
+// launch starts kind on freshly allocated ports, retrying on other ports if
+// the server dies during start-up.
+func launch(ctx context.Context, kind serverKind, shards int, root string, alloc *portAllocator, log *slog.Logger) (*server, error) {
+	var err error
+	for attempt := 1; attempt <= startAttempts; attempt++ {
+		port, perr := alloc.take(kind.Width(shards))
+		if perr != nil {
+			return nil, perr
+		}
+		log.Info("starting server", "server", kind.Name, "port", port, "attempt", attempt)
+		start := time.Now()
+		var s *server
+		s, err = startServer(ctx, kind, port, shards, root)
+		if err == nil {
+			log.Info("server ready", "server", kind.Name, "port", port, "after", time.Since(start).Round(time.Millisecond))
+			return s, nil
+		}
+		if !errors.Is(err, errExitedEarly) || ctx.Err() != nil {
+			return nil, err
+		}
+		log.Warn("server exited during start-up, trying other ports", "server", kind.Name, "port", port, "err", err)
+	}
+	return nil, err
+}
+
+// stopServer stops s and logs an unexpected exit status; by the time it
+// runs the measurements are taken, so there is nothing else to do with it.
+func stopServer(s *server, log *slog.Logger) {
+	if err := s.stop(); err != nil {
+		log.Warn("server exited uncleanly", "server", s.kind.Name, "port", s.port, "err", err)
+		return
+	}
+	log.Info("server stopped", "server", s.kind.Name, "port", s.port)
+}
+
+// benchOne runs redis-benchmark once against s.
+func benchOne(ctx context.Context, cfg config, role string, s *server, pipeline int, log *slog.Logger) runResult {
+	args := benchArgs(s.port, cfg.Tests, cfg.Requests, cfg.Clients, pipeline, s.kind.Cluster)
+	res := runResult{
+		Role:     role,
+		Server:   s.kind.Name,
+		Shards:   s.shards,
+		Pipeline: pipeline,
+		Port:     s.port,
+		Args:     args,
+	}
+	// redis-benchmark spins until its timeout against a dead server, so
+	// do not even start it once the server is gone.
+	select {
+	case <-s.exited:
+		res.Error = fmt.Sprintf("server is not running (%v); log tail:\n%s", s.waitErr, tailFile(s.logPath, 2048))
+		log.Error("benchmark skipped", "server", s.kind.Name, "pipeline", pipeline, "err", res.Error)
+		return res
+	default:
+	}
+
+	log.Info("benchmark", "server", s.kind.Name, "port", s.port, "pipeline", pipeline)
+	start := time.Now()
+	ms, err := runBenchmark(ctx, cfg.RedisBenchmarkPath, args, cfg.Timeout)
+	res.Elapsed = time.Since(start)
+	res.Results = ms
+	switch {
+	case err != nil && ctx.Err() != nil:
+		res.Error = "interrupted: " + err.Error()
+		log.Warn("benchmark interrupted", "server", s.kind.Name, "pipeline", pipeline)
+	case err != nil:
+		res.Error = err.Error()
+		log.Error("benchmark failed", "server", s.kind.Name, "pipeline", pipeline, "err", err)
+	}
+	return res
+}

@@ -1,0 +1,284 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+)
+
+const (
+	// readyTimeout bounds how long a server may take to answer PING.
+	readyTimeout = 10 * time.Second
+	// stopGrace is how long a server gets between SIGTERM and SIGKILL.
+	stopGrace = 5 * time.Second
+	// versionTimeout bounds the `ruvio version` / `redis-server --version`
+	// probes, which must never hold up a benchmark.
+	versionTimeout = 5 * time.Second
+)
+
+// errExitedEarly marks a server that died before answering PING. The usual
+// cause is losing a port race, so the caller may retry on other ports.
+var errExitedEarly = errors.New("server exited before answering PING")
+
+// serverKind describes how to launch one side of the comparison. It is a
+// value rather than hard-coded commands so that the end-to-end test can put
+// redis-server on both sides.
+type serverKind struct {
+	// Name labels the side in logs and table headers.
+	Name string
+	// Path is the executable.
+	Path string
+	// Args returns the command line for a server listening on port (and,
+	// for ruvio, the ports after it) with the given shard count, storing
+	// its files in dir.
+	Args func(port, shards int, dir string) []string
+	// Width is how many consecutive ports the server occupies.
+	Width func(shards int) int
+	// VersionArgs make Path print its version.
+	VersionArgs []string
+	// Cluster says whether redis-benchmark should run in --cluster mode
+	// against this side.
+	Cluster bool
+}
+
+// ruvioKind launches `ruvio server` with in-memory durability, so that the
+// comparison with a persistence-free redis-server is like for like.
+func ruvioKind(path string) serverKind {
+	return serverKind{
+		Name: "ruvio",
+		Path: path,
+		Args: func(port, shards int, dir string) []string {
+			return []string{"server",
+				"--port", strconv.Itoa(port),
+				"--shards", strconv.Itoa(shards),
+				"--bind", "127.0.0.1",
+				"--durability", "memory",
+				"--data-dir", dir,
+			}
+		},
+		Width:       func(shards int) int { return shards },
+		VersionArgs: []string{"version"},
+	}
+}
+
+// redisKind launches a redis-server with RDB and AOF off. It ignores the
+// shard count: the baseline is always one stock redis-server process.
+func redisKind(path string) serverKind {
+	return serverKind{
+		Name: "redis",
+		Path: path,
+		Args: func(port, _ int, dir string) []string {
+			return []string{
+				"--port", strconv.Itoa(port),
+				"--bind", "127.0.0.1",
+				"--save", "",
+				"--appendonly", "no",
+				"--dir", dir,
+			}
+		},
+		Width:       func(int) int { return 1 },
+		VersionArgs: []string{"--version"},
+	}
+}
+
+// server is a running server process that we started and must stop.
+type server struct {
+	kind    serverKind
+	port    int
+	shards  int
+	logPath string
+	cmd     *exec.Cmd
+	cancel  context.CancelFunc
+	exited  chan struct{}
+	waitErr error // valid once exited is closed
+}
+
+// addr is where clients (and redis-benchmark) connect.
+func (s *server) addr() string {
+	return net.JoinHostPort("127.0.0.1", strconv.Itoa(s.port))
+}
+
+// startServer starts kind on port with its data in a fresh directory under
+// root and waits until it answers PING. The server shuts down when ctx is
+// cancelled, so an interrupted run never leaves servers behind.
+func startServer(ctx context.Context, kind serverKind, port, shards int, root string) (*server, error) {
+	dir, err := os.MkdirTemp(root, kind.Name+"-data-")
+	if err != nil {
+		return nil, err
+	}
+	// The log goes to a file rather than our stderr so that the table is
+	// not buried in server chatter; its tail is quoted if start-up fails.
+	logPath := filepath.Join(root, fmt.Sprintf("%s-%d.log", kind.Name, port))
+	logFile, err := os.Create(logPath)
+	if err != nil {
+		return nil, err
+	}
+
+	sctx, cancel := context.WithCancel(ctx)
+	cmd := exec.CommandContext(sctx, kind.Path, kind.Args(port, shards, dir)...)
+	cmd.Dir = dir
+	cmd.Stdout = logFile
+	cmd.Stderr = logFile
+	// Cancelling asks for a clean shutdown first; exec escalates to
+	// SIGKILL if the process is still alive after WaitDelay.
+	cmd.Cancel = func() error { return cmd.Process.Signal(syscall.SIGTERM) }
+	cmd.WaitDelay = stopGrace
+	if err := cmd.Start(); err != nil {
+		cancel()
+		logFile.Close()
+		return nil, fmt.Errorf("start %s: %w", kind.Name, err)
+	}
+
+	s := &server{
+		kind:    kind,
+		port:    port,
+		shards:  shards,
+		logPath: logPath,
+		cmd:     cmd,
+		cancel:  cancel,
+		exited:  make(chan struct{}),
+	}
+	go func() {
+		s.waitErr = cmd.Wait()
+		logFile.Close()
+		close(s.exited)
+	}()
+
+	if err := s.waitReady(ctx, readyTimeout); err != nil {
+		s.stop()
+		return nil, err
+	}
+	return s, nil
+}
+
+// waitReady polls PING until the server answers +PONG, the server exits, or
+// timeout passes. Polling with a short back-off instead of a fixed sleep
+// keeps start-up as fast as the server allows.
+func (s *server) waitReady(ctx context.Context, timeout time.Duration) error {
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	delay := 10 * time.Millisecond
+	for {
+		err := ping(ctx, s.addr())
+		if err == nil {
+			return nil
+		}
+		select {
+		case <-s.exited:
+			return fmt.Errorf("%s on port %d: %w (%v); log tail:\n%s",
+				s.kind.Name, s.port, errExitedEarly, s.waitErr, tailFile(s.logPath, 2048))
+		case <-ctx.Done():
+			if cause := context.Cause(ctx); !errors.Is(cause, context.DeadlineExceeded) {
+				return cause
+			}
+			return fmt.Errorf("%s on port %d did not answer PING within %v (last error: %v); log tail:\n%s",
+				s.kind.Name, s.port, timeout, err, tailFile(s.logPath, 2048))
+		case <-time.After(delay):
+		}
+		delay = min(2*delay, 200*time.Millisecond)
+	}
+}
+
+// stop sends SIGTERM, waits for the process to exit (exec sends SIGKILL
+// after stopGrace) and returns the exit error, if any, that was not caused
+// by our signal.
+func (s *server) stop() error {
+	s.cancel()
+	<-s.exited
+	var ee *exec.ExitError
+	if errors.As(s.waitErr, &ee) {
+		if ws, ok := ee.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+			// Killed by our own SIGTERM or SIGKILL: expected.
+			return nil
+		}
+	}
+	if errors.Is(s.waitErr, context.Canceled) {
+		return nil
+	}
+	return s.waitErr
+}
+
+// ping sends an inline PING and expects +PONG. Anything else, such as
+// -LOADING while a server warms up, counts as not ready yet.
+func ping(ctx context.Context, addr string) error {
+	d := net.Dialer{Timeout: time.Second}
+	conn, err := d.DialContext(ctx, "tcp", addr)
+	if err != nil {
+		return err
+	}
+	defer conn.Close()
+	if err := conn.SetDeadline(time.Now().Add(time.Second)); err != nil {
+		return err
+	}
+	if _, err := io.WriteString(conn, "PING\r\n"); err != nil {
+		return err
+	}
+	line, err := bufio.NewReader(conn).ReadString('\n')
+	if err != nil {
+		return err
+	}
+	if !strings.HasPrefix(line, "+PONG") {
+		return fmt.Errorf("unexpected PING reply %q", strings.TrimSpace(line))
+	}
+	return nil
+}
+
+// version runs path with args and returns the first line of its output, or
+// a note saying why there is none. It never fails: a missing version must
+// not stop a benchmark.
+func version(ctx context.Context, path string, args ...string) string {
+	ctx, cancel := context.WithTimeout(ctx, versionTimeout)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, path, args...)
+	cmd.WaitDelay = time.Second
+	out, err := cmd.Output()
+	line, _, _ := strings.Cut(strings.TrimSpace(string(out)), "\n")
+	line = strings.TrimSpace(line)
+	if err != nil || line == "" {
+		return fmt.Sprintf("unknown (%s %s failed)", filepath.Base(path), strings.Join(args, " "))
+	}
+	return line
+}
+
+// shortRedisVersion turns "Redis server v=7.0.15 sha=00000000:0 malloc=..."
+// into "redis-server 7.0.15"; other strings are returned unchanged.
+func shortRedisVersion(s string) string {
+	for _, f := range strings.Fields(s) {
+		if v, ok := strings.CutPrefix(f, "v="); ok && strings.HasPrefix(s, "Redis server") {
+			return "redis-server " + v
+		}
+	}
+	return s
+}
+
+// tailFile returns the last n bytes of the file at path, for error messages.
+func tailFile(path string, n int64) string {
+	f, err := os.Open(path)
+	if err != nil {
+		return "(no log: " + err.Error() + ")"
+	}
+	defer f.Close()
+	if st, err := f.Stat(); err == nil && st.Size() > n {
+		if _, err := f.Seek(-n, io.SeekEnd); err != nil {
+			return "(log unreadable: " + err.Error() + ")"
+		}
+	}
+	b, err := io.ReadAll(f)
+	if err != nil {
+		return "(log unreadable: " + err.Error() + ")"
+	}
+	if len(b) == 0 {
+		return "(empty log)"
+	}
+	return strings.TrimRight(string(b), "\n")
+}

@@ -1,0 +1,94 @@
+// Command ruvio is the product binary: `ruvio server` runs a data node
+// (the default when no subcommand is given) and `ruvio version` prints the
+// build.
+package main
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"os"
+	"os/signal"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/ruvio/ruvio/ruvio/acl"
+	"github.com/ruvio/ruvio/ruvio/config"
+	"github.com/ruvio/ruvio/ruvio/server"
+)
+
+func main() {
+	os.Exit(run(os.Args[1:]))
+}
+
+func run(args []string) int {
+	sub := "server"
+	if len(args) > 0 && !strings.HasPrefix(args[0], "-") {
+		sub, args = args[0], args[1:]
+	}
+	switch sub {
+	case "server":
+		return runServer(args)
+	case "version":
+		fmt.Printf("ruvio %s (redis_version %s)\n", server.BuildVersion, server.Version)
+		return 0
+	case "help", "-h", "--help":
+		fmt.Println("usage: ruvio [server] [--config ruvio.toml] [--port N] [--bind ADDR] [--shards N] [--data-dir DIR] [--durability PROFILE]\n       ruvio version")
+		return 0
+	default:
+		fmt.Fprintf(os.Stderr, "ruvio: unknown subcommand %q (want server or version)\n", sub)
+		return 2
+	}
+}
+
+func runServer(args []string) int {
+	config.RuleValidator = acl.ParseRules
+	cfg, err := config.Load(args, os.Getenv)
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "ruvio: %v\n", err)
+		return 2
+	}
+	log := newLogger(cfg)
+	srv, err := server.New(cfg, log)
+	if err != nil {
+		log.Error("cannot start", "err", err)
+		return 1
+	}
+	if err := srv.Start(); err != nil {
+		log.Error("cannot listen", "err", err)
+		return 1
+	}
+	sigs := make(chan os.Signal, 1)
+	signal.Notify(sigs, syscall.SIGTERM, syscall.SIGINT)
+	select {
+	case sig := <-sigs:
+		log.Info("signal received, shutting down", "signal", sig.String())
+	case <-srv.Done():
+		return 0
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if err := srv.Shutdown(ctx); err != nil {
+		log.Warn("shutdown did not finish in time", "err", err)
+		return 1
+	}
+	return 0
+}
+
+func newLogger(cfg *config.Config) *slog.Logger {
+	var level slog.Level
+	switch cfg.LogLevel {
+	case "debug":
+		level = slog.LevelDebug
+	case "warn":
+		level = slog.LevelWarn
+	case "error":
+		level = slog.LevelError
+	}
+	opts := &slog.HandlerOptions{Level: level}
+	if cfg.LogFormat == "json" {
+		return slog.New(slog.NewJSONHandler(os.Stderr, opts))
+	}
+	return slog.New(slog.NewTextHandler(os.Stderr, opts))
+}

@@ -1,0 +1,30 @@
+// Package clock is the one place the data node reads time, so expiry,
+// timeouts and (later) leases can be skewed by the chaos harness even
+// though Go programs ignore libfaketime.
+package clock
+
+import "time"
+
+// Clock reads wall time and a monotonic reading.
+type Clock interface {
+	// Now is wall-clock time (key expiry, LASTSAVE, TIME).
+	Now() time.Time
+	// Since is the monotonic time elapsed since t was read from Now.
+	Since(t time.Time) time.Duration
+}
+
+// System is the machine's clock.
+type System struct{}
+
+// Now returns time.Now().
+func (System) Now() time.Time { return time.Now() }
+
+// Since returns time.Since(t).
+func (System) Since(t time.Time) time.Duration { return time.Since(t) }
+
+// Default is the clock the node uses unless a test or the chaos harness
+// installs another before start.
+var Default Clock = System{}
+
+// NowMs is the default clock's wall time in Unix milliseconds.
+func NowMs() int64 { return Default.Now().UnixMilli() }

@@ -1,0 +1,57 @@
+package keycmd
+
+import (
+	"github.com/ruvio/ruvio/ruvio/command"
+	"github.com/ruvio/ruvio/ruvio/deque"
+	"github.com/ruvio/ruvio/ruvio/sortedset"
+)
+
+// del deletes one key of DEL or UNLINK (memory is reclaimed by the
+// collector either way). Each deletion is logged as its own DEL: the keys
+// of one command may live on several shards, each logging its own.
+func del(c *command.Ctx, key []byte) int64 {
+	if !c.DB.Delete(string(key)) {
+		return 0
+	}
+	c.Dirty++
+	c.Propagate([]byte("DEL"), key)
+	return 1
+}
+
+// exists counts one key of EXISTS or TOUCH. A key named twice is counted
+// twice, as Redis does, since the server calls this once per argument.
+func exists(c *command.Ctx, key []byte) int64 {
+	if c.DB.Read(string(key)) == nil {
+		return 0
+	}
+	return 1
+}
+
+// typeCmd is TYPE key.
+func typeCmd(c *command.Ctx) {
+	e := c.DB.Read(string(c.Args[1]))
+	if e == nil {
+		c.W.Simple("none")
+		return
+	}
+	c.W.Simple(TypeName(e.Val))
+}
+
+// TypeName is the name TYPE gives a stored value.
+func TypeName(v any) string {
+	switch v.(type) {
+	case []byte:
+		return "string"
+	case *deque.Deque:
+		return "list"
+	case map[string][]byte:
+		return "hash"
+	case map[string]struct{}:
+		return "set"
+	case *sortedset.Set:
+		return "zset"
+	}
+	// Only the five representations above are ever stored; answering
+	// "none" for anything else keeps a stray value from crashing a shard.
+	return "none"
+}

@@ -1,0 +1,151 @@
+package keycmd
+
+import (
+	"math"
+
+	"github.com/ruvio/ruvio/ruvio/command"
+)
+
+// expireCond is the NX/XX/GT/LT condition of the EXPIRE family.
+type expireCond struct{ nx, xx, gt, lt bool }
+
+// parseExpireCond reads the options after the time, with Redis 7's errors.
+func parseExpireCond(args [][]byte) (expireCond, string) {
+	var o expireCond
+	for _, a := range args {
+		switch {
+		case command.Eq(a, "nx"):
+			o.nx = true
+		case command.Eq(a, "xx"):
+			o.xx = true
+		case command.Eq(a, "gt"):
+			o.gt = true
+		case command.Eq(a, "lt"):
+			o.lt = true
+		default:
+			return o, "ERR Unsupported option " + string(a)
+		}
+	}
+	if o.nx && (o.xx || o.gt || o.lt) {
+		return o, "ERR NX and XX, GT or LT options at the same time are not compatible"
+	}
+	if o.gt && o.lt {
+		return o, "ERR GT and LT options at the same time are not compatible"
+	}
+	return o, ""
+}
+
+// allows reports whether the condition lets expiry move from cur (0 = no
+// expiry, which GT and LT treat as infinite) to when.
+func (o expireCond) allows(cur, when int64) bool {
+	switch {
+	case o.nx && cur != 0:
+		return false
+	case o.xx && cur == 0:
+		return false
+	case o.gt && (cur == 0 || when <= cur):
+		return false
+	case o.lt && cur != 0 && when >= cur:
+		return false
+	}
+	return true
+}
+
+func expire(c *command.Ctx)    { expireGeneric(c, "expire", 1000, true) }
+func pexpire(c *command.Ctx)   { expireGeneric(c, "pexpire", 1, true) }
+func expireat(c *command.Ctx)  { expireGeneric(c, "expireat", 1000, false) }
+func pexpireat(c *command.Ctx) { expireGeneric(c, "pexpireat", 1, false) }
+
+// expireGeneric is EXPIRE, PEXPIRE, EXPIREAT and PEXPIREAT: the time is
+// in seconds (unitMs 1000) or milliseconds, from now or from the epoch.
+// A time not in the future deletes the key (logged as DEL); otherwise the
+// effect is logged as PEXPIREAT with the absolute time, so replay neither
+// restarts the clock nor re-evaluates the condition.
+func expireGeneric(c *command.Ctx, name string, unitMs int64, relative bool) {
+	cond, errMsg := parseExpireCond(c.Args[3:])
+	if errMsg != "" {
+		c.W.Error(errMsg)
+		return
+	}
+	when, ok := command.ParseInt(c.Args[2])
+	if !ok {
+		c.W.Error(command.ErrNotInteger)
+		return
+	}
+	// Negative times are allowed (they delete), but not overflow.
+	if unitMs != 1 {
+		if when > math.MaxInt64/unitMs || when < math.MinInt64/unitMs {
+			c.W.Error(invalidExpire(name))
+			return
+		}
+		when *= unitMs
+	}
+	if relative {
+		if when > math.MaxInt64-c.Now {
+			c.W.Error(invalidExpire(name))
+			return
+		}
+		when += c.Now
+	}
+	key := string(c.Args[1])
+	e := c.DB.Get(key)
+	if e == nil || !cond.allows(e.ExpireAt, when) {
+		c.W.Int(0)
+		return
+	}
+	c.Dirty++
+	if when <= c.Now {
+		c.DB.Delete(key)
+		c.Propagate([]byte("DEL"), c.Args[1])
+	} else {
+		c.DB.SetExpire(key, when)
+		c.Propagate([]byte("PEXPIREAT"), c.Args[1], command.FormatInt(when))
+	}
+	c.W.Int(1)
+}
+
+// invalidExpire is the "invalid expire time" error of command name.
+func invalidExpire(name string) string {
+	return "ERR invalid expire time in '" + name + "' command"
+}
+
+func ttl(c *command.Ctx)         { ttlGeneric(c, false, false) }
+func pttl(c *command.Ctx)        { ttlGeneric(c, true, false) }
+func expiretime(c *command.Ctx)  { ttlGeneric(c, false, true) }
+func pexpiretime(c *command.Ctx) { ttlGeneric(c, true, true) }
+
+// ttlGeneric answers -2 for a missing key, -1 for one without expiry, else
+// the remaining time (or with abs the Unix time of expiry), in ms or in
+// seconds rounded to nearest as Redis does.
+func ttlGeneric(c *command.Ctx, ms, abs bool) {
+	e := c.DB.Read(string(c.Args[1]))
+	switch {
+	case e == nil:
+		c.W.Int(-2)
+		return
+	case e.ExpireAt == 0:
+		c.W.Int(-1)
+		return
+	}
+	t := e.ExpireAt
+	if !abs {
+		t = max(t-c.Now, 0)
+	}
+	if !ms {
+		t = (t + 500) / 1000
+	}
+	c.W.Int(t)
+}
+
+// persist is PERSIST key: 1 when a time to live was removed.
+func persist(c *command.Ctx) {
+	key := string(c.Args[1])
+	e := c.DB.Get(key)
+	if e == nil || e.ExpireAt == 0 {
+		c.W.Int(0)
+		return
+	}
+	c.DB.SetExpire(key, 0)
+	c.Dirty++
+	c.W.Int(1)
+}

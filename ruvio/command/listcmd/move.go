@@ -1,0 +1,65 @@
+package listcmd
+
+import (
+	"github.com/ruvio/ruvio/ruvio/command"
+	"github.com/ruvio/ruvio/ruvio/deque"
+)
+
+// parseEnd reads LMOVE's LEFT or RIGHT, writing a syntax error otherwise.
+func parseEnd(c *command.Ctx, arg []byte) (end, bool) {
+	switch {
+	case command.Eq(arg, "left"):
+		return head, true
+	case command.Eq(arg, "right"):
+		return tail, true
+	}
+	c.W.Error(command.ErrSyntax)
+	return head, false
+}
+
+// move pops an element from Args[1]'s list at from and pushes it onto
+// Args[2]'s at to, answering the element, or null when the source is
+// missing. It reports whether it moved one. A destination of the wrong
+// type is only an error when there is something to move, as in Redis.
+// The source and destination may be the same list: the move rotates it.
+func move(c *command.Ctx, from, to end) bool {
+	src, dst := string(c.Args[1]), string(c.Args[2])
+	sl, ok := getList(c, src, false)
+	if !ok {
+		return false
+	}
+	if sl == nil {
+		c.W.Null()
+		return false
+	}
+	dl, ok := getList(c, dst, false)
+	if !ok {
+		return false
+	}
+	v := from.pop(sl)
+	if dl == nil {
+		dl = &deque.Deque{}
+		to.push(dl, v)
+		c.DB.Set(dst, dl)
+	} else {
+		to.push(dl, v)
+		c.DB.Touch(dst)
+	}
+	modified(c, src, sl)
+	c.W.Bulk(v)
+	return true
+}
+
+func lmove(c *command.Ctx) {
+	from, ok := parseEnd(c, c.Args[3])
+	if !ok {
+		return
+	}
+	to, ok := parseEnd(c, c.Args[4])
+	if !ok {
+		return
+	}
+	move(c, from, to)
+}
+
+func rpoplpush(c *command.Ctx) { move(c, tail, head) }

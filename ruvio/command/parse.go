@@ -1,0 +1,97 @@
+package command
+
+import (
+	"math"
+	"strconv"
+	"strings"
+)
+
+// ParseInt parses a decimal 64-bit integer strictly, as Redis's string2ll:
+// no spaces, no '+', no leading zeros.
+func ParseInt(b []byte) (int64, bool) {
+	if len(b) == 0 || len(b) > 20 {
+		return 0, false
+	}
+	if len(b) > 1 && b[0] == '0' {
+		return 0, false
+	}
+	if b[0] == '-' && (len(b) == 1 || b[1] == '0') {
+		return 0, false
+	}
+	if b[0] == '+' {
+		return 0, false
+	}
+	n, err := strconv.ParseInt(string(b), 10, 64)
+	return n, err == nil
+}
+
+// ParseFloat parses a float as Redis's string2ld: decimal or exponent
+// forms and inf/-inf; no NaN, no spaces.
+func ParseFloat(b []byte) (float64, bool) {
+	if len(b) == 0 || len(b) > 5000 {
+		return 0, false
+	}
+	s := string(b)
+	if s[0] == ' ' || s[len(s)-1] == ' ' {
+		return 0, false
+	}
+	switch strings.ToLower(s) {
+	case "inf", "+inf", "infinity", "+infinity":
+		return math.Inf(1), true
+	case "-inf", "-infinity":
+		return math.Inf(-1), true
+	}
+	f, err := strconv.ParseFloat(s, 64)
+	if err != nil || math.IsNaN(f) || strings.ContainsAny(s, "xXpP_") {
+		return 0, false
+	}
+	return f, true
+}
+
+// FormatInt renders n in decimal.
+func FormatInt(n int64) []byte { return strconv.AppendInt(nil, n, 10) }
+
+// Eq reports whether arg equals the ASCII word w, ignoring case.
+func Eq(arg []byte, w string) bool {
+	if len(arg) != len(w) {
+		return false
+	}
+	for i := 0; i < len(arg); i++ {
+		c := arg[i]
+		if c >= 'A' && c <= 'Z' {
+			c += 'a' - 'A'
+		}
+		d := w[i]
+		if d >= 'A' && d <= 'Z' {
+			d += 'a' - 'A'
+		}
+		if c != d {
+			return false
+		}
+	}
+	return true
+}
+
+// ParseTimeout parses a blocking command's timeout in (fractional)
+// seconds into milliseconds, 0 meaning forever.
+func ParseTimeout(b []byte) (int64, string) {
+	f, ok := ParseFloat(b)
+	if !ok || math.IsInf(f, 0) {
+		return 0, ErrTimeoutNotFloat
+	}
+	if f < 0 {
+		return 0, ErrTimeoutNegative
+	}
+	ms := f * 1000
+	if ms > math.MaxInt64/2 {
+		return 0, ErrTimeoutNotFloat
+	}
+	if ms > 0 && ms < 1 {
+		ms = 1
+	}
+	return int64(ms), ""
+}
+
+// Key converts a key argument to the map key form. The conversion copies,
+// so the keyspace never aliases a request buffer.
+func Key(b []byte) string { return string(b) }

@@ -1,0 +1,294 @@
+// Package command defines what a command is (its Spec: arity, flags, key
+// positions, ACL categories, handler) and the context a data command runs
+// in. The command families live in sibling packages that return Specs.
+package command
+
+import (
+	"sort"
+	"strings"
+
+	"github.com/ruvio/ruvio/ruvio/keyspace"
+	"github.com/ruvio/ruvio/ruvio/resp"
+)
+
+// Flags describe how the server must treat a command.
+type Flags uint32
+
+// Command flags, named after Redis's.
+const (
+	// Write commands change the keyspace: refused on replicas and under
+	// NOREPLICAS gates, and their effects are logged.
+	Write Flags = 1 << iota
+	// ReadOnly commands only read keys.
+	ReadOnly
+	// DenyOOM commands may grow memory and are refused over maxmemory.
+	DenyOOM
+	// Admin commands are dangerous to expose (CONFIG SET, SHUTDOWN, DEBUG).
+	Admin
+	// PubSub commands belong to publish/subscribe.
+	PubSub
+	// NoScript marks commands that scripts may not call (kept for COMMAND).
+	NoScript
+	// Loading commands are allowed while the node is loading data.
+	Loading
+	// Stale commands are allowed on a replica whose link is down.
+	Stale
+	// Fast commands run in constant or log time.
+	Fast
+	// Blocking commands may wait for a key (BLPOP and friends).
+	Blocking
+	// NoAuth commands run before a connection authenticates.
+	NoAuth
+	// NoMulti commands cannot be queued inside MULTI.
+	NoMulti
+	// AllowSubscribed commands run on a connection in RESP2 subscriber mode.
+	AllowSubscribed
+)
+
+var flagNames = []struct {
+	f    Flags
+	name string
+}{
+	{Write, "write"}, {ReadOnly, "readonly"}, {DenyOOM, "denyoom"}, {Admin, "admin"},
+	{PubSub, "pubsub"}, {NoScript, "noscript"}, {Loading, "loading"}, {Stale, "stale"},
+	{Fast, "fast"}, {Blocking, "blocking"}, {NoAuth, "no_auth"}, {NoMulti, "no_multi"},
+}
+
+// Names returns the flag names COMMAND INFO reports.
+func (f Flags) Names() []string {
+	var out []string
+	for _, n := range flagNames {
+		if f&n.f != 0 {
+			out = append(out, n.name)
+		}
+	}
+	return out
+}
+
+// Spec describes one command.
+type Spec struct {
+	// Name is the lower-case command name; subcommands are "config|get".
+	Name string
+	// Arity follows Redis: n > 0 means exactly n arguments (name
+	// included), n < 0 at least -n.
+	Arity int
+	Flags Flags
+	// FirstKey, LastKey and Step locate the keys as COMMAND reports them;
+	// LastKey < 0 counts from the end (-1 = last argument).
+	FirstKey, LastKey, Step int
+	// Categories are ACL categories without '@' (read, write, string, ...).
+	Categories []string
+	// Run executes a data command with its shard's keyspace locked.
+	Run func(*Ctx)
+	// PerKey, instead of Run, executes a command whose keys are
+	// independent (MGET, DEL, EXISTS, UNLINK, TOUCH): the server calls it
+	// once per key on the key's shard, so the keys may span shards, and
+	// writes the reply from the results as Reply says.
+	PerKey func(c *Ctx, key []byte) int64
+	// Reply shapes a PerKey command's reply.
+	Reply PerKeyReply
+	// Ext is the handler of a command the server implements itself
+	// (connection, server, pub/sub and transaction commands).
+	Ext any
+	// Subcommands, when set, are the container's subcommands (CONFIG GET).
+	Subcommands []*Spec
+	// Doc is a one-line summary for COMMAND DOCS.
+	Doc string
+}
+
+// PerKeyReply says how the results of a PerKey command become a reply.
+type PerKeyReply int
+
+const (
+	// ReplySum answers the sum of the per-key results (DEL, EXISTS).
+	ReplySum PerKeyReply = iota
+	// ReplyValues answers an array of the values fetched per key (MGET).
+	ReplyValues
+)
+
+// KeyIndexes returns the positions of the key arguments of args.
+func (s *Spec) KeyIndexes(args [][]byte) []int {
+	if s.FirstKey <= 0 || s.FirstKey >= len(args) {
+		return nil
+	}
+	last := s.LastKey
+	if last < 0 {
+		last = len(args) + last
+	}
+	if last >= len(args) {
+		last = len(args) - 1
+	}
+	step := max(s.Step, 1)
+	out := make([]int, 0, (last-s.FirstKey)/step+1)
+	for i := s.FirstKey; i <= last; i += step {
+		out = append(out, i)
+	}
+	return out
+}
+
+// ArityOK reports whether n arguments (the name included) fit the arity.
+func (s *Spec) ArityOK(n int) bool {
+	if s.Arity >= 0 {
+		return n == s.Arity
+	}
+	return n >= -s.Arity
+}
+
+// Table is the set of commands a node serves, by lower-case name.
+type Table struct {
+	byName map[string]*Spec
+}
+
+// NewTable returns a table holding the given specs.
+func NewTable(groups ...[]*Spec) *Table {
+	t := &Table{byName: make(map[string]*Spec)}
+	for _, g := range groups {
+		t.Add(g...)
+	}
+	return t
+}
+
+// Add registers specs, replacing any of the same name.
+func (t *Table) Add(specs ...*Spec) {
+	for _, s := range specs {
+		t.byName[s.Name] = s
+	}
+}
+
+// Lookup finds a command by name, any case.
+func (t *Table) Lookup(name []byte) *Spec {
+	if s, ok := t.byName[string(name)]; ok {
+		return s
+	}
+	return t.byName[strings.ToLower(string(name))]
+}
+
+// LookupSub finds a container's subcommand by name, any case.
+func (s *Spec) LookupSub(name []byte) *Spec {
+	want := s.Name + "|" + strings.ToLower(string(name))
+	for _, sub := range s.Subcommands {
+		if sub.Name == want {
+			return sub
+		}
+	}
+	return nil
+}
+
+// All returns every command sorted by name.
+func (t *Table) All() []*Spec {
+	out := make([]*Spec, 0, len(t.byName))
+	for _, s := range t.byName {
+		out = append(out, s)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
+	return out
+}
+
+// Len is the number of top-level commands.
+func (t *Table) Len() int { return len(t.byName) }
+
+// Ctx is what a data command runs with.
+type Ctx struct {
+	// Args are the command's arguments, Args[0] the name as sent.
+	Args [][]byte
+	// W receives the reply.
+	W *resp.Writer
+	// DB is the keyspace of the shard that owns the command's keys.
+	DB *keyspace.DB
+	// Now is the wall time in Unix ms, read once so a command sees one
+	// instant.
+	Now int64
+	// InMulti is set while EXEC runs queued commands: blocking commands
+	// answer at once instead of waiting.
+	InMulti bool
+	// Block, set by a blocking command that found nothing, asks the
+	// server to wait for a write to one of Keys and run the command again.
+	Block *BlockRequest
+
+	// Values collects what a ReplyValues PerKey command fetched, in key
+	// order; nil stands for a missing key.
+	Values [][]byte
+
+	// Dirty counts changes the command made.
+	Dirty   int
+	effects [][][]byte
+	rewrote bool
+}
+
+// BlockRequest is a blocking command's wish to wait.
+type BlockRequest struct {
+	Keys []string
+	// TimeoutMs is how long to wait in all; 0 waits forever.
+	TimeoutMs int64
+}
+
+// Propagate records argv as an effect of the command: what a replica or
+// the log replays instead of the command as sent. Commands whose outcome
+// depends on time or chance (SET EX, EXPIRE, INCRBYFLOAT, SPOP) call it so
+// replay is deterministic; a write that does not call it is replayed as
+// sent. Each argument is copied.
+func (c *Ctx) Propagate(argv ...[]byte) {
+	cp := make([][]byte, len(argv))
+	for i, a := range argv {
+		cp[i] = append([]byte(nil), a...)
+	}
+	c.effects = append(c.effects, cp)
+	c.rewrote = true
+}
+
+// PropagateStrings is Propagate with string arguments.
+func (c *Ctx) PropagateStrings(argv ...string) {
+	cp := make([][]byte, len(argv))
+	for i, a := range argv {
+		cp[i] = []byte(a)
+	}
+	c.effects = append(c.effects, cp)
+	c.rewrote = true
+}
+
+// Effects returns what the command changed, as commands to replay: the
+// recorded effects, or the command itself when it changed something and
+// recorded none.
+func (c *Ctx) Effects() [][][]byte {
+	if c.rewrote {
+		return c.effects
+	}
+	if c.Dirty > 0 {
+		cp := make([][]byte, len(c.Args))
+		for i, a := range c.Args {
+			cp[i] = append([]byte(nil), a...)
+		}
+		return [][][]byte{cp}
+	}
+	return nil
+}
+
+// Reset prepares the context for another command.
+func (c *Ctx) Reset() {
+	c.Block = nil
+	c.Dirty = 0
+	c.effects = c.effects[:0]
+	c.rewrote = false
+}
+
+// WritePerKey writes the reply of a PerKey command from its results.
+func WritePerKey(c *Ctx, s *Spec, results []int64) {
+	switch s.Reply {
+	case ReplySum:
+		var sum int64
+		for _, r := range results {
+			sum += r
+		}
+		c.W.Int(sum)
+	case ReplyValues:
+		// MGET-like commands stash fetched values in c.Values.
+		c.W.Array(len(c.Values))
+		for _, v := range c.Values {
+			if v == nil {
+				c.W.Null()
+			} else {
+				c.W.Bulk(v)
+			}
+		}
+	}
+}

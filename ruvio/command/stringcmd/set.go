@@ -1,0 +1,147 @@
+package stringcmd
+
+import (
+	"github.com/ruvio/ruvio/ruvio/command"
+	"github.com/ruvio/ruvio/ruvio/keyspace"
+)
+
+// getString returns key's string value; ok is false when the key holds
+// another type, in which case WRONGTYPE has been written.
+func getString(c *command.Ctx, key string) (val []byte, exists, ok bool) {
+	e := c.DB.Read(key)
+	if e == nil {
+		return nil, false, true
+	}
+	b, isString := e.Val.([]byte)
+	if !isString {
+		c.W.Error(command.ErrWrongType)
+		return nil, true, false
+	}
+	return b, true, true
+}
+
+func get(c *command.Ctx) {
+	val, exists, ok := getString(c, string(c.Args[1]))
+	switch {
+	case !ok:
+	case !exists:
+		c.W.Null()
+	default:
+		c.W.Bulk(val)
+	}
+}
+
+// setOptions are SET's parsed flags.
+type setOptions struct {
+	nx, xx, get, keepTTL bool
+	expireAt             int64 // absolute Unix ms, 0 = none
+}
+
+// parseSetOptions reads SET's options from args (after key and value), as
+// Redis 7 validates them: conflicting options are a syntax error, and only
+// once the whole list parsed is the time checked (not an integer, or
+// non-positive or overflowing: "invalid expire time").
+func parseSetOptions(c *command.Ctx, args [][]byte) (setOptions, string) {
+	var o setOptions
+	var exp expiryArg
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		switch {
+		case command.Eq(a, "nx") && !o.xx:
+			o.nx = true
+		case command.Eq(a, "xx") && !o.nx:
+			o.xx = true
+		case command.Eq(a, "get"):
+			o.get = true
+		case command.Eq(a, "keepttl") && exp.unit == nil:
+			o.keepTTL = true
+		case !o.keepTTL && exp.accepts(a) && i+1 < len(args):
+			exp = expiryArg{unit: a, amount: args[i+1]}
+			i++
+		default:
+			return o, command.ErrSyntax
+		}
+	}
+	if exp.unit != nil {
+		at, errMsg := exp.resolve(c.Now, "set")
+		if errMsg != "" {
+			return o, errMsg
+		}
+		o.expireAt = at
+	}
+	return o, ""
+}
+
+func set(c *command.Ctx) {
+	key := string(c.Args[1])
+	o, errMsg := parseSetOptions(c, c.Args[3:])
+	if errMsg != "" {
+		c.W.Error(errMsg)
+		return
+	}
+	old := c.DB.Get(key)
+	var oldVal []byte
+	if old != nil {
+		b, isString := old.Val.([]byte)
+		if !isString && o.get {
+			c.W.Error(command.ErrWrongType)
+			return
+		}
+		oldVal = b
+	}
+	if (o.nx && old != nil) || (o.xx && old == nil) {
+		if o.get {
+			writeOld(c, old, oldVal)
+		} else {
+			c.W.Null()
+		}
+		return
+	}
+	expireAt := o.expireAt
+	if o.keepTTL && old != nil {
+		expireAt = old.ExpireAt
+	}
+	storeString(c, key, c.Args[2], expireAt)
+	if o.expireAt != 0 {
+		// Replay must not restart the clock: log the absolute time.
+		c.Propagate([]byte("SET"), c.Args[1], c.Args[2], []byte("PXAT"), command.FormatInt(o.expireAt))
+	} else if o.keepTTL {
+		c.Propagate([]byte("SET"), c.Args[1], c.Args[2], []byte("KEEPTTL"))
+	} else {
+		c.Propagate([]byte("SET"), c.Args[1], c.Args[2])
+	}
+	if o.get {
+		writeOld(c, old, oldVal)
+	} else {
+		c.W.OK()
+	}
+}
+
+func writeOld(c *command.Ctx, old *keyspace.Entry, val []byte) {
+	if old == nil {
+		c.W.Null()
+	} else {
+		c.W.Bulk(val)
+	}
+}
+
+// storeString sets key to val with the given expiry and counts the change.
+// val is kept as is: request arguments are capped slices the reader
+// allocated for this command alone.
+func storeString(c *command.Ctx, key string, val []byte, expireAt int64) {
+	c.DB.SetWithExpiry(key, val, expireAt)
+	c.Dirty++
+}
+
+func mget(c *command.Ctx, key []byte) int64 {
+	e := c.DB.Read(string(key))
+	var v []byte
+	if e != nil {
+		if b, ok := e.Val.([]byte); ok {
+			// Copied: the reply may be written after the shard is unlocked.
+			v = append(make([]byte, 0, len(b)), b...)
+		}
+	}
+	c.Values = append(c.Values, v)
+	return 0
+}

@@ -1,0 +1,179 @@
+package zsetcmd
+
+import (
+	"github.com/ruvio/ruvio/ruvio/command"
+	"github.com/ruvio/ruvio/ruvio/sortedset"
+)
+
+// removeRange is the shared tail of the ZREMRANGEBY commands once their
+// range parsed: look the key up and let remove delete from its set.
+func removeRange(c *command.Ctx, remove func(*sortedset.Set) int) {
+	key := string(c.Args[1])
+	s, ok := lookup(c, key, false)
+	if !ok {
+		return
+	}
+	if s == nil {
+		c.W.Int(0)
+		return
+	}
+	n := remove(s)
+	changed(c, key, s, n)
+	c.W.Int(int64(n))
+}
+
+// zremrangebyscore is ZREMRANGEBYSCORE key min max.
+func zremrangebyscore(c *command.Ctx) {
+	lo, hi, ok := parseScoreRange(c, c.Args[2], c.Args[3])
+	if !ok {
+		return
+	}
+	removeRange(c, func(s *sortedset.Set) int { return s.RemoveRangeByScore(lo, hi) })
+}
+
+// zremrangebylex is ZREMRANGEBYLEX key min max.
+func zremrangebylex(c *command.Ctx) {
+	lo, hi, ok := parseLexRange(c, c.Args[2], c.Args[3])
+	if !ok {
+		return
+	}
+	removeRange(c, func(s *sortedset.Set) int { return s.RemoveRangeByLex(lo, hi) })
+}
+
+// zremrangebyrank is ZREMRANGEBYRANK key start stop.
+func zremrangebyrank(c *command.Ctx) {
+	start, ok1 := command.ParseInt(c.Args[2])
+	stop, ok2 := command.ParseInt(c.Args[3])
+	if !ok1 || !ok2 {
+		c.W.Error(command.ErrNotInteger)
+		return
+	}
+	removeRange(c, func(s *sortedset.Set) int {
+		lo, hi, ok := rankSpan(start, stop, s.Len())
+		if !ok {
+			return 0
+		}
+		return s.RemoveRangeByRank(lo, hi)
+	})
+}
+
+// pop removes up to count of s's lowest (or highest, when top is set)
+// elements, deleting key when s empties.
+func pop(c *command.Ctx, key string, s *sortedset.Set, top bool, count int) []sortedset.Item {
+	var items []sortedset.Item
+	if top {
+		items = s.PopMax(count)
+	} else {
+		items = s.PopMin(count)
+	}
+	changed(c, key, s, len(items))
+	return items
+}
+
+// popCmd returns ZPOPMIN (top false) or ZPOPMAX key [count]. It pops the
+// ends of the set, a function of the set alone, so it replays as sent.
+//
+// The reply is flat [member, score, ...], except in RESP3 when a count was
+// given: an array of [member, score] pairs, as in Redis 7.
+func popCmd(top bool) func(*command.Ctx) {
+	return func(c *command.Ctx) {
+		if len(c.Args) > 3 {
+			c.W.Error(command.ErrSyntax)
+			return
+		}
+		count := int64(-1) // no count argument
+		if len(c.Args) == 3 {
+			n, ok := command.ParseInt(c.Args[2])
+			if !ok {
+				c.W.Error(command.ErrNotInteger)
+				return
+			}
+			if n < 0 {
+				c.W.Error(command.ErrPositive)
+				return
+			}
+			count = n
+		}
+		key := string(c.Args[1])
+		s, ok := lookup(c, key, false)
+		if !ok {
+			return
+		}
+		if s == nil || count == 0 {
+			c.W.Array(0)
+			return
+		}
+		nested := count != -1 && c.W.Proto >= 3
+		n := min(count, int64(s.Len()))
+		if count == -1 {
+			n = 1
+		}
+		items := pop(c, key, s, top, int(n))
+		if nested {
+			c.W.Array(len(items))
+		} else {
+			c.W.Array(2 * len(items))
+		}
+		for _, it := range items {
+			if nested {
+				c.W.Array(2)
+			}
+			c.W.BulkString(it.Member)
+			writeScore(c.W, it.Score)
+		}
+	}
+}
+
+// bpopCmd returns BZPOPMIN (top false) or BZPOPMAX key [key ...] timeout:
+// pop one element from the first key in argument order that holds a
+// sorted set, answering [key, member, score]. It follows the list family's
+// blocking contract: served at once and propagated as ZPOPMIN/ZPOPMAX key
+// when it can be, otherwise Ctx.Block is set (keys deduplicated, timeout
+// in ms) and nothing is written; inside MULTI it answers the null array a
+// timeout would. Keys are checked in order, so a key of another type after
+// a non-empty set is not reported, as in Redis.
+func bpopCmd(top bool) func(*command.Ctx) {
+	name := "ZPOPMIN"
+	if top {
+		name = "ZPOPMAX"
+	}
+	return func(c *command.Ctx) {
+		last := len(c.Args) - 1
+		timeout, msg := command.ParseTimeout(c.Args[last])
+		if msg != "" {
+			c.W.Error(msg)
+			return
+		}
+		keys := c.Args[1:last]
+		for _, k := range keys {
+			key := string(k)
+			s, ok := lookup(c, key, false)
+			if !ok {
+				return
+			}
+			if s == nil {
+				continue
+			}
+			items := pop(c, key, s, top, 1)
+			c.W.Array(3)
+			c.W.Bulk(k)
+			c.W.BulkString(items[0].Member)
+			writeScore(c.W, items[0].Score)
+			c.Propagate([]byte(name), k)
+			return
+		}
+		if c.InMulti {
+			c.W.NullArray()
+			return
+		}
+		ks := make([]string, 0, len(keys))
+		seen := make(map[string]bool, len(keys))
+		for _, k := range keys {
+			if s := string(k); !seen[s] {
+				seen[s] = true
+				ks = append(ks, s)
+			}
+		}
+		c.Block = &command.BlockRequest{Keys: ks, TimeoutMs: timeout}
+	}
+}

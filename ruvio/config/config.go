@@ -1,0 +1,166 @@
+package config
+
+import (
+	"log/slog"
+	"slices"
+)
+
+// Durability modes: how far a write has travelled before the client is told
+// it succeeded.
+const (
+	// DurabilityMemory keeps data in memory only; a restart loses it.
+	DurabilityMemory = "memory"
+	// DurabilityEverysec appends every write to the log and fsyncs once a
+	// second, like Redis's appendfsync everysec.
+	DurabilityEverysec = "everysec"
+	// DurabilityAlways fsyncs the log before replying.
+	DurabilityAlways = "always"
+	// DurabilitySnapshot writes periodic snapshots and no log.
+	DurabilitySnapshot = "snapshot"
+)
+
+// MaxMemoryNoEviction refuses writes that would grow memory past maxmemory.
+// It is the only policy implemented so far.
+const MaxMemoryNoEviction = "noeviction"
+
+// Log levels and formats accepted by log_level and log_format.
+const (
+	LogDebug = "debug"
+	LogInfo  = "info"
+	LogWarn  = "warn"
+	LogError = "error"
+
+	LogText = "text"
+	LogJSON = "json"
+)
+
+// Byte-size units, the binary ones Redis spells "kb", "mb", "gb".
+const (
+	KB int64 = 1 << 10
+	MB int64 = 1 << 20
+	GB int64 = 1 << 30
+)
+
+// Allowed values of the enumerated keys, in the order error messages list
+// them.
+var (
+	durabilities   = []string{DurabilityMemory, DurabilityEverysec, DurabilityAlways, DurabilitySnapshot}
+	memoryPolicies = []string{MaxMemoryNoEviction}
+	logLevels      = []string{LogDebug, LogInfo, LogWarn, LogError}
+	logFormats     = []string{LogText, LogJSON}
+)
+
+// Config is the data node's configuration. The toml tags are the keys of the
+// configuration file; see deploy/ruvio.toml for a commented example.
+//
+// A Config is a plain value with no lock inside. Methods that change it
+// (SetParam, SetParams) must not run while another goroutine reads the same
+// Config. A server that applies CONFIG SET while serving clients should keep
+// the running configuration in a Live, which publishes a fresh copy on every
+// change so readers never need a lock.
+type Config struct {
+	// Bind is the address the shards listen on.
+	Bind string `toml:"bind"`
+	// Port is the TCP port of shard 0; shard i listens on Port+i.
+	Port int `toml:"port"`
+	// Shards is the number of shards this node runs, each on its own port.
+	Shards int `toml:"shards"`
+	// DataDir holds the log and snapshots.
+	DataDir string `toml:"data_dir"`
+	// Durability is one of the Durability* constants.
+	Durability string `toml:"durability"`
+	// Auth is the default user's password, like Redis's requirepass. Empty
+	// means the default user needs no password.
+	Auth string `toml:"auth"`
+	// Users are extra ACL users, the [[users]] tables of the file.
+	Users []User `toml:"users"`
+	// MaxMemory is the memory limit in bytes; 0 means no limit. It is read
+	// from the file through fileDoc, which accepts "100mb" as well as
+	// integers, hence the skip tag here.
+	MaxMemory int64 `toml:"-"`
+	// MaxMemoryPolicy says what happens at the limit; only
+	// MaxMemoryNoEviction exists for now.
+	MaxMemoryPolicy string `toml:"maxmemory_policy"`
+	// MaxClients caps the number of connected clients.
+	MaxClients int `toml:"maxclients"`
+	// Timeout closes a client idle for this many seconds; 0 disables it.
+	Timeout int `toml:"timeout"`
+	// ProtoMaxBulkLen is the largest bulk string a client may send, in
+	// bytes.
+	ProtoMaxBulkLen int64 `toml:"-"`
+	// ClientQueryBufferLimit caps one client's unparsed input, in bytes.
+	ClientQueryBufferLimit int64 `toml:"-"`
+	// EnableDebugCommand allows the DEBUG command, which can crash or stall
+	// the server and so is refused by default.
+	EnableDebugCommand bool `toml:"enable_debug_command"`
+	// Hz is how many times a second background tasks (expiry sampling,
+	// idle-client checks) run.
+	Hz int `toml:"hz"`
+	// LogLevel is one of the Log{Debug,Info,Warn,Error} constants.
+	LogLevel string `toml:"log_level"`
+	// LogFormat is LogText or LogJSON.
+	LogFormat string `toml:"log_format"`
+}
+
+// User is one [[users]] table: an ACL user besides "default".
+//
+// The name "default" is rejected rather than taken as an override of the
+// default user, so that the default user's password has one source (auth)
+// and its permissions stay those of Redis's default user.
+type User struct {
+	// Name identifies the user in AUTH and ACL commands.
+	Name string `toml:"name"`
+	// Password is the user's password, stored as given.
+	Password string `toml:"password"`
+	// Rules is the user's ACL in Redis syntax, such as
+	// "+@read -@dangerous ~*". This package stores it; the ACL package
+	// parses it, and checks it at load time through RuleValidator.
+	Rules string `toml:"rules"`
+}
+
+// Default returns the configuration used when nothing overrides it. Every
+// call returns a new Config the caller may change.
+func Default() *Config {
+	return &Config{
+		Bind:                   "127.0.0.1",
+		Port:                   6379,
+		Shards:                 1,
+		DataDir:                "./data",
+		Durability:             DurabilityEverysec,
+		Auth:                   "",
+		MaxMemory:              0,
+		MaxMemoryPolicy:        MaxMemoryNoEviction,
+		MaxClients:             10000,
+		Timeout:                0,
+		ProtoMaxBulkLen:        512 * MB,
+		ClientQueryBufferLimit: 1 * GB,
+		EnableDebugCommand:     false,
+		Hz:                     10,
+		LogLevel:               LogInfo,
+		LogFormat:              LogText,
+	}
+}
+
+// Clone returns a deep copy of c, so the copy can be changed while c is
+// being read elsewhere.
+func (c *Config) Clone() *Config {
+	d := *c
+	d.Users = slices.Clone(c.Users)
+	return &d
+}
+
+// SlogLevel maps LogLevel onto log/slog. An unknown level (which Validate
+// rejects) maps to Info rather than failing, because logging must work even
+// while reporting a bad configuration.
+func (c *Config) SlogLevel() slog.Level {
+	switch c.LogLevel {
+	case LogDebug:
+		return slog.LevelDebug
+	case LogWarn:
+		return slog.LevelWarn
+	case LogError:
+		return slog.LevelError
+	default:
+		return slog.LevelInfo
+	}
+}

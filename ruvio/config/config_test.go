@@ -1,0 +1,132 @@
+package config
+
+import (
+	"reflect"
+	"slices"
+	"strings"
+	"testing"
+)
+
+func TestDefaultIsValid(t *testing.T) {
+	if err := Default().Validate(); err != nil {
+		t.Fatalf("Default().Validate() = %v", err)
+	}
+}
+
+func TestDefaultValues(t *testing.T) {
+	c := Default()
+	checks := []struct {
+		name      string
+		got, want any
+	}{
+		{"bind", c.Bind, "127.0.0.1"},
+		{"port", c.Port, 6379},
+		{"shards", c.Shards, 1},
+		{"data_dir", c.DataDir, "./data"},
+		{"durability", c.Durability, "everysec"},
+		{"auth", c.Auth, ""},
+		{"users", len(c.Users), 0},
+		{"maxmemory", c.MaxMemory, int64(0)},
+		{"maxmemory_policy", c.MaxMemoryPolicy, "noeviction"},
+		{"maxclients", c.MaxClients, 10000},
+		{"timeout", c.Timeout, 0},
+		{"proto_max_bulk_len", c.ProtoMaxBulkLen, int64(512 << 20)},
+		{"client_query_buffer_limit", c.ClientQueryBufferLimit, int64(1 << 30)},
+		{"enable_debug_command", c.EnableDebugCommand, false},
+		{"hz", c.Hz, 10},
+		{"log_level", c.LogLevel, "info"},
+		{"log_format", c.LogFormat, "text"},
+	}
+	for _, tc := range checks {
+		if tc.got != tc.want {
+			t.Errorf("%s = %v, want %v", tc.name, tc.got, tc.want)
+		}
+	}
+}
+
+// The example file sets every key to its default, so loading it must give
+// exactly Default(); this keeps the two from drifting apart.
+func TestExampleFileMatchesDefaults(t *testing.T) {
+	c, err := LoadFile("../../deploy/ruvio.toml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(c, Default()) {
+		t.Errorf("deploy/ruvio.toml gives\n%+v\nwant the defaults\n%+v", c, Default())
+	}
+	text := readFile(t, "../../deploy/ruvio.toml")
+	for _, f := range fields {
+		if !strings.Contains(text, "\n"+f.key+" = ") {
+			t.Errorf("deploy/ruvio.toml does not set %s", f.key)
+		}
+	}
+}
+
+func TestCloneIsDeep(t *testing.T) {
+	c := Default()
+	c.Users = []User{{Name: "a"}}
+	d := c.Clone()
+	d.Users[0].Name = "b"
+	d.Port = 1
+	if c.Users[0].Name != "a" || c.Port != 6379 {
+		t.Errorf("changing the clone changed the original: %+v", c)
+	}
+}
+
+func TestSlogLevel(t *testing.T) {
+	for _, lv := range logLevels {
+		c := Default()
+		c.LogLevel = lv
+		if got := strings.ToLower(c.SlogLevel().String()); got != lv {
+			t.Errorf("SlogLevel for %q = %q", lv, got)
+		}
+	}
+}
+
+// The tables that flags, the environment and CONFIG use must agree with
+// the fields table.
+func TestTablesAreConsistent(t *testing.T) {
+	keys := map[string]bool{}
+	for _, f := range fields {
+		if keys[f.key] {
+			t.Errorf("field %s listed twice", f.key)
+		}
+		keys[f.key] = true
+		if f.get == nil || f.parse == nil {
+			t.Errorf("field %s lacks get or parse", f.key)
+		}
+	}
+	envFor := map[string]string{}
+	for _, e := range envVars {
+		if !keys[e.key] {
+			t.Errorf("env %s names unknown key %s", e.name, e.key)
+		}
+		want := "RUVIO_" + strings.ToUpper(strings.ReplaceAll(e.key, ".", "_"))
+		if e.name != want {
+			t.Errorf("env for %s is %s, want %s", e.key, e.name, want)
+		}
+		envFor[e.key] = e.name
+	}
+	for k := range keys {
+		if envFor[k] == "" {
+			t.Errorf("key %s has no environment variable", k)
+		}
+	}
+	for _, s := range flagSpecs {
+		if !keys[s.key] {
+			t.Errorf("flag --%s names unknown key %s", s.name, s.key)
+		}
+	}
+	var names []string
+	for _, p := range Params() {
+		names = append(names, p.Name)
+	}
+	want := []string{
+		"bind", "client-query-buffer-limit", "dir", "durability", "enable-debug-command", "hz",
+		"loglevel", "maxclients", "maxmemory", "maxmemory-policy", "port", "proto-max-bulk-len",
+		"requirepass", "shards", "timeout",
+	}
+	if !slices.Equal(names, want) {
+		t.Errorf("Params() names = %v\nwant %v", names, want)
+	}
+}

@@ -1,0 +1,222 @@
+package config
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+)
+
+// field describes one scalar key. The fields table is the one place that
+// knows, for each key, its name in the file, its name in CONFIG GET/SET, how
+// to read it from a string and which values are allowed. Flags, environment
+// variables, Validate and CONFIG SET all work from it, so they cannot drift
+// apart. A key in a later section is added here under its dotted name
+// ("replication.password") and gets an entry in envVars.
+type field struct {
+	key     string   // file key, e.g. "data_dir"
+	param   string   // CONFIG GET/SET name, e.g. "dir"; "" if not exposed
+	mutable bool     // CONFIG SET may change it while the server runs
+	isBool  bool     // a flag given without "=value" means true
+	quoted  bool     // print the value quoted in problems (strings)
+	enum    []string // allowed values of an enumerated key, canonical case
+	get     func(*Config) string
+	// parse stores the value read from s. It reports only values that are
+	// not of the right type; range checks are left to check so that Validate
+	// catches out-of-range values however they got in.
+	parse func(c *Config, s string) error
+	// check returns why the current value is not allowed, or "".
+	check func(*Config) string
+}
+
+// Parse failures, worded so that "argument " + text is what Redis 7 answers
+// to a CONFIG SET with a value of the wrong type.
+var (
+	errNotInt    = errors.New("couldn't be parsed into an integer")
+	errNotMemory = errors.New("must be a memory value")
+	errNotBool   = errors.New("must be one of yes, no, true, false, 1, 0")
+)
+
+// Limits that Validate and the cross-field checks share.
+const (
+	maxPort   = 65535
+	maxShards = 256
+	noMax     = math.MaxInt64
+)
+
+// fields lists every scalar key in the order of the example file.
+var fields = []field{
+	stringField("bind", "bind", func(c *Config) *string { return &c.Bind }, true),
+	intField("port", "port", func(c *Config) *int { return &c.Port }, 1, maxPort),
+	intField("shards", "shards", func(c *Config) *int { return &c.Shards }, 1, maxShards),
+	stringField("data_dir", "dir", func(c *Config) *string { return &c.DataDir }, true),
+	// Switching durability under a running log would need the log's
+	// cooperation, so it is fixed at start-up.
+	enumField("durability", "durability", func(c *Config) *string { return &c.Durability }, durabilities),
+	stringField("auth", "requirepass", func(c *Config) *string { return &c.Auth }, false).settable(),
+	bytesField("maxmemory", "maxmemory", func(c *Config) *int64 { return &c.MaxMemory }, 0).settable(),
+	enumField("maxmemory_policy", "maxmemory-policy", func(c *Config) *string { return &c.MaxMemoryPolicy }, memoryPolicies).settable(),
+	intField("maxclients", "maxclients", func(c *Config) *int { return &c.MaxClients }, 1, noMax).settable(),
+	intField("timeout", "timeout", func(c *Config) *int { return &c.Timeout }, 0, noMax).settable(),
+	bytesField("proto_max_bulk_len", "proto-max-bulk-len", func(c *Config) *int64 { return &c.ProtoMaxBulkLen }, MB).settable(),
+	bytesField("client_query_buffer_limit", "client-query-buffer-limit", func(c *Config) *int64 { return &c.ClientQueryBufferLimit }, MB).settable(),
+	// Redis also refuses to change this at run time: a client that could
+	// turn DEBUG on could use it.
+	boolField("enable_debug_command", "enable-debug-command", func(c *Config) *bool { return &c.EnableDebugCommand }),
+	intField("hz", "hz", func(c *Config) *int { return &c.Hz }, 1, 500).settable(),
+	enumField("log_level", "loglevel", func(c *Config) *string { return &c.LogLevel }, logLevels).settable(),
+	// Redis has no such parameter, and the log handler is built once.
+	enumField("log_format", "", func(c *Config) *string { return &c.LogFormat }, logFormats),
+}
+
+// fieldByKey finds a field by its file key.
+func fieldByKey(key string) (field, bool) {
+	for _, f := range fields {
+		if f.key == key {
+			return f, true
+		}
+	}
+	return field{}, false
+}
+
+// settable marks f as changeable by CONFIG SET.
+func (f field) settable() field {
+	f.mutable = true
+	return f
+}
+
+// show formats a value for a problem report.
+func (f field) show(v string) string {
+	if f.quoted {
+		return strconv.Quote(v)
+	}
+	return v
+}
+
+func stringField(key, param string, p func(*Config) *string, nonEmpty bool) field {
+	f := field{key: key, param: param, quoted: true}
+	f.get = func(c *Config) string { return *p(c) }
+	f.parse = func(c *Config, s string) error { *p(c) = s; return nil }
+	if nonEmpty {
+		f.check = func(c *Config) string {
+			if *p(c) == "" {
+				return "must not be empty"
+			}
+			return ""
+		}
+	}
+	return f
+}
+
+func enumField(key, param string, p func(*Config) *string, allowed []string) field {
+	f := field{key: key, param: param, quoted: true, enum: allowed}
+	f.get = func(c *Config) string { return *p(c) }
+	// Like Redis, names are matched without regard to case and stored in
+	// their canonical spelling, so the server can compare with ==.
+	f.parse = func(c *Config, s string) error { *p(c) = canonical(s, allowed); return nil }
+	f.check = func(c *Config) string {
+		for _, a := range allowed {
+			if *p(c) == a {
+				return ""
+			}
+		}
+		return "must be one of the following: " + strings.Join(allowed, ", ")
+	}
+	return f
+}
+
+// canonical returns the allowed spelling of s, or s itself when no allowed
+// value matches, so that the check reports the value as it was given.
+func canonical(s string, allowed []string) string {
+	for _, a := range allowed {
+		if strings.EqualFold(s, a) {
+			return a
+		}
+	}
+	return s
+}
+
+func intField(key, param string, p func(*Config) *int, lo, hi int64) field {
+	f := field{key: key, param: param}
+	f.get = func(c *Config) string { return strconv.Itoa(*p(c)) }
+	f.parse = func(c *Config, s string) error {
+		n, err := strconv.Atoi(s)
+		if err != nil {
+			return errNotInt
+		}
+		*p(c) = n
+		return nil
+	}
+	f.check = func(c *Config) string { return rangeProblem(int64(*p(c)), lo, hi, false) }
+	return f
+}
+
+func bytesField(key, param string, p func(*Config) *int64, lo int64) field {
+	f := field{key: key, param: param}
+	// CONFIG GET prints the plain number of bytes, as Redis does.
+	f.get = func(c *Config) string { return strconv.FormatInt(*p(c), 10) }
+	f.parse = func(c *Config, s string) error {
+		n, err := ParseBytes(s)
+		if err != nil {
+			return errNotMemory
+		}
+		*p(c) = n
+		return nil
+	}
+	f.check = func(c *Config) string { return rangeProblem(*p(c), lo, noMax, true) }
+	return f
+}
+
+func boolField(key, param string, p func(*Config) *bool) field {
+	f := field{key: key, param: param, isBool: true}
+	// Redis spells booleans yes/no in CONFIG GET.
+	f.get = func(c *Config) string {
+		if *p(c) {
+			return "yes"
+		}
+		return "no"
+	}
+	f.parse = func(c *Config, s string) error {
+		b, ok := parseBool(s)
+		if !ok {
+			return errNotBool
+		}
+		*p(c) = b
+		return nil
+	}
+	return f
+}
+
+// parseBool accepts the spellings people use in files, shells and
+// redis.conf alike.
+func parseBool(s string) (value, ok bool) {
+	switch strings.ToLower(s) {
+	case "true", "yes", "1":
+		return true, true
+	case "false", "no", "0":
+		return false, true
+	}
+	return false, false
+}
+
+// rangeProblem says why n is outside [lo, hi], or returns "". An upper bound
+// of noMax is left unsaid, since nobody sets a value near it on purpose.
+func rangeProblem(n, lo, hi int64, bytes bool) string {
+	if n >= lo && n <= hi {
+		return ""
+	}
+	show := func(v int64) string { return strconv.FormatInt(v, 10) }
+	if bytes {
+		show = func(v int64) string {
+			if s := formatBytes(v); s != strconv.FormatInt(v, 10) {
+				return fmt.Sprintf("%d (%s)", v, s)
+			}
+			return strconv.FormatInt(v, 10)
+		}
+	}
+	if hi == noMax {
+		return "must be at least " + show(lo)
+	}
+	return fmt.Sprintf("must be between %s and %s inclusive", show(lo), show(hi))
+}

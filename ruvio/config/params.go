@@ -1,0 +1,176 @@
+package config
+
+import (
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"sync"
+	"sync/atomic"
+)
+
+// Param is one parameter of CONFIG GET and CONFIG SET, under its Redis name.
+type Param struct {
+	// Name is the lower-case Redis name, such as "maxmemory-policy" or
+	// "dir".
+	Name string
+	// Mutable says whether CONFIG SET may change the parameter. The server
+	// must read a mutable value from the current Config when it uses it
+	// (or re-apply it after CONFIG SET), or the change has no effect.
+	Mutable bool
+	// Get returns the value as CONFIG GET prints it: byte sizes as plain
+	// integers, booleans as yes or no.
+	Get func(*Config) string
+	// Set parses and checks value and stores it, leaving c unchanged on
+	// error. It does not look at Mutable. Its errors are the reason part of
+	// Redis's reply, such as "argument couldn't be parsed into an integer".
+	Set func(c *Config, value string) error
+}
+
+// params is the registry, sorted by name.
+var params = buildParams()
+
+func buildParams() []Param {
+	var ps []Param
+	for _, f := range fields {
+		if f.param == "" {
+			continue
+		}
+		ps = append(ps, Param{Name: f.param, Mutable: f.mutable, Get: f.get, Set: f.set})
+	}
+	slices.SortFunc(ps, func(a, b Param) int { return strings.Compare(a.Name, b.Name) })
+	return ps
+}
+
+// set is the Param.Set of f: parse into a scratch copy and check it there,
+// so that a rejected value never reaches c.
+func (f field) set(c *Config, value string) error {
+	scratch := *c
+	if err := f.parse(&scratch, value); err != nil {
+		return errors.New("argument " + err.Error())
+	}
+	if f.check != nil {
+		if msg := f.check(&scratch); msg != "" {
+			return errors.New("argument " + msg)
+		}
+	}
+	// Parsing is deterministic, so this cannot fail; it writes the one
+	// field rather than copying the whole struct back.
+	return f.parse(c, value)
+}
+
+// Params returns every CONFIG parameter, sorted by name. The slice is the
+// caller's to keep.
+func Params() []Param {
+	return slices.Clone(params)
+}
+
+// lookupParam finds a parameter by name, ignoring case as Redis does.
+func lookupParam(name string) (Param, bool) {
+	name = strings.ToLower(name)
+	i, found := slices.BinarySearchFunc(params, name, func(p Param, n string) int { return strings.Compare(p.Name, n) })
+	if !found {
+		return Param{}, false
+	}
+	return params[i], true
+}
+
+// GetParams returns the name and value of every parameter whose name
+// matches the glob pattern, sorted by name; this is CONFIG GET. Like Redis,
+// the match ignores case.
+func (c *Config) GetParams(pattern string) [][2]string {
+	var out [][2]string
+	for _, p := range params {
+		if globMatch(pattern, p.Name, true) {
+			out = append(out, [2]string{p.Name, p.Get(c)})
+		}
+	}
+	return out
+}
+
+// SetParam is CONFIG SET for one parameter. The error texts are Redis 7's,
+// ready to send to the client as an error reply. On error c is unchanged.
+func (c *Config) SetParam(name, value string) error {
+	p, ok := lookupParam(name)
+	if !ok {
+		return fmt.Errorf("ERR Unknown option or number of arguments for CONFIG SET - '%s'", name)
+	}
+	if !p.Mutable {
+		return setFailed(name, "can't set immutable config")
+	}
+	if err := p.Set(c, value); err != nil {
+		return setFailed(name, err.Error())
+	}
+	return nil
+}
+
+func setFailed(name, reason string) error {
+	return fmt.Errorf("ERR CONFIG SET failed (possibly related to argument '%s') - %s", name, reason)
+}
+
+// SetParams is CONFIG SET with several name/value pairs. As in Redis 7 it
+// is all or nothing: if any pair is refused, or a parameter appears twice,
+// nothing changes.
+func (c *Config) SetParams(pairs ...[2]string) error {
+	trial := c.Clone()
+	seen := make(map[string]bool, len(pairs))
+	for _, kv := range pairs {
+		lower := strings.ToLower(kv[0])
+		if seen[lower] {
+			return setFailed(kv[0], "duplicate parameter")
+		}
+		seen[lower] = true
+		if err := trial.SetParam(kv[0], kv[1]); err != nil {
+			return err
+		}
+	}
+	for _, kv := range pairs {
+		if err := c.SetParam(kv[0], kv[1]); err != nil {
+			// The trial run accepted the same pairs in the same order.
+			panic("config: SetParams: " + err.Error())
+		}
+	}
+	return nil
+}
+
+// Live holds the running configuration for a server that serves clients
+// while CONFIG SET changes it. Readers call Current and get a snapshot that
+// never changes under them, without taking a lock; writers build a changed
+// copy and publish it. Snapshots must be treated as read-only.
+type Live struct {
+	// mu orders writers, so that two CONFIG SETs at once cannot both start
+	// from the same snapshot and lose one change.
+	mu  sync.Mutex
+	cur atomic.Pointer[Config]
+}
+
+// NewLive starts a Live at c, which it keeps: the caller must not change c
+// afterwards.
+func NewLive(c *Config) *Live {
+	l := &Live{}
+	l.cur.Store(c)
+	return l
+}
+
+// Current returns the configuration in force.
+func (l *Live) Current() *Config {
+	return l.cur.Load()
+}
+
+// SetParams applies CONFIG SET to a copy of the current configuration and
+// publishes it if every pair was accepted; see (*Config).SetParams.
+func (l *Live) SetParams(pairs ...[2]string) error {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	next := l.cur.Load().Clone()
+	if err := next.SetParams(pairs...); err != nil {
+		return err
+	}
+	l.cur.Store(next)
+	return nil
+}
+
+// SetParam is SetParams with one pair.
+func (l *Live) SetParam(name, value string) error {
+	return l.SetParams([2]string{name, value})
+}

@@ -1,0 +1,211 @@
+package config
+
+import (
+	"fmt"
+	"reflect"
+	"strings"
+	"sync"
+	"testing"
+)
+
+func TestSetParam(t *testing.T) {
+	const failed = "ERR CONFIG SET failed (possibly related to argument '%s') - %s"
+	tests := []struct {
+		name, value string
+		wantErr     string // "" means accepted
+		get         string // CONFIG GET name to check after success
+		wantValue   string
+	}{
+		{"no-such-thing", "1", "ERR Unknown option or number of arguments for CONFIG SET - 'no-such-thing'", "", ""},
+		{"data_dir", "/x", "ERR Unknown option or number of arguments for CONFIG SET - 'data_dir'", "", ""},
+		{"port", "7000", fmt.Sprintf(failed, "port", "can't set immutable config"), "", ""},
+		{"shards", "2", fmt.Sprintf(failed, "shards", "can't set immutable config"), "", ""},
+		{"bind", "0.0.0.0", fmt.Sprintf(failed, "bind", "can't set immutable config"), "", ""},
+		{"dir", "/x", fmt.Sprintf(failed, "dir", "can't set immutable config"), "", ""},
+		{"durability", "always", fmt.Sprintf(failed, "durability", "can't set immutable config"), "", ""},
+		{"enable-debug-command", "yes", fmt.Sprintf(failed, "enable-debug-command", "can't set immutable config"), "", ""},
+		{"hz", "abc", fmt.Sprintf(failed, "hz", "argument couldn't be parsed into an integer"), "", ""},
+		{"hz", "0", fmt.Sprintf(failed, "hz", "argument must be between 1 and 500 inclusive"), "", ""},
+		{"hz", "100", "", "hz", "100"},
+		{"HZ", "x", fmt.Sprintf(failed, "HZ", "argument couldn't be parsed into an integer"), "", ""},
+		{"maxclients", "1.5", fmt.Sprintf(failed, "maxclients", "argument couldn't be parsed into an integer"), "", ""},
+		{"maxclients", "0", fmt.Sprintf(failed, "maxclients", "argument must be at least 1"), "", ""},
+		{"maxclients", "50", "", "maxclients", "50"},
+		{"timeout", "-1", fmt.Sprintf(failed, "timeout", "argument must be at least 0"), "", ""},
+		{"timeout", "300", "", "timeout", "300"},
+		{"maxmemory", "lots", fmt.Sprintf(failed, "maxmemory", "argument must be a memory value"), "", ""},
+		{"maxmemory", "-1", fmt.Sprintf(failed, "maxmemory", "argument must be a memory value"), "", ""},
+		{"maxmemory", "1gb", "", "maxmemory", "1073741824"},
+		{"MaxMemory", "100mb", "", "maxmemory", "104857600"},
+		{"maxmemory", "0", "", "maxmemory", "0"},
+		{"maxmemory-policy", "allkeys-lru", fmt.Sprintf(failed, "maxmemory-policy", "argument must be one of the following: noeviction"), "", ""},
+		{"maxmemory-policy", "NOEVICTION", "", "maxmemory-policy", "noeviction"},
+		{"proto-max-bulk-len", "1kb", fmt.Sprintf(failed, "proto-max-bulk-len", "argument must be at least 1048576 (1mb)"), "", ""},
+		{"proto-max-bulk-len", "64mb", "", "proto-max-bulk-len", "67108864"},
+		{"client-query-buffer-limit", "2gb", "", "client-query-buffer-limit", "2147483648"},
+		{"requirepass", "s3cret", "", "requirepass", "s3cret"},
+		{"requirepass", "", "", "requirepass", ""},
+		{"loglevel", "verbose", fmt.Sprintf(failed, "loglevel", "argument must be one of the following: debug, info, warn, error"), "", ""},
+		{"loglevel", "Debug", "", "loglevel", "debug"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name+"="+tc.value, func(t *testing.T) {
+			c := Default()
+			before := c.Clone()
+			err := c.SetParam(tc.name, tc.value)
+			if tc.wantErr != "" {
+				if err == nil || err.Error() != tc.wantErr {
+					t.Fatalf("SetParam error = %v\nwant %s", err, tc.wantErr)
+				}
+				if !reflect.DeepEqual(c, before) {
+					t.Errorf("refused SetParam changed the config")
+				}
+				return
+			}
+			if err != nil {
+				t.Fatalf("SetParam: %v", err)
+			}
+			if got := c.GetParams(tc.get); len(got) != 1 || got[0][1] != tc.wantValue {
+				t.Errorf("CONFIG GET %s = %v, want %q", tc.get, got, tc.wantValue)
+			}
+			if err := c.Validate(); err != nil {
+				t.Errorf("accepted value left the config invalid: %v", err)
+			}
+		})
+	}
+}
+
+// Param.Set ignores Mutable, so start-up code could use it; it still
+// checks ranges.
+func TestParamSetOnImmutable(t *testing.T) {
+	c := Default()
+	for _, p := range Params() {
+		if p.Name == "port" {
+			if err := p.Set(c, "7000"); err != nil || c.Port != 7000 {
+				t.Errorf("Set port: %v, port %d", err, c.Port)
+			}
+			if err := p.Set(c, "70000"); err == nil || c.Port != 7000 {
+				t.Errorf("Set port 70000: %v, port %d", err, c.Port)
+			}
+		}
+	}
+}
+
+func TestGetParams(t *testing.T) {
+	c := Default()
+	c.Auth = "pw"
+	tests := []struct {
+		pattern string
+		want    []string // names, in order
+	}{
+		{"maxmemory", []string{"maxmemory"}},
+		{"MAXMEMORY", []string{"maxmemory"}},
+		{"max*", []string{"maxclients", "maxmemory", "maxmemory-policy"}},
+		{"*memory*", []string{"maxmemory", "maxmemory-policy"}},
+		{"?z", []string{"hz"}},
+		{"[dp]*", []string{"dir", "durability", "port", "proto-max-bulk-len"}},
+		{"[^a-m]*", []string{"port", "proto-max-bulk-len", "requirepass", "shards", "timeout"}},
+		{"*-*-*", []string{"client-query-buffer-limit", "enable-debug-command", "proto-max-bulk-len"}},
+		{"maxmemory\\-policy", []string{"maxmemory-policy"}},
+		{"nothing", nil},
+		{"", nil},
+	}
+	for _, tc := range tests {
+		var names []string
+		for _, kv := range c.GetParams(tc.pattern) {
+			names = append(names, kv[0])
+		}
+		if !reflect.DeepEqual(names, tc.want) {
+			t.Errorf("GetParams(%q) = %v, want %v", tc.pattern, names, tc.want)
+		}
+	}
+
+	all := c.GetParams("*")
+	want := [][2]string{
+		{"bind", "127.0.0.1"},
+		{"client-query-buffer-limit", "1073741824"},
+		{"dir", "./data"},
+		{"durability", "everysec"},
+		{"enable-debug-command", "no"},
+		{"hz", "10"},
+		{"loglevel", "info"},
+		{"maxclients", "10000"},
+		{"maxmemory", "0"},
+		{"maxmemory-policy", "noeviction"},
+		{"port", "6379"},
+		{"proto-max-bulk-len", "536870912"},
+		{"requirepass", "pw"},
+		{"shards", "1"},
+		{"timeout", "0"},
+	}
+	if !reflect.DeepEqual(all, want) {
+		t.Errorf("GetParams(\"*\") =\n%v\nwant\n%v", all, want)
+	}
+}
+
+func TestSetParamsAllOrNothing(t *testing.T) {
+	c := Default()
+	err := c.SetParams([2]string{"maxmemory", "1gb"}, [2]string{"hz", "abc"})
+	if err == nil || !strings.Contains(err.Error(), "'hz'") {
+		t.Errorf("SetParams error = %v", err)
+	}
+	if c.MaxMemory != 0 {
+		t.Errorf("maxmemory changed to %d although hz was refused", c.MaxMemory)
+	}
+
+	err = c.SetParams([2]string{"hz", "20"}, [2]string{"HZ", "30"})
+	want := "ERR CONFIG SET failed (possibly related to argument 'HZ') - duplicate parameter"
+	if err == nil || err.Error() != want {
+		t.Errorf("duplicate: %v, want %s", err, want)
+	}
+
+	if err := c.SetParams([2]string{"maxmemory", "1gb"}, [2]string{"hz", "20"}); err != nil {
+		t.Fatal(err)
+	}
+	if c.MaxMemory != GB || c.Hz != 20 {
+		t.Errorf("maxmemory %d hz %d", c.MaxMemory, c.Hz)
+	}
+}
+
+// Readers use Live.Current while writers run CONFIG SET; -race checks that
+// they never touch the same memory unsynchronised.
+func TestLiveConcurrentUse(t *testing.T) {
+	l := NewLive(Default())
+	var wg sync.WaitGroup
+	for w := range 4 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range 200 {
+				if err := l.SetParam("maxclients", fmt.Sprint(1+w*1000+i)); err != nil {
+					t.Error(err)
+					return
+				}
+				if err := l.SetParam("hz", "0"); err == nil {
+					t.Error("hz 0 accepted")
+					return
+				}
+			}
+		}()
+	}
+	for range 4 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for range 500 {
+				c := l.Current()
+				if c.MaxClients < 1 || c.Hz != 10 {
+					t.Errorf("inconsistent snapshot: maxclients %d hz %d", c.MaxClients, c.Hz)
+					return
+				}
+				_ = c.GetParams("max*")
+			}
+		}()
+	}
+	wg.Wait()
+	// Every writer's last value was 1+w*1000+199; the lock means none of
+	// the final stores was lost to a concurrent copy.
+	if got := l.Current().MaxClients; (got-200)%1000 != 0 {
+		t.Errorf("final maxclients %d is not some writer's last value", got)
+	}
+}

@@ -1,0 +1,305 @@
+// Package keyspace holds one shard's keys: values by slot, expiry, the
+// versions WATCH compares and the wake-ups blocking commands wait on.
+// A DB is not safe for concurrent use; its shard serialises access.
+package keyspace
+
+import (
+	"github.com/ruvio/ruvio/ruvio/slots"
+)
+
+// Entry is one key's value and its expiry (Unix ms, 0 = none).
+//
+// Val holds one of: []byte (string), *deque.Deque (list),
+// map[string][]byte (hash), map[string]struct{} (set), *sortedset.Set
+// (sorted set).
+type Entry struct {
+	Val      any
+	ExpireAt int64
+}
+
+// DB is the keyspace of one shard.
+type DB struct {
+	// bySlot holds the keys of each slot, so SCAN can walk slots in order
+	// and a slot range can later be moved as a unit.
+	bySlot  [slots.Count]map[string]*Entry
+	count   int
+	expires map[string]struct{}
+
+	// Now returns the current wall time in Unix ms (injected so tests and
+	// the chaos clock reach expiry).
+	Now func() int64
+	// OnExpire is called with a key removed because its time ran out, so
+	// the deletion reaches the log as an effect. May be nil.
+	OnExpire func(key string)
+
+	// Loading turns lazy expiry off while a log is replayed or a replica
+	// applies its primary's stream: a key's expiry is then decided by the
+	// DEL the log carries, never by the clock at replay time, so replay
+	// reaches the state the log describes.
+	Loading bool
+
+	watched map[string]*watch
+	waiters map[string][]chan struct{}
+	version uint64 // bumped by FLUSH, seen by every WATCH
+	Stats   Stats
+}
+
+// Stats are counters INFO stats reports.
+type Stats struct {
+	ExpiredKeys    int64
+	KeyspaceHits   int64
+	KeyspaceMisses int64
+}
+
+type watch struct {
+	version uint64
+	refs    int
+}
+
+// New returns an empty keyspace reading time from now.
+func New(now func() int64) *DB {
+	return &DB{
+		expires: make(map[string]struct{}),
+		watched: make(map[string]*watch),
+		waiters: make(map[string][]chan struct{}),
+		Now:     now,
+	}
+}
+
+// Len is the number of keys, including expired ones not yet removed.
+func (db *DB) Len() int { return db.count }
+
+// Expires is the number of keys that have a time to live.
+func (db *DB) Expires() int { return len(db.expires) }
+
+func (db *DB) raw(key string) *Entry {
+	m := db.bySlot[slots.OfString(key)]
+	if m == nil {
+		return nil
+	}
+	return m[key]
+}
+
+// Get returns the live entry of key, removing it first when it expired.
+func (db *DB) Get(key string) *Entry {
+	e := db.raw(key)
+	if e == nil {
+		return nil
+	}
+	if e.ExpireAt != 0 && !db.Loading && e.ExpireAt <= db.Now() {
+		db.expire(key)
+		return nil
+	}
+	return e
+}
+
+// Read is Get that counts a keyspace hit or miss.
+func (db *DB) Read(key string) *Entry {
+	e := db.Get(key)
+	if e == nil {
+		db.Stats.KeyspaceMisses++
+	} else {
+		db.Stats.KeyspaceHits++
+	}
+	return e
+}
+
+func (db *DB) expire(key string) {
+	db.remove(key)
+	db.Stats.ExpiredKeys++
+	db.Touch(key)
+	if db.OnExpire != nil {
+		db.OnExpire(key)
+	}
+}
+
+// Set stores val under key with no expiry, replacing any old value.
+func (db *DB) Set(key string, val any) *Entry {
+	return db.SetWithExpiry(key, val, 0)
+}
+
+// SetWithExpiry stores val under key expiring at the given Unix ms
+// (0 = never), replacing any old value.
+func (db *DB) SetWithExpiry(key string, val any, expireAt int64) *Entry {
+	slot := slots.OfString(key)
+	m := db.bySlot[slot]
+	if m == nil {
+		m = make(map[string]*Entry)
+		db.bySlot[slot] = m
+	}
+	e := m[key]
+	if e == nil {
+		e = &Entry{}
+		m[key] = e
+		db.count++
+	}
+	e.Val = val
+	db.setExpiry(key, e, expireAt)
+	db.Touch(key)
+	return e
+}
+
+// Add stores val under key, which must not exist, and returns its entry.
+func (db *DB) Add(key string, val any) *Entry { return db.SetWithExpiry(key, val, 0) }
+
+// SetExpire changes key's expiry (0 = persist). It reports whether key exists.
+func (db *DB) SetExpire(key string, expireAt int64) bool {
+	e := db.Get(key)
+	if e == nil {
+		return false
+	}
+	db.setExpiry(key, e, expireAt)
+	db.Touch(key)
+	return true
+}
+
+func (db *DB) setExpiry(key string, e *Entry, expireAt int64) {
+	if expireAt == 0 {
+		if e.ExpireAt != 0 {
+			delete(db.expires, key)
+		}
+	} else if e.ExpireAt == 0 {
+		db.expires[key] = struct{}{}
+	}
+	e.ExpireAt = expireAt
+}
+
+// Delete removes key and reports whether it existed (and was live).
+func (db *DB) Delete(key string) bool {
+	if db.Get(key) == nil {
+		return false
+	}
+	db.remove(key)
+	db.Touch(key)
+	return true
+}
+
+func (db *DB) remove(key string) {
+	slot := slots.OfString(key)
+	m := db.bySlot[slot]
+	e := m[key]
+	if e == nil {
+		return
+	}
+	if e.ExpireAt != 0 {
+		delete(db.expires, key)
+	}
+	delete(m, key)
+	if len(m) == 0 {
+		db.bySlot[slot] = nil
+	}
+	db.count--
+}
+
+// Flush removes every key and invalidates every WATCH.
+func (db *DB) Flush() int {
+	n := db.count
+	db.bySlot = [slots.Count]map[string]*Entry{}
+	db.count = 0
+	db.expires = make(map[string]struct{})
+	db.version++
+	for _, w := range db.watched {
+		w.version++
+	}
+	return n
+}
+
+// Touch marks key modified: WATCHes on it fail and blocked clients waiting
+// on it are woken to retry. Every write calls it (Set and Delete do).
+func (db *DB) Touch(key string) {
+	if len(db.watched) != 0 {
+		if w := db.watched[key]; w != nil {
+			w.version++
+		}
+	}
+	if len(db.waiters) != 0 {
+		if ws := db.waiters[key]; ws != nil {
+			for _, ch := range ws {
+				select {
+				case ch <- struct{}{}:
+				default:
+				}
+			}
+		}
+	}
+}
+
+// Watch registers interest in key and returns the token EXEC compares.
+func (db *DB) Watch(key string) WatchToken {
+	// A key that is already expired counts as absent; removing it now
+	// means its later lazy expiry cannot look like a modification.
+	db.Get(key)
+	w := db.watched[key]
+	if w == nil {
+		w = &watch{}
+		db.watched[key] = w
+	}
+	w.refs++
+	return WatchToken{Key: key, Version: w.version, DBVersion: db.version}
+}
+
+// WatchToken is the state of a watched key when WATCH ran.
+type WatchToken struct {
+	Key       string
+	Version   uint64
+	DBVersion uint64
+}
+
+// Changed reports whether the key changed since the token was taken.
+func (db *DB) Changed(t WatchToken) bool {
+	w := db.watched[t.Key]
+	if w == nil || w.version != t.Version || db.version != t.DBVersion {
+		return true
+	}
+	// Redis treats a watched key that expired meanwhile as modified.
+	if e := db.raw(t.Key); e != nil && e.ExpireAt != 0 && e.ExpireAt <= db.Now() {
+		return true
+	}
+	return false
+}
+
+// Unwatch drops one registration made by Watch.
+func (db *DB) Unwatch(t WatchToken) {
+	w := db.watched[t.Key]
+	if w == nil {
+		return
+	}
+	if w.refs--; w.refs <= 0 {
+		delete(db.watched, t.Key)
+	}
+}
+
+// WaitKey registers ch to be signalled when key is written; the caller
+// must call UnwaitKey with the same channel.
+func (db *DB) WaitKey(key string, ch chan struct{}) {
+	db.waiters[key] = append(db.waiters[key], ch)
+}
+
+// UnwaitKey removes a registration made by WaitKey.
+func (db *DB) UnwaitKey(key string, ch chan struct{}) {
+	ws := db.waiters[key]
+	for i, c := range ws {
+		if c == ch {
+			ws = append(ws[:i], ws[i+1:]...)
+			break
+		}
+	}
+	if len(ws) == 0 {
+		delete(db.waiters, key)
+	} else {
+		db.waiters[key] = ws
+	}
+}
+
+// Rename moves src's entry (value and expiry) to dst, replacing dst.
+func (db *DB) Rename(src, dst string) bool {
+	e := db.Get(src)
+	if e == nil {
+		return false
+	}
+	val, exp := e.Val, e.ExpireAt
+	db.remove(src)
+	db.Touch(src)
+	db.SetWithExpiry(dst, val, exp)
+	return true
+}

@@ -1,0 +1,95 @@
+package keyspace
+
+import (
+	"math/rand/v2"
+
+	"github.com/ruvio/ruvio/ruvio/slots"
+)
+
+// Each calls fn for every live key until fn returns false.
+func (db *DB) Each(fn func(key string, e *Entry) bool) {
+	now := db.Now()
+	for _, m := range db.bySlot {
+		for k, e := range m {
+			if e.ExpireAt != 0 && e.ExpireAt <= now {
+				continue
+			}
+			if !fn(k, e) {
+				return
+			}
+		}
+	}
+}
+
+// ScanSlot calls fn for every live key of slot. A SCAN cursor walks slots
+// in order, which gives Redis's guarantee: a key present for the whole
+// iteration is returned at least once.
+func (db *DB) ScanSlot(slot int, fn func(key string, e *Entry)) {
+	now := db.Now()
+	for k, e := range db.bySlot[slot] {
+		if e.ExpireAt != 0 && e.ExpireAt <= now {
+			continue
+		}
+		fn(k, e)
+	}
+}
+
+// SlotLen is the number of keys stored in slot (expired ones included).
+func (db *DB) SlotLen(slot int) int { return len(db.bySlot[slot]) }
+
+// RandomKey returns a random live key, or "" and false when there is none.
+func (db *DB) RandomKey() (string, bool) {
+	if db.count == 0 {
+		return "", false
+	}
+	// Pick a random starting slot and take the first live key from there:
+	// not uniform across keys, as Redis's is not either, but never stuck.
+	for tries := 0; tries < 100; tries++ {
+		start := rand.IntN(slots.Count)
+		for i := 0; i < slots.Count; i++ {
+			s := (start + i) % slots.Count
+			for k := range db.bySlot[s] {
+				if db.Get(k) != nil {
+					return k, true
+				}
+				break
+			}
+		}
+		if db.count == 0 {
+			break
+		}
+	}
+	return "", false
+}
+
+// ActiveExpire samples keys with a time to live and removes the expired
+// ones, repeating while more than a quarter of a sample had expired, up to
+// maxRounds samples. It returns how many keys it removed.
+func (db *DB) ActiveExpire(maxRounds int) int {
+	removed := 0
+	for round := 0; round < maxRounds && len(db.expires) > 0; round++ {
+		now := db.Now()
+		sampled, expired := 0, 0
+		// Map iteration starts at a random position, which makes this a
+		// random sample of the keys that have a time to live.
+		var victims []string
+		for k := range db.expires {
+			if sampled == 20 {
+				break
+			}
+			sampled++
+			if e := db.raw(k); e != nil && e.ExpireAt <= now {
+				victims = append(victims, k)
+			}
+		}
+		for _, k := range victims {
+			db.expire(k)
+			expired++
+		}
+		removed += expired
+		if expired*4 <= sampled {
+			break
+		}
+	}
+	return removed
+}

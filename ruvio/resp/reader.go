@@ -1,0 +1,346 @@
+// Package resp reads client commands in the Redis serialization protocol
+// (multibulk and inline forms) and writes RESP2 or RESP3 replies.
+package resp
+
+import (
+	"bufio"
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"strconv"
+)
+
+// Limits bound what one client may make the server allocate.
+type Limits struct {
+	// MaxBulk is the largest bulk argument accepted (Redis's proto-max-bulk-len).
+	MaxBulk int64
+	// MaxMultibulk is the largest argument count accepted.
+	MaxMultibulk int64
+	// MaxInline is the longest inline command or count line accepted.
+	MaxInline int
+	// Unauthenticated tightens the limits for a connection that has not
+	// authenticated yet, as Redis does, so an unknown peer cannot make the
+	// server allocate much.
+	Unauthenticated bool
+}
+
+// DefaultLimits are Redis 7's defaults.
+func DefaultLimits() Limits {
+	return Limits{MaxBulk: 512 << 20, MaxMultibulk: 1024 * 1024, MaxInline: 64 << 10}
+}
+
+// ProtocolError is a malformed request. Redis answers it with
+// "-ERR Protocol error: ..." and closes the connection.
+type ProtocolError struct{ Msg string }
+
+func (e *ProtocolError) Error() string { return "ERR Protocol error: " + e.Msg }
+
+func protoErr(format string, a ...any) error {
+	return &ProtocolError{Msg: fmt.Sprintf(format, a...)}
+}
+
+// Reader parses commands from a client. It is not safe for concurrent use.
+type Reader struct {
+	br     *bufio.Reader
+	Limits Limits
+	args   [][]byte
+}
+
+// NewReader returns a Reader over r with Redis's default limits.
+func NewReader(r io.Reader) *Reader {
+	return &Reader{br: bufio.NewReaderSize(r, 16<<10), Limits: DefaultLimits()}
+}
+
+// Buffered reports how many bytes are waiting in the read buffer, so the
+// caller can defer flushing replies while a pipeline is still arriving.
+func (r *Reader) Buffered() int { return r.br.Buffered() }
+
+// Peek waits until at least one byte can be read, without consuming it.
+func (r *Reader) Peek() error {
+	_, err := r.br.Peek(1)
+	return err
+}
+
+// ReadCommand returns the next command's arguments. An empty inline line
+// yields a zero-length slice, which callers skip. The returned slice is
+// reused by the next call, but each argument's bytes belong to the caller:
+// they live in a buffer allocated for this command alone and are capped, so
+// they may be kept (and appended to) without copying.
+func (r *Reader) ReadCommand() ([][]byte, error) {
+	b, err := r.br.Peek(1)
+	if err != nil {
+		return nil, err
+	}
+	if b[0] == '*' {
+		return r.readMultibulk()
+	}
+	return r.readInline()
+}
+
+// readLine returns one CRLF- (or LF-) terminated line without its ending.
+// The slice aliases the bufio buffer and is valid until the next read.
+func (r *Reader) readLine(tooBig string) ([]byte, error) {
+	line, err := r.br.ReadSlice('\n')
+	if err == bufio.ErrBufferFull {
+		// Longer than the buffer: accumulate up to the inline limit.
+		buf := append([]byte(nil), line...)
+		for err == bufio.ErrBufferFull {
+			if len(buf) > r.Limits.MaxInline {
+				return nil, protoErr("%s", tooBig)
+			}
+			line, err = r.br.ReadSlice('\n')
+			buf = append(buf, line...)
+		}
+		line = buf
+	}
+	if err != nil {
+		return nil, err
+	}
+	if len(line) > r.Limits.MaxInline+2 {
+		return nil, protoErr("%s", tooBig)
+	}
+	line = line[:len(line)-1]
+	if n := len(line); n > 0 && line[n-1] == '\r' {
+		line = line[:n-1]
+	}
+	return line, nil
+}
+
+func (r *Reader) readMultibulk() ([][]byte, error) {
+	line, err := r.readLine("too big mbulk count string")
+	if err != nil {
+		return nil, err
+	}
+	n, ok := parseInt(line[1:])
+	maxArgs := r.Limits.MaxMultibulk
+	if r.Limits.Unauthenticated && n > 10 {
+		return nil, protoErr("unauthenticated multibulk length")
+	}
+	if !ok || n > maxArgs {
+		return nil, protoErr("invalid multibulk length")
+	}
+	if n <= 0 {
+		return r.args[:0], nil
+	}
+	// Read every length first into a scratch list, then the payloads into
+	// one allocation: one buffer per command keeps the garbage collector's
+	// work proportional to commands, not arguments.
+	r.args = r.args[:0]
+	var data []byte
+	for i := int64(0); i < n; i++ {
+		hdr, err := r.readLine("too big bulk count string")
+		if err != nil {
+			return nil, err
+		}
+		if len(hdr) == 0 || hdr[0] != '$' {
+			c := byte(' ')
+			if len(hdr) > 0 {
+				c = hdr[0]
+			}
+			return nil, protoErr("expected '$', got '%c'", c)
+		}
+		size, ok := parseInt(hdr[1:])
+		maxBulk := r.Limits.MaxBulk
+		if r.Limits.Unauthenticated && size > 16384 {
+			return nil, protoErr("unauthenticated bulk length")
+		}
+		if !ok || size < 0 || size > maxBulk {
+			return nil, protoErr("invalid bulk length")
+		}
+		if size > bigArg {
+			// Grow with the bytes that actually arrive, so a client that
+			// announces a huge argument and sends nothing costs nothing.
+			arg, err := r.readBig(size)
+			if err != nil {
+				return nil, err
+			}
+			r.args = append(r.args, arg)
+			continue
+		}
+		if data == nil {
+			data = make([]byte, 0, int(size)+32*int(min(n, 64)))
+		}
+		start := len(data)
+		if cap(data)-start < int(size) {
+			// Start a fresh buffer instead of copying earlier arguments,
+			// which already point into the old one.
+			data = make([]byte, 0, int(size)+int(size)/2+16)
+			start = 0
+		}
+		data = data[:start+int(size)]
+		if _, err := io.ReadFull(r.br, data[start:]); err != nil {
+			return nil, err
+		}
+		if err := r.expectCRLF(); err != nil {
+			return nil, err
+		}
+		r.args = append(r.args, data[start:start+int(size):start+int(size)])
+	}
+	return r.args, nil
+}
+
+// bigArg is the size above which an argument gets its own buffer, grown as
+// its bytes arrive.
+const bigArg = 1 << 20
+
+func (r *Reader) readBig(size int64) ([]byte, error) {
+	var buf bytes.Buffer
+	if _, err := io.CopyN(&buf, r.br, size); err != nil {
+		if err == io.EOF {
+			err = io.ErrUnexpectedEOF
+		}
+		return nil, err
+	}
+	if err := r.expectCRLF(); err != nil {
+		return nil, err
+	}
+	b := buf.Bytes()
+	return b[:len(b):len(b)], nil
+}
+
+func (r *Reader) expectCRLF() error {
+	var crlf [2]byte
+	if _, err := io.ReadFull(r.br, crlf[:]); err != nil {
+		return err
+	}
+	if crlf != [2]byte{'\r', '\n'} {
+		return protoErr("invalid bulk length")
+	}
+	return nil
+}
+
+func (r *Reader) readInline() ([][]byte, error) {
+	line, err := r.readLine("too big inline request")
+	if err != nil {
+		return nil, err
+	}
+	args, err := SplitArgs(line)
+	if err != nil {
+		return nil, err
+	}
+	r.args = append(r.args[:0], args...)
+	return r.args, nil
+}
+
+// SplitArgs splits an inline command the way redis-cli and Redis's
+// sdssplitargs do: spaces separate arguments, double quotes allow \n \r \t
+// \b \a \\ \" and \xHH escapes, single quotes allow \' only.
+func SplitArgs(line []byte) ([][]byte, error) {
+	var out [][]byte
+	i := 0
+	for {
+		for i < len(line) && isSpace(line[i]) {
+			i++
+		}
+		if i >= len(line) {
+			return out, nil
+		}
+		var cur []byte
+		inDouble, inSingle, done := false, false, false
+		for !done {
+			if i >= len(line) {
+				if inDouble || inSingle {
+					return nil, protoErr("unbalanced quotes in request")
+				}
+				break
+			}
+			c := line[i]
+			switch {
+			case inDouble:
+				if c == '\\' && i+3 < len(line) && line[i+1] == 'x' && isHex(line[i+2]) && isHex(line[i+3]) {
+					cur = append(cur, hexVal(line[i+2])<<4|hexVal(line[i+3]))
+					i += 3
+				} else if c == '\\' && i+1 < len(line) {
+					i++
+					switch line[i] {
+					case 'n':
+						cur = append(cur, '\n')
+					case 'r':
+						cur = append(cur, '\r')
+					case 't':
+						cur = append(cur, '\t')
+					case 'b':
+						cur = append(cur, '\b')
+					case 'a':
+						cur = append(cur, '\a')
+					default:
+						cur = append(cur, line[i])
+					}
+				} else if c == '"' {
+					// A closing quote must be followed by a space or the end.
+					if i+1 < len(line) && !isSpace(line[i+1]) {
+						return nil, protoErr("unbalanced quotes in request")
+					}
+					done = true
+				} else {
+					cur = append(cur, c)
+				}
+			case inSingle:
+				if c == '\\' && i+1 < len(line) && line[i+1] == '\'' {
+					i++
+					cur = append(cur, '\'')
+				} else if c == '\'' {
+					if i+1 < len(line) && !isSpace(line[i+1]) {
+						return nil, protoErr("unbalanced quotes in request")
+					}
+					done = true
+				} else {
+					cur = append(cur, c)
+				}
+			default:
+				switch c {
+				case ' ', '\n', '\r', '\t', 0:
+					done = true
+				case '"':
+					inDouble = true
+				case '\'':
+					inSingle = true
+				default:
+					cur = append(cur, c)
+				}
+			}
+			if i < len(line) {
+				i++
+			}
+		}
+		if cur == nil {
+			cur = []byte{}
+		}
+		out = append(out, cur[:len(cur):len(cur)])
+	}
+}
+
+func isSpace(c byte) bool {
+	return c == ' ' || c == '\n' || c == '\r' || c == '\t' || c == '\v' || c == '\f'
+}
+
+func isHex(c byte) bool {
+	return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F')
+}
+
+func hexVal(c byte) byte {
+	switch {
+	case c >= '0' && c <= '9':
+		return c - '0'
+	case c >= 'a' && c <= 'f':
+		return c - 'a' + 10
+	default:
+		return c - 'A' + 10
+	}
+}
+
+// parseInt parses a decimal count line strictly (no sign but '-', no spaces).
+func parseInt(b []byte) (int64, bool) {
+	if len(b) == 0 || len(b) > 20 {
+		return 0, false
+	}
+	n, err := strconv.ParseInt(string(b), 10, 64)
+	return n, err == nil
+}
+
+// IsProtocolError reports whether err is a malformed-request error.
+func IsProtocolError(err error) bool {
+	var pe *ProtocolError
+	return errors.As(err, &pe)
+}

@@ -1,0 +1,179 @@
+package resp
+
+import (
+	"bytes"
+	"errors"
+	"io"
+	"strings"
+	"testing"
+)
+
+func readAll(t *testing.T, in string, lim *Limits) ([][]string, error) {
+	t.Helper()
+	r := NewReader(strings.NewReader(in))
+	if lim != nil {
+		r.Limits = *lim
+	}
+	var out [][]string
+	for {
+		args, err := r.ReadCommand()
+		if err != nil {
+			if errors.Is(err, io.EOF) {
+				return out, nil
+			}
+			return out, err
+		}
+		var cmd []string
+		for _, a := range args {
+			cmd = append(cmd, string(a))
+		}
+		out = append(out, cmd)
+	}
+}
+
+func TestReadCommandForms(t *testing.T) {
+	cases := []struct {
+		in   string
+		want string
+	}{
+		{"*1\r\n$4\r\nPING\r\n", "[[PING]]"},
+		{"*2\r\n$3\r\nGET\r\n$0\r\n\r\n", "[[GET ]]"},
+		{"PING\r\n", "[[PING]]"},
+		{"PING\n", "[[PING]]"},
+		{"  SET  a   b \r\n", "[[SET a b]]"},
+		{"SET k \"a b\\n\\x41\"\r\n", "[[SET k a b\nA]]"},
+		{"SET k 'it\\'s'\r\n", "[[SET k it's]]"},
+		{"\r\n*0\r\nPING\r\n", "[[] [] [PING]]"},
+		{"*1\r\n$4\r\nPING\r\n*1\r\n$4\r\nPING\r\n", "[[PING] [PING]]"},
+	}
+	for _, c := range cases {
+		got, err := readAll(t, c.in, nil)
+		if err != nil {
+			t.Errorf("%q: %v", c.in, err)
+			continue
+		}
+		if s := fmtCmds(got); s != c.want {
+			t.Errorf("%q = %s, want %s", c.in, s, c.want)
+		}
+	}
+}
+
+func fmtCmds(cmds [][]string) string {
+	var parts []string
+	for _, c := range cmds {
+		parts = append(parts, "["+strings.Join(c, " ")+"]")
+	}
+	return "[" + strings.Join(parts, " ") + "]"
+}
+
+func TestReadCommandErrorsInRedisWords(t *testing.T) {
+	small := DefaultLimits()
+	small.MaxBulk = 10
+	small.MaxMultibulk = 5
+	unauth := DefaultLimits()
+	unauth.Unauthenticated = true
+	cases := []struct {
+		in   string
+		lim  *Limits
+		want string
+	}{
+		{"*x\r\n", nil, "ERR Protocol error: invalid multibulk length"},
+		{"*6\r\n", &small, "ERR Protocol error: invalid multibulk length"},
+		{"*1\r\n:1\r\n", nil, "ERR Protocol error: expected '$', got ':'"},
+		{"*1\r\n$11\r\n", &small, "ERR Protocol error: invalid bulk length"},
+		{"*1\r\n$-1\r\n", nil, "ERR Protocol error: invalid bulk length"},
+		{"*1\r\n$1\r\nab\r\n", nil, "ERR Protocol error: invalid bulk length"},
+		{"SET \"a\r\n", nil, "ERR Protocol error: unbalanced quotes in request"},
+		{"SET \"a\"b\r\n", nil, "ERR Protocol error: unbalanced quotes in request"},
+		{strings.Repeat("a", 70000) + "\r\n", nil, "ERR Protocol error: too big inline request"},
+		{"*11\r\n", &unauth, "ERR Protocol error: unauthenticated multibulk length"},
+		{"*1\r\n$16385\r\n", &unauth, "ERR Protocol error: unauthenticated bulk length"},
+	}
+	for _, c := range cases {
+		_, err := readAll(t, c.in, c.lim)
+		if err == nil || err.Error() != c.want || !IsProtocolError(err) {
+			t.Errorf("%.30q: err = %v, want %q", c.in, err, c.want)
+		}
+	}
+}
+
+func TestArgumentsAreCappedSoAppendCannotClobber(t *testing.T) {
+	r := NewReader(strings.NewReader("*3\r\n$3\r\nSET\r\n$1\r\nk\r\n$1\r\nv\r\n"))
+	args, err := r.ReadCommand()
+	if err != nil {
+		t.Fatal(err)
+	}
+	key := args[1]
+	_ = append(key, 'X')
+	if string(args[2]) != "v" {
+		t.Fatalf("append to one argument changed the next: %q", args[2])
+	}
+}
+
+func TestLargeArgumentGrowsAsBytesArrive(t *testing.T) {
+	big := bytes.Repeat([]byte("z"), 3<<20)
+	in := "*2\r\n$4\r\nECHO\r\n$" + itoa(len(big)) + "\r\n" + string(big) + "\r\n"
+	got, err := readAll(t, in, nil)
+	if err != nil || len(got) != 1 || len(got[0][1]) != len(big) {
+		t.Fatalf("big argument: %v", err)
+	}
+	// Announced but never sent: EOF, not an allocation of the full size.
+	_, err = readAll(t, "*2\r\n$4\r\nECHO\r\n$400000000\r\nabc", nil)
+	if err == nil {
+		t.Fatal("truncated big argument accepted")
+	}
+}
+
+func itoa(n int) string {
+	var b []byte
+	for n > 0 || len(b) == 0 {
+		b = append([]byte{byte('0' + n%10)}, b...)
+		n /= 10
+	}
+	return string(b)
+}
+
+func TestWriterRESP2AndRESP3Shapes(t *testing.T) {
+	for _, c := range []struct {
+		proto int
+		want  string
+	}{
+		{2, "$-1\r\n*-1\r\n*4\r\n$1\r\na\r\n:1\r\n*1\r\n$3\r\n1.5\r\n:1\r\n"},
+		{3, "_\r\n_\r\n%2\r\n$1\r\na\r\n:1\r\n~1\r\n,1.5\r\n#t\r\n"},
+	} {
+		var b bytes.Buffer
+		w := NewWriter(&b)
+		w.Proto = c.proto
+		w.Null()
+		w.NullArray()
+		w.Map(2)
+		w.BulkString("a")
+		w.Int(1)
+		w.Set(1)
+		w.Double(1.5)
+		w.Bool(true)
+		w.Flush()
+		if b.String() != c.want {
+			t.Errorf("RESP%d = %q, want %q", c.proto, b.String(), c.want)
+		}
+	}
+}
+
+func TestErrorRepliesStayOnOneLine(t *testing.T) {
+	var b bytes.Buffer
+	w := NewWriter(&b)
+	w.Error("ERR bad\r\nthing")
+	w.Flush()
+	if b.String() != "-ERR bad  thing\r\n" {
+		t.Fatalf("got %q", b.String())
+	}
+}
+
+func TestFormatFloat(t *testing.T) {
+	a, b := 0.1, 0.2 // variables: constant arithmetic would be exact
+	for f, want := range map[float64]string{1: "1", 1.5: "1.5", -2: "-2", a + b: "0.30000000000000004", 1e300: "1e+300"} {
+		if got := FormatFloat(f); got != want {
+			t.Errorf("FormatFloat(%v) = %q, want %q", f, got, want)
+		}
+	}
+}

@@ -1,0 +1,412 @@
+package server
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/ruvio/ruvio/ruvio/clock"
+	"github.com/ruvio/ruvio/ruvio/command"
+)
+
+func cmdPing(c *conn, args [][]byte) {
+	if len(args) > 2 {
+		c.w.Error(command.ErrWrongArgs("ping"))
+		return
+	}
+	if c.subscribed() {
+		// RESP2 subscriber mode answers PING with a two-element array.
+		c.w.Array(2)
+		c.w.BulkString("pong")
+		if len(args) == 2 {
+			c.w.Bulk(args[1])
+		} else {
+			c.w.BulkString("")
+		}
+		return
+	}
+	if len(args) == 2 {
+		c.w.Bulk(args[1])
+		return
+	}
+	c.w.Simple("PONG")
+}
+
+func cmdEcho(c *conn, args [][]byte) { c.w.Bulk(args[1]) }
+
+func cmdQuit(c *conn, args [][]byte) {
+	c.w.OK()
+	c.closeAfter = true
+}
+
+func cmdSelect(c *conn, args [][]byte) {
+	n, ok := command.ParseInt(args[1])
+	if !ok {
+		c.w.Error(command.ErrNotInteger)
+		return
+	}
+	if n != 0 {
+		c.w.Error("ERR DB index is out of range")
+		return
+	}
+	c.w.OK()
+}
+
+// authenticate checks credentials and, on success, makes the connection
+// act as that user.
+func (c *conn) authenticate(user, pass string) string {
+	u, err := c.srv.acl.Authenticate(user, pass)
+	if err != nil {
+		c.srv.log.Info("authentication failed", "id", c.id, "user", user, "addr", c.nc.RemoteAddr().String())
+		return err.Error()
+	}
+	c.setUser(u)
+	return ""
+}
+
+func cmdAuth(c *conn, args [][]byte) {
+	if len(args) > 3 {
+		c.w.Error(command.ErrSyntax)
+		return
+	}
+	user, pass := "default", string(args[1])
+	if len(args) == 3 {
+		user, pass = string(args[1]), string(args[2])
+	} else if u, ok := c.srv.acl.Get("default"); ok && u.NoPass() {
+		c.w.Error("ERR AUTH <password> called without any password configured for the default user. Are you sure your configuration is correct?")
+		return
+	}
+	if msg := c.authenticate(user, pass); msg != "" {
+		c.w.Error(msg)
+		return
+	}
+	c.w.OK()
+}
+
+// cmdHello negotiates the protocol: HELLO [protover [AUTH user pass]
+// [SETNAME name]].
+func cmdHello(c *conn, args [][]byte) {
+	proto := c.w.Proto
+	i := 1
+	if len(args) > 1 {
+		v, ok := command.ParseInt(args[1])
+		if !ok {
+			c.w.Error("ERR Protocol version is not an integer or out of range")
+			return
+		}
+		if v < 2 || v > 3 {
+			c.w.Error("NOPROTO unsupported protocol version")
+			return
+		}
+		proto = int(v)
+		i = 2
+	}
+	var name []byte
+	setName := false
+	for ; i < len(args); i++ {
+		switch {
+		case command.Eq(args[i], "auth") && i+2 < len(args):
+			if msg := c.authenticate(string(args[i+1]), string(args[i+2])); msg != "" {
+				c.w.Error(msg)
+				return
+			}
+			i += 2
+		case command.Eq(args[i], "setname") && i+1 < len(args):
+			if !validClientName(args[i+1]) {
+				c.w.Error(errClientName)
+				return
+			}
+			name, setName = args[i+1], true
+			i++
+		default:
+			c.w.Error("ERR Syntax error in HELLO option '" + string(args[i]) + "'")
+			return
+		}
+	}
+	if !c.authenticated {
+		c.w.Error("NOAUTH HELLO must be called with the client already authenticated, otherwise the HELLO <proto> AUTH <user> <pass> option can be used to authenticate the client and select the RESP protocol version at the same time")
+		return
+	}
+	if setName {
+		c.name.Store(string(name))
+	}
+	c.w.Proto = proto
+	c.proto.Store(int32(proto))
+	c.w.Map(7)
+	c.w.BulkString("server")
+	c.w.BulkString("redis")
+	c.w.BulkString("version")
+	c.w.BulkString(Version)
+	c.w.BulkString("proto")
+	c.w.Int(int64(proto))
+	c.w.BulkString("id")
+	c.w.Int(c.id)
+	c.w.BulkString("mode")
+	c.w.BulkString("standalone")
+	c.w.BulkString("role")
+	c.w.BulkString("master")
+	c.w.BulkString("modules")
+	c.w.Array(0)
+}
+
+func cmdReset(c *conn, args [][]byte) {
+	c.resetMulti()
+	c.srv.hub.unsubscribeAll(c)
+	c.w.Proto = 2
+	c.proto.Store(2)
+	c.name.Store("")
+	c.setUser(nil)
+	if u, ok := c.srv.acl.Get("default"); ok && u.Enabled() && u.NoPass() {
+		c.setUser(u)
+	}
+	c.w.Simple("RESET")
+}
+
+const errClientName = "ERR Client names cannot contain spaces, newlines or special characters."
+
+func validClientName(b []byte) bool {
+	for _, ch := range b {
+		if ch < '!' || ch > '~' {
+			return false
+		}
+	}
+	return true
+}
+
+func cmdClientID(c *conn, args [][]byte) { c.w.Int(c.id) }
+
+func cmdClientSetName(c *conn, args [][]byte) {
+	if !validClientName(args[2]) {
+		c.w.Error(errClientName)
+		return
+	}
+	c.name.Store(string(args[2]))
+	c.w.OK()
+}
+
+func cmdClientGetName(c *conn, args [][]byte) {
+	if n := c.clientName(); n != "" {
+		c.w.BulkString(n)
+		return
+	}
+	c.w.Null()
+}
+
+func cmdClientSetInfo(c *conn, args [][]byte) {
+	switch {
+	case command.Eq(args[2], "lib-name"):
+		if !validClientName(args[3]) {
+			c.w.Error("ERR lib-name cannot contain spaces, newlines or special characters.")
+			return
+		}
+		c.libName.Store(string(args[3]))
+	case command.Eq(args[2], "lib-ver"):
+		if !validClientName(args[3]) {
+			c.w.Error("ERR lib-ver cannot contain spaces, newlines or special characters.")
+			return
+		}
+		c.libVer.Store(string(args[3]))
+	default:
+		c.w.Error("ERR Unrecognized option '" + string(args[2]) + "'")
+		return
+	}
+	c.w.OK()
+}
+
+// describe renders one CLIENT LIST / CLIENT INFO line.
+func (c *conn) describe() string {
+	now := clock.NowMs()
+	user := c.userName.Load().(string)
+	return fmt.Sprintf("id=%d addr=%s laddr=%s fd=-1 name=%s age=%d idle=%d flags=%s db=0 sub=%d psub=%d ssub=0 multi=-1 qbuf=0 qbuf-free=0 argv-mem=0 multi-mem=0 rbs=0 rbp=0 obl=0 oll=0 omem=0 tot-mem=0 events=r cmd=%s user=%s redir=-1 resp=%d lib-name=%s lib-ver=%s",
+		c.id, c.nc.RemoteAddr(), c.nc.LocalAddr(), c.clientName(),
+		int(clock.Default.Since(c.created)/time.Second), (now-c.lastActive.Load())/1000,
+		c.flagsString(), c.nsub.Load(), c.npsub.Load(), c.lastCmd.Load().(string), user,
+		c.proto.Load(), c.libName.Load().(string), c.libVer.Load().(string))
+}
+
+func cmdClientInfo(c *conn, args [][]byte) { c.w.Verbatim(c.describe() + "\n") }
+
+func cmdClientList(c *conn, args [][]byte) {
+	var ids map[int64]bool
+	typ := ""
+	for i := 2; i < len(args); i++ {
+		switch {
+		case command.Eq(args[i], "type") && i+1 < len(args):
+			typ = strings.ToLower(string(args[i+1]))
+			if typ != "normal" && typ != "pubsub" && typ != "master" && typ != "replica" {
+				c.w.Error("ERR Unknown client type '" + string(args[i+1]) + "'")
+				return
+			}
+			i++
+		case command.Eq(args[i], "id") && i+1 < len(args):
+			ids = map[int64]bool{}
+			for i++; i < len(args); i++ {
+				n, ok := command.ParseInt(args[i])
+				if !ok || n <= 0 {
+					c.w.Error("ERR Invalid client ID")
+					return
+				}
+				ids[n] = true
+			}
+		default:
+			c.w.Error(command.ErrSyntax)
+			return
+		}
+	}
+	var b strings.Builder
+	for _, o := range c.srv.clientsSorted() {
+		if ids != nil && !ids[o.id] {
+			continue
+		}
+		if typ != "" && typ != o.clientType() {
+			continue
+		}
+		b.WriteString(o.describe())
+		b.WriteByte('\n')
+	}
+	c.w.Verbatim(b.String())
+}
+
+func (c *conn) clientType() string {
+	if c.nsub.Load() > 0 || c.npsub.Load() > 0 {
+		return "pubsub"
+	}
+	return "normal"
+}
+
+// cmdClientKill supports the old form (CLIENT KILL addr) and the filter
+// form (ID, ADDR, LADDR, USER, TYPE, SKIPME).
+func cmdClientKill(c *conn, args [][]byte) {
+	if len(args) == 3 {
+		for _, o := range c.srv.clientsSorted() {
+			if o.nc.RemoteAddr().String() == string(args[2]) {
+				o.close()
+				c.w.OK()
+				return
+			}
+		}
+		c.w.Error("ERR No such client")
+		return
+	}
+	if len(args)%2 != 0 {
+		c.w.Error(command.ErrSyntax)
+		return
+	}
+	skipMe := true
+	var match []func(*conn) bool
+	for i := 2; i < len(args); i += 2 {
+		v := string(args[i+1])
+		switch {
+		case command.Eq(args[i], "id"):
+			n, ok := command.ParseInt(args[i+1])
+			if !ok || n <= 0 {
+				c.w.Error("ERR client-id should be greater than 0")
+				return
+			}
+			match = append(match, func(o *conn) bool { return o.id == n })
+		case command.Eq(args[i], "addr"):
+			match = append(match, func(o *conn) bool { return o.nc.RemoteAddr().String() == v })
+		case command.Eq(args[i], "laddr"):
+			match = append(match, func(o *conn) bool { return o.nc.LocalAddr().String() == v })
+		case command.Eq(args[i], "user"):
+			match = append(match, func(o *conn) bool { return o.userName.Load().(string) == v })
+		case command.Eq(args[i], "type"):
+			t := strings.ToLower(v)
+			if t == "slave" {
+				t = "replica"
+			}
+			if t != "normal" && t != "pubsub" && t != "master" && t != "replica" {
+				c.w.Error("ERR Unknown client type '" + v + "'")
+				return
+			}
+			match = append(match, func(o *conn) bool { return o.clientType() == t })
+		case command.Eq(args[i], "skipme"):
+			switch {
+			case command.Eq(args[i+1], "yes"):
+				skipMe = true
+			case command.Eq(args[i+1], "no"):
+				skipMe = false
+			default:
+				c.w.Error(command.ErrSyntax)
+				return
+			}
+		default:
+			c.w.Error(command.ErrSyntax)
+			return
+		}
+	}
+	killed := 0
+	for _, o := range c.srv.clientsSorted() {
+		if skipMe && o == c {
+			continue
+		}
+		all := true
+		for _, m := range match {
+			all = all && m(o)
+		}
+		if all {
+			if o == c {
+				c.closeAfter = true
+			} else {
+				o.close()
+			}
+			killed++
+		}
+	}
+	c.w.Int(int64(killed))
+}
+
+func cmdClientHelp(c *conn, args [][]byte) {
+	writeHelp(c, "CLIENT",
+		"ID", "    Return the ID of the current connection.",
+		"SETNAME <name>", "    Assign the name <name> to the current connection.",
+		"GETNAME", "    Return the name of the current connection.",
+		"SETINFO <LIB-NAME|LIB-VER> <value>", "    Set client library name or version.",
+		"INFO", "    Return information about the current client connection.",
+		"LIST [TYPE <normal|pubsub>] [ID <id> ...]", "    Return information about client connections.",
+		"KILL <ip:port> | <filter> <value> ...", "    Kill connections: filters ID, ADDR, LADDR, USER, TYPE, SKIPME.")
+}
+
+// writeHelp writes a HELP reply in Redis's layout.
+func writeHelp(c *conn, cmd string, lines ...string) {
+	c.w.Array(len(lines) + 3)
+	c.w.Simple(cmd + " <subcommand> [<arg> [value] [opt] ...]. Subcommands are:")
+	for _, l := range lines {
+		c.w.Simple(l)
+	}
+	c.w.Simple("HELP")
+	c.w.Simple("    Print this help.")
+}
+
+func (s *Server) clientsSorted() []*conn {
+	s.clientsMu.Lock()
+	out := make([]*conn, 0, len(s.clients))
+	for _, c := range s.clients {
+		out = append(out, c)
+	}
+	s.clientsMu.Unlock()
+	// Sorted by ID, the order Redis lists clients in.
+	for i := 1; i < len(out); i++ {
+		for j := i; j > 0 && out[j].id < out[j-1].id; j-- {
+			out[j], out[j-1] = out[j-1], out[j]
+		}
+	}
+	return out
+}
+
+// closeIdleClients drops clients idle longer than the timeout setting.
+func (s *Server) closeIdleClients() {
+	timeout := s.Config().Timeout
+	if timeout <= 0 {
+		return
+	}
+	now := clock.NowMs()
+	for _, c := range s.clientsSorted() {
+		if c.nsub.Load() > 0 || c.npsub.Load() > 0 {
+			continue
+		}
+		if now-c.lastActive.Load() > int64(timeout)*1000 {
+			c.close()
+		}
+	}
+}

@@ -1,0 +1,331 @@
+package server
+
+import (
+	"context"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/ruvio/ruvio/ruvio/clock"
+	"github.com/ruvio/ruvio/ruvio/command"
+	"github.com/ruvio/ruvio/ruvio/deque"
+	"github.com/ruvio/ruvio/ruvio/sortedset"
+	"github.com/ruvio/ruvio/ruvio/glob"
+	"github.com/ruvio/ruvio/ruvio/keyspace"
+	"github.com/ruvio/ruvio/ruvio/slots"
+)
+
+func (s *Server) maxMemory() int64 {
+	s.cfgMu.RLock()
+	defer s.cfgMu.RUnlock()
+	return s.cfg.MaxMemory
+}
+
+func cmdConfigGet(c *conn, args [][]byte) {
+	s := c.srv
+	s.cfgMu.RLock()
+	seen := map[string]bool{}
+	var pairs [][2]string
+	for _, pat := range args[2:] {
+		for _, kv := range s.cfg.GetParams(string(pat)) {
+			if !seen[kv[0]] {
+				seen[kv[0]] = true
+				pairs = append(pairs, kv)
+			}
+		}
+	}
+	s.cfgMu.RUnlock()
+	c.w.Map(len(pairs))
+	for _, kv := range pairs {
+		c.w.BulkString(kv[0])
+		c.w.BulkString(kv[1])
+	}
+}
+
+// cmdConfigSet applies name/value pairs all or nothing, as Redis 7 does.
+func cmdConfigSet(c *conn, args [][]byte) {
+	if len(args)%2 != 0 {
+		c.w.Error(command.ErrWrongArgs("config|set"))
+		return
+	}
+	s := c.srv
+	s.cfgMu.Lock()
+	trial := *s.cfg
+	for i := 2; i < len(args); i += 2 {
+		if err := trial.SetParam(strings.ToLower(string(args[i])), string(args[i+1])); err != nil {
+			s.cfgMu.Unlock()
+			c.w.Error(err.Error())
+			return
+		}
+	}
+	old := *s.cfg
+	*s.cfg = trial
+	s.cfgMu.Unlock()
+	if trial.Auth != old.Auth {
+		// requirepass sets the default user's only password, as in Redis.
+		rules := []string{"resetpass", "nopass"}
+		if trial.Auth != "" {
+			rules = []string{"resetpass", ">" + trial.Auth}
+		}
+		if err := s.acl.SetUser("default", rules...); err != nil {
+			c.w.Error("ERR " + err.Error())
+			return
+		}
+	}
+	s.log.Info("configuration changed", "by", c.id, "args", len(args)/2-1)
+	c.w.OK()
+}
+
+func cmdConfigResetStat(c *conn, args [][]byte) {
+	s := c.srv
+	s.stats.commands.Store(0)
+	s.stats.lastOpsSample = 0
+	s.stats.connections.Store(0)
+	s.stats.rejected.Store(0)
+	s.stats.netInput.Store(0)
+	s.stats.netOutput.Store(0)
+	s.stats.errorReplies.Store(0)
+	for _, sh := range s.shards {
+		sh.mu.Lock()
+		sh.db.Stats = keyspace.Stats{}
+		sh.mu.Unlock()
+	}
+	c.w.OK()
+}
+
+func cmdConfigHelp(c *conn, args [][]byte) {
+	writeHelp(c, "CONFIG",
+		"GET <pattern>", "    Return parameters matching the glob-like <pattern> and their values.",
+		"SET <directive> <value>", "    Set the configuration <directive> to <value>.",
+		"RESETSTAT", "    Reset statistics reported by the INFO command.")
+}
+
+func cmdTime(c *conn, args [][]byte) {
+	now := clock.Default.Now()
+	c.w.Array(2)
+	c.w.BulkString(strconv.FormatInt(now.Unix(), 10))
+	c.w.BulkString(strconv.FormatInt(int64(now.Nanosecond()/1000), 10))
+}
+
+// cmdRole answers like a Redis primary with no replicas until replication
+// exists: ["master", offset, []].
+func cmdRole(c *conn, args [][]byte) {
+	c.w.Array(3)
+	c.w.BulkString("master")
+	c.w.Int(c.shard.changes.Load())
+	c.w.Array(0)
+}
+
+func cmdLastSave(c *conn, args [][]byte) { c.w.Int(c.srv.lastSave.Load()) }
+
+func cmdDebug(c *conn, args [][]byte) {
+	if !c.srv.Config().EnableDebugCommand {
+		c.w.Error("ERR DEBUG command not allowed. If the enable-debug-command option is set to \"local\", you can run it from a local connection, otherwise you need to set this option in the configuration file, and then restart the server.")
+		return
+	}
+	switch {
+	case command.Eq(args[1], "sleep") && len(args) == 3:
+		secs, ok := command.ParseFloat(args[2])
+		if !ok || secs < 0 {
+			c.w.Error(command.ErrNotFloat)
+			return
+		}
+		time.Sleep(time.Duration(secs * float64(time.Second)))
+		c.w.OK()
+	case command.Eq(args[1], "help"):
+		writeHelp(c, "DEBUG", "SLEEP <seconds>", "    Stop the server for <seconds>. Decimals allowed.")
+	default:
+		c.w.Error("ERR unknown subcommand or wrong number of arguments for '" + string(args[1]) + "'. Try DEBUG HELP.")
+	}
+}
+
+// cmdShutdown stops the node. Nothing is saved yet (persistence comes
+// with the WAL), so SAVE and NOSAVE behave alike; ABORT has nothing to
+// abort.
+func cmdShutdown(c *conn, args [][]byte) {
+	for _, a := range args[1:] {
+		switch {
+		case command.Eq(a, "nosave"), command.Eq(a, "save"), command.Eq(a, "now"), command.Eq(a, "force"):
+		case command.Eq(a, "abort"):
+			c.w.Error("ERR No shutdown in progress.")
+			return
+		default:
+			c.w.Error(command.ErrSyntax)
+			return
+		}
+	}
+	c.srv.log.Info("SHUTDOWN requested", "client", c.id, "addr", c.nc.RemoteAddr().String())
+	c.closeAfter = true
+	go c.srv.Shutdown(context.Background())
+}
+
+// cmdReplicaOf accepts REPLICAOF NO ONE, which on a node that is already
+// a primary changes nothing (Redis answers OK too). Following a primary
+// needs replication, which this build does not have yet.
+func cmdReplicaOf(c *conn, args [][]byte) {
+	if command.Eq(args[1], "no") && command.Eq(args[2], "one") {
+		c.w.OK()
+		return
+	}
+	if _, ok := command.ParseInt(args[2]); !ok {
+		c.w.Error("ERR Invalid master port")
+		return
+	}
+	c.w.Error("ERR REPLICAOF host port: this node has no replication configured")
+}
+
+func cmdRuvioVersion(c *conn, args [][]byte) {
+	c.w.Map(2)
+	c.w.BulkString("redis_version")
+	c.w.BulkString(Version)
+	c.w.BulkString("shards")
+	c.w.Int(int64(len(c.srv.shards)))
+}
+
+func cmdRuvioHelp(c *conn, args [][]byte) {
+	writeHelp(c, "RUVIO", "VERSION", "    Return the Redis version claimed and the number of shards.")
+}
+
+func cmdDBSize(c *conn, args [][]byte) {
+	total := 0
+	for _, sh := range c.srv.shards {
+		c.withShard(sh, func() { total += sh.db.Len() })
+	}
+	c.w.Int(int64(total))
+}
+
+func cmdFlush(c *conn, args [][]byte) {
+	if len(args) > 2 || (len(args) == 2 && !command.Eq(args[1], "async") && !command.Eq(args[1], "sync")) {
+		c.w.Error(command.ErrSyntax)
+		return
+	}
+	for _, sh := range c.srv.shards {
+		c.withShard(sh, func() {
+			sh.db.Flush()
+			sh.record([][][]byte{{[]byte("FLUSHALL")}})
+		})
+	}
+	c.w.OK()
+}
+
+func cmdKeys(c *conn, args [][]byte) {
+	var keys []string
+	pat := args[1]
+	all := len(pat) == 1 && pat[0] == '*'
+	for _, sh := range c.srv.shards {
+		c.withShard(sh, func() {
+			sh.db.Each(func(k string, _ *keyspace.Entry) bool {
+				if all || glob.Match(pat, []byte(k)) {
+					keys = append(keys, k)
+				}
+				return true
+			})
+		})
+	}
+	c.w.Array(len(keys))
+	for _, k := range keys {
+		c.w.BulkString(k)
+	}
+}
+
+// cmdScan walks the node's slots in order: the cursor is the next slot to
+// visit, so a key present for the whole iteration is returned exactly once
+// per slot visit (at least once, as Redis promises), across every shard.
+func cmdScan(c *conn, args [][]byte) {
+	cur, err := strconv.ParseUint(string(args[1]), 10, 64)
+	if err != nil {
+		c.w.Error("ERR invalid cursor")
+		return
+	}
+	count := int64(10)
+	var match []byte
+	typ := ""
+	for i := 2; i < len(args); i++ {
+		switch {
+		case command.Eq(args[i], "count") && i+1 < len(args):
+			n, ok := command.ParseInt(args[i+1])
+			if !ok {
+				c.w.Error(command.ErrNotInteger)
+				return
+			}
+			if n < 1 {
+				c.w.Error(command.ErrSyntax)
+				return
+			}
+			count = n
+			i++
+		case command.Eq(args[i], "match") && i+1 < len(args):
+			match = args[i+1]
+			i++
+		case command.Eq(args[i], "type") && i+1 < len(args):
+			typ = strings.ToLower(string(args[i+1]))
+			i++
+		default:
+			c.w.Error(command.ErrSyntax)
+			return
+		}
+	}
+	var keys []string
+	slot := int(min(cur, slots.Count))
+	for slot < slots.Count && int64(len(keys)) < count {
+		sh := c.srv.shards[slots.Owner(slot, len(c.srv.shards))]
+		c.withShard(sh, func() {
+			// Visit up to the end of this shard's range while the count
+			// is not met, without releasing the lock per slot.
+			for ; slot <= sh.Slots.Last && int64(len(keys)) < count; slot++ {
+				sh.db.ScanSlot(slot, func(k string, e *keyspace.Entry) {
+					if match != nil && !glob.Match(match, []byte(k)) {
+						return
+					}
+					if typ != "" && typeName(e.Val) != typ {
+						return
+					}
+					keys = append(keys, k)
+				})
+			}
+		})
+	}
+	next := uint64(slot)
+	if slot >= slots.Count {
+		next = 0
+	}
+	c.w.Array(2)
+	c.w.BulkString(strconv.FormatUint(next, 10))
+	c.w.Array(len(keys))
+	for _, k := range keys {
+		c.w.BulkString(k)
+	}
+}
+
+// typeName is TYPE's answer for a stored value.
+func typeName(v any) string {
+	switch v.(type) {
+	case []byte:
+		return "string"
+	case map[string][]byte:
+		return "hash"
+	case map[string]struct{}:
+		return "set"
+	case *deque.Deque:
+		return "list"
+	case *sortedset.Set:
+		return "zset"
+	}
+	return "none"
+}
+
+func cmdRandomKey(c *conn, args [][]byte) {
+	n := len(c.srv.shards)
+	start := int(clock.NowMs() % int64(n))
+	for i := 0; i < n; i++ {
+		sh := c.srv.shards[(start+i)%n]
+		var key string
+		var found bool
+		c.withShard(sh, func() { key, found = sh.db.RandomKey() })
+		if found {
+			c.w.BulkString(key)
+			return
+		}
+	}
+	c.w.Null()
+}

@@ -1,0 +1,259 @@
+package server
+
+import (
+	"errors"
+	"io"
+	"net"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/ruvio/ruvio/ruvio/acl"
+	"github.com/ruvio/ruvio/ruvio/clock"
+	"github.com/ruvio/ruvio/ruvio/command"
+	"github.com/ruvio/ruvio/ruvio/keyspace"
+	"github.com/ruvio/ruvio/ruvio/resp"
+)
+
+// conn is one client connection. Its goroutine reads commands and writes
+// replies; other goroutines only append pub/sub messages to its outbox.
+type conn struct {
+	srv   *Server
+	nc    net.Conn
+	shard *Shard // the shard whose port the client connected to
+	id    int64
+
+	r   *resp.Reader
+	w   *resp.Writer
+	ctx command.Ctx
+
+	user          *acl.User
+	authenticated bool
+	userName      atomic.Value // string, for CLIENT LIST from other goroutines
+	proto         atomic.Int32 // the writer's protocol, for CLIENT LIST
+	name          atomic.Value // string
+	libName       atomic.Value // string
+	libVer        atomic.Value // string
+	created       time.Time
+	lastCmd       atomic.Value // string
+	lastActive    atomic.Int64 // Unix ms
+	closed        atomic.Bool
+	closeAfter    bool // QUIT: close once the reply is sent
+
+	// Transaction state.
+	multi      bool
+	multiDirty bool // a command failed to queue: EXEC answers EXECABORT
+	queued     [][][]byte
+	watches    []watchEntry
+	locked     []*Shard // shards EXEC holds while queued commands run
+
+	// Pub/sub state, guarded by the hub's lock for membership and by
+	// outMu for the outbox.
+	channels map[string]struct{}
+	patterns map[string]struct{}
+	nsub     atomic.Int32 // channel and pattern counts, for CLIENT LIST
+	npsub    atomic.Int32
+	outMu    sync.Mutex
+	outbox   []byte
+	outWake  chan struct{}
+	pusher   bool
+
+	writeMu sync.Mutex // serialises socket writes of replies and pushes
+}
+
+type watchEntry struct {
+	shard *Shard
+	token keyspace.WatchToken
+}
+
+func (s *Server) newConn(nc net.Conn, sh *Shard) *conn {
+	c := &conn{
+		srv:     s,
+		nc:      nc,
+		shard:   sh,
+		id:      s.nextID.Add(1),
+		created: clock.Default.Now(),
+		outWake: make(chan struct{}, 1),
+	}
+	c.name.Store("")
+	c.libName.Store("")
+	c.libVer.Store("")
+	c.lastCmd.Store("NULL")
+	c.lastActive.Store(clock.NowMs())
+	c.r = resp.NewReader(nc)
+	c.w = resp.NewWriter(lockedWriter{c})
+	cfg := s.Config()
+	c.r.Limits.MaxBulk = cfg.ProtoMaxBulkLen
+	c.proto.Store(2)
+	c.setUser(nil)
+	if u, ok := s.acl.Get("default"); ok && u.Enabled() && u.NoPass() {
+		c.setUser(u)
+	}
+	s.clientsMu.Lock()
+	s.clients[c.id] = c
+	s.clientsMu.Unlock()
+	return c
+}
+
+// lockedWriter sends reply bytes under the connection's write lock so
+// they never interleave with pub/sub pushes.
+type lockedWriter struct{ c *conn }
+
+func (lw lockedWriter) Write(p []byte) (int, error) {
+	lw.c.writeMu.Lock()
+	defer lw.c.writeMu.Unlock()
+	n, err := lw.c.nc.Write(p)
+	lw.c.srv.stats.netOutput.Add(int64(n))
+	return n, err
+}
+
+// setUser makes the connection act as u (nil: not authenticated).
+func (c *conn) setUser(u *acl.User) {
+	c.user, c.authenticated = u, u != nil
+	c.r.Limits.Unauthenticated = u == nil
+	if u == nil {
+		c.userName.Store("default")
+	} else {
+		c.userName.Store(u.Name())
+	}
+}
+
+func (c *conn) close() {
+	if c.closed.CompareAndSwap(false, true) {
+		c.nc.Close()
+	}
+}
+
+// serve is the connection's read-execute-reply loop.
+func (c *conn) serve() {
+	defer c.cleanup()
+	for {
+		args, err := c.r.ReadCommand()
+		if err != nil {
+			if resp.IsProtocolError(err) {
+				// A client sending garbage gets Redis's error and is
+				// dropped; nothing it sent was executed.
+				c.w.Error(err.Error())
+				c.w.Flush()
+				c.srv.log.Debug("protocol error, closing client", "id", c.id, "addr", c.nc.RemoteAddr().String(), "err", err)
+			} else if !errors.Is(err, io.EOF) && !c.closed.Load() && !errors.Is(err, net.ErrClosed) {
+				c.srv.log.Debug("client read failed", "id", c.id, "err", err)
+			}
+			return
+		}
+		if len(args) == 0 {
+			continue
+		}
+		for _, a := range args {
+			c.srv.stats.netInput.Add(int64(len(a)))
+		}
+		c.lastActive.Store(clock.NowMs())
+		c.execute(args)
+		if c.closeAfter {
+			c.w.Flush()
+			return
+		}
+		// Keep replies while more of a pipeline is already buffered: one
+		// write per batch instead of per command.
+		if c.r.Buffered() == 0 || c.w.Buffered() > 64<<10 {
+			if err := c.w.Flush(); err != nil {
+				return
+			}
+		}
+	}
+}
+
+func (c *conn) cleanup() {
+	c.close()
+	c.unwatchAll()
+	c.srv.hub.unsubscribeAll(c)
+	c.srv.clientsMu.Lock()
+	delete(c.srv.clients, c.id)
+	c.srv.clientsMu.Unlock()
+}
+
+// push queues an out-of-band message (pub/sub) for the client and makes
+// sure a goroutine will send it.
+func (c *conn) push(msg []byte) {
+	c.outMu.Lock()
+	c.outbox = append(c.outbox, msg...)
+	start := !c.pusher
+	c.pusher = true
+	c.outMu.Unlock()
+	if start {
+		go c.pushLoop()
+	}
+	select {
+	case c.outWake <- struct{}{}:
+	default:
+	}
+}
+
+// pushLoop sends queued pushes until the connection closes.
+func (c *conn) pushLoop() {
+	for {
+		if err := c.drainOutbox(); err != nil {
+			c.close()
+			return
+		}
+		if c.closed.Load() {
+			return
+		}
+		select {
+		case <-c.outWake:
+		case <-time.After(time.Second):
+			// Re-check closed now and then so the goroutine ends with
+			// the connection.
+		}
+	}
+}
+
+// drainOutbox writes queued pushes. The write lock is taken before the
+// outbox is emptied so two drainers cannot reorder messages.
+func (c *conn) drainOutbox() error {
+	c.writeMu.Lock()
+	defer c.writeMu.Unlock()
+	c.outMu.Lock()
+	buf := c.outbox
+	c.outbox = nil
+	c.outMu.Unlock()
+	if len(buf) == 0 {
+		return nil
+	}
+	n, err := c.nc.Write(buf)
+	c.srv.stats.netOutput.Add(int64(n))
+	return err
+}
+
+// flushBeforePush sends pending replies so a reply queued before a
+// pub/sub confirmation reaches the client first.
+func (c *conn) flushBeforePush() { c.w.Flush() }
+
+func (c *conn) unwatchAll() {
+	for _, w := range c.watches {
+		w.shard.mu.Lock()
+		w.shard.db.Unwatch(w.token)
+		w.shard.mu.Unlock()
+	}
+	c.watches = nil
+}
+
+// subscribed reports whether the connection is in RESP2 subscriber mode.
+func (c *conn) subscribed() bool {
+	return c.w.Proto < 3 && (len(c.channels) > 0 || len(c.patterns) > 0)
+}
+
+func (c *conn) clientName() string { return c.name.Load().(string) }
+
+// flagsString renders CLIENT LIST's flags field.
+func (c *conn) flagsString() string {
+	var b strings.Builder
+	if c.nsub.Load() > 0 || c.npsub.Load() > 0 {
+		b.WriteByte('P')
+	}
+	if b.Len() == 0 {
+		return "N"
+	}
+	return b.String()
+}

@@ -1,0 +1,290 @@
+package server
+
+import (
+	"errors"
+	"net"
+	"strings"
+	"time"
+
+	"github.com/ruvio/ruvio/ruvio/acl"
+	"github.com/ruvio/ruvio/ruvio/clock"
+	"github.com/ruvio/ruvio/ruvio/command"
+	"github.com/ruvio/ruvio/ruvio/command/listcmd"
+)
+
+// handler runs a command the server implements itself.
+type handler func(c *conn, args [][]byte)
+
+// execute checks and runs one command, writing its reply.
+func (c *conn) execute(args [][]byte) {
+	s := c.srv
+	s.stats.commands.Add(1)
+	spec := s.table.Lookup(args[0])
+	if spec == nil {
+		c.fail(command.ErrUnknownCommand(args))
+		return
+	}
+	c.lastCmd.Store(spec.Name)
+	run := spec
+	if spec.Subcommands != nil && spec.ArityOK(len(args)) {
+		sub := spec.LookupSub(args[1])
+		if sub == nil {
+			c.fail(command.ErrUnknownSubcommand(strings.ToUpper(spec.Name), string(args[1])))
+			return
+		}
+		run = sub
+	}
+	if !run.ArityOK(len(args)) {
+		c.fail(command.ErrWrongArgs(run.Name))
+		return
+	}
+	if !c.authenticated && spec.Flags&command.NoAuth == 0 {
+		c.fail("NOAUTH Authentication required.")
+		return
+	}
+	if msg := c.checkACL(spec, run, args); msg != "" {
+		c.fail(msg)
+		return
+	}
+	if c.subscribed() && run.Flags&command.AllowSubscribed == 0 {
+		c.fail("ERR Can't execute '" + run.Name + "': only (P|S)SUBSCRIBE / (P|S)UNSUBSCRIBE / PING / QUIT / RESET are allowed in this context")
+		return
+	}
+	if c.multi && !isTxnControl(spec.Name) {
+		c.queue(run, args)
+		return
+	}
+	if msg := s.checkMemory(run); msg != "" {
+		c.w.Error(msg)
+		return
+	}
+	c.call(run, args)
+}
+
+// fail answers an error that, inside MULTI, also dooms the transaction
+// (Redis: a command that cannot be queued makes EXEC answer EXECABORT).
+func (c *conn) fail(msg string) {
+	if c.multi {
+		c.multiDirty = true
+	}
+	c.srv.stats.errorReplies.Add(1)
+	c.w.Error(msg)
+}
+
+func isTxnControl(name string) bool {
+	switch name {
+	case "exec", "discard", "multi", "watch", "quit", "reset":
+		return true
+	}
+	return false
+}
+
+// checkACL returns the NOPERM reply when the user may not run the
+// command or touch its keys.
+func (c *conn) checkACL(spec, run *command.Spec, args [][]byte) string {
+	u := c.user
+	if u == nil {
+		// Not authenticated: only NoAuth commands got here.
+		return ""
+	}
+	if latest, ok := u.Latest(); ok {
+		u = latest
+		c.user = latest
+	}
+	sub := ""
+	if run != spec {
+		sub = strings.TrimPrefix(run.Name, spec.Name+"|")
+	}
+	if !u.CanRun(spec.Name, sub) {
+		return acl.ErrNoPermCommand(spec.Name, sub)
+	}
+	if run.FirstKey > 0 {
+		write := run.Flags&command.Write != 0
+		for _, i := range run.KeyIndexes(args) {
+			if !u.CanKey(args[i], write) {
+				return acl.ErrNoPermKey()
+			}
+		}
+	}
+	return ""
+}
+
+// checkMemory refuses commands that may grow memory while the node is over
+// maxmemory (policy noeviction).
+func (s *Server) checkMemory(spec *command.Spec) string {
+	if spec.Flags&command.DenyOOM == 0 {
+		return ""
+	}
+	max := s.maxMemory()
+	if max > 0 && s.usedMem.Load() > max {
+		return "OOM command not allowed when used memory > 'maxmemory'."
+	}
+	return ""
+}
+
+// call runs a command whose checks passed.
+func (c *conn) call(spec *command.Spec, args [][]byte) {
+	if h, ok := spec.Ext.(handler); ok {
+		h(c, args)
+		return
+	}
+	c.ctx.Reset()
+	c.ctx.Args = args
+	c.ctx.W = c.w
+	c.ctx.Values = c.ctx.Values[:0]
+	c.ctx.InMulti = false
+	if spec.PerKey != nil {
+		c.runPerKey(spec, &c.ctx)
+		return
+	}
+	sh, ok := c.srv.route(spec, args)
+	if !ok {
+		c.srv.stats.errorReplies.Add(1)
+		c.w.Error(command.ErrCrossSlot)
+		return
+	}
+	if sh == nil {
+		sh = c.shard
+	}
+	sh.run(spec, &c.ctx)
+	if c.ctx.Block != nil {
+		c.block(spec, sh)
+	}
+}
+
+// route finds the shard owning every key of the command; ok is false
+// when the keys span shards. A keyless command gets a nil shard.
+func (s *Server) route(spec *command.Spec, args [][]byte) (sh *Shard, ok bool) {
+	if len(s.shards) == 1 {
+		return s.shards[0], true
+	}
+	for _, i := range spec.KeyIndexes(args) {
+		owner := s.shardFor(args[i])
+		if sh != nil && owner != sh {
+			return nil, false
+		}
+		sh = owner
+	}
+	return sh, true
+}
+
+// runPerKey runs a command whose keys are independent, locking each key's
+// shard in turn (once when they all share one), and writes the reply.
+func (c *conn) runPerKey(spec *command.Spec, ctx *command.Ctx) {
+	idx := spec.KeyIndexes(ctx.Args)
+	results := make([]int64, 0, len(idx))
+	if sh, same := c.srv.route(spec, ctx.Args); same {
+		sh.mu.Lock()
+		ctx.DB, ctx.Now = sh.db, clock.NowMs()
+		for _, i := range idx {
+			results = append(results, spec.PerKey(ctx, ctx.Args[i]))
+		}
+		sh.record(ctx.Effects())
+		sh.mu.Unlock()
+	} else {
+		for _, i := range idx {
+			sh := c.srv.shardFor(ctx.Args[i])
+			sh.mu.Lock()
+			ctx.Reset()
+			ctx.DB, ctx.Now = sh.db, clock.NowMs()
+			results = append(results, spec.PerKey(ctx, ctx.Args[i]))
+			sh.record(ctx.Effects())
+			sh.mu.Unlock()
+		}
+	}
+	command.WritePerKey(ctx, spec, results)
+}
+
+// block waits for a write to one of the keys a blocking command asked for
+// and runs it again, until it is served or its timeout passes.
+func (c *conn) block(spec *command.Spec, sh *Shard) {
+	req := c.ctx.Block
+	var deadline time.Time
+	if req.TimeoutMs > 0 {
+		deadline = time.Now().Add(time.Duration(req.TimeoutMs) * time.Millisecond)
+	}
+	// Pending replies of a pipeline go out before the client waits.
+	c.w.Flush()
+	wake := make(chan struct{}, 1)
+	closed := c.watchClose()
+	defer closed.end(c)
+	for {
+		sh.mu.Lock()
+		for _, k := range req.Keys {
+			sh.db.WaitKey(k, wake)
+		}
+		sh.mu.Unlock()
+		var timer <-chan time.Time
+		var t *time.Timer
+		if !deadline.IsZero() {
+			t = time.NewTimer(time.Until(deadline))
+			timer = t.C
+		}
+		woke := false
+		select {
+		case <-wake:
+			woke = true
+		case <-timer:
+		case <-closed.gone:
+		case <-c.srv.tickStop:
+		}
+		if t != nil {
+			t.Stop()
+		}
+		sh.mu.Lock()
+		for _, k := range req.Keys {
+			sh.db.UnwaitKey(k, wake)
+		}
+		sh.mu.Unlock()
+		if !woke {
+			if c.closed.Load() {
+				return
+			}
+			if listcmd.BlockTimeoutNull(spec.Name) {
+				c.w.NullArray()
+			} else {
+				c.w.Null()
+			}
+			return
+		}
+		c.ctx.Reset()
+		sh.run(spec, &c.ctx)
+		if c.ctx.Block == nil {
+			return
+		}
+	}
+}
+
+// closeWatch reports when the client hangs up while it waits, so a
+// blocked pop never hands an element to a client that is gone.
+type closeWatch struct {
+	gone   chan struct{}
+	exited chan struct{}
+}
+
+// watchClose peeks at the idle read side: EOF or an error means the client
+// left. A byte that does arrive (a pipelined command) stays buffered for
+// the next read.
+func (c *conn) watchClose() closeWatch {
+	w := closeWatch{gone: make(chan struct{}), exited: make(chan struct{})}
+	go func() {
+		defer close(w.exited)
+		if err := c.r.Peek(); err != nil && !isTimeout(err) {
+			close(w.gone)
+		}
+	}()
+	return w
+}
+
+// end stops the peek by expiring the read deadline and waits for it, so
+// only the connection's goroutine reads afterwards.
+func (w closeWatch) end(c *conn) {
+	c.nc.SetReadDeadline(time.Unix(1, 0))
+	<-w.exited
+	c.nc.SetReadDeadline(time.Time{})
+}
+
+func isTimeout(err error) bool {
+	var ne net.Error
+	return errors.As(err, &ne) && ne.Timeout()
+}

@@ -1,0 +1,171 @@
+package server
+
+import (
+	"fmt"
+	"os"
+	"runtime"
+	"runtime/metrics"
+	"strings"
+
+	"github.com/ruvio/ruvio/ruvio/clock"
+	"github.com/ruvio/ruvio/ruvio/keyspace"
+)
+
+// infoSections lists INFO's sections in the order "default" prints them.
+var infoSections = []string{"server", "clients", "memory", "persistence", "stats", "replication", "cpu", "cluster", "keyspace"}
+
+// cmdInfo answers INFO [section ...] for this connection's shard (the
+// replication section is per shard; the rest describes the node).
+func cmdInfo(c *conn, args [][]byte) {
+	want := map[string]bool{}
+	for _, a := range args[1:] {
+		want[strings.ToLower(string(a))] = true
+	}
+	all := len(want) == 0 || want["all"] || want["default"] || want["everything"]
+	var b strings.Builder
+	for _, sec := range infoSections {
+		if !all && !want[sec] {
+			continue
+		}
+		if b.Len() > 0 {
+			b.WriteString("\r\n")
+		}
+		fmt.Fprintf(&b, "# %s\r\n", strings.ToUpper(sec[:1])+sec[1:])
+		for _, kv := range c.srv.infoSection(sec, c) {
+			b.WriteString(kv[0])
+			b.WriteByte(':')
+			b.WriteString(kv[1])
+			b.WriteString("\r\n")
+		}
+	}
+	c.w.Verbatim(b.String())
+}
+
+func kv(k string, v any) [2]string { return [2]string{k, fmt.Sprint(v)} }
+
+func (s *Server) infoSection(sec string, c *conn) [][2]string {
+	cfg := s.Config()
+	now := clock.Default.Now()
+	switch sec {
+	case "server":
+		up := int64(clock.Default.Since(s.start).Seconds())
+		return [][2]string{
+			kv("redis_version", Version), kv("ruvio_version", BuildVersion), kv("redis_mode", "cluster"),
+			kv("os", runtime.GOOS+" "+runtime.GOARCH), kv("arch_bits", 64), kv("go_version", runtime.Version()),
+			kv("process_id", os.Getpid()), kv("run_id", s.runID), kv("tcp_port", cfg.Port),
+			kv("shard", c.shard.ID), kv("shards", len(s.shards)),
+			kv("server_time_usec", now.UnixMicro()), kv("uptime_in_seconds", up), kv("uptime_in_days", up/86400),
+			kv("hz", cfg.Hz), kv("executable", executable()),
+		}
+	case "clients":
+		blocked := 0
+		return [][2]string{
+			kv("connected_clients", s.clientCount()), kv("maxclients", cfg.MaxClients),
+			kv("blocked_clients", blocked), kv("pubsub_clients", s.pubsubClients()),
+		}
+	case "memory":
+		used := s.usedMem.Load()
+		return [][2]string{
+			kv("used_memory", used), kv("used_memory_human", humanBytes(used)),
+			kv("maxmemory", cfg.MaxMemory), kv("maxmemory_human", humanBytes(cfg.MaxMemory)),
+			kv("maxmemory_policy", cfg.MaxMemoryPolicy),
+		}
+	case "persistence":
+		var changes int64
+		for _, sh := range s.shards {
+			changes += sh.changes.Load()
+		}
+		return [][2]string{
+			kv("loading", 0), kv("durability", cfg.Durability), kv("rdb_changes_since_last_save", changes),
+			kv("rdb_last_save_time", s.lastSave.Load()), kv("aof_enabled", 0),
+		}
+	case "stats":
+		var st keyspace.Stats
+		for _, sh := range s.shards {
+			sh.mu.Lock()
+			st.ExpiredKeys += sh.db.Stats.ExpiredKeys
+			st.KeyspaceHits += sh.db.Stats.KeyspaceHits
+			st.KeyspaceMisses += sh.db.Stats.KeyspaceMisses
+			sh.mu.Unlock()
+		}
+		ch, pat := s.hub.counts()
+		return [][2]string{
+			kv("total_connections_received", s.stats.connections.Load()),
+			kv("total_commands_processed", s.stats.commands.Load()),
+			kv("instantaneous_ops_per_sec", s.stats.opsPerSec.Load()),
+			kv("total_net_input_bytes", s.stats.netInput.Load()),
+			kv("total_net_output_bytes", s.stats.netOutput.Load()),
+			kv("rejected_connections", s.stats.rejected.Load()),
+			kv("expired_keys", st.ExpiredKeys), kv("evicted_keys", 0),
+			kv("keyspace_hits", st.KeyspaceHits), kv("keyspace_misses", st.KeyspaceMisses),
+			kv("pubsub_channels", ch), kv("pubsub_patterns", pat),
+			kv("total_error_replies", s.stats.errorReplies.Load()),
+		}
+	case "replication":
+		return [][2]string{
+			kv("role", "master"), kv("connected_slaves", 0), kv("master_failover_state", "no-failover"),
+			kv("master_replid", s.runID), kv("master_repl_offset", c.shard.changes.Load()),
+		}
+	case "cpu":
+		return [][2]string{kv("goroutines", runtime.NumGoroutine()), kv("gomaxprocs", runtime.GOMAXPROCS(0))}
+	case "cluster":
+		return [][2]string{kv("cluster_enabled", 1)}
+	case "keyspace":
+		keys, expires := 0, 0
+		for _, sh := range s.shards {
+			k, e := sh.keyCount()
+			keys += k
+			expires += e
+		}
+		if keys == 0 {
+			return nil
+		}
+		return [][2]string{kv("db0", fmt.Sprintf("keys=%d,expires=%d,avg_ttl=0", keys, expires))}
+	}
+	return nil
+}
+
+func (s *Server) pubsubClients() int {
+	n := 0
+	for _, c := range s.clientsSorted() {
+		if c.nsub.Load() > 0 || c.npsub.Load() > 0 {
+			n++
+		}
+	}
+	return n
+}
+
+// BuildVersion is ruvio's own version, set at link time.
+var BuildVersion = "dev"
+
+func executable() string {
+	p, err := os.Executable()
+	if err != nil {
+		return ""
+	}
+	return p
+}
+
+func humanBytes(n int64) string {
+	switch {
+	case n >= 1<<30:
+		return fmt.Sprintf("%.2fG", float64(n)/(1<<30))
+	case n >= 1<<20:
+		return fmt.Sprintf("%.2fM", float64(n)/(1<<20))
+	case n >= 1<<10:
+		return fmt.Sprintf("%.2fK", float64(n)/(1<<10))
+	}
+	return fmt.Sprintf("%dB", n)
+}
+
+var memSample = []metrics.Sample{{Name: "/memory/classes/heap/objects:bytes"}}
+
+// sampleMemory refreshes used memory from the runtime's live heap bytes,
+// which is what maxmemory is compared against. runtime/metrics does not
+// stop the world, so reading it every tick is cheap.
+func (s *Server) sampleMemory() {
+	metrics.Read(memSample)
+	if memSample[0].Value.Kind() == metrics.KindUint64 {
+		s.usedMem.Store(int64(memSample[0].Value.Uint64()))
+	}
+}

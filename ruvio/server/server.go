@@ -1,0 +1,256 @@
+// Package server is the data node: it listens on one port per shard,
+// speaks RESP to clients, checks ACLs and routes each command to the shard
+// that owns its keys.
+package server
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"strconv"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/ruvio/ruvio/ruvio/acl"
+	"github.com/ruvio/ruvio/ruvio/clock"
+	"github.com/ruvio/ruvio/ruvio/command"
+	"github.com/ruvio/ruvio/ruvio/config"
+	"github.com/ruvio/ruvio/ruvio/slots"
+)
+
+// Version is the Redis version the node claims in HELLO and INFO, so
+// clients enable the Redis 7 features it implements.
+const Version = "7.0.15"
+
+// Server is a running data node.
+type Server struct {
+	log   *slog.Logger
+	start time.Time
+	runID string
+
+	cfgMu sync.RWMutex
+	cfg   *config.Config
+
+	table  *command.Table
+	acl    *acl.Registry
+	shards []*Shard
+	hub    *hub
+
+	listeners []net.Listener
+	clientsMu sync.Mutex
+	clients   map[int64]*conn
+	nextID    atomic.Int64
+
+	stats     stats
+	usedMem   atomic.Int64
+	lastSave  atomic.Int64
+	closing   atomic.Bool
+	done      chan struct{}
+	closeOnce sync.Once
+	wg        sync.WaitGroup
+	tickStop  chan struct{}
+}
+
+type stats struct {
+	connections   atomic.Int64
+	commands      atomic.Int64
+	rejected      atomic.Int64
+	opsPerSec     atomic.Int64
+	netInput      atomic.Int64
+	netOutput     atomic.Int64
+	errorReplies  atomic.Int64
+	lastOpsSample int64
+}
+
+// New builds a node from a validated configuration. Nothing listens yet.
+func New(cfg *config.Config, log *slog.Logger) (*Server, error) {
+	s := &Server{
+		log:      log,
+		start:    clock.Default.Now(),
+		runID:    newRunID(),
+		cfg:      cfg,
+		clients:  make(map[int64]*conn),
+		done:     make(chan struct{}),
+		tickStop: make(chan struct{}),
+		hub:      newHub(),
+	}
+	s.table = s.commandTable()
+	reg := acl.NewRegistry(tableCatalog{s.table}, cfg.Auth)
+	for _, u := range cfg.Users {
+		rules := []string{"reset", "on"}
+		if u.Password != "" {
+			rules = append(rules, ">"+u.Password)
+		} else {
+			rules = append(rules, "nopass")
+		}
+		rules = append(rules, acl.SplitRules(u.Rules)...)
+		if err := reg.SetUser(u.Name, rules...); err != nil {
+			return nil, fmt.Errorf("users: %s: %w", u.Name, err)
+		}
+	}
+	s.acl = reg
+	for i, r := range slots.Split(cfg.Shards) {
+		s.shards = append(s.shards, newShard(i, r))
+	}
+	s.lastSave.Store(s.start.Unix())
+	return s, nil
+}
+
+func newRunID() string {
+	var b [20]byte
+	if _, err := rand.Read(b[:]); err != nil {
+		panic(err)
+	}
+	return hex.EncodeToString(b[:])
+}
+
+// Config returns a copy of the current configuration.
+func (s *Server) Config() config.Config {
+	s.cfgMu.RLock()
+	defer s.cfgMu.RUnlock()
+	return *s.cfg
+}
+
+// Start listens on every shard's port and serves until Shutdown.
+func (s *Server) Start() error {
+	cfg := s.Config()
+	for i := range s.shards {
+		addr := net.JoinHostPort(cfg.Bind, strconv.Itoa(cfg.Port+i))
+		ln, err := net.Listen("tcp", addr)
+		if err != nil {
+			for _, l := range s.listeners {
+				l.Close()
+			}
+			return fmt.Errorf("shard %d: %w", i, err)
+		}
+		s.listeners = append(s.listeners, ln)
+	}
+	for i, ln := range s.listeners {
+		s.wg.Add(1)
+		go s.accept(ln, s.shards[i])
+	}
+	s.wg.Add(1)
+	go s.ticker()
+	s.log.Info("ready to accept connections", "bind", cfg.Bind, "port", cfg.Port,
+		"shards", len(s.shards), "run_id", s.runID)
+	return nil
+}
+
+// Addr returns the address shard i listens on.
+func (s *Server) Addr(i int) string { return s.listeners[i].Addr().String() }
+
+func (s *Server) accept(ln net.Listener, sh *Shard) {
+	defer s.wg.Done()
+	var backoff time.Duration
+	for {
+		nc, err := ln.Accept()
+		if err != nil {
+			if s.closing.Load() {
+				return
+			}
+			var ne net.Error
+			if errors.As(err, &ne) && ne.Timeout() {
+				continue
+			}
+			// Out of file descriptors and the like: wait a little rather
+			// than spin, as net/http does.
+			backoff = min(max(2*backoff, 5*time.Millisecond), time.Second)
+			s.log.Warn("accept failed", "err", err, "retry_in", backoff)
+			time.Sleep(backoff)
+			continue
+		}
+		backoff = 0
+		s.stats.connections.Add(1)
+		if s.clientCount() >= s.Config().MaxClients {
+			s.stats.rejected.Add(1)
+			nc.Write([]byte("-ERR max number of clients reached\r\n"))
+			nc.Close()
+			continue
+		}
+		c := s.newConn(nc, sh)
+		s.wg.Add(1)
+		go func() {
+			defer s.wg.Done()
+			c.serve()
+		}()
+	}
+}
+
+func (s *Server) clientCount() int {
+	s.clientsMu.Lock()
+	defer s.clientsMu.Unlock()
+	return len(s.clients)
+}
+
+// ticker runs each shard's periodic work hz times a second and samples
+// memory and throughput.
+func (s *Server) ticker() {
+	defer s.wg.Done()
+	hz := s.Config().Hz
+	t := time.NewTicker(time.Second / time.Duration(max(hz, 1)))
+	defer t.Stop()
+	last := time.Now()
+	for {
+		select {
+		case <-s.tickStop:
+			return
+		case now := <-t.C:
+			for _, sh := range s.shards {
+				sh.tick()
+			}
+			s.sampleMemory()
+			if now.Sub(last) >= time.Second {
+				n := s.stats.commands.Load()
+				elapsed := now.Sub(last).Seconds()
+				s.stats.opsPerSec.Store(int64(float64(n-s.stats.lastOpsSample) / elapsed))
+				s.stats.lastOpsSample = n
+				last = now
+				s.closeIdleClients()
+			}
+		}
+	}
+}
+
+// Shutdown stops accepting, closes every client and waits for the
+// goroutines to end or ctx to expire.
+func (s *Server) Shutdown(ctx context.Context) error {
+	s.closeOnce.Do(func() {
+		s.closing.Store(true)
+		for _, ln := range s.listeners {
+			ln.Close()
+		}
+		close(s.tickStop)
+		s.clientsMu.Lock()
+		for _, c := range s.clients {
+			c.close()
+		}
+		s.clientsMu.Unlock()
+		go func() {
+			s.wg.Wait()
+			close(s.done)
+		}()
+		s.log.Info("shutting down", "uptime_s", int(clock.Default.Since(s.start).Seconds()))
+	})
+	select {
+	case <-s.done:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// Done is closed once the server has stopped.
+func (s *Server) Done() <-chan struct{} { return s.done }
+
+// shardFor returns the shard that owns key.
+func (s *Server) shardFor(key []byte) *Shard {
+	if len(s.shards) == 1 {
+		return s.shards[0]
+	}
+	return s.shards[slots.Owner(slots.Of(key), len(s.shards))]
+}

@@ -1,0 +1,185 @@
+package server
+
+import (
+	"strings"
+
+	"github.com/ruvio/ruvio/ruvio/acl"
+	"github.com/ruvio/ruvio/ruvio/command"
+	"github.com/ruvio/ruvio/ruvio/command/hashcmd"
+	"github.com/ruvio/ruvio/ruvio/command/keycmd"
+	"github.com/ruvio/ruvio/ruvio/command/listcmd"
+	"github.com/ruvio/ruvio/ruvio/command/setcmd"
+	"github.com/ruvio/ruvio/ruvio/command/stringcmd"
+	"github.com/ruvio/ruvio/ruvio/command/zsetcmd"
+)
+
+// Short names for flag sets used below.
+const (
+	fast   = command.Fast
+	noauth = command.NoAuth
+	admin  = command.Admin
+	load   = command.Loading
+	stale  = command.Stale
+	subOK  = command.AllowSubscribed
+	nomult = command.NoMulti
+)
+
+func ext(name string, arity int, flags command.Flags, cats string, h handler) *command.Spec {
+	return &command.Spec{Name: name, Arity: arity, Flags: flags, Categories: strings.Fields(cats), Ext: h}
+}
+
+func keyed(s *command.Spec, first, last, step int) *command.Spec {
+	s.FirstKey, s.LastKey, s.Step = first, last, step
+	return s
+}
+
+// container builds a command with subcommands; each sub's name is
+// "parent|sub" and it inherits nothing implicitly.
+func container(name string, cats string, subs ...*command.Spec) *command.Spec {
+	for _, s := range subs {
+		s.Name = name + "|" + s.Name
+	}
+	return &command.Spec{Name: name, Arity: -2, Categories: strings.Fields(cats), Subcommands: subs}
+}
+
+// commandTable assembles the data command families and the commands the
+// server implements itself.
+func (s *Server) commandTable() *command.Table {
+	t := command.NewTable(stringcmd.Specs(), keycmd.Specs(), hashcmd.Specs(), listcmd.Specs(),
+		setcmd.Specs(), zsetcmd.Specs())
+	t.Add(
+		// Connection.
+		ext("ping", -1, fast|subOK|stale|load, "fast connection", cmdPing),
+		ext("echo", 2, fast|stale|load, "fast connection", cmdEcho),
+		ext("quit", -1, fast|noauth|subOK|stale|load, "fast connection", cmdQuit),
+		ext("select", 2, fast|stale|load, "fast connection", cmdSelect),
+		ext("hello", -1, fast|noauth|stale|load, "fast connection", cmdHello),
+		ext("auth", -2, fast|noauth|stale|load, "fast connection", cmdAuth),
+		ext("reset", 1, fast|noauth|subOK|stale|load, "fast connection", cmdReset),
+		container("client", "slow connection",
+			ext("id", 2, stale|load, "slow connection", cmdClientID),
+			ext("setname", 3, stale|load, "slow connection", cmdClientSetName),
+			ext("getname", 2, stale|load, "slow connection", cmdClientGetName),
+			ext("setinfo", 4, stale|load, "slow connection", cmdClientSetInfo),
+			ext("info", 2, stale|load, "slow connection", cmdClientInfo),
+			ext("list", -2, admin|stale|load, "admin slow dangerous connection", cmdClientList),
+			ext("kill", -3, admin|stale|load, "admin slow dangerous connection", cmdClientKill),
+			ext("help", 2, stale|load, "slow connection", cmdClientHelp),
+		),
+		// Server.
+		ext("info", -1, stale|load, "slow dangerous", cmdInfo),
+		container("config", "slow",
+			ext("get", -3, admin|stale|load, "admin slow dangerous", cmdConfigGet),
+			ext("set", -4, admin|stale|load, "admin slow dangerous", cmdConfigSet),
+			ext("resetstat", 2, admin|stale|load, "admin slow dangerous", cmdConfigResetStat),
+			ext("help", 2, stale|load, "slow", cmdConfigHelp),
+		),
+		ext("command", -1, stale|load, "slow connection", cmdCommand),
+		ext("time", 1, fast|stale|load, "fast", cmdTime),
+		ext("role", 1, fast|stale|load, "admin fast dangerous", cmdRole),
+		ext("lastsave", 1, fast|stale|load, "admin fast dangerous", cmdLastSave),
+		ext("debug", -2, admin|stale|load, "admin slow dangerous", cmdDebug),
+		ext("shutdown", -1, admin|stale|load|nomult, "admin slow dangerous", cmdShutdown),
+		ext("replicaof", 3, admin|stale|nomult, "admin slow dangerous", cmdReplicaOf),
+		ext("slaveof", 3, admin|stale|nomult, "admin slow dangerous", cmdReplicaOf),
+		container("ruvio", "slow",
+			ext("version", 2, stale|load, "slow", cmdRuvioVersion),
+			ext("help", 2, stale|load, "slow", cmdRuvioHelp),
+		),
+		// Keyspace-wide: these span every shard of the node.
+		ext("dbsize", 1, command.ReadOnly|fast, "keyspace read fast", cmdDBSize),
+		ext("flushdb", -1, command.Write, "keyspace write slow dangerous", cmdFlush),
+		ext("flushall", -1, command.Write, "keyspace write slow dangerous", cmdFlush),
+		ext("keys", 2, command.ReadOnly, "keyspace read slow dangerous", cmdKeys),
+		ext("scan", -2, command.ReadOnly, "keyspace read slow", cmdScan),
+		ext("randomkey", 1, command.ReadOnly, "keyspace read slow", cmdRandomKey),
+		// Transactions.
+		ext("multi", 1, fast|load|stale, "fast transaction", cmdMulti),
+		ext("exec", 1, load|stale, "slow transaction", cmdExec),
+		ext("discard", 1, fast|load|stale, "fast transaction", cmdDiscard),
+		keyed(ext("watch", -2, fast|load|stale, "fast transaction", cmdWatch), 1, -1, 1),
+		ext("unwatch", 1, fast|load|stale, "fast transaction", cmdUnwatch),
+		// Pub/sub.
+		ext("subscribe", -2, command.PubSub|subOK|load|stale, "pubsub slow", cmdSubscribe),
+		ext("psubscribe", -2, command.PubSub|subOK|load|stale, "pubsub slow", cmdPSubscribe),
+		ext("unsubscribe", -1, command.PubSub|subOK|load|stale, "pubsub slow", cmdUnsubscribe),
+		ext("punsubscribe", -1, command.PubSub|subOK|load|stale, "pubsub slow", cmdPUnsubscribe),
+		ext("publish", 3, command.PubSub|fast|load|stale, "pubsub fast", cmdPublish),
+		container("pubsub", "slow",
+			ext("channels", -2, command.PubSub|load|stale, "pubsub slow", cmdPubsubChannels),
+			ext("numsub", -2, command.PubSub|load|stale, "pubsub slow", cmdPubsubNumsub),
+			ext("numpat", 2, command.PubSub|load|stale, "pubsub slow", cmdPubsubNumpat),
+		),
+		// Cluster topology of the node's shards.
+		container("cluster", "slow",
+			ext("slots", 2, stale|load, "slow", cmdClusterSlots),
+			ext("shards", 2, stale|load, "slow", cmdClusterShards),
+			ext("nodes", 2, stale|load, "slow", cmdClusterNodes),
+			ext("keyslot", 3, stale|load, "slow", cmdClusterKeySlot),
+			ext("info", 2, stale|load, "slow", cmdClusterInfo),
+			ext("myid", 2, stale|load, "slow", cmdClusterMyID),
+			ext("countkeysinslot", 3, stale|load, "slow", cmdClusterCountKeys),
+			ext("getkeysinslot", 4, stale|load, "slow", cmdClusterGetKeys),
+			ext("help", 2, stale|load, "slow", cmdClusterHelp),
+		),
+		// ACL.
+		container("acl", "slow",
+			ext("whoami", 2, stale|load, "slow", cmdACLWhoAmI),
+			ext("list", 2, admin|stale|load, "admin slow dangerous", cmdACLList),
+			ext("users", 2, admin|stale|load, "admin slow dangerous", cmdACLUsers),
+			ext("cat", -2, stale|load, "slow", cmdACLCat),
+			ext("setuser", -3, admin|stale|load, "admin slow dangerous", cmdACLSetUser),
+			ext("deluser", -3, admin|stale|load, "admin slow dangerous", cmdACLDelUser),
+			ext("help", 2, stale|load, "slow", cmdACLHelp),
+		),
+	)
+	// Container commands carry the union of their subcommands' flags for
+	// COMMAND INFO, as Redis reports them.
+	// Their ACL categories are the union of the subcommands' too, since
+	// the ACL package gives subcommands their container's categories:
+	// -@dangerous then removes CONFIG as a whole and +config|get can add
+	// back one subcommand.
+	for _, spec := range t.All() {
+		seen := map[string]bool{}
+		for _, c := range spec.Categories {
+			seen[c] = true
+		}
+		for _, sub := range spec.Subcommands {
+			spec.Flags |= sub.Flags & (stale | load)
+			for _, c := range sub.Categories {
+				if !seen[c] {
+					seen[c] = true
+					spec.Categories = append(spec.Categories, c)
+				}
+			}
+		}
+	}
+	return t
+}
+
+// tableCatalog shows the command table to the ACL package.
+type tableCatalog struct{ t *command.Table }
+
+func (tc tableCatalog) Lookup(name string) (acl.CommandInfo, bool) {
+	s := tc.t.Lookup([]byte(name))
+	if s == nil {
+		return acl.CommandInfo{}, false
+	}
+	return info(s), true
+}
+
+func (tc tableCatalog) All() []acl.CommandInfo {
+	var out []acl.CommandInfo
+	for _, s := range tc.t.All() {
+		out = append(out, info(s))
+	}
+	return out
+}
+
+func info(s *command.Spec) acl.CommandInfo {
+	ci := acl.CommandInfo{Name: s.Name, Categories: s.Categories}
+	for _, sub := range s.Subcommands {
+		ci.Subcommands = append(ci.Subcommands, strings.TrimPrefix(sub.Name, s.Name+"|"))
+	}
+	return ci
+}

@@ -1,0 +1,215 @@
+package server
+
+import (
+	"github.com/ruvio/ruvio/ruvio/clock"
+	"github.com/ruvio/ruvio/ruvio/command"
+)
+
+// MULTI/EXEC: commands are queued and run together under their shard's
+// lock, so no other client's command interleaves (Redis's atomicity). A
+// transaction's keys must all live on one shard.
+
+func cmdMulti(c *conn, args [][]byte) {
+	if c.multi {
+		c.w.Error("ERR MULTI calls can not be nested")
+		return
+	}
+	c.multi = true
+	c.multiDirty = false
+	c.queued = c.queued[:0]
+	c.w.OK()
+}
+
+func (c *conn) queue(spec *command.Spec, args [][]byte) {
+	if spec.Flags&command.NoMulti != 0 {
+		c.fail("ERR Command not allowed inside a transaction")
+		return
+	}
+	if sh, ok := c.srv.route(spec, args); !ok || !c.sameTxnShard(sh, spec) {
+		c.fail(command.ErrCrossSlot)
+		return
+	}
+	cp := make([][]byte, len(args))
+	copy(cp, args)
+	c.queued = append(c.queued, cp)
+	c.w.Simple("QUEUED")
+}
+
+// sameTxnShard reports whether a command's shard agrees with the shards of
+// the commands queued before it.
+func (c *conn) sameTxnShard(sh *Shard, spec *command.Spec) bool {
+	if sh == nil || len(c.srv.shards) == 1 || spec.Ext != nil {
+		return true
+	}
+	for _, q := range c.queued {
+		qs := c.srv.table.Lookup(q[0])
+		if qs.Ext != nil {
+			continue
+		}
+		if other, _ := c.srv.route(qs, q); other != nil && other != sh {
+			return false
+		}
+	}
+	return true
+}
+
+func cmdDiscard(c *conn, args [][]byte) {
+	if !c.multi {
+		c.w.Error("ERR DISCARD without MULTI")
+		return
+	}
+	c.resetMulti()
+	c.w.OK()
+}
+
+func (c *conn) resetMulti() {
+	c.multi = false
+	c.multiDirty = false
+	c.queued = c.queued[:0]
+	c.unwatchAll()
+}
+
+func cmdExec(c *conn, args [][]byte) {
+	if !c.multi {
+		c.w.Error("ERR EXEC without MULTI")
+		return
+	}
+	queued := c.queued
+	dirty := c.multiDirty
+	c.multi = false
+	if dirty {
+		c.resetMulti()
+		c.w.Error("EXECABORT Transaction discarded because of previous errors.")
+		return
+	}
+	// Lock the transaction's shard, or every shard when a server command
+	// in it may read several, before checking WATCH so nothing slips in
+	// between the check and the run.
+	locks := c.txnShards(queued)
+	for _, sh := range locks {
+		sh.mu.Lock()
+	}
+	c.locked = locks
+	defer func() {
+		c.locked = nil
+		for i := len(locks) - 1; i >= 0; i-- {
+			locks[i].mu.Unlock()
+		}
+		c.queued = c.queued[:0]
+	}()
+	for _, w := range c.watches {
+		if w.shard.db.Changed(w.token) {
+			c.unwatchAllLocked()
+			c.w.NullArray()
+			return
+		}
+	}
+	c.unwatchAllLocked()
+	c.w.Array(len(queued))
+	for _, q := range queued {
+		spec := c.srv.table.Lookup(q[0])
+		run := spec
+		if spec.Subcommands != nil {
+			run = spec.LookupSub(q[1])
+		}
+		// Checks that depend on state at run time still apply: memory.
+		if msg := c.srv.checkMemory(run); msg != "" {
+			c.w.Error(msg)
+			continue
+		}
+		if h, ok := run.Ext.(handler); ok {
+			h(c, q)
+			continue
+		}
+		c.ctx.Reset()
+		c.ctx.Args, c.ctx.W, c.ctx.InMulti = q, c.w, true
+		c.ctx.Values = c.ctx.Values[:0]
+		sh, _ := c.srv.route(run, q)
+		if sh == nil {
+			sh = c.shard
+		}
+		c.ctx.DB, c.ctx.Now = sh.db, clock.NowMs()
+		if run.PerKey != nil {
+			results := make([]int64, 0, len(q))
+			for _, i := range run.KeyIndexes(q) {
+				results = append(results, run.PerKey(&c.ctx, q[i]))
+			}
+			sh.record(c.ctx.Effects())
+			command.WritePerKey(&c.ctx, run, results)
+			continue
+		}
+		run.Run(&c.ctx)
+		sh.record(c.ctx.Effects())
+	}
+}
+
+// txnShards returns the shards EXEC must lock, in ID order: the
+// transaction's shard and those of watched keys, or every shard when a
+// server command in it may read several.
+func (c *conn) txnShards(queued [][][]byte) []*Shard {
+	need := make([]bool, len(c.srv.shards))
+	any := false
+	for _, q := range queued {
+		spec := c.srv.table.Lookup(q[0])
+		if spec.Ext != nil {
+			return c.srv.shards
+		}
+		if sh, _ := c.srv.route(spec, q); sh != nil {
+			need[sh.ID], any = true, true
+		}
+	}
+	if !any {
+		need[c.shard.ID] = true
+	}
+	for _, w := range c.watches {
+		need[w.shard.ID] = true
+	}
+	var out []*Shard
+	for i, n := range need {
+		if n {
+			out = append(out, c.srv.shards[i])
+		}
+	}
+	return out
+}
+
+// withShard runs fn with sh locked, unless EXEC already holds its lock.
+func (c *conn) withShard(sh *Shard, fn func()) {
+	for _, l := range c.locked {
+		if l == sh {
+			fn()
+			return
+		}
+	}
+	sh.mu.Lock()
+	defer sh.mu.Unlock()
+	fn()
+}
+
+func cmdWatch(c *conn, args [][]byte) {
+	if c.multi {
+		c.w.Error("ERR WATCH inside MULTI is not allowed")
+		return
+	}
+	for _, k := range args[1:] {
+		sh := c.srv.shardFor(k)
+		sh.mu.Lock()
+		tok := sh.db.Watch(string(k))
+		sh.mu.Unlock()
+		c.watches = append(c.watches, watchEntry{shard: sh, token: tok})
+	}
+	c.w.OK()
+}
+
+func cmdUnwatch(c *conn, args [][]byte) {
+	c.unwatchAll()
+	c.w.OK()
+}
+
+// unwatchAllLocked drops watches while EXEC holds their shards' locks.
+func (c *conn) unwatchAllLocked() {
+	for _, w := range c.watches {
+		w.shard.db.Unwatch(w.token)
+	}
+	c.watches = nil
+}

@@ -1,0 +1,109 @@
+// Package slots maps keys to the 16384 hash slots Redis Cluster uses and
+// splits the slot space across a node's shards.
+package slots
+
+// Count is the number of hash slots (N-TOPO-9: slots 0-16383).
+const Count = 16384
+
+var crcTable [256]uint16
+
+func init() {
+	// CRC16-XMODEM (CCITT polynomial 0x1021, initial value 0), the variant
+	// Redis Cluster uses, so a key lands in the same slot as on Redis.
+	for i := 0; i < 256; i++ {
+		crc := uint16(i) << 8
+		for j := 0; j < 8; j++ {
+			if crc&0x8000 != 0 {
+				crc = crc<<1 ^ 0x1021
+			} else {
+				crc <<= 1
+			}
+		}
+		crcTable[i] = crc
+	}
+}
+
+// CRC16 computes CRC16-XMODEM of b.
+func CRC16(b []byte) uint16 {
+	var crc uint16
+	for _, c := range b {
+		crc = crc<<8 ^ crcTable[byte(crc>>8)^c]
+	}
+	return crc
+}
+
+// HashTag returns the part of key that is hashed: the text between the
+// first '{' and the next '}' when that is non-empty, else the whole key.
+func HashTag(key []byte) []byte {
+	for i, c := range key {
+		if c == '{' {
+			for j := i + 1; j < len(key); j++ {
+				if key[j] == '}' {
+					if j == i+1 {
+						return key
+					}
+					return key[i+1 : j]
+				}
+			}
+			return key
+		}
+	}
+	return key
+}
+
+// Of returns the slot of key.
+func Of(key []byte) int { return int(CRC16(HashTag(key)) % Count) }
+
+// OfString returns the slot of a key held as a string, without copying it.
+func OfString(key string) int {
+	var crc uint16
+	start, end := 0, len(key)
+	for i := 0; i < len(key); i++ {
+		if key[i] == '{' {
+			for j := i + 1; j < len(key); j++ {
+				if key[j] == '}' {
+					if j > i+1 {
+						start, end = i+1, j
+					}
+					break
+				}
+			}
+			break
+		}
+	}
+	for i := start; i < end; i++ {
+		crc = crc<<8 ^ crcTable[byte(crc>>8)^key[i]]
+	}
+	return int(crc % Count)
+}
+
+// Range is an inclusive range of slots.
+type Range struct{ First, Last int }
+
+// Split divides the slot space into n contiguous ranges, one per shard, the
+// first Count%n shards taking one slot more.
+func Split(n int) []Range {
+	out := make([]Range, n)
+	per, extra := Count/n, Count%n
+	next := 0
+	for i := range out {
+		size := per
+		if i < extra {
+			size++
+		}
+		out[i] = Range{First: next, Last: next + size - 1}
+		next += size
+	}
+	return out
+}
+
+// Owner returns the index of the shard that owns slot when the slot space
+// is split across n shards as Split does.
+func Owner(slot, n int) int {
+	per, extra := Count/n, Count%n
+	big := extra * (per + 1)
+	if slot < big {
+		return slot / (per + 1)
+	}
+	return extra + (slot-big)/per
+}

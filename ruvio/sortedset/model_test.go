@@ -1,0 +1,329 @@
+package sortedset
+
+import (
+	"math"
+	"math/rand/v2"
+	"slices"
+	"sort"
+	"testing"
+
+	"pgregory.net/rapid"
+)
+
+// model is the naive reference: a slice kept sorted by (score, member).
+type model []Item
+
+func itemLess(a, b Item) bool {
+	return a.Score < b.Score || (a.Score == b.Score && a.Member < b.Member)
+}
+
+func (m model) find(member string) int {
+	for i, it := range m {
+		if it.Member == member {
+			return i
+		}
+	}
+	return -1
+}
+
+func (m *model) add(member string, score float64) bool {
+	if i := m.find(member); i >= 0 {
+		if (*m)[i].Score == score {
+			return false
+		}
+		*m = slices.Delete(*m, i, i+1)
+		m.insert(Item{member, score})
+		return false
+	}
+	m.insert(Item{member, score})
+	return true
+}
+
+func (m *model) insert(it Item) {
+	i := sort.Search(len(*m), func(i int) bool { return itemLess(it, (*m)[i]) })
+	*m = slices.Insert(*m, i, it)
+}
+
+func inScore(v float64, lb, ub ScoreBound) bool {
+	aboveMin := v > lb.Value || (!lb.Exclusive && v == lb.Value)
+	belowMax := v < ub.Value || (!ub.Exclusive && v == ub.Value)
+	return aboveMin && belowMax
+}
+
+// scoreSpan filters linearly: scores are sorted, so the matches are one run.
+func (m model) scoreSpan(lb, ub ScoreBound) (lo, hi int) {
+	lo = len(m)
+	for i, it := range m {
+		if inScore(it.Score, lb, ub) {
+			lo = min(lo, i)
+			hi = i + 1
+		}
+	}
+	if hi < lo {
+		hi = lo
+	}
+	return lo, hi
+}
+
+// lexBelow is the documented lex semantics: sort.Search over positions.
+func (m model) lexBelow(b LexBound, orEqual bool) int {
+	switch b.Inf {
+	case -1:
+		return 0
+	case 1:
+		return len(m)
+	}
+	return sort.Search(len(m), func(i int) bool {
+		v := m[i].Member
+		return !(v < b.Value || (orEqual && v == b.Value))
+	})
+}
+
+func (m model) lexSpan(lb, ub LexBound) (lo, hi int) {
+	lo, hi = m.lexBelow(lb, lb.Exclusive), m.lexBelow(ub, !ub.Exclusive)
+	return lo, max(lo, hi)
+}
+
+func inLex(v string, lb, ub LexBound) bool {
+	aboveMin := lb.Inf < 0 || (lb.Inf == 0 && (v > lb.Value || (!lb.Exclusive && v == lb.Value)))
+	belowMax := ub.Inf > 0 || (ub.Inf == 0 && (v < ub.Value || (!ub.Exclusive && v == ub.Value)))
+	return aboveMin && belowMax
+}
+
+func (m model) window(lo, hi int, reverse bool, offset, count int) []Item {
+	run := slices.Clone(m[lo:hi])
+	if reverse {
+		slices.Reverse(run)
+	}
+	if offset < 0 || offset >= len(run) {
+		return nil
+	}
+	run = run[offset:]
+	if count >= 0 && count < len(run) {
+		run = run[:count]
+	}
+	if len(run) == 0 {
+		return nil
+	}
+	return run
+}
+
+var (
+	memberGen = rapid.Custom(func(t *rapid.T) string {
+		// A tiny byte alphabet forces collisions, shared prefixes and high
+		// bytes that would expose signed comparisons.
+		b := rapid.SliceOfN(rapid.SampledFrom([]byte{0, 'a', 'b', 0x80, 0xff}), 0, 3).Draw(t, "bytes")
+		return string(b)
+	})
+	scoreGen = rapid.OneOf(
+		rapid.SampledFrom([]float64{math.Inf(-1), -2, -1, math.Copysign(0, -1), 0, 0.5, 1, 2, math.Inf(1)}),
+		rapid.Float64(),
+	)
+	scoreBoundGen = rapid.Custom(func(t *rapid.T) ScoreBound {
+		return ScoreBound{Value: scoreGen.Draw(t, "value"), Exclusive: rapid.Bool().Draw(t, "exclusive")}
+	})
+	lexBoundGen = rapid.Custom(func(t *rapid.T) LexBound {
+		b := LexBound{Inf: rapid.SampledFrom([]int{-1, 0, 0, 0, 1}).Draw(t, "inf")}
+		if b.Inf == 0 {
+			b.Value = memberGen.Draw(t, "value")
+			b.Exclusive = rapid.Bool().Draw(t, "exclusive")
+		}
+		return b
+	})
+)
+
+func TestModel(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		s := New()
+		var m model
+		// Half the runs keep every score equal, the case lex ranges are meant
+		// for; the rest mix scores so both lex search paths get exercised.
+		sameScore := rapid.Bool().Draw(t, "sameScore")
+		score := func(t *rapid.T) float64 {
+			if sameScore {
+				return 1
+			}
+			return scoreGen.Draw(t, "score")
+		}
+		expect := func(t *rapid.T, what string, got, want []Item) {
+			t.Helper()
+			if !sameItems(got, want) {
+				t.Fatalf("%s: got %v, want %v", what, got, want)
+			}
+		}
+		expectInt := func(t *rapid.T, what string, got, want int) {
+			t.Helper()
+			if got != want {
+				t.Fatalf("%s: got %d, want %d", what, got, want)
+			}
+		}
+
+		t.Repeat(map[string]func(*rapid.T){
+			"": func(t *rapid.T) {
+				if err := s.check(); err != nil {
+					t.Fatal(err)
+				}
+				expectInt(t, "Len", s.Len(), len(m))
+				var all []Item
+				s.Each(func(it Item) bool { all = append(all, it); return true })
+				if len(m) == 0 {
+					expect(t, "Each", all, nil)
+				} else {
+					expect(t, "Each", all, m)
+				}
+			},
+			"Add": func(t *rapid.T) {
+				member, sc := memberGen.Draw(t, "member"), score(t)
+				if got, want := s.Add(member, sc), m.add(member, sc); got != want {
+					t.Fatalf("Add(%q, %v) = %v, want %v", member, sc, got, want)
+				}
+			},
+			"AddMany": func(t *rapid.T) {
+				for range rapid.IntRange(1, 20).Draw(t, "n") {
+					member, sc := memberGen.Draw(t, "member"), score(t)
+					s.Add(member, sc)
+					m.add(member, sc)
+				}
+			},
+			"Remove": func(t *rapid.T) {
+				member := memberGen.Draw(t, "member")
+				i := m.find(member)
+				if i >= 0 {
+					m = slices.Delete(m, i, i+1)
+				}
+				if got := s.Remove(member); got != (i >= 0) {
+					t.Fatalf("Remove(%q) = %v", member, got)
+				}
+			},
+			"Score": func(t *rapid.T) {
+				member := memberGen.Draw(t, "member")
+				got, ok := s.Score(member)
+				i := m.find(member)
+				if ok != (i >= 0) || (ok && math.Float64bits(got) != math.Float64bits(m[i].Score)) {
+					t.Fatalf("Score(%q) = %v, %v; model index %d", member, got, ok, i)
+				}
+			},
+			"Rank": func(t *rapid.T) {
+				member, reverse := memberGen.Draw(t, "member"), rapid.Bool().Draw(t, "reverse")
+				got, ok := s.Rank(member, reverse)
+				want := m.find(member)
+				if want >= 0 && reverse {
+					want = len(m) - 1 - want
+				}
+				if ok != (want >= 0) || (ok && got != want) {
+					t.Fatalf("Rank(%q, %v) = %d, %v; want %d", member, reverse, got, ok, want)
+				}
+			},
+			"ByRank": func(t *rapid.T) {
+				start := rapid.IntRange(-1, len(m)+1).Draw(t, "start")
+				stop := rapid.IntRange(-1, len(m)+1).Draw(t, "stop")
+				reverse := rapid.Bool().Draw(t, "reverse")
+				lo, hi := max(start, 0), min(stop, len(m)-1)+1
+				var want []Item
+				if lo < hi {
+					want = m.window(lo, hi, false, 0, -1)
+					if reverse {
+						want = m.window(len(m)-hi, len(m)-lo, true, 0, -1)
+					}
+				}
+				expect(t, "ByRank", s.ByRank(start, stop, reverse), want)
+			},
+			"RangeByScore": func(t *rapid.T) {
+				lb, ub := scoreBoundGen.Draw(t, "min"), scoreBoundGen.Draw(t, "max")
+				reverse := rapid.Bool().Draw(t, "reverse")
+				offset, count := rapid.IntRange(-1, 5).Draw(t, "offset"), rapid.IntRange(-1, 5).Draw(t, "count")
+				lo, hi := m.scoreSpan(lb, ub)
+				expect(t, "RangeByScore", s.RangeByScore(lb, ub, reverse, offset, count), m.window(lo, hi, reverse, offset, count))
+				expectInt(t, "CountByScore", s.CountByScore(lb, ub), hi-lo)
+			},
+			"RangeByLex": func(t *rapid.T) {
+				lb, ub := lexBoundGen.Draw(t, "min"), lexBoundGen.Draw(t, "max")
+				reverse := rapid.Bool().Draw(t, "reverse")
+				offset, count := rapid.IntRange(-1, 5).Draw(t, "offset"), rapid.IntRange(-1, 5).Draw(t, "count")
+				lo, hi := m.lexSpan(lb, ub)
+				want := m.window(lo, hi, reverse, offset, count)
+				expect(t, "RangeByLex", s.RangeByLex(lb, ub, reverse, offset, count), want)
+				expectInt(t, "CountByLex", s.CountByLex(lb, ub), hi-lo)
+				if sameScore {
+					// With equal scores the bisection spec must agree with
+					// plain filtering, i.e. with Redis.
+					var filtered []Item
+					for _, it := range m {
+						if inLex(it.Member, lb, ub) {
+							filtered = append(filtered, it)
+						}
+					}
+					expectInt(t, "lex filter", len(filtered), hi-lo)
+				}
+			},
+			"RemoveRangeByScore": func(t *rapid.T) {
+				lb, ub := scoreBoundGen.Draw(t, "min"), scoreBoundGen.Draw(t, "max")
+				lo, hi := m.scoreSpan(lb, ub)
+				m = slices.Delete(m, lo, hi)
+				expectInt(t, "RemoveRangeByScore", s.RemoveRangeByScore(lb, ub), hi-lo)
+			},
+			"RemoveRangeByLex": func(t *rapid.T) {
+				lb, ub := lexBoundGen.Draw(t, "min"), lexBoundGen.Draw(t, "max")
+				lo, hi := m.lexSpan(lb, ub)
+				m = slices.Delete(m, lo, hi)
+				expectInt(t, "RemoveRangeByLex", s.RemoveRangeByLex(lb, ub), hi-lo)
+			},
+			"RemoveRangeByRank": func(t *rapid.T) {
+				start := rapid.IntRange(-1, len(m)+1).Draw(t, "start")
+				stop := rapid.IntRange(-1, len(m)+1).Draw(t, "stop")
+				lo, hi := max(start, 0), min(stop, len(m)-1)+1
+				want := 0
+				if lo < hi {
+					want = hi - lo
+					m = slices.Delete(m, lo, hi)
+				}
+				expectInt(t, "RemoveRangeByRank", s.RemoveRangeByRank(start, stop), want)
+			},
+			"PopMin": func(t *rapid.T) {
+				n := rapid.IntRange(-1, 4).Draw(t, "count")
+				k := min(max(n, 0), len(m))
+				want := m.window(0, k, false, 0, -1)
+				m = slices.Delete(m, 0, k)
+				expect(t, "PopMin", s.PopMin(n), want)
+			},
+			"PopMax": func(t *rapid.T) {
+				n := rapid.IntRange(-1, 4).Draw(t, "count")
+				k := min(max(n, 0), len(m))
+				want := m.window(len(m)-k, len(m), true, 0, -1)
+				m = slices.Delete(m, len(m)-k, len(m))
+				expect(t, "PopMax", s.PopMax(n), want)
+			},
+			"Random": func(t *rapid.T) {
+				n := rapid.IntRange(-8, 8).Draw(t, "count")
+				rng := rand.New(rand.NewPCG(rapid.Uint64().Draw(t, "seed"), 1))
+				got := s.Random(n, rng)
+				wantLen := min(n, len(m))
+				if n < 0 && len(m) > 0 {
+					wantLen = -n
+				}
+				expectInt(t, "len(Random)", len(got), max(wantLen, 0))
+				seen := map[string]bool{}
+				for _, it := range got {
+					i := m.find(it.Member)
+					if i < 0 || math.Float64bits(m[i].Score) != math.Float64bits(it.Score) {
+						t.Fatalf("Random returned %v, not in the set", it)
+					}
+					if n > 0 && seen[it.Member] {
+						t.Fatalf("Random(%d) repeated %q", n, it.Member)
+					}
+					seen[it.Member] = true
+				}
+			},
+			"Clone": func(t *rapid.T) {
+				c := s.Clone()
+				if err := c.check(); err != nil {
+					t.Fatal(err)
+				}
+				// The original must not share structure with the copy.
+				s.PopMin(1)
+				s.Add("\xff\xff\xff\xff", 1)
+				s = c
+			},
+		})
+	})
+}
