@@ -198,7 +198,12 @@ func (s *server) stop() error {
 	var ee *exec.ExitError
 	if errors.As(s.waitErr, &ee) {
 		if ws, ok := ee.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
-			// Killed by our own SIGTERM or SIGKILL: expected.
+			if ws.Signal() == syscall.SIGKILL {
+				// Worth reporting: a server that ignores SIGTERM
+				// would also hang a deployment's shutdown.
+				return fmt.Errorf("did not exit within %v of SIGTERM and was killed", stopGrace)
+			}
+			// Ended by our SIGTERM without a handler: expected.
 			return nil
 		}
 	}

@@ -78,6 +78,9 @@ type Spec struct {
 	FirstKey, LastKey, Step int
 	// Categories are ACL categories without '@' (read, write, string, ...).
 	Categories []string
+	// Keys, when set, locates the keys instead of FirstKey/LastKey/Step,
+	// for commands whose key count is an argument (SINTERCARD numkeys).
+	Keys func(args [][]byte) []int
 	// Run executes a data command with its shard's keyspace locked.
 	Run func(*Ctx)
 	// PerKey, instead of Run, executes a command whose keys are
@@ -108,6 +111,9 @@ const (
 
 // KeyIndexes returns the positions of the key arguments of args.
 func (s *Spec) KeyIndexes(args [][]byte) []int {
+	if s.Keys != nil {
+		return s.Keys(args)
+	}
 	if s.FirstKey <= 0 || s.FirstKey >= len(args) {
 		return nil
 	}
@@ -290,5 +296,25 @@ func WritePerKey(c *Ctx, s *Spec, results []int64) {
 				c.W.Bulk(v)
 			}
 		}
+	}
+}
+
+// NumKeysAt returns a Keys function for commands whose argument at
+// position pos is the number of keys that follow it. A bad count yields no
+// keys; the command itself reports the error.
+func NumKeysAt(pos int) func(args [][]byte) []int {
+	return func(args [][]byte) []int {
+		if pos >= len(args) {
+			return nil
+		}
+		n, ok := ParseInt(args[pos])
+		if !ok || n <= 0 || int64(len(args)-pos-1) < n {
+			return nil
+		}
+		out := make([]int, n)
+		for i := range out {
+			out[i] = pos + 1 + i
+		}
+		return out
 	}
 }

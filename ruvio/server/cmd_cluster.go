@@ -163,4 +163,3 @@ func cmdClusterHelp(c *conn, args [][]byte) {
 		"COUNTKEYSINSLOT <slot>", "    Return the number of keys in <slot>.",
 		"GETKEYSINSLOT <slot> <count>", "    Return key names stored in <slot>.")
 }
-

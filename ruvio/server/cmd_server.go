@@ -9,10 +9,10 @@ import (
 	"github.com/ruvio/ruvio/ruvio/clock"
 	"github.com/ruvio/ruvio/ruvio/command"
 	"github.com/ruvio/ruvio/ruvio/deque"
-	"github.com/ruvio/ruvio/ruvio/sortedset"
 	"github.com/ruvio/ruvio/ruvio/glob"
 	"github.com/ruvio/ruvio/ruvio/keyspace"
 	"github.com/ruvio/ruvio/ruvio/slots"
+	"github.com/ruvio/ruvio/ruvio/sortedset"
 )
 
 func (s *Server) maxMemory() int64 {

@@ -253,10 +253,13 @@ func Specs() []*command.Spec {
 		spec("sinterstore", -3, w|oom, 1, -1, writeSlow, sinterstore),
 		spec("sunionstore", -3, w|oom, 1, -1, writeSlow, sunionstore),
 		spec("sdiffstore", -3, w|oom, 1, -1, writeSlow, sdiffstore),
-		// SINTERCARD numkeys key... [LIMIT n]: Redis finds its keys through
-		// numkeys. A Spec only has FirstKey/LastKey/Step, so this claims
-		// every argument from the third on, LIMIT and its value included:
-		// routing sees two extra "keys" when LIMIT is given.
-		spec("sintercard", -3, r, 2, -1, readSlow, sintercard),
+		// SINTERCARD numkeys key... [LIMIT n]: its keys are found through
+		// numkeys, so LIMIT and its value are never routed as keys.
+		withKeys(spec("sintercard", -3, r, 2, -1, readSlow, sintercard), command.NumKeysAt(1)),
 	}
+}
+
+func withKeys(s *command.Spec, keys func([][]byte) []int) *command.Spec {
+	s.Keys = keys
+	return s
 }

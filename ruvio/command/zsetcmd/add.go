@@ -172,7 +172,7 @@ func addOne(s *sortedset.Set, member string, score float64, o addOptions) (addRe
 			return addNaN, 0
 		}
 	}
-	if (o.lt && score > cur) || (o.gt && score <= cur) {
+	if (o.lt && score >= cur) || (o.gt && score <= cur) {
 		return addNop, 0
 	}
 	if score == cur {

@@ -1,0 +1,233 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"math/rand/v2"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+)
+
+// These tests run the real binary as a separate process.
+
+var binary string
+
+func TestMain(m *testing.M) {
+	dir, err := os.MkdirTemp("", "ruvio-bin")
+	if err != nil {
+		panic(err)
+	}
+	binary = filepath.Join(dir, "ruvio")
+	build := exec.Command("go", "build", "-o", binary, ".")
+	build.Stderr = os.Stderr
+	if err := build.Run(); err != nil {
+		panic(err)
+	}
+	code := m.Run()
+	os.RemoveAll(dir)
+	os.Exit(code)
+}
+
+func freePort(t *testing.T, n int) int {
+	t.Helper()
+	for try := 0; try < 100; try++ {
+		base := 20000 + rand.IntN(30000)
+		ok := true
+		for i := 0; i < n && ok; i++ {
+			l, err := net.Listen("tcp", "127.0.0.1:"+strconv.Itoa(base+i))
+			if err != nil {
+				ok = false
+				continue
+			}
+			l.Close()
+		}
+		if ok {
+			return base
+		}
+	}
+	t.Fatal("no free port")
+	return 0
+}
+
+type proc struct {
+	cmd  *exec.Cmd
+	port int
+	logs *strings.Builder
+	done chan error
+}
+
+func startNode(t *testing.T, args ...string) *proc {
+	t.Helper()
+	port := freePort(t, 4)
+	args = append([]string{"server", "--port", strconv.Itoa(port), "--data-dir", t.TempDir()}, args...)
+	cmd := exec.Command(binary, args...)
+	logs := &strings.Builder{}
+	cmd.Stderr = logs
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	p := &proc{cmd: cmd, port: port, logs: logs, done: make(chan error, 1)}
+	go func() { p.done <- cmd.Wait() }()
+	t.Cleanup(func() {
+		if cmd.ProcessState == nil {
+			cmd.Process.Kill()
+			<-p.done
+		}
+	})
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		c, err := net.Dial("tcp", "127.0.0.1:"+strconv.Itoa(port))
+		if err == nil {
+			c.Close()
+			return p
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("node did not listen: %s", logs.String())
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+func (p *proc) wait(t *testing.T) error {
+	t.Helper()
+	select {
+	case err := <-p.done:
+		return err
+	case <-time.After(15 * time.Second):
+		t.Fatalf("process did not exit; logs:\n%s", p.logs.String())
+		return nil
+	}
+}
+
+func TestSIGTERMShutsDownGracefully(t *testing.T) {
+	p := startNode(t)
+	c := redis.NewClient(&redis.Options{Addr: "127.0.0.1:" + strconv.Itoa(p.port)})
+	defer c.Close()
+	if err := c.Set(context.Background(), "k", "v", 0).Err(); err != nil {
+		t.Fatal(err)
+	}
+	p.cmd.Process.Signal(syscall.SIGTERM)
+	if err := p.wait(t); err != nil {
+		t.Fatalf("exit after SIGTERM: %v\n%s", err, p.logs.String())
+	}
+	if !strings.Contains(p.logs.String(), "shutting down") {
+		t.Fatalf("no shutdown log:\n%s", p.logs.String())
+	}
+}
+
+func TestShutdownCommandStopsTheProcess(t *testing.T) {
+	p := startNode(t, "--shards", "2")
+	c := redis.NewClient(&redis.Options{Addr: "127.0.0.1:" + strconv.Itoa(p.port+1)})
+	defer c.Close()
+	c.Do(context.Background(), "SHUTDOWN", "NOSAVE")
+	if err := p.wait(t); err != nil {
+		t.Fatalf("exit after SHUTDOWN: %v", err)
+	}
+}
+
+func TestBadConfigurationIsRefusedWithEveryProblem(t *testing.T) {
+	dir := t.TempDir()
+	file := filepath.Join(dir, "ruvio.toml")
+	os.WriteFile(file, []byte("shards = 0\ndurability = \"fast\"\nprot = 1\n"), 0o644)
+	out, err := exec.Command(binary, "server", "--config", file).CombinedOutput()
+	if err == nil {
+		t.Fatal("started with a bad file")
+	}
+	if !strings.Contains(string(out), "prot") {
+		t.Fatalf("unknown key not named:\n%s", out)
+	}
+	os.WriteFile(file, []byte("shards = 0\ndurability = \"fast\"\n"), 0o644)
+	out, _ = exec.Command(binary, "server", "--config", file, "--port", "70000").CombinedOutput()
+	for _, want := range []string{"shards", "durability", "always", "port"} {
+		if !strings.Contains(string(out), want) {
+			t.Errorf("error does not mention %q:\n%s", want, out)
+		}
+	}
+}
+
+func TestFlagsOverrideFileAndEnvironmentOverridesBoth(t *testing.T) {
+	dir := t.TempDir()
+	file := filepath.Join(dir, "ruvio.toml")
+	port := freePort(t, 3)
+	os.WriteFile(file, []byte("shards = 1\nport = 1\n"), 0o644)
+	cmd := exec.Command(binary, "server", "--config", file, "--port", strconv.Itoa(port), "--shards", "2", "--data-dir", dir)
+	cmd.Env = append(os.Environ(), "RUVIO_SHARDS=3")
+	cmd.Start()
+	defer func() { cmd.Process.Kill(); cmd.Wait() }()
+	c := redis.NewClient(&redis.Options{Addr: "127.0.0.1:" + strconv.Itoa(port)})
+	defer c.Close()
+	deadline := time.Now().Add(10 * time.Second)
+	for c.Ping(context.Background()).Err() != nil {
+		if time.Now().After(deadline) {
+			t.Fatal("node did not start")
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	if got := c.ConfigGet(context.Background(), "shards").Val()["shards"]; got != "3" {
+		t.Fatalf("shards = %q, want the environment's 3", got)
+	}
+}
+
+// redis-cli is the text-protocol client operators use; it must work
+// unmodified, including cluster mode (-c) against a 2-shard node.
+func TestRedisCLI(t *testing.T) {
+	cli, err := exec.LookPath("redis-cli")
+	if err != nil {
+		if os.Getenv("CI") != "" {
+			t.Fatal("redis-cli not installed in CI (install redis-tools)")
+		}
+		t.Skip("redis-cli not installed (apt-get install redis-tools)")
+	}
+	p := startNode(t, "--shards", "2")
+	run := func(args ...string) string {
+		t.Helper()
+		out, err := exec.Command(cli, append([]string{"-p", strconv.Itoa(p.port)}, args...)...).CombinedOutput()
+		if err != nil {
+			t.Fatalf("redis-cli %v: %v\n%s", args, err, out)
+		}
+		return strings.TrimSpace(string(out))
+	}
+	if got := run("ping"); got != "PONG" {
+		t.Fatalf("ping = %q", got)
+	}
+	if got := run("set", "greeting", "hello world"); got != "OK" {
+		t.Fatalf("set = %q", got)
+	}
+	if got := run("get", "greeting"); got != "hello world" {
+		t.Fatalf("get = %q", got)
+	}
+	if got := run("-c", "set", "foo", "bar"); got != "OK" {
+		t.Fatalf("cluster set = %q", got)
+	}
+	if got := run("cluster", "keyslot", "foo"); got != "12182" {
+		t.Fatalf("keyslot = %q", got)
+	}
+	slotsOut := run("cluster", "slots")
+	if !strings.Contains(slotsOut, strconv.Itoa(p.port+1)) || !strings.Contains(slotsOut, "8191") {
+		t.Fatalf("cluster slots:\n%s", slotsOut)
+	}
+	// Interactive-style input on stdin, one command per line.
+	cmd := exec.Command(cli, "-p", strconv.Itoa(p.port))
+	cmd.Stdin = strings.NewReader("incr counter\nincr counter\nget counter\n")
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := bufio.NewScanner(strings.NewReader(string(out)))
+	var got []string
+	for lines.Scan() {
+		got = append(got, lines.Text())
+	}
+	if strings.Join(got, ",") != "1,2,2" {
+		t.Fatalf("stdin session = %q", got)
+	}
+}
