@@ -146,6 +146,8 @@ type tailWriter struct {
 	buf []byte
 }
 
+// Write appends p, dropping the oldest bytes beyond max. It never fails, so
+// the child never sees a broken pipe because of us.
 func (w *tailWriter) Write(p []byte) (int, error) {
 	w.buf = append(w.buf, p...)
 	if over := len(w.buf) - w.max; over > 0 {
@@ -154,6 +156,8 @@ func (w *tailWriter) Write(p []byte) (int, error) {
 	return len(p), nil
 }
 
+// String returns the kept output, or "(empty)" so that error messages never
+// end in a dangling "stderr: ".
 func (w *tailWriter) String() string {
 	s := strings.TrimSpace(string(w.buf))
 	if s == "" {

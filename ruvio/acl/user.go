@@ -355,3 +355,7 @@ func (u *User) Describe() string {
 	b.WriteString(u.CommandRules())
 	return b.String()
 }
+
+// AllKeys reports whether the user may read and write every key, so a
+// caller can skip per-key checks on the hot path.
+func (u *User) AllKeys() bool { return u != nil && u.allKeys }

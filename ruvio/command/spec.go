@@ -161,12 +161,21 @@ func (t *Table) Add(specs ...*Spec) {
 	}
 }
 
-// Lookup finds a command by name, any case.
+// Lookup finds a command by name, any case, without allocating.
 func (t *Table) Lookup(name []byte) *Spec {
-	if s, ok := t.byName[string(name)]; ok {
-		return s
+	var buf [32]byte
+	if len(name) > len(buf) {
+		return t.byName[strings.ToLower(string(name))]
 	}
-	return t.byName[strings.ToLower(string(name))]
+	for i, c := range name {
+		if c >= 'A' && c <= 'Z' {
+			c += 'a' - 'A'
+		}
+		buf[i] = c
+	}
+	// The compiler does not allocate for a string conversion used only as
+	// a map index.
+	return t.byName[string(buf[:len(name)])]
 }
 
 // LookupSub finds a container's subcommand by name, any case.
@@ -267,6 +276,20 @@ func (c *Ctx) Effects() [][][]byte {
 		return [][][]byte{cp}
 	}
 	return nil
+}
+
+// EachEffect calls fn with each effect of the command, like Effects but
+// without copying: fn must not keep argv.
+func (c *Ctx) EachEffect(fn func(argv [][]byte)) {
+	if c.rewrote {
+		for _, e := range c.effects {
+			fn(e)
+		}
+		return
+	}
+	if c.Dirty > 0 {
+		fn(c.Args)
+	}
 }
 
 // Reset prepares the context for another command.

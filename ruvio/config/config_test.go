@@ -122,9 +122,9 @@ func TestTablesAreConsistent(t *testing.T) {
 		names = append(names, p.Name)
 	}
 	want := []string{
-		"bind", "client-query-buffer-limit", "dir", "durability", "enable-debug-command", "hz",
+		"appendonly", "bind", "client-query-buffer-limit", "dir", "durability", "enable-debug-command", "hz",
 		"loglevel", "maxclients", "maxmemory", "maxmemory-policy", "port", "proto-max-bulk-len",
-		"requirepass", "shards", "timeout",
+		"requirepass", "save", "shards", "timeout",
 	}
 	if !slices.Equal(names, want) {
 		t.Errorf("Params() names = %v\nwant %v", names, want)

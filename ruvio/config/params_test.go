@@ -104,7 +104,7 @@ func TestGetParams(t *testing.T) {
 		{"*memory*", []string{"maxmemory", "maxmemory-policy"}},
 		{"?z", []string{"hz"}},
 		{"[dp]*", []string{"dir", "durability", "port", "proto-max-bulk-len"}},
-		{"[^a-m]*", []string{"port", "proto-max-bulk-len", "requirepass", "shards", "timeout"}},
+		{"[^a-m]*", []string{"port", "proto-max-bulk-len", "requirepass", "save", "shards", "timeout"}},
 		{"*-*-*", []string{"client-query-buffer-limit", "enable-debug-command", "proto-max-bulk-len"}},
 		{"maxmemory\\-policy", []string{"maxmemory-policy"}},
 		{"nothing", nil},
@@ -122,6 +122,7 @@ func TestGetParams(t *testing.T) {
 
 	all := c.GetParams("*")
 	want := [][2]string{
+		{"appendonly", "no"},
 		{"bind", "127.0.0.1"},
 		{"client-query-buffer-limit", "1073741824"},
 		{"dir", "./data"},
@@ -135,6 +136,7 @@ func TestGetParams(t *testing.T) {
 		{"port", "6379"},
 		{"proto-max-bulk-len", "536870912"},
 		{"requirepass", "pw"},
+		{"save", ""},
 		{"shards", "1"},
 		{"timeout", "0"},
 	}

@@ -332,11 +332,32 @@ func hexVal(c byte) byte {
 
 // parseInt parses a decimal count line strictly (no sign but '-', no spaces).
 func parseInt(b []byte) (int64, bool) {
-	if len(b) == 0 || len(b) > 20 {
+	if len(b) == 0 || len(b) > 18 {
+		// 18 digits cannot overflow; longer counts are out of any limit.
+		if len(b) > 18 && len(b) <= 20 {
+			n, err := strconv.ParseInt(string(b), 10, 64)
+			return n, err == nil
+		}
 		return 0, false
 	}
-	n, err := strconv.ParseInt(string(b), 10, 64)
-	return n, err == nil
+	neg := b[0] == '-'
+	if neg {
+		b = b[1:]
+		if len(b) == 0 {
+			return 0, false
+		}
+	}
+	var n int64
+	for _, c := range b {
+		if c < '0' || c > '9' {
+			return 0, false
+		}
+		n = n*10 + int64(c-'0')
+	}
+	if neg {
+		n = -n
+	}
+	return n, true
 }
 
 // IsProtocolError reports whether err is a malformed-request error.

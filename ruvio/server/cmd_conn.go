@@ -220,7 +220,7 @@ func (c *conn) describe() string {
 	return fmt.Sprintf("id=%d addr=%s laddr=%s fd=-1 name=%s age=%d idle=%d flags=%s db=0 sub=%d psub=%d ssub=0 multi=-1 qbuf=0 qbuf-free=0 argv-mem=0 multi-mem=0 rbs=0 rbp=0 obl=0 oll=0 omem=0 tot-mem=0 events=r cmd=%s user=%s redir=-1 resp=%d lib-name=%s lib-ver=%s",
 		c.id, c.nc.RemoteAddr(), c.nc.LocalAddr(), c.clientName(),
 		int(clock.Default.Since(c.created)/time.Second), (now-c.lastActive.Load())/1000,
-		c.flagsString(), c.nsub.Load(), c.npsub.Load(), c.lastCmd.Load().(string), user,
+		c.flagsString(), c.nsub.Load(), c.npsub.Load(), c.lastCmdName(), user,
 		c.proto.Load(), c.libName.Load().(string), c.libVer.Load().(string))
 }
 
@@ -409,4 +409,11 @@ func (s *Server) closeIdleClients() {
 			c.close()
 		}
 	}
+}
+
+func (c *conn) lastCmdName() string {
+	if s := c.lastCmd.Load(); s != nil {
+		return s.Name
+	}
+	return "NULL"
 }

@@ -36,10 +36,13 @@ type conn struct {
 	libName       atomic.Value // string
 	libVer        atomic.Value // string
 	created       time.Time
-	lastCmd       atomic.Value // string
+	lastCmd       atomic.Pointer[command.Spec]
 	lastActive    atomic.Int64 // Unix ms
 	closed        atomic.Bool
 	closeAfter    bool // QUIT: close once the reply is sent
+	// now is the wall time in Unix ms read once per batch of pipelined
+	// commands, as Redis caches its clock per event-loop turn.
+	now int64
 
 	// Transaction state.
 	multi      bool
@@ -79,9 +82,8 @@ func (s *Server) newConn(nc net.Conn, sh *Shard) *conn {
 	c.name.Store("")
 	c.libName.Store("")
 	c.libVer.Store("")
-	c.lastCmd.Store("NULL")
 	c.lastActive.Store(clock.NowMs())
-	c.r = resp.NewReader(nc)
+	c.r = resp.NewReader(countingReader{c})
 	c.w = resp.NewWriter(lockedWriter{c})
 	cfg := s.Config()
 	c.r.Limits.MaxBulk = cfg.ProtoMaxBulkLen
@@ -94,6 +96,15 @@ func (s *Server) newConn(nc net.Conn, sh *Shard) *conn {
 	s.clients[c.id] = c
 	s.clientsMu.Unlock()
 	return c
+}
+
+// countingReader counts the bytes clients send, once per read call.
+type countingReader struct{ c *conn }
+
+func (cr countingReader) Read(p []byte) (int, error) {
+	n, err := cr.c.nc.Read(p)
+	cr.c.srv.stats.netInput.Add(int64(n))
+	return n, err
 }
 
 // lockedWriter sends reply bytes under the connection's write lock so
@@ -129,6 +140,7 @@ func (c *conn) close() {
 func (c *conn) serve() {
 	defer c.cleanup()
 	for {
+		newBatch := c.r.Buffered() == 0
 		args, err := c.r.ReadCommand()
 		if err != nil {
 			if resp.IsProtocolError(err) {
@@ -145,10 +157,10 @@ func (c *conn) serve() {
 		if len(args) == 0 {
 			continue
 		}
-		for _, a := range args {
-			c.srv.stats.netInput.Add(int64(len(a)))
+		if newBatch {
+			c.now = clock.NowMs()
+			c.lastActive.Store(c.now)
 		}
-		c.lastActive.Store(clock.NowMs())
 		c.execute(args)
 		if c.closeAfter {
 			c.w.Flush()

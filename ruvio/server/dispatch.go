@@ -9,7 +9,6 @@ import (
 	"github.com/ruvio/ruvio/ruvio/acl"
 	"github.com/ruvio/ruvio/ruvio/clock"
 	"github.com/ruvio/ruvio/ruvio/command"
-	"github.com/ruvio/ruvio/ruvio/command/listcmd"
 )
 
 // handler runs a command the server implements itself.
@@ -24,7 +23,7 @@ func (c *conn) execute(args [][]byte) {
 		c.fail(command.ErrUnknownCommand(args))
 		return
 	}
-	c.lastCmd.Store(spec.Name)
+	c.lastCmd.Store(spec)
 	run := spec
 	if spec.Subcommands != nil && spec.ArityOK(len(args)) {
 		sub := spec.LookupSub(args[1])
@@ -98,7 +97,7 @@ func (c *conn) checkACL(spec, run *command.Spec, args [][]byte) string {
 	if !u.CanRun(spec.Name, sub) {
 		return acl.ErrNoPermCommand(spec.Name, sub)
 	}
-	if run.FirstKey > 0 {
+	if (run.FirstKey > 0 || run.Keys != nil) && !u.AllKeys() {
 		write := run.Flags&command.Write != 0
 		for _, i := range run.KeyIndexes(args) {
 			if !u.CanKey(args[i], write) {
@@ -133,6 +132,7 @@ func (c *conn) call(spec *command.Spec, args [][]byte) {
 	c.ctx.W = c.w
 	c.ctx.Values = c.ctx.Values[:0]
 	c.ctx.InMulti = false
+	c.ctx.Now = c.now
 	if spec.PerKey != nil {
 		c.runPerKey(spec, &c.ctx)
 		return
@@ -175,20 +175,20 @@ func (c *conn) runPerKey(spec *command.Spec, ctx *command.Ctx) {
 	results := make([]int64, 0, len(idx))
 	if sh, same := c.srv.route(spec, ctx.Args); same {
 		sh.mu.Lock()
-		ctx.DB, ctx.Now = sh.db, clock.NowMs()
+		ctx.DB = sh.db
 		for _, i := range idx {
 			results = append(results, spec.PerKey(ctx, ctx.Args[i]))
 		}
-		sh.record(ctx.Effects())
+		sh.recordCtx(ctx)
 		sh.mu.Unlock()
 	} else {
 		for _, i := range idx {
 			sh := c.srv.shardFor(ctx.Args[i])
 			sh.mu.Lock()
 			ctx.Reset()
-			ctx.DB, ctx.Now = sh.db, clock.NowMs()
+			ctx.DB = sh.db
 			results = append(results, spec.PerKey(ctx, ctx.Args[i]))
-			sh.record(ctx.Effects())
+			sh.recordCtx(ctx)
 			sh.mu.Unlock()
 		}
 	}
@@ -240,7 +240,7 @@ func (c *conn) block(spec *command.Spec, sh *Shard) {
 			if c.closed.Load() {
 				return
 			}
-			if listcmd.BlockTimeoutNull(spec.Name) {
+			if timeoutIsNullArray(spec.Name) {
 				c.w.NullArray()
 			} else {
 				c.w.Null()
@@ -248,6 +248,7 @@ func (c *conn) block(spec *command.Spec, sh *Shard) {
 			return
 		}
 		c.ctx.Reset()
+		c.ctx.Now = clock.NowMs()
 		sh.run(spec, &c.ctx)
 		if c.ctx.Block == nil {
 			return
@@ -287,4 +288,15 @@ func (w closeWatch) end(c *conn) {
 func isTimeout(err error) bool {
 	var ne net.Error
 	return errors.As(err, &ne) && ne.Timeout()
+}
+
+// timeoutIsNullArray reports whether a blocking command answers a timeout
+// with a null array (BLPOP, BRPOP, BZPOPMIN, BZPOPMAX) rather than a null
+// bulk string (BLMOVE, BRPOPLPUSH), as Redis 7 does in RESP2.
+func timeoutIsNullArray(name string) bool {
+	switch name {
+	case "blpop", "brpop", "bzpopmin", "bzpopmax":
+		return true
+	}
+	return false
 }

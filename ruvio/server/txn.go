@@ -1,7 +1,6 @@
 package server
 
 import (
-	"github.com/ruvio/ruvio/ruvio/clock"
 	"github.com/ruvio/ruvio/ruvio/command"
 )
 
@@ -128,18 +127,18 @@ func cmdExec(c *conn, args [][]byte) {
 		if sh == nil {
 			sh = c.shard
 		}
-		c.ctx.DB, c.ctx.Now = sh.db, clock.NowMs()
+		c.ctx.DB, c.ctx.Now = sh.db, c.now
 		if run.PerKey != nil {
 			results := make([]int64, 0, len(q))
 			for _, i := range run.KeyIndexes(q) {
 				results = append(results, run.PerKey(&c.ctx, q[i]))
 			}
-			sh.record(c.ctx.Effects())
+			sh.recordCtx(&c.ctx)
 			command.WritePerKey(&c.ctx, run, results)
 			continue
 		}
 		run.Run(&c.ctx)
-		sh.record(c.ctx.Effects())
+		sh.recordCtx(&c.ctx)
 	}
 }
 

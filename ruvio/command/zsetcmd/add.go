@@ -120,10 +120,9 @@ func addGeneric(c *command.Ctx, incr bool) {
 		}
 	}
 	if created {
-		if s.Len() > 0 {
-			c.DB.Set(key, s)
-			c.Dirty += added
-		}
+		// Never empty: without XX the first pair is always added.
+		c.DB.Set(key, s)
+		c.Dirty += added + updated
 	} else {
 		changed(c, key, s, added+updated)
 	}

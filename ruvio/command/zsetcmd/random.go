@@ -6,6 +6,7 @@ import (
 
 	"github.com/ruvio/ruvio/ruvio/command"
 	"github.com/ruvio/ruvio/ruvio/command/hashcmd"
+	"github.com/ruvio/ruvio/ruvio/sortedset"
 )
 
 // randChunk bounds how many repeated picks a negative ZRANDMEMBER count
@@ -78,7 +79,15 @@ func zrandmember(c *command.Ctx) {
 		}
 		return
 	}
-	items := s.Random(int(min(count, int64(s.Len()))), rng)
+	var items []sortedset.Item
+	if count >= int64(s.Len()) {
+		// Redis answers with the whole set walked from the top (its set
+		// iterator runs backwards), while sortedset.Random would give it
+		// in ascending order.
+		items = s.ByRank(0, s.Len()-1, true)
+	} else {
+		items = s.Random(int(count), rng)
+	}
 	header(int64(len(items)))
 	for _, it := range items {
 		writeItem(c.W, it, withScores)

@@ -83,12 +83,10 @@ func popCmd(top bool) func(*command.Ctx) {
 		}
 		count := int64(-1) // no count argument
 		if len(c.Args) == 3 {
+			// Redis's getPositiveLongFromObjectOrReply answers one error
+			// for both a non-integer and a negative count.
 			n, ok := command.ParseInt(c.Args[2])
-			if !ok {
-				c.W.Error(command.ErrNotInteger)
-				return
-			}
-			if n < 0 {
+			if !ok || n < 0 {
 				c.W.Error(command.ErrPositive)
 				return
 			}
