@@ -13,6 +13,8 @@ const DefaultUser = "default"
 // ErrWrongPass is Authenticate's error, Redis's exact reply for a missing
 // user, a disabled user and a wrong password alike, so a client cannot tell
 // which user names exist.
+//
+//lint:ignore ST1005 the text is Redis's reply, full stop included.
 var ErrWrongPass = errors.New("WRONGPASS invalid username-password pair or user is disabled.")
 
 // ErrNoPermCommand returns Redis 7.0's NOPERM reply for a denied command;

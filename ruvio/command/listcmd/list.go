@@ -147,10 +147,3 @@ func parsePositive(c *command.Ctx, arg []byte, msg string) (int64, bool) {
 	return n, true
 }
 
-// writeElems replies with elems as an array of bulk strings.
-func writeElems(c *command.Ctx, elems [][]byte) {
-	c.W.Array(len(elems))
-	for _, e := range elems {
-		c.W.Bulk(e)
-	}
-}

@@ -107,7 +107,9 @@ func set(c *command.Ctx) {
 		c.Propagate([]byte("SET"), c.Args[1], c.Args[2], []byte("PXAT"), command.FormatInt(o.expireAt))
 	} else if o.keepTTL {
 		c.Propagate([]byte("SET"), c.Args[1], c.Args[2], []byte("KEEPTTL"))
-	} else {
+	} else if len(c.Args) > 3 {
+		// Options such as NX or GET are dropped from the log. A plain
+		// "SET k v" is logged as sent, without copying here.
 		c.Propagate([]byte("SET"), c.Args[1], c.Args[2])
 	}
 	if o.get {
