@@ -146,4 +146,3 @@ func parsePositive(c *command.Ctx, arg []byte, msg string) (int64, bool) {
 	}
 	return n, true
 }
-
