@@ -69,6 +69,15 @@ type Config struct {
 	DataDir string `toml:"data_dir"`
 	// Durability is one of the Durability* constants.
 	Durability string `toml:"durability"`
+	// Save holds snapshot rules as in redis.conf ("3600 1 300 100": snapshot
+	// after 3600 s if at least 1 change, after 300 s if at least 100). The
+	// snapshot profile relies on them; "" disables them.
+	Save string `toml:"save"`
+	// WALSegmentBytes is the size at which a shard starts a new log segment.
+	WALSegmentBytes int64 `toml:"-"`
+	// WALSnapshotBytes makes a shard write a snapshot (and drop the log
+	// before it) once its log on disk exceeds this many bytes; 0 never.
+	WALSnapshotBytes int64 `toml:"-"`
 	// Auth is the default user's password, like Redis's requirepass. Empty
 	// means the default user needs no password.
 	Auth string `toml:"auth"`
@@ -127,6 +136,9 @@ func Default() *Config {
 		Shards:                 1,
 		DataDir:                "./data",
 		Durability:             DurabilityEverysec,
+		Save:                   "3600 1 300 100 60 10000",
+		WALSegmentBytes:        64 * MB,
+		WALSnapshotBytes:       256 * MB,
 		Auth:                   "",
 		MaxMemory:              0,
 		MaxMemoryPolicy:        MaxMemoryNoEviction,

@@ -54,6 +54,9 @@ var fields = []field{
 	// Switching durability under a running log would need the log's
 	// cooperation, so it is fixed at start-up.
 	enumField("durability", "durability", func(c *Config) *string { return &c.Durability }, durabilities),
+	saveField(),
+	bytesField("wal_segment_bytes", "wal-segment-bytes", func(c *Config) *int64 { return &c.WALSegmentBytes }, 4*KB),
+	bytesField("wal_snapshot_bytes", "wal-snapshot-bytes", func(c *Config) *int64 { return &c.WALSnapshotBytes }, 0).settable(),
 	stringField("auth", "requirepass", func(c *Config) *string { return &c.Auth }, false).settable(),
 	bytesField("maxmemory", "maxmemory", func(c *Config) *int64 { return &c.MaxMemory }, 0).settable(),
 	enumField("maxmemory_policy", "maxmemory-policy", func(c *Config) *string { return &c.MaxMemoryPolicy }, memoryPolicies).settable(),
@@ -219,4 +222,40 @@ func rangeProblem(n, lo, hi int64, bytes bool) string {
 		return "must be at least " + show(lo)
 	}
 	return fmt.Sprintf("must be between %s and %s inclusive", show(lo), show(hi))
+}
+
+// saveField is the save rules: pairs of seconds and changes, or "".
+func saveField() field {
+	f := stringField("save", "save", func(c *Config) *string { return &c.Save }, false).settable()
+	f.check = func(c *Config) string {
+		if _, err := ParseSaveRules(c.Save); err != nil {
+			return err.Error()
+		}
+		return ""
+	}
+	return f
+}
+
+// SaveRule is one "seconds changes" pair of the save setting.
+type SaveRule struct {
+	Seconds, Changes int64
+}
+
+// ParseSaveRules reads the save setting: pairs of positive integers
+// separated by spaces, or "" for none.
+func ParseSaveRules(s string) ([]SaveRule, error) {
+	fs := strings.Fields(s)
+	if len(fs)%2 != 0 {
+		return nil, errors.New("must be pairs of seconds and changes")
+	}
+	var out []SaveRule
+	for i := 0; i < len(fs); i += 2 {
+		secs, err1 := strconv.ParseInt(fs[i], 10, 64)
+		changes, err2 := strconv.ParseInt(fs[i+1], 10, 64)
+		if err1 != nil || err2 != nil || secs < 1 || changes < 0 {
+			return nil, fmt.Errorf("invalid rule %q: want positive seconds and a change count", fs[i]+" "+fs[i+1])
+		}
+		out = append(out, SaveRule{Seconds: secs, Changes: changes})
+	}
+	return out, nil
 }

@@ -26,6 +26,9 @@ var envVars = []envVar{
 	{"RUVIO_SHARDS", "shards"},
 	{"RUVIO_DATA_DIR", "data_dir"},
 	{"RUVIO_DURABILITY", "durability"},
+	{"RUVIO_SAVE", "save"},
+	{"RUVIO_WAL_SEGMENT_BYTES", "wal_segment_bytes"},
+	{"RUVIO_WAL_SNAPSHOT_BYTES", "wal_snapshot_bytes"},
 	{"RUVIO_AUTH", "auth"},
 	{"RUVIO_MAXMEMORY", "maxmemory"},
 	{"RUVIO_MAXMEMORY_POLICY", "maxmemory_policy"},
@@ -200,6 +203,8 @@ type fileDoc struct {
 	MaxMemory              *byteSize `toml:"maxmemory"`
 	ProtoMaxBulkLen        *byteSize `toml:"proto_max_bulk_len"`
 	ClientQueryBufferLimit *byteSize `toml:"client_query_buffer_limit"`
+	WALSegmentBytes        *byteSize `toml:"wal_segment_bytes"`
+	WALSnapshotBytes       *byteSize `toml:"wal_snapshot_bytes"`
 }
 
 // decodeFile overlays the file at path onto c.
@@ -209,6 +214,8 @@ func decodeFile(path string, c *Config) error {
 		MaxMemory:              (*byteSize)(&c.MaxMemory),
 		ProtoMaxBulkLen:        (*byteSize)(&c.ProtoMaxBulkLen),
 		ClientQueryBufferLimit: (*byteSize)(&c.ClientQueryBufferLimit),
+		WALSegmentBytes:        (*byteSize)(&c.WALSegmentBytes),
+		WALSnapshotBytes:       (*byteSize)(&c.WALSnapshotBytes),
 	}
 	md, err := toml.DecodeFile(path, &doc)
 	if err != nil {

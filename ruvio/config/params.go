@@ -38,10 +38,9 @@ func buildParams() []Param {
 		}
 		ps = append(ps, Param{Name: f.param, Mutable: f.mutable, Get: f.get, Set: f.set})
 	}
-	// Redis's persistence switches, read by tools such as redis-benchmark
-	// and redis-cli: ruvio persists through its WAL and durability
-	// profile, never RDB save rules or an AOF, so these read as off.
-	for name, v := range map[string]string{"save": "", "appendonly": "no"} {
+	// Redis's AOF switch, read by tools such as redis-benchmark: ruvio
+	// persists through its WAL and durability profile, never an AOF.
+	for name, v := range map[string]string{"appendonly": "no"} {
 		ps = append(ps, Param{Name: name, Get: func(*Config) string { return v },
 			Set: func(*Config, string) error { return errors.New("argument is fixed: ruvio uses its durability profile") }})
 	}

@@ -104,8 +104,8 @@ func TestGetParams(t *testing.T) {
 		{"*memory*", []string{"maxmemory", "maxmemory-policy"}},
 		{"?z", []string{"hz"}},
 		{"[dp]*", []string{"dir", "durability", "port", "proto-max-bulk-len"}},
-		{"[^a-m]*", []string{"port", "proto-max-bulk-len", "requirepass", "save", "shards", "timeout"}},
-		{"*-*-*", []string{"client-query-buffer-limit", "enable-debug-command", "proto-max-bulk-len"}},
+		{"[^a-m]*", []string{"port", "proto-max-bulk-len", "requirepass", "save", "shards", "timeout", "wal-segment-bytes", "wal-snapshot-bytes"}},
+		{"*-*-*", []string{"client-query-buffer-limit", "enable-debug-command", "proto-max-bulk-len", "wal-segment-bytes", "wal-snapshot-bytes"}},
 		{"maxmemory\\-policy", []string{"maxmemory-policy"}},
 		{"nothing", nil},
 		{"", nil},
@@ -136,9 +136,11 @@ func TestGetParams(t *testing.T) {
 		{"port", "6379"},
 		{"proto-max-bulk-len", "536870912"},
 		{"requirepass", "pw"},
-		{"save", ""},
+		{"save", "3600 1 300 100 60 10000"},
 		{"shards", "1"},
 		{"timeout", "0"},
+		{"wal-segment-bytes", "67108864"},
+		{"wal-snapshot-bytes", "268435456"},
 	}
 	if !reflect.DeepEqual(all, want) {
 		t.Errorf("GetParams(\"*\") =\n%v\nwant\n%v", all, want)

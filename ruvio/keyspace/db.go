@@ -38,6 +38,7 @@ type DB struct {
 	// reaches the state the log describes.
 	Loading bool
 
+	cow     *cowState // a snapshot in progress, or nil
 	watched map[string]*watch
 	waiters map[string][]chan struct{}
 	version uint64 // bumped by FLUSH, seen by every WATCH
@@ -121,6 +122,7 @@ func (db *DB) Set(key string, val any) *Entry {
 // SetWithExpiry stores val under key expiring at the given Unix ms
 // (0 = never), replacing any old value.
 func (db *DB) SetWithExpiry(key string, val any, expireAt int64) *Entry {
+	db.WillModify(key)
 	slot := slots.OfString(key)
 	m := db.bySlot[slot]
 	if m == nil {
@@ -148,6 +150,7 @@ func (db *DB) SetExpire(key string, expireAt int64) bool {
 	if e == nil {
 		return false
 	}
+	db.WillModify(key)
 	db.setExpiry(key, e, expireAt)
 	db.Touch(key)
 	return true
@@ -175,6 +178,7 @@ func (db *DB) Delete(key string) bool {
 }
 
 func (db *DB) remove(key string) {
+	db.WillModify(key)
 	slot := slots.OfString(key)
 	m := db.bySlot[slot]
 	e := m[key]
@@ -193,6 +197,7 @@ func (db *DB) remove(key string) {
 
 // Flush removes every key and invalidates every WATCH.
 func (db *DB) Flush() int {
+	db.freezeForSnapshot()
 	n := db.count
 	db.bySlot = [slots.Count]map[string]*Entry{}
 	db.count = 0

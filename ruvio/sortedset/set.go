@@ -3,6 +3,7 @@ package sortedset
 import (
 	"math/rand/v2"
 	"slices"
+	"strconv"
 )
 
 // Item is one element of a Set.
@@ -271,4 +272,23 @@ func (s *Set) Clone() *Set {
 	c.length = s.length
 	c.disorder = s.disorder
 	return c
+}
+
+// String renders the set canonically, members in order with their scores,
+// so two sets can be compared in tests and dumps.
+func (s *Set) String() string {
+	var b []byte
+	b = append(b, '[')
+	first := true
+	s.Each(func(it Item) bool {
+		if !first {
+			b = append(b, ',')
+		}
+		first = false
+		b = strconv.AppendQuote(b, it.Member)
+		b = append(b, ':')
+		b = AppendScore(b, it.Score)
+		return true
+	})
+	return string(append(b, ']'))
 }
