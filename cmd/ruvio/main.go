@@ -30,14 +30,16 @@ func run(args []string) int {
 	switch sub {
 	case "server":
 		return runServer(args)
+	case "check-data":
+		return runCheckData(args, os.Stdout)
 	case "version":
 		fmt.Printf("ruvio %s (redis_version %s)\n", server.BuildVersion, server.Version)
 		return 0
 	case "help", "-h", "--help":
-		fmt.Println("usage: ruvio [server] [--config ruvio.toml] [--port N] [--bind ADDR] [--shards N] [--data-dir DIR] [--durability PROFILE]\n       ruvio version")
+		fmt.Println("usage: ruvio [server] [--config ruvio.toml] [--port N] [--bind ADDR] [--shards N] [--data-dir DIR] [--durability PROFILE]\n       ruvio check-data [--data-dir DIR] [--shard N --truncate-at FILE:OFFSET]\n       ruvio version")
 		return 0
 	default:
-		fmt.Fprintf(os.Stderr, "ruvio: unknown subcommand %q (want server or version)\n", sub)
+		fmt.Fprintf(os.Stderr, "ruvio: unknown subcommand %q (want server, check-data or version)\n", sub)
 		return 2
 	}
 }

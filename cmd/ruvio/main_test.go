@@ -61,8 +61,10 @@ func freePort(t *testing.T, n int) int {
 type proc struct {
 	cmd  *exec.Cmd
 	port int
-	logs *strings.Builder
-	done chan error
+	logs *lockedBuilder
+	// done is closed when the process has exited; err is then its exit.
+	done chan struct{}
+	err  error
 }
 
 func startNode(t *testing.T, args ...string) *proc {
@@ -70,18 +72,16 @@ func startNode(t *testing.T, args ...string) *proc {
 	port := freePort(t, 4)
 	args = append([]string{"server", "--port", strconv.Itoa(port), "--data-dir", t.TempDir()}, args...)
 	cmd := exec.Command(binary, args...)
-	logs := &strings.Builder{}
+	logs := &lockedBuilder{}
 	cmd.Stderr = logs
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	p := &proc{cmd: cmd, port: port, logs: logs, done: make(chan error, 1)}
-	go func() { p.done <- cmd.Wait() }()
+	p := &proc{cmd: cmd, port: port, logs: logs, done: make(chan struct{})}
+	go func() { p.err = cmd.Wait(); close(p.done) }()
 	t.Cleanup(func() {
-		if cmd.ProcessState == nil {
-			cmd.Process.Kill()
-			<-p.done
-		}
+		cmd.Process.Kill()
+		<-p.done
 	})
 	deadline := time.Now().Add(10 * time.Second)
 	for {
@@ -100,8 +100,8 @@ func startNode(t *testing.T, args ...string) *proc {
 func (p *proc) wait(t *testing.T) error {
 	t.Helper()
 	select {
-	case err := <-p.done:
-		return err
+	case <-p.done:
+		return p.err
 	case <-time.After(15 * time.Second):
 		t.Fatalf("process did not exit; logs:\n%s", p.logs.String())
 		return nil

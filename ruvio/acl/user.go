@@ -6,6 +6,8 @@ import (
 	"encoding/hex"
 	"strings"
 	"sync/atomic"
+
+	"github.com/ruvio/ruvio/ruvio/glob"
 )
 
 // KeyPerm is the access a command needs on a key.
@@ -193,7 +195,7 @@ func (u *User) CanKeyPerm(key []byte, perm KeyPerm) bool {
 		return true
 	}
 	for _, k := range u.keys {
-		if k.perm&perm == perm && GlobMatch(k.pattern, key) {
+		if k.perm&perm == perm && glob.Matches(k.pattern, key) {
 			return true
 		}
 	}
@@ -210,7 +212,7 @@ func (u *User) CanChannel(ch []byte) bool {
 		return true
 	}
 	for _, p := range u.channels {
-		if GlobMatch(p, ch) {
+		if glob.Matches(p, ch) {
 			return true
 		}
 	}

@@ -24,6 +24,12 @@ func ErrWrongArgs(name string) string {
 	return "ERR wrong number of arguments for '" + name + "' command"
 }
 
+// ErrInvalidExpireIn is the reply of command name to an expire time that
+// is not positive where it must be, or overflows once in milliseconds.
+func ErrInvalidExpireIn(name string) string {
+	return "ERR invalid expire time in '" + name + "' command"
+}
+
 // ErrUnknownCommand is the reply to a command the node does not know,
 // quoting the first arguments as Redis 7 does.
 func ErrUnknownCommand(args [][]byte) string {

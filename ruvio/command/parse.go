@@ -48,6 +48,55 @@ func ParseFloat(b []byte) (float64, bool) {
 	return f, true
 }
 
+// AddInt returns a+b, or false when the sum overflows an int64, which
+// Redis refuses ("increment or decrement would overflow").
+func AddInt(a, b int64) (int64, bool) {
+	if (b < 0 && a < 0 && b < math.MinInt64-a) || (b > 0 && a > 0 && b > math.MaxInt64-a) {
+		return 0, false
+	}
+	return a + b, true
+}
+
+// IntArg parses an integer argument as ParseInt does, writing Redis's
+// not-an-integer error when it is not one.
+func (c *Ctx) IntArg(b []byte) (int64, bool) {
+	n, ok := ParseInt(b)
+	if !ok {
+		c.W.Error(ErrNotInteger)
+	}
+	return n, ok
+}
+
+// IntArgs parses two integer arguments, such as a range's start and stop,
+// writing Redis's not-an-integer error when either is not one.
+func (c *Ctx) IntArgs(a, b []byte) (int64, int64, bool) {
+	x, ok1 := ParseInt(a)
+	y, ok2 := ParseInt(b)
+	if !ok1 || !ok2 {
+		c.W.Error(ErrNotInteger)
+		return 0, 0, false
+	}
+	return x, y, true
+}
+
+// ParseFlags reads the leading arguments of args that name one of words
+// (any case), setting the flag at the same position, and returns the
+// index of the first argument that names none (len(args) when all do). A
+// word may repeat.
+func ParseFlags(args [][]byte, words []string, flags ...*bool) int {
+next:
+	for i, a := range args {
+		for j, w := range words {
+			if Eq(a, w) {
+				*flags[j] = true
+				continue next
+			}
+		}
+		return i
+	}
+	return len(args)
+}
+
 // FormatInt renders n in decimal.
 func FormatInt(n int64) []byte { return strconv.AppendInt(nil, n, 10) }
 

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+
+	"github.com/ruvio/ruvio/ruvio/glob"
 )
 
 // Param is one parameter of CONFIG GET and CONFIG SET, under its Redis name.
@@ -87,7 +89,7 @@ func lookupParam(name string) (Param, bool) {
 func (c *Config) GetParams(pattern string) [][2]string {
 	var out [][2]string
 	for _, p := range params {
-		if globMatch(pattern, p.Name, true) {
+		if glob.MatchFold(pattern, p.Name) {
 			out = append(out, [2]string{p.Name, p.Get(c)})
 		}
 	}

@@ -112,11 +112,9 @@ func cmdTime(c *conn, args [][]byte) {
 func cmdRole(c *conn, args [][]byte) {
 	c.w.Array(3)
 	c.w.BulkString("master")
-	c.w.Int(c.shard.changes.Load())
+	c.w.Int(int64(c.shard.wal.Last()))
 	c.w.Array(0)
 }
-
-func cmdLastSave(c *conn, args [][]byte) { c.w.Int(c.srv.lastSave.Load()) }
 
 func cmdDebug(c *conn, args [][]byte) {
 	if !c.srv.Config().EnableDebugCommand {
@@ -139,13 +137,15 @@ func cmdDebug(c *conn, args [][]byte) {
 	}
 }
 
-// cmdShutdown stops the node. Nothing is saved yet (persistence comes
-// with the WAL), so SAVE and NOSAVE behave alike; ABORT has nothing to
+// cmdShutdown stops the node: the log is synced and closed; the snapshot
+// profile writes a final snapshot unless NOSAVE. ABORT has nothing to
 // abort.
 func cmdShutdown(c *conn, args [][]byte) {
 	for _, a := range args[1:] {
 		switch {
-		case command.Eq(a, "nosave"), command.Eq(a, "save"), command.Eq(a, "now"), command.Eq(a, "force"):
+		case command.Eq(a, "nosave"):
+			c.srv.noSave.Store(true)
+		case command.Eq(a, "save"), command.Eq(a, "now"), command.Eq(a, "force"):
 		case command.Eq(a, "abort"):
 			c.w.Error("ERR No shutdown in progress.")
 			return
@@ -202,7 +202,7 @@ func cmdFlush(c *conn, args [][]byte) {
 	for _, sh := range c.srv.shards {
 		c.withShard(sh, func() {
 			sh.db.Flush()
-			sh.record([][][]byte{{[]byte("FLUSHALL")}})
+			c.notePending(sh, sh.append([][][]byte{{[]byte("FLUSHALL")}}))
 		})
 	}
 	c.w.OK()

@@ -40,6 +40,10 @@ type conn struct {
 	lastActive    atomic.Int64 // Unix ms
 	closed        atomic.Bool
 	closeAfter    bool // QUIT: close once the reply is sent
+	// pending holds, per shard, the newest record this connection's
+	// writes appended that must be durable before replies go out.
+	pending    []uint64
+	anyPending bool
 	// now is the wall time in Unix ms read once per batch of pipelined
 	// commands, as Redis caches its clock per event-loop turn.
 	now int64
@@ -83,6 +87,7 @@ func (s *Server) newConn(nc net.Conn, sh *Shard) *conn {
 	c.libName.Store("")
 	c.libVer.Store("")
 	c.lastActive.Store(clock.NowMs())
+	c.pending = make([]uint64, len(s.shards))
 	c.r = resp.NewReader(countingReader{c})
 	c.w = resp.NewWriter(lockedWriter{c})
 	cfg := s.Config()
@@ -147,7 +152,7 @@ func (c *conn) serve() {
 				// A client sending garbage gets Redis's error and is
 				// dropped; nothing it sent was executed.
 				c.w.Error(err.Error())
-				c.w.Flush()
+				c.flush()
 				c.srv.log.Debug("protocol error, closing client", "id", c.id, "addr", c.nc.RemoteAddr().String(), "err", err)
 			} else if !errors.Is(err, io.EOF) && !c.closed.Load() && !errors.Is(err, net.ErrClosed) {
 				c.srv.log.Debug("client read failed", "id", c.id, "err", err)
@@ -163,13 +168,14 @@ func (c *conn) serve() {
 		}
 		c.execute(args)
 		if c.closeAfter {
-			c.w.Flush()
+			c.flush()
 			return
 		}
 		// Keep replies while more of a pipeline is already buffered: one
-		// write per batch instead of per command.
+		// write (and one wait for the log) per batch instead of per
+		// command.
 		if c.r.Buffered() == 0 || c.w.Buffered() > 64<<10 {
-			if err := c.w.Flush(); err != nil {
+			if !c.flush() {
 				return
 			}
 		}
@@ -240,7 +246,23 @@ func (c *conn) drainOutbox() error {
 
 // flushBeforePush sends pending replies so a reply queued before a
 // pub/sub confirmation reaches the client first.
-func (c *conn) flushBeforePush() { c.w.Flush() }
+func (c *conn) flushBeforePush() { c.flush() }
+
+// flush sends the buffered replies once the writes they acknowledge are
+// durable as the profile promises. If the log cannot make them durable the
+// replies are never sent and the connection is closed: the client must
+// treat those writes as indeterminate. It reports whether the connection
+// is still usable.
+func (c *conn) flush() bool {
+	if c.anyPending {
+		if err := c.waitDurable(); err != nil {
+			c.srv.log.Error("log not durable: closing client without replies", "id", c.id, "err", err)
+			c.close()
+			return false
+		}
+	}
+	return c.w.Flush() == nil
+}
 
 func (c *conn) unwatchAll() {
 	for _, w := range c.watches {

@@ -9,6 +9,7 @@ import (
 	"github.com/ruvio/ruvio/ruvio/acl"
 	"github.com/ruvio/ruvio/ruvio/clock"
 	"github.com/ruvio/ruvio/ruvio/command"
+	"github.com/ruvio/ruvio/ruvio/config"
 )
 
 // handler runs a command the server implements itself.
@@ -146,10 +147,21 @@ func (c *conn) call(spec *command.Spec, args [][]byte) {
 	if sh == nil {
 		sh = c.shard
 	}
-	sh.run(spec, &c.ctx)
+	c.notePending(sh, sh.run(spec, &c.ctx))
 	if c.ctx.Block != nil {
 		c.block(spec, sh)
 	}
+}
+
+// notePending remembers the newest record a command of this connection
+// appended to sh, so its reply waits until the record is safe as the
+// profile promises: fsynced (always) or written to the OS (everysec).
+func (c *conn) notePending(sh *Shard, seq uint64) {
+	if seq == 0 || (sh.durability != config.DurabilityAlways && sh.durability != config.DurabilityEverysec) {
+		return
+	}
+	c.pending[sh.ID] = max(c.pending[sh.ID], seq)
+	c.anyPending = true
 }
 
 // route finds the shard owning every key of the command; ok is false
@@ -177,9 +189,12 @@ func (c *conn) runPerKey(spec *command.Spec, ctx *command.Ctx) {
 		sh.mu.Lock()
 		ctx.DB = sh.db
 		for _, i := range idx {
+			if spec.Flags&command.Write != 0 {
+				sh.db.WillModify(string(ctx.Args[i]))
+			}
 			results = append(results, spec.PerKey(ctx, ctx.Args[i]))
 		}
-		sh.recordCtx(ctx)
+		c.notePending(sh, sh.recordCtx(ctx))
 		sh.mu.Unlock()
 	} else {
 		for _, i := range idx {
@@ -187,8 +202,11 @@ func (c *conn) runPerKey(spec *command.Spec, ctx *command.Ctx) {
 			sh.mu.Lock()
 			ctx.Reset()
 			ctx.DB = sh.db
+			if spec.Flags&command.Write != 0 {
+				sh.db.WillModify(string(ctx.Args[i]))
+			}
 			results = append(results, spec.PerKey(ctx, ctx.Args[i]))
-			sh.recordCtx(ctx)
+			c.notePending(sh, sh.recordCtx(ctx))
 			sh.mu.Unlock()
 		}
 	}
@@ -204,7 +222,9 @@ func (c *conn) block(spec *command.Spec, sh *Shard) {
 		deadline = time.Now().Add(time.Duration(req.TimeoutMs) * time.Millisecond)
 	}
 	// Pending replies of a pipeline go out before the client waits.
-	c.w.Flush()
+	if !c.flush() {
+		return
+	}
 	wake := make(chan struct{}, 1)
 	closed := c.watchClose()
 	defer closed.end(c)
@@ -249,7 +269,7 @@ func (c *conn) block(spec *command.Spec, sh *Shard) {
 		}
 		c.ctx.Reset()
 		c.ctx.Now = clock.NowMs()
-		sh.run(spec, &c.ctx)
+		c.notePending(sh, sh.run(spec, &c.ctx))
 		if c.ctx.Block == nil {
 			return
 		}

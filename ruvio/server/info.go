@@ -71,14 +71,7 @@ func (s *Server) infoSection(sec string, c *conn) [][2]string {
 			kv("maxmemory_policy", cfg.MaxMemoryPolicy),
 		}
 	case "persistence":
-		var changes int64
-		for _, sh := range s.shards {
-			changes += sh.changes.Load()
-		}
-		return [][2]string{
-			kv("loading", 0), kv("durability", cfg.Durability), kv("rdb_changes_since_last_save", changes),
-			kv("rdb_last_save_time", s.lastSave.Load()), kv("aof_enabled", 0),
-		}
+		return s.persistenceInfo()
 	case "stats":
 		var st keyspace.Stats
 		for _, sh := range s.shards {
@@ -102,10 +95,10 @@ func (s *Server) infoSection(sec string, c *conn) [][2]string {
 			kv("total_error_replies", s.stats.errorReplies.Load()),
 		}
 	case "replication":
-		return [][2]string{
+		return append([][2]string{
 			kv("role", "master"), kv("connected_slaves", 0), kv("master_failover_state", "no-failover"),
-			kv("master_replid", s.runID), kv("master_repl_offset", c.shard.changes.Load()),
-		}
+			kv("master_replid", s.runID), kv("master_repl_offset", c.shard.wal.Last()),
+		}, c.shard.replicationInfo()...)
 	case "cpu":
 		return [][2]string{kv("goroutines", runtime.NumGoroutine()), kv("gomaxprocs", runtime.GOMAXPROCS(0))}
 	case "cluster":

@@ -50,6 +50,7 @@ type Server struct {
 	usedMem   atomic.Int64
 	lastSave  atomic.Int64
 	closing   atomic.Bool
+	noSave    atomic.Bool // SHUTDOWN NOSAVE: skip the final snapshot
 	done      chan struct{}
 	closeOnce sync.Once
 	wg        sync.WaitGroup
@@ -95,7 +96,7 @@ func New(cfg *config.Config, log *slog.Logger) (*Server, error) {
 	}
 	s.acl = reg
 	for i, r := range slots.Split(cfg.Shards) {
-		s.shards = append(s.shards, newShard(i, r))
+		s.shards = append(s.shards, newShard(i, r, log))
 	}
 	s.lastSave.Store(s.start.Unix())
 	return s, nil
@@ -116,9 +117,13 @@ func (s *Server) Config() config.Config {
 	return *s.cfg
 }
 
-// Start listens on every shard's port and serves until Shutdown.
+// Start recovers every shard's data, then listens on every shard's port
+// and serves until Shutdown.
 func (s *Server) Start() error {
 	cfg := s.Config()
+	if err := s.recover(&cfg); err != nil {
+		return err
+	}
 	for i := range s.shards {
 		addr := net.JoinHostPort(cfg.Bind, strconv.Itoa(cfg.Port+i))
 		ln, err := net.Listen("tcp", addr)
@@ -200,8 +205,9 @@ func (s *Server) ticker() {
 		case <-s.tickStop:
 			return
 		case now := <-t.C:
+			cfg := s.Config()
 			for _, sh := range s.shards {
-				sh.tick()
+				sh.tick(&cfg)
 			}
 			s.sampleMemory()
 			if now.Sub(last) >= time.Second {
@@ -232,6 +238,12 @@ func (s *Server) Shutdown(ctx context.Context) error {
 		s.clientsMu.Unlock()
 		go func() {
 			s.wg.Wait()
+			// Every client is gone: nothing appends any more.
+			for _, sh := range s.shards {
+				if err := sh.closeFiles(!s.noSave.Load()); err != nil {
+					s.log.Error("closing the log failed", "shard", sh.ID, "err", err)
+				}
+			}
 			close(s.done)
 		}()
 		s.log.Info("shutting down", "uptime_s", int(clock.Default.Since(s.start).Seconds()))
@@ -253,4 +265,36 @@ func (s *Server) shardFor(key []byte) *Shard {
 		return s.shards[0]
 	}
 	return s.shards[slots.Owner(slots.Of(key), len(s.shards))]
+}
+
+// recover opens every shard's files and loads its data, the shards in
+// parallel, and reports what it took.
+func (s *Server) recover(cfg *config.Config) error {
+	start := time.Now()
+	errs := make(chan error, len(s.shards))
+	for _, sh := range s.shards {
+		go func() { _, err := sh.open(cfg, s.table); errs <- err }()
+	}
+	var first error
+	for range s.shards {
+		if err := <-errs; err != nil && first == nil {
+			first = err
+		}
+	}
+	if first != nil {
+		for _, sh := range s.shards {
+			if sh.wal != nil {
+				sh.wal.Close()
+			}
+		}
+		return first
+	}
+	var keys, records int64
+	for _, sh := range s.shards {
+		keys += sh.recovered.keys
+		records += sh.recovered.records
+	}
+	s.log.Info("data loaded", "durability", cfg.Durability, "keys", keys, "records_replayed", records,
+		"ms", time.Since(start).Milliseconds(), "data_dir", cfg.DataDir)
+	return nil
 }

@@ -1,70 +1,110 @@
 package server
 
 import (
+	"log/slog"
 	"sync"
 	"sync/atomic"
 
 	"github.com/ruvio/ruvio/ruvio/clock"
 	"github.com/ruvio/ruvio/ruvio/command"
+	"github.com/ruvio/ruvio/ruvio/config"
 	"github.com/ruvio/ruvio/ruvio/keyspace"
 	"github.com/ruvio/ruvio/ruvio/slots"
+	"github.com/ruvio/ruvio/ruvio/snapshot"
+	"github.com/ruvio/ruvio/ruvio/wal"
 )
 
 // Shard is one partition of the node's keyspace. Commands on its keys run
 // one at a time under mu, whichever port's connection sent them: that is
-// the "one writer per shard" rule the log and replication rely on.
+// the "one writer per shard" rule the log and replication rely on. Every
+// change is appended to the shard's log under mu, so log order is the
+// order changes were applied.
 type Shard struct {
 	ID    int
 	Slots slots.Range
 
-	mu sync.Mutex
-	db *keyspace.DB
-	// changes counts effects applied since start; the log's sequence
-	// numbers will be these.
+	mu    sync.Mutex
+	db    *keyspace.DB
+	wal   *wal.Log
+	table *command.Table
+	log   *slog.Logger
+	// epoch is the replication epoch new records carry; history lists
+	// where each epoch began. Guarded by mu.
+	epoch   uint64
+	history []snapshot.EpochStart
+	// ops collects the effects of the command running under mu, to be
+	// appended as one record.
+	ops [][][]byte
+
+	durability string
+	dir        string // "" for the memory profile: no files
+	// changes counts records appended since start.
 	changes atomic.Int64
+
+	saving         atomic.Bool
+	lastSaveOK     atomic.Bool
+	lastSaveAtomic atomic.Int64 // Unix seconds of the last snapshot (or start)
+	snapSeqAtomic  atomic.Uint64
+	changesAtSave  int64  // read and written atomically
+	snapSeq        uint64 // set while opening, before serving
+	recovered      recovery
+	// keepLog keeps the log a snapshot covers, so a test can compare a
+	// replay of the whole log with snapshot + replay.
+	keepLog bool
 }
 
-func newShard(id int, r slots.Range) *Shard {
-	sh := &Shard{ID: id, Slots: r}
+func newShard(id int, r slots.Range, log *slog.Logger) *Shard {
+	sh := &Shard{ID: id, Slots: r, log: log}
 	sh.db = keyspace.New(clock.NowMs)
 	sh.db.OnExpire = func(key string) {
 		// A key that expires is deleted everywhere through the log, like
 		// Redis propagating DEL, so replicas never decide on their own.
-		sh.record([][][]byte{{[]byte("DEL"), []byte(key)}})
+		sh.append([][][]byte{{[]byte("DEL"), []byte(key)}})
 	}
+	sh.lastSaveOK.Store(true)
 	return sh
 }
 
-// record takes effects (commands to replay) of a change made under mu.
-func (sh *Shard) record(effects [][][]byte) {
-	for _, e := range effects {
-		sh.recordOne(e)
+// append writes one record of effects under mu and returns its sequence.
+func (sh *Shard) append(ops [][][]byte) uint64 {
+	if len(ops) == 0 || sh.wal == nil {
+		return 0
 	}
-}
-
-// recordOne takes one effect; argv is not kept.
-func (sh *Shard) recordOne(argv [][]byte) {
 	sh.changes.Add(1)
+	return sh.wal.Append(sh.epoch, ops)
 }
 
-// recordCtx takes the effects of the command ctx ran, without copying.
-func (sh *Shard) recordCtx(ctx *command.Ctx) { ctx.EachEffect(sh.recordOne) }
+// recordCtx appends the effects of the command ctx ran, as one record,
+// without copying them (the log encodes them before returning).
+func (sh *Shard) recordCtx(ctx *command.Ctx) uint64 {
+	sh.ops = sh.ops[:0]
+	ctx.EachEffect(func(argv [][]byte) { sh.ops = append(sh.ops, argv) })
+	return sh.append(sh.ops)
+}
 
-// run executes a data command against this shard with its lock held. The
-// caller sets ctx.Now.
-func (sh *Shard) run(spec *command.Spec, ctx *command.Ctx) {
+// run executes a data command against this shard with its lock held and
+// returns the sequence of the record it appended (0 for none). The caller
+// sets ctx.Now.
+func (sh *Shard) run(spec *command.Spec, ctx *command.Ctx) uint64 {
 	sh.mu.Lock()
 	ctx.DB = sh.db
+	if spec.Flags&command.Write != 0 && sh.db.Snapshotting() {
+		for _, i := range spec.KeyIndexes(ctx.Args) {
+			sh.db.WillModify(string(ctx.Args[i]))
+		}
+	}
 	spec.Run(ctx)
-	sh.recordCtx(ctx)
+	seq := sh.recordCtx(ctx)
 	sh.mu.Unlock()
+	return seq
 }
 
-// tick runs the shard's periodic work: active expiry.
-func (sh *Shard) tick() {
+// tick runs the shard's periodic work: active expiry and snapshot rules.
+func (sh *Shard) tick(cfg *config.Config) {
 	sh.mu.Lock()
 	sh.db.ActiveExpire(16)
 	sh.mu.Unlock()
+	sh.maybeSnapshot(cfg, clock.Default.Now().Unix())
 }
 
 // keyCount returns the number of keys and of keys with a time to live.

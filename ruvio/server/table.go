@@ -78,6 +78,8 @@ func (s *Server) commandTable() *command.Table {
 		ext("time", 1, fast|stale|load, "fast", cmdTime),
 		ext("role", 1, fast|stale|load, "admin fast dangerous", cmdRole),
 		ext("lastsave", 1, fast|stale|load, "admin fast dangerous", cmdLastSave),
+		ext("save", 1, admin|nomult, "admin slow dangerous", cmdSave),
+		ext("bgsave", -1, admin, "admin slow dangerous", cmdBgsave),
 		ext("debug", -2, admin|stale|load, "admin slow dangerous", cmdDebug),
 		ext("shutdown", -1, admin|stale|load|nomult, "admin slow dangerous", cmdShutdown),
 		ext("replicaof", 3, admin|stale|nomult, "admin slow dangerous", cmdReplicaOf),

@@ -105,6 +105,16 @@ func cmdExec(c *conn, args [][]byte) {
 	}
 	c.unwatchAllLocked()
 	c.w.Array(len(queued))
+	// The effects of the whole transaction go to each shard's log as one
+	// record, so a crash can never replay half of it.
+	txnOps := map[*Shard][][][]byte{}
+	appendOps := func() {
+		for sh, ops := range txnOps {
+			c.notePending(sh, sh.append(ops))
+			delete(txnOps, sh)
+		}
+	}
+	defer appendOps()
 	for _, q := range queued {
 		spec := c.srv.table.Lookup(q[0])
 		run := spec
@@ -117,6 +127,9 @@ func cmdExec(c *conn, args [][]byte) {
 			continue
 		}
 		if h, ok := run.Ext.(handler); ok {
+			// A server command may append records of its own (FLUSHALL):
+			// what ran before it goes to the log first, in order.
+			appendOps()
 			h(c, q)
 			continue
 		}
@@ -128,17 +141,23 @@ func cmdExec(c *conn, args [][]byte) {
 			sh = c.shard
 		}
 		c.ctx.DB, c.ctx.Now = sh.db, c.now
+		if run.Flags&command.Write != 0 && sh.db.Snapshotting() {
+			for _, i := range run.KeyIndexes(q) {
+				sh.db.WillModify(string(q[i]))
+			}
+		}
 		if run.PerKey != nil {
 			results := make([]int64, 0, len(q))
 			for _, i := range run.KeyIndexes(q) {
 				results = append(results, run.PerKey(&c.ctx, q[i]))
 			}
-			sh.recordCtx(&c.ctx)
 			command.WritePerKey(&c.ctx, run, results)
-			continue
+		} else {
+			run.Run(&c.ctx)
 		}
-		run.Run(&c.ctx)
-		sh.recordCtx(&c.ctx)
+		// Effects are either the queued arguments (kept until EXEC ends)
+		// or copies the command made, so holding them here is safe.
+		c.ctx.EachEffect(func(argv [][]byte) { txnOps[sh] = append(txnOps[sh], argv) })
 	}
 }
 

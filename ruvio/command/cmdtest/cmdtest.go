@@ -38,10 +38,14 @@ type Harness struct {
 	Blocked *command.BlockRequest
 }
 
+// StartMs is the clock a new harness starts at, in Unix ms, for absolute
+// times in tables.
+const StartMs = 1_700_000_000_000
+
 // New returns a harness serving the given command families at a fixed
-// clock of 1,700,000,000,000 ms.
+// clock of StartMs.
 func New(t testing.TB, groups ...[]*command.Spec) *Harness {
-	h := &Harness{T: t, Table: command.NewTable(groups...), NowMs: 1_700_000_000_000, Proto: 2}
+	h := &Harness{T: t, Table: command.NewTable(groups...), NowMs: StartMs, Proto: 2}
 	h.DB = keyspace.New(func() int64 { return h.NowMs })
 	h.DB.OnExpire = func(key string) {
 		h.Log = append(h.Log, [][]byte{[]byte("DEL"), []byte(key)})

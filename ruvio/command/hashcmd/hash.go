@@ -1,53 +1,32 @@
 // Package hashcmd implements Redis's hash commands. A hash is stored as a
 // map[string][]byte in the keyspace entry; an empty hash never stays in
 // the keyspace.
-//
-// The package also holds the map helpers the set family shares: the
-// hash-ordered SCAN cursor (scan.go) and random key selection (random.go).
 package hashcmd
 
 import (
 	"github.com/ruvio/ruvio/ruvio/command"
-	"github.com/ruvio/ruvio/ruvio/keyspace"
+	"github.com/ruvio/ruvio/ruvio/command/random"
+	"github.com/ruvio/ruvio/ruvio/command/scan"
 )
 
+// hash is the stored representation.
+type hash = map[string][]byte
+
+// readHash and writeHash look a key up as a hash; see command.As.
 var (
-	readFast  = []string{"read", "hash", "fast"}
-	readSlow  = []string{"read", "hash", "slow"}
-	writeFast = []string{"write", "hash", "fast"}
+	readHash  = command.LookupRead[hash]
+	writeHash = command.LookupWrite[hash]
 )
 
-// lookup returns key's hash, nil when the key does not exist. ok is false
-// when the key holds another type, in which case WRONGTYPE has been
-// written. Read commands count keyspace hits and misses; writes do not, as
-// in Redis.
-func lookup(c *command.Ctx, key string, read bool) (h map[string][]byte, ok bool) {
-	var e *keyspace.Entry
-	if read {
-		e = c.DB.Read(key)
-	} else {
-		e = c.DB.Get(key)
-	}
-	if e == nil {
-		return nil, true
-	}
-	h, isHash := e.Val.(map[string][]byte)
-	if !isHash {
-		c.W.Error(command.ErrWrongType)
-		return nil, false
-	}
-	return h, true
-}
-
-// store records that h, key's hash, was changed in place, or creates the
-// key when h is new.
-func store(c *command.Ctx, key string, h map[string][]byte, created bool) {
+// setField sets field f of h, key's hash, to val, creating the hash when
+// h is nil, and records the change.
+func setField(c *command.Ctx, key string, h hash, f string, val []byte) {
+	created := h == nil
 	if created {
-		c.DB.Set(key, h)
-	} else {
-		c.DB.Touch(key)
+		h = make(hash, 1)
 	}
-	c.Dirty++
+	h[f] = val
+	c.Stored(key, h, created)
 }
 
 // setPairs is HSET and HMSET: it stores field/value pairs and returns how
@@ -59,13 +38,13 @@ func setPairs(c *command.Ctx, name string) (int64, bool) {
 		return 0, false
 	}
 	key := string(c.Args[1])
-	h, ok := lookup(c, key, false)
+	h, ok := writeHash(c, key)
 	if !ok {
 		return 0, false
 	}
 	created := h == nil
 	if created {
-		h = make(map[string][]byte, (len(c.Args)-2)/2)
+		h = make(hash, (len(c.Args)-2)/2)
 	}
 	var added int64
 	for i := 2; i < len(c.Args); i += 2 {
@@ -77,7 +56,7 @@ func setPairs(c *command.Ctx, name string) (int64, bool) {
 	}
 	// Redis counts every HSET as a change, even one that rewrote equal
 	// values, so WATCH fails and the command is logged.
-	store(c, key, h, created)
+	c.Stored(key, h, created)
 	return added, true
 }
 
@@ -95,7 +74,7 @@ func hmset(c *command.Ctx) {
 
 func hsetnx(c *command.Ctx) {
 	key := string(c.Args[1])
-	h, ok := lookup(c, key, false)
+	h, ok := writeHash(c, key)
 	if !ok {
 		return
 	}
@@ -104,125 +83,98 @@ func hsetnx(c *command.Ctx) {
 		c.W.Int(0)
 		return
 	}
-	created := h == nil
-	if created {
-		h = make(map[string][]byte, 1)
-	}
-	h[f] = c.Args[3]
-	store(c, key, h, created)
+	setField(c, key, h, f, c.Args[3])
 	c.W.Int(1)
 }
 
 func hget(c *command.Ctx) {
-	h, ok := lookup(c, string(c.Args[1]), true)
-	if !ok {
-		return
+	if h, ok := readHash(c, string(c.Args[1])); ok {
+		writeField(c, h, c.Args[2])
 	}
-	if v, exists := h[string(c.Args[2])]; exists {
+}
+
+func hmget(c *command.Ctx) {
+	if h, ok := readHash(c, string(c.Args[1])); ok {
+		c.W.Array(len(c.Args) - 2)
+		for _, f := range c.Args[2:] {
+			writeField(c, h, f)
+		}
+	}
+}
+
+// writeField answers field f's value in h, or null when there is none.
+func writeField(c *command.Ctx, h hash, f []byte) {
+	if v, exists := h[string(f)]; exists {
 		c.W.Bulk(v)
 	} else {
 		c.W.Null()
 	}
 }
 
-func hmget(c *command.Ctx) {
-	h, ok := lookup(c, string(c.Args[1]), true)
-	if !ok {
-		return
-	}
-	c.W.Array(len(c.Args) - 2)
-	for _, f := range c.Args[2:] {
-		if v, exists := h[string(f)]; exists {
-			c.W.Bulk(v)
-		} else {
-			c.W.Null()
-		}
-	}
-}
-
 func hdel(c *command.Ctx) {
 	key := string(c.Args[1])
-	h, ok := lookup(c, key, false)
+	h, ok := writeHash(c, key)
 	if !ok {
 		return
 	}
 	var deleted int64
 	for _, f := range c.Args[2:] {
-		if h == nil {
-			break
-		}
 		if _, exists := h[string(f)]; exists {
 			delete(h, string(f))
 			deleted++
 		}
 	}
 	if deleted > 0 {
-		if len(h) == 0 {
-			c.DB.Delete(key)
-		} else {
-			c.DB.Touch(key)
-		}
-		c.Dirty++
+		// One change however many fields went, as Redis counts it.
+		c.Changed(key, len(h), 1)
 	}
 	c.W.Int(deleted)
 }
 
 func hlen(c *command.Ctx) {
-	if h, ok := lookup(c, string(c.Args[1]), true); ok {
+	if h, ok := readHash(c, string(c.Args[1])); ok {
 		c.W.Int(int64(len(h)))
 	}
 }
 
 func hexists(c *command.Ctx) {
-	h, ok := lookup(c, string(c.Args[1]), true)
-	if !ok {
-		return
-	}
-	if _, exists := h[string(c.Args[2])]; exists {
-		c.W.Int(1)
-	} else {
-		c.W.Int(0)
+	if h, ok := readHash(c, string(c.Args[1])); ok {
+		c.W.Int(command.Has(h, c.Args[2]))
 	}
 }
 
 func hstrlen(c *command.Ctx) {
-	if h, ok := lookup(c, string(c.Args[1]), true); ok {
+	if h, ok := readHash(c, string(c.Args[1])); ok {
 		c.W.Int(int64(len(h[string(c.Args[2])])))
 	}
 }
 
 // hgetall answers a RESP3 map (a flat array in RESP2), as Redis 7 does.
 func hgetall(c *command.Ctx) {
-	h, ok := lookup(c, string(c.Args[1]), true)
-	if !ok {
-		return
-	}
-	c.W.Map(len(h))
-	for f, v := range h {
-		c.W.BulkString(f)
-		c.W.Bulk(v)
+	if h, ok := readHash(c, string(c.Args[1])); ok {
+		c.W.Map(len(h))
+		for f, v := range h {
+			c.W.BulkString(f)
+			c.W.Bulk(v)
+		}
 	}
 }
 
 func hkeys(c *command.Ctx) {
-	h, ok := lookup(c, string(c.Args[1]), true)
-	if !ok {
-		return
-	}
-	c.W.Array(len(h))
-	for f := range h {
-		c.W.BulkString(f)
+	if h, ok := readHash(c, string(c.Args[1])); ok {
+		c.W.Array(len(h))
+		for f := range h {
+			c.W.BulkString(f)
+		}
 	}
 }
 
 func hvals(c *command.Ctx) {
-	h, ok := lookup(c, string(c.Args[1]), true)
-	if !ok {
-		return
-	}
-	c.W.Array(len(h))
-	for _, v := range h {
-		c.W.Bulk(v)
+	if h, ok := readHash(c, string(c.Args[1])); ok {
+		c.W.Array(len(h))
+		for _, v := range h {
+			c.W.Bulk(v)
+		}
 	}
 }
 
@@ -235,25 +187,71 @@ func Specs() []*command.Spec {
 		oom  = command.DenyOOM
 		fast = command.Fast
 	)
-	spec := func(name string, arity int, flags command.Flags, cats []string, run func(*command.Ctx)) *command.Spec {
-		return &command.Spec{Name: name, Arity: arity, Flags: flags, FirstKey: 1, LastKey: 1, Step: 1, Categories: cats, Run: run}
-	}
+	f := command.Family("hash")
 	return []*command.Spec{
-		spec("hset", -4, w|oom|fast, writeFast, hset),
-		spec("hmset", -4, w|oom|fast, writeFast, hmset),
-		spec("hsetnx", 4, w|oom|fast, writeFast, hsetnx),
-		spec("hget", 3, r|fast, readFast, hget),
-		spec("hmget", -3, r|fast, readFast, hmget),
-		spec("hdel", -3, w|fast, writeFast, hdel),
-		spec("hlen", 2, r|fast, readFast, hlen),
-		spec("hexists", 3, r|fast, readFast, hexists),
-		spec("hstrlen", 3, r|fast, readFast, hstrlen),
-		spec("hgetall", 2, r, readSlow, hgetall),
-		spec("hkeys", 2, r, readSlow, hkeys),
-		spec("hvals", 2, r, readSlow, hvals),
-		spec("hincrby", 4, w|oom|fast, writeFast, hincrby),
-		spec("hincrbyfloat", 4, w|oom|fast, writeFast, hincrbyfloat),
-		spec("hscan", -3, r, readSlow, hscan),
-		spec("hrandfield", -2, r, readSlow, hrandfield),
+		f.Spec("hset", -4, w|oom|fast, hset),
+		f.Spec("hmset", -4, w|oom|fast, hmset),
+		f.Spec("hsetnx", 4, w|oom|fast, hsetnx),
+		f.Spec("hget", 3, r|fast, hget),
+		f.Spec("hmget", -3, r|fast, hmget),
+		f.Spec("hdel", -3, w|fast, hdel),
+		f.Spec("hlen", 2, r|fast, hlen),
+		f.Spec("hexists", 3, r|fast, hexists),
+		f.Spec("hstrlen", 3, r|fast, hstrlen),
+		f.Spec("hgetall", 2, r, hgetall),
+		f.Spec("hkeys", 2, r, hkeys),
+		f.Spec("hvals", 2, r, hvals),
+		f.Spec("hincrby", 4, w|oom|fast, hincrby),
+		f.Spec("hincrbyfloat", 4, w|oom|fast, hincrbyfloat),
+		f.Spec("hscan", -3, r, hscan),
+		f.Spec("hrandfield", -2, r, hrandfield),
+	}
+}
+
+// hscan answers [cursor, [field, value, ...]].
+func hscan(c *command.Ctx) {
+	h, cursor, o, ok := scan.Start[hash](c)
+	if !ok {
+		return
+	}
+	next, fields := scan.Map(h, cursor, o)
+	scan.WriteHeader(c, next, 2*len(fields))
+	for _, f := range fields {
+		c.W.BulkString(f)
+		c.W.Bulk(h[f])
+	}
+}
+
+// hrandfield is HRANDFIELD key [count [WITHVALUES]].
+func hrandfield(c *command.Ctx) {
+	random.Run(c, "withvalues", random.Key[[]byte], writeRandom)
+}
+
+// writeRandom answers HRANDFIELD's picks from h: distinct fields for a
+// positive count, independent draws for a negative one.
+func writeRandom(c *command.Ctx, h hash, a random.Args) {
+	write := func(f string) {
+		if a.With && c.W.Proto >= 3 {
+			c.W.Array(2)
+		}
+		c.W.BulkString(f)
+		if a.With {
+			c.W.Bulk(h[f])
+		}
+	}
+	switch {
+	case a.Count < 0:
+		a.Header(c.W, int(-a.Count))
+		random.Repeats(h, int(-a.Count), write)
+	case a.Count >= int64(len(h)):
+		a.Header(c.W, len(h))
+		for f := range h {
+			write(f)
+		}
+	default:
+		a.Header(c.W, int(a.Count))
+		for _, f := range random.Distinct(h, int(a.Count)) {
+			write(f)
+		}
 	}
 }

@@ -9,61 +9,61 @@ import (
 
 func TestHashCommands(t *testing.T) {
 	h := newHarness(t)
-	run(t, h, []step{
-		{args: []string{"HSET", "h", "a", "1", "b", "2"}, want: int64(2)},
-		{args: []string{"HSET", "h", "a", "10", "c", "3"}, want: int64(1)},
-		{args: []string{"HSET", "h", "d", "4", "d", "5"}, want: int64(1)},
-		{args: []string{"HSET", "h", "a"}, want: cmdtest.Error("ERR wrong number of arguments for 'hset' command")},
-		{args: []string{"HSET", "h", "a", "1", "b"}, want: cmdtest.Error("ERR wrong number of arguments for 'hset' command")},
-		{args: []string{"HGET", "h", "a"}, want: "10"},
-		{args: []string{"HGET", "h", "d"}, want: "5"},
-		{args: []string{"HGET", "h", "zz"}, want: nil},
-		{args: []string{"HGET", "nokey", "a"}, want: nil},
-		{args: []string{"HMGET", "h", "a", "zz", "b"}, want: []any{"10", nil, "2"}},
-		{args: []string{"HMGET", "nokey", "a", "b"}, want: []any{nil, nil}},
-		{args: []string{"HSETNX", "h", "a", "x"}, want: int64(0)},
-		{args: []string{"HSETNX", "h", "e", "x"}, want: int64(1)},
-		{args: []string{"HSETNX", "h2", "f", "v"}, want: int64(1)},
-		{args: []string{"HMSET", "h2", "g", "1", "f", "w"}, want: "OK"},
-		{args: []string{"HMSET", "h2", "g"}, want: cmdtest.Error("ERR wrong number of arguments for 'hmset' command")},
-		{args: []string{"HGETALL", "h2"}, want: []any{"f", "w", "g", "1"}, shape: pairs},
-		{args: []string{"HGETALL", "nokey"}, want: []any{}},
-		{args: []string{"HLEN", "h"}, want: int64(5)},
-		{args: []string{"HLEN", "nokey"}, want: int64(0)},
-		{args: []string{"HEXISTS", "h", "a"}, want: int64(1)},
-		{args: []string{"HEXISTS", "h", "zz"}, want: int64(0)},
-		{args: []string{"HEXISTS", "nokey", "a"}, want: int64(0)},
-		{args: []string{"HSTRLEN", "h", "a"}, want: int64(2)},
-		{args: []string{"HSTRLEN", "h", "zz"}, want: int64(0)},
-		{args: []string{"HSTRLEN", "nokey", "a"}, want: int64(0)},
-		{args: []string{"HKEYS", "h"}, want: []any{"a", "b", "c", "d", "e"}, shape: unordered},
-		{args: []string{"HVALS", "h"}, want: []any{"10", "2", "3", "5", "x"}, shape: unordered},
-		{args: []string{"HKEYS", "nokey"}, want: []any{}},
-		{args: []string{"HVALS", "nokey"}, want: []any{}},
-		{args: []string{"HDEL", "h", "a", "a", "zz", "b"}, want: int64(2)},
-		{args: []string{"HDEL", "nokey", "a"}, want: int64(0)},
-		{args: []string{"HDEL", "h", "c", "d", "e"}, want: int64(3)},
+	cmdtest.Steps{
+		{Args: []string{"HSET", "h", "a", "1", "b", "2"}, Want: int64(2)},
+		{Args: []string{"HSET", "h", "a", "10", "c", "3"}, Want: int64(1)},
+		{Args: []string{"HSET", "h", "d", "4", "d", "5"}, Want: int64(1)},
+		{Args: []string{"HSET", "h", "a"}, Want: cmdtest.Error("ERR wrong number of arguments for 'hset' command")},
+		{Args: []string{"HSET", "h", "a", "1", "b"}, Want: cmdtest.Error("ERR wrong number of arguments for 'hset' command")},
+		{Args: []string{"HGET", "h", "a"}, Want: "10"},
+		{Args: []string{"HGET", "h", "d"}, Want: "5"},
+		{Args: []string{"HGET", "h", "zz"}, Want: nil},
+		{Args: []string{"HGET", "nokey", "a"}, Want: nil},
+		{Args: []string{"HMGET", "h", "a", "zz", "b"}, Want: []any{"10", nil, "2"}},
+		{Args: []string{"HMGET", "nokey", "a", "b"}, Want: []any{nil, nil}},
+		{Args: []string{"HSETNX", "h", "a", "x"}, Want: int64(0)},
+		{Args: []string{"HSETNX", "h", "e", "x"}, Want: int64(1)},
+		{Args: []string{"HSETNX", "h2", "f", "v"}, Want: int64(1)},
+		{Args: []string{"HMSET", "h2", "g", "1", "f", "w"}, Want: "OK"},
+		{Args: []string{"HMSET", "h2", "g"}, Want: cmdtest.Error("ERR wrong number of arguments for 'hmset' command")},
+		{Args: []string{"HGETALL", "h2"}, Want: []any{"f", "w", "g", "1"}, Shape: cmdtest.Pairs},
+		{Args: []string{"HGETALL", "nokey"}, Want: []any{}},
+		{Args: []string{"HLEN", "h"}, Want: int64(5)},
+		{Args: []string{"HLEN", "nokey"}, Want: int64(0)},
+		{Args: []string{"HEXISTS", "h", "a"}, Want: int64(1)},
+		{Args: []string{"HEXISTS", "h", "zz"}, Want: int64(0)},
+		{Args: []string{"HEXISTS", "nokey", "a"}, Want: int64(0)},
+		{Args: []string{"HSTRLEN", "h", "a"}, Want: int64(2)},
+		{Args: []string{"HSTRLEN", "h", "zz"}, Want: int64(0)},
+		{Args: []string{"HSTRLEN", "nokey", "a"}, Want: int64(0)},
+		{Args: []string{"HKEYS", "h"}, Want: []any{"a", "b", "c", "d", "e"}, Shape: cmdtest.Unordered},
+		{Args: []string{"HVALS", "h"}, Want: []any{"10", "2", "3", "5", "x"}, Shape: cmdtest.Unordered},
+		{Args: []string{"HKEYS", "nokey"}, Want: []any{}},
+		{Args: []string{"HVALS", "nokey"}, Want: []any{}},
+		{Args: []string{"HDEL", "h", "a", "a", "zz", "b"}, Want: int64(2)},
+		{Args: []string{"HDEL", "nokey", "a"}, Want: int64(0)},
+		{Args: []string{"HDEL", "h", "c", "d", "e"}, Want: int64(3)},
 		// The last field's removal removes the key.
-		{args: []string{"HLEN", "h"}, want: int64(0)},
-	})
+		{Args: []string{"HLEN", "h"}, Want: int64(0)},
+	}.Run(t, h)
 	if h.DB.Get("h") != nil {
 		t.Fatal("emptied hash still in the keyspace")
 	}
-	checkReplay(t, h)
+	cmdtest.CheckReplay(t, h)
 }
 
 func TestHashEmptyValues(t *testing.T) {
 	h := newHarness(t)
-	run(t, h, []step{
-		{args: []string{"HSET", "h", "", ""}, want: int64(1)},
-		{args: []string{"HGET", "h", ""}, want: ""},
-		{args: []string{"HSTRLEN", "h", ""}, want: int64(0)},
-		{args: []string{"HEXISTS", "h", ""}, want: int64(1)},
-		{args: []string{"HSET", "h", "bin", "a\x00b\r\n"}, want: int64(1)},
-		{args: []string{"HGET", "h", "bin"}, want: "a\x00b\r\n"},
-		{args: []string{"HSTRLEN", "h", "bin"}, want: int64(5)},
-	})
-	checkReplay(t, h)
+	cmdtest.Steps{
+		{Args: []string{"HSET", "h", "", ""}, Want: int64(1)},
+		{Args: []string{"HGET", "h", ""}, Want: ""},
+		{Args: []string{"HSTRLEN", "h", ""}, Want: int64(0)},
+		{Args: []string{"HEXISTS", "h", ""}, Want: int64(1)},
+		{Args: []string{"HSET", "h", "bin", "a\x00b\r\n"}, Want: int64(1)},
+		{Args: []string{"HGET", "h", "bin"}, Want: "a\x00b\r\n"},
+		{Args: []string{"HSTRLEN", "h", "bin"}, Want: int64(5)},
+	}.Run(t, h)
+	cmdtest.CheckReplay(t, h)
 }
 
 func TestHashWrongType(t *testing.T) {
@@ -90,74 +90,60 @@ func TestHashWrongType(t *testing.T) {
 		{"HRANDFIELD", "s", "2"},
 		{"HRANDFIELD", "s", "-2", "WITHVALUES"},
 	} {
-		if got := h.Do(args...); got != wrongType() {
+		if got := h.Do(args...); got != cmdtest.WrongType {
 			t.Errorf("%q = %#v, want WRONGTYPE", args, got)
 		}
 	}
 	// Errors found in the arguments come before the type check, as in
 	// Redis.
-	run(t, h, []step{
-		{args: []string{"HSET", "s", "f"}, want: cmdtest.Error("ERR wrong number of arguments for 'hset' command")},
-		{args: []string{"HINCRBY", "s", "f", "x"}, want: cmdtest.Error("ERR value is not an integer or out of range")},
-		{args: []string{"HINCRBYFLOAT", "s", "f", "x"}, want: cmdtest.Error("ERR value is not a valid float")},
-		{args: []string{"HSCAN", "s", "x"}, want: cmdtest.Error("ERR invalid cursor")},
-		{args: []string{"HRANDFIELD", "s", "1", "X"}, want: cmdtest.Error("ERR syntax error")},
-	})
+	cmdtest.Steps{
+		{Args: []string{"HSET", "s", "f"}, Want: cmdtest.Error("ERR wrong number of arguments for 'hset' command")},
+		{Args: []string{"HINCRBY", "s", "f", "x"}, Want: cmdtest.Error("ERR value is not an integer or out of range")},
+		{Args: []string{"HINCRBYFLOAT", "s", "f", "x"}, Want: cmdtest.Error("ERR value is not a valid float")},
+		{Args: []string{"HSCAN", "s", "x"}, Want: cmdtest.Error("ERR invalid cursor")},
+		{Args: []string{"HRANDFIELD", "s", "1", "X"}, Want: cmdtest.Error("ERR syntax error")},
+	}.Run(t, h)
 	if got := h.Do("GET", "s"); got != "v" {
 		t.Fatalf("string changed: %#v", got)
 	}
-	checkReplay(t, h)
+	cmdtest.CheckReplay(t, h)
 }
 
 func TestHashRESP3(t *testing.T) {
 	h := newHarness(t)
 	h.Proto = 3
 	h.Do("HSET", "h", "a", "1", "b", "2")
-	run(t, h, []step{
-		{args: []string{"HGETALL", "h"}, want: map[string]any{"a": "1", "b": "2"}},
-		{args: []string{"HGETALL", "nokey"}, want: map[string]any{}},
-		{args: []string{"HMGET", "h", "a", "zz"}, want: []any{"1", nil}},
-		{args: []string{"HGET", "h", "zz"}, want: nil},
-		{args: []string{"HEXISTS", "h", "a"}, want: int64(1)},
-		{args: []string{"HINCRBYFLOAT", "h", "a", "0.5"}, want: "1.5"},
-		{args: []string{"HRANDFIELD", "nokey"}, want: nil},
-	})
-	for _, c := range []struct {
-		args   []string
-		prefix string
-	}{
-		{[]string{"HGETALL", "h"}, "%2\r\n"},
-		{[]string{"HGETALL", "nokey"}, "%0\r\n"},
-		{[]string{"HKEYS", "h"}, "*2\r\n"},
-		{[]string{"HVALS", "h"}, "*2\r\n"},
-		{[]string{"HMGET", "h", "zz"}, "*1\r\n_\r\n"},
-		{[]string{"HINCRBYFLOAT", "h", "b", "1"}, "$1\r\n3\r\n"},
-		{[]string{"HSCAN", "h", "0"}, "*2\r\n$1\r\n0\r\n*4\r\n"},
-		{[]string{"HRANDFIELD", "h", "1", "WITHVALUES"}, "*1\r\n*2\r\n"},
-		{[]string{"HRANDFIELD", "h", "-3", "WITHVALUES"}, "*3\r\n*2\r\n"},
-		{[]string{"HRANDFIELD", "h", "5"}, "*2\r\n$1\r\n"},
-		{[]string{"HRANDFIELD", "nokey", "5"}, "*0\r\n"},
-	} {
-		if got := raw(h, c.args...); !strings.HasPrefix(got, c.prefix) {
-			t.Errorf("RESP3 %q = %q, want prefix %q", c.args, got, c.prefix)
-		}
-	}
+	cmdtest.Steps{
+		{Args: []string{"HGETALL", "h"}, Want: map[string]any{"a": "1", "b": "2"}},
+		{Args: []string{"HGETALL", "nokey"}, Want: map[string]any{}},
+		{Args: []string{"HMGET", "h", "a", "zz"}, Want: []any{"1", nil}},
+		{Args: []string{"HGET", "h", "zz"}, Want: nil},
+		{Args: []string{"HEXISTS", "h", "a"}, Want: int64(1)},
+		{Args: []string{"HINCRBYFLOAT", "h", "a", "0.5"}, Want: "1.5"},
+		{Args: []string{"HRANDFIELD", "nokey"}, Want: nil},
+	}.Run(t, h)
+	cmdtest.RawSteps{
+		{Args: []string{"HGETALL", "h"}, Prefix: "%2\r\n"},
+		{Args: []string{"HGETALL", "nokey"}, Prefix: "%0\r\n"},
+		{Args: []string{"HKEYS", "h"}, Prefix: "*2\r\n"},
+		{Args: []string{"HVALS", "h"}, Prefix: "*2\r\n"},
+		{Args: []string{"HMGET", "h", "zz"}, Prefix: "*1\r\n_\r\n"},
+		{Args: []string{"HINCRBYFLOAT", "h", "b", "1"}, Prefix: "$1\r\n3\r\n"},
+		{Args: []string{"HSCAN", "h", "0"}, Prefix: "*2\r\n$1\r\n0\r\n*4\r\n"},
+		{Args: []string{"HRANDFIELD", "h", "1", "WITHVALUES"}, Prefix: "*1\r\n*2\r\n"},
+		{Args: []string{"HRANDFIELD", "h", "-3", "WITHVALUES"}, Prefix: "*3\r\n*2\r\n"},
+		{Args: []string{"HRANDFIELD", "h", "5"}, Prefix: "*2\r\n$1\r\n"},
+		{Args: []string{"HRANDFIELD", "nokey", "5"}, Prefix: "*0\r\n"},
+	}.Run(t, h)
 	h.Proto = 2
-	for _, c := range []struct {
-		args   []string
-		prefix string
-	}{
-		{[]string{"HGETALL", "h"}, "*4\r\n"},
-		{[]string{"HGETALL", "nokey"}, "*0\r\n"},
-		{[]string{"HMGET", "h", "zz"}, "*1\r\n$-1\r\n"},
-		{[]string{"HRANDFIELD", "h", "1", "WITHVALUES"}, "*2\r\n$1\r\n"},
-		{[]string{"HRANDFIELD", "h", "-3", "WITHVALUES"}, "*6\r\n$1\r\n"},
-		{[]string{"HRANDFIELD", "nokey"}, "$-1\r\n"},
-	} {
-		if got := raw(h, c.args...); !strings.HasPrefix(got, c.prefix) {
-			t.Errorf("RESP2 %q = %q, want prefix %q", c.args, got, c.prefix)
-		}
-	}
+	cmdtest.RawSteps{
+		{Args: []string{"HGETALL", "h"}, Prefix: "*4\r\n"},
+		{Args: []string{"HGETALL", "nokey"}, Prefix: "*0\r\n"},
+		{Args: []string{"HMGET", "h", "zz"}, Prefix: "*1\r\n$-1\r\n"},
+		{Args: []string{"HRANDFIELD", "h", "1", "WITHVALUES"}, Prefix: "*2\r\n$1\r\n"},
+		{Args: []string{"HRANDFIELD", "h", "-3", "WITHVALUES"}, Prefix: "*6\r\n$1\r\n"},
+		{Args: []string{"HRANDFIELD", "nokey"}, Prefix: "$-1\r\n"},
+	}.Run(t, h)
 }
 
 // TestHashReplay runs writes of every kind, with expiry in between, and
@@ -176,7 +162,7 @@ func TestHashReplay(t *testing.T) {
 	h.Do("HDEL", "gone", "f")
 	h.NowMs += 200
 	h.Do("HSET", "t", "f", "v") // the string expired: now a hash
-	checkReplay(t, h)
+	cmdtest.CheckReplay(t, h)
 	if got := h.Do("HGET", "h", "f"); got != "0.3" {
 		t.Fatalf("HINCRBYFLOAT 0.1 + 0.2 = %#v, want 0.3", got)
 	}

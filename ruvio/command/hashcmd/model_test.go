@@ -38,7 +38,7 @@ func TestHashModel(t *testing.T) {
 			v := rapid.SampledFrom(vals).Draw(rt, "val")
 			var args []string
 			var want any
-			sh := exact
+			sh := cmdtest.Exact
 			switch rapid.IntRange(0, 12).Draw(rt, "op") {
 			case 0:
 				args = []string{"HSET", k, f, v, f2, v + "!"}
@@ -105,7 +105,7 @@ func TestHashModel(t *testing.T) {
 				for x, y := range model[k] {
 					all = append(all, x, y)
 				}
-				want, sh = all, pairs
+				want, sh = all, cmdtest.Pairs
 			case 9:
 				incr := rapid.SampledFrom(incrs).Draw(rt, "incr")
 				args = []string{"HINCRBY", k, f, incr}
@@ -127,7 +127,7 @@ func TestHashModel(t *testing.T) {
 				for x := range model[k] {
 					ks = append(ks, x)
 				}
-				want, sh = ks, unordered
+				want, sh = ks, cmdtest.Unordered
 			case 12:
 				// Toggle the protocol: replies must mean the same in both.
 				if h.Proto == 2 {
@@ -138,7 +138,7 @@ func TestHashModel(t *testing.T) {
 				continue
 			}
 			tidy(k)
-			if got := h.Do(args...); !same(got, want, sh) {
+			if got := h.Do(args...); !sh.Equal(got, want) {
 				rt.Fatalf("%q = %#v, want %#v", args, got, want)
 			}
 		}

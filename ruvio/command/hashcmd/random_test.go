@@ -10,22 +10,22 @@ import (
 func TestHrandfieldErrors(t *testing.T) {
 	h := newHarness(t)
 	h.Do("HSET", "h", "a", "1")
-	run(t, h, []step{
-		{args: []string{"HRANDFIELD", "h", "x"}, want: cmdtest.Error("ERR value is not an integer or out of range")},
-		{args: []string{"HRANDFIELD", "h", "-9223372036854775808"}, want: cmdtest.Error("ERR value is out of range, value must between -9223372036854775807 and 9223372036854775807")},
-		{args: []string{"HRANDFIELD", "h", "1", "WITHVALUE"}, want: cmdtest.Error("ERR syntax error")},
-		{args: []string{"HRANDFIELD", "h", "1", "WITHVALUES", "x"}, want: cmdtest.Error("ERR syntax error")},
-		{args: []string{"HRANDFIELD", "h", "4611686018427387904", "WITHVALUES"}, want: cmdtest.Error("ERR value is out of range")},
-		{args: []string{"HRANDFIELD", "h", "-4611686018427387904", "WITHVALUES"}, want: cmdtest.Error("ERR value is out of range")},
-		{args: []string{"HRANDFIELD", "nokey"}, want: nil},
-		{args: []string{"HRANDFIELD", "nokey", "3"}, want: []any{}},
-		{args: []string{"HRANDFIELD", "nokey", "-3", "withvalues"}, want: []any{}},
-		{args: []string{"HRANDFIELD", "h", "0"}, want: []any{}},
-		{args: []string{"HRANDFIELD", "h"}, want: "a"},
-		{args: []string{"HRANDFIELD", "h", "-3"}, want: []any{"a", "a", "a"}},
-		{args: []string{"HRANDFIELD", "h", "-2", "WITHVALUES"}, want: []any{"a", "1", "a", "1"}},
-		{args: []string{"HRANDFIELD", "h", "5", "WITHVALUES"}, want: []any{"a", "1"}},
-	})
+	cmdtest.Steps{
+		{Args: []string{"HRANDFIELD", "h", "x"}, Want: cmdtest.Error("ERR value is not an integer or out of range")},
+		{Args: []string{"HRANDFIELD", "h", "-9223372036854775808"}, Want: cmdtest.Error("ERR value is out of range, value must between -9223372036854775807 and 9223372036854775807")},
+		{Args: []string{"HRANDFIELD", "h", "1", "WITHVALUE"}, Want: cmdtest.Error("ERR syntax error")},
+		{Args: []string{"HRANDFIELD", "h", "1", "WITHVALUES", "x"}, Want: cmdtest.Error("ERR syntax error")},
+		{Args: []string{"HRANDFIELD", "h", "4611686018427387904", "WITHVALUES"}, Want: cmdtest.Error("ERR value is out of range")},
+		{Args: []string{"HRANDFIELD", "h", "-4611686018427387904", "WITHVALUES"}, Want: cmdtest.Error("ERR value is out of range")},
+		{Args: []string{"HRANDFIELD", "nokey"}, Want: nil},
+		{Args: []string{"HRANDFIELD", "nokey", "3"}, Want: []any{}},
+		{Args: []string{"HRANDFIELD", "nokey", "-3", "withvalues"}, Want: []any{}},
+		{Args: []string{"HRANDFIELD", "h", "0"}, Want: []any{}},
+		{Args: []string{"HRANDFIELD", "h"}, Want: "a"},
+		{Args: []string{"HRANDFIELD", "h", "-3"}, Want: []any{"a", "a", "a"}},
+		{Args: []string{"HRANDFIELD", "h", "-2", "WITHVALUES"}, Want: []any{"a", "1", "a", "1"}},
+		{Args: []string{"HRANDFIELD", "h", "5", "WITHVALUES"}, Want: []any{"a", "1"}},
+	}.Run(t, h)
 	if len(h.Log) != 1 {
 		t.Fatalf("HRANDFIELD logged effects: %q", h.Log[1:])
 	}

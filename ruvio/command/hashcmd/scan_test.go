@@ -11,28 +11,28 @@ import (
 func TestHscanErrors(t *testing.T) {
 	h := newHarness(t)
 	h.Do("HSET", "h", "a", "1")
-	run(t, h, []step{
-		{args: []string{"HSCAN", "h", "x"}, want: cmdtest.Error("ERR invalid cursor")},
-		{args: []string{"HSCAN", "h", "1.5"}, want: cmdtest.Error("ERR invalid cursor")},
-		{args: []string{"HSCAN", "h", " 1"}, want: cmdtest.Error("ERR invalid cursor")},
-		{args: []string{"HSCAN", "h", "18446744073709551616"}, want: cmdtest.Error("ERR invalid cursor")},
-		{args: []string{"HSCAN", "h", "0", "COUNT", "0"}, want: cmdtest.Error("ERR syntax error")},
-		{args: []string{"HSCAN", "h", "0", "COUNT", "-1"}, want: cmdtest.Error("ERR syntax error")},
-		{args: []string{"HSCAN", "h", "0", "COUNT", "x"}, want: cmdtest.Error("ERR value is not an integer or out of range")},
-		{args: []string{"HSCAN", "h", "0", "COUNT"}, want: cmdtest.Error("ERR syntax error")},
-		{args: []string{"HSCAN", "h", "0", "MATCH"}, want: cmdtest.Error("ERR syntax error")},
-		{args: []string{"HSCAN", "h", "0", "NOVALUES"}, want: cmdtest.Error("ERR syntax error")},
-		{args: []string{"HSCAN", "h", "0", "TYPE", "string"}, want: cmdtest.Error("ERR syntax error")},
+	cmdtest.Steps{
+		{Args: []string{"HSCAN", "h", "x"}, Want: cmdtest.Error("ERR invalid cursor")},
+		{Args: []string{"HSCAN", "h", "1.5"}, Want: cmdtest.Error("ERR invalid cursor")},
+		{Args: []string{"HSCAN", "h", " 1"}, Want: cmdtest.Error("ERR invalid cursor")},
+		{Args: []string{"HSCAN", "h", "18446744073709551616"}, Want: cmdtest.Error("ERR invalid cursor")},
+		{Args: []string{"HSCAN", "h", "0", "COUNT", "0"}, Want: cmdtest.Error("ERR syntax error")},
+		{Args: []string{"HSCAN", "h", "0", "COUNT", "-1"}, Want: cmdtest.Error("ERR syntax error")},
+		{Args: []string{"HSCAN", "h", "0", "COUNT", "x"}, Want: cmdtest.Error("ERR value is not an integer or out of range")},
+		{Args: []string{"HSCAN", "h", "0", "COUNT"}, Want: cmdtest.Error("ERR syntax error")},
+		{Args: []string{"HSCAN", "h", "0", "MATCH"}, Want: cmdtest.Error("ERR syntax error")},
+		{Args: []string{"HSCAN", "h", "0", "NOVALUES"}, Want: cmdtest.Error("ERR syntax error")},
+		{Args: []string{"HSCAN", "h", "0", "TYPE", "string"}, Want: cmdtest.Error("ERR syntax error")},
 		// A missing key answers an empty scan without reading the options.
-		{args: []string{"HSCAN", "nokey", "0", "BOGUS"}, want: []any{"0", []any{}}},
-		{args: []string{"HSCAN", "nokey", "7"}, want: []any{"0", []any{}}},
+		{Args: []string{"HSCAN", "nokey", "0", "BOGUS"}, Want: []any{"0", []any{}}},
+		{Args: []string{"HSCAN", "nokey", "7"}, Want: []any{"0", []any{}}},
 		// Cursors parse like strtoul: a sign, leading zeros, even nothing.
-		{args: []string{"HSCAN", "h", ""}, want: []any{"0", []any{"a", "1"}}},
-		{args: []string{"HSCAN", "h", "+0"}, want: []any{"0", []any{"a", "1"}}},
-		{args: []string{"HSCAN", "h", "000"}, want: []any{"0", []any{"a", "1"}}},
-		{args: []string{"HSCAN", "h", "0", "count", "5", "match", "*"}, want: []any{"0", []any{"a", "1"}}},
-		{args: []string{"HSCAN", "h", "0", "MATCH", "b*"}, want: []any{"0", []any{}}},
-	})
+		{Args: []string{"HSCAN", "h", ""}, Want: []any{"0", []any{"a", "1"}}},
+		{Args: []string{"HSCAN", "h", "+0"}, Want: []any{"0", []any{"a", "1"}}},
+		{Args: []string{"HSCAN", "h", "000"}, Want: []any{"0", []any{"a", "1"}}},
+		{Args: []string{"HSCAN", "h", "0", "count", "5", "match", "*"}, Want: []any{"0", []any{"a", "1"}}},
+		{Args: []string{"HSCAN", "h", "0", "MATCH", "b*"}, Want: []any{"0", []any{}}},
+	}.Run(t, h)
 }
 
 // scanAll iterates HSCAN to the end and returns every field seen with its

@@ -12,19 +12,8 @@ type expireCond struct{ nx, xx, gt, lt bool }
 // parseExpireCond reads the options after the time, with Redis 7's errors.
 func parseExpireCond(args [][]byte) (expireCond, string) {
 	var o expireCond
-	for _, a := range args {
-		switch {
-		case command.Eq(a, "nx"):
-			o.nx = true
-		case command.Eq(a, "xx"):
-			o.xx = true
-		case command.Eq(a, "gt"):
-			o.gt = true
-		case command.Eq(a, "lt"):
-			o.lt = true
-		default:
-			return o, "ERR Unsupported option " + string(a)
-		}
+	if n := command.ParseFlags(args, []string{"nx", "xx", "gt", "lt"}, &o.nx, &o.xx, &o.gt, &o.lt); n < len(args) {
+		return o, "ERR Unsupported option " + string(args[n])
 	}
 	if o.nx && (o.xx || o.gt || o.lt) {
 		return o, "ERR NX and XX, GT or LT options at the same time are not compatible"
@@ -67,22 +56,21 @@ func expireGeneric(c *command.Ctx, name string, unitMs int64, relative bool) {
 		c.W.Error(errMsg)
 		return
 	}
-	when, ok := command.ParseInt(c.Args[2])
+	when, ok := c.IntArg(c.Args[2])
 	if !ok {
-		c.W.Error(command.ErrNotInteger)
 		return
 	}
 	// Negative times are allowed (they delete), but not overflow.
 	if unitMs != 1 {
 		if when > math.MaxInt64/unitMs || when < math.MinInt64/unitMs {
-			c.W.Error(invalidExpire(name))
+			c.W.Error(command.ErrInvalidExpireIn(name))
 			return
 		}
 		when *= unitMs
 	}
 	if relative {
 		if when > math.MaxInt64-c.Now {
-			c.W.Error(invalidExpire(name))
+			c.W.Error(command.ErrInvalidExpireIn(name))
 			return
 		}
 		when += c.Now
@@ -94,7 +82,10 @@ func expireGeneric(c *command.Ctx, name string, unitMs int64, relative bool) {
 		return
 	}
 	c.Dirty++
-	if when <= c.Now {
+	// While a log is replayed (or a replica applies its stream) a time
+	// already past is stored, not acted on, as Redis does when loading:
+	// the log's later records decide what happens to the key.
+	if when <= c.Now && !c.DB.Loading {
 		c.DB.Delete(key)
 		c.Propagate([]byte("DEL"), c.Args[1])
 	} else {
@@ -102,11 +93,6 @@ func expireGeneric(c *command.Ctx, name string, unitMs int64, relative bool) {
 		c.Propagate([]byte("PEXPIREAT"), c.Args[1], command.FormatInt(when))
 	}
 	c.W.Int(1)
-}
-
-// invalidExpire is the "invalid expire time" error of command name.
-func invalidExpire(name string) string {
-	return "ERR invalid expire time in '" + name + "' command"
 }
 
 func ttl(c *command.Ctx)         { ttlGeneric(c, false, false) }

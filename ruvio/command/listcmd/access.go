@@ -12,15 +12,11 @@ import (
 // client sees and is kept.
 
 func lrange(c *command.Ctx) {
-	start, ok := parseLong(c, c.Args[2])
+	start, stop, ok := c.IntArgs(c.Args[2], c.Args[3])
 	if !ok {
 		return
 	}
-	stop, ok := parseLong(c, c.Args[3])
-	if !ok {
-		return
-	}
-	l, ok := getList(c, string(c.Args[1]), true)
+	l, ok := readList(c, string(c.Args[1]))
 	if !ok {
 		return
 	}
@@ -48,7 +44,7 @@ func position(idx int64, n int) (int, bool) {
 }
 
 func lindex(c *command.Ctx) {
-	l, ok := getList(c, string(c.Args[1]), true)
+	l, ok := readList(c, string(c.Args[1]))
 	if !ok {
 		return
 	}
@@ -56,7 +52,7 @@ func lindex(c *command.Ctx) {
 		c.W.Null()
 		return
 	}
-	idx, ok := parseLong(c, c.Args[2])
+	idx, ok := c.IntArg(c.Args[2])
 	if !ok {
 		return
 	}
@@ -69,7 +65,7 @@ func lindex(c *command.Ctx) {
 
 func lset(c *command.Ctx) {
 	key := string(c.Args[1])
-	l, ok := getList(c, key, false)
+	l, ok := writeList(c, key)
 	if !ok {
 		return
 	}
@@ -77,7 +73,7 @@ func lset(c *command.Ctx) {
 		c.W.Error(command.ErrNoSuchKey)
 		return
 	}
-	idx, ok := parseLong(c, c.Args[2])
+	idx, ok := c.IntArg(c.Args[2])
 	if !ok {
 		return
 	}
@@ -102,7 +98,7 @@ func linsert(c *command.Ctx) {
 		return
 	}
 	key := string(c.Args[1])
-	l, ok := getList(c, key, false)
+	l, ok := writeList(c, key)
 	if !ok {
 		return
 	}
@@ -127,12 +123,12 @@ func linsert(c *command.Ctx) {
 }
 
 func lrem(c *command.Ctx) {
-	count, ok := parseLong(c, c.Args[2])
+	count, ok := c.IntArg(c.Args[2])
 	if !ok {
 		return
 	}
 	key := string(c.Args[1])
-	l, ok := getList(c, key, false)
+	l, ok := writeList(c, key)
 	if !ok {
 		return
 	}
@@ -149,16 +145,12 @@ func lrem(c *command.Ctx) {
 }
 
 func ltrim(c *command.Ctx) {
-	start, ok := parseLong(c, c.Args[2])
-	if !ok {
-		return
-	}
-	stop, ok := parseLong(c, c.Args[3])
+	start, stop, ok := c.IntArgs(c.Args[2], c.Args[3])
 	if !ok {
 		return
 	}
 	key := string(c.Args[1])
-	l, ok := getList(c, key, false)
+	l, ok := writeList(c, key)
 	if !ok {
 		return
 	}
@@ -192,7 +184,7 @@ func lpos(c *command.Ctx) {
 		switch {
 		case command.Eq(opt, "rank") && more:
 			i++
-			if rank, ok = parseLong(c, c.Args[i]); !ok {
+			if rank, ok = c.IntArg(c.Args[i]); !ok {
 				return
 			}
 			if rank == -1<<63 {
@@ -219,7 +211,7 @@ func lpos(c *command.Ctx) {
 			return
 		}
 	}
-	l, ok := getList(c, string(c.Args[1]), true)
+	l, ok := readList(c, string(c.Args[1]))
 	if !ok {
 		return
 	}

@@ -4,11 +4,12 @@ import (
 	"testing"
 
 	"github.com/ruvio/ruvio/ruvio/command"
+	"github.com/ruvio/ruvio/ruvio/command/cmdtest"
 )
 
 func TestRangeIndexSet(t *testing.T) {
 	notInt := e(command.ErrNotInteger)
-	runSteps(t, []step{
+	runSteps(t, cmdtest.Steps{
 		s("RPUSH", "l", "a", "b", "c", "b", "d", 5),
 		s("LRANGE", "l", "0", "-1", arr("a", "b", "c", "b", "d")),
 		s("LRANGE", "l", "1", "2", arr("b", "c")),
@@ -46,7 +47,7 @@ func TestRangeIndexSet(t *testing.T) {
 
 func TestInsertRemTrim(t *testing.T) {
 	notInt := e(command.ErrNotInteger)
-	runSteps(t, []step{
+	runSteps(t, cmdtest.Steps{
 		s("RPUSH", "l", "a", "b", "c", 3),
 		s("LINSERT", "l", "BEFORE", "b", "X", 4),
 		s("LINSERT", "l", "after", "c", "E", 5),
@@ -96,7 +97,7 @@ func TestInsertRemTrim(t *testing.T) {
 
 func TestLpos(t *testing.T) {
 	const rankZero = "ERR RANK can't be zero: use 1 to start from the first match, 2 from the second ... or use negative to start from the end of the list"
-	runSteps(t, []step{
+	runSteps(t, cmdtest.Steps{
 		// Positions: a0 b1 c2 1:3 2:4 3:5 c6 c7.
 		s("RPUSH", "p", "a", "b", "c", "1", "2", "3", "c", "c", 8),
 		s("LPOS", "p", "c", 2),
@@ -137,7 +138,7 @@ func TestLpos(t *testing.T) {
 }
 
 func TestMove(t *testing.T) {
-	runSteps(t, []step{
+	runSteps(t, cmdtest.Steps{
 		s("RPUSH", "src", "a", "b", "c", 3),
 		s("LMOVE", "src", "dst", "LEFT", "RIGHT", "a"),
 		s("LMOVE", "src", "dst", "right", "left", "c"),
@@ -187,7 +188,8 @@ func TestNullKinds(t *testing.T) {
 	}
 	for _, c := range cases {
 		for proto, want := range map[int]string{2: c.resp2, 3: c.resp3} {
-			if got, _ := raw(h, proto, false, c.args...); got != want {
+			h.Proto = proto
+			if got, _ := h.Raw(false, c.args...); got != want {
 				t.Errorf("RESP%d %q = %q, want %q", proto, c.args, got, want)
 			}
 		}

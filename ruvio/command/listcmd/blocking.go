@@ -4,6 +4,7 @@ import (
 	"strings"
 
 	"github.com/ruvio/ruvio/ruvio/command"
+	"github.com/ruvio/ruvio/ruvio/deque"
 )
 
 // The blocking contract between these commands and the server:
@@ -52,56 +53,26 @@ func block(c *command.Ctx, keys [][]byte, timeoutMs int64) {
 		TimeoutReply(c)
 		return
 	}
-	ks := make([]string, 0, len(keys))
-	seen := make(map[string]bool, len(keys))
-	for _, k := range keys {
-		if s := string(k); !seen[s] {
-			seen[s] = true
-			ks = append(ks, s)
-		}
-	}
-	c.Block = &command.BlockRequest{Keys: ks, TimeoutMs: timeoutMs}
+	c.BlockOn(keys, timeoutMs)
 }
 
 // bpopCmd returns BLPOP/BRPOP key [key ...] timeout: pop from the first
-// key in argument order holding a list, answering [key, element].
-// Keys are checked in order, so a key of the wrong type after a non-empty
-// list is not reported, as in Redis.
+// key in argument order holding a list, answering [key, element] (see
+// command.BlockingPop).
 func bpopCmd(pop string, at end) func(*command.Ctx) {
 	return func(c *command.Ctx) {
-		last := len(c.Args) - 1
-		timeout, msg := command.ParseTimeout(c.Args[last])
-		if msg != "" {
-			c.W.Error(msg)
-			return
-		}
-		keys := c.Args[1:last]
-		for _, k := range keys {
-			key := string(k)
-			l, ok := getList(c, key, false)
-			if !ok {
-				return
-			}
-			if l == nil {
-				continue
-			}
+		command.BlockingPop(c, func(k []byte, l *deque.Deque) {
 			c.W.Array(2)
 			c.W.Bulk(k)
 			c.W.Bulk(at.pop(l))
-			modified(c, key, l)
+			modified(c, string(k), l)
 			c.Propagate([]byte(pop), k)
-			return
-		}
-		block(c, keys, timeout)
+		}, TimeoutReply)
 	}
 }
 
 func blmove(c *command.Ctx) {
-	from, ok := parseEnd(c, c.Args[3])
-	if !ok {
-		return
-	}
-	to, ok := parseEnd(c, c.Args[4])
+	from, to, ok := parseEnds(c, c.Args[3], c.Args[4])
 	if !ok {
 		return
 	}
@@ -129,7 +100,7 @@ func brpoplpush(c *command.Ctx) {
 // bmove is BLMOVE's body: move at once when the source has elements,
 // otherwise block on the source alone. It reports whether it moved one.
 func bmove(c *command.Ctx, from, to end, timeoutMs int64) bool {
-	l, ok := getList(c, string(c.Args[1]), false)
+	l, ok := writeList(c, string(c.Args[1]))
 	if !ok {
 		return false
 	}

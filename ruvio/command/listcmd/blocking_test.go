@@ -3,7 +3,7 @@ package listcmd_test
 import (
 	"bytes"
 	"reflect"
-	"strings"
+	"slices"
 	"testing"
 
 	"github.com/ruvio/ruvio/ruvio/command"
@@ -27,14 +27,6 @@ func blocks(t *testing.T, h *cmdtest.Harness, keys []string, timeoutMs int64, ar
 	if len(h.Log) != logged {
 		t.Fatalf("%q logged %q while blocking", args, h.Log[logged:])
 	}
-}
-
-func lastEffect(h *cmdtest.Harness) string {
-	var parts []string
-	for _, a := range h.Log[len(h.Log)-1] {
-		parts = append(parts, string(a))
-	}
-	return strings.Join(parts, " ")
 }
 
 func TestBlockingPop(t *testing.T) {
@@ -69,7 +61,7 @@ func TestBlockingPop(t *testing.T) {
 		if h.DB.Get("a") != nil || h.DB.Get("b") != nil {
 			t.Fatal("emptied lists were kept")
 		}
-		checkReplay(t, h)
+		cmdtest.CheckReplay(t, h)
 	}
 }
 
@@ -93,11 +85,11 @@ func TestBlockingMove(t *testing.T) {
 	if got := h.Do("LRANGE", "dst", "0", "-1"); !reflect.DeepEqual(got, arr("c", "a")) {
 		t.Fatalf("dst = %#v", got)
 	}
-	checkReplay(t, h)
+	cmdtest.CheckReplay(t, h)
 }
 
 func TestBlockingErrors(t *testing.T) {
-	runSteps(t, []step{
+	runSteps(t, cmdtest.Steps{
 		s("SET", "str", "v", "OK"),
 		s("RPUSH", "l", "x", "y", 2),
 		s("BLPOP", "a", "x", e(command.ErrTimeoutNotFloat)),
@@ -139,12 +131,13 @@ func TestBlockingInMulti(t *testing.T) {
 	}
 	for _, c := range cases {
 		for proto, want := range map[int]string{2: c.resp2, 3: c.resp3} {
-			got, ctx := raw(h, proto, true, c.args...)
+			h.Proto = proto
+			got, ctx := h.Raw(true, c.args...)
 			if got != want || ctx.Block != nil {
 				t.Errorf("RESP%d MULTI %q = %q (block %v), want %q", proto, c.args, got, ctx.Block, want)
 			}
 			// What the server sends at the deadline is the same null.
-			if _, ctx := raw(h, proto, false, c.args...); ctx.Block == nil {
+			if _, ctx := h.Raw(false, c.args...); ctx.Block == nil {
 				t.Fatalf("%q did not block outside MULTI", c.args)
 			}
 			if got := timeoutReply(proto, c.args...); got != want {
@@ -154,7 +147,8 @@ func TestBlockingInMulti(t *testing.T) {
 	}
 	// Inside MULTI a command that can be served is served.
 	h.Do("RPUSH", "a", "x")
-	if got, _ := raw(h, 2, true, "BLPOP", "a", "0"); got != "*2\r\n$1\r\na\r\n$1\r\nx\r\n" {
+	h.Proto = 2
+	if got, _ := h.Raw(true, "BLPOP", "a", "0"); got != "*2\r\n$1\r\na\r\n$1\r\nx\r\n" {
 		t.Fatalf("BLPOP in MULTI = %q", got)
 	}
 }
@@ -209,7 +203,7 @@ func TestSpecs(t *testing.T) {
 	}
 	for _, name := range []string{"blpop", "brpop", "blmove", "brpoplpush"} {
 		sp := byName[name]
-		if sp.Flags&command.Blocking == 0 || sp.Flags&command.Write == 0 || !contains(sp.Categories, "blocking") {
+		if sp.Flags&command.Blocking == 0 || sp.Flags&command.Write == 0 || !slices.Contains(sp.Categories, "blocking") {
 			t.Errorf("%s: flags %v categories %v", name, sp.Flags.Names(), sp.Categories)
 		}
 	}
@@ -221,13 +215,4 @@ func TestSpecs(t *testing.T) {
 	if len(byName) != 20 {
 		t.Errorf("%d commands", len(byName))
 	}
-}
-
-func contains(xs []string, x string) bool {
-	for _, y := range xs {
-		if y == x {
-			return true
-		}
-	}
-	return false
 }

@@ -12,16 +12,6 @@ package listcmd
 import (
 	"github.com/ruvio/ruvio/ruvio/command"
 	"github.com/ruvio/ruvio/ruvio/deque"
-	"github.com/ruvio/ruvio/ruvio/keyspace"
-)
-
-// ACL categories, as Redis 7 lists them per command.
-var (
-	writeFast = []string{"write", "list", "fast"}
-	writeSlow = []string{"write", "list", "slow"}
-	readFast  = []string{"read", "list", "fast"}
-	readSlow  = []string{"read", "list", "slow"}
-	blocking  = []string{"write", "list", "slow", "blocking"}
 )
 
 // Specs returns the list commands.
@@ -35,33 +25,28 @@ func Specs() []*command.Spec {
 		rf  = command.ReadOnly | command.Fast
 		b   = command.Blocking
 	)
-	one := func(name string, arity int, f command.Flags, cats []string, run func(*command.Ctx)) *command.Spec {
-		return &command.Spec{Name: name, Arity: arity, Flags: f, FirstKey: 1, LastKey: 1, Step: 1, Categories: cats, Run: run}
-	}
-	two := func(name string, arity int, f command.Flags, cats []string, run func(*command.Ctx)) *command.Spec {
-		return &command.Spec{Name: name, Arity: arity, Flags: f, FirstKey: 1, LastKey: 2, Step: 1, Categories: cats, Run: run}
-	}
+	f := command.Family("list")
 	return []*command.Spec{
-		one("lpush", -3, wdf, writeFast, pushCmd(head, false)),
-		one("rpush", -3, wdf, writeFast, pushCmd(tail, false)),
-		one("lpushx", -3, wdf, writeFast, pushCmd(head, true)),
-		one("rpushx", -3, wdf, writeFast, pushCmd(tail, true)),
-		one("lpop", -2, wf, writeFast, popCmd("lpop", head)),
-		one("rpop", -2, wf, writeFast, popCmd("rpop", tail)),
-		one("llen", 2, rf, readFast, llen),
-		one("lrange", 4, r, readSlow, lrange),
-		one("lindex", 3, r, readSlow, lindex),
-		one("lset", 4, wd, writeSlow, lset),
-		one("lrem", 4, w, writeSlow, lrem),
-		one("ltrim", 4, w, writeSlow, ltrim),
-		one("linsert", 5, wd, writeSlow, linsert),
-		one("lpos", -3, r, readSlow, lpos),
-		two("lmove", 5, wd, writeSlow, lmove),
-		two("rpoplpush", 3, wd, writeSlow, rpoplpush),
-		{Name: "blpop", Arity: -3, Flags: w | b, FirstKey: 1, LastKey: -2, Step: 1, Categories: blocking, Run: bpopCmd("LPOP", head)},
-		{Name: "brpop", Arity: -3, Flags: w | b, FirstKey: 1, LastKey: -2, Step: 1, Categories: blocking, Run: bpopCmd("RPOP", tail)},
-		two("blmove", 6, wd|b, blocking, blmove),
-		two("brpoplpush", 4, wd|b, blocking, brpoplpush),
+		f.Spec("lpush", -3, wdf, pushCmd(head, false)),
+		f.Spec("rpush", -3, wdf, pushCmd(tail, false)),
+		f.Spec("lpushx", -3, wdf, pushCmd(head, true)),
+		f.Spec("rpushx", -3, wdf, pushCmd(tail, true)),
+		f.Spec("lpop", -2, wf, popCmd("lpop", head)),
+		f.Spec("rpop", -2, wf, popCmd("rpop", tail)),
+		f.Spec("llen", 2, rf, llen),
+		f.Spec("lrange", 4, r, lrange),
+		f.Spec("lindex", 3, r, lindex),
+		f.Spec("lset", 4, wd, lset),
+		f.Spec("lrem", 4, w, lrem),
+		f.Spec("ltrim", 4, w, ltrim),
+		f.Spec("linsert", 5, wd, linsert),
+		f.Spec("lpos", -3, r, lpos),
+		f.Spec("lmove", 5, wd, lmove).KeysAt(1, 2, 1),
+		f.Spec("rpoplpush", 3, wd, rpoplpush).KeysAt(1, 2, 1),
+		f.Spec("blpop", -3, w|b, bpopCmd("LPOP", head)).KeysAt(1, -2, 1),
+		f.Spec("brpop", -3, w|b, bpopCmd("RPOP", tail)).KeysAt(1, -2, 1),
+		f.Spec("blmove", 6, wd|b, blmove).KeysAt(1, 2, 1),
+		f.Spec("brpoplpush", 4, wd|b, brpoplpush).KeysAt(1, 2, 1),
 	}
 }
 
@@ -92,47 +77,17 @@ func (e end) push(l *deque.Deque, v []byte) {
 	}
 }
 
-// getList looks key up. l is nil when the key is missing; ok is false when
-// it holds another type, in which case WRONGTYPE has been written. Reads
-// count keyspace hits and misses, as Redis's lookupKeyRead does.
-func getList(c *command.Ctx, key string, read bool) (l *deque.Deque, ok bool) {
-	var e *keyspace.Entry
-	if read {
-		e = c.DB.Read(key)
-	} else {
-		e = c.DB.Get(key)
-	}
-	if e == nil {
-		return nil, true
-	}
-	l, isList := e.Val.(*deque.Deque)
-	if !isList {
-		c.W.Error(command.ErrWrongType)
-		return nil, false
-	}
-	return l, true
-}
+// readList and writeList look a key up as a list; see command.As.
+var (
+	readList  = command.LookupRead[*deque.Deque]
+	writeList = command.LookupWrite[*deque.Deque]
+)
 
 // modified records an in-place change to key's list: an emptied list is
 // deleted (which touches the key), any other is touched so WATCH fails and
 // blocked clients retry.
 func modified(c *command.Ctx, key string, l *deque.Deque) {
-	if l.Len() == 0 {
-		c.DB.Delete(key)
-	} else {
-		c.DB.Touch(key)
-	}
-	c.Dirty++
-}
-
-// parseLong reads an integer argument, writing Redis's error when it is
-// not one.
-func parseLong(c *command.Ctx, arg []byte) (int64, bool) {
-	n, ok := command.ParseInt(arg)
-	if !ok {
-		c.W.Error(command.ErrNotInteger)
-	}
-	return n, ok
+	c.Changed(key, l.Len(), 1)
 }
 
 // parsePositive is Redis's getPositiveLongFromObjectOrReply: a

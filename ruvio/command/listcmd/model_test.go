@@ -101,8 +101,8 @@ func TestModel(t *testing.T) {
 		m := listModel{}
 		do := func(want any, wantBlock []string, args ...string) {
 			got := h.Do(args...)
-			if !reflect.DeepEqual(got, norm(want)) {
-				rt.Fatalf("%q = %#v, want %#v", args, got, norm(want))
+			if !reflect.DeepEqual(got, cmdtest.Norm(want)) {
+				rt.Fatalf("%q = %#v, want %#v", args, got, cmdtest.Norm(want))
 			}
 			switch {
 			case wantBlock == nil && h.Blocked != nil:

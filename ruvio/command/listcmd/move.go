@@ -5,15 +5,24 @@ import (
 	"github.com/ruvio/ruvio/ruvio/deque"
 )
 
-// parseEnd reads LMOVE's LEFT or RIGHT, writing a syntax error otherwise.
-func parseEnd(c *command.Ctx, arg []byte) (end, bool) {
+// parseEnds reads LMOVE's and BLMOVE's wherefrom and whereto, each LEFT
+// or RIGHT, writing a syntax error otherwise.
+func parseEnds(c *command.Ctx, from, to []byte) (end, end, bool) {
+	f, ok1 := parseEnd(from)
+	t, ok2 := parseEnd(to)
+	if !ok1 || !ok2 {
+		c.W.Error(command.ErrSyntax)
+	}
+	return f, t, ok1 && ok2
+}
+
+func parseEnd(arg []byte) (end, bool) {
 	switch {
 	case command.Eq(arg, "left"):
 		return head, true
 	case command.Eq(arg, "right"):
 		return tail, true
 	}
-	c.W.Error(command.ErrSyntax)
 	return head, false
 }
 
@@ -24,7 +33,7 @@ func parseEnd(c *command.Ctx, arg []byte) (end, bool) {
 // The source and destination may be the same list: the move rotates it.
 func move(c *command.Ctx, from, to end) bool {
 	src, dst := string(c.Args[1]), string(c.Args[2])
-	sl, ok := getList(c, src, false)
+	sl, ok := writeList(c, src)
 	if !ok {
 		return false
 	}
@@ -32,7 +41,7 @@ func move(c *command.Ctx, from, to end) bool {
 		c.W.Null()
 		return false
 	}
-	dl, ok := getList(c, dst, false)
+	dl, ok := writeList(c, dst)
 	if !ok {
 		return false
 	}
@@ -51,15 +60,9 @@ func move(c *command.Ctx, from, to end) bool {
 }
 
 func lmove(c *command.Ctx) {
-	from, ok := parseEnd(c, c.Args[3])
-	if !ok {
-		return
+	if from, to, ok := parseEnds(c, c.Args[3], c.Args[4]); ok {
+		move(c, from, to)
 	}
-	to, ok := parseEnd(c, c.Args[4])
-	if !ok {
-		return
-	}
-	move(c, from, to)
 }
 
 func rpoplpush(c *command.Ctx) { move(c, tail, head) }

@@ -10,29 +10,23 @@ import (
 func pushCmd(at end, onlyExisting bool) func(*command.Ctx) {
 	return func(c *command.Ctx) {
 		key := string(c.Args[1])
-		l, ok := getList(c, key, false)
+		l, ok := writeList(c, key)
 		if !ok {
 			return
 		}
-		elems := c.Args[2:]
-		if l == nil {
+		created := l == nil
+		if created {
 			if onlyExisting {
 				c.W.Int(0)
 				return
 			}
 			l = &deque.Deque{}
-			for _, v := range elems {
-				at.push(l, v)
-			}
-			// Storing a new key touches it, which wakes blocked clients.
-			c.DB.Set(key, l)
-		} else {
-			for _, v := range elems {
-				at.push(l, v)
-			}
-			c.DB.Touch(key)
 		}
-		c.Dirty++
+		for _, v := range c.Args[2:] {
+			at.push(l, v)
+		}
+		// Storing a new key touches it too, which wakes blocked clients.
+		c.Stored(key, l, created)
 		c.W.Int(int64(l.Len()))
 	}
 }
@@ -55,7 +49,7 @@ func popCmd(name string, at end) func(*command.Ctx) {
 			}
 		}
 		key := string(c.Args[1])
-		l, ok := getList(c, key, false)
+		l, ok := writeList(c, key)
 		switch {
 		case !ok:
 		case l == nil && hasCount:
@@ -79,7 +73,7 @@ func popCmd(name string, at end) func(*command.Ctx) {
 }
 
 func llen(c *command.Ctx) {
-	l, ok := getList(c, string(c.Args[1]), true)
+	l, ok := readList(c, string(c.Args[1]))
 	switch {
 	case !ok:
 	case l == nil:

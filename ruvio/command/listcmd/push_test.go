@@ -4,10 +4,11 @@ import (
 	"testing"
 
 	"github.com/ruvio/ruvio/ruvio/command"
+	"github.com/ruvio/ruvio/ruvio/command/cmdtest"
 )
 
 func TestPushPop(t *testing.T) {
-	runSteps(t, []step{
+	runSteps(t, cmdtest.Steps{
 		s("RPUSH", "l", "a", "b", "c", 3),
 		s("LPUSH", "l", "x", "y", 5),
 		s("LRANGE", "l", "0", "-1", arr("y", "x", "a", "b", "c")),
@@ -53,25 +54,20 @@ func TestPushPop(t *testing.T) {
 func TestPushKeepsTTLAndReplays(t *testing.T) {
 	h := newHarness(t, 2)
 	at := h.NowMs + 5000
-	steps := []step{
+	cmdtest.Steps{
 		s("RPUSH", "l", "a", "b", 2),
 		s("PEXPIREAT", "l", string(command.FormatInt(at)), 1),
 		s("LPUSH", "l", "c", 3),
 		s("RPOP", "l", "b"),
 		s("LMOVE", "l", "m", "LEFT", "LEFT", "c"),
-	}
-	for _, st := range steps {
-		if got := h.Do(st.args...); got != st.want {
-			t.Fatalf("%q = %#v, want %#v", st.args, got, st.want)
-		}
-	}
+	}.Run(t, h)
 	if e := h.DB.Get("l"); e == nil || e.ExpireAt != at {
 		t.Fatalf("in-place writes lost the TTL: %+v", e)
 	}
 	if e := h.DB.Get("m"); e == nil || e.ExpireAt != 0 {
 		t.Fatalf("LMOVE's new destination has a TTL: %+v", e)
 	}
-	checkReplay(t, h)
+	cmdtest.CheckReplay(t, h)
 	h.NowMs = at
 	if got := h.Do("LLEN", "l"); got != int64(0) {
 		t.Fatalf("LLEN after expiry = %#v", got)
@@ -80,9 +76,9 @@ func TestPushKeepsTTLAndReplays(t *testing.T) {
 	if h.Do("BLPOP", "l", "0"); h.Blocked == nil {
 		t.Fatal("BLPOP on an expired list did not block")
 	}
-	// No replay check here: Harness.Replay runs the whole log at the
-	// current clock, so the writes made before the expiry would land on a
-	// key that is already expired.
+	// Replay runs with lazy expiry off: the writes land on the key while
+	// it lives, and the DEL its expiry logged removes it.
+	cmdtest.CheckReplay(t, h)
 }
 
 // TestPushesWakeWaiters checks every write to a list touches its key,

@@ -4,13 +4,14 @@ import (
 	"github.com/ruvio/ruvio/ruvio/command"
 )
 
-// sources looks up every key as a set, nil standing for a missing key. As
-// in Redis 7 every key's type is checked before any result is computed:
-// ok is false, WRONGTYPE written, when one holds another type.
-func sources(c *command.Ctx, keys [][]byte, read bool) ([]set, bool) {
+// sources looks up every key as a set with lookup (readSet or writeSet),
+// nil standing for a missing key. As in Redis 7 every key's type is
+// checked before any result is computed: ok is false, WRONGTYPE written,
+// when one holds another type.
+func sources(c *command.Ctx, keys [][]byte, lookup func(*command.Ctx, string) (set, bool)) ([]set, bool) {
 	sets := make([]set, len(keys))
 	for i, k := range keys {
-		s, ok := lookup(c, string(k), read)
+		s, ok := lookup(c, string(k))
 		if !ok {
 			return nil, false
 		}
@@ -81,7 +82,7 @@ next:
 }
 
 func sinter(c *command.Ctx) {
-	sets, ok := sources(c, c.Args[1:], true)
+	sets, ok := sources(c, c.Args[1:], readSet)
 	if !ok {
 		return
 	}
@@ -91,7 +92,7 @@ func sinter(c *command.Ctx) {
 }
 
 func sunion(c *command.Ctx) {
-	sets, ok := sources(c, c.Args[1:], true)
+	sets, ok := sources(c, c.Args[1:], readSet)
 	if !ok {
 		return
 	}
@@ -103,7 +104,7 @@ func sunion(c *command.Ctx) {
 }
 
 func sdiff(c *command.Ctx) {
-	sets, ok := sources(c, c.Args[1:], true)
+	sets, ok := sources(c, c.Args[1:], readSet)
 	if !ok {
 		return
 	}
@@ -132,7 +133,7 @@ func storeResult(c *command.Ctx, dst string, result set) {
 }
 
 func sinterstore(c *command.Ctx) {
-	sets, ok := sources(c, c.Args[2:], false)
+	sets, ok := sources(c, c.Args[2:], writeSet)
 	if !ok {
 		return
 	}
@@ -142,7 +143,7 @@ func sinterstore(c *command.Ctx) {
 }
 
 func sunionstore(c *command.Ctx) {
-	sets, ok := sources(c, c.Args[2:], false)
+	sets, ok := sources(c, c.Args[2:], writeSet)
 	if !ok {
 		return
 	}
@@ -150,7 +151,7 @@ func sunionstore(c *command.Ctx) {
 }
 
 func sdiffstore(c *command.Ctx) {
-	sets, ok := sources(c, c.Args[2:], false)
+	sets, ok := sources(c, c.Args[2:], writeSet)
 	if !ok {
 		return
 	}
@@ -186,7 +187,7 @@ func sintercard(c *command.Ctx) {
 			return
 		}
 	}
-	sets, ok := sources(c, c.Args[2:keysEnd], true)
+	sets, ok := sources(c, c.Args[2:keysEnd], readSet)
 	if !ok {
 		return
 	}

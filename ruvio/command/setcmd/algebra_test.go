@@ -2,6 +2,8 @@ package setcmd_test
 
 import (
 	"testing"
+
+	"github.com/ruvio/ruvio/ruvio/command/cmdtest"
 )
 
 func TestSetAlgebra(t *testing.T) {
@@ -9,22 +11,22 @@ func TestSetAlgebra(t *testing.T) {
 	h.Do("SADD", "a", "1", "2", "3", "4")
 	h.Do("SADD", "b", "3", "4", "5")
 	h.Do("SADD", "c", "4", "6")
-	run(t, h, []step{
-		{args: []string{"SINTER", "a"}, want: []any{"1", "2", "3", "4"}, shape: unordered},
-		{args: []string{"SINTER", "a", "b"}, want: []any{"3", "4"}, shape: unordered},
-		{args: []string{"SINTER", "a", "b", "c"}, want: []any{"4"}},
-		{args: []string{"SINTER", "a", "a"}, want: []any{"1", "2", "3", "4"}, shape: unordered},
-		{args: []string{"SINTER", "a", "nokey"}, want: []any{}},
-		{args: []string{"SINTER", "nokey"}, want: []any{}},
-		{args: []string{"SUNION", "a", "b", "c"}, want: []any{"1", "2", "3", "4", "5", "6"}, shape: unordered},
-		{args: []string{"SUNION", "nokey", "c"}, want: []any{"4", "6"}, shape: unordered},
-		{args: []string{"SUNION", "nokey"}, want: []any{}},
-		{args: []string{"SDIFF", "a", "b"}, want: []any{"1", "2"}, shape: unordered},
-		{args: []string{"SDIFF", "a", "b", "c"}, want: []any{"1", "2"}, shape: unordered},
-		{args: []string{"SDIFF", "a", "nokey"}, want: []any{"1", "2", "3", "4"}, shape: unordered},
-		{args: []string{"SDIFF", "a", "a"}, want: []any{}},
-		{args: []string{"SDIFF", "nokey", "a"}, want: []any{}},
-	})
+	cmdtest.Steps{
+		{Args: []string{"SINTER", "a"}, Want: []any{"1", "2", "3", "4"}, Shape: cmdtest.Unordered},
+		{Args: []string{"SINTER", "a", "b"}, Want: []any{"3", "4"}, Shape: cmdtest.Unordered},
+		{Args: []string{"SINTER", "a", "b", "c"}, Want: []any{"4"}},
+		{Args: []string{"SINTER", "a", "a"}, Want: []any{"1", "2", "3", "4"}, Shape: cmdtest.Unordered},
+		{Args: []string{"SINTER", "a", "nokey"}, Want: []any{}},
+		{Args: []string{"SINTER", "nokey"}, Want: []any{}},
+		{Args: []string{"SUNION", "a", "b", "c"}, Want: []any{"1", "2", "3", "4", "5", "6"}, Shape: cmdtest.Unordered},
+		{Args: []string{"SUNION", "nokey", "c"}, Want: []any{"4", "6"}, Shape: cmdtest.Unordered},
+		{Args: []string{"SUNION", "nokey"}, Want: []any{}},
+		{Args: []string{"SDIFF", "a", "b"}, Want: []any{"1", "2"}, Shape: cmdtest.Unordered},
+		{Args: []string{"SDIFF", "a", "b", "c"}, Want: []any{"1", "2"}, Shape: cmdtest.Unordered},
+		{Args: []string{"SDIFF", "a", "nokey"}, Want: []any{"1", "2", "3", "4"}, Shape: cmdtest.Unordered},
+		{Args: []string{"SDIFF", "a", "a"}, Want: []any{}},
+		{Args: []string{"SDIFF", "nokey", "a"}, Want: []any{}},
+	}.Run(t, h)
 }
 
 func TestSetStore(t *testing.T) {
@@ -34,24 +36,24 @@ func TestSetStore(t *testing.T) {
 	h.Do("SET", "str", "x", "PX", "100000")
 	h.Do("SADD", "ttl", "z")
 	h.DB.SetExpire("ttl", h.NowMs+50_000)
-	run(t, h, []step{
-		{args: []string{"SINTERSTORE", "d", "a", "b"}, want: int64(2)},
-		{args: []string{"SMEMBERS", "d"}, want: []any{"3", "4"}, shape: unordered},
+	cmdtest.Steps{
+		{Args: []string{"SINTERSTORE", "d", "a", "b"}, Want: int64(2)},
+		{Args: []string{"SMEMBERS", "d"}, Want: []any{"3", "4"}, Shape: cmdtest.Unordered},
 		// The destination may hold any type and is replaced, TTL and all.
-		{args: []string{"SUNIONSTORE", "str", "a", "b"}, want: int64(5)},
-		{args: []string{"SCARD", "str"}, want: int64(5)},
-		{args: []string{"SDIFFSTORE", "ttl", "a", "b"}, want: int64(2)},
-		{args: []string{"SMEMBERS", "ttl"}, want: []any{"1", "2"}, shape: unordered},
+		{Args: []string{"SUNIONSTORE", "str", "a", "b"}, Want: int64(5)},
+		{Args: []string{"SCARD", "str"}, Want: int64(5)},
+		{Args: []string{"SDIFFSTORE", "ttl", "a", "b"}, Want: int64(2)},
+		{Args: []string{"SMEMBERS", "ttl"}, Want: []any{"1", "2"}, Shape: cmdtest.Unordered},
 		// A destination among the sources reads the old value.
-		{args: []string{"SDIFFSTORE", "a", "a", "b"}, want: int64(2)},
-		{args: []string{"SMEMBERS", "a"}, want: []any{"1", "2"}, shape: unordered},
-		{args: []string{"SUNIONSTORE", "b", "b", "a"}, want: int64(5)},
+		{Args: []string{"SDIFFSTORE", "a", "a", "b"}, Want: int64(2)},
+		{Args: []string{"SMEMBERS", "a"}, Want: []any{"1", "2"}, Shape: cmdtest.Unordered},
+		{Args: []string{"SUNIONSTORE", "b", "b", "a"}, Want: int64(5)},
 		// An empty result deletes the destination.
-		{args: []string{"SINTERSTORE", "d", "a", "nokey"}, want: int64(0)},
-		{args: []string{"SCARD", "d"}, want: int64(0)},
-		{args: []string{"SDIFFSTORE", "d2", "nokey", "a"}, want: int64(0)},
-		{args: []string{"SUNIONSTORE", "d3", "nokey"}, want: int64(0)},
-	})
+		{Args: []string{"SINTERSTORE", "d", "a", "nokey"}, Want: int64(0)},
+		{Args: []string{"SCARD", "d"}, Want: int64(0)},
+		{Args: []string{"SDIFFSTORE", "d2", "nokey", "a"}, Want: int64(0)},
+		{Args: []string{"SUNIONSTORE", "d3", "nokey"}, Want: int64(0)},
+	}.Run(t, h)
 	for _, k := range []string{"str", "ttl"} {
 		if e := h.DB.Get(k); e == nil || e.ExpireAt != 0 {
 			t.Fatalf("%s kept its TTL after *STORE: %+v", k, e)
@@ -72,5 +74,5 @@ func TestSetStore(t *testing.T) {
 	if got := h.Do("SISMEMBER", "a", "1"); got != int64(1) {
 		t.Fatal("changing a stored result changed its source")
 	}
-	checkReplay(t, h)
+	cmdtest.CheckReplay(t, h)
 }

@@ -64,13 +64,13 @@ func TestSetModel(t *testing.T) {
 			y := rapid.SampledFrom(members).Draw(rt, "member2")
 			var args []string
 			var want any
-			sh := exact
+			sh := cmdtest.Exact
 			op := rapid.IntRange(0, 15).Draw(rt, "op")
 			switch op {
 			case 0:
 				args = []string{"SADD", k, x, y}
 				if wrong(k) {
-					want = wrongType()
+					want = cmdtest.WrongType
 					break
 				}
 				if m.sets[k] == nil {
@@ -87,7 +87,7 @@ func TestSetModel(t *testing.T) {
 			case 1:
 				args = []string{"SREM", k, x, y}
 				if wrong(k) {
-					want = wrongType()
+					want = cmdtest.WrongType
 					break
 				}
 				removed := int64(0)
@@ -102,33 +102,33 @@ func TestSetModel(t *testing.T) {
 			case 2:
 				args = []string{"SMISMEMBER", k, x, y}
 				if wrong(k) {
-					want = wrongType()
+					want = cmdtest.WrongType
 					break
 				}
 				want = []any{b2i(m.sets[k][x]), b2i(m.sets[k][y])}
 			case 3:
 				args = []string{"SCARD", k}
 				if wrong(k) {
-					want = wrongType()
+					want = cmdtest.WrongType
 					break
 				}
 				want = int64(len(m.sets[k]))
 			case 4:
 				args = []string{"SMEMBERS", k}
 				if wrong(k) {
-					want = wrongType()
+					want = cmdtest.WrongType
 					break
 				}
-				want, sh = m.members(k), unordered
+				want, sh = m.members(k), cmdtest.Unordered
 			case 5:
 				args = []string{"SMOVE", k, k2, x}
 				switch {
 				case wrong(k):
-					want = wrongType()
+					want = cmdtest.WrongType
 				case m.sets[k] == nil:
 					want = int64(0)
 				case wrong(k2):
-					want = wrongType()
+					want = cmdtest.WrongType
 				case !m.sets[k][x]:
 					want = int64(0)
 				default:
@@ -147,7 +147,7 @@ func TestSetModel(t *testing.T) {
 				}
 				got := h.Do(args...)
 				if wrong(k) {
-					if got != wrongType() {
+					if got != cmdtest.WrongType {
 						rt.Fatalf("%q = %#v, want WRONGTYPE", args, got)
 					}
 					continue
@@ -184,7 +184,7 @@ func TestSetModel(t *testing.T) {
 				args = []string{"SRANDMEMBER", k, rapid.SampledFrom([]string{"1", "3", "-4"}).Draw(rt, "count")}
 				got := h.Do(args...)
 				if wrong(k) {
-					if got != wrongType() {
+					if got != cmdtest.WrongType {
 						rt.Fatalf("%q = %#v, want WRONGTYPE", args, got)
 					}
 					continue
@@ -214,16 +214,16 @@ func TestSetModel(t *testing.T) {
 				name := map[int]string{9: "SINTER", 10: "SUNION", 11: "SDIFF"}[op]
 				args = []string{name, k, k2}
 				if wrong(k, k2) {
-					want = wrongType()
+					want = cmdtest.WrongType
 					break
 				}
-				want, sh = toAny(algebra(op, m.sets[k], m.sets[k2])), unordered
+				want, sh = toAny(algebra(op, m.sets[k], m.sets[k2])), cmdtest.Unordered
 			case 12, 13, 14:
 				name := map[int]string{12: "SINTERSTORE", 13: "SUNIONSTORE", 14: "SDIFFSTORE"}[op]
 				dst := rapid.SampledFrom(keys).Draw(rt, "dst")
 				args = []string{name, dst, k, k2}
 				if wrong(k, k2) {
-					want = wrongType()
+					want = cmdtest.WrongType
 					break
 				}
 				res := algebra(op-3, m.sets[k], m.sets[k2])
@@ -246,12 +246,12 @@ func TestSetModel(t *testing.T) {
 				m.strings[k] = h.NowMs + 50
 				want = "OK"
 			}
-			if got := h.Do(args...); !same(got, want, sh) {
+			if got := h.Do(args...); !sh.Equal(got, want) {
 				rt.Fatalf("%q = %#v, want %#v", args, got, want)
 			}
 		}
 		for k := range m.sets {
-			if got := h.Do("SMEMBERS", k); !same(got, m.members(k), unordered) {
+			if got := h.Do("SMEMBERS", k); !cmdtest.Unordered.Equal(got, m.members(k)) {
 				rt.Fatalf("SMEMBERS %s = %v, model %v", k, got, m.members(k))
 			}
 		}

@@ -2,7 +2,7 @@ package setcmd
 
 import (
 	"github.com/ruvio/ruvio/ruvio/command"
-	"github.com/ruvio/ruvio/ruvio/command/hashcmd"
+	"github.com/ruvio/ruvio/ruvio/command/random"
 )
 
 // spop is SPOP key [count]. Which members go is chance, so the command is
@@ -14,13 +14,13 @@ func spop(c *command.Ctx) {
 	}
 	key := string(c.Args[1])
 	if len(c.Args) == 2 {
-		s, ok := lookup(c, key, false)
+		s, ok := writeSet(c, key)
 		switch {
 		case !ok:
 		case s == nil:
 			c.W.Null()
 		default:
-			m := hashcmd.RandomKey(s)
+			m := random.Key(s)
 			popMembers(c, key, s, []string{m})
 			c.W.BulkString(m)
 		}
@@ -33,7 +33,7 @@ func spop(c *command.Ctx) {
 		c.W.Error(command.ErrPositive)
 		return
 	}
-	s, ok := lookup(c, key, false)
+	s, ok := writeSet(c, key)
 	if !ok {
 		return
 	}
@@ -48,7 +48,7 @@ func spop(c *command.Ctx) {
 			popped = append(popped, m)
 		}
 	} else {
-		popped = hashcmd.DistinctKeys(s, int(count))
+		popped = random.Distinct(s, int(count))
 	}
 	popMembers(c, key, s, popped)
 	// A set in RESP3, as Redis 7 answers SPOP with a count.
@@ -63,58 +63,32 @@ func popMembers(c *command.Ctx, key string, s set, members []string) {
 		delete(s, m)
 		argv = append(argv, []byte(m))
 	}
-	if len(s) == 0 {
-		c.DB.Delete(key)
-	} else {
-		c.DB.Touch(key)
-	}
-	c.Dirty++
+	c.Changed(key, len(s), 1)
 	c.Propagate(argv...)
 }
 
 // srandmember is SRANDMEMBER key [count]; a negative count allows repeats.
 // It changes nothing, so chance never reaches the log.
 func srandmember(c *command.Ctx) {
-	if len(c.Args) > 3 {
-		c.W.Error(command.ErrSyntax)
-		return
-	}
-	key := string(c.Args[1])
-	if len(c.Args) == 2 {
-		s, ok := lookup(c, key, true)
-		switch {
-		case !ok:
-		case s == nil:
-			c.W.Null()
-		default:
-			c.W.BulkString(hashcmd.RandomKey(s))
-		}
-		return
-	}
-	count, errMsg := hashcmd.ParseRandCount(c.Args[2])
-	if errMsg != "" {
-		c.W.Error(errMsg)
-		return
-	}
-	s, ok := lookup(c, key, true)
-	if !ok {
-		return
-	}
-	// Arrays even in RESP3: the picks may repeat and their order is part
-	// of the answer (Redis changed this from a set in 6.2).
+	random.Run(c, "", random.Key[struct{}], writeRandom)
+}
+
+// writeRandom answers SRANDMEMBER's picks from s: distinct members for a
+// positive count, independent draws for a negative one. The reply is an
+// array even in RESP3: the picks may repeat and their order is part of
+// the answer (Redis changed this from a set in 6.2).
+func writeRandom(c *command.Ctx, s set, a random.Args) {
 	switch {
-	case s == nil || count == 0:
-		c.W.Array(0)
-	case count < 0:
-		c.W.Array(int(-count))
-		hashcmd.RandomKeys(s, int(-count), func(m string) { c.W.BulkString(m) })
-	case count >= int64(len(s)):
+	case a.Count < 0:
+		c.W.Array(int(-a.Count))
+		random.Repeats(s, int(-a.Count), func(m string) { c.W.BulkString(m) })
+	case a.Count >= int64(len(s)):
 		c.W.Array(len(s))
 		for m := range s {
 			c.W.BulkString(m)
 		}
 	default:
-		picks := hashcmd.DistinctKeys(s, int(count))
+		picks := random.Distinct(s, int(a.Count))
 		c.W.Array(len(picks))
 		for _, m := range picks {
 			c.W.BulkString(m)

@@ -10,21 +10,21 @@ import (
 func TestSpopErrors(t *testing.T) {
 	h := newHarness(t)
 	h.Do("SADD", "s", "a")
-	run(t, h, []step{
-		{args: []string{"SPOP", "s", "1", "2"}, want: cmdtest.Error("ERR syntax error")},
-		{args: []string{"SPOP", "s", "-1"}, want: cmdtest.Error("ERR value is out of range, must be positive")},
-		{args: []string{"SPOP", "s", "x"}, want: cmdtest.Error("ERR value is out of range, must be positive")},
-		{args: []string{"SPOP", "nokey"}, want: nil},
-		{args: []string{"SPOP", "nokey", "2"}, want: []any{}},
-		{args: []string{"SPOP", "s", "0"}, want: []any{}},
-		{args: []string{"SCARD", "s"}, want: int64(1)},
-		{args: []string{"SPOP", "s"}, want: "a"},
-		{args: []string{"SCARD", "s"}, want: int64(0)},
-	})
+	cmdtest.Steps{
+		{Args: []string{"SPOP", "s", "1", "2"}, Want: cmdtest.Error("ERR syntax error")},
+		{Args: []string{"SPOP", "s", "-1"}, Want: cmdtest.Error("ERR value is out of range, must be positive")},
+		{Args: []string{"SPOP", "s", "x"}, Want: cmdtest.Error("ERR value is out of range, must be positive")},
+		{Args: []string{"SPOP", "nokey"}, Want: nil},
+		{Args: []string{"SPOP", "nokey", "2"}, Want: []any{}},
+		{Args: []string{"SPOP", "s", "0"}, Want: []any{}},
+		{Args: []string{"SCARD", "s"}, Want: int64(1)},
+		{Args: []string{"SPOP", "s"}, Want: "a"},
+		{Args: []string{"SCARD", "s"}, Want: int64(0)},
+	}.Run(t, h)
 	if len(h.Log) != 2 || string(h.Log[1][0]) != "SREM" {
 		t.Fatalf("log %q, want SADD then SREM", h.Log)
 	}
-	checkReplay(t, h)
+	cmdtest.CheckReplay(t, h)
 }
 
 // TestSpopReplay pops with and without counts from sets of several sizes
@@ -63,7 +63,7 @@ func TestSpopReplay(t *testing.T) {
 				if got := h.Do("SCARD", "s"); got != int64(len(members)) {
 					t.Fatalf("SCARD %d after pops, want %d", got, len(members))
 				}
-				checkReplay(t, h)
+				cmdtest.CheckReplay(t, h)
 			}
 			pop("SPOP", "s")
 			pop("SPOP", "s", "1")
@@ -86,22 +86,22 @@ func TestSpopReplay(t *testing.T) {
 func TestSrandmember(t *testing.T) {
 	h := newHarness(t)
 	h.Do("SADD", "one", "a")
-	run(t, h, []step{
-		{args: []string{"SRANDMEMBER", "one", "1", "2"}, want: cmdtest.Error("ERR syntax error")},
-		{args: []string{"SRANDMEMBER", "one", "x"}, want: cmdtest.Error("ERR value is not an integer or out of range")},
-		{args: []string{"SRANDMEMBER", "one", "-9223372036854775808"}, want: cmdtest.Error("ERR value is out of range, value must between -9223372036854775807 and 9223372036854775807")},
-		{args: []string{"SRANDMEMBER", "nokey"}, want: nil},
-		{args: []string{"SRANDMEMBER", "nokey", "3"}, want: []any{}},
-		{args: []string{"SRANDMEMBER", "nokey", "-3"}, want: []any{}},
-		{args: []string{"SRANDMEMBER", "one", "0"}, want: []any{}},
-		{args: []string{"SRANDMEMBER", "one"}, want: "a"},
-		{args: []string{"SRANDMEMBER", "one", "5"}, want: []any{"a"}},
-		{args: []string{"SRANDMEMBER", "one", "-3"}, want: []any{"a", "a", "a"}},
-	})
+	cmdtest.Steps{
+		{Args: []string{"SRANDMEMBER", "one", "1", "2"}, Want: cmdtest.Error("ERR syntax error")},
+		{Args: []string{"SRANDMEMBER", "one", "x"}, Want: cmdtest.Error("ERR value is not an integer or out of range")},
+		{Args: []string{"SRANDMEMBER", "one", "-9223372036854775808"}, Want: cmdtest.Error("ERR value is out of range, value must between -9223372036854775807 and 9223372036854775807")},
+		{Args: []string{"SRANDMEMBER", "nokey"}, Want: nil},
+		{Args: []string{"SRANDMEMBER", "nokey", "3"}, Want: []any{}},
+		{Args: []string{"SRANDMEMBER", "nokey", "-3"}, Want: []any{}},
+		{Args: []string{"SRANDMEMBER", "one", "0"}, Want: []any{}},
+		{Args: []string{"SRANDMEMBER", "one"}, Want: "a"},
+		{Args: []string{"SRANDMEMBER", "one", "5"}, Want: []any{"a"}},
+		{Args: []string{"SRANDMEMBER", "one", "-3"}, Want: []any{"a", "a", "a"}},
+	}.Run(t, h)
 	if len(h.Log) != 1 {
 		t.Fatalf("SRANDMEMBER logged effects: %q", h.Log[1:])
 	}
-	// Sizes on both sides of hashcmd.UniformLimit.
+	// Sizes on both sides of random.UniformLimit.
 	for _, n := range []int{5, 300, 3000} {
 		key := fmt.Sprint("s", n)
 		for i := 0; i < n; i++ {
@@ -135,20 +135,20 @@ func TestSrandmember(t *testing.T) {
 			t.Fatalf("SRANDMEMBER changed the set: %v", got)
 		}
 	}
-	checkReplay(t, h)
+	cmdtest.CheckReplay(t, h)
 }
 
 func TestSscan(t *testing.T) {
 	h := newHarness(t)
-	run(t, h, []step{
-		{args: []string{"SSCAN", "nokey", "0", "BOGUS"}, want: []any{"0", []any{}}},
-		{args: []string{"SADD", "s", "a"}, want: int64(1)},
-		{args: []string{"SSCAN", "s", "x"}, want: cmdtest.Error("ERR invalid cursor")},
-		{args: []string{"SSCAN", "s", "0", "COUNT", "0"}, want: cmdtest.Error("ERR syntax error")},
-		{args: []string{"SSCAN", "s", "0", "BOGUS"}, want: cmdtest.Error("ERR syntax error")},
-		{args: []string{"SSCAN", "s", "0"}, want: []any{"0", []any{"a"}}},
-		{args: []string{"SSCAN", "s", "0", "MATCH", "b"}, want: []any{"0", []any{}}},
-	})
+	cmdtest.Steps{
+		{Args: []string{"SSCAN", "nokey", "0", "BOGUS"}, Want: []any{"0", []any{}}},
+		{Args: []string{"SADD", "s", "a"}, Want: int64(1)},
+		{Args: []string{"SSCAN", "s", "x"}, Want: cmdtest.Error("ERR invalid cursor")},
+		{Args: []string{"SSCAN", "s", "0", "COUNT", "0"}, Want: cmdtest.Error("ERR syntax error")},
+		{Args: []string{"SSCAN", "s", "0", "BOGUS"}, Want: cmdtest.Error("ERR syntax error")},
+		{Args: []string{"SSCAN", "s", "0"}, Want: []any{"0", []any{"a"}}},
+		{Args: []string{"SSCAN", "s", "0", "MATCH", "b"}, Want: []any{"0", []any{}}},
+	}.Run(t, h)
 	for _, n := range []int{100, 129, 4000} {
 		for _, count := range []string{"1", "10", "1000"} {
 			key := fmt.Sprint("big", n)

@@ -5,44 +5,21 @@ package setcmd
 
 import (
 	"github.com/ruvio/ruvio/ruvio/command"
-	"github.com/ruvio/ruvio/ruvio/command/hashcmd"
-	"github.com/ruvio/ruvio/ruvio/keyspace"
+	"github.com/ruvio/ruvio/ruvio/command/scan"
 )
 
 // set is the stored representation.
 type set = map[string]struct{}
 
+// readSet and writeSet look a key up as a set; see command.As.
 var (
-	readFast  = []string{"read", "set", "fast"}
-	readSlow  = []string{"read", "set", "slow"}
-	writeFast = []string{"write", "set", "fast"}
-	writeSlow = []string{"write", "set", "slow"}
+	readSet  = command.LookupRead[set]
+	writeSet = command.LookupWrite[set]
 )
-
-// lookup returns key's set, nil when the key does not exist. ok is false
-// when the key holds another type, in which case WRONGTYPE has been
-// written. Read commands count keyspace hits and misses.
-func lookup(c *command.Ctx, key string, read bool) (s set, ok bool) {
-	var e *keyspace.Entry
-	if read {
-		e = c.DB.Read(key)
-	} else {
-		e = c.DB.Get(key)
-	}
-	if e == nil {
-		return nil, true
-	}
-	s, isSet := e.Val.(set)
-	if !isSet {
-		c.W.Error(command.ErrWrongType)
-		return nil, false
-	}
-	return s, true
-}
 
 func sadd(c *command.Ctx) {
 	key := string(c.Args[1])
-	s, ok := lookup(c, key, false)
+	s, ok := writeSet(c, key)
 	if !ok {
 		return
 	}
@@ -57,13 +34,9 @@ func sadd(c *command.Ctx) {
 			added++
 		}
 	}
-	if created {
-		c.DB.Set(key, s)
-	} else if added > 0 {
-		c.DB.Touch(key)
-	}
+	// A created set always gains a member: the arity asks for one.
 	if added > 0 {
-		c.Dirty++
+		c.Stored(key, s, created)
 	}
 	c.W.Int(added)
 }
@@ -79,27 +52,16 @@ func remove(c *command.Ctx, key string, s set, members [][]byte) int64 {
 		}
 	}
 	if n > 0 {
-		if len(s) == 0 {
-			c.DB.Delete(key)
-		} else {
-			c.DB.Touch(key)
-		}
-		c.Dirty++
+		c.Changed(key, len(s), 1)
 	}
 	return n
 }
 
 func srem(c *command.Ctx) {
 	key := string(c.Args[1])
-	s, ok := lookup(c, key, false)
-	if !ok {
-		return
+	if s, ok := writeSet(c, key); ok {
+		c.W.Int(remove(c, key, s, c.Args[2:]))
 	}
-	if s == nil {
-		c.W.Int(0)
-		return
-	}
-	c.W.Int(remove(c, key, s, c.Args[2:]))
 }
 
 // writeMembers answers a RESP3 set (an array in RESP2), the type Redis 7
@@ -112,45 +74,31 @@ func writeMembers(c *command.Ctx, members []string) {
 }
 
 func smembers(c *command.Ctx) {
-	s, ok := lookup(c, string(c.Args[1]), true)
-	if !ok {
-		return
-	}
-	c.W.Set(len(s))
-	for m := range s {
-		c.W.BulkString(m)
+	if s, ok := readSet(c, string(c.Args[1])); ok {
+		c.W.Set(len(s))
+		for m := range s {
+			c.W.BulkString(m)
+		}
 	}
 }
 
 func sismember(c *command.Ctx) {
-	s, ok := lookup(c, string(c.Args[1]), true)
-	if !ok {
-		return
-	}
-	if _, exists := s[string(c.Args[2])]; exists {
-		c.W.Int(1)
-	} else {
-		c.W.Int(0)
+	if s, ok := readSet(c, string(c.Args[1])); ok {
+		c.W.Int(command.Has(s, c.Args[2]))
 	}
 }
 
 func smismember(c *command.Ctx) {
-	s, ok := lookup(c, string(c.Args[1]), true)
-	if !ok {
-		return
-	}
-	c.W.Array(len(c.Args) - 2)
-	for _, m := range c.Args[2:] {
-		if _, exists := s[string(m)]; exists {
-			c.W.Int(1)
-		} else {
-			c.W.Int(0)
+	if s, ok := readSet(c, string(c.Args[1])); ok {
+		c.W.Array(len(c.Args) - 2)
+		for _, m := range c.Args[2:] {
+			c.W.Int(command.Has(s, m))
 		}
 	}
 }
 
 func scard(c *command.Ctx) {
-	if s, ok := lookup(c, string(c.Args[1]), true); ok {
+	if s, ok := readSet(c, string(c.Args[1])); ok {
 		c.W.Int(int64(len(s)))
 	}
 }
@@ -158,7 +106,7 @@ func scard(c *command.Ctx) {
 func smove(c *command.Ctx) {
 	srcKey, dstKey := string(c.Args[1]), string(c.Args[2])
 	member := string(c.Args[3])
-	src, ok := lookup(c, srcKey, false)
+	src, ok := writeSet(c, srcKey)
 	if !ok {
 		return
 	}
@@ -167,7 +115,7 @@ func smove(c *command.Ctx) {
 		c.W.Int(0)
 		return
 	}
-	dst, ok := lookup(c, dstKey, false)
+	dst, ok := writeSet(c, dstKey)
 	if !ok {
 		return
 	}
@@ -181,44 +129,23 @@ func smove(c *command.Ctx) {
 		return
 	}
 	delete(src, member)
-	if len(src) == 0 {
-		c.DB.Delete(srcKey)
-	} else {
-		c.DB.Touch(srcKey)
-	}
+	c.Changed(srcKey, len(src), 1)
 	if dst == nil {
 		c.DB.Set(dstKey, set{member: {}})
 	} else {
 		dst[member] = struct{}{}
 		c.DB.Touch(dstKey)
 	}
-	c.Dirty++
 	c.W.Int(1)
 }
 
 func sscan(c *command.Ctx) {
-	cursor, ok := hashcmd.ParseCursor(c.Args[2])
-	if !ok {
-		c.W.Error("ERR invalid cursor")
-		return
-	}
-	s, ok := lookup(c, string(c.Args[1]), true)
+	s, cursor, o, ok := scan.Start[set](c)
 	if !ok {
 		return
 	}
-	if s == nil {
-		// A missing key answers an empty scan before options are parsed,
-		// as in Redis.
-		hashcmd.WriteScan(c, 0, 0)
-		return
-	}
-	o, errMsg := hashcmd.ParseScanOptions(c.Args[3:])
-	if errMsg != "" {
-		c.W.Error(errMsg)
-		return
-	}
-	next, members := hashcmd.ScanMap(s, cursor, o)
-	hashcmd.WriteScan(c, next, len(members))
+	next, members := scan.Map(s, cursor, o)
+	scan.WriteHeader(c, next, len(members))
 	for _, m := range members {
 		c.W.BulkString(m)
 	}
@@ -233,33 +160,26 @@ func Specs() []*command.Spec {
 		oom  = command.DenyOOM
 		fast = command.Fast
 	)
-	spec := func(name string, arity int, flags command.Flags, first, last int, cats []string, run func(*command.Ctx)) *command.Spec {
-		return &command.Spec{Name: name, Arity: arity, Flags: flags, FirstKey: first, LastKey: last, Step: 1, Categories: cats, Run: run}
-	}
+	f := command.Family("set")
 	return []*command.Spec{
-		spec("sadd", -3, w|oom|fast, 1, 1, writeFast, sadd),
-		spec("srem", -3, w|fast, 1, 1, writeFast, srem),
-		spec("smembers", 2, r, 1, 1, readSlow, smembers),
-		spec("sismember", 3, r|fast, 1, 1, readFast, sismember),
-		spec("smismember", -3, r|fast, 1, 1, readFast, smismember),
-		spec("scard", 2, r|fast, 1, 1, readFast, scard),
-		spec("smove", 4, w|fast, 1, 2, writeFast, smove),
-		spec("spop", -2, w|fast, 1, 1, writeFast, spop),
-		spec("srandmember", -2, r, 1, 1, readSlow, srandmember),
-		spec("sscan", -3, r, 1, 1, readSlow, sscan),
-		spec("sinter", -2, r, 1, -1, readSlow, sinter),
-		spec("sunion", -2, r, 1, -1, readSlow, sunion),
-		spec("sdiff", -2, r, 1, -1, readSlow, sdiff),
-		spec("sinterstore", -3, w|oom, 1, -1, writeSlow, sinterstore),
-		spec("sunionstore", -3, w|oom, 1, -1, writeSlow, sunionstore),
-		spec("sdiffstore", -3, w|oom, 1, -1, writeSlow, sdiffstore),
+		f.Spec("sadd", -3, w|oom|fast, sadd),
+		f.Spec("srem", -3, w|fast, srem),
+		f.Spec("smembers", 2, r, smembers),
+		f.Spec("sismember", 3, r|fast, sismember),
+		f.Spec("smismember", -3, r|fast, smismember),
+		f.Spec("scard", 2, r|fast, scard),
+		f.Spec("smove", 4, w|fast, smove).KeysAt(1, 2, 1),
+		f.Spec("spop", -2, w|fast, spop),
+		f.Spec("srandmember", -2, r, srandmember),
+		f.Spec("sscan", -3, r, sscan),
+		f.Spec("sinter", -2, r, sinter).KeysAt(1, -1, 1),
+		f.Spec("sunion", -2, r, sunion).KeysAt(1, -1, 1),
+		f.Spec("sdiff", -2, r, sdiff).KeysAt(1, -1, 1),
+		f.Spec("sinterstore", -3, w|oom, sinterstore).KeysAt(1, -1, 1),
+		f.Spec("sunionstore", -3, w|oom, sunionstore).KeysAt(1, -1, 1),
+		f.Spec("sdiffstore", -3, w|oom, sdiffstore).KeysAt(1, -1, 1),
 		// SINTERCARD numkeys key... [LIMIT n]: its keys are found through
 		// numkeys, so LIMIT and its value are never routed as keys.
-		withKeys(spec("sintercard", -3, r, 2, -1, readSlow, sintercard), command.NumKeysAt(1)),
+		f.Spec("sintercard", -3, r, sintercard).KeysAt(2, -1, 1).KeysBy(command.NumKeysAt(1)),
 	}
-}
-
-func withKeys(s *command.Spec, keys func([][]byte) []int) *command.Spec {
-	s.Keys = keys
-	return s
 }

@@ -33,14 +33,9 @@ func (x expiryArg) resolve(now int64, cmd string) (int64, string) {
 	}
 	at, ok := absoluteExpiry(now, x.unit, n)
 	if !ok {
-		return 0, invalidExpire(cmd)
+		return 0, command.ErrInvalidExpireIn(cmd)
 	}
 	return at, ""
-}
-
-// invalidExpire is the "invalid expire time" error of command cmd.
-func invalidExpire(cmd string) string {
-	return "ERR invalid expire time in '" + cmd + "' command"
 }
 
 // absoluteExpiry converts an EX/PX/EXAT/PXAT amount to Unix ms. It fails,

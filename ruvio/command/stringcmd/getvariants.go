@@ -5,12 +5,8 @@ import "github.com/ruvio/ruvio/ruvio/command"
 // getdel is GETDEL key: GET, then delete the key when it held a string.
 func getdel(c *command.Ctx) {
 	key := string(c.Args[1])
-	val, exists, ok := getString(c, key)
-	switch {
-	case !ok:
-		return
-	case !exists:
-		c.W.Null()
+	val, ok := getOrNull(c, key)
+	if !ok {
 		return
 	}
 	c.W.Bulk(val)
@@ -54,14 +50,10 @@ func getex(c *command.Ctx) {
 		return
 	}
 	key := string(c.Args[1])
-	val, exists, ok := getString(c, key)
-	switch {
-	case !ok:
-		return
-	case !exists:
-		// Redis looks the key up before it checks the time: a missing key
-		// answers nil even with an invalid time.
-		c.W.Null()
+	// Redis looks the key up before it checks the time: a missing key
+	// answers nil even with an invalid time.
+	val, ok := getOrNull(c, key)
+	if !ok {
 		return
 	}
 	var at int64

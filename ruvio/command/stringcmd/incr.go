@@ -4,24 +4,23 @@ import (
 	"math"
 
 	"github.com/ruvio/ruvio/ruvio/command"
+	"github.com/ruvio/ruvio/ruvio/command/longdouble"
 )
 
 func incr(c *command.Ctx) { incrBy(c, 1) }
 func decr(c *command.Ctx) { incrBy(c, -1) }
 
 func incrby(c *command.Ctx) {
-	n, ok := command.ParseInt(c.Args[2])
+	n, ok := c.IntArg(c.Args[2])
 	if !ok {
-		c.W.Error(command.ErrNotInteger)
 		return
 	}
 	incrBy(c, n)
 }
 
 func decrby(c *command.Ctx) {
-	n, ok := command.ParseInt(c.Args[2])
+	n, ok := c.IntArg(c.Args[2])
 	if !ok {
-		c.W.Error(command.ErrNotInteger)
 		return
 	}
 	if n == math.MinInt64 {
@@ -48,25 +47,17 @@ func incrBy(c *command.Ctx, delta int64) {
 			return
 		}
 	}
-	if (delta < 0 && cur < 0 && delta < math.MinInt64-cur) ||
-		(delta > 0 && cur > 0 && delta > math.MaxInt64-cur) {
+	if cur, ok = command.AddInt(cur, delta); !ok {
 		c.W.Error(command.ErrOverflow)
 		return
 	}
-	cur += delta
 	out := command.FormatInt(cur)
-	if e != nil {
-		e.Val = out
-		c.DB.Touch(key)
-	} else {
-		c.DB.Set(key, out)
-	}
-	c.Dirty++
+	replace(c, key, e, out)
 	c.W.Int(cur)
 }
 
-// incrbyfloat is INCRBYFLOAT key increment, computed in x87 long double
-// precision as Redis does (see longdouble.go). It is logged as SET ...
+// incrbyfloat is INCRBYFLOAT key increment, computed in long double
+// precision as Redis does (see package longdouble). It is logged as SET ...
 // KEEPTTL of the result so that replay never redoes float arithmetic.
 func incrbyfloat(c *command.Ctx) {
 	key := string(c.Args[1])
@@ -74,31 +65,25 @@ func incrbyfloat(c *command.Ctx) {
 	if !ok {
 		return
 	}
-	cur := zeroLongDouble()
+	cur := longdouble.Zero()
 	if e != nil {
-		if cur, ok = parseLongDouble(val); !ok {
+		if cur, ok = longdouble.Parse(val); !ok {
 			c.W.Error(command.ErrNotFloat)
 			return
 		}
 	}
-	inc, ok := parseLongDouble(c.Args[2])
+	inc, ok := longdouble.Parse(c.Args[2])
 	if !ok {
 		c.W.Error(command.ErrNotFloat)
 		return
 	}
-	sum, ok := addLongDouble(cur, inc)
+	sum, ok := longdouble.Add(cur, inc)
 	if !ok {
 		c.W.Error(command.ErrNaN)
 		return
 	}
-	out := formatLongDouble(sum)
-	if e != nil {
-		e.Val = out
-		c.DB.Touch(key)
-	} else {
-		c.DB.Set(key, out)
-	}
-	c.Dirty++
+	out := longdouble.Format(sum)
+	replace(c, key, e, out)
 	c.Propagate([]byte("SET"), c.Args[1], out, []byte("KEEPTTL"))
 	c.W.Bulk(out)
 }

@@ -305,7 +305,7 @@ func TestStringsAgainstModel(t *testing.T) {
 				m.keys[k] = e
 			}
 			got := h.Do(args...)
-			if check && !equal(got, want) {
+			if check && !cmdtest.Equal(got, want) {
 				rt.Fatalf("%q = %#v, want %#v", args, got, want)
 			}
 			if s, isStr := got.(string); !check && isStr {

@@ -25,16 +25,13 @@ func appendCmd(c *command.Ctx) {
 		return
 	}
 	val = append(val, c.Args[2]...)
-	e.Val = val
-	c.DB.Touch(key)
-	c.Dirty++
+	replace(c, key, e, val)
 	c.W.Int(int64(len(val)))
 }
 
 // strlen is STRLEN key: 0 for a missing key.
 func strlen(c *command.Ctx) {
-	val, _, ok := getString(c, string(c.Args[1]))
-	if ok {
+	if val, ok := command.LookupRead[[]byte](c, string(c.Args[1])); ok {
 		c.W.Int(int64(len(val)))
 	}
 }
@@ -43,13 +40,11 @@ func strlen(c *command.Ctx) {
 // rules: negative indexes count from the end, both ends are clamped, and
 // an empty range or missing key answers the empty string.
 func getrange(c *command.Ctx) {
-	start, ok1 := command.ParseInt(c.Args[2])
-	end, ok2 := command.ParseInt(c.Args[3])
-	if !ok1 || !ok2 {
-		c.W.Error(command.ErrNotInteger)
+	start, end, ok := c.IntArgs(c.Args[2], c.Args[3])
+	if !ok {
 		return
 	}
-	val, _, ok := getString(c, string(c.Args[1]))
+	val, ok := command.LookupRead[[]byte](c, string(c.Args[1]))
 	if !ok {
 		return
 	}
@@ -80,9 +75,8 @@ func getrange(c *command.Ctx) {
 // past the end is zero-filled; an empty value changes nothing (and does
 // not create a missing key).
 func setrange(c *command.Ctx) {
-	offset, ok := command.ParseInt(c.Args[2])
+	offset, ok := c.IntArg(c.Args[2])
 	if !ok {
-		c.W.Error(command.ErrNotInteger)
 		return
 	}
 	if offset < 0 {
@@ -117,12 +111,6 @@ func setrange(c *command.Ctx) {
 		}
 	}
 	copy(val[offset:], patch)
-	if e == nil {
-		c.DB.Set(key, val)
-	} else {
-		e.Val = val
-		c.DB.Touch(key)
-	}
-	c.Dirty++
+	replace(c, key, e, val)
 	c.W.Int(int64(len(val)))
 }

@@ -5,28 +5,20 @@ import (
 	"github.com/ruvio/ruvio/ruvio/keyspace"
 )
 
-// getString returns key's string value; ok is false when the key holds
-// another type, in which case WRONGTYPE has been written.
-func getString(c *command.Ctx, key string) (val []byte, exists, ok bool) {
+// getOrNull looks key up for reading as a string, answering null when it
+// is missing and WRONGTYPE when it holds another type: ok reports that it
+// holds a string, val, which the caller answers.
+func getOrNull(c *command.Ctx, key string) (val []byte, ok bool) {
 	e := c.DB.Read(key)
-	if e == nil {
-		return nil, false, true
+	if val, ok = command.As[[]byte](c, e); ok && e == nil {
+		c.W.Null()
+		ok = false
 	}
-	b, isString := e.Val.([]byte)
-	if !isString {
-		c.W.Error(command.ErrWrongType)
-		return nil, true, false
-	}
-	return b, true, true
+	return val, ok
 }
 
 func get(c *command.Ctx) {
-	val, exists, ok := getString(c, string(c.Args[1]))
-	switch {
-	case !ok:
-	case !exists:
-		c.W.Null()
-	default:
+	if val, ok := getOrNull(c, string(c.Args[1])); ok {
 		c.W.Bulk(val)
 	}
 }

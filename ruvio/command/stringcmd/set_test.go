@@ -8,59 +8,32 @@ import (
 
 func TestSetOptions(t *testing.T) {
 	h := newHarness(t)
-	steps := []struct {
-		args []string
-		want any
-	}{
-		{[]string{"SET", "k", "v"}, "OK"},
-		{[]string{"GET", "k"}, "v"},
-		{[]string{"SET", "k", "w", "NX"}, nil},
-		{[]string{"SET", "k", "w", "XX", "GET"}, "v"},
-		{[]string{"SET", "n", "w", "XX"}, nil},
-		{[]string{"SET", "k", "x", "NX", "XX"}, cmdtest.Error("ERR syntax error")},
-		{[]string{"SET", "k", "x", "EX", "0"}, cmdtest.Error("ERR invalid expire time in 'set' command")},
-		{[]string{"SET", "k", "x", "EX", "ten"}, cmdtest.Error("ERR value is not an integer or out of range")},
-		{[]string{"SET", "k", "x", "EX", "10", "KEEPTTL"}, cmdtest.Error("ERR syntax error")},
-		{[]string{"SET", "k", "x", "EX", "ten", "NX", "XX"}, cmdtest.Error("ERR syntax error")},
-		{[]string{"SET", "k", "x", "EX", "10", "PX", "10"}, cmdtest.Error("ERR syntax error")},
-		{[]string{"SET", "k", "x", "EX"}, cmdtest.Error("ERR syntax error")},
-		{[]string{"SET", "k", "x", "EX", "9223372036854775"}, cmdtest.Error("ERR invalid expire time in 'set' command")},
-		{[]string{"SET", "k", "x", "PX", "9223372036854775807"}, cmdtest.Error("ERR invalid expire time in 'set' command")},
-		{[]string{"SET", "r", "x", "EX", "10", "ex", "20"}, "OK"},
-		{[]string{"TTL", "r"}, int64(20)},
-		{[]string{"SET", "r", "y", "KEEPTTL", "KEEPTTL"}, "OK"},
-		{[]string{"TTL", "r"}, int64(20)},
-		{[]string{"SET", "t", "1", "PX", "1500"}, "OK"},
-		{[]string{"MGET", "k", "nope", "t"}, []any{"w", nil, "1"}},
-	}
-	for _, s := range steps {
-		if got := h.Do(s.args...); !equal(got, s.want) {
-			t.Errorf("%v = %#v, want %#v", s.args, got, s.want)
-		}
-	}
+	cmdtest.Steps{
+		{Args: []string{"SET", "k", "v"}, Want: "OK"},
+		{Args: []string{"GET", "k"}, Want: "v"},
+		{Args: []string{"SET", "k", "w", "NX"}, Want: nil},
+		{Args: []string{"SET", "k", "w", "XX", "GET"}, Want: "v"},
+		{Args: []string{"SET", "n", "w", "XX"}, Want: nil},
+		{Args: []string{"SET", "k", "x", "NX", "XX"}, Want: cmdtest.Error("ERR syntax error")},
+		{Args: []string{"SET", "k", "x", "EX", "0"}, Want: cmdtest.Error("ERR invalid expire time in 'set' command")},
+		{Args: []string{"SET", "k", "x", "EX", "ten"}, Want: cmdtest.Error("ERR value is not an integer or out of range")},
+		{Args: []string{"SET", "k", "x", "EX", "10", "KEEPTTL"}, Want: cmdtest.Error("ERR syntax error")},
+		{Args: []string{"SET", "k", "x", "EX", "ten", "NX", "XX"}, Want: cmdtest.Error("ERR syntax error")},
+		{Args: []string{"SET", "k", "x", "EX", "10", "PX", "10"}, Want: cmdtest.Error("ERR syntax error")},
+		{Args: []string{"SET", "k", "x", "EX"}, Want: cmdtest.Error("ERR syntax error")},
+		{Args: []string{"SET", "k", "x", "EX", "9223372036854775"}, Want: cmdtest.Error("ERR invalid expire time in 'set' command")},
+		{Args: []string{"SET", "k", "x", "PX", "9223372036854775807"}, Want: cmdtest.Error("ERR invalid expire time in 'set' command")},
+		{Args: []string{"SET", "r", "x", "EX", "10", "ex", "20"}, Want: "OK"},
+		{Args: []string{"TTL", "r"}, Want: int64(20)},
+		{Args: []string{"SET", "r", "y", "KEEPTTL", "KEEPTTL"}, Want: "OK"},
+		{Args: []string{"TTL", "r"}, Want: int64(20)},
+		{Args: []string{"SET", "t", "1", "PX", "1500"}, Want: "OK"},
+		{Args: []string{"MGET", "k", "nope", "t"}, Want: []any{"w", nil, "1"}},
+	}.Run(t, h)
 	// The relative PX was logged as an absolute PXAT so replay agrees.
-	if got, want := cmdtest.Dump(h.Replay()), cmdtest.Dump(h.DB); got != want {
-		t.Fatalf("replayed state differs:\n%s\nwant\n%s", got, want)
-	}
+	cmdtest.CheckReplay(t, h)
 	h.NowMs += 1500
 	if got := h.Do("GET", "t"); got != nil {
 		t.Fatalf("GET after expiry = %#v", got)
 	}
-}
-
-func equal(a, b any) bool {
-	as, aok := a.([]any)
-	bs, bok := b.([]any)
-	if aok && bok {
-		if len(as) != len(bs) {
-			return false
-		}
-		for i := range as {
-			if !equal(as[i], bs[i]) {
-				return false
-			}
-		}
-		return true
-	}
-	return a == b
 }

@@ -11,15 +11,20 @@ import (
 // has been written.
 func lookupWrite(c *command.Ctx, key string) (e *keyspace.Entry, val []byte, ok bool) {
 	e = c.DB.Get(key)
-	if e == nil {
-		return nil, nil, true
+	val, ok = command.As[[]byte](c, e)
+	return e, val, ok
+}
+
+// replace makes val key's string: inside e, the key's live entry, when
+// there is one, so the key keeps its time to live, else as a new key.
+func replace(c *command.Ctx, key string, e *keyspace.Entry, val []byte) {
+	if e != nil {
+		e.Val = val
+		c.DB.Touch(key)
+	} else {
+		c.DB.Set(key, val)
 	}
-	b, isString := e.Val.([]byte)
-	if !isString {
-		c.W.Error(command.ErrWrongType)
-		return e, nil, false
-	}
-	return e, b, true
+	c.Dirty++
 }
 
 // setnx is SETNX key value: SET NX answering 1 or 0. Any type counts as

@@ -9,216 +9,184 @@ import (
 func TestSetVariants(t *testing.T) {
 	h := newHarness(t)
 	h.Do("TESTHASH", "h")
-	run(t, h, []step{
-		{args: []string{"SETNX", "k", "v"}, want: int64(1)},
-		{args: []string{"SETNX", "k", "w"}, want: int64(0)},
-		{args: []string{"GET", "k"}, want: "v"},
-		{args: []string{"SETNX", "h", "w"}, want: int64(0)},
-		{args: []string{"TYPE", "h"}, want: "hash"},
+	cmdtest.Steps{
+		{Args: []string{"SETNX", "k", "v"}, Want: int64(1)},
+		{Args: []string{"SETNX", "k", "w"}, Want: int64(0)},
+		{Args: []string{"GET", "k"}, Want: "v"},
+		{Args: []string{"SETNX", "h", "w"}, Want: int64(0)},
+		{Args: []string{"TYPE", "h"}, Want: "hash"},
 
-		{args: []string{"SETEX", "k", "10", "v2"}, want: "OK"},
-		{args: []string{"GET", "k"}, want: "v2"},
-		{args: []string{"TTL", "k"}, want: int64(10)},
-		{args: []string{"PTTL", "k"}, want: int64(10000)},
-		{args: []string{"SETEX", "k", "0", "v"}, want: cmdtest.Error("ERR invalid expire time in 'setex' command")},
-		{args: []string{"SETEX", "k", "-5", "v"}, want: cmdtest.Error("ERR invalid expire time in 'setex' command")},
-		{args: []string{"SETEX", "k", "ten", "v"}, want: errNotInt},
-		{args: []string{"SETEX", "k", maxInt64Text, "v"}, want: cmdtest.Error("ERR invalid expire time in 'setex' command")},
-		{args: []string{"SETEX", "k"}, want: cmdtest.Error("ERR wrong number of arguments for 'setex' command")},
-		{args: []string{"GET", "k"}, want: "v2"},
+		{Args: []string{"SETEX", "k", "10", "v2"}, Want: "OK"},
+		{Args: []string{"GET", "k"}, Want: "v2"},
+		{Args: []string{"TTL", "k"}, Want: int64(10)},
+		{Args: []string{"PTTL", "k"}, Want: int64(10000)},
+		{Args: []string{"SETEX", "k", "0", "v"}, Want: cmdtest.Error("ERR invalid expire time in 'setex' command")},
+		{Args: []string{"SETEX", "k", "-5", "v"}, Want: cmdtest.Error("ERR invalid expire time in 'setex' command")},
+		{Args: []string{"SETEX", "k", "ten", "v"}, Want: errNotInt},
+		{Args: []string{"SETEX", "k", maxInt64Text, "v"}, Want: cmdtest.Error("ERR invalid expire time in 'setex' command")},
+		{Args: []string{"SETEX", "k"}, Want: cmdtest.Error("ERR wrong number of arguments for 'setex' command")},
+		{Args: []string{"GET", "k"}, Want: "v2"},
 
-		{args: []string{"PSETEX", "p", "1500", "pv"}, want: "OK"},
-		{args: []string{"PTTL", "p"}, want: int64(1500)},
-		{args: []string{"TTL", "p"}, want: int64(2)},
-		{args: []string{"PSETEX", "p", "0", "v"}, want: cmdtest.Error("ERR invalid expire time in 'psetex' command")},
-		{args: []string{"PSETEX", "p", maxInt64Text, "v"}, want: cmdtest.Error("ERR invalid expire time in 'psetex' command")},
-		{args: []string{"PSETEX", "p", "1.5", "v"}, want: errNotInt},
+		{Args: []string{"PSETEX", "p", "1500", "pv"}, Want: "OK"},
+		{Args: []string{"PTTL", "p"}, Want: int64(1500)},
+		{Args: []string{"TTL", "p"}, Want: int64(2)},
+		{Args: []string{"PSETEX", "p", "0", "v"}, Want: cmdtest.Error("ERR invalid expire time in 'psetex' command")},
+		{Args: []string{"PSETEX", "p", maxInt64Text, "v"}, Want: cmdtest.Error("ERR invalid expire time in 'psetex' command")},
+		{Args: []string{"PSETEX", "p", "1.5", "v"}, Want: errNotInt},
 
 		// SETEX replaces a value of another type.
-		{args: []string{"SETEX", "h", "100", "s"}, want: "OK"},
-		{args: []string{"TYPE", "h"}, want: "string"},
-	})
-	checkReplay(t, h)
-	run(t, h, []step{
-		{adv: 1499, args: []string{"GET", "p"}, want: "pv"},
-		{adv: 1, args: []string{"GET", "p"}, want: nil},
-		{args: []string{"SETNX", "p", "again"}, want: int64(1)},
-		{args: []string{"PTTL", "p"}, want: int64(-1)},
-	})
-	checkReplay(t, h)
+		{Args: []string{"SETEX", "h", "100", "s"}, Want: "OK"},
+		{Args: []string{"TYPE", "h"}, Want: "string"},
+	}.Run(t, h)
+	cmdtest.CheckReplay(t, h)
+	cmdtest.Steps{
+		{Adv: 1499, Args: []string{"GET", "p"}, Want: "pv"},
+		{Adv: 1, Args: []string{"GET", "p"}, Want: nil},
+		{Args: []string{"SETNX", "p", "again"}, Want: int64(1)},
+		{Args: []string{"PTTL", "p"}, Want: int64(-1)},
+	}.Run(t, h)
+	cmdtest.CheckReplay(t, h)
 }
 
 func TestGetSetGetDel(t *testing.T) {
 	h := newHarness(t)
 	h.Do("TESTHASH", "h")
-	run(t, h, []step{
-		{args: []string{"GETSET", "k", "v"}, want: nil},
-		{args: []string{"GET", "k"}, want: "v"},
-		{args: []string{"SET", "k", "v2", "EX", "100"}, want: "OK"},
-		{args: []string{"GETSET", "k", "v3"}, want: "v2"},
-		{args: []string{"TTL", "k"}, want: int64(-1)}, // GETSET drops the time to live
-		{args: []string{"GETSET", "h", "x"}, want: wrongType()},
-		{args: []string{"TYPE", "h"}, want: "hash"},
+	cmdtest.Steps{
+		{Args: []string{"GETSET", "k", "v"}, Want: nil},
+		{Args: []string{"GET", "k"}, Want: "v"},
+		{Args: []string{"SET", "k", "v2", "EX", "100"}, Want: "OK"},
+		{Args: []string{"GETSET", "k", "v3"}, Want: "v2"},
+		{Args: []string{"TTL", "k"}, Want: int64(-1)}, // GETSET drops the time to live
+		{Args: []string{"GETSET", "h", "x"}, Want: cmdtest.WrongType},
+		{Args: []string{"TYPE", "h"}, Want: "hash"},
 
-		{args: []string{"GETDEL", "k"}, want: "v3"},
-		{args: []string{"EXISTS", "k"}, want: int64(0)},
-		{args: []string{"GETDEL", "k"}, want: nil},
-		{args: []string{"GETDEL", "h"}, want: wrongType()},
-		{args: []string{"EXISTS", "h"}, want: int64(1)},
-		{args: []string{"SET", "t", "x", "PX", "100"}, want: "OK"},
-	})
-	checkReplay(t, h)
-	run(t, h, []step{
-		{adv: 100, args: []string{"GETDEL", "t"}, want: nil},
-		{args: []string{"GETSET", "t", "y"}, want: nil},
-	})
-	checkReplay(t, h)
+		{Args: []string{"GETDEL", "k"}, Want: "v3"},
+		{Args: []string{"EXISTS", "k"}, Want: int64(0)},
+		{Args: []string{"GETDEL", "k"}, Want: nil},
+		{Args: []string{"GETDEL", "h"}, Want: cmdtest.WrongType},
+		{Args: []string{"EXISTS", "h"}, Want: int64(1)},
+		{Args: []string{"SET", "t", "x", "PX", "100"}, Want: "OK"},
+	}.Run(t, h)
+	cmdtest.CheckReplay(t, h)
+	cmdtest.Steps{
+		{Adv: 100, Args: []string{"GETDEL", "t"}, Want: nil},
+		{Args: []string{"GETSET", "t", "y"}, Want: nil},
+	}.Run(t, h)
+	cmdtest.CheckReplay(t, h)
 }
 
 func TestGetex(t *testing.T) {
 	h := newHarness(t)
 	h.Do("TESTHASH", "h")
 	invalid := cmdtest.Error("ERR invalid expire time in 'getex' command")
-	run(t, h, []step{
-		{args: []string{"GETEX", "nope"}, want: nil},
+	cmdtest.Steps{
+		{Args: []string{"GETEX", "nope"}, Want: nil},
 		// The key is looked up before the time is checked.
-		{args: []string{"GETEX", "nope", "EX", "0"}, want: nil},
-		{args: []string{"GETEX", "nope", "EX", "1", "PX", "1"}, want: errSyntax},
-		{args: []string{"SET", "k", "v"}, want: "OK"},
-		{args: []string{"GETEX", "k"}, want: "v"},
-		{args: []string{"TTL", "k"}, want: int64(-1)},
-		{args: []string{"GETEX", "k", "EX", "100"}, want: "v"},
-		{args: []string{"TTL", "k"}, want: int64(100)},
-		{args: []string{"GETEX", "k", "px", "2500"}, want: "v"},
-		{args: []string{"PTTL", "k"}, want: int64(2500)},
-		{args: []string{"GETEX", "k", "EXAT", itoa(now/1000 + 50)}, want: "v"},
-		{args: []string{"TTL", "k"}, want: int64(50)},
-		{args: []string{"GETEX", "k", "PXAT", itoa(now + 777)}, want: "v"},
-		{args: []string{"PTTL", "k"}, want: int64(777)},
-		{args: []string{"GETEX", "k", "PERSIST"}, want: "v"},
-		{args: []string{"TTL", "k"}, want: int64(-1)},
-		{args: []string{"GETEX", "k", "PERSIST", "persist"}, want: "v"},
-		{args: []string{"GETEX", "k", "EX", "10", "EX", "20"}, want: "v"},
-		{args: []string{"TTL", "k"}, want: int64(20)},
+		{Args: []string{"GETEX", "nope", "EX", "0"}, Want: nil},
+		{Args: []string{"GETEX", "nope", "EX", "1", "PX", "1"}, Want: errSyntax},
+		{Args: []string{"SET", "k", "v"}, Want: "OK"},
+		{Args: []string{"GETEX", "k"}, Want: "v"},
+		{Args: []string{"TTL", "k"}, Want: int64(-1)},
+		{Args: []string{"GETEX", "k", "EX", "100"}, Want: "v"},
+		{Args: []string{"TTL", "k"}, Want: int64(100)},
+		{Args: []string{"GETEX", "k", "px", "2500"}, Want: "v"},
+		{Args: []string{"PTTL", "k"}, Want: int64(2500)},
+		{Args: []string{"GETEX", "k", "EXAT", itoa(now/1000 + 50)}, Want: "v"},
+		{Args: []string{"TTL", "k"}, Want: int64(50)},
+		{Args: []string{"GETEX", "k", "PXAT", itoa(now + 777)}, Want: "v"},
+		{Args: []string{"PTTL", "k"}, Want: int64(777)},
+		{Args: []string{"GETEX", "k", "PERSIST"}, Want: "v"},
+		{Args: []string{"TTL", "k"}, Want: int64(-1)},
+		{Args: []string{"GETEX", "k", "PERSIST", "persist"}, Want: "v"},
+		{Args: []string{"GETEX", "k", "EX", "10", "EX", "20"}, Want: "v"},
+		{Args: []string{"TTL", "k"}, Want: int64(20)},
 
-		{args: []string{"GETEX", "k", "EX", "10", "PERSIST"}, want: errSyntax},
-		{args: []string{"GETEX", "k", "PERSIST", "EX", "10"}, want: errSyntax},
-		{args: []string{"GETEX", "k", "EX", "10", "PX", "10"}, want: errSyntax},
-		{args: []string{"GETEX", "k", "EX"}, want: errSyntax},
-		{args: []string{"GETEX", "k", "KEEPTTL"}, want: errSyntax},
-		{args: []string{"GETEX", "k", "EX", "0"}, want: invalid},
-		{args: []string{"GETEX", "k", "PX", "-1"}, want: invalid},
-		{args: []string{"GETEX", "k", "EX", maxInt64Text}, want: invalid},
-		{args: []string{"GETEX", "k", "EX", "x"}, want: errNotInt},
-		{args: []string{"GETEX", "k", "EX", "x", "FOO"}, want: errSyntax},
-		{args: []string{"TTL", "k"}, want: int64(20)},
-		{args: []string{"GETEX", "h"}, want: wrongType()},
-		{args: []string{"GETEX", "h", "EX", "0"}, want: wrongType()},
+		{Args: []string{"GETEX", "k", "EX", "10", "PERSIST"}, Want: errSyntax},
+		{Args: []string{"GETEX", "k", "PERSIST", "EX", "10"}, Want: errSyntax},
+		{Args: []string{"GETEX", "k", "EX", "10", "PX", "10"}, Want: errSyntax},
+		{Args: []string{"GETEX", "k", "EX"}, Want: errSyntax},
+		{Args: []string{"GETEX", "k", "KEEPTTL"}, Want: errSyntax},
+		{Args: []string{"GETEX", "k", "EX", "0"}, Want: invalid},
+		{Args: []string{"GETEX", "k", "PX", "-1"}, Want: invalid},
+		{Args: []string{"GETEX", "k", "EX", maxInt64Text}, Want: invalid},
+		{Args: []string{"GETEX", "k", "EX", "x"}, Want: errNotInt},
+		{Args: []string{"GETEX", "k", "EX", "x", "FOO"}, Want: errSyntax},
+		{Args: []string{"TTL", "k"}, Want: int64(20)},
+		{Args: []string{"GETEX", "h"}, Want: cmdtest.WrongType},
+		{Args: []string{"GETEX", "h", "EX", "0"}, Want: cmdtest.WrongType},
 
 		// An absolute time in the past answers the value and deletes.
-		{args: []string{"GETEX", "k", "EXAT", "1"}, want: "v"},
-		{args: []string{"EXISTS", "k"}, want: int64(0)},
-		{args: []string{"SET", "k2", "w"}, want: "OK"},
-		{args: []string{"GETEX", "k2", "PXAT", itoa(now)}, want: "w"},
-		{args: []string{"EXISTS", "k2"}, want: int64(0)},
-		{args: []string{"SET", "k3", "z"}, want: "OK"},
-		{args: []string{"GETEX", "k3", "PX", "300"}, want: "z"},
-	})
-	checkReplay(t, h)
+		{Args: []string{"GETEX", "k", "EXAT", "1"}, Want: "v"},
+		{Args: []string{"EXISTS", "k"}, Want: int64(0)},
+		{Args: []string{"SET", "k2", "w"}, Want: "OK"},
+		{Args: []string{"GETEX", "k2", "PXAT", itoa(now)}, Want: "w"},
+		{Args: []string{"EXISTS", "k2"}, Want: int64(0)},
+		{Args: []string{"SET", "k3", "z"}, Want: "OK"},
+		{Args: []string{"GETEX", "k3", "PX", "300"}, Want: "z"},
+	}.Run(t, h)
+	cmdtest.CheckReplay(t, h)
 	// Effects were logged with absolute times: replay later agrees.
 	h.NowMs += 299
-	checkReplay(t, h)
-	run(t, h, []step{{adv: 1, args: []string{"GETEX", "k3"}, want: nil}})
-	checkReplay(t, h)
+	cmdtest.CheckReplay(t, h)
+	cmdtest.Steps{{Adv: 1, Args: []string{"GETEX", "k3"}, Want: nil}}.Run(t, h)
+	cmdtest.CheckReplay(t, h)
 }
 
 func TestMset(t *testing.T) {
 	h := newHarness(t)
 	h.Do("TESTHASH", "h")
-	run(t, h, []step{
-		{args: []string{"MSET", "a", "1", "b", "2"}, want: "OK"},
-		{args: []string{"MGET", "a", "b", "c"}, want: []any{"1", "2", nil}},
-		{args: []string{"MSET", "a", "1", "b"}, want: cmdtest.Error("ERR wrong number of arguments for 'mset' command")},
-		{args: []string{"MSET", "a"}, want: cmdtest.Error("ERR wrong number of arguments for 'mset' command")},
-		{args: []string{"MSET", "a", "x", "a", "y"}, want: "OK"},
-		{args: []string{"GET", "a"}, want: "y"},
-		{args: []string{"SET", "t", "v", "EX", "100"}, want: "OK"},
-		{args: []string{"MSET", "t", "w", "h", "s"}, want: "OK"},
-		{args: []string{"TTL", "t"}, want: int64(-1)},
-		{args: []string{"TYPE", "h"}, want: "string"},
+	cmdtest.Steps{
+		{Args: []string{"MSET", "a", "1", "b", "2"}, Want: "OK"},
+		{Args: []string{"MGET", "a", "b", "c"}, Want: []any{"1", "2", nil}},
+		{Args: []string{"MSET", "a", "1", "b"}, Want: cmdtest.Error("ERR wrong number of arguments for 'mset' command")},
+		{Args: []string{"MSET", "a"}, Want: cmdtest.Error("ERR wrong number of arguments for 'mset' command")},
+		{Args: []string{"MSET", "a", "x", "a", "y"}, Want: "OK"},
+		{Args: []string{"GET", "a"}, Want: "y"},
+		{Args: []string{"SET", "t", "v", "EX", "100"}, Want: "OK"},
+		{Args: []string{"MSET", "t", "w", "h", "s"}, Want: "OK"},
+		{Args: []string{"TTL", "t"}, Want: int64(-1)},
+		{Args: []string{"TYPE", "h"}, Want: "string"},
 
-		{args: []string{"MSETNX", "a", "1", "c", "3"}, want: int64(0)},
-		{args: []string{"EXISTS", "c"}, want: int64(0)},
-		{args: []string{"MSETNX", "c", "3", "d", "4"}, want: int64(1)},
-		{args: []string{"MGET", "c", "d"}, want: []any{"3", "4"}},
-		{args: []string{"MSETNX", "e", "5", "f"}, want: cmdtest.Error("ERR wrong number of arguments for 'msetnx' command")},
-		{args: []string{"MSETNX", "e", "5", "e", "6"}, want: int64(1)},
-		{args: []string{"GET", "e"}, want: "6"},
-	})
-	run(t, h, []step{
-		{args: []string{"TESTHASH", "g"}, want: "OK"},
-		{args: []string{"MSETNX", "x", "1", "g", "2"}, want: int64(0)},
-		{args: []string{"EXISTS", "x"}, want: int64(0)},
-	})
-	checkReplay(t, h)
+		{Args: []string{"MSETNX", "a", "1", "c", "3"}, Want: int64(0)},
+		{Args: []string{"EXISTS", "c"}, Want: int64(0)},
+		{Args: []string{"MSETNX", "c", "3", "d", "4"}, Want: int64(1)},
+		{Args: []string{"MGET", "c", "d"}, Want: []any{"3", "4"}},
+		{Args: []string{"MSETNX", "e", "5", "f"}, Want: cmdtest.Error("ERR wrong number of arguments for 'msetnx' command")},
+		{Args: []string{"MSETNX", "e", "5", "e", "6"}, Want: int64(1)},
+		{Args: []string{"GET", "e"}, Want: "6"},
+	}.Run(t, h)
+	cmdtest.Steps{
+		{Args: []string{"TESTHASH", "g"}, Want: "OK"},
+		{Args: []string{"MSETNX", "x", "1", "g", "2"}, Want: int64(0)},
+		{Args: []string{"EXISTS", "x"}, Want: int64(0)},
+	}.Run(t, h)
+	cmdtest.CheckReplay(t, h)
 }
 
 // TestStringSpecs pins the Redis 7 command table entries.
 func TestStringSpecs(t *testing.T) {
 	h := newHarness(t)
-	want := map[string]struct {
-		arity             int
-		flags             string
-		first, last, step int
-		categories        string
-	}{
-		"get":         {2, "readonly fast", 1, 1, 1, "read string fast"},
-		"set":         {-3, "write denyoom", 1, 1, 1, "write string slow"},
-		"mget":        {-2, "readonly fast", 1, -1, 1, "read string fast"},
-		"setnx":       {3, "write denyoom fast", 1, 1, 1, "write string fast"},
-		"setex":       {4, "write denyoom", 1, 1, 1, "write string slow"},
-		"psetex":      {4, "write denyoom", 1, 1, 1, "write string slow"},
-		"getset":      {3, "write denyoom fast", 1, 1, 1, "write string fast"},
-		"getdel":      {2, "write fast", 1, 1, 1, "write string fast"},
-		"getex":       {-2, "write fast", 1, 1, 1, "write string fast"},
-		"mset":        {-3, "write denyoom", 1, -1, 2, "write string slow"},
-		"msetnx":      {-3, "write denyoom", 1, -1, 2, "write string slow"},
-		"incr":        {2, "write denyoom fast", 1, 1, 1, "write string fast"},
-		"decr":        {2, "write denyoom fast", 1, 1, 1, "write string fast"},
-		"incrby":      {3, "write denyoom fast", 1, 1, 1, "write string fast"},
-		"decrby":      {3, "write denyoom fast", 1, 1, 1, "write string fast"},
-		"incrbyfloat": {3, "write denyoom fast", 1, 1, 1, "write string fast"},
-		"append":      {3, "write denyoom fast", 1, 1, 1, "write string fast"},
-		"strlen":      {2, "readonly fast", 1, 1, 1, "read string fast"},
-		"getrange":    {4, "readonly", 1, 1, 1, "read string slow"},
-		"substr":      {4, "readonly", 1, 1, 1, "read string slow"},
-		"setrange":    {4, "write denyoom", 1, 1, 1, "write string slow"},
-	}
-	for name, w := range want {
-		s := h.Table.Lookup([]byte(name))
-		if s == nil {
-			t.Errorf("%s missing", name)
-			continue
-		}
-		got := struct {
-			arity             int
-			flags             string
-			first, last, step int
-			categories        string
-		}{s.Arity, join(s.Flags.Names()), s.FirstKey, s.LastKey, s.Step, join(s.Categories)}
-		if got != w {
-			t.Errorf("%s = %+v, want %+v", name, got, w)
-		}
-	}
-}
-
-func join(ss []string) string {
-	out := ""
-	for i, s := range ss {
-		if i > 0 {
-			out += " "
-		}
-		out += s
-	}
-	return out
+	cmdtest.CheckSpecs(t, h.Table, map[string]cmdtest.SpecRow{
+		"get":         {Arity: 2, Flags: "readonly fast", First: 1, Last: 1, Step: 1, Categories: "read string fast"},
+		"set":         {Arity: -3, Flags: "write denyoom", First: 1, Last: 1, Step: 1, Categories: "write string slow"},
+		"mget":        {Arity: -2, Flags: "readonly fast", First: 1, Last: -1, Step: 1, Categories: "read string fast"},
+		"setnx":       {Arity: 3, Flags: "write denyoom fast", First: 1, Last: 1, Step: 1, Categories: "write string fast"},
+		"setex":       {Arity: 4, Flags: "write denyoom", First: 1, Last: 1, Step: 1, Categories: "write string slow"},
+		"psetex":      {Arity: 4, Flags: "write denyoom", First: 1, Last: 1, Step: 1, Categories: "write string slow"},
+		"getset":      {Arity: 3, Flags: "write denyoom fast", First: 1, Last: 1, Step: 1, Categories: "write string fast"},
+		"getdel":      {Arity: 2, Flags: "write fast", First: 1, Last: 1, Step: 1, Categories: "write string fast"},
+		"getex":       {Arity: -2, Flags: "write fast", First: 1, Last: 1, Step: 1, Categories: "write string fast"},
+		"mset":        {Arity: -3, Flags: "write denyoom", First: 1, Last: -1, Step: 2, Categories: "write string slow"},
+		"msetnx":      {Arity: -3, Flags: "write denyoom", First: 1, Last: -1, Step: 2, Categories: "write string slow"},
+		"incr":        {Arity: 2, Flags: "write denyoom fast", First: 1, Last: 1, Step: 1, Categories: "write string fast"},
+		"decr":        {Arity: 2, Flags: "write denyoom fast", First: 1, Last: 1, Step: 1, Categories: "write string fast"},
+		"incrby":      {Arity: 3, Flags: "write denyoom fast", First: 1, Last: 1, Step: 1, Categories: "write string fast"},
+		"decrby":      {Arity: 3, Flags: "write denyoom fast", First: 1, Last: 1, Step: 1, Categories: "write string fast"},
+		"incrbyfloat": {Arity: 3, Flags: "write denyoom fast", First: 1, Last: 1, Step: 1, Categories: "write string fast"},
+		"append":      {Arity: 3, Flags: "write denyoom fast", First: 1, Last: 1, Step: 1, Categories: "write string fast"},
+		"strlen":      {Arity: 2, Flags: "readonly fast", First: 1, Last: 1, Step: 1, Categories: "read string fast"},
+		"getrange":    {Arity: 4, Flags: "readonly", First: 1, Last: 1, Step: 1, Categories: "read string slow"},
+		"substr":      {Arity: 4, Flags: "readonly", First: 1, Last: 1, Step: 1, Categories: "read string slow"},
+		"setrange":    {Arity: 4, Flags: "write denyoom", First: 1, Last: 1, Step: 1, Categories: "write string slow"},
+	})
 }

@@ -2,14 +2,6 @@ package stringcmd
 
 import "github.com/ruvio/ruvio/ruvio/command"
 
-// ACL categories, as Redis 7 files each command.
-var (
-	readFast  = []string{"read", "string", "fast"}
-	readSlow  = []string{"read", "string", "slow"}
-	writeFast = []string{"write", "string", "fast"}
-	writeSlow = []string{"write", "string", "slow"}
-)
-
 // Specs returns the string commands with Redis 7's arity, flags, key
 // positions and categories.
 func Specs() []*command.Spec {
@@ -20,30 +12,28 @@ func Specs() []*command.Spec {
 		ro  = command.ReadOnly
 		rof = command.ReadOnly | command.Fast
 	)
-	one := func(name string, arity int, flags command.Flags, cats []string, run func(*command.Ctx)) *command.Spec {
-		return &command.Spec{Name: name, Arity: arity, Flags: flags, FirstKey: 1, LastKey: 1, Step: 1, Categories: cats, Run: run}
-	}
+	f := command.Family("string")
 	return []*command.Spec{
-		one("get", 2, rof, readFast, get),
-		one("set", -3, wd, writeSlow, set),
-		{Name: "mget", Arity: -2, Flags: rof, FirstKey: 1, LastKey: -1, Step: 1, Categories: readFast, PerKey: mget, Reply: command.ReplyValues},
-		one("setnx", 3, wdf, writeFast, setnx),
-		one("setex", 4, wd, writeSlow, setex),
-		one("psetex", 4, wd, writeSlow, psetex),
-		one("getset", 3, wdf, writeFast, getset),
-		one("getdel", 2, wf, writeFast, getdel),
-		one("getex", -2, wf, writeFast, getex),
-		{Name: "mset", Arity: -3, Flags: wd, FirstKey: 1, LastKey: -1, Step: 2, Categories: writeSlow, Run: mset},
-		{Name: "msetnx", Arity: -3, Flags: wd, FirstKey: 1, LastKey: -1, Step: 2, Categories: writeSlow, Run: msetnx},
-		one("incr", 2, wdf, writeFast, incr),
-		one("decr", 2, wdf, writeFast, decr),
-		one("incrby", 3, wdf, writeFast, incrby),
-		one("decrby", 3, wdf, writeFast, decrby),
-		one("incrbyfloat", 3, wdf, writeFast, incrbyfloat),
-		one("append", 3, wdf, writeFast, appendCmd),
-		one("strlen", 2, rof, readFast, strlen),
-		one("getrange", 4, ro, readSlow, getrange),
-		one("substr", 4, ro, readSlow, getrange),
-		one("setrange", 4, wd, writeSlow, setrange),
+		f.Spec("get", 2, rof, get),
+		f.Spec("set", -3, wd, set),
+		f.PerKey("mget", rof, command.ReplyValues, mget),
+		f.Spec("setnx", 3, wdf, setnx),
+		f.Spec("setex", 4, wd, setex),
+		f.Spec("psetex", 4, wd, psetex),
+		f.Spec("getset", 3, wdf, getset),
+		f.Spec("getdel", 2, wf, getdel),
+		f.Spec("getex", -2, wf, getex),
+		f.Spec("mset", -3, wd, mset).KeysAt(1, -1, 2),
+		f.Spec("msetnx", -3, wd, msetnx).KeysAt(1, -1, 2),
+		f.Spec("incr", 2, wdf, incr),
+		f.Spec("decr", 2, wdf, decr),
+		f.Spec("incrby", 3, wdf, incrby),
+		f.Spec("decrby", 3, wdf, decrby),
+		f.Spec("incrbyfloat", 3, wdf, incrbyfloat),
+		f.Spec("append", 3, wdf, appendCmd),
+		f.Spec("strlen", 2, rof, strlen),
+		f.Spec("getrange", 4, ro, getrange),
+		f.Spec("substr", 4, ro, getrange),
+		f.Spec("setrange", 4, wd, setrange),
 	}
 }

@@ -22,27 +22,8 @@ type addOptions struct {
 // leading argument that names a flag is one, the first that does not is
 // the first score. It returns the index of that score.
 func parseAddOptions(args [][]byte, o *addOptions) int {
-	i := 2
-	for ; i < len(args); i++ {
-		a := args[i]
-		switch {
-		case command.Eq(a, "nx"):
-			o.nx = true
-		case command.Eq(a, "xx"):
-			o.xx = true
-		case command.Eq(a, "gt"):
-			o.gt = true
-		case command.Eq(a, "lt"):
-			o.lt = true
-		case command.Eq(a, "ch"):
-			o.ch = true
-		case command.Eq(a, "incr"):
-			o.incr = true
-		default:
-			return i
-		}
-	}
-	return i
+	return 2 + command.ParseFlags(args[2:], []string{"nx", "xx", "gt", "lt", "ch", "incr"},
+		&o.nx, &o.xx, &o.gt, &o.lt, &o.ch, &o.incr)
 }
 
 func zadd(c *command.Ctx) { addGeneric(c, false) }
@@ -86,7 +67,7 @@ func addGeneric(c *command.Ctx, incr bool) {
 	}
 
 	key := string(c.Args[1])
-	s, ok := lookup(c, key, false)
+	s, ok := writeSet(c, key)
 	if !ok {
 		return
 	}
@@ -119,12 +100,13 @@ func addGeneric(c *command.Ctx, incr bool) {
 			}
 		}
 	}
-	if created {
+	switch {
+	case created:
 		// Never empty: without XX the first pair is always added.
 		c.DB.Set(key, s)
 		c.Dirty += added + updated
-	} else {
-		changed(c, key, s, added+updated)
+	case s != nil:
+		c.Changed(key, s.Len(), added+updated)
 	}
 	switch {
 	case !o.incr:
@@ -185,24 +167,16 @@ func addOne(s *sortedset.Set, member string, score float64, o addOptions) (addRe
 
 // zrem is ZREM key member [member ...].
 func zrem(c *command.Ctx) {
-	key := string(c.Args[1])
-	s, ok := lookup(c, key, false)
-	if !ok {
-		return
-	}
-	if s == nil {
-		c.W.Int(0)
-		return
-	}
-	n := 0
-	for _, m := range c.Args[2:] {
-		if s.Remove(string(m)) {
-			n++
-			if s.Len() == 0 {
-				break
+	removeFrom(c, func(s *sortedset.Set) int {
+		n := 0
+		for _, m := range c.Args[2:] {
+			if s.Remove(string(m)) {
+				n++
+				if s.Len() == 0 {
+					break
+				}
 			}
 		}
-	}
-	changed(c, key, s, n)
-	c.W.Int(int64(n))
+		return n
+	})
 }

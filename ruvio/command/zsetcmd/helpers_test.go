@@ -2,12 +2,10 @@ package zsetcmd
 
 import (
 	"fmt"
-	"reflect"
-	"sort"
-	"strconv"
 	"strings"
 	"testing"
 
+	"github.com/ruvio/ruvio/ruvio/command"
 	"github.com/ruvio/ruvio/ruvio/command/cmdtest"
 	"github.com/ruvio/ruvio/ruvio/command/keycmd"
 	"github.com/ruvio/ruvio/ruvio/command/stringcmd"
@@ -19,35 +17,6 @@ import (
 // commands the tests use to build other types, expiries and checks.
 func newHarness(t testing.TB) *cmdtest.Harness {
 	return cmdtest.New(t, Specs(), stringcmd.Specs(), keycmd.Specs())
-}
-
-// dump renders a keyspace canonically. cmdtest.Dump cannot: a
-// *sortedset.Set has no String method, so it would print pointers.
-func dump(db *keyspace.DB) string {
-	var lines []string
-	db.Each(func(key string, e *keyspace.Entry) bool {
-		var v string
-		if s, ok := e.Val.(*sortedset.Set); ok {
-			v = dumpSet(s)
-		} else {
-			v = cmdtest.DumpValue(e.Val)
-		}
-		lines = append(lines, fmt.Sprintf("%q exp=%d %s", key, e.ExpireAt, v))
-		return true
-	})
-	sort.Strings(lines)
-	return strings.Join(lines, "\n")
-}
-
-// dumpSet lists a set's elements in order with their exact scores (the
-// bits, so that -0 and 0 differ), plus its length.
-func dumpSet(s *sortedset.Set) string {
-	var b strings.Builder
-	fmt.Fprintf(&b, "zset(%d):", s.Len())
-	for it := range s.Each {
-		fmt.Fprintf(&b, " %s=%s", strconv.Quote(it.Member), sortedset.FormatScore(it.Score))
-	}
-	return b.String()
 }
 
 // checkInvariants fails when a sorted set in db is empty, which Redis
@@ -66,16 +35,6 @@ func checkInvariants(t testing.TB, db *keyspace.DB) {
 		}
 		return true
 	})
-}
-
-// checkReplay fails unless replaying the logged effects reaches the
-// harness's state.
-func checkReplay(t testing.TB, h *cmdtest.Harness) {
-	t.Helper()
-	got, want := dump(h.Replay()), dump(h.DB)
-	if got != want {
-		t.Errorf("replay diverged:\nreplayed:\n%s\nlive:\n%s", got, want)
-	}
 }
 
 // step is one command of a table test and its expected decoded reply. cmd
@@ -104,31 +63,24 @@ func runCases(t *testing.T, cases []tcase) {
 		t.Run(fmt.Sprintf("%s/resp%d", tc.name, proto), func(t *testing.T) {
 			h := newHarness(t)
 			h.Proto = proto
+			steps := make(cmdtest.Steps, len(tc.steps))
 			for i, st := range tc.steps {
-				argv := st.argv
-				if argv == nil {
-					argv = strings.Split(st.cmd, " ")
-				}
-				got := h.Do(argv...)
-				if !reflect.DeepEqual(got, st.want) {
-					t.Fatalf("step %d %q: got %#v, want %#v", i, argv, got, st.want)
+				steps[i] = cmdtest.Step{Args: st.argv, Want: st.want}
+				if st.argv == nil {
+					steps[i].Args = strings.Split(st.cmd, " ")
 				}
 			}
+			steps.Run(t, h)
 			checkInvariants(t, h.DB)
-			checkReplay(t, h)
+			cmdtest.CheckReplay(t, h)
 		})
 	}
 }
 
 // a builds an expected array reply.
-func a(xs ...any) []any {
-	if xs == nil {
-		return []any{}
-	}
-	return xs
-}
+func a(xs ...any) []any { return cmdtest.Array(xs...) }
 
 // e builds an expected error reply.
 func e(msg string) cmdtest.Error { return cmdtest.Error(msg) }
 
-const wrongType = "WRONGTYPE Operation against a key holding the wrong kind of value"
+const wrongType = command.ErrWrongType

@@ -213,7 +213,7 @@ func (m *model) checkState(t *rapid.T, h *cmdtest.Harness) {
 		}
 		s, ok := e.Val.(*sortedset.Set)
 		if !ok || s.Len() != len(want) {
-			t.Fatalf("key %q holds %s, model has %v", key, dump(h.DB), want)
+			t.Fatalf("key %q holds %s, model has %v", key, cmdtest.Dump(h.DB), want)
 		}
 		for it := range s.Each {
 			w, ok := want[it.Member]
@@ -224,7 +224,7 @@ func (m *model) checkState(t *rapid.T, h *cmdtest.Harness) {
 	}
 	h.DB.Each(func(key string, e *keyspace.Entry) bool {
 		if _, ok := e.Val.(*sortedset.Set); ok && m.zsets[key] == nil {
-			t.Fatalf("key %q should not exist: %s", key, dump(h.DB))
+			t.Fatalf("key %q should not exist: %s", key, cmdtest.Dump(h.DB))
 		}
 		return true
 	})

@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"testing"
 
+	"github.com/ruvio/ruvio/ruvio/command/cmdtest"
 	"github.com/ruvio/ruvio/ruvio/sortedset"
 	"pgregory.net/rapid"
 )
@@ -43,7 +44,7 @@ func TestProperty(t *testing.T) {
 			}
 			m.checkState(rt, h)
 		}
-		if got, want := dump(h.Replay()), dump(h.DB); got != want {
+		if got, want := cmdtest.Dump(h.Replay()), cmdtest.Dump(h.DB); got != want {
 			rt.Fatalf("replay diverged:\nreplayed:\n%s\nlive:\n%s", got, want)
 		}
 	})

@@ -1,11 +1,10 @@
 package zsetcmd
 
 import (
-	"math"
 	"math/rand/v2"
 
 	"github.com/ruvio/ruvio/ruvio/command"
-	"github.com/ruvio/ruvio/ruvio/command/hashcmd"
+	"github.com/ruvio/ruvio/ruvio/command/random"
 	"github.com/ruvio/ruvio/ruvio/sortedset"
 )
 
@@ -23,73 +22,39 @@ func newRand() *rand.Rand {
 // zrandmember is ZRANDMEMBER key [count [WITHSCORES]]. It only reads, so
 // its randomness never reaches the log.
 func zrandmember(c *command.Ctx) {
-	key := string(c.Args[1])
-	if len(c.Args) == 2 {
-		s, ok := lookup(c, key, true)
-		switch {
-		case !ok:
-		case s == nil:
-			c.W.Null()
-		default:
-			c.W.BulkString(s.Random(1, newRand())[0].Member)
-		}
-		return
-	}
-	count, errMsg := hashcmd.ParseRandCount(c.Args[2])
-	if errMsg != "" {
-		c.W.Error(errMsg)
-		return
-	}
-	if len(c.Args) > 4 || (len(c.Args) == 4 && !command.Eq(c.Args[3], "withscores")) {
-		c.W.Error(command.ErrSyntax)
-		return
-	}
-	withScores := len(c.Args) == 4
-	if withScores && (count < -math.MaxInt64/2 || count > math.MaxInt64/2) {
-		// The RESP2 reply would hold twice count elements.
-		c.W.Error("ERR value is out of range")
-		return
-	}
-	s, ok := lookup(c, key, true)
-	if !ok {
-		return
-	}
-	if s == nil || count == 0 {
-		c.W.Array(0)
-		return
-	}
-	header := func(n int64) {
-		if withScores && c.W.Proto < 3 {
-			c.W.Array(int(2 * n))
-		} else {
-			c.W.Array(int(n))
-		}
-	}
+	random.Run(c, "withscores", func(s *sortedset.Set) string {
+		return s.Random(1, newRand())[0].Member
+	}, writeRandom)
+}
+
+// writeRandom answers ZRANDMEMBER's picks from s: distinct members for a
+// positive count, independent draws for a negative one.
+func writeRandom(c *command.Ctx, s *sortedset.Set, a random.Args) {
 	rng := newRand()
-	if count < 0 {
+	if a.Count < 0 {
 		// Independent picks, so members may repeat; Redis, too, writes
 		// every one of them however many were asked for.
-		header(-count)
-		for left := -count; left > 0; {
+		a.Header(c.W, int(-a.Count))
+		for left := -a.Count; left > 0; {
 			n := min(left, randChunk)
 			for _, it := range s.Random(-int(n), rng) {
-				writeItem(c.W, it, withScores)
+				writeItem(c.W, it, a.With)
 			}
 			left -= n
 		}
 		return
 	}
 	var items []sortedset.Item
-	if count >= int64(s.Len()) {
+	if a.Count >= int64(s.Len()) {
 		// Redis answers with the whole set walked from the top (its set
 		// iterator runs backwards), while sortedset.Random would give it
 		// in ascending order.
 		items = s.ByRank(0, s.Len()-1, true)
 	} else {
-		items = s.Random(int(count), rng)
+		items = s.Random(int(a.Count), rng)
 	}
-	header(int64(len(items)))
+	a.Header(c.W, len(items))
 	for _, it := range items {
-		writeItem(c.W, it, withScores)
+		writeItem(c.W, it, a.With)
 	}
 }

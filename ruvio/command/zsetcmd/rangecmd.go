@@ -59,14 +59,8 @@ func parseRange(c *command.Ctx, args [][]byte, by rangeBy, dir rangeDir, store b
 		case !store && command.Eq(a, "withscores"):
 			q.withScores = true
 		case command.Eq(a, "limit") && len(args)-i-1 >= 2:
-			off, ok1 := command.ParseInt(args[i+1])
-			if !ok1 {
-				c.W.Error(command.ErrNotInteger)
-				return q, false
-			}
-			lim, ok2 := command.ParseInt(args[i+2])
-			if !ok2 {
-				c.W.Error(command.ErrNotInteger)
+			off, lim, ok := c.IntArgs(args[i+1], args[i+2])
+			if !ok {
 				return q, false
 			}
 			q.offset, q.limit = off, lim
@@ -103,14 +97,7 @@ func parseRange(c *command.Ctx, args [][]byte, by rangeBy, dir rangeDir, store b
 	var ok bool
 	switch by {
 	case byRank:
-		var ok1, ok2 bool
-		q.start, ok1 = command.ParseInt(min)
-		q.stop, ok2 = command.ParseInt(max)
-		if !ok1 || !ok2 {
-			c.W.Error(command.ErrNotInteger)
-			return q, false
-		}
-		ok = true
+		q.start, q.stop, ok = c.IntArgs(min, max)
 	case byScore:
 		q.scoreMin, q.scoreMax, ok = parseScoreRange(c, min, max)
 	case byLex:
@@ -161,7 +148,7 @@ func rangeCmd(by rangeBy, dir rangeDir) func(*command.Ctx) {
 		if !ok {
 			return
 		}
-		s, ok := lookup(c, string(c.Args[1]), true)
+		s, ok := readSet(c, string(c.Args[1]))
 		if !ok {
 			return
 		}
@@ -182,7 +169,7 @@ func zrangestore(c *command.Ctx) {
 	if !ok {
 		return
 	}
-	src, ok := lookup(c, string(c.Args[2]), true)
+	src, ok := readSet(c, string(c.Args[2]))
 	if !ok {
 		return
 	}

@@ -7,37 +7,36 @@ import (
 
 // zscore is ZSCORE key member.
 func zscore(c *command.Ctx) {
-	s, ok := lookup(c, string(c.Args[1]), true)
+	s, ok := readSet(c, string(c.Args[1]))
 	if !ok {
 		return
 	}
-	if s == nil {
-		c.W.Null()
-		return
-	}
-	if f, ok := s.Score(string(c.Args[2])); ok {
+	if f, found := scoreOf(s, c.Args[2]); found {
 		writeScore(c.W, f)
 	} else {
 		c.W.Null()
 	}
 }
 
+// scoreOf returns member's score in s, which may be nil (a missing key).
+func scoreOf(s *sortedset.Set, member []byte) (float64, bool) {
+	if s == nil {
+		return 0, false
+	}
+	return s.Score(string(member))
+}
+
 // zmscore is ZMSCORE key member [member ...]; a missing key reads as an
 // empty set.
 func zmscore(c *command.Ctx) {
-	s, ok := lookup(c, string(c.Args[1]), true)
+	s, ok := readSet(c, string(c.Args[1]))
 	if !ok {
 		return
 	}
 	members := c.Args[2:]
 	c.W.Array(len(members))
 	for _, m := range members {
-		var f float64
-		found := false
-		if s != nil {
-			f, found = s.Score(string(m))
-		}
-		if found {
+		if f, found := scoreOf(s, m); found {
 			writeScore(c.W, f)
 		} else {
 			c.W.Null()
@@ -47,15 +46,7 @@ func zmscore(c *command.Ctx) {
 
 // zcard is ZCARD key.
 func zcard(c *command.Ctx) {
-	s, ok := lookup(c, string(c.Args[1]), true)
-	if !ok {
-		return
-	}
-	if s == nil {
-		c.W.Int(0)
-		return
-	}
-	c.W.Int(int64(s.Len()))
+	countIn(c, (*sortedset.Set).Len)
 }
 
 // parseScoreRange parses a min/max pair of score bounds, writing Redis's
@@ -85,54 +76,45 @@ func parseLexRange(c *command.Ctx, min, max []byte) (lo, hi sortedset.LexBound, 
 // zcount is ZCOUNT key min max. The range is checked before the key, as
 // in Redis.
 func zcount(c *command.Ctx) {
-	lo, hi, ok := parseScoreRange(c, c.Args[2], c.Args[3])
-	if !ok {
-		return
+	if lo, hi, ok := parseScoreRange(c, c.Args[2], c.Args[3]); ok {
+		countIn(c, func(s *sortedset.Set) int { return s.CountByScore(lo, hi) })
 	}
-	s, ok := lookup(c, string(c.Args[1]), true)
-	if !ok {
-		return
-	}
-	if s == nil {
-		c.W.Int(0)
-		return
-	}
-	c.W.Int(int64(s.CountByScore(lo, hi)))
 }
 
 // zlexcount is ZLEXCOUNT key min max.
 func zlexcount(c *command.Ctx) {
-	lo, hi, ok := parseLexRange(c, c.Args[2], c.Args[3])
-	if !ok {
-		return
+	if lo, hi, ok := parseLexRange(c, c.Args[2], c.Args[3]); ok {
+		countIn(c, func(s *sortedset.Set) int { return s.CountByLex(lo, hi) })
 	}
-	s, ok := lookup(c, string(c.Args[1]), true)
-	if !ok {
-		return
-	}
-	if s == nil {
+}
+
+// countIn answers count of the key's sorted set, 0 for a missing key.
+func countIn(c *command.Ctx, count func(*sortedset.Set) int) {
+	s, ok := readSet(c, string(c.Args[1]))
+	switch {
+	case !ok:
+	case s == nil:
 		c.W.Int(0)
-		return
+	default:
+		c.W.Int(int64(count(s)))
 	}
-	c.W.Int(int64(s.CountByLex(lo, hi)))
 }
 
 // rankCmd returns ZRANK (reverse false) or ZREVRANK key member, in their
 // Redis 7.0 form without WITHSCORE.
 func rankCmd(reverse bool) func(*command.Ctx) {
 	return func(c *command.Ctx) {
-		s, ok := lookup(c, string(c.Args[1]), true)
-		if !ok {
-			return
-		}
-		if s == nil {
+		s, ok := readSet(c, string(c.Args[1]))
+		switch {
+		case !ok:
+		case s == nil:
 			c.W.Null()
-			return
-		}
-		if r, ok := s.Rank(string(c.Args[2]), reverse); ok {
-			c.W.Int(int64(r))
-		} else {
-			c.W.Null()
+		default:
+			if r, found := s.Rank(string(c.Args[2]), reverse); found {
+				c.W.Int(int64(r))
+			} else {
+				c.W.Null()
+			}
 		}
 	}
 }

@@ -5,11 +5,12 @@ import (
 	"github.com/ruvio/ruvio/ruvio/sortedset"
 )
 
-// removeRange is the shared tail of the ZREMRANGEBY commands once their
-// range parsed: look the key up and let remove delete from its set.
-func removeRange(c *command.Ctx, remove func(*sortedset.Set) int) {
+// removeFrom is the shared tail of ZREM and the ZREMRANGEBY commands once
+// their arguments parsed: look the key up and let remove delete from its
+// set, answering how many elements went.
+func removeFrom(c *command.Ctx, remove func(*sortedset.Set) int) {
 	key := string(c.Args[1])
-	s, ok := lookup(c, key, false)
+	s, ok := writeSet(c, key)
 	if !ok {
 		return
 	}
@@ -18,7 +19,7 @@ func removeRange(c *command.Ctx, remove func(*sortedset.Set) int) {
 		return
 	}
 	n := remove(s)
-	changed(c, key, s, n)
+	c.Changed(key, s.Len(), n)
 	c.W.Int(int64(n))
 }
 
@@ -28,7 +29,7 @@ func zremrangebyscore(c *command.Ctx) {
 	if !ok {
 		return
 	}
-	removeRange(c, func(s *sortedset.Set) int { return s.RemoveRangeByScore(lo, hi) })
+	removeFrom(c, func(s *sortedset.Set) int { return s.RemoveRangeByScore(lo, hi) })
 }
 
 // zremrangebylex is ZREMRANGEBYLEX key min max.
@@ -37,18 +38,16 @@ func zremrangebylex(c *command.Ctx) {
 	if !ok {
 		return
 	}
-	removeRange(c, func(s *sortedset.Set) int { return s.RemoveRangeByLex(lo, hi) })
+	removeFrom(c, func(s *sortedset.Set) int { return s.RemoveRangeByLex(lo, hi) })
 }
 
 // zremrangebyrank is ZREMRANGEBYRANK key start stop.
 func zremrangebyrank(c *command.Ctx) {
-	start, ok1 := command.ParseInt(c.Args[2])
-	stop, ok2 := command.ParseInt(c.Args[3])
-	if !ok1 || !ok2 {
-		c.W.Error(command.ErrNotInteger)
+	start, stop, ok := c.IntArgs(c.Args[2], c.Args[3])
+	if !ok {
 		return
 	}
-	removeRange(c, func(s *sortedset.Set) int {
+	removeFrom(c, func(s *sortedset.Set) int {
 		lo, hi, ok := rankSpan(start, stop, s.Len())
 		if !ok {
 			return 0
@@ -66,7 +65,7 @@ func pop(c *command.Ctx, key string, s *sortedset.Set, top bool, count int) []so
 	} else {
 		items = s.PopMin(count)
 	}
-	changed(c, key, s, len(items))
+	c.Changed(key, s.Len(), len(items))
 	return items
 }
 
@@ -93,7 +92,7 @@ func popCmd(top bool) func(*command.Ctx) {
 			count = n
 		}
 		key := string(c.Args[1])
-		s, ok := lookup(c, key, false)
+		s, ok := writeSet(c, key)
 		if !ok {
 			return
 		}
@@ -124,54 +123,23 @@ func popCmd(top bool) func(*command.Ctx) {
 
 // bpopCmd returns BZPOPMIN (top false) or BZPOPMAX key [key ...] timeout:
 // pop one element from the first key in argument order that holds a
-// sorted set, answering [key, member, score]. It follows the list family's
-// blocking contract: served at once and propagated as ZPOPMIN/ZPOPMAX key
-// when it can be, otherwise Ctx.Block is set (keys deduplicated, timeout
-// in ms) and nothing is written; inside MULTI it answers the null array a
-// timeout would. Keys are checked in order, so a key of another type after
-// a non-empty set is not reported, as in Redis.
+// sorted set, answering [key, member, score], under the list family's
+// blocking contract (see command.BlockingPop). Served at once, it is
+// propagated as ZPOPMIN/ZPOPMAX key; inside MULTI it answers the null
+// array a timeout would.
 func bpopCmd(top bool) func(*command.Ctx) {
 	name := "ZPOPMIN"
 	if top {
 		name = "ZPOPMAX"
 	}
 	return func(c *command.Ctx) {
-		last := len(c.Args) - 1
-		timeout, msg := command.ParseTimeout(c.Args[last])
-		if msg != "" {
-			c.W.Error(msg)
-			return
-		}
-		keys := c.Args[1:last]
-		for _, k := range keys {
-			key := string(k)
-			s, ok := lookup(c, key, false)
-			if !ok {
-				return
-			}
-			if s == nil {
-				continue
-			}
-			items := pop(c, key, s, top, 1)
+		command.BlockingPop(c, func(k []byte, s *sortedset.Set) {
+			items := pop(c, string(k), s, top, 1)
 			c.W.Array(3)
 			c.W.Bulk(k)
 			c.W.BulkString(items[0].Member)
 			writeScore(c.W, items[0].Score)
 			c.Propagate([]byte(name), k)
-			return
-		}
-		if c.InMulti {
-			c.W.NullArray()
-			return
-		}
-		ks := make([]string, 0, len(keys))
-		seen := make(map[string]bool, len(keys))
-		for _, k := range keys {
-			if s := string(k); !seen[s] {
-				seen[s] = true
-				ks = append(ks, s)
-			}
-		}
-		c.Block = &command.BlockRequest{Keys: ks, TimeoutMs: timeout}
+		}, func(c *command.Ctx) { c.W.NullArray() })
 	}
 }

@@ -1,12 +1,11 @@
 package zsetcmd
 
 import (
-	"bytes"
 	"reflect"
 	"testing"
 
 	"github.com/ruvio/ruvio/ruvio/command"
-	"github.com/ruvio/ruvio/ruvio/resp"
+	"github.com/ruvio/ruvio/ruvio/command/cmdtest"
 )
 
 func TestZRemRange(t *testing.T) {
@@ -117,53 +116,23 @@ func TestBZPopBlocks(t *testing.T) {
 	if h.Blocked != nil {
 		t.Fatalf("served command still blocked")
 	}
-	wantLog := [][]string{{"ZADD", "y", "7", "m"}, {"ZPOPMAX", "y"}}
-	if got := logStrings(h.Log); !reflect.DeepEqual(got, wantLog) {
+	wantLog := []string{"ZADD y 7 m", "ZPOPMAX y"}
+	if got := h.Logged(0); !reflect.DeepEqual(got, wantLog) {
 		t.Fatalf("log = %q, want %q", got, wantLog)
 	}
-	checkReplay(t, h)
+	cmdtest.CheckReplay(t, h)
 
 	// Inside MULTI there is no waiting: the timeout's null array at once.
 	for _, proto := range []int{2, 3} {
-		got := runDirect(t, proto, true, "BZPOPMIN", "z", "0")
+		h := newHarness(t)
+		h.Proto = proto
+		got, c := h.Raw(true, "BZPOPMIN", "z", "0")
 		want := "*-1\r\n"
 		if proto == 3 {
 			want = "_\r\n"
 		}
-		if got != want {
-			t.Errorf("resp%d: BZPOPMIN in MULTI wrote %q, want %q", proto, got, want)
+		if got != want || c.Block != nil {
+			t.Errorf("resp%d: BZPOPMIN in MULTI wrote %q (block %v), want %q", proto, got, c.Block, want)
 		}
 	}
-}
-
-func logStrings(log [][][]byte) [][]string {
-	out := make([][]string, len(log))
-	for i, argv := range log {
-		for _, a := range argv {
-			out[i] = append(out[i], string(a))
-		}
-	}
-	return out
-}
-
-// runDirect runs one command on an empty keyspace with a Ctx built by
-// hand, for what the harness does not model (InMulti), and returns the
-// raw reply.
-func runDirect(t *testing.T, proto int, inMulti bool, args ...string) string {
-	t.Helper()
-	h := newHarness(t)
-	var buf bytes.Buffer
-	w := resp.NewWriter(&buf)
-	w.Proto = proto
-	argv := make([][]byte, len(args))
-	for i, s := range args {
-		argv[i] = []byte(s)
-	}
-	c := &command.Ctx{Args: argv, W: w, DB: h.DB, Now: h.NowMs, InMulti: inMulti}
-	h.Table.Lookup(argv[0]).Run(c)
-	if c.Block != nil {
-		t.Fatalf("%s blocked inside MULTI", args[0])
-	}
-	w.Flush()
-	return buf.String()
 }

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strconv"
 	"testing"
+
+	"github.com/ruvio/ruvio/ruvio/command/cmdtest"
 )
 
 func TestZScan(t *testing.T) {
@@ -83,7 +85,7 @@ func TestZScanIteration(t *testing.T) {
 			if calls > 80 {
 				t.Errorf("iteration took %d calls", calls)
 			}
-			checkReplay(t, h)
+			cmdtest.CheckReplay(t, h)
 		})
 	}
 }

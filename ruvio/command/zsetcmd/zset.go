@@ -10,18 +10,14 @@ package zsetcmd
 
 import (
 	"github.com/ruvio/ruvio/ruvio/command"
-	"github.com/ruvio/ruvio/ruvio/keyspace"
 	"github.com/ruvio/ruvio/ruvio/resp"
 	"github.com/ruvio/ruvio/ruvio/sortedset"
 )
 
-// ACL categories, as Redis 7 files each command.
+// readSet and writeSet look a key up as a sorted set; see command.As.
 var (
-	readFast      = []string{"read", "sortedset", "fast"}
-	readSlow      = []string{"read", "sortedset", "slow"}
-	writeFast     = []string{"write", "sortedset", "fast"}
-	writeSlow     = []string{"write", "sortedset", "slow"}
-	writeBlocking = []string{"write", "sortedset", "fast", "blocking"}
+	readSet  = command.LookupRead[*sortedset.Set]
+	writeSet = command.LookupWrite[*sortedset.Set]
 )
 
 // Specs returns the sorted-set commands with Redis 7's arity, flags, key
@@ -36,74 +32,35 @@ func Specs() []*command.Spec {
 		rof = command.ReadOnly | command.Fast
 		bl  = command.Write | command.NoScript | command.Fast | command.Blocking
 	)
-	one := func(name string, arity int, flags command.Flags, cats []string, run func(*command.Ctx)) *command.Spec {
-		return &command.Spec{Name: name, Arity: arity, Flags: flags, FirstKey: 1, LastKey: 1, Step: 1, Categories: cats, Run: run}
-	}
+	f := command.Family("sortedset")
 	return []*command.Spec{
-		one("zadd", -4, wdf, writeFast, zadd),
-		one("zincrby", 4, wdf, writeFast, zincrby),
-		one("zrem", -3, wf, writeFast, zrem),
-		one("zscore", 3, rof, readFast, zscore),
-		one("zmscore", -3, rof, readFast, zmscore),
-		one("zcard", 2, rof, readFast, zcard),
-		one("zcount", 4, rof, readFast, zcount),
-		one("zlexcount", 4, rof, readFast, zlexcount),
-		one("zrank", 3, rof, readFast, rankCmd(false)),
-		one("zrevrank", 3, rof, readFast, rankCmd(true)),
-		one("zrange", -4, ro, readSlow, rangeCmd(byAuto, dirAuto)),
-		one("zrangebyscore", -4, ro, readSlow, rangeCmd(byScore, dirForward)),
-		one("zrevrangebyscore", -4, ro, readSlow, rangeCmd(byScore, dirReverse)),
-		one("zrangebylex", -4, ro, readSlow, rangeCmd(byLex, dirForward)),
-		one("zrevrangebylex", -4, ro, readSlow, rangeCmd(byLex, dirReverse)),
-		one("zrevrange", -4, ro, readSlow, rangeCmd(byRank, dirReverse)),
-		{Name: "zrangestore", Arity: -5, Flags: wd, FirstKey: 1, LastKey: 2, Step: 1, Categories: writeSlow, Run: zrangestore},
-		one("zpopmin", -2, wf, writeFast, popCmd(false)),
-		one("zpopmax", -2, wf, writeFast, popCmd(true)),
-		{Name: "bzpopmin", Arity: -3, Flags: bl, FirstKey: 1, LastKey: -2, Step: 1, Categories: writeBlocking, Run: bpopCmd(false)},
-		{Name: "bzpopmax", Arity: -3, Flags: bl, FirstKey: 1, LastKey: -2, Step: 1, Categories: writeBlocking, Run: bpopCmd(true)},
-		one("zremrangebyscore", 4, w, writeSlow, zremrangebyscore),
-		one("zremrangebyrank", 4, w, writeSlow, zremrangebyrank),
-		one("zremrangebylex", 4, w, writeSlow, zremrangebylex),
-		one("zrandmember", -2, ro, readSlow, zrandmember),
-		one("zscan", -3, ro, readSlow, zscan),
+		f.Spec("zadd", -4, wdf, zadd),
+		f.Spec("zincrby", 4, wdf, zincrby),
+		f.Spec("zrem", -3, wf, zrem),
+		f.Spec("zscore", 3, rof, zscore),
+		f.Spec("zmscore", -3, rof, zmscore),
+		f.Spec("zcard", 2, rof, zcard),
+		f.Spec("zcount", 4, rof, zcount),
+		f.Spec("zlexcount", 4, rof, zlexcount),
+		f.Spec("zrank", 3, rof, rankCmd(false)),
+		f.Spec("zrevrank", 3, rof, rankCmd(true)),
+		f.Spec("zrange", -4, ro, rangeCmd(byAuto, dirAuto)),
+		f.Spec("zrangebyscore", -4, ro, rangeCmd(byScore, dirForward)),
+		f.Spec("zrevrangebyscore", -4, ro, rangeCmd(byScore, dirReverse)),
+		f.Spec("zrangebylex", -4, ro, rangeCmd(byLex, dirForward)),
+		f.Spec("zrevrangebylex", -4, ro, rangeCmd(byLex, dirReverse)),
+		f.Spec("zrevrange", -4, ro, rangeCmd(byRank, dirReverse)),
+		f.Spec("zrangestore", -5, wd, zrangestore).KeysAt(1, 2, 1),
+		f.Spec("zpopmin", -2, wf, popCmd(false)),
+		f.Spec("zpopmax", -2, wf, popCmd(true)),
+		f.Spec("bzpopmin", -3, bl, bpopCmd(false)).KeysAt(1, -2, 1),
+		f.Spec("bzpopmax", -3, bl, bpopCmd(true)).KeysAt(1, -2, 1),
+		f.Spec("zremrangebyscore", 4, w, zremrangebyscore),
+		f.Spec("zremrangebyrank", 4, w, zremrangebyrank),
+		f.Spec("zremrangebylex", 4, w, zremrangebylex),
+		f.Spec("zrandmember", -2, ro, zrandmember),
+		f.Spec("zscan", -3, ro, zscan),
 	}
-}
-
-// lookup returns key's sorted set, nil when the key does not exist. ok is
-// false when the key holds another type, in which case WRONGTYPE has been
-// written. Read commands count keyspace hits and misses; writes do not, as
-// in Redis.
-func lookup(c *command.Ctx, key string, read bool) (s *sortedset.Set, ok bool) {
-	var e *keyspace.Entry
-	if read {
-		e = c.DB.Read(key)
-	} else {
-		e = c.DB.Get(key)
-	}
-	if e == nil {
-		return nil, true
-	}
-	s, isZset := e.Val.(*sortedset.Set)
-	if !isZset {
-		c.W.Error(command.ErrWrongType)
-		return nil, false
-	}
-	return s, true
-}
-
-// changed records that s, key's sorted set, was modified in place by n
-// changes: the key is deleted once s is empty (Redis never keeps an empty
-// aggregate), otherwise WATCH and blocked clients are told.
-func changed(c *command.Ctx, key string, s *sortedset.Set, n int) {
-	if n == 0 {
-		return
-	}
-	if s.Len() == 0 {
-		c.DB.Delete(key)
-	} else {
-		c.DB.Touch(key)
-	}
-	c.Dirty += n
 }
 
 // writeScore writes a score as Redis's addReplyDouble does: a RESP3

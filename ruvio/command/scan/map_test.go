@@ -1,4 +1,4 @@
-package hashcmd
+package scan
 
 import (
 	"math"
@@ -13,42 +13,42 @@ func TestSelectorTies(t *testing.T) {
 	cases := []struct {
 		name   string
 		limit  int
-		offers []scanEntry
+		offers []entry
 		want   []string
 		bound  uint64
 	}{
 		{
 			name:   "tie after full",
 			limit:  2,
-			offers: []scanEntry{{1, "a"}, {5, "b"}, {5, "c"}, {9, "d"}},
+			offers: []entry{{1, "a"}, {5, "b"}, {5, "c"}, {9, "d"}},
 			want:   []string{"a", "b", "c"},
 			bound:  5,
 		},
 		{
 			name:   "ties dropped when a smaller hash arrives",
 			limit:  2,
-			offers: []scanEntry{{5, "a"}, {7, "b"}, {7, "c"}, {7, "d"}, {1, "e"}},
+			offers: []entry{{5, "a"}, {7, "b"}, {7, "c"}, {7, "d"}, {1, "e"}},
 			want:   []string{"a", "e"},
 			bound:  5,
 		},
 		{
 			name:   "evicted entry kept when the bound stays",
 			limit:  3,
-			offers: []scanEntry{{7, "a"}, {7, "b"}, {9, "c"}, {1, "d"}, {7, "e"}},
+			offers: []entry{{7, "a"}, {7, "b"}, {9, "c"}, {1, "d"}, {7, "e"}},
 			want:   []string{"a", "b", "d", "e"},
 			bound:  7,
 		},
 		{
 			name:   "evicted tie chain",
 			limit:  2,
-			offers: []scanEntry{{7, "a"}, {7, "b"}, {7, "c"}, {3, "d"}},
+			offers: []entry{{7, "a"}, {7, "b"}, {7, "c"}, {3, "d"}},
 			want:   []string{"a", "b", "c", "d"},
 			bound:  7,
 		},
 		{
 			name:   "underfull",
 			limit:  10,
-			offers: []scanEntry{{3, "a"}, {3, "b"}},
+			offers: []entry{{3, "a"}, {3, "b"}},
 			want:   []string{"a", "b"},
 			bound:  3,
 		},
@@ -75,19 +75,19 @@ func TestSelectorTies(t *testing.T) {
 	}
 }
 
-// TestScanMapCursorEnd checks the cursor stops at the top of the hash
+// TestMapCursorEnd checks the cursor of Map stops at the top of the hash
 // space instead of wrapping to the start.
-func TestScanMapCursorEnd(t *testing.T) {
+func TestMapCursorEnd(t *testing.T) {
 	m := map[string]struct{}{}
 	for i := 0; i < 1000; i++ {
 		m[string(rune('a'+i%26))+string(rune(i))] = struct{}{}
 	}
-	next, keys := ScanMap(m, math.MaxUint64, ScanOptions{Count: 10})
+	next, keys := Map(m, math.MaxUint64, Options{Count: 10})
 	if next != 0 {
 		t.Fatalf("next cursor %d after the top", next)
 	}
 	for _, k := range keys {
-		if scanHash(k) != math.MaxUint64 {
+		if Hash(k) != math.MaxUint64 {
 			t.Fatalf("returned %q below the cursor", k)
 		}
 	}

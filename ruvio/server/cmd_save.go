@@ -1,0 +1,141 @@
+package server
+
+import (
+	"github.com/ruvio/ruvio/ruvio/clock"
+)
+
+// cmdSave writes a snapshot of every shard and answers when all are on
+// disk. Unlike Redis's SAVE it does not stop other clients: snapshots are
+// copy-on-write, so writes go on meanwhile.
+func cmdSave(c *conn, args [][]byte) {
+	done := make(chan error, len(c.srv.shards))
+	started := 0
+	for _, sh := range c.srv.shards {
+		if err := sh.startSnapshot(done); err != nil {
+			c.w.Error(err.Error())
+			// Let the ones already started finish on their own.
+			return
+		}
+		started++
+	}
+	for ; started > 0; started-- {
+		if err := <-done; err != nil {
+			c.w.Error("ERR " + err.Error())
+			return
+		}
+	}
+	c.srv.lastSave.Store(clock.Default.Now().Unix())
+	c.w.OK()
+}
+
+// cmdBgsave starts a snapshot of every shard in the background.
+func cmdBgsave(c *conn, args [][]byte) {
+	if len(args) > 2 || (len(args) == 2 && !eqFold(args[1], "schedule")) {
+		c.w.Error("ERR syntax error")
+		return
+	}
+	for _, sh := range c.srv.shards {
+		if sh.saving.Load() {
+			c.w.Error(errSaveInProgress.Error())
+			return
+		}
+	}
+	done := make(chan error, len(c.srv.shards))
+	n := 0
+	for _, sh := range c.srv.shards {
+		if err := sh.startSnapshot(done); err != nil {
+			c.w.Error(err.Error())
+			return
+		}
+		n++
+	}
+	srv := c.srv
+	go func() {
+		ok := true
+		for ; n > 0; n-- {
+			if err := <-done; err != nil {
+				ok = false
+			}
+		}
+		if ok {
+			srv.lastSave.Store(clock.Default.Now().Unix())
+		}
+	}()
+	c.w.Simple("Background saving started")
+}
+
+// cmdLastSave answers the Unix time of the last snapshot that every shard
+// completed (or the start time, as Redis answers before any save).
+func cmdLastSave(c *conn, args [][]byte) {
+	last := c.srv.lastSave.Load()
+	for _, sh := range c.srv.shards {
+		if sh.dir != "" {
+			last = min(last, sh.lastSaveAtomic.Load())
+		}
+	}
+	c.w.Int(last)
+}
+
+func eqFold(b []byte, s string) bool {
+	if len(b) != len(s) {
+		return false
+	}
+	for i := range b {
+		x, y := b[i], s[i]
+		if x >= 'A' && x <= 'Z' {
+			x += 'a' - 'A'
+		}
+		if x != y {
+			return false
+		}
+	}
+	return true
+}
+
+// persistenceInfo is INFO's persistence section for the whole node.
+func (s *Server) persistenceInfo() [][2]string {
+	cfg := s.Config()
+	var changes, walBytes int64
+	saving, ok := 0, "ok"
+	var recKeys, recRecords, recMs int64
+	for _, sh := range s.shards {
+		changes += sh.changes.Load() - atomicLoad(&sh.changesAtSave)
+		if sh.wal != nil {
+			walBytes += sh.wal.Size()
+		}
+		if sh.saving.Load() {
+			saving = 1
+		}
+		if !sh.lastSaveOK.Load() {
+			ok = "err"
+		}
+		recKeys += sh.recovered.keys
+		recRecords += sh.recovered.records
+		recMs = max(recMs, sh.recovered.elapsed.Milliseconds())
+	}
+	last := s.lastSave.Load()
+	for _, sh := range s.shards {
+		if sh.dir != "" {
+			last = min(last, sh.lastSaveAtomic.Load())
+		}
+	}
+	return [][2]string{
+		kv("loading", 0), kv("durability", cfg.Durability),
+		kv("rdb_changes_since_last_save", changes), kv("rdb_bgsave_in_progress", saving),
+		kv("rdb_last_save_time", last), kv("rdb_last_bgsave_status", ok),
+		kv("aof_enabled", 0), kv("wal_bytes", walBytes), kv("wal_segment_bytes", cfg.WALSegmentBytes),
+		kv("recovery_keys", recKeys), kv("recovery_records", recRecords), kv("recovery_ms", recMs),
+	}
+}
+
+// shardReplicationInfo is the per-shard part of INFO replication that the
+// coordinator and replicas read.
+func (sh *Shard) replicationInfo() [][2]string {
+	sh.mu.Lock()
+	epoch := sh.epoch
+	sh.mu.Unlock()
+	return [][2]string{
+		kv("epoch", epoch), kv("wal_last_sequence", sh.wal.Last()),
+		kv("wal_durable_sequence", sh.durableSeq()), kv("replication_committed_sequence", 0),
+	}
+}

@@ -1,0 +1,101 @@
+// Package wal is one shard's write-ahead log: an append-only, checksummed
+// sequence of records in segment files, with the sequence numbers and fsync
+// discipline that replication, durable writes and crash recovery rely on.
+//
+// # Records and sequences
+//
+// A Record is one atomic unit of change: the effects of one command, or of a
+// whole MULTI/EXEC, as command argvs to replay. Sequence numbers start at 1
+// (or where SetNext puts them) and increase by exactly 1 per record, across
+// segments and restarts; a gap or a repeat anywhere is corruption. Each record
+// also carries the replication epoch it was written in, stored verbatim.
+//
+// Three sequence numbers describe a live log:
+//
+//   - Last: the last record appended (assigned by Append).
+//   - written: the last record handed to write(2); not exported, but Replay
+//     reads up to Last anyway, taking the unwritten tail from memory.
+//   - Durable: the last record known to be on stable storage per the Mode:
+//     Always and EverySec advance it only after an fsync that covered it;
+//     Memory keeps it equal to Last.
+//
+// # Files
+//
+// Segments live in Options.Dir and are named wal-<first seq>.log with the
+// sequence zero-padded to 20 digits, so that lexical order is sequence order
+// and the name alone tells where a segment starts (even an empty one). The
+// writer starts a new segment, named after the next sequence, once the active
+// one has grown past Options.SegmentBytes; older segments are deleted whole by
+// DropBefore once a snapshot covers them. Other files in Dir are ignored.
+//
+// # Segment format, version 1
+//
+// All integers in fixed-size fields are little-endian. A segment starts with
+// a 24-byte header:
+//
+//	offset size field
+//	0      8    magic "RUVIOWAL"
+//	8      4    format version (1)
+//	12     8    base: the sequence of the segment's first record, equal to
+//	            the number in the file name
+//	20     4    CRC-32C (Castagnoli) of bytes 0..19
+//
+// The magic and the version are the only fields a future format promises to
+// keep where they are: a reader checks them first and refuses a version it
+// does not know (ErrUnsupportedFormat) instead of guessing at its layout.
+//
+// The header is followed by records, back to back, each framed as
+//
+//	u32 length   number of bytes in body
+//	u32 crc      CRC-32C (Castagnoli) of body
+//	body:
+//	  uvarint seq
+//	  uvarint epoch
+//	  uvarint nops
+//	  nops times:
+//	    uvarint argc
+//	    argc times:
+//	      uvarint len
+//	      len bytes
+//
+// A body is at least 3 bytes long, so a frame of zeros (length 0, whose CRC
+// would trivially match) is never a valid record. A body must be consumed
+// exactly by its fields; trailing bytes make it malformed.
+//
+// # Recovery rules
+//
+// Open reads and verifies every record of every segment. A write that was cut
+// short by a crash can only damage the end of the last segment, because the
+// writer fsyncs a segment before it creates the next one. So a bad last record
+// of the last segment (incomplete, failing its checksum, or malformed) with
+// nothing valid after it is a torn tail: Open truncates the file at the start
+// of that record, fsyncs it, logs a warning and reports it through TornTail.
+// A torn or zeroed header of the last segment is rewritten from the file
+// name. Anything else — a bad record in an earlier segment, a bad record
+// followed by a valid one, a sequence gap or repeat — is a *CorruptError, and
+// Open refuses to start: losing acknowledged writes silently is worse than
+// asking an operator to run Check and TruncateAt. "Followed by a valid one"
+// means that some later offset in the file holds a frame whose checksum
+// matches and whose sequence is past the last good one; a torn write could
+// only produce that by accident, so when in doubt Open refuses (including
+// when the search through a large damaged region exceeds its CPU budget).
+//
+// # Concurrency
+//
+// Append only encodes into an in-memory buffer under a mutex and wakes the
+// log's one writer goroutine; it never waits for I/O. The writer swaps the
+// buffer out, writes it with one write(2) (split only where a segment fills
+// up), and in Always mode fsyncs and publishes Durable as the last sequence
+// in that write: every record appended while one fsync runs rides on the
+// next one (group commit). In EverySec mode
+// the writer writes promptly and a ticker drives the fsyncs. Neither the
+// writer nor anyone else does I/O while holding the mutex.
+//
+// Replay works on a live log. Under the mutex it takes a consistent cut: the
+// segments and how many bytes of each have been written, plus copies of the
+// bytes being written and not yet written; it then reads without the mutex.
+// It therefore returns exactly the records up to Last() as of the call,
+// whether they were on disk or still in memory. Segment files are reference
+// counted, so DropBefore and Close can run during a Replay without pulling
+// the file from under it.
+package wal

@@ -1,0 +1,554 @@
+package wal
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+// Mode says when records count as durable.
+type Mode int
+
+const (
+	// Memory keeps no files: sequences still advance and Durable() == Last().
+	Memory Mode = iota
+	// Always fsyncs before Durable advances, sharing each fsync among all
+	// the records appended while the previous one ran (group commit).
+	Always
+	// EverySec writes records promptly and fsyncs once per FsyncInterval;
+	// Durable advances after each fsync.
+	EverySec
+)
+
+func (m Mode) String() string {
+	switch m {
+	case Memory:
+		return "memory"
+	case Always:
+		return "always"
+	case EverySec:
+		return "everysec"
+	}
+	return fmt.Sprintf("Mode(%d)", int(m))
+}
+
+// Defaults for zero Options fields.
+const (
+	DefaultSegmentBytes  = 64 << 20
+	DefaultFsyncInterval = time.Second
+)
+
+// Options configure Open.
+type Options struct {
+	// Dir holds the segment files; created if missing. Unused in Memory mode.
+	Dir  string
+	Mode Mode
+	// SegmentBytes is the size past which the writer starts a new segment
+	// (DefaultSegmentBytes if <= 0).
+	SegmentBytes int64
+	// Logger receives torn-tail warnings and write errors (slog.Default()
+	// if nil).
+	Logger *slog.Logger
+	// FsyncInterval is EverySec's fsync period (DefaultFsyncInterval if <= 0).
+	FsyncInterval time.Duration
+
+	// fs replaces the OS filesystem in tests.
+	fs fsys
+}
+
+// Record is one atomic unit of change.
+type Record struct {
+	Seq   uint64
+	Epoch uint64
+	// Ops are command argvs to replay in order, e.g.
+	// ["SET","k","v","PXAT","1700000000000"].
+	Ops [][][]byte
+}
+
+var (
+	// ErrClosed is returned by waits and reads on a closed log.
+	ErrClosed = errors.New("wal: log closed")
+	// ErrCompacted is returned by Replay when records it was asked for are
+	// no longer in the log (dropped after a snapshot, or never kept, as in
+	// Memory mode): the reader needs a snapshot instead.
+	ErrCompacted = errors.New("wal: records no longer in the log")
+)
+
+// Log is one shard's write-ahead log. All methods are safe for concurrent
+// use.
+type Log struct {
+	dir      string
+	mode     Mode
+	segBytes int64
+	interval time.Duration
+	log      *slog.Logger
+	fs       fsys
+
+	// last mirrors lastSeq for lock-free reads; it is only stored under mu.
+	last atomic.Uint64
+	// durable is only stored by the writer goroutine (or under mu in
+	// Memory mode and SetNext) and only moves forward while the log runs.
+	durable atomic.Uint64
+	// writtenSeq is the last sequence handed to write(2): safe from a
+	// crash of this process, not yet from one of the machine.
+	writtenSeq atomic.Uint64
+	// notify is closed and replaced when Durable advances, if notifyUsed
+	// says that someone may be waiting on it; skipping the swap otherwise
+	// keeps Memory-mode appends allocation-free.
+	notify     atomic.Pointer[chan struct{}]
+	notifyUsed atomic.Bool
+	// failure is the fatal write error, or ErrClosed once closed: what
+	// WaitDurable returns for sequences that will never become durable.
+	failure atomic.Pointer[error]
+	fsyncs  atomic.Int64
+
+	wake chan struct{} // cap 1: "there is work"
+	done chan struct{} // closed when the writer goroutine exits
+
+	mu sync.Mutex
+	// base0 is the first sequence the log holds when it holds any: the
+	// base of the oldest segment, or where appends start if none exists.
+	base0      uint64
+	pending    []byte // encoded records not yet taken by the writer
+	inflight   []byte // encoded records the writer has yet to finish writing
+	spare      []byte // the writer's previous buffer, for reuse
+	written    uint64 // last sequence fully written to the active segment
+	segs       []*segment
+	syncWanted bool
+	tickDue    bool
+	closing    bool
+	closed     bool
+	err        error // first fatal write error
+
+	// active is the segment being appended to; owned by the writer
+	// goroutine (and by Open before the writer starts).
+	active *segment
+
+	dropMu    sync.Mutex // serializes DropBefore and Close
+	closeOnce sync.Once
+	closeErr  error
+
+	torn *tornTail
+}
+
+// segment is one file of the log.
+type segment struct {
+	path string
+	base uint64
+	// size is the number of bytes known written: what readers may read.
+	// Guarded by Log.mu; only the writer changes it.
+	size int64
+	h    *handle
+}
+
+type tornTail struct {
+	file        string
+	offset, cut int64
+}
+
+// Open opens (creating if needed) the log in opts.Dir, verifying every
+// record on disk, cutting a torn tail off the last segment, and starts the
+// writer goroutine. See the package documentation for the recovery rules.
+func Open(opts Options) (*Log, error) {
+	l := &Log{
+		dir:      opts.Dir,
+		mode:     opts.Mode,
+		segBytes: opts.SegmentBytes,
+		interval: opts.FsyncInterval,
+		log:      opts.Logger,
+		fs:       opts.fs,
+		wake:     make(chan struct{}, 1),
+		done:     make(chan struct{}),
+		base0:    1,
+	}
+	if l.segBytes <= 0 {
+		l.segBytes = DefaultSegmentBytes
+	}
+	if l.interval <= 0 {
+		l.interval = DefaultFsyncInterval
+	}
+	if l.log == nil {
+		l.log = slog.Default()
+	}
+	if l.fs == nil {
+		l.fs = osFS{}
+	}
+	ch := make(chan struct{})
+	l.notify.Store(&ch)
+
+	switch l.mode {
+	case Memory:
+		close(l.done)
+		return l, nil
+	case Always, EverySec:
+	default:
+		return nil, fmt.Errorf("wal: unknown mode %d", int(l.mode))
+	}
+	if l.dir == "" {
+		return nil, errors.New("wal: Options.Dir is required unless Mode is Memory")
+	}
+	_, statErr := l.fs.ReadDir(l.dir)
+	if err := l.fs.MkdirAll(l.dir); err != nil {
+		return nil, fmt.Errorf("wal: create %s: %w", l.dir, err)
+	}
+	if errors.Is(statErr, fs.ErrNotExist) {
+		// A directory that is not itself durably named would take every
+		// segment in it down with it.
+		if err := l.fs.SyncDir(filepath.Dir(l.dir)); err != nil {
+			return nil, fmt.Errorf("wal: sync parent of %s: %w", l.dir, err)
+		}
+	}
+	if err := l.load(); err != nil {
+		for _, s := range l.segs {
+			s.h.release()
+		}
+		return nil, err
+	}
+	go l.run()
+	return l, nil
+}
+
+// load scans the segments on disk, repairs a torn tail and sets the
+// sequence state from what it found.
+func (l *Log) load() error {
+	files, err := listSegments(l.fs, l.dir)
+	if err != nil {
+		return err
+	}
+	var last uint64
+	for i, sf := range files {
+		isLast := i == len(files)-1
+		flag := os.O_RDONLY
+		if isLast {
+			flag = os.O_RDWR | os.O_APPEND
+		}
+		f, err := l.fs.OpenFile(sf.path, flag)
+		if err != nil {
+			return fmt.Errorf("wal: open %s: %w", sf.path, err)
+		}
+		seg := &segment{path: sf.path, base: sf.base, h: newHandle(f)}
+		l.segs = append(l.segs, seg)
+		if i > 0 && sf.base != last+1 {
+			return &CorruptError{File: sf.path, Offset: 0,
+				Reason: fmt.Sprintf("segment starts at sequence %d but the previous one ends at %d", sf.base, last)}
+		}
+		sc, err := scanSegment(f, sf)
+		if err != nil {
+			return err
+		}
+		switch {
+		case sc.unsupported:
+			return fmt.Errorf("wal: segment %s: %s: %w", sf.path, sc.problem.Reason, ErrUnsupportedFormat)
+		case sc.problem != nil && (!isLast || !sc.torn):
+			return sc.problem
+		case sc.problem != nil:
+			if err := l.cutTail(seg, sf, sc); err != nil {
+				return err
+			}
+		default:
+			seg.size = sc.size
+		}
+		last = sc.next(sf.base) - 1
+	}
+	if len(l.segs) > 0 {
+		l.active = l.segs[len(l.segs)-1]
+		l.base0 = l.segs[0].base
+		// A previous process may have died with records written but not
+		// fsynced; they are in the page cache, and Durable is about to
+		// claim them, so make that true.
+		if err := l.syncFile(l.active); err != nil {
+			return err
+		}
+		if err := l.fs.SyncDir(l.dir); err != nil {
+			return fmt.Errorf("wal: sync dir %s: %w", l.dir, err)
+		}
+	}
+	l.last.Store(last)
+	l.durable.Store(last)
+	l.written = last
+	return nil
+}
+
+// cutTail truncates the last segment at the start of its torn record (or
+// rewrites a torn header from the file name), fsyncs it and records what
+// was cut.
+func (l *Log) cutTail(seg *segment, sf segFile, sc segScan) error {
+	f := seg.h.f
+	cut := sc.size - sc.end
+	if sc.end < headerSize {
+		// The header itself is torn: start the segment afresh; its name
+		// still says which sequence it begins with.
+		if err := f.Truncate(0); err != nil {
+			return fmt.Errorf("wal: truncate %s: %w", sf.path, err)
+		}
+		if _, err := f.Write(appendHeader(nil, sf.base)); err != nil {
+			return fmt.Errorf("wal: rewrite header of %s: %w", sf.path, err)
+		}
+		seg.size = headerSize
+	} else {
+		if err := f.Truncate(sc.end); err != nil {
+			return fmt.Errorf("wal: truncate %s: %w", sf.path, err)
+		}
+		seg.size = sc.end
+	}
+	if err := l.syncFile(seg); err != nil {
+		return err
+	}
+	l.torn = &tornTail{file: sf.path, offset: sc.end, cut: cut}
+	l.log.Warn("wal: cut torn tail of the last segment",
+		"file", sf.path, "offset", sc.end, "bytes_cut", cut, "reason", sc.problem.Reason)
+	return nil
+}
+
+// TornTail reports the torn tail Open cut off, if it cut one: the file, the
+// offset it was truncated at, and how many bytes were removed.
+func (l *Log) TornTail() (file string, offset, cut int64, ok bool) {
+	if l.torn == nil {
+		return "", 0, 0, false
+	}
+	return l.torn.file, l.torn.offset, l.torn.cut, true
+}
+
+// First returns the first sequence the log holds (on disk, or appended and
+// on its way there), or 0 if it holds none. Memory mode holds none.
+func (l *Log) First() uint64 {
+	if l.mode == Memory {
+		return 0
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.last.Load() < l.base0 {
+		return 0
+	}
+	return l.base0
+}
+
+// Last returns the sequence of the last record appended; right after Open,
+// the last one on disk (wal_last_sequence).
+func (l *Log) Last() uint64 { return l.last.Load() }
+
+// Durable returns the last sequence known to be on stable storage per the
+// mode (wal_durable_sequence).
+func (l *Log) Durable() uint64 { return l.durable.Load() }
+
+// SetNext makes seq the sequence of the next Append. It is for a log that
+// holds no records, typically after loading a snapshot at seq-1 whose WAL
+// was dropped; Last and Durable become seq-1. It panics if the log holds
+// records (First() != 0) or seq is 0, both programming errors that would
+// otherwise break the sequence.
+func (l *Log) SetNext(seq uint64) {
+	if seq == 0 {
+		panic("wal: SetNext(0): sequences start at 1")
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.mode != Memory && l.last.Load() >= l.base0 {
+		panic(fmt.Sprintf("wal: SetNext(%d) on a log holding records %d..%d", seq, l.base0, l.last.Load()))
+	}
+	l.base0 = seq
+	l.last.Store(seq - 1)
+	l.written = seq - 1
+	l.durable.Store(seq - 1)
+	// An empty active segment named for the old sequence is replaced by
+	// the writer when the first record arrives (see prepareActive).
+}
+
+// Append assigns the record the sequence Last()+1, encodes it into the
+// in-memory buffer (so ops may be reused as soon as it returns), wakes the
+// writer and returns the sequence. It never waits for I/O. After Close or a
+// fatal write error the sequence is still assigned but the record is not
+// kept; WaitDurable then reports why.
+func (l *Log) Append(epoch uint64, ops [][][]byte) uint64 {
+	l.mu.Lock()
+	seq := l.last.Load() + 1
+	if l.mode == Memory {
+		l.last.Store(seq)
+		l.durable.Store(seq)
+		l.mu.Unlock()
+		l.wakeWaiters(false)
+		return seq
+	}
+	var tooBig error
+	if l.err == nil && !l.closing {
+		if size := bodySize(seq, epoch, ops); size <= maxBodySize {
+			l.pending = appendRecord(l.pending, seq, epoch, ops, size)
+		} else {
+			// Unreachable within Redis's own limits; refusing the record
+			// silently would break the sequence, so the log fails.
+			tooBig = fmt.Errorf("wal: record %d encodes to %d bytes, over the %d-byte limit", seq, size, uint64(maxBodySize))
+			if !l.failLocked(tooBig) {
+				tooBig = nil
+			}
+		}
+	}
+	l.last.Store(seq)
+	l.mu.Unlock()
+	if tooBig != nil {
+		l.logFailure(tooBig)
+	}
+	l.signal()
+	return seq
+}
+
+// signal wakes the writer without blocking; one pending wake-up covers any
+// number of appends because the writer takes the whole buffer.
+func (l *Log) signal() {
+	select {
+	case l.wake <- struct{}{}:
+	default:
+	}
+}
+
+// WaitDurable returns nil once Durable() >= seq, or the fatal write error,
+// ErrClosed, or ctx's error if that comes first. When seq is already durable
+// it returns after one atomic load.
+func (l *Log) WaitDurable(ctx context.Context, seq uint64) error {
+	if l.durable.Load() >= seq {
+		return nil
+	}
+	for {
+		ch := l.DurableNotify()
+		// Re-check after taking the channel: a publish between the first
+		// check and DurableNotify would otherwise be missed.
+		if l.durable.Load() >= seq {
+			return nil
+		}
+		if errp := l.failure.Load(); errp != nil {
+			return *errp
+		}
+		select {
+		case <-ch:
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
+}
+
+// Written is the last sequence written to the OS (at least Durable()):
+// what a crash of this process cannot lose.
+func (l *Log) Written() uint64 { return max(l.writtenSeq.Load(), l.durable.Load()) }
+
+// WaitWritten returns nil once Written() >= seq, or the fatal write error,
+// ErrClosed, or ctx's error if that comes first. The everysec profile
+// acknowledges writes on this, as Redis's appendfsync everysec does.
+func (l *Log) WaitWritten(ctx context.Context, seq uint64) error {
+	if l.Written() >= seq {
+		return nil
+	}
+	for {
+		ch := l.DurableNotify()
+		if l.Written() >= seq {
+			return nil
+		}
+		if errp := l.failure.Load(); errp != nil {
+			return *errp
+		}
+		select {
+		case <-ch:
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
+}
+
+// DurableNotify returns a channel that is closed the next time Durable
+// advances (or the log fails or closes), so that a caller can wait on
+// several logs at once. Take the channel, then check Durable, then wait.
+func (l *Log) DurableNotify() <-chan struct{} {
+	// Flag before loading: a publisher that misses the flag stored Durable
+	// before looking at it, so the caller's check after this sees it.
+	l.notifyUsed.Store(true)
+	return *l.notify.Load()
+}
+
+// wakeWaiters closes the current notify channel and installs a fresh one,
+// when someone may be waiting (or always, if force).
+func (l *Log) wakeWaiters(force bool) {
+	if l.notifyUsed.Swap(false) || force {
+		ch := make(chan struct{})
+		close(*l.notify.Swap(&ch))
+	}
+}
+
+// Sync writes and fsyncs everything appended so far; on success Durable()
+// is at least the Last() seen on entry.
+func (l *Log) Sync() error {
+	target := l.last.Load()
+	if l.durable.Load() >= target {
+		return nil
+	}
+	l.mu.Lock()
+	l.syncWanted = true
+	l.mu.Unlock()
+	l.signal()
+	return l.WaitDurable(context.Background(), target)
+}
+
+// Close syncs, stops the writer and closes the files. It returns the fatal
+// write error if there was one. Calling it again returns the same result.
+func (l *Log) Close() error {
+	l.closeOnce.Do(func() { l.closeErr = l.close() })
+	return l.closeErr
+}
+
+func (l *Log) close() error {
+	l.dropMu.Lock()
+	defer l.dropMu.Unlock()
+	l.mu.Lock()
+	l.closing = true
+	l.mu.Unlock()
+	l.signal()
+	<-l.done // the writer's last pass wrote and fsynced everything
+
+	l.mu.Lock()
+	l.closed = true
+	err := l.err
+	segs := l.segs
+	l.mu.Unlock()
+	for _, s := range segs {
+		if cerr := s.h.release(); cerr != nil && err == nil {
+			err = fmt.Errorf("wal: close %s: %w", s.path, cerr)
+		}
+	}
+	closedErr := ErrClosed
+	l.failure.CompareAndSwap(nil, &closedErr)
+	l.wakeWaiters(true)
+	return err
+}
+
+// Size returns the bytes of all segments on disk.
+func (l *Log) Size() int64 {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	var n int64
+	for _, s := range l.segs {
+		n += s.size
+	}
+	return n
+}
+
+// Stats are counters for INFO and tests.
+type Stats struct {
+	Segments     int
+	Bytes        int64
+	PendingBytes int   // appended, not yet taken by the writer
+	Fsyncs       int64 // file fsyncs issued (directory fsyncs not counted)
+}
+
+// Stats returns current counters.
+func (l *Log) Stats() Stats {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	st := Stats{Segments: len(l.segs), PendingBytes: len(l.pending), Fsyncs: l.fsyncs.Load()}
+	for _, s := range l.segs {
+		st.Bytes += s.size
+	}
+	return st
+}

@@ -1,0 +1,236 @@
+package wal
+
+import (
+	"bufio"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"hash/crc32"
+	"io"
+	"math"
+	"path/filepath"
+	"slices"
+)
+
+// CorruptError reports a segment that cannot be trusted: a bad record or
+// header, or a break in the sequence numbers. Offset is where the bad record
+// (or header) starts, which is also where TruncateAt would cut to drop it.
+type CorruptError struct {
+	File   string
+	Offset int64
+	Reason string
+}
+
+func (e *CorruptError) Error() string {
+	return fmt.Sprintf("wal: corrupt segment %s at offset %d: %s", e.File, e.Offset, e.Reason)
+}
+
+// ErrUnsupportedFormat is wrapped by Open's error for a segment written in a
+// format version this build does not know.
+var ErrUnsupportedFormat = errors.New("wal: unsupported segment format version")
+
+// segFile is a segment file found in a directory.
+type segFile struct {
+	name string
+	path string
+	base uint64
+}
+
+// listSegments returns dir's segment files in sequence order.
+func listSegments(fs fsys, dir string) ([]segFile, error) {
+	names, err := fs.ReadDir(dir)
+	if err != nil {
+		return nil, fmt.Errorf("wal: list %s: %w", dir, err)
+	}
+	var segs []segFile
+	for _, name := range names {
+		if base, ok := parseSegmentName(name); ok {
+			segs = append(segs, segFile{name: name, path: filepath.Join(dir, name), base: base})
+		}
+	}
+	slices.SortFunc(segs, func(a, b segFile) int {
+		switch {
+		case a.base < b.base:
+			return -1
+		case a.base > b.base:
+			return 1
+		}
+		return 0
+	})
+	return segs, nil
+}
+
+// segScan is what a full read of one segment found.
+type segScan struct {
+	size    int64 // file size
+	records int
+	first   uint64 // sequence of the first record; 0 if none
+	last    uint64 // sequence of the last good record; 0 if none
+	// end is the offset just past the last good record: where a torn tail
+	// is cut. It is 0 when the header itself is bad.
+	end     int64
+	problem *CorruptError
+	// torn marks a problem that may be a write cut short by a crash:
+	// nothing valid follows it. Meaningful for the last segment only.
+	torn bool
+	// unsupported marks a header of an unknown format version.
+	unsupported bool
+}
+
+// next is the sequence the segment after this one must start with.
+func (s *segScan) next(base uint64) uint64 {
+	if s.records > 0 {
+		return s.last + 1
+	}
+	return base
+}
+
+// scanSegment reads and verifies every record of one segment: header,
+// framing, checksums, structure, and that sequences run base, base+1, ...
+// I/O errors are returned; damage is described in the result.
+func scanSegment(f file, sf segFile) (segScan, error) {
+	var sc segScan
+	size, err := f.Size()
+	if err != nil {
+		return sc, fmt.Errorf("wal: stat %s: %w", sf.path, err)
+	}
+	sc.size = size
+	// lastGood is the sequence of the last good record, or the one before
+	// the segment's base while there is none.
+	lastGood := sf.base - min(sf.base, 1)
+	bad := func(off int64, reason string) (segScan, error) {
+		sc.problem = &CorruptError{File: sf.path, Offset: off, Reason: reason}
+		valid, err := findValid(f, off+1, size, lastGood)
+		if err != nil {
+			return sc, fmt.Errorf("wal: read %s: %w", sf.path, err)
+		}
+		sc.torn = !valid
+		return sc, nil
+	}
+
+	hdr := make([]byte, min(size, headerSize))
+	if _, err := f.ReadAt(hdr, 0); err != nil && !errors.Is(err, io.EOF) {
+		return sc, fmt.Errorf("wal: read %s: %w", sf.path, err)
+	}
+	h := decodeHeader(hdr)
+	if h.unsupported {
+		sc.problem = &CorruptError{File: sf.path, Offset: 0, Reason: h.reason}
+		sc.unsupported = true
+		return sc, nil
+	}
+	if h.reason != "" {
+		return bad(0, h.reason)
+	}
+	if h.base != sf.base {
+		// A checksummed header naming another sequence is not a torn write.
+		sc.problem = &CorruptError{File: sf.path, Offset: 0,
+			Reason: fmt.Sprintf("header says the segment starts at sequence %d, the file name says %d", h.base, sf.base)}
+		return sc, nil
+	}
+
+	sc.end = headerSize
+	r := bufio.NewReaderSize(io.NewSectionReader(f, headerSize, size-headerSize), 256<<10)
+	var fh [frameHeaderSize]byte
+	var body []byte
+	expect := sf.base
+	for off := int64(headerSize); off < size; {
+		if _, err := io.ReadFull(r, fh[:]); err != nil {
+			if errors.Is(err, io.ErrUnexpectedEOF) {
+				return bad(off, "incomplete record header")
+			}
+			return sc, fmt.Errorf("wal: read %s: %w", sf.path, err)
+		}
+		fr := parseFrame(fh[:])
+		if fr.length < minBodySize {
+			return bad(off, fmt.Sprintf("invalid record length %d", fr.length))
+		}
+		if int64(fr.length) > size-off-frameHeaderSize {
+			return bad(off, fmt.Sprintf("record length %d runs past the end of the file", fr.length))
+		}
+		if cap(body) < int(fr.length) {
+			body = make([]byte, fr.length)
+		}
+		body = body[:fr.length]
+		if _, err := io.ReadFull(r, body); err != nil {
+			return sc, fmt.Errorf("wal: read %s: %w", sf.path, err)
+		}
+		if crc32.Checksum(body, castagnoli) != fr.crc {
+			return bad(off, "checksum mismatch")
+		}
+		seq, _, _, reason := parseBody(body, nil)
+		if reason != "" {
+			return bad(off, reason)
+		}
+		if seq != expect {
+			// The checksum matched, so this is no torn write: the
+			// sequence itself is wrong.
+			sc.problem = &CorruptError{File: sf.path, Offset: off,
+				Reason: fmt.Sprintf("sequence %d where %d was expected", seq, expect)}
+			return sc, nil
+		}
+		if sc.records == 0 {
+			sc.first = seq
+		}
+		sc.records++
+		sc.last, lastGood = seq, seq
+		expect++
+		off += frameHeaderSize + int64(fr.length)
+		sc.end = off
+	}
+	return sc, nil
+}
+
+// findValidBudget caps the bytes findValid checksums. Finding nothing costs
+// a few bytes per offset for zeros, but random junk of size G can make it
+// checksum about G³/2³³ bytes (a length field that happens to fit, times the
+// body it claims), less what the sequence check filters out. At several
+// GB/s of CRC-32C the cap bounds the search to well under a second, enough
+// to clear a few MiB of random junk; a real torn tail is at most one write
+// batch, usually zeros. Past the cap findValid answers "maybe", which makes
+// Open refuse rather than cut.
+var findValidBudget int64 = 4 << 30 // a var so tests can shrink it
+
+// findValid reports whether any offset in [from, size) of f may start a
+// record whose checksum matches, whose body parses and whose sequence is
+// above after. It decides between a torn tail (nothing valid follows the
+// damage) and corruption in the middle of the log (something does). It runs
+// only when a segment is damaged; reading the rest of the file whole is
+// fine for segments of the configured size.
+func findValid(f file, from, size int64, after uint64) (bool, error) {
+	if from >= size {
+		return false, nil
+	}
+	buf := make([]byte, size-from)
+	if _, err := f.ReadAt(buf, from); err != nil && !errors.Is(err, io.EOF) {
+		return false, err
+	}
+	// No record after the damage can have a sequence beyond this many
+	// records past the last good one.
+	maxSeq := after + 1 + uint64(len(buf))/(frameHeaderSize+minBodySize)
+	if maxSeq < after {
+		maxSeq = math.MaxUint64
+	}
+	budget := findValidBudget
+	for p := 0; p+frameHeaderSize+minBodySize <= len(buf); p++ {
+		fr := parseFrame(buf[p:])
+		if fr.length < minBodySize || int64(fr.length) > int64(len(buf)-p-frameHeaderSize) {
+			continue
+		}
+		body := buf[p+frameHeaderSize : p+frameHeaderSize+int(fr.length)]
+		// The sequence comes first in the body and costs nothing to
+		// check, which spares most checksums over junk.
+		if seq, n := binary.Uvarint(body); n <= 0 || seq <= after || seq > maxSeq {
+			continue
+		}
+		if budget -= int64(len(body)); budget < 0 {
+			return true, nil
+		}
+		if crc32.Checksum(body, castagnoli) != fr.crc {
+			continue
+		}
+		if _, _, _, reason := parseBody(body, nil); reason == "" {
+			return true, nil
+		}
+	}
+	return false, nil
+}

@@ -1,0 +1,265 @@
+package wal
+
+import (
+	"encoding/binary"
+	"fmt"
+	"os"
+	"time"
+)
+
+// maxSpareCap bounds the buffer the writer keeps for reuse, so that one
+// burst does not pin a large allocation for the life of the log.
+const maxSpareCap = 4 << 20
+
+// run is the writer goroutine: it waits for appends (or the EverySec tick)
+// and flushes, until Close asks it to make a last pass and exit.
+func (l *Log) run() {
+	defer close(l.done)
+	var tick <-chan time.Time
+	if l.mode == EverySec {
+		t := time.NewTicker(l.interval)
+		defer t.Stop()
+		tick = t.C
+	}
+	for {
+		select {
+		case <-l.wake:
+		case <-tick:
+			l.mu.Lock()
+			l.tickDue = true
+			l.mu.Unlock()
+		}
+		if l.flush() {
+			return
+		}
+	}
+}
+
+// flush writes whatever has been appended, fsyncs if the mode or a
+// Sync/tick/Close asks for it, publishes Durable, and rotates segments that
+// have grown too large. It reports whether Close asked the writer to exit.
+// Appends that arrive while it runs wait in the fresh pending buffer for the
+// next pass: that is the group commit.
+func (l *Log) flush() (exit bool) {
+	l.mu.Lock()
+	exit = l.closing
+	if l.err != nil {
+		l.mu.Unlock()
+		return exit
+	}
+	batch := l.pending
+	if len(batch) > 0 {
+		l.pending, l.spare = l.spare[:0], nil
+		l.inflight = batch
+	}
+	wantSync := l.mode == Always || l.syncWanted || l.tickDue || exit
+	l.syncWanted, l.tickDue = false, false
+	written := l.written
+	l.mu.Unlock()
+
+	// Usually one write(2) takes the whole batch; a batch that would carry
+	// the segment past SegmentBytes is split after the record that crosses
+	// the limit, so that segments stay near their nominal size however
+	// large the batch.
+	for rest := batch; len(rest) > 0; {
+		if err := l.prepareActive(frameSeq(rest)); err != nil {
+			l.fail(err)
+			return exit
+		}
+		n, last := splitBatch(rest, l.segBytes-l.active.size)
+		_, err := l.active.h.f.Write(rest[:n])
+		l.mu.Lock()
+		if err == nil {
+			// Readers may now read these bytes from the file, so the
+			// size grows in the same critical section that drops them
+			// from the in-memory copy.
+			l.active.size += int64(n)
+			l.written = last
+			l.inflight = rest[n:]
+		}
+		l.mu.Unlock()
+		if err != nil {
+			l.fail(fmt.Errorf("wal: write %s: %w", l.active.path, err))
+			return exit
+		}
+		rest, written = rest[n:], last
+		if l.active.size > l.segBytes {
+			if err := l.rotate(written); err != nil {
+				l.fail(err)
+				return exit
+			}
+		}
+	}
+	if len(batch) > 0 && written > l.writtenSeq.Load() {
+		// In the OS's hands now: a crash of this process no longer loses
+		// these records (EverySec acknowledges on this, as Redis does).
+		l.writtenSeq.Store(written)
+		l.wakeWaiters(false)
+	}
+	if len(batch) > 0 {
+		l.mu.Lock()
+		l.inflight = nil
+		if cap(batch) <= maxSpareCap {
+			l.spare = batch[:0]
+		}
+		l.mu.Unlock()
+	}
+
+	if wantSync && written > l.durable.Load() {
+		if err := l.syncFile(l.active); err != nil {
+			l.fail(err)
+			return exit
+		}
+		l.publish(written)
+	}
+	return exit
+}
+
+// splitBatch returns how many bytes of the encoded records in b to write
+// into a segment with room bytes left before SegmentBytes — all of them, or
+// up to and including the first record that uses the room up — and the
+// sequence of the last record in that prefix.
+func splitBatch(b []byte, room int64) (n int, last uint64) {
+	for n < len(b) {
+		last = frameSeq(b[n:])
+		n += frameHeaderSize + int(binary.LittleEndian.Uint32(b[n:]))
+		if int64(n) > room {
+			break
+		}
+	}
+	return n, last
+}
+
+// frameSeq is the sequence of the encoded record at the start of b (which
+// Append produced, so it is well formed).
+func frameSeq(b []byte) uint64 {
+	seq, _ := binary.Uvarint(b[frameHeaderSize:])
+	return seq
+}
+
+// prepareActive makes sure there is an active segment for a batch starting
+// at first: it creates the first segment of an empty log lazily (so that
+// SetNext can still choose its name), and replaces an empty segment whose
+// name SetNext has made wrong.
+func (l *Log) prepareActive(first uint64) error {
+	if a := l.active; a != nil && a.size == headerSize && a.base != first {
+		// Remove the stale name durably before creating the new one: a
+		// crash must not leave both, which would read as a sequence gap.
+		if err := l.fs.Remove(a.path); err != nil {
+			return fmt.Errorf("wal: remove empty segment %s: %w", a.path, err)
+		}
+		if err := l.fs.SyncDir(l.dir); err != nil {
+			return fmt.Errorf("wal: sync dir %s: %w", l.dir, err)
+		}
+		l.mu.Lock()
+		l.segs = l.segs[:len(l.segs)-1]
+		l.mu.Unlock()
+		a.h.release()
+		l.active = nil
+	}
+	if l.active != nil {
+		return nil
+	}
+	seg, err := l.createSegment(first)
+	if err != nil {
+		return err
+	}
+	l.mu.Lock()
+	l.segs = append(l.segs, seg)
+	l.mu.Unlock()
+	l.active = seg
+	return nil
+}
+
+// rotate seals the active segment and starts the next one. The old segment
+// is fsynced first, which is what lets recovery treat damage anywhere but
+// the last segment as corruption rather than a torn write.
+func (l *Log) rotate(written uint64) error {
+	if written > l.durable.Load() {
+		if err := l.syncFile(l.active); err != nil {
+			return err
+		}
+		l.publish(written)
+	}
+	seg, err := l.createSegment(written + 1)
+	if err != nil {
+		return err
+	}
+	l.mu.Lock()
+	l.segs = append(l.segs, seg)
+	l.mu.Unlock()
+	l.log.Debug("wal: rotated segment", "sealed", l.active.path, "bytes", l.active.size, "next", seg.path)
+	l.active = seg
+	return nil
+}
+
+// createSegment creates, stamps and fsyncs a new segment and fsyncs the
+// directory, so that its name is durable before any record in it can be
+// reported durable.
+func (l *Log) createSegment(base uint64) (*segment, error) {
+	path := segmentPath(l.dir, base)
+	f, err := l.fs.OpenFile(path, os.O_RDWR|os.O_CREATE|os.O_EXCL|os.O_APPEND)
+	if err != nil {
+		return nil, fmt.Errorf("wal: create %s: %w", path, err)
+	}
+	seg := &segment{path: path, base: base, size: headerSize, h: newHandle(f)}
+	if _, err := f.Write(appendHeader(nil, base)); err != nil {
+		f.Close()
+		return nil, fmt.Errorf("wal: write header of %s: %w", path, err)
+	}
+	if err := l.syncFile(seg); err != nil {
+		f.Close()
+		return nil, err
+	}
+	if err := l.fs.SyncDir(l.dir); err != nil {
+		f.Close()
+		return nil, fmt.Errorf("wal: sync dir %s: %w", l.dir, err)
+	}
+	return seg, nil
+}
+
+// syncFile fsyncs one segment, counting it.
+func (l *Log) syncFile(s *segment) error {
+	l.fsyncs.Add(1)
+	if err := s.h.f.Sync(); err != nil {
+		return fmt.Errorf("wal: fsync %s: %w", s.path, err)
+	}
+	return nil
+}
+
+// publish advances Durable and wakes its waiters. Only the writer calls it,
+// so Durable never moves backwards.
+func (l *Log) publish(seq uint64) {
+	l.durable.Store(seq)
+	l.wakeWaiters(false)
+}
+
+// fail makes a write or fsync error fatal: after a failed fsync the kernel
+// may have dropped the dirty pages while marking them clean, so no later
+// fsync could vouch for them. Durable stops where it is, appended records
+// are discarded, and every waiter beyond Durable gets the error.
+func (l *Log) fail(err error) {
+	l.mu.Lock()
+	first := l.failLocked(err)
+	l.mu.Unlock()
+	if first {
+		l.logFailure(err)
+	}
+}
+
+// failLocked records the failure under l.mu and reports whether it was the
+// first; the caller logs it after unlocking, keeping I/O out of the lock.
+func (l *Log) failLocked(err error) bool {
+	if l.err != nil {
+		return false
+	}
+	l.err = err
+	l.pending, l.inflight, l.spare = nil, nil, nil
+	l.failure.Store(&err)
+	l.wakeWaiters(true)
+	return true
+}
+
+func (l *Log) logFailure(err error) {
+	l.log.Error("wal: log failed; writes are no longer durable", "dir", l.dir, "err", err)
+}
