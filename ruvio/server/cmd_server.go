@@ -256,6 +256,11 @@ func cmdScan(c *conn, args [][]byte) {
 			i++
 		case command.Eq(args[i], "match") && i+1 < len(args):
 			match = args[i+1]
+			if len(match) == 1 && match[0] == '*' {
+				// Matches everything, the empty key included (a glob "*"
+				// does not match "").
+				match = nil
+			}
 			i++
 		case command.Eq(args[i], "type") && i+1 < len(args):
 			typ = strings.ToLower(string(args[i+1]))

@@ -84,20 +84,6 @@ func (s *Server) dump() string {
 	return out
 }
 
-func (s *Server) snapshotAll(t testing.TB) {
-	done := make(chan error, len(s.shards))
-	for _, sh := range s.shards {
-		if err := sh.startSnapshot(done); err != nil {
-			t.Fatal(err)
-		}
-	}
-	for range s.shards {
-		if err := <-done; err != nil {
-			t.Fatal(err)
-		}
-	}
-}
-
 func randomCommand(t *rapid.T) []string {
 	k := "{" + strconv.Itoa(rapid.IntRange(0, 5).Draw(t, "tag")) + "}" + strconv.Itoa(rapid.IntRange(0, 8).Draw(t, "key"))
 	v := rapid.StringMatching(`[a-d]{0,4}`).Draw(t, "v")
