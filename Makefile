@@ -27,7 +27,9 @@ fuzz:
 	$(GO) test ./ruvio/resp/ -run '^$$' -fuzz FuzzReadCommand -fuzztime 60s
 
 # ruvio against Debian's redis-server 7 on loopback, same redis-benchmark
-# runs, one table of ops/s and ratios.
+# runs, one table of ops/s and ratios per durability profile: memory (no
+# AOF) at every shard count, always and everysec (AOF with that fsync
+# policy) at one shard; e.g. BENCH_ARGS='--durability always' for one.
 bench: build
 	@command -v redis-server >/dev/null && command -v redis-benchmark >/dev/null || \
 		(echo "installing redis-server and redis-tools"; apt-get update -qq && apt-get install -y -qq redis-server redis-tools)

@@ -5,10 +5,12 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"io"
 	"log/slog"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -70,11 +72,17 @@ func TestEndToEndRedisVsRedis(t *testing.T) {
 		RuvioPath:          server,
 		RedisServerPath:    server,
 		RedisBenchmarkPath: bench,
-		Requests:           2000,
-		Clients:            10,
-		Pipelines:          []int{1, 16},
-		Tests:              []string{"set", "get", "incr", "lpush", "hset"},
-		Shards:             []int{1, 2},
+		// Tiny, because the always profile fsyncs its AOF before
+		// every reply.
+		Requests:  1000,
+		Clients:   10,
+		Pipelines: []int{1, 16},
+		Tests:     []string{"set", "get", "incr", "lpush", "hset"},
+		Shards:    []int{1, 2},
+		// memory at both shard counts, then one persistent profile at
+		// one shard count, as in the default plan.
+		Durability:       []string{durabilityMemory, durabilityAlways},
+		DurabilityShards: []int{1},
 		// Away from the default so that a concurrent `make bench` and
 		// this test do not race for the same ports.
 		BasePort: 27300,
@@ -86,19 +94,28 @@ func TestEndToEndRedisVsRedis(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
 
-	var stdout bytes.Buffer
-	rep, err := run(ctx, cfg, a, b, &stdout, slog.New(slog.NewTextHandler(testLogWriter{t}, nil)))
+	var stdout, logs bytes.Buffer
+	log := slog.New(slog.NewTextHandler(io.MultiWriter(testLogWriter{t}, &logs), nil))
+	rep, err := run(ctx, cfg, a, b, &stdout, log)
 	t.Logf("table:\n%s", stdout.String())
 	if err != nil {
 		t.Fatal(err)
 	}
 
-	if want := 2 * 5 * 2; len(rep.Rows) != want {
+	// memory: 2 shard counts x 5 tests x 2 depths; always: 1 x 5 x 2.
+	if want := 2*5*2 + 5*2; len(rep.Rows) != want {
 		t.Fatalf("%d rows, want %d", len(rep.Rows), want)
 	}
-	for _, r := range rep.Rows {
+	for i, r := range rep.Rows {
 		if r.Ruvio == nil || r.Redis == nil || r.Ratio == nil || *r.Ruvio <= 0 || *r.Redis <= 0 {
 			t.Errorf("incomplete row %+v", r)
+		}
+		wantDur, wantShards := durabilityMemory, 1+i/10
+		if i >= 20 {
+			wantDur, wantShards = durabilityAlways, 1
+		}
+		if r.Durability != wantDur || r.Shards != wantShards {
+			t.Errorf("row %d is %s/%d, want %s/%d", i, r.Durability, r.Shards, wantDur, wantShards)
 		}
 	}
 	// The sides alternate and swap order at every other pipeline depth.
@@ -106,18 +123,33 @@ func TestEndToEndRedisVsRedis(t *testing.T) {
 	for _, r := range rep.Runs {
 		roles = append(roles, r.Role)
 	}
-	if got, want := strings.Join(roles, ","), "ruvio,redis,redis,ruvio,ruvio,redis,redis,ruvio"; got != want {
+	if got, want := strings.Join(roles, ","), strings.TrimSuffix(strings.Repeat("ruvio,redis,redis,ruvio,", 3), ","); got != want {
 		t.Errorf("run order %s, want %s", got, want)
+	}
+	// Both sides got the persistence of their profile.
+	for _, r := range rep.Runs {
+		args := strings.Join(r.ServerArgs, " ")
+		want := "--appendonly no"
+		if r.Durability == durabilityAlways {
+			want = "--appendonly yes --appendfsync always"
+		}
+		if !strings.Contains(args, want) {
+			t.Errorf("%s %s run: server args %q lack %q", r.Role, r.Durability, args, want)
+		}
 	}
 	if !strings.Contains(stdout.String(), "redis-a ops/s") || !strings.HasPrefix(rep.Ruvio.Version, "redis-server ") {
 		t.Errorf("table lacks headers or versions:\n%s", stdout.String())
 	}
+	if want := "ran: memory at shards 1,2 (redis-b --appendonly no --save \"\"); always at shards 1 ("; !strings.Contains(stdout.String(), want) {
+		t.Errorf("table header does not say what ran (want %q):\n%s", want, stdout.String())
+	}
+	checkGroupsCleanedUp(t, logs.String())
 
 	md, err := os.ReadFile(cfg.Out)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got, want := markdownHeader(string(md)), "shards,test,pipeline,redis-a ops/s,redis-b ops/s,ratio"; got != want {
+	if got, want := markdownHeader(string(md)), "durability,shards,test,pipeline,redis-a ops/s,redis-b ops/s,ratio"; got != want {
 		t.Errorf("markdown table header %q, want %q:\n%s", got, want, md)
 	}
 	raw, err := os.ReadFile(cfg.JSON)
@@ -128,11 +160,43 @@ func TestEndToEndRedisVsRedis(t *testing.T) {
 	if err := json.Unmarshal(raw, &back); err != nil {
 		t.Fatal(err)
 	}
-	if len(back.Rows) != len(rep.Rows) || len(back.Runs) != 8 || back.Runs[0].Results[0].Latency == nil {
-		t.Errorf("JSON round trip lost data: %d rows, %d runs", len(back.Rows), len(back.Runs))
+	if len(back.Rows) != len(rep.Rows) || len(back.Runs) != 12 || back.Runs[0].Results[0].Latency == nil ||
+		back.Rows[len(back.Rows)-1].Durability != durabilityAlways || len(back.Plan) != 2 {
+		t.Errorf("JSON round trip lost data: %d rows, %d runs, plan %v", len(back.Rows), len(back.Runs), back.Plan)
 	}
 
 	assertCleanedUp(t, rep, tmp)
+}
+
+// checkGroupsCleanedUp reads the run's log and checks that every group
+// removed its directory before the next group started its servers, and that
+// the always group's directory held the AOF it wrote.
+func checkGroupsCleanedUp(t *testing.T, logs string) {
+	t.Helper()
+	var events []string
+	var alwaysBytes int64 = -1
+	for _, line := range strings.Split(logs, "\n") {
+		switch {
+		case strings.Contains(line, `msg="starting server"`):
+			events = append(events, "start")
+		case strings.Contains(line, `msg="temporary directory removed"`):
+			events = append(events, "removed")
+			if strings.Contains(line, "durability=always") {
+				_, n, _ := strings.Cut(line, " bytes=")
+				v, err := strconv.ParseInt(strings.Fields(n)[0], 10, 64)
+				if err != nil {
+					t.Errorf("bad bytes in %q: %v", line, err)
+				}
+				alwaysBytes = v
+			}
+		}
+	}
+	if got, want := strings.Join(events, ","), strings.TrimSuffix(strings.Repeat("start,start,removed,", 3), ","); got != want {
+		t.Errorf("server starts and directory removals %s, want %s", got, want)
+	}
+	if alwaysBytes <= 0 {
+		t.Errorf("the always group freed %d bytes, want its AOF", alwaysBytes)
+	}
 }
 
 // TestEndToEndInterrupt cancels the run in the middle of a benchmark, as
@@ -150,6 +214,7 @@ func TestEndToEndInterrupt(t *testing.T) {
 		Pipelines:          []int{1},
 		Tests:              []string{"set"},
 		Shards:             []int{1},
+		Durability:         []string{durabilityMemory},
 		BasePort:           27400,
 		Timeout:            time.Minute,
 	}
@@ -182,11 +247,11 @@ func TestStartServerExitsEarly(t *testing.T) {
 	kind := serverKind{
 		Name:  "broken",
 		Path:  sh,
-		Args:  func(int, int, string) []string { return []string{"-c", "echo cannot bind >&2; exit 3"} },
+		Args:  func(int, int, string, string) []string { return []string{"-c", "echo cannot bind >&2; exit 3"} },
 		Width: func(int) int { return 1 },
 	}
 	alloc := &portAllocator{next: 27500, free: func(int) bool { return true }}
-	_, err = launch(context.Background(), kind, 1, t.TempDir(), alloc, slog.New(slog.NewTextHandler(testLogWriter{t}, nil)))
+	_, err = launch(context.Background(), kind, 1, durabilityMemory, t.TempDir(), alloc, slog.New(slog.NewTextHandler(testLogWriter{t}, nil)))
 	if !errors.Is(err, errExitedEarly) || !strings.Contains(err.Error(), "cannot bind") {
 		t.Errorf("err = %v, want errExitedEarly quoting the server output", err)
 	}

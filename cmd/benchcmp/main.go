@@ -7,14 +7,22 @@
 //	benchcmp --ruvio ./bin/ruvio [--redis-server PATH] [--redis-benchmark PATH]
 //	         [--requests 200000] [--clients 50] [--pipelines 1,16]
 //	         [--tests set,get,incr,lpush,hset] [--shards 1,2]
+//	         [--durability memory,always,everysec] [--durability-shards 1]
 //	         [--base-port 7300] [--timeout 120s] [--cluster]
 //	         [--out bench.md] [--json bench.json]
 //
-// For every shard count it starts one ruvio server and one redis-server on
-// free loopback ports, waits until both answer PING, then runs
-// redis-benchmark against each in turn for every pipeline depth. The servers
-// run in throwaway directories with persistence off so that the comparison
-// measures the request path, not the disk.
+// Every durability profile is compared like for like: ruvio runs with
+// --durability P and redis-server with the matching persistence (memory:
+// no AOF; always and everysec: AOF with that appendfsync policy; RDB off
+// throughout). The memory profile runs at every --shards count, the
+// persistent profiles at the --durability-shards counts, which keeps the
+// slow, disk-bound part of the run short.
+//
+// For every profile and shard count it starts one ruvio server and one
+// redis-server on free loopback ports, each in a fresh temporary directory,
+// waits until both answer PING, then runs redis-benchmark against each in
+// turn for every pipeline depth, and finally stops both and removes the
+// directory before the next group starts.
 package main
 
 import (
@@ -44,10 +52,15 @@ type config struct {
 	Pipelines          []int
 	Tests              []string
 	Shards             []int
-	BasePort           int
-	Out                string
-	JSON               string
-	Cluster            bool
+	// Durability lists the profiles to compare, in order.
+	Durability []string
+	// DurabilityShards are the shard counts for the profiles other
+	// than memory, which use Shards.
+	DurabilityShards []int
+	BasePort         int
+	Out              string
+	JSON             string
+	Cluster          bool
 	// Timeout bounds each redis-benchmark run.
 	Timeout time.Duration
 }
@@ -91,7 +104,7 @@ func parseFlags(args []string, stderr io.Writer, lookPath func(string) (string, 
 	fs := flag.NewFlagSet("benchcmp", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	cfg := config{}
-	var pipelines, tests, shards string
+	var pipelines, tests, shards, durability, durabilityShards string
 	fs.StringVar(&cfg.RuvioPath, "ruvio", "", "path to the ruvio binary (required)")
 	fs.StringVar(&cfg.RedisServerPath, "redis-server", "", `path to redis-server (default: "redis-server" from PATH)`)
 	fs.StringVar(&cfg.RedisBenchmarkPath, "redis-benchmark", "", `path to redis-benchmark (default: "redis-benchmark" from PATH)`)
@@ -99,7 +112,10 @@ func parseFlags(args []string, stderr io.Writer, lookPath func(string) (string, 
 	fs.IntVar(&cfg.Clients, "clients", 50, "parallel connections (-c)")
 	fs.StringVar(&pipelines, "pipelines", "1,16", "comma-separated pipeline depths (-P)")
 	fs.StringVar(&tests, "tests", "set,get,incr,lpush,hset", "comma-separated redis-benchmark tests (-t)")
-	fs.StringVar(&shards, "shards", "1,2", "comma-separated ruvio shard counts")
+	fs.StringVar(&shards, "shards", "1,2", "comma-separated ruvio shard counts (for the memory profile)")
+	fs.StringVar(&durability, "durability", strings.Join(durabilityProfiles, ","),
+		"comma-separated durability profiles: ruvio --durability P against redis-server with the matching AOF setting")
+	fs.StringVar(&durabilityShards, "durability-shards", "1", "comma-separated ruvio shard counts for the always and everysec profiles")
 	fs.IntVar(&cfg.BasePort, "base-port", 7300, "first port to try; free ports are picked upwards from here")
 	fs.StringVar(&cfg.Out, "out", "", "also write the table as markdown to this file")
 	fs.StringVar(&cfg.JSON, "json", "", "also write the raw numbers as JSON to this file")
@@ -118,6 +134,12 @@ func parseFlags(args []string, stderr io.Writer, lookPath func(string) (string, 
 	}
 	if cfg.Shards, err = parsePositiveInts(shards); err != nil {
 		return config{}, fmt.Errorf("--shards: %w", err)
+	}
+	if cfg.Durability, err = parseDurabilities(durability); err != nil {
+		return config{}, fmt.Errorf("--durability: %w", err)
+	}
+	if cfg.DurabilityShards, err = parsePositiveInts(durabilityShards); err != nil {
+		return config{}, fmt.Errorf("--durability-shards: %w", err)
 	}
 	if cfg.Tests, err = parseTests(tests); err != nil {
 		return config{}, fmt.Errorf("--tests: %w", err)

@@ -45,6 +45,8 @@ func TestParseFlags(t *testing.T) {
 		Pipelines:          []int{1, 16},
 		Tests:              []string{"set", "get", "incr", "lpush", "hset"},
 		Shards:             []int{1, 2},
+		Durability:         []string{"memory", "always", "everysec"},
+		DurabilityShards:   []int{1},
 		BasePort:           7300,
 		Timeout:            120 * time.Second,
 	}
@@ -56,7 +58,7 @@ func TestParseFlags(t *testing.T) {
 		"--ruvio=/x/ruvio", "--redis-server", "/y/rs", "--redis-benchmark", "/y/rb",
 		"--requests", "10", "--clients", "2", "--pipelines", "4", "--tests", "SET, get",
 		"--shards", "3", "--base-port", "9000", "--out", "o.md", "--json", "o.json",
-		"--cluster", "--timeout", "5s",
+		"--cluster", "--timeout", "5s", "--durability", "EverySec, memory,everysec", "--durability-shards", "2,4",
 	}, io.Discard, fakeLookPath())
 	if err != nil {
 		t.Fatal(err)
@@ -64,8 +66,8 @@ func TestParseFlags(t *testing.T) {
 	want = config{
 		RuvioPath: "/x/ruvio", RedisServerPath: "/y/rs", RedisBenchmarkPath: "/y/rb",
 		Requests: 10, Clients: 2, Pipelines: []int{4}, Tests: []string{"set", "get"},
-		Shards: []int{3}, BasePort: 9000, Out: "o.md", JSON: "o.json", Cluster: true,
-		Timeout: 5 * time.Second,
+		Shards: []int{3}, Durability: []string{"everysec", "memory"}, DurabilityShards: []int{2, 4},
+		BasePort: 9000, Out: "o.md", JSON: "o.json", Cluster: true, Timeout: 5 * time.Second,
 	}
 	if !reflect.DeepEqual(cfg, want) {
 		t.Errorf("explicit:\n got %+v\nwant %+v", cfg, want)
@@ -85,6 +87,10 @@ func TestParseFlagsErrors(t *testing.T) {
 		{"bad pipeline", []string{"--ruvio", "r", "--pipelines", "1,x"}, nil, "--pipelines"},
 		{"zero shards", []string{"--ruvio", "r", "--shards", "0"}, nil, "--shards"},
 		{"bad test", []string{"--ruvio", "r", "--tests", "set;flushall"}, nil, "--tests"},
+		{"unknown durability", []string{"--ruvio", "r", "--durability", "memory,fsync"}, nil, `--durability: unknown profile "fsync"`},
+		{"snapshot durability", []string{"--ruvio", "r", "--durability", "snapshot"}, nil, "--durability"},
+		{"empty durability", []string{"--ruvio", "r", "--durability", ","}, nil, "--durability: empty list"},
+		{"zero durability shards", []string{"--ruvio", "r", "--durability-shards", "0"}, nil, "--durability-shards"},
 		{"bad port", []string{"--ruvio", "r", "--base-port", "70000"}, nil, "--base-port"},
 		{"zero requests", []string{"--ruvio", "r", "--requests", "0"}, nil, "--requests"},
 		{"extra args", []string{"--ruvio", "r", "extra"}, nil, "unexpected arguments"},

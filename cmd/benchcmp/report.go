@@ -25,26 +25,32 @@ const (
 
 // runResult is one redis-benchmark invocation against one server.
 type runResult struct {
-	Role     string        `json:"role"`
-	Server   string        `json:"server"`
-	Shards   int           `json:"shards"`
-	Pipeline int           `json:"pipeline"`
-	Port     int           `json:"port"`
-	Args     []string      `json:"args"`
-	Elapsed  time.Duration `json:"elapsed_ns"`
-	Results  []measurement `json:"results,omitempty"`
-	Error    string        `json:"error,omitempty"`
+	Role       string `json:"role"`
+	Server     string `json:"server"`
+	Durability string `json:"durability"`
+	Shards     int    `json:"shards"`
+	Pipeline   int    `json:"pipeline"`
+	Port       int    `json:"port"`
+	// ServerArgs is the server's command line, which shows the
+	// persistence settings it ran with.
+	ServerArgs []string `json:"server_args,omitempty"`
+	// Args is the redis-benchmark command line.
+	Args    []string      `json:"args"`
+	Elapsed time.Duration `json:"elapsed_ns"`
+	Results []measurement `json:"results,omitempty"`
+	Error   string        `json:"error,omitempty"`
 }
 
 // row is one line of the comparison table. A nil number means the run for
 // that side failed or did not report the test.
 type row struct {
-	Shards   int      `json:"shards"`
-	Test     string   `json:"test"`
-	Pipeline int      `json:"pipeline"`
-	Ruvio    *float64 `json:"ruvio_ops,omitempty"`
-	Redis    *float64 `json:"redis_ops,omitempty"`
-	Ratio    *float64 `json:"ratio,omitempty"`
+	Durability string   `json:"durability"`
+	Shards     int      `json:"shards"`
+	Test       string   `json:"test"`
+	Pipeline   int      `json:"pipeline"`
+	Ruvio      *float64 `json:"ruvio_ops,omitempty"`
+	Redis      *float64 `json:"redis_ops,omitempty"`
+	Ratio      *float64 `json:"ratio,omitempty"`
 }
 
 // side describes one server in the report header.
@@ -56,16 +62,21 @@ type side struct {
 
 // report is everything one benchcmp run produced; --json writes it as is.
 type report struct {
-	Date             time.Time   `json:"date"`
-	CPUs             int         `json:"cpus"`
-	Ruvio            side        `json:"ruvio"`
-	Redis            side        `json:"redis"`
-	BenchmarkVersion string      `json:"redis_benchmark_version"`
-	Requests         int         `json:"requests"`
-	Clients          int         `json:"clients"`
-	Cluster          bool        `json:"cluster"`
-	Runs             []runResult `json:"runs"`
-	Rows             []row       `json:"rows"`
+	Date             time.Time `json:"date"`
+	CPUs             int       `json:"cpus"`
+	Ruvio            side      `json:"ruvio"`
+	Redis            side      `json:"redis"`
+	BenchmarkVersion string    `json:"redis_benchmark_version"`
+	Requests         int       `json:"requests"`
+	Clients          int       `json:"clients"`
+	Cluster          bool      `json:"cluster"`
+	Tests            []string  `json:"tests"`
+	Pipelines        []int     `json:"pipelines"`
+	// Plan is what was set out to run: the shard counts of each
+	// durability profile. Rows show what actually ran.
+	Plan []profilePlan `json:"plan"`
+	Runs []runResult   `json:"runs"`
+	Rows []row         `json:"rows"`
 }
 
 // ratio returns ruvio/redis, or nil when either number is missing or the
@@ -95,39 +106,51 @@ func formatOps(v *float64) string {
 	return strconv.FormatFloat(*v, 'f', 0, 64)
 }
 
-// buildRows pairs the ruvio and redis numbers for every (shards, test,
-// pipeline). Rows are ordered by shard count, then test, then pipeline, each
-// in the order first seen in runs, so that the pipeline depths of one test
-// sit next to each other.
+// buildRows pairs the ruvio and redis numbers for every (durability,
+// shards, test, pipeline). Rows are ordered by durability profile, then
+// shard count, then test, then pipeline, each in the order first seen in
+// runs, so that the pipeline depths of one test sit next to each other.
 func buildRows(runs []runResult) []row {
+	type group struct {
+		durability string
+		shards     int
+	}
 	type key struct {
-		shards, pipeline int
-		test             string
+		group
+		pipeline int
+		test     string
 	}
 	var (
-		shardOrder, pipeOrder []int
-		testOrder             []string
-		seenShard             = map[int]bool{}
-		seenPipe              = map[int]bool{}
-		seenTest              = map[string]bool{}
-		ruvio                 = map[key]float64{}
-		redis                 = map[key]float64{}
+		groupOrder []group
+		pipeOrder  []int
+		testOrder  []string
+		seenGroup  = map[group]bool{}
+		seenPipe   = map[int]bool{}
+		seenTest   = map[string]bool{}
+		ran        = map[key]bool{} // by group and pipeline, test left empty
+		ruvio      = map[key]float64{}
+		redis      = map[key]float64{}
 	)
 	for _, r := range runs {
-		if !seenShard[r.Shards] {
-			seenShard[r.Shards] = true
-			shardOrder = append(shardOrder, r.Shards)
+		g := group{r.Durability, r.Shards}
+		if !seenGroup[g] {
+			seenGroup[g] = true
+			groupOrder = append(groupOrder, g)
 		}
 		if !seenPipe[r.Pipeline] {
 			seenPipe[r.Pipeline] = true
 			pipeOrder = append(pipeOrder, r.Pipeline)
 		}
+		// Only combinations that were actually run get a row; a
+		// failed run still shows up because its partner side has
+		// numbers.
+		ran[key{group: g, pipeline: r.Pipeline}] = true
 		for _, m := range r.Results {
 			if !seenTest[m.Test] {
 				seenTest[m.Test] = true
 				testOrder = append(testOrder, m.Test)
 			}
-			k := key{r.Shards, r.Pipeline, m.Test}
+			k := key{g, r.Pipeline, m.Test}
 			switch r.Role {
 			case roleRuvio:
 				ruvio[k] = m.RPS
@@ -137,21 +160,15 @@ func buildRows(runs []runResult) []row {
 		}
 	}
 
-	// Only combinations that were actually run get a row; a failed run
-	// still shows up because its partner side has numbers.
-	ran := map[[2]int]bool{}
-	for _, r := range runs {
-		ran[[2]int{r.Shards, r.Pipeline}] = true
-	}
 	var rows []row
-	for _, s := range shardOrder {
+	for _, g := range groupOrder {
 		for _, t := range testOrder {
 			for _, p := range pipeOrder {
-				if !ran[[2]int{s, p}] {
+				if !ran[key{group: g, pipeline: p}] {
 					continue
 				}
-				k := key{s, p, t}
-				rw := row{Shards: s, Test: t, Pipeline: p}
+				k := key{g, p, t}
+				rw := row{Durability: g.durability, Shards: g.shards, Test: t, Pipeline: p}
 				if v, ok := ruvio[k]; ok {
 					rw.Ruvio = &v
 				}
@@ -168,7 +185,7 @@ func buildRows(runs []runResult) []row {
 
 // tableHeader is the column titles, named after the two sides.
 func tableHeader(ruvioName, redisName string) []string {
-	return []string{"shards", "test", "pipeline", ruvioName + " ops/s", redisName + " ops/s", "ratio"}
+	return []string{"durability", "shards", "test", "pipeline", ruvioName + " ops/s", redisName + " ops/s", "ratio"}
 }
 
 // tableData renders rows as table cells.
@@ -176,6 +193,7 @@ func tableData(rows []row) [][]string {
 	out := make([][]string, 0, len(rows))
 	for _, r := range rows {
 		out = append(out, []string{
+			r.Durability,
 			strconv.Itoa(r.Shards),
 			r.Test,
 			strconv.Itoa(r.Pipeline),
@@ -202,11 +220,47 @@ func headerLine(rep report) string {
 	return b.String()
 }
 
-// renderTable writes the header line and the table to w, as a box-drawn
+// planLine says what the table covers: for each durability profile (the
+// ruvio side's --durability) the shard counts and the redis-server
+// persistence it is compared with, then the tests and pipeline depths every
+// profile runs.
+func planLine(rep report) string {
+	var parts []string
+	for _, p := range rep.Plan {
+		parts = append(parts, fmt.Sprintf("%s at shards %s (%s %s)",
+			p.Durability, joinInts(p.Shards),
+			rep.Redis.Name, strings.Join(quoteEmpty(redisPersistence(p.Durability)), " ")))
+	}
+	return fmt.Sprintf("ran: %s | tests %s | pipelines %s",
+		strings.Join(parts, "; "), strings.Join(rep.Tests, ","), joinInts(rep.Pipelines))
+}
+
+// joinInts renders a list such as 1,16.
+func joinInts(ns []int) string {
+	s := make([]string, len(ns))
+	for i, n := range ns {
+		s[i] = strconv.Itoa(n)
+	}
+	return strings.Join(s, ",")
+}
+
+// quoteEmpty shows empty arguments as "" the way they are typed in a shell.
+func quoteEmpty(args []string) []string {
+	out := make([]string, len(args))
+	for i, a := range args {
+		if a == "" {
+			a = `""`
+		}
+		out[i] = a
+	}
+	return out
+}
+
+// renderTable writes the header and plan lines and the table to w, as a box-drawn
 // terminal table or, with markdown set, as a markdown document.
 func renderTable(w io.Writer, rep report, markdown bool) error {
 	numeric := tw.CellAlignment{PerColumn: []tw.Align{
-		tw.AlignRight, tw.AlignLeft, tw.AlignRight, tw.AlignRight, tw.AlignRight, tw.AlignRight,
+		tw.AlignLeft, tw.AlignRight, tw.AlignLeft, tw.AlignRight, tw.AlignRight, tw.AlignRight, tw.AlignRight,
 	}}
 	opts := []tablewriter.Option{
 		// Keep the headers as written; the default upper-cases them and
@@ -216,10 +270,10 @@ func renderTable(w io.Writer, rep report, markdown bool) error {
 	}
 	if markdown {
 		opts = append(opts, tablewriter.WithRenderer(renderer.NewMarkdown()))
-		if _, err := fmt.Fprintf(w, "# %s vs %s\n\n%s\n\n", rep.Ruvio.Name, rep.Redis.Name, headerLine(rep)); err != nil {
+		if _, err := fmt.Fprintf(w, "# %s vs %s\n\n%s\n\n%s\n\n", rep.Ruvio.Name, rep.Redis.Name, headerLine(rep), planLine(rep)); err != nil {
 			return err
 		}
-	} else if _, err := fmt.Fprintln(w, headerLine(rep)); err != nil {
+	} else if _, err := fmt.Fprintf(w, "%s\n%s\n", headerLine(rep), planLine(rep)); err != nil {
 		return err
 	}
 	t := tablewriter.NewTable(w, opts...)

@@ -42,42 +42,76 @@ func TestFormatOps(t *testing.T) {
 	}
 }
 
-// sampleRuns is two shard groups at two pipeline depths, in the order the
-// runner produces them (sides swap at every other depth), with the ruvio run
-// for shards=2 P=16 failed.
+// sampleRuns is the memory profile at two shard counts and the always
+// profile at one, each at two pipeline depths, in the order the runner
+// produces them (sides swap at every other depth), with the ruvio run for
+// memory shards=2 P=16 failed. memory and always share shards=1, so their
+// numbers must not mix.
 func sampleRuns() []runResult {
 	ms := func(set, get float64) []measurement {
 		return []measurement{{Test: "SET", RPS: set}, {Test: "GET", RPS: get}}
 	}
+	const mem, always = durabilityMemory, durabilityAlways
 	return []runResult{
-		{Role: roleRuvio, Shards: 1, Pipeline: 1, Results: ms(100, 200)},
-		{Role: roleRedis, Shards: 1, Pipeline: 1, Results: ms(50, 100)},
-		{Role: roleRedis, Shards: 1, Pipeline: 16, Results: ms(1000, 2000)},
-		{Role: roleRuvio, Shards: 1, Pipeline: 16, Results: ms(1000, 1000)},
-		{Role: roleRuvio, Shards: 2, Pipeline: 1, Results: ms(300, 300)},
-		{Role: roleRedis, Shards: 2, Pipeline: 1, Results: ms(100, 100)},
-		{Role: roleRedis, Shards: 2, Pipeline: 16, Results: ms(1000, 1000)},
-		{Role: roleRuvio, Shards: 2, Pipeline: 16, Error: "boom"},
+		{Role: roleRuvio, Durability: mem, Shards: 1, Pipeline: 1, Results: ms(100, 200)},
+		{Role: roleRedis, Durability: mem, Shards: 1, Pipeline: 1, Results: ms(50, 100)},
+		{Role: roleRedis, Durability: mem, Shards: 1, Pipeline: 16, Results: ms(1000, 2000)},
+		{Role: roleRuvio, Durability: mem, Shards: 1, Pipeline: 16, Results: ms(1000, 1000)},
+		{Role: roleRuvio, Durability: mem, Shards: 2, Pipeline: 1, Results: ms(300, 300)},
+		{Role: roleRedis, Durability: mem, Shards: 2, Pipeline: 1, Results: ms(100, 100)},
+		{Role: roleRedis, Durability: mem, Shards: 2, Pipeline: 16, Results: ms(1000, 1000)},
+		{Role: roleRuvio, Durability: mem, Shards: 2, Pipeline: 16, Error: "boom"},
+		{Role: roleRuvio, Durability: always, Shards: 1, Pipeline: 1, Results: ms(40, 190)},
+		{Role: roleRedis, Durability: always, Shards: 1, Pipeline: 1, Results: ms(20, 95)},
+		{Role: roleRedis, Durability: always, Shards: 1, Pipeline: 16, Results: ms(400, 1900)},
+		{Role: roleRuvio, Durability: always, Shards: 1, Pipeline: 16, Results: ms(600, 1900)},
 	}
 }
 
 func TestBuildRowsAndTableData(t *testing.T) {
 	got := tableData(buildRows(sampleRuns()))
 	want := [][]string{
-		{"1", "SET", "1", "100", "50", "2.00"},
-		{"1", "SET", "16", "1000", "1000", "1.00"},
-		{"1", "GET", "1", "200", "100", "2.00"},
-		{"1", "GET", "16", "1000", "2000", "0.50"},
-		{"2", "SET", "1", "300", "100", "3.00"},
-		{"2", "SET", "16", "n/a", "1000", "n/a"},
-		{"2", "GET", "1", "300", "100", "3.00"},
-		{"2", "GET", "16", "n/a", "1000", "n/a"},
+		{"memory", "1", "SET", "1", "100", "50", "2.00"},
+		{"memory", "1", "SET", "16", "1000", "1000", "1.00"},
+		{"memory", "1", "GET", "1", "200", "100", "2.00"},
+		{"memory", "1", "GET", "16", "1000", "2000", "0.50"},
+		{"memory", "2", "SET", "1", "300", "100", "3.00"},
+		{"memory", "2", "SET", "16", "n/a", "1000", "n/a"},
+		{"memory", "2", "GET", "1", "300", "100", "3.00"},
+		{"memory", "2", "GET", "16", "n/a", "1000", "n/a"},
+		{"always", "1", "SET", "1", "40", "20", "2.00"},
+		{"always", "1", "SET", "16", "600", "400", "1.50"},
+		{"always", "1", "GET", "1", "190", "95", "2.00"},
+		{"always", "1", "GET", "16", "1900", "1900", "1.00"},
 	}
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("got:\n%v\nwant:\n%v", got, want)
 	}
 	if rows := buildRows(nil); len(rows) != 0 {
 		t.Errorf("no runs gave rows %v", rows)
+	}
+}
+
+// TestBuildRowsOnlyWhatRan checks that a profile run at fewer pipeline
+// depths or shard counts than another gets rows for what it ran only.
+func TestBuildRowsOnlyWhatRan(t *testing.T) {
+	runs := []runResult{
+		{Role: roleRuvio, Durability: durabilityMemory, Shards: 1, Pipeline: 1, Results: []measurement{{Test: "SET", RPS: 1}}},
+		{Role: roleRedis, Durability: durabilityMemory, Shards: 1, Pipeline: 1, Results: []measurement{{Test: "SET", RPS: 1}}},
+		{Role: roleRuvio, Durability: durabilityMemory, Shards: 1, Pipeline: 16, Results: []measurement{{Test: "SET", RPS: 1}}},
+		{Role: roleRedis, Durability: durabilityMemory, Shards: 1, Pipeline: 16, Results: []measurement{{Test: "SET", RPS: 1}}},
+		// everysec got only as far as P=1 (interrupted, say).
+		{Role: roleRuvio, Durability: durabilityEverysec, Shards: 1, Pipeline: 1, Results: []measurement{{Test: "SET", RPS: 2}}},
+		{Role: roleRedis, Durability: durabilityEverysec, Shards: 1, Pipeline: 1, Error: "interrupted"},
+	}
+	got := tableData(buildRows(runs))
+	want := [][]string{
+		{"memory", "1", "SET", "1", "1", "1", "1.00"},
+		{"memory", "1", "SET", "16", "1", "1", "1.00"},
+		{"everysec", "1", "SET", "1", "2", "n/a", "n/a"},
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("got:\n%v\nwant:\n%v", got, want)
 	}
 }
 
@@ -90,6 +124,9 @@ func sampleReport() report {
 		BenchmarkVersion: "redis-benchmark 7.0.15",
 		Requests:         200000,
 		Clients:          50,
+		Tests:            []string{"set", "get"},
+		Pipelines:        []int{1, 16},
+		Plan:             planProfiles([]string{durabilityMemory, durabilityAlways}, []int{1, 2}, []int{1}),
 		Rows:             buildRows(sampleRuns()),
 	}
 }
@@ -106,6 +143,14 @@ func TestHeaderLine(t *testing.T) {
 	}
 }
 
+func TestPlanLine(t *testing.T) {
+	want := `ran: memory at shards 1,2 (redis --appendonly no --save ""); ` +
+		`always at shards 1 (redis --appendonly yes --appendfsync always --save "") | tests set,get | pipelines 1,16`
+	if got := planLine(sampleReport()); got != want {
+		t.Errorf("got  %q\nwant %q", got, want)
+	}
+}
+
 func TestRenderTable(t *testing.T) {
 	var text, md bytes.Buffer
 	if err := renderTable(&text, sampleReport(), false); err != nil {
@@ -116,13 +161,18 @@ func TestRenderTable(t *testing.T) {
 	}
 	t.Logf("text:\n%s", text.String())
 	t.Logf("markdown:\n%s", md.String())
-	for _, want := range []string{"ruvio ops/s", "redis ops/s", "ratio", "3.00", "n/a", "8 CPUs"} {
+	for _, want := range []string{"durability", "ruvio ops/s", "redis ops/s", "ratio", "3.00", "n/a", "8 CPUs", "always", "ran: memory at shards 1,2"} {
 		if !strings.Contains(text.String(), want) {
 			t.Errorf("text table lacks %q", want)
 		}
 	}
-	if !strings.HasPrefix(md.String(), "# ruvio vs redis\n\n") {
-		t.Errorf("markdown does not start with a title: %q", md.String())
+	textLines := strings.Split(text.String(), "\n")
+	if len(textLines) < 2 || textLines[0] != headerLine(sampleReport()) || textLines[1] != planLine(sampleReport()) {
+		t.Errorf("text table does not start with the header and plan lines:\n%s", text.String())
+	}
+	wantStart := "# ruvio vs redis\n\n" + headerLine(sampleReport()) + "\n\n" + planLine(sampleReport()) + "\n\n"
+	if !strings.HasPrefix(md.String(), wantStart) {
+		t.Errorf("markdown does not start with a title, header and plan: %q", md.String())
 	}
 	mdLines := strings.Split(strings.TrimSpace(md.String()), "\n")
 	var tableLines []string
@@ -134,6 +184,9 @@ func TestRenderTable(t *testing.T) {
 	// Header, separator and one line per row.
 	if len(tableLines) != 2+len(sampleReport().Rows) {
 		t.Errorf("markdown has %d table lines, want %d:\n%s", len(tableLines), 2+len(sampleReport().Rows), md.String())
+	}
+	if got, want := markdownHeader(md.String()), "durability,shards,test,pipeline,ruvio ops/s,redis ops/s,ratio"; got != want {
+		t.Errorf("markdown header %q, want %q", got, want)
 	}
 }
 

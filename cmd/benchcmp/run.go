@@ -5,8 +5,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"log/slog"
 	"os"
+	"path/filepath"
 	"runtime"
 	"time"
 )
@@ -15,10 +17,10 @@ import (
 // the server dies during start-up (most likely a lost port race).
 const startAttempts = 3
 
-// run measures both sides for every shard count and pipeline depth, prints
-// the table to stdout and writes the --out and --json files. ruvio and redis
-// say how to launch each side. The report is returned even with an error so
-// that whatever was measured is not lost.
+// run measures both sides for every durability profile, shard count and
+// pipeline depth, prints the table to stdout and writes the --out and --json
+// files. ruvio and redis say how to launch each side. The report is
+// returned even with an error so that whatever was measured is not lost.
 func run(ctx context.Context, cfg config, ruvio, redis serverKind, stdout io.Writer, log *slog.Logger) (report, error) {
 	// --cluster is about ruvio's shard routing; redis-benchmark refuses
 	// cluster mode against fewer than three nodes, so the stock
@@ -35,20 +37,27 @@ func run(ctx context.Context, cfg config, ruvio, redis serverKind, stdout io.Wri
 		Requests:         cfg.Requests,
 		Clients:          cfg.Clients,
 		Cluster:          cfg.Cluster,
+		Tests:            cfg.Tests,
+		Pipelines:        cfg.Pipelines,
+		Plan:             planProfiles(cfg.Durability, cfg.Shards, cfg.DurabilityShards),
 	}
 	log.Info("benchcmp starting", "ruvio", rep.Ruvio.Version, "redis", rep.Redis.Version,
 		"benchmark", rep.BenchmarkVersion, "cpus", rep.CPUs)
 
 	alloc := &portAllocator{next: cfg.BasePort, free: portFree}
 	var errs []error
-	for _, shards := range cfg.Shards {
-		runs, err := runShardGroup(ctx, cfg, ruvio, redis, shards, alloc, log.With("shards", shards))
-		rep.Runs = append(rep.Runs, runs...)
-		if err != nil {
-			errs = append(errs, fmt.Errorf("shards=%d: %w", shards, err))
-		}
-		if ctx.Err() != nil {
-			break
+groups:
+	for _, plan := range rep.Plan {
+		for _, shards := range plan.Shards {
+			glog := log.With("durability", plan.Durability, "shards", shards)
+			runs, err := runGroup(ctx, cfg, ruvio, redis, plan.Durability, shards, alloc, glog)
+			rep.Runs = append(rep.Runs, runs...)
+			if err != nil {
+				errs = append(errs, fmt.Errorf("durability=%s shards=%d: %w", plan.Durability, shards, err))
+			}
+			if ctx.Err() != nil {
+				break groups
+			}
 		}
 	}
 	if ctx.Err() != nil {
@@ -72,22 +81,25 @@ func run(ctx context.Context, cfg config, ruvio, redis serverKind, stdout io.Wri
 	return rep, errors.Join(errs...)
 }
 
-// runShardGroup starts one ruvio with the given shard count and one
-// redis-server, benchmarks both at every pipeline depth and stops them.
-func runShardGroup(ctx context.Context, cfg config, ruvio, redis serverKind, shards int, alloc *portAllocator, log *slog.Logger) ([]runResult, error) {
-	root, err := os.MkdirTemp("", fmt.Sprintf("benchcmp-s%d-", shards))
+// runGroup starts one ruvio with the given shard count and one
+// redis-server, both with the given durability profile, benchmarks both at
+// every pipeline depth and stops them. Their files live in a temporary
+// directory that is removed before runGroup returns, so that a persistent
+// profile's logs never pile up on the disk across groups.
+func runGroup(ctx context.Context, cfg config, ruvio, redis serverKind, durability string, shards int, alloc *portAllocator, log *slog.Logger) ([]runResult, error) {
+	root, err := os.MkdirTemp("", fmt.Sprintf("benchcmp-%s-s%d-", durability, shards))
 	if err != nil {
 		return nil, err
 	}
 	// Deferred first so that it runs last, after both servers are gone.
-	defer os.RemoveAll(root)
+	defer removeAll(root, log)
 
-	a, err := launch(ctx, ruvio, shards, root, alloc, log)
+	a, err := launch(ctx, ruvio, shards, durability, root, alloc, log)
 	if err != nil {
 		return nil, err
 	}
 	defer stopServer(a, log)
-	b, err := launch(ctx, redis, shards, root, alloc, log)
+	b, err := launch(ctx, redis, shards, durability, root, alloc, log)
 	if err != nil {
 		return nil, err
 	}
@@ -122,9 +134,10 @@ func runShardGroup(ctx context.Context, cfg config, ruvio, redis serverKind, sha
 	return runs, errors.Join(errs...)
 }
 
-// launch starts kind on freshly allocated ports, retrying on other ports if
-// the server dies during start-up.
-func launch(ctx context.Context, kind serverKind, shards int, root string, alloc *portAllocator, log *slog.Logger) (*server, error) {
+// launch starts kind with the given shard count and durability profile on
+// freshly allocated ports, retrying on other ports if the server dies during
+// start-up.
+func launch(ctx context.Context, kind serverKind, shards int, durability, root string, alloc *portAllocator, log *slog.Logger) (*server, error) {
 	var err error
 	for attempt := 1; attempt <= startAttempts; attempt++ {
 		port, perr := alloc.take(kind.Width(shards))
@@ -134,7 +147,7 @@ func launch(ctx context.Context, kind serverKind, shards int, root string, alloc
 		log.Info("starting server", "server", kind.Name, "port", port, "attempt", attempt)
 		start := time.Now()
 		var s *server
-		s, err = startServer(ctx, kind, port, shards, root)
+		s, err = startServer(ctx, kind, port, shards, durability, root)
 		if err == nil {
 			log.Info("server ready", "server", kind.Name, "port", port, "after", time.Since(start).Round(time.Millisecond))
 			return s, nil
@@ -145,6 +158,35 @@ func launch(ctx context.Context, kind serverKind, shards int, root string, alloc
 		log.Warn("server exited during start-up, trying other ports", "server", kind.Name, "port", port, "err", err)
 	}
 	return nil, err
+}
+
+// removeAll deletes a group's directory, logging how much disk that gave
+// back. A failure is only logged: the numbers are already taken.
+func removeAll(dir string, log *slog.Logger) {
+	size := dirSize(dir)
+	if err := os.RemoveAll(dir); err != nil {
+		log.Warn("could not remove temporary directory", "dir", dir, "err", err)
+		return
+	}
+	log.Info("temporary directory removed", "dir", dir, "bytes", size)
+}
+
+// dirSize is the total size of the regular files under dir, 0 when it
+// cannot be read.
+func dirSize(dir string) int64 {
+	var n int64
+	filepath.WalkDir(dir, func(_ string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return nil
+		}
+		if d.Type().IsRegular() {
+			if info, err := d.Info(); err == nil {
+				n += info.Size()
+			}
+		}
+		return nil
+	})
+	return n
 }
 
 // stopServer stops s and logs an unexpected exit status; by the time it
@@ -161,12 +203,14 @@ func stopServer(s *server, log *slog.Logger) {
 func benchOne(ctx context.Context, cfg config, role string, s *server, pipeline int, log *slog.Logger) runResult {
 	args := benchArgs(s.port, cfg.Tests, cfg.Requests, cfg.Clients, pipeline, s.kind.Cluster)
 	res := runResult{
-		Role:     role,
-		Server:   s.kind.Name,
-		Shards:   s.shards,
-		Pipeline: pipeline,
-		Port:     s.port,
-		Args:     args,
+		Role:       role,
+		Server:     s.kind.Name,
+		Durability: s.durability,
+		Shards:     s.shards,
+		Pipeline:   pipeline,
+		Port:       s.port,
+		ServerArgs: s.args,
+		Args:       args,
 	}
 	// redis-benchmark spins until its timeout against a dead server, so
 	// do not even start it once the server is gone.

@@ -39,9 +39,9 @@ type serverKind struct {
 	// Path is the executable.
 	Path string
 	// Args returns the command line for a server listening on port (and,
-	// for ruvio, the ports after it) with the given shard count, storing
-	// its files in dir.
-	Args func(port, shards int, dir string) []string
+	// for ruvio, the ports after it) with the given shard count and
+	// durability profile, storing its files in dir.
+	Args func(port, shards int, durability, dir string) []string
 	// Width is how many consecutive ports the server occupies.
 	Width func(shards int) int
 	// VersionArgs make Path print its version.
@@ -51,18 +51,18 @@ type serverKind struct {
 	Cluster bool
 }
 
-// ruvioKind launches `ruvio server` with in-memory durability, so that the
-// comparison with a persistence-free redis-server is like for like.
+// ruvioKind launches `ruvio server` with the durability profile under
+// test, keeping its files in the run's throwaway directory.
 func ruvioKind(path string) serverKind {
 	return serverKind{
 		Name: "ruvio",
 		Path: path,
-		Args: func(port, shards int, dir string) []string {
+		Args: func(port, shards int, durability, dir string) []string {
 			return []string{"server",
 				"--port", strconv.Itoa(port),
 				"--shards", strconv.Itoa(shards),
 				"--bind", "127.0.0.1",
-				"--durability", "memory",
+				"--durability", durability,
 				"--data-dir", dir,
 			}
 		},
@@ -71,20 +71,20 @@ func ruvioKind(path string) serverKind {
 	}
 }
 
-// redisKind launches a redis-server with RDB and AOF off. It ignores the
-// shard count: the baseline is always one stock redis-server process.
+// redisKind launches a redis-server with the persistence matching the
+// durability profile (see redisPersistence). It ignores the shard count:
+// the baseline is always one stock redis-server process.
 func redisKind(path string) serverKind {
 	return serverKind{
 		Name: "redis",
 		Path: path,
-		Args: func(port, _ int, dir string) []string {
-			return []string{
+		Args: func(port, _ int, durability, dir string) []string {
+			args := []string{
 				"--port", strconv.Itoa(port),
 				"--bind", "127.0.0.1",
-				"--save", "",
-				"--appendonly", "no",
 				"--dir", dir,
 			}
+			return append(args, redisPersistence(durability)...)
 		},
 		Width:       func(int) int { return 1 },
 		VersionArgs: []string{"--version"},
@@ -93,14 +93,16 @@ func redisKind(path string) serverKind {
 
 // server is a running server process that we started and must stop.
 type server struct {
-	kind    serverKind
-	port    int
-	shards  int
-	logPath string
-	cmd     *exec.Cmd
-	cancel  context.CancelFunc
-	exited  chan struct{}
-	waitErr error // valid once exited is closed
+	kind       serverKind
+	port       int
+	shards     int
+	durability string
+	args       []string
+	logPath    string
+	cmd        *exec.Cmd
+	cancel     context.CancelFunc
+	exited     chan struct{}
+	waitErr    error // valid once exited is closed
 }
 
 // addr is where clients (and redis-benchmark) connect.
@@ -108,10 +110,11 @@ func (s *server) addr() string {
 	return net.JoinHostPort("127.0.0.1", strconv.Itoa(s.port))
 }
 
-// startServer starts kind on port with its data in a fresh directory under
-// root and waits until it answers PING. The server shuts down when ctx is
+// startServer starts kind on port with the given shard count and
+// durability profile, its data in a fresh directory under root, and waits
+// until it answers PING. The server shuts down when ctx is
 // cancelled, so an interrupted run never leaves servers behind.
-func startServer(ctx context.Context, kind serverKind, port, shards int, root string) (*server, error) {
+func startServer(ctx context.Context, kind serverKind, port, shards int, durability, root string) (*server, error) {
 	dir, err := os.MkdirTemp(root, kind.Name+"-data-")
 	if err != nil {
 		return nil, err
@@ -124,8 +127,9 @@ func startServer(ctx context.Context, kind serverKind, port, shards int, root st
 		return nil, err
 	}
 
+	args := kind.Args(port, shards, durability, dir)
 	sctx, cancel := context.WithCancel(ctx)
-	cmd := exec.CommandContext(sctx, kind.Path, kind.Args(port, shards, dir)...)
+	cmd := exec.CommandContext(sctx, kind.Path, args...)
 	cmd.Dir = dir
 	cmd.Stdout = logFile
 	cmd.Stderr = logFile
@@ -140,13 +144,15 @@ func startServer(ctx context.Context, kind serverKind, port, shards int, root st
 	}
 
 	s := &server{
-		kind:    kind,
-		port:    port,
-		shards:  shards,
-		logPath: logPath,
-		cmd:     cmd,
-		cancel:  cancel,
-		exited:  make(chan struct{}),
+		kind:       kind,
+		port:       port,
+		shards:     shards,
+		durability: durability,
+		args:       args,
+		logPath:    logPath,
+		cmd:        cmd,
+		cancel:     cancel,
+		exited:     make(chan struct{}),
 	}
 	go func() {
 		s.waitErr = cmd.Wait()
