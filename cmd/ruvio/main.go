@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/ruvio/ruvio/ruvio/acl"
+	"github.com/ruvio/ruvio/ruvio/clock"
 	"github.com/ruvio/ruvio/ruvio/config"
 	"github.com/ruvio/ruvio/ruvio/server"
 )
@@ -52,6 +53,10 @@ func runServer(args []string) int {
 		return 2
 	}
 	log := newLogger(cfg)
+	if err := clock.FromEnvironment(log); err != nil {
+		log.Error("bad clock skew", "err", err)
+		return 2
+	}
 	srv, err := server.New(cfg, log)
 	if err != nil {
 		log.Error("cannot start", "err", err)

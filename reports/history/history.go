@@ -1,0 +1,150 @@
+// Package history is the record of a chaos run: every client operation
+// with its outcome and times, and every fault the nemesis injected, one
+// JSON object per line (history.jsonl). Checkers and reports read it;
+// `chaos analyze` re-checks a saved one.
+package history
+
+import (
+	"bufio"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"sort"
+)
+
+// Outcome of an operation, as Jepsen names them.
+const (
+	// OK: the server acknowledged the operation.
+	OK = "ok"
+	// Fail: the operation certainly did not happen (an error reply such
+	// as NOREPLICAS, READONLY, or a refused connection).
+	Fail = "fail"
+	// Info: indeterminate — a timeout or a connection lost after sending.
+	// It may or may not have happened; checkers never count it as lost
+	// nor as acknowledged.
+	Info = "info"
+)
+
+// Operation functions recorded by the workloads.
+const (
+	FAdd   = "add"   // add Value to the set at Key (SADD/RPUSH)
+	FRead  = "read"  // read the whole set at Key (final or intermediate): Values
+	FWrite = "write" // register: SET Key Value
+	FGet   = "get"   // register: GET Key -> Value ("" and Nil=true for none)
+	FCAS   = "cas"   // register: compare-and-set Key from Expect to Value
+)
+
+// Op is one client operation: invoked at T0, completed at T1 (both in
+// nanoseconds since the run started, monotonic).
+type Op struct {
+	Process int      `json:"process"`
+	Type    string   `json:"type"` // OK, Fail or Info
+	F       string   `json:"f"`
+	Key     string   `json:"key,omitempty"`
+	Value   string   `json:"value,omitempty"`
+	Nil     bool     `json:"nil,omitempty"` // a get that found no value
+	Expect  string   `json:"expect,omitempty"`
+	Values  []string `json:"values,omitempty"`
+	T0      int64    `json:"t0"`
+	T1      int64    `json:"t1"`
+	Node    string   `json:"node,omitempty"` // the node the client talked to
+	Err     string   `json:"err,omitempty"`
+	// Final marks the reads made after heal and settle, which decide
+	// what survived.
+	Final bool `json:"final,omitempty"`
+}
+
+// Fault is one injected fault: a kind (partition, kill, pause, clock, ...),
+// its target (a node, or a partition shape's description) and its window
+// in milliseconds since the run started (EndMs is 0 while it lasts).
+type Fault struct {
+	Kind    string `json:"kind"`
+	Target  string `json:"target"`
+	StartMs int64  `json:"start_ms"`
+	EndMs   int64  `json:"end_ms"`
+	// Note says what the fault is and is not, e.g. "SIGSTOP: the kernel
+	// still accepts connections; not a partition".
+	Note string `json:"note,omitempty"`
+}
+
+// Event is one line of history.jsonl: exactly one of its fields is set.
+type Event struct {
+	Op    *Op    `json:"op,omitempty"`
+	Fault *Fault `json:"fault,omitempty"`
+}
+
+// History is a whole run's record.
+type History struct {
+	Ops    []Op
+	Faults []Fault
+}
+
+// Write encodes h as JSON lines, ops in completion order then faults.
+func (h *History) Write(w io.Writer) error {
+	bw := bufio.NewWriter(w)
+	enc := json.NewEncoder(bw)
+	for i := range h.Ops {
+		if err := enc.Encode(Event{Op: &h.Ops[i]}); err != nil {
+			return err
+		}
+	}
+	for i := range h.Faults {
+		if err := enc.Encode(Event{Fault: &h.Faults[i]}); err != nil {
+			return err
+		}
+	}
+	return bw.Flush()
+}
+
+// WriteFile writes h to path.
+func (h *History) WriteFile(path string) error {
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	if err := h.Write(f); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
+}
+
+// Read decodes a history written by Write.
+func Read(r io.Reader) (*History, error) {
+	h := &History{}
+	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 1<<20), 64<<20)
+	line := 0
+	for sc.Scan() {
+		line++
+		var e Event
+		if err := json.Unmarshal(sc.Bytes(), &e); err != nil {
+			return nil, fmt.Errorf("history line %d: %w", line, err)
+		}
+		switch {
+		case e.Op != nil:
+			h.Ops = append(h.Ops, *e.Op)
+		case e.Fault != nil:
+			h.Faults = append(h.Faults, *e.Fault)
+		default:
+			return nil, fmt.Errorf("history line %d: neither an op nor a fault", line)
+		}
+	}
+	return h, sc.Err()
+}
+
+// ReadFile reads a history from path.
+func ReadFile(path string) (*History, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return Read(f)
+}
+
+// SortByInvoke orders ops by invocation time.
+func (h *History) SortByInvoke() {
+	sort.SliceStable(h.Ops, func(i, j int) bool { return h.Ops[i].T0 < h.Ops[j].T0 })
+}
