@@ -8,7 +8,11 @@ LDFLAGS   := -X github.com/ruvio/ruvio/ruvio/server.BuildVersion=$(VERSION)
 STATICCHECK := honnef.co/go/tools/cmd/staticcheck@v0.8.2
 BENCH_ARGS ?=
 
-.PHONY: build run test fuzz bench lint image clean
+SCENARIO  ?= crash
+BACKEND   ?= auto
+CHAOS_ARGS ?=
+
+.PHONY: build run test fuzz bench lint image chaos clean
 
 build:
 	CGO_ENABLED=0 $(GO) build -ldflags '$(LDFLAGS)' -o $(BIN) ./cmd/ruvio
@@ -34,6 +38,12 @@ bench: build
 	@command -v redis-server >/dev/null && command -v redis-benchmark >/dev/null || \
 		(echo "installing redis-server and redis-tools"; apt-get update -qq && apt-get install -y -qq redis-server redis-tools)
 	$(GO) run ./cmd/benchcmp --ruvio ./$(BIN) $(BENCH_ARGS)
+
+# One chaos scenario (chaos list shows them) with the Docker backend when
+# an engine answers, else local processes; it prints which. Results go to
+# results/<scenario>/<timestamp>/ (and results/<scenario>/latest).
+chaos:
+	$(GO) run ./cmd/chaos run $(SCENARIO) --backend $(BACKEND) $(CHAOS_ARGS)
 
 lint:
 	@out=$$(gofmt -l .); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi

@@ -1,0 +1,456 @@
+package docker
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/netip"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/moby/moby/api/types/network"
+	"github.com/moby/moby/client"
+	"github.com/testcontainers/testcontainers-go"
+	tcnetwork "github.com/testcontainers/testcontainers-go/network"
+
+	"github.com/ruvio/ruvio/chaos"
+)
+
+// node is one container of a run.
+type node struct {
+	spec chaos.NodeSpec
+	ctr  *testcontainers.DockerContainer
+	ip   netip.Addr
+}
+
+// cluster is a running topology on Docker.
+type cluster struct {
+	log      *slog.Logger
+	provider *testcontainers.DockerProvider
+	api      client.APIClient
+	runID    string
+	shards   int
+	net      *testcontainers.DockerNetwork
+	// gateway is the host's address on the run network: the source of the
+	// harness's own traffic, hence the Client's address for Cut.
+	gateway netip.Addr
+	subnet  netip.Prefix
+	nodes   map[string]*node
+	order   []string
+
+	// mu serialises faults, so the set of cut links and the iptables rules
+	// installed for them never disagree.
+	mu  sync.Mutex
+	cut map[chaos.Link]bool
+	// closed makes Close idempotent.
+	closed bool
+}
+
+var _ chaos.Cluster = (*cluster)(nil)
+
+// startCluster makes the run's network and containers and waits for them.
+func startCluster(ctx context.Context, log *slog.Logger, provider *testcontainers.DockerProvider, topo chaos.Topology, image, runID string) (*cluster, error) {
+	shards := topo.Shards
+	if shards <= 0 {
+		shards = 1
+	}
+	c := &cluster{
+		log: log.With("run", runID), provider: provider, api: provider.Client(),
+		runID: runID, shards: shards, nodes: map[string]*node{}, cut: map[chaos.Link]bool{},
+	}
+	fail := func(err error) (*cluster, error) {
+		// Remove what was made with a fresh context: ctx may be what failed.
+		cctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		defer cancel()
+		if cerr := c.Close(cctx); cerr != nil {
+			c.log.Warn("cleanup after a failed start", "err", cerr)
+		}
+		return nil, err
+	}
+	if err := c.makeNetwork(ctx); err != nil {
+		return fail(err)
+	}
+	ip := c.gateway
+	for _, spec := range topo.Nodes {
+		if spec.Name == "" || spec.Name == chaos.Client || c.nodes[spec.Name] != nil {
+			return fail(fmt.Errorf("docker backend: bad or repeated node name %q", spec.Name))
+		}
+		// Hand out the addresses after the gateway in topology order.
+		ip = ip.Next()
+		if !c.subnetContains(ip) {
+			return fail(fmt.Errorf("docker backend: run network too small for %d nodes", len(topo.Nodes)))
+		}
+		if err := c.run(ctx, spec, image, ip); err != nil {
+			return fail(err)
+		}
+	}
+	// The nodes were all started first so their start-ups overlap.
+	for _, name := range c.order {
+		if err := c.waitReady(ctx, c.nodes[name]); err != nil {
+			return fail(err)
+		}
+	}
+	return c, nil
+}
+
+// makeNetwork creates the run's bridge network with a fixed subnet, which
+// Docker demands before it lets containers keep fixed addresses. The subnet
+// is one Docker itself picked as free, learnt from a throw-away network,
+// so it cannot collide with the host's routes or other networks.
+func (c *cluster) makeNetwork(ctx context.Context) error {
+	labels := map[string]string{LabelKey: c.runID, ownerLabel: owner()}
+	var lastErr error
+	for attempt := 0; attempt < 3; attempt++ {
+		probe, err := tcnetwork.New(ctx, tcnetwork.WithLabels(labels))
+		if err != nil {
+			return fmt.Errorf("docker backend: create network: %w", err)
+		}
+		cfg, err := c.ipv4Config(ctx, probe.ID)
+		if rerr := probe.Remove(ctx); rerr != nil && err == nil {
+			err = rerr
+		}
+		if err != nil {
+			return fmt.Errorf("docker backend: probe network: %w", err)
+		}
+		nw, err := tcnetwork.New(ctx, tcnetwork.WithLabels(labels),
+			tcnetwork.WithIPAM(&network.IPAM{Driver: "default", Config: []network.IPAMConfig{cfg}}))
+		if err != nil {
+			// Another process may have taken the subnet meanwhile.
+			lastErr = err
+			continue
+		}
+		c.net = nw
+		c.gateway = cfg.Gateway
+		c.subnet = cfg.Subnet
+		return nil
+	}
+	return fmt.Errorf("docker backend: create network: %w", lastErr)
+}
+
+// ipv4Config returns the IPv4 subnet and gateway Docker gave a network.
+func (c *cluster) ipv4Config(ctx context.Context, id string) (network.IPAMConfig, error) {
+	res, err := c.api.NetworkInspect(ctx, id, client.NetworkInspectOptions{})
+	if err != nil {
+		return network.IPAMConfig{}, err
+	}
+	for _, cfg := range res.Network.IPAM.Config {
+		if !cfg.Subnet.Addr().Is4() {
+			continue
+		}
+		if !cfg.Gateway.IsValid() {
+			// Docker's convention: the first address of the subnet.
+			cfg.Gateway = cfg.Subnet.Masked().Addr().Next()
+		}
+		return network.IPAMConfig{Subnet: cfg.Subnet.Masked(), Gateway: cfg.Gateway}, nil
+	}
+	return network.IPAMConfig{}, fmt.Errorf("network %s has no IPv4 subnet", id)
+}
+
+// subnetContains reports whether ip is a usable host address of the run
+// network (not its broadcast address).
+func (c *cluster) subnetContains(ip netip.Addr) bool {
+	return c.subnet.Contains(ip) && c.subnet.Contains(ip.Next())
+}
+
+// run creates and starts one node's container.
+func (c *cluster) run(ctx context.Context, spec chaos.NodeSpec, image string, ip netip.Addr) error {
+	args := append(append([]string{}, spec.Args...),
+		"--bind", "0.0.0.0", "--port", strconv.Itoa(nodePort), "--data-dir", "/data", "--shards", strconv.Itoa(c.shards))
+	env := map[string]string{}
+	for k, v := range spec.Env {
+		env[k] = v
+	}
+	env["RUVIO_FAKETIME_FILE"] = faketimePath
+	netName := c.net.Name
+	ctr, err := testcontainers.Run(ctx, image,
+		testcontainers.WithLogger(tcLogger{c.log}),
+		testcontainers.WithName("ruvio-chaos-"+c.runID+"-"+spec.Name),
+		testcontainers.WithCmd(args...),
+		testcontainers.WithEnv(env),
+		testcontainers.WithLabels(map[string]string{LabelKey: c.runID, ownerLabel: owner(), "ruvio.chaos.node": spec.Name}),
+		// The file must exist before the node starts: an empty file means
+		// no skew, and SetClock later overwrites it.
+		testcontainers.WithFiles(testcontainers.ContainerFile{
+			Reader: strings.NewReader(""), ContainerFilePath: faketimePath, FileMode: 0o644,
+		}),
+		tcnetwork.WithNetwork([]string{spec.Name}, c.net),
+		testcontainers.WithEndpointSettingsModifier(func(m map[string]*network.EndpointSettings) {
+			if es := m[netName]; es != nil {
+				es.IPAMConfig = &network.EndpointIPAMConfig{IPv4Address: ip}
+			}
+		}),
+	)
+	if ctr != nil {
+		// Even a failed Run may leave a container to remove.
+		c.nodes[spec.Name] = &node{spec: spec, ctr: ctr, ip: ip}
+		c.order = append(c.order, spec.Name)
+	}
+	if err != nil {
+		return fmt.Errorf("docker backend: start %s: %w", spec.Name, err)
+	}
+	return nil
+}
+
+// Backend returns "docker".
+func (c *cluster) Backend() string { return "docker" }
+
+// Addr returns the node's address on the run network, shard 0's port.
+func (c *cluster) Addr(name string) string {
+	n := c.nodes[name]
+	if n == nil {
+		return ""
+	}
+	return net.JoinHostPort(n.ip.String(), strconv.Itoa(nodePort))
+}
+
+// get returns the named node or an error naming the topology's nodes.
+func (c *cluster) get(name string) (*node, error) {
+	if n := c.nodes[name]; n != nil {
+		return n, nil
+	}
+	return nil, fmt.Errorf("docker backend: no node %q (have %v)", name, c.order)
+}
+
+// state inspects a node's container.
+func (c *cluster) state(ctx context.Context, n *node) (running bool, pid int, err error) {
+	res, err := c.api.ContainerInspect(ctx, n.ctr.GetContainerID(), client.ContainerInspectOptions{})
+	if err != nil {
+		return false, 0, fmt.Errorf("docker backend: inspect %s: %w", n.spec.Name, err)
+	}
+	st := res.Container.State
+	if st == nil {
+		return false, 0, nil
+	}
+	return st.Running, st.Pid, nil
+}
+
+// signal sends sig to the node's process (PID 1 of its container).
+func (c *cluster) signal(ctx context.Context, n *node, sig string) error {
+	_, err := c.api.ContainerKill(ctx, n.ctr.GetContainerID(), client.ContainerKillOptions{Signal: sig})
+	if err != nil {
+		return fmt.Errorf("docker backend: SIG%s %s: %w", sig, n.spec.Name, err)
+	}
+	return nil
+}
+
+// Kill sends SIGKILL and returns once the container has stopped. Killing a
+// stopped node does nothing.
+func (c *cluster) Kill(ctx context.Context, name string) error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	n, err := c.get(name)
+	if err != nil {
+		return err
+	}
+	if running, _, err := c.state(ctx, n); err != nil || !running {
+		return err
+	}
+	if err := c.signal(ctx, n, "KILL"); err != nil {
+		// It may have died on its own between the inspect and the kill.
+		if running, _, ierr := c.state(ctx, n); ierr == nil && !running {
+			return nil
+		}
+		return err
+	}
+	return c.poll(ctx, 10*time.Second, fmt.Sprintf("%s to stop after SIGKILL", name), func() (bool, error) {
+		running, _, err := c.state(ctx, n)
+		return !running, err
+	})
+}
+
+// Restart starts a stopped node's container again (its /data intact),
+// re-installs the cuts that involve it, and waits until it answers PING
+// unless the harness's own link to it is cut. Restarting a running node
+// does nothing.
+func (c *cluster) Restart(ctx context.Context, name string) error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	n, err := c.get(name)
+	if err != nil {
+		return err
+	}
+	if running, _, err := c.state(ctx, n); err != nil || running {
+		return err
+	}
+	if err := n.ctr.Start(ctx); err != nil {
+		return fmt.Errorf("docker backend: restart %s: %w", name, err)
+	}
+	// The container has a new network namespace: the old rules are gone.
+	if err := c.applyCuts(ctx, name); err != nil {
+		return err
+	}
+	if c.cut[chaos.Link{From: chaos.Client, To: name}] || c.cut[chaos.Link{From: name, To: chaos.Client}] {
+		c.log.Info("restarted node is cut from the harness; not waiting for PING", "node", name)
+		return nil
+	}
+	return c.waitReady(ctx, n)
+}
+
+// Pause sends SIGSTOP. A node that is not running is left alone.
+func (c *cluster) Pause(ctx context.Context, name string) error {
+	return c.stopCont(ctx, name, "STOP")
+}
+
+// Resume sends SIGCONT. A node that is not running is left alone.
+func (c *cluster) Resume(ctx context.Context, name string) error {
+	return c.stopCont(ctx, name, "CONT")
+}
+
+// stopCont signals a running node; a killed node has no process to pause
+// or resume, and Restart brings it back unpaused anyway.
+func (c *cluster) stopCont(ctx context.Context, name, sig string) error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	n, err := c.get(name)
+	if err != nil {
+		return err
+	}
+	running, _, err := c.state(ctx, n)
+	if err != nil {
+		return err
+	}
+	if !running {
+		c.log.Warn("signal to a stopped node ignored", "node", name, "signal", "SIG"+sig)
+		return nil
+	}
+	return c.signal(ctx, n, sig)
+}
+
+// SetClock writes spec into the node's /faketime, which the node re-reads
+// every 100 ms; the file outlives restarts, so the skew does too.
+func (c *cluster) SetClock(ctx context.Context, name, spec string) error {
+	n, err := c.get(name)
+	if err != nil {
+		return err
+	}
+	content := spec
+	if content != "" {
+		content += "\n"
+	}
+	if err := n.ctr.CopyToContainer(ctx, []byte(content), faketimePath, 0o644); err != nil {
+		return fmt.Errorf("docker backend: set clock of %s: %w", name, err)
+	}
+	return nil
+}
+
+// CollectLogs writes each container's output (every start of it, stdout
+// and stderr interleaved) to dir/<node>.log.
+func (c *cluster) CollectLogs(ctx context.Context, dir string) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return fmt.Errorf("docker backend: logs dir: %w", err)
+	}
+	var errs []error
+	for _, name := range c.order {
+		if err := c.saveLog(ctx, c.nodes[name], filepath.Join(dir, name+".log")); err != nil {
+			errs = append(errs, fmt.Errorf("docker backend: logs of %s: %w", name, err))
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// saveLog copies one container's log to path.
+func (c *cluster) saveLog(ctx context.Context, n *node, path string) error {
+	rc, err := n.ctr.Logs(ctx)
+	if err != nil {
+		return err
+	}
+	defer rc.Close()
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	if _, err := io.Copy(f, rc); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
+}
+
+// Close removes the run's containers (killing them at once: their data is
+// discarded anyway) and its network. It is safe to call more than once.
+func (c *cluster) Close(ctx context.Context) error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.closed {
+		return nil
+	}
+	c.closed = true
+	var errs []error
+	for _, name := range c.order {
+		if err := c.nodes[name].ctr.Terminate(ctx, testcontainers.StopTimeout(0)); err != nil {
+			errs = append(errs, fmt.Errorf("docker backend: remove %s: %w", name, err))
+		}
+	}
+	if c.net != nil {
+		if err := c.net.Remove(ctx); err != nil {
+			errs = append(errs, fmt.Errorf("docker backend: remove network: %w", err))
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// waitReady polls every shard of a node with PING until all answer, failing
+// early if the container exits (a bad flag, a corrupt data directory).
+func (c *cluster) waitReady(ctx context.Context, n *node) error {
+	return c.poll(ctx, chaos.ReadyTimeout, n.spec.Name+" to answer PING", func() (bool, error) {
+		for s := 0; s < c.shards; s++ {
+			if ping(ctx, net.JoinHostPort(n.ip.String(), strconv.Itoa(nodePort+s))) != nil {
+				if running, _, err := c.state(ctx, n); err != nil || !running {
+					return false, errors.Join(err, fmt.Errorf("docker backend: %s exited during start-up; see its log", n.spec.Name))
+				}
+				return false, nil
+			}
+		}
+		return true, nil
+	})
+}
+
+// poll calls cond every 50 ms until it reports true or an error, or until
+// timeout or ctx ends.
+func (c *cluster) poll(ctx context.Context, timeout time.Duration, what string, cond func() (bool, error)) error {
+	deadline := time.Now().Add(timeout)
+	for {
+		ok, err := cond()
+		if err != nil || ok {
+			return err
+		}
+		if time.Now().After(deadline) {
+			return fmt.Errorf("docker backend: timed out after %s waiting for %s", timeout, what)
+		}
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("docker backend: waiting for %s: %w", what, ctx.Err())
+		case <-time.After(50 * time.Millisecond):
+		}
+	}
+}
+
+// ping sends one RESP PING and expects +PONG.
+func ping(ctx context.Context, addr string) error {
+	d := net.Dialer{Timeout: 500 * time.Millisecond}
+	conn, err := d.DialContext(ctx, "tcp", addr)
+	if err != nil {
+		return err
+	}
+	defer conn.Close()
+	conn.SetDeadline(time.Now().Add(500 * time.Millisecond))
+	if _, err := conn.Write([]byte("*1\r\n$4\r\nPING\r\n")); err != nil {
+		return err
+	}
+	line, err := bufio.NewReader(conn).ReadString('\n')
+	if err != nil {
+		return err
+	}
+	if strings.TrimSpace(line) != "+PONG" {
+		return fmt.Errorf("PING answered %q", strings.TrimSpace(line))
+	}
+	return nil
+}

@@ -1,0 +1,575 @@
+// Package local is the chaos backend that runs a topology as processes on
+// this machine: node i listens on 127.0.0.<i+2> (or on 127.0.0.1 with its
+// own ports where only that address exists), and every link a scenario may
+// cut goes through a fault Proxy, so partitions work without Docker or root.
+// It is what `go test` and machines without a Docker engine use.
+//
+// Faults map to the process and the proxies: Kill is SIGKILL, Restart runs
+// the same command line on the same data directory, Pause/Resume are
+// SIGSTOP/SIGCONT (the kernel keeps accepting connections to a stopped
+// process: that is not a partition), SetClock rewrites the file named by
+// RUVIO_FAKETIME_FILE, which the node's clock package re-reads, and
+// Cut/Heal act on the proxies (see Proxy for what a cut looks like and the
+// limits of one-way cuts on TCP streams).
+//
+// Limit: the workload reaches a node through Addr, the proxy of shard 0
+// (ShardAddrs lists one proxy per shard). A cluster-aware client that asks
+// CLUSTER SLOTS or follows MOVED learns the node's real ports and bypasses
+// the proxies, so its traffic is not cut. Workloads must dial the proxied
+// addresses only.
+package local
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"syscall"
+
+	"github.com/ruvio/ruvio/chaos"
+)
+
+// Name is the backend's name in flags and summaries.
+const Name = "local"
+
+// backend starts local clusters.
+type backend struct{ log *slog.Logger }
+
+// New returns the local backend. log receives the harness's own events
+// (starts, kills, cuts); the nodes log to <workDir>/<name>.log.
+func New(log *slog.Logger) chaos.Backend {
+	if log == nil {
+		log = slog.New(slog.NewTextHandler(io.Discard, nil))
+	}
+	return &backend{log: log.With("backend", Name)}
+}
+
+// Name returns "local".
+func (b *backend) Name() string { return Name }
+
+// ownedEnv are the settings the backend decides per node; the scenario may
+// not set them, and inherited values are dropped because the node's
+// configuration lets the environment override flags.
+var ownedEnv = []string{"RUVIO_BIND", "RUVIO_PORT", "RUVIO_SHARDS", "RUVIO_DATA_DIR", "RUVIO_FAKETIME", "RUVIO_FAKETIME_FILE"}
+
+// bindRetries is how many times Start picks new ports for a node whose
+// ports another program took between the probe and the node's bind.
+const bindRetries = 3
+
+// Start runs every node of topo with binary, under workDir (created if
+// needed): node "n1" keeps its data in workDir/n1/data, its log in
+// workDir/n1.log and its clock skew in workDir/n1.faketime. It returns
+// once every shard of every node answers PING, within chaos.ReadyTimeout.
+// On failure everything started is stopped again.
+func (b *backend) Start(ctx context.Context, topo chaos.Topology, binary, workDir string) (chaos.Cluster, error) {
+	if err := validate(topo); err != nil {
+		return nil, err
+	}
+	shards := topo.Shards
+	if shards == 0 {
+		shards = 1
+	}
+	bin, err := filepath.Abs(binary)
+	if err != nil {
+		return nil, fmt.Errorf("local backend: binary: %w", err)
+	}
+	if st, err := os.Stat(bin); err != nil {
+		return nil, fmt.Errorf("local backend: binary: %w", err)
+	} else if st.IsDir() {
+		return nil, fmt.Errorf("local backend: binary %s is a directory", bin)
+	}
+	dir, err := filepath.Abs(workDir)
+	if err != nil {
+		return nil, fmt.Errorf("local backend: work dir: %w", err)
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, fmt.Errorf("local backend: work dir: %w", err)
+	}
+
+	c := &Cluster{
+		log:     b.log,
+		workDir: dir,
+		nodes:   make(map[string]*node),
+		proxies: make(map[proxyKey]*Proxy),
+		cuts:    make(map[chaos.Link]bool),
+	}
+	taken := make(map[string]bool)
+	for i, spec := range topo.Nodes {
+		n, err := c.newNode(i, spec, shards, bin, taken)
+		if err != nil {
+			c.Close(context.WithoutCancel(ctx))
+			return nil, err
+		}
+		c.nodes[spec.Name] = n
+		c.order = append(c.order, spec.Name)
+	}
+	// Start every process before waiting for any, so their recoveries
+	// overlap.
+	for _, name := range c.order {
+		n := c.nodes[name]
+		n.mu.Lock()
+		err := n.startLocked()
+		n.mu.Unlock()
+		if err != nil {
+			c.Close(context.WithoutCancel(ctx))
+			return nil, err
+		}
+	}
+	for _, name := range c.order {
+		if err := c.awaitFirstStart(ctx, c.nodes[name], taken); err != nil {
+			c.Close(context.WithoutCancel(ctx))
+			return nil, err
+		}
+	}
+	for _, name := range c.order {
+		n := c.nodes[name]
+		for _, target := range n.addrs() {
+			addr, err := c.Proxy(chaos.Client, name, target)
+			if err != nil {
+				c.Close(context.WithoutCancel(ctx))
+				return nil, err
+			}
+			n.clientAddrs = append(n.clientAddrs, addr)
+		}
+	}
+	c.log.Info("local cluster ready", "nodes", len(c.order), "shards", shards, "work_dir", dir)
+	return c, nil
+}
+
+// validate rejects topologies the backend cannot lay out on disk.
+func validate(topo chaos.Topology) error {
+	if len(topo.Nodes) == 0 {
+		return errors.New("local backend: topology has no nodes")
+	}
+	if topo.Shards < 0 {
+		return fmt.Errorf("local backend: shards = %d", topo.Shards)
+	}
+	seen := make(map[string]bool)
+	for _, spec := range topo.Nodes {
+		name := spec.Name
+		switch {
+		case name == "" || name == chaos.Client || name == "." || name == "..":
+			return fmt.Errorf("local backend: invalid node name %q", name)
+		case strings.ContainsAny(name, `/\`+"\x00"):
+			return fmt.Errorf("local backend: node name %q must not contain a path separator", name)
+		case seen[name]:
+			return fmt.Errorf("local backend: node %q appears twice", name)
+		}
+		seen[name] = true
+		for _, k := range ownedEnv {
+			if _, ok := spec.Env[k]; ok {
+				return fmt.Errorf("local backend: node %q sets %s, which the backend owns", name, k)
+			}
+		}
+	}
+	return nil
+}
+
+// newNode lays out node i: address, ports, directories, clock file and
+// environment.
+func (c *Cluster) newNode(i int, spec chaos.NodeSpec, shards int, bin string, taken map[string]bool) (*node, error) {
+	ns := shards
+	if spec.Role == "coordinator" {
+		// A coordinator has one listener whatever the data nodes' shard
+		// count.
+		ns = 1
+	}
+	n := &node{
+		spec:      spec,
+		ip:        loopbackIP(i, canBind),
+		shards:    ns,
+		binary:    bin,
+		dataDir:   filepath.Join(c.workDir, spec.Name, "data"),
+		logPath:   filepath.Join(c.workDir, spec.Name+".log"),
+		clockPath: filepath.Join(c.workDir, spec.Name+".faketime"),
+		log:       c.log,
+	}
+	if err := c.pickPorts(n, taken); err != nil {
+		return nil, err
+	}
+	if err := os.MkdirAll(n.dataDir, 0o755); err != nil {
+		return nil, fmt.Errorf("node %s: data dir: %w", spec.Name, err)
+	}
+	// An empty file means no skew; a file left by an earlier run in the
+	// same work dir is reset.
+	if err := os.WriteFile(n.clockPath, nil, 0o644); err != nil {
+		return nil, fmt.Errorf("node %s: clock file: %w", spec.Name, err)
+	}
+	n.env = nodeEnv(os.Environ(), spec.Env, n.clockPath)
+	return n, nil
+}
+
+// pickPorts gives n consecutive free ports and records them in taken.
+func (c *Cluster) pickPorts(n *node, taken map[string]bool) error {
+	port, err := freePorts(n.ip, n.shards, taken)
+	if err != nil {
+		return fmt.Errorf("node %s: %w", n.spec.Name, err)
+	}
+	n.port = port
+	for _, a := range n.addrs() {
+		taken[a] = true
+	}
+	return nil
+}
+
+// nodeEnv is the inherited environment without any RUVIO_* variable (so a
+// developer's shell cannot silently change a scenario: the node lets the
+// environment override its flags), then the scenario's settings in a
+// stable order, then the clock file.
+func nodeEnv(inherited []string, extra map[string]string, clockPath string) []string {
+	env := make([]string, 0, len(inherited)+len(extra)+1)
+	for _, kv := range inherited {
+		if !strings.HasPrefix(kv, "RUVIO_") {
+			env = append(env, kv)
+		}
+	}
+	keys := make([]string, 0, len(extra))
+	for k := range extra {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	for _, k := range keys {
+		env = append(env, k+"="+extra[k])
+	}
+	return append(env, "RUVIO_FAKETIME_FILE="+clockPath)
+}
+
+// awaitFirstStart waits for a node started by Start; if it could not bind
+// because its ports were taken meanwhile, it tries new ports.
+func (c *Cluster) awaitFirstStart(ctx context.Context, n *node, taken map[string]bool) error {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	for attempt := 1; ; attempt++ {
+		err := n.waitReadyLocked(ctx)
+		if err == nil {
+			return nil
+		}
+		if attempt >= bindRetries || n.running() || !strings.Contains(tail(n.logPath, 5), "address already in use") {
+			return err
+		}
+		c.log.Warn("node ports taken, picking others", "node", n.spec.Name, "port", n.port)
+		if err := c.pickPorts(n, taken); err != nil {
+			return err
+		}
+		if err := n.startLocked(); err != nil {
+			return err
+		}
+	}
+}
+
+// Cluster is a topology running as local processes. Besides chaos.Cluster
+// it offers ShardAddrs, NodeAddrs and Proxy for links other than
+// client -> node.
+type Cluster struct {
+	log     *slog.Logger
+	workDir string
+	// nodes and order are fixed after Start.
+	nodes map[string]*node
+	order []string
+
+	// mu guards the proxy registry and the cut set.
+	mu      sync.Mutex
+	proxies map[proxyKey]*Proxy
+	cuts    map[chaos.Link]bool
+	closed  bool
+}
+
+// proxyKey names one proxy: a link carries one proxy per target address
+// (a node with two shards has two client -> node proxies).
+type proxyKey struct {
+	link   chaos.Link
+	target string
+}
+
+// Backend returns "local".
+func (c *Cluster) Backend() string { return Name }
+
+// Addr is the proxied address of the node's shard 0, or "" for an unknown
+// node.
+func (c *Cluster) Addr(name string) string {
+	if n := c.nodes[name]; n != nil && len(n.clientAddrs) > 0 {
+		return n.clientAddrs[0]
+	}
+	return ""
+}
+
+// ShardAddrs are the proxied addresses of every shard of the node, shard 0
+// first.
+func (c *Cluster) ShardAddrs(name string) []string {
+	if n := c.nodes[name]; n != nil {
+		return slices.Clone(n.clientAddrs)
+	}
+	return nil
+}
+
+// NodeAddrs are the node's real shard addresses, bypassing every proxy;
+// a later topology hands them to peers only through Proxy.
+func (c *Cluster) NodeAddrs(name string) []string {
+	if n := c.nodes[name]; n != nil {
+		return n.addrs()
+	}
+	return nil
+}
+
+// Proxy returns the listen address of the proxy on link from -> to that
+// forwards to target, creating it on first use. Connections that from
+// opens towards to must dial this address for Cut to reach them: Cut of
+// {from, to} stops the proxy's Forward direction, Cut of {to, from} its
+// Backward (reply) direction. A proxy created while its link is cut starts
+// cut.
+func (c *Cluster) Proxy(from, to, target string) (string, error) {
+	if err := c.checkLink(chaos.Link{From: from, To: to}); err != nil {
+		return "", err
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.closed {
+		return "", errors.New("local cluster is closed")
+	}
+	key := proxyKey{link: chaos.Link{From: from, To: to}, target: target}
+	if p := c.proxies[key]; p != nil {
+		return p.Addr(), nil
+	}
+	p, err := NewProxy(c.log.With("link", from+"->"+to), "127.0.0.1:0", target)
+	if err != nil {
+		return "", err
+	}
+	if c.cuts[key.link] {
+		p.Cut(Forward)
+	}
+	if c.cuts[chaos.Link{From: to, To: from}] {
+		p.Cut(Backward)
+	}
+	c.proxies[key] = p
+	return p.Addr(), nil
+}
+
+// checkLink accepts links between two different known members.
+func (c *Cluster) checkLink(l chaos.Link) error {
+	known := func(s string) bool { return s == chaos.Client || c.nodes[s] != nil }
+	if !known(l.From) || !known(l.To) || l.From == l.To {
+		return fmt.Errorf("local backend: no link %s -> %s in this topology", l.From, l.To)
+	}
+	return nil
+}
+
+func (c *Cluster) node(name string) (*node, error) {
+	n := c.nodes[name]
+	if n == nil {
+		return nil, fmt.Errorf("local backend: no node %q", name)
+	}
+	return n, nil
+}
+
+// Kill sends SIGKILL to the node's process and waits for it to exit. A
+// node that is not running is left alone.
+func (c *Cluster) Kill(ctx context.Context, name string) error {
+	n, err := c.node(name)
+	if err != nil {
+		return err
+	}
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	return n.killLocked(ctx)
+}
+
+// Restart starts a node that is not running with its original command
+// line, on its data, and returns once it answers PING again (the time
+// recovery takes is part of the fault). A running node is left alone.
+func (c *Cluster) Restart(ctx context.Context, name string) error {
+	n, err := c.node(name)
+	if err != nil {
+		return err
+	}
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	if n.running() {
+		return nil
+	}
+	if err := n.startLocked(); err != nil {
+		return err
+	}
+	if err := n.waitReadyLocked(ctx); err != nil {
+		// Leave the node in a known state: down.
+		if kerr := n.killLocked(context.WithoutCancel(ctx)); kerr != nil {
+			err = errors.Join(err, kerr)
+		}
+		return err
+	}
+	return nil
+}
+
+// Pause sends SIGSTOP. It fails with ErrNotRunning on a node that is
+// down.
+func (c *Cluster) Pause(ctx context.Context, name string) error {
+	n, err := c.node(name)
+	if err != nil {
+		return err
+	}
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	if n.paused && n.running() {
+		return nil
+	}
+	if err := n.signalLocked(syscall.SIGSTOP); err != nil {
+		return err
+	}
+	n.markLog("chaos-local: node paused (SIGSTOP)")
+	c.log.Info("node paused", "node", name)
+	return nil
+}
+
+// Resume sends SIGCONT. Resuming a node that is down does nothing: it is
+// not paused.
+func (c *Cluster) Resume(ctx context.Context, name string) error {
+	n, err := c.node(name)
+	if err != nil {
+		return err
+	}
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	if !n.running() {
+		return nil
+	}
+	if err := n.signalLocked(syscall.SIGCONT); err != nil {
+		return err
+	}
+	n.markLog("chaos-local: node resumed (SIGCONT)")
+	c.log.Info("node resumed", "node", name)
+	return nil
+}
+
+// Cut drops traffic on each link, in addition to the links already cut.
+// Links are checked first, so an unknown name changes nothing. A link
+// that no connection uses yet (no proxy registered) is remembered and
+// applies to proxies created later.
+func (c *Cluster) Cut(ctx context.Context, links []chaos.Link) error {
+	for _, l := range links {
+		if err := c.checkLink(l); err != nil {
+			return err
+		}
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for _, l := range links {
+		c.cuts[l] = true
+		back := chaos.Link{From: l.To, To: l.From}
+		hit := 0
+		for key, p := range c.proxies {
+			switch key.link {
+			case l:
+				p.Cut(Forward)
+				hit++
+			case back:
+				p.Cut(Backward)
+				hit++
+			}
+		}
+		if hit == 0 {
+			c.log.Warn("cut link carries no proxied connection yet", "from", l.From, "to", l.To)
+		} else {
+			c.log.Info("link cut", "from", l.From, "to", l.To, "proxies", hit)
+		}
+	}
+	return nil
+}
+
+// Heal restores every link; connections that lived through a cut are
+// closed (see Proxy).
+func (c *Cluster) Heal(ctx context.Context) error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	clear(c.cuts)
+	for _, p := range c.proxies {
+		p.Heal()
+	}
+	c.log.Info("links healed")
+	return nil
+}
+
+// SetClock writes spec to the node's clock file (atomically, by rename),
+// which the node's clock package re-reads every 100 ms; "" removes the
+// skew. The file outlives restarts, as a machine's clock would. Whether
+// spec parses is the clock package's call.
+func (c *Cluster) SetClock(ctx context.Context, name, spec string) error {
+	n, err := c.node(name)
+	if err != nil {
+		return err
+	}
+	if strings.ContainsAny(spec, "\n\r") {
+		return fmt.Errorf("local backend: clock spec %q spans lines", spec)
+	}
+	if err := writeFileAtomic(n.clockPath, []byte(spec)); err != nil {
+		return fmt.Errorf("node %s: clock: %w", name, err)
+	}
+	n.markLog("chaos-local: clock skew set", "spec", spec)
+	c.log.Info("clock set", "node", name, "spec", spec)
+	return nil
+}
+
+// CollectLogs copies every node's log into dir as <node>.log.
+func (c *Cluster) CollectLogs(ctx context.Context, dir string) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return fmt.Errorf("collect logs: %w", err)
+	}
+	var errs []error
+	for _, name := range c.order {
+		if err := ctx.Err(); err != nil {
+			return fmt.Errorf("collect logs: %w", err)
+		}
+		n := c.nodes[name]
+		if err := copyFile(n.logPath, filepath.Join(dir, name+".log")); err != nil {
+			errs = append(errs, fmt.Errorf("collect logs of %s: %w", name, err))
+		}
+	}
+	return errors.Join(errs...)
+}
+
+func copyFile(src, dst string) error {
+	in, err := os.Open(src)
+	if err != nil {
+		return err
+	}
+	defer in.Close()
+	out, err := os.Create(dst)
+	if err != nil {
+		return err
+	}
+	if _, err := io.Copy(out, in); err != nil {
+		out.Close()
+		return err
+	}
+	return out.Close()
+}
+
+// Close kills every node still running (paused ones too) and closes every
+// proxy. The work directory stays, for the logs and data. It is
+// idempotent.
+func (c *Cluster) Close(ctx context.Context) error {
+	var errs []error
+	for _, name := range c.order {
+		n := c.nodes[name]
+		n.mu.Lock()
+		if err := n.killLocked(ctx); err != nil {
+			errs = append(errs, err)
+		}
+		n.mu.Unlock()
+	}
+	c.mu.Lock()
+	c.closed = true
+	proxies := c.proxies
+	c.proxies = make(map[proxyKey]*Proxy)
+	c.mu.Unlock()
+	for _, p := range proxies {
+		if err := p.Close(); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	return errors.Join(errs...)
+}

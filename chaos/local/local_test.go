@@ -1,0 +1,456 @@
+package local
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+
+	"github.com/ruvio/ruvio/chaos"
+)
+
+// binary is the ruvio binary built once for every test of the package.
+var binary string
+
+func TestMain(m *testing.M) {
+	os.Exit(runTests(m))
+}
+
+func runTests(m *testing.M) int {
+	dir, err := os.MkdirTemp("", "chaos-local-bin-")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	defer os.RemoveAll(dir)
+	binary = filepath.Join(dir, "ruvio")
+	build := exec.Command("go", "build", "-o", binary, "github.com/ruvio/ruvio/cmd/ruvio")
+	build.Stdout, build.Stderr = os.Stderr, os.Stderr
+	if err := build.Run(); err != nil {
+		fmt.Fprintln(os.Stderr, "building ruvio:", err)
+		return 1
+	}
+	return m.Run()
+}
+
+// opTimeout is the workload-style client timeout: an operation across a
+// cut or to a paused node must give up after it.
+const opTimeout = 300 * time.Millisecond
+
+func startCluster(t *testing.T, topo chaos.Topology) *Cluster {
+	t.Helper()
+	dir := t.TempDir()
+	ctx, cancel := context.WithTimeout(context.Background(), chaos.ReadyTimeout+10*time.Second)
+	defer cancel()
+	cl, err := New(testLogger(t)).Start(ctx, topo, binary, dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := cl.(*Cluster)
+	t.Cleanup(func() {
+		if t.Failed() {
+			for _, name := range c.order {
+				t.Logf("log of %s:\n%s", name, tail(c.nodes[name].logPath, 30))
+			}
+		}
+		if err := c.Close(context.Background()); err != nil {
+			t.Errorf("Close: %v", err)
+		}
+	})
+	return c
+}
+
+// client dials addr with the workload's timeouts and no retries, so every
+// failure shows.
+func client(t *testing.T, addr string) *redis.Client {
+	t.Helper()
+	rc := redis.NewClient(&redis.Options{
+		Addr:         addr,
+		DialTimeout:  opTimeout,
+		ReadTimeout:  opTimeout,
+		WriteTimeout: opTimeout,
+		MaxRetries:   -1,
+	})
+	t.Cleanup(func() { rc.Close() })
+	return rc
+}
+
+// timesOut checks that a GET gives up with a timeout (not a refusal or a
+// reset, which a partition or a pause would not produce).
+func timesOut(t *testing.T, rc *redis.Client, key string) {
+	t.Helper()
+	start := time.Now()
+	err := rc.Get(context.Background(), key).Err()
+	var ne net.Error
+	if err == nil || !errors.As(err, &ne) || !ne.Timeout() {
+		t.Fatalf("GET %s = %v, want a timeout", key, err)
+	}
+	if d := time.Since(start); d > 3*time.Second {
+		t.Fatalf("GET took %v to time out", d)
+	}
+}
+
+// eventually polls f until it returns nil.
+func eventually(t *testing.T, what string, f func() error) {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		err := f()
+		if err == nil {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%s: %v", what, err)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+func getIs(rc *redis.Client, key, want string) func() error {
+	return func() error {
+		got, err := rc.Get(context.Background(), key).Result()
+		if err != nil {
+			return err
+		}
+		if got != want {
+			return fmt.Errorf("GET %s = %q, want %q", key, got, want)
+		}
+		return nil
+	}
+}
+
+// TestSingleNodeFaults walks one node through every fault the backend
+// offers, checking each through a real client.
+func TestSingleNodeFaults(t *testing.T) {
+	c := startCluster(t, chaos.Topology{Nodes: []chaos.NodeSpec{
+		{Name: "n1", Role: "node", Args: []string{"server", "--durability", "always"}},
+	}})
+	ctx := context.Background()
+	if c.Backend() != "local" || c.Addr("nope") != "" {
+		t.Fatal("Backend or Addr of an unknown node is wrong")
+	}
+	addr := c.Addr("n1")
+	if addr == "" || addr == c.NodeAddrs("n1")[0] {
+		t.Fatalf("Addr(n1) = %q does not go through a proxy (node at %v)", addr, c.NodeAddrs("n1"))
+	}
+	rc := client(t, addr)
+
+	t.Run("set-get", func(t *testing.T) {
+		if err := rc.Set(ctx, "k", "v1", 0).Err(); err != nil {
+			t.Fatal(err)
+		}
+		eventually(t, "GET", getIs(rc, "k", "v1"))
+	})
+
+	t.Run("cut-heal", func(t *testing.T) {
+		if err := c.Cut(ctx, []chaos.Link{{From: chaos.Client, To: "n1"}}); err != nil {
+			t.Fatal(err)
+		}
+		timesOut(t, rc, "k")
+		// A fresh connection hangs too: the cut is not a refusal.
+		timesOut(t, client(t, addr), "k")
+		// The node itself is fine behind the cut.
+		if err := client(t, c.NodeAddrs("n1")[0]).Ping(ctx).Err(); err != nil {
+			t.Fatalf("the node does not answer directly: %v", err)
+		}
+		if err := c.Heal(ctx); err != nil {
+			t.Fatal(err)
+		}
+		eventually(t, "GET after heal", getIs(rc, "k", "v1"))
+	})
+
+	t.Run("reply-cut", func(t *testing.T) {
+		// Cutting only n1 -> client lets the write in and loses its
+		// acknowledgement: an indeterminate operation.
+		if err := c.Cut(ctx, []chaos.Link{{From: "n1", To: chaos.Client}}); err != nil {
+			t.Fatal(err)
+		}
+		err := rc.Set(ctx, "k", "v2", 0).Err()
+		var ne net.Error
+		if !errors.As(err, &ne) || !ne.Timeout() {
+			t.Fatalf("SET across a reply cut = %v, want a timeout", err)
+		}
+		if err := c.Heal(ctx); err != nil {
+			t.Fatal(err)
+		}
+		eventually(t, "the write that lost its reply", getIs(rc, "k", "v2"))
+	})
+
+	t.Run("kill-restart", func(t *testing.T) {
+		if err := rc.Set(ctx, "durable", "yes", 0).Err(); err != nil {
+			t.Fatal(err)
+		}
+		if err := c.Kill(ctx, "n1"); err != nil {
+			t.Fatal(err)
+		}
+		if err := c.Kill(ctx, "n1"); err != nil {
+			t.Fatalf("second Kill: %v", err)
+		}
+		if err := rc.Get(ctx, "durable").Err(); err == nil {
+			t.Fatal("a killed node answered")
+		}
+		if err := c.Pause(ctx, "n1"); !errors.Is(err, ErrNotRunning) {
+			t.Fatalf("Pause of a killed node = %v, want ErrNotRunning", err)
+		}
+		if err := c.Restart(ctx, "n1"); err != nil {
+			t.Fatal(err)
+		}
+		if err := c.Restart(ctx, "n1"); err != nil {
+			t.Fatalf("Restart of a running node: %v", err)
+		}
+		eventually(t, "acknowledged key after restart", getIs(rc, "durable", "yes"))
+	})
+
+	t.Run("pause-resume", func(t *testing.T) {
+		if err := c.Pause(ctx, "n1"); err != nil {
+			t.Fatal(err)
+		}
+		if err := c.Pause(ctx, "n1"); err != nil {
+			t.Fatalf("second Pause: %v", err)
+		}
+		timesOut(t, rc, "durable")
+		if err := c.Resume(ctx, "n1"); err != nil {
+			t.Fatal(err)
+		}
+		eventually(t, "GET after resume", getIs(rc, "durable", "yes"))
+	})
+
+	t.Run("clock", func(t *testing.T) {
+		testSetClock(t, c, rc)
+	})
+
+	t.Run("collect-logs", func(t *testing.T) {
+		dir := t.TempDir()
+		if err := c.CollectLogs(ctx, dir); err != nil {
+			t.Fatal(err)
+		}
+		b, err := os.ReadFile(filepath.Join(dir, "n1.log"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, want := range []string{"ready to accept connections", "node killed (SIGKILL)", "node paused (SIGSTOP)"} {
+			if !bytes.Contains(b, []byte(want)) {
+				t.Errorf("collected log lacks %q", want)
+			}
+		}
+	})
+
+	t.Run("close", func(t *testing.T) {
+		node := c.NodeAddrs("n1")[0]
+		if err := c.Close(ctx); err != nil {
+			t.Fatal(err)
+		}
+		if err := c.Close(ctx); err != nil {
+			t.Fatalf("second Close: %v", err)
+		}
+		if err := ping(ctx, node); err == nil {
+			t.Fatal("the node still answers after Close")
+		}
+		if conn, err := net.DialTimeout("tcp", addr, time.Second); err == nil {
+			conn.Close()
+			t.Fatal("the proxy still accepts after Close")
+		}
+		if _, err := os.Stat(filepath.Join(c.workDir, "n1", "data")); err != nil {
+			t.Fatalf("Close removed the work dir: %v", err)
+		}
+	})
+}
+
+// testSetClock skews the node by an hour and reads TIME. It needs the clock
+// package to honour RUVIO_FAKETIME_FILE; a binary that does not even
+// contain the variable's name cannot, and the test says so rather than
+// pass.
+func testSetClock(t *testing.T, c *Cluster, rc *redis.Client) {
+	ctx := context.Background()
+	b, err := os.ReadFile(binary)
+	if err != nil {
+		t.Fatal(err)
+	}
+	supported := bytes.Contains(b, []byte("RUVIO_FAKETIME_FILE"))
+
+	if err := c.SetClock(ctx, "n1", "+1h"); err != nil {
+		t.Fatal(err)
+	}
+	got, err := os.ReadFile(c.nodes["n1"].clockPath)
+	if err != nil || string(got) != "+1h" {
+		t.Fatalf("clock file holds %q (%v), want +1h", got, err)
+	}
+	if !supported {
+		t.Skip("the ruvio binary does not read RUVIO_FAKETIME_FILE: package ruvio/clock has no FAKETIME support yet, so SetClock cannot move TIME")
+	}
+	skew := func() (time.Duration, error) {
+		tm, err := rc.Time(ctx).Result()
+		if err != nil {
+			return 0, err
+		}
+		return time.Until(tm), nil
+	}
+	eventually(t, "TIME an hour ahead", func() error {
+		d, err := skew()
+		if err != nil {
+			return err
+		}
+		if d < 59*time.Minute || d > 61*time.Minute {
+			return fmt.Errorf("TIME is %v ahead", d)
+		}
+		return nil
+	})
+	if err := c.SetClock(ctx, "n1", ""); err != nil {
+		t.Fatal(err)
+	}
+	eventually(t, "TIME back to real time", func() error {
+		d, err := skew()
+		if err != nil {
+			return err
+		}
+		if d < -time.Minute || d > time.Minute {
+			return fmt.Errorf("TIME is %v ahead", d)
+		}
+		return nil
+	})
+}
+
+// TestTwoNodesTwoShards checks the layout (own address per node, every
+// shard proxied), the environment the nodes get, and that a cut isolates
+// one node's shards while the other node still answers.
+func TestTwoNodesTwoShards(t *testing.T) {
+	// Inherited RUVIO_* settings would override the backend's flags.
+	t.Setenv("RUVIO_PORT", "1")
+	t.Setenv("RUVIO_DURABILITY", "bogus")
+	spec := func(name string) chaos.NodeSpec {
+		return chaos.NodeSpec{Name: name, Role: "node", Args: []string{"server", "--durability", "memory"},
+			Env: map[string]string{"RUVIO_MAXCLIENTS": "77"}}
+	}
+	c := startCluster(t, chaos.Topology{Nodes: []chaos.NodeSpec{spec("n1"), spec("n2")}, Shards: 2})
+	ctx := context.Background()
+
+	ip1, _, _ := net.SplitHostPort(c.NodeAddrs("n1")[0])
+	ip2, _, _ := net.SplitHostPort(c.NodeAddrs("n2")[0])
+	if canBind("127.0.0.3") && (ip1 != "127.0.0.2" || ip2 != "127.0.0.3") {
+		t.Fatalf("nodes on %s and %s, want 127.0.0.2 and 127.0.0.3", ip1, ip2)
+	}
+	for _, name := range []string{"n1", "n2"} {
+		real, proxied := c.NodeAddrs(name), c.ShardAddrs(name)
+		if len(real) != 2 || len(proxied) != 2 || proxied[0] != c.Addr(name) {
+			t.Fatalf("%s: shards %v behind %v", name, real, proxied)
+		}
+		_, p0, _ := net.SplitHostPort(real[0])
+		_, p1, _ := net.SplitHostPort(real[1])
+		if a, _ := strconv.Atoi(p0); strconv.Itoa(a+1) != p1 {
+			t.Fatalf("%s: shard ports %s and %s are not consecutive", name, p0, p1)
+		}
+		for _, a := range proxied {
+			rc := client(t, a)
+			if err := rc.Ping(ctx).Err(); err != nil {
+				t.Fatalf("%s via %s: %v", name, a, err)
+			}
+			mc, err := rc.ConfigGet(ctx, "maxclients").Result()
+			if err != nil || mc["maxclients"] != "77" {
+				t.Fatalf("%s: maxclients = %v (%v), want the scenario's 77", name, mc, err)
+			}
+		}
+	}
+
+	if err := c.Cut(ctx, []chaos.Link{{From: chaos.Client, To: "n1"}, {From: "n1", To: chaos.Client}}); err != nil {
+		t.Fatal(err)
+	}
+	for _, a := range c.ShardAddrs("n1") {
+		timesOut(t, client(t, a), "k")
+	}
+	for _, a := range c.ShardAddrs("n2") {
+		if err := client(t, a).Ping(ctx).Err(); err != nil {
+			t.Fatalf("n2 is cut too: %v", err)
+		}
+	}
+	if err := c.Heal(ctx); err != nil {
+		t.Fatal(err)
+	}
+	eventually(t, "n1 after heal", func() error { return client(t, c.Addr("n1")).Ping(ctx).Err() })
+
+	// A link that no proxy carries yet is remembered: a proxy created on
+	// it while it is cut starts cut.
+	if err := c.Cut(ctx, []chaos.Link{{From: "n1", To: "n2"}}); err != nil {
+		t.Fatal(err)
+	}
+	pa, err := c.Proxy("n1", "n2", c.NodeAddrs("n2")[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	if again, _ := c.Proxy("n1", "n2", c.NodeAddrs("n2")[0]); again != pa {
+		t.Fatalf("Proxy made a second proxy for the same link and target: %s, %s", pa, again)
+	}
+	timesOut(t, client(t, pa), "k")
+	if err := c.Heal(ctx); err != nil {
+		t.Fatal(err)
+	}
+	eventually(t, "n1->n2 after heal", func() error { return client(t, pa).Ping(ctx).Err() })
+
+	if err := c.Cut(ctx, []chaos.Link{{From: "n1", To: "n9"}}); err == nil {
+		t.Fatal("Cut accepted a link to an unknown node")
+	}
+	if _, err := c.Proxy("n1", "n1", "127.0.0.1:1"); err == nil {
+		t.Fatal("Proxy accepted a link from a node to itself")
+	}
+}
+
+func TestStartRejects(t *testing.T) {
+	ctx := context.Background()
+	b := New(nil)
+	if b.Name() != "local" {
+		t.Fatalf("Name = %q", b.Name())
+	}
+	node := func(name string) chaos.NodeSpec { return chaos.NodeSpec{Name: name, Args: []string{"server"}} }
+	bad := map[string]chaos.Topology{
+		"no nodes":     {},
+		"client name":  {Nodes: []chaos.NodeSpec{node(chaos.Client)}},
+		"duplicate":    {Nodes: []chaos.NodeSpec{node("n1"), node("n1")}},
+		"path":         {Nodes: []chaos.NodeSpec{node("../n1")}},
+		"owned env":    {Nodes: []chaos.NodeSpec{{Name: "n1", Env: map[string]string{"RUVIO_PORT": "7000"}}}},
+		"negative":     {Nodes: []chaos.NodeSpec{node("n1")}, Shards: -1},
+		"empty name":   {Nodes: []chaos.NodeSpec{node("")}},
+		"faketime env": {Nodes: []chaos.NodeSpec{{Name: "n1", Env: map[string]string{"RUVIO_FAKETIME": "+1h"}}}},
+	}
+	for what, topo := range bad {
+		if _, err := b.Start(ctx, topo, binary, t.TempDir()); err == nil {
+			t.Errorf("%s: Start accepted the topology", what)
+		}
+	}
+	ok := chaos.Topology{Nodes: []chaos.NodeSpec{node("n1")}}
+	if _, err := b.Start(ctx, ok, filepath.Join(t.TempDir(), "missing"), t.TempDir()); err == nil {
+		t.Error("Start accepted a missing binary")
+	}
+}
+
+// TestStartFailingNode checks that a node that cannot start fails Start
+// with its log in the error, and that nothing stays running.
+func TestStartFailingNode(t *testing.T) {
+	dir := t.TempDir()
+	topo := chaos.Topology{Nodes: []chaos.NodeSpec{
+		{Name: "good", Args: []string{"server", "--durability", "memory"}},
+		{Name: "bad", Args: []string{"server", "--durability", "bogus"}},
+	}}
+	_, err := New(testLogger(t)).Start(context.Background(), topo, binary, dir)
+	if err == nil {
+		t.Fatal("Start succeeded with a node that cannot start")
+	}
+	if !strings.Contains(err.Error(), "bogus") {
+		t.Fatalf("the error does not show the node's log: %v", err)
+	}
+	b, rerr := os.ReadFile(filepath.Join(dir, "good.log"))
+	if rerr != nil {
+		t.Fatal(rerr)
+	}
+	if !bytes.Contains(b, []byte("node killed (SIGKILL)")) {
+		t.Fatalf("the good node was not stopped after the failed start:\n%s", b)
+	}
+}

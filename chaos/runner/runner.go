@@ -1,0 +1,334 @@
+// Package runner carries out a chaos run: build the binary, start the
+// scenario's topology on a backend, run its workloads and fault schedule,
+// heal, settle, read back, check, and write the results folder.
+package runner
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"math/rand/v2"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/ruvio/ruvio/chaos"
+	"github.com/ruvio/ruvio/chaos/scenarios"
+	"github.com/ruvio/ruvio/nemesis"
+	"github.com/ruvio/ruvio/reports/check"
+	"github.com/ruvio/ruvio/reports/history"
+	"github.com/ruvio/ruvio/reports/render"
+	"github.com/ruvio/ruvio/workloads"
+)
+
+// Options are a run's settings from the command line.
+type Options struct {
+	Scenario scenarios.Scenario
+	Backend  chaos.Backend
+	Runs     int
+	Seed     int64
+	// Out is the results root; the run writes Out/<scenario>/<timestamp>.
+	Out string
+	// Duration overrides the scenario's faulty phase when non-zero.
+	Duration time.Duration
+	// Binary is a prebuilt ruvio binary; empty builds one.
+	Binary string
+	// Progress receives the live status lines.
+	Progress io.Writer
+	Log      *slog.Logger
+	// LinearizabilityLimit bounds the porcupine check per run.
+	LinearizabilityLimit time.Duration
+}
+
+// Meta is stored next to the results so `chaos analyze` and `chaos gate`
+// know what they are looking at.
+type Meta struct {
+	Scenario string             `json:"scenario"`
+	Backend  string             `json:"backend"`
+	Seed     int64              `json:"seed"`
+	Runs     int                `json:"runs"`
+	Expect   check.Expectations `json:"expect"`
+	Notes    []string           `json:"notes"`
+	Command  string             `json:"command"`
+}
+
+// Run executes every run of the scenario and returns the results folder.
+func Run(ctx context.Context, o Options) (string, check.Summary, error) {
+	sc := o.Scenario
+	if o.Runs < 1 {
+		o.Runs = 1
+	}
+	dur := sc.Duration
+	if o.Duration > 0 {
+		dur = o.Duration
+	}
+	stamp := time.Now().UTC().Format("20060102-150405")
+	dir := filepath.Join(o.Out, sc.Name, stamp)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return "", check.Summary{}, err
+	}
+	latest := filepath.Join(o.Out, sc.Name, "latest")
+	os.Remove(latest)
+	os.Symlink(stamp, latest)
+	binary := o.Binary
+	if binary == "" {
+		b, err := BuildBinary(ctx, filepath.Join(dir, "bin"))
+		if err != nil {
+			return dir, check.Summary{}, err
+		}
+		binary = b
+	}
+	meta := Meta{Scenario: sc.Name, Backend: o.Backend.Name(), Seed: o.Seed, Runs: o.Runs, Expect: sc.Expect, Notes: sc.Notes,
+		Command: fmt.Sprintf("chaos run %s --backend %s --seed %d --runs %d --duration %s", sc.Name, o.Backend.Name(), o.Seed, o.Runs, dur)}
+	writeJSON(filepath.Join(dir, "meta.json"), meta)
+	fmt.Fprintf(o.Progress, "chaos: scenario %s, backend %s, seed %d, %d run(s) of %s -> %s\n", sc.Name, o.Backend.Name(), o.Seed, o.Runs, dur, dir)
+	var sums []check.Summary
+	for i := 1; i <= o.Runs; i++ {
+		runDir := dir
+		if o.Runs > 1 {
+			runDir = filepath.Join(dir, fmt.Sprintf("run-%d", i))
+		}
+		// Each run draws from its own stream of the seed.
+		rng := rand.New(rand.NewPCG(uint64(o.Seed), uint64(i)))
+		s, err := runOnce(ctx, o, sc, dur, binary, runDir, rng, i)
+		if err != nil {
+			return dir, check.Summary{}, fmt.Errorf("run %d: %w", i, err)
+		}
+		sums = append(sums, s)
+		fmt.Fprintf(o.Progress, "run %d: valid=%s ops=%d acknowledged=%d lost=%d indeterminate=%d linearizable=%s\n",
+			i, s.Valid, s.Ops, s.Acknowledged, s.Lost, s.Indeterminate, linearText(s.Linearizable))
+	}
+	total := check.Merge(sums)
+	total.Scenario, total.Backend, total.Seed, total.Runs = sc.Name, o.Backend.Name(), o.Seed, o.Runs
+	if o.Runs > 1 {
+		writeJSON(filepath.Join(dir, "summary.json"), total)
+	}
+	return dir, total, nil
+}
+
+func linearText(b *bool) string {
+	if b == nil {
+		return "not checked"
+	}
+	return fmt.Sprint(*b)
+}
+
+// runOnce is one run: start, load, faults, heal, settle, read, check.
+func runOnce(ctx context.Context, o Options, sc scenarios.Scenario, dur time.Duration, binary, dir string, rng *rand.Rand, n int) (check.Summary, error) {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return check.Summary{}, err
+	}
+	work := filepath.Join(dir, "work")
+	startCtx, cancel := context.WithTimeout(ctx, 2*chaos.ReadyTimeout)
+	cluster, err := o.Backend.Start(startCtx, sc.Topology, binary, work)
+	cancel()
+	if err != nil {
+		return check.Summary{}, fmt.Errorf("starting the topology: %w", err)
+	}
+	defer func() {
+		closeCtx, cancel := context.WithTimeout(context.Background(), time.Minute)
+		defer cancel()
+		cluster.CollectLogs(closeCtx, filepath.Join(dir, "logs"))
+		if err := cluster.Close(closeCtx); err != nil {
+			o.Log.Warn("closing the cluster failed", "err", err)
+		}
+	}()
+	var nodes []string
+	for _, ns := range sc.Topology.Nodes {
+		if ns.Role == "node" {
+			nodes = append(nodes, ns.Name)
+		}
+	}
+	targets := func() []string {
+		addrs := make([]string, len(nodes))
+		for i, n := range nodes {
+			addrs[i] = cluster.Addr(n)
+		}
+		return addrs
+	}
+	rec := workloads.NewRecorder()
+	steps := sc.Schedule(rng, dur)
+	loadCtx, stopLoad := context.WithTimeout(ctx, dur)
+	defer stopLoad()
+	var wg sync.WaitGroup
+	errs := make(chan error, len(sc.Workloads)+1)
+	for i, spec := range sc.Workloads {
+		spec.KeyPrefix = fmt.Sprintf("%s%d:", spec.Kind, i)
+		wrng := rand.New(rand.NewPCG(rng.Uint64(), uint64(i)))
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if err := workloads.Run(loadCtx, spec, targets, rec, wrng); err != nil && !errors.Is(err, context.DeadlineExceeded) && !errors.Is(err, context.Canceled) {
+				errs <- fmt.Errorf("workload %s: %w", spec.Kind, err)
+			}
+		}()
+	}
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		if err := nemesis.Run(loadCtx, cluster, steps, rec, o.Log); err != nil && !errors.Is(err, context.DeadlineExceeded) && !errors.Is(err, context.Canceled) {
+			errs <- fmt.Errorf("nemesis: %w", err)
+		}
+	}()
+	progressDone := make(chan struct{})
+	go progress(o.Progress, rec, dur, len(steps), n, progressDone)
+	wg.Wait()
+	close(progressDone)
+	close(errs)
+	for err := range errs {
+		return check.Summary{}, err
+	}
+	// Every fault is ended (nemesis.Run heals on return); let the node
+	// settle, then read back what survived.
+	fmt.Fprintf(o.Progress, "run %d: healed; settling %s, then final reads\n", n, sc.Settle)
+	select {
+	case <-time.After(sc.Settle):
+	case <-ctx.Done():
+		return check.Summary{}, ctx.Err()
+	}
+	for i, spec := range sc.Workloads {
+		spec.KeyPrefix = fmt.Sprintf("%s%d:", spec.Kind, i)
+		if err := workloads.FinalRead(ctx, spec, targets(), rec, 20*time.Second); err != nil {
+			o.Log.Warn("final read incomplete", "workload", spec.Kind, "err", err)
+		}
+	}
+	h := rec.History()
+	if err := h.WriteFile(filepath.Join(dir, "history.jsonl")); err != nil {
+		return check.Summary{}, err
+	}
+	return analyze(dir, h, o.Scenario, o.Backend.Name(), o.Seed, o.LinearizabilityLimit)
+}
+
+// analyze checks a history and writes the report files into dir.
+func analyze(dir string, h *history.History, sc scenarios.Scenario, backend string, seed int64, limit time.Duration) (check.Summary, error) {
+	if limit <= 0 {
+		limit = time.Minute
+	}
+	s := check.Analyze(h, check.Options{LinearizabilityLimit: limit, VisualizePath: filepath.Join(dir, "linearizability.html")})
+	s.Scenario, s.Backend, s.Seed, s.Runs = sc.Name, backend, seed, 1
+	for _, miss := range check.Gate(s, sc.Expect) {
+		s.Violations = append(s.Violations, "gate: "+miss)
+	}
+	notes := append(append([]string(nil), sc.Notes...), ttlNotes(h)...)
+	if err := render.Write(dir, h, s, notes); err != nil {
+		return s, fmt.Errorf("writing the report: %w", err)
+	}
+	return s, nil
+}
+
+// Analyze re-checks a saved results folder (each run-N subfolder too) and
+// rewrites its reports.
+func Analyze(dir string, limit time.Duration) ([]check.Summary, error) {
+	meta, err := ReadMeta(dir)
+	if err != nil {
+		return nil, err
+	}
+	sc, ok := scenarios.Get(meta.Scenario)
+	if !ok {
+		return nil, fmt.Errorf("%s: unknown scenario %q", dir, meta.Scenario)
+	}
+	var out []check.Summary
+	for _, d := range RunDirs(dir) {
+		h, err := history.ReadFile(filepath.Join(d, "history.jsonl"))
+		if err != nil {
+			return nil, err
+		}
+		s, err := analyze(d, h, sc, meta.Backend, meta.Seed, limit)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, s)
+	}
+	return out, nil
+}
+
+// RunDirs lists the folders of a result holding one run each.
+func RunDirs(dir string) []string {
+	if _, err := os.Stat(filepath.Join(dir, "history.jsonl")); err == nil {
+		return []string{dir}
+	}
+	matches, _ := filepath.Glob(filepath.Join(dir, "run-*"))
+	return matches
+}
+
+// ReadMeta reads a results folder's meta.json.
+func ReadMeta(dir string) (Meta, error) {
+	var m Meta
+	b, err := os.ReadFile(filepath.Join(dir, "meta.json"))
+	if err != nil {
+		return m, fmt.Errorf("%s is not a chaos results folder: %w", dir, err)
+	}
+	return m, json.Unmarshal(b, &m)
+}
+
+// ReadSummary reads a run folder's summary.json.
+func ReadSummary(dir string) (check.Summary, error) {
+	var s check.Summary
+	b, err := os.ReadFile(filepath.Join(dir, "summary.json"))
+	if err != nil {
+		return s, err
+	}
+	return s, json.Unmarshal(b, &s)
+}
+
+func writeJSON(path string, v any) error {
+	b, err := json.MarshalIndent(v, "", "  ")
+	if err != nil {
+		return err
+	}
+	return os.WriteFile(path, append(b, '\n'), 0o644)
+}
+
+// progress prints a status line every second until done.
+func progress(w io.Writer, rec *workloads.Recorder, dur time.Duration, faults, run int, done <-chan struct{}) {
+	t := time.NewTicker(time.Second)
+	defer t.Stop()
+	start := time.Now()
+	var lastOps int64
+	for {
+		select {
+		case <-done:
+			return
+		case <-t.C:
+			st := rec.Stats()
+			el := time.Since(start).Truncate(time.Second)
+			fmt.Fprintf(w, "run %d | load | %5d ops/s | ok %d fail %d info %d | faults %d/%d | %s elapsed, %s left\n",
+				run, st.Ops-lastOps, st.OK, st.Fail, st.Info, st.Faults, faults, el, (dur - el).Truncate(time.Second))
+			lastOps = st.Ops
+		}
+	}
+}
+
+// BuildBinary builds a static ruvio binary of this repository into dir.
+func BuildBinary(ctx context.Context, dir string) (string, error) {
+	root, err := repoRoot()
+	if err != nil {
+		return "", err
+	}
+	out := filepath.Join(dir, "ruvio")
+	cmd := exec.CommandContext(ctx, "go", "build", "-o", out, "./cmd/ruvio")
+	cmd.Dir = root
+	cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
+	if b, err := cmd.CombinedOutput(); err != nil {
+		return "", fmt.Errorf("building ruvio: %w\n%s", err, b)
+	}
+	return out, nil
+}
+
+func repoRoot() (string, error) {
+	out, err := exec.Command("go", "env", "GOMOD").Output()
+	if err != nil {
+		return "", err
+	}
+	mod := strings.TrimSpace(string(out))
+	if mod == "" || mod == os.DevNull {
+		return "", errors.New("run chaos from inside the ruvio repository")
+	}
+	return filepath.Dir(mod), nil
+}

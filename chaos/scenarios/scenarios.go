@@ -1,0 +1,137 @@
+// Package scenarios is the registry of chaos scenarios: each is a Go value
+// naming its topology, workloads, fault schedule and the thresholds
+// `chaos gate` holds a run to. Randomised schedules draw from the run's
+// seed, so a run can be replayed.
+package scenarios
+
+import (
+	"math/rand/v2"
+	"sort"
+	"time"
+
+	"github.com/ruvio/ruvio/chaos"
+	"github.com/ruvio/ruvio/nemesis"
+	"github.com/ruvio/ruvio/reports/check"
+	"github.com/ruvio/ruvio/workloads"
+)
+
+// Scenario is one runnable experiment.
+type Scenario struct {
+	Name    string
+	Summary string
+	// Topology is what the backend starts.
+	Topology chaos.Topology
+	// Workloads run side by side on disjoint keys.
+	Workloads []workloads.Spec
+	// Duration is the default length of the faulty phase; Settle is the
+	// quiet time after the last fault before the final reads.
+	Duration, Settle time.Duration
+	// Schedule draws the faults for a run of length d.
+	Schedule func(rng *rand.Rand, d time.Duration) []nemesis.Step
+	// Expect is what `chaos gate` requires of a run.
+	Expect check.Expectations
+	// Notes explain the result to the reader of the report.
+	Notes []string
+}
+
+var registry = map[string]Scenario{}
+
+func register(s Scenario) {
+	if _, dup := registry[s.Name]; dup {
+		panic("scenario registered twice: " + s.Name)
+	}
+	registry[s.Name] = s
+}
+
+// Get finds a scenario by name.
+func Get(name string) (Scenario, bool) {
+	s, ok := registry[name]
+	return s, ok
+}
+
+// All returns every scenario sorted by name.
+func All() []Scenario {
+	out := make([]Scenario, 0, len(registry))
+	for _, s := range registry {
+		out = append(out, s)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
+	return out
+}
+
+func i64(n int64) *int64 { return &n }
+
+// singleNode is one data node with the given durability profile.
+func singleNode(durability string) chaos.Topology {
+	return chaos.Topology{Nodes: []chaos.NodeSpec{{Name: "n1", Role: "node",
+		Args: []string{"server", "--durability", durability}}}}
+}
+
+// setAndRegister are the two standard workloads: a set whose losses are
+// counted and registers checked for linearizability.
+func setAndRegister() []workloads.Spec {
+	return []workloads.Spec{
+		{Kind: "set", Clients: 6, Keys: 4},
+		{Kind: "register", Clients: 4, Keys: 3},
+	}
+}
+
+func init() {
+	register(Scenario{
+		Name:      "crash",
+		Summary:   "durability always, concurrent writers; the node is SIGKILLed and restarted every few seconds",
+		Topology:  singleNode("always"),
+		Workloads: setAndRegister(),
+		Duration:  20 * time.Second, Settle: 2 * time.Second,
+		Schedule: func(rng *rand.Rand, d time.Duration) []nemesis.Step {
+			return nemesis.Periodic(rng, nemesis.Kill, "n1", 2*time.Second, 2*time.Second, 2*time.Second, 500*time.Millisecond, d, 0)
+		},
+		Expect: check.Expectations{MaxLost: i64(0), RequireLinearizable: true, MinAcknowledged: 1},
+		Notes: []string{"With durability always a write is acknowledged only after its log record is fsynced, " +
+			"so a SIGKILL may lose writes in flight (indeterminate) but never an acknowledged one."},
+	})
+	register(Scenario{
+		Name:      "crash-memory",
+		Summary:   "positive control: the crash scenario with durability memory; every kill loses data",
+		Topology:  singleNode("memory"),
+		Workloads: setAndRegister(),
+		Duration:  12 * time.Second, Settle: 2 * time.Second,
+		Schedule: func(rng *rand.Rand, d time.Duration) []nemesis.Step {
+			return nemesis.Periodic(rng, nemesis.Kill, "n1", 3*time.Second, 3*time.Second, time.Second, 500*time.Millisecond, d, 0)
+		},
+		Expect: check.Expectations{MinLost: i64(1), ExpectInvalid: true, MinAcknowledged: 1},
+		Notes: []string{"durability memory keeps nothing across a restart: the harness must report lost > 0 and valid = false. " +
+			"A harness that cannot see this loss cannot be trusted on the other scenarios."},
+	})
+	register(Scenario{
+		Name:      "pause",
+		Summary:   "the node is frozen with SIGSTOP for a few seconds, then resumed",
+		Topology:  singleNode("always"),
+		Workloads: setAndRegister(),
+		Duration:  15 * time.Second, Settle: 2 * time.Second,
+		Schedule: func(rng *rand.Rand, d time.Duration) []nemesis.Step {
+			return []nemesis.Step{{Kind: nemesis.Pause, Target: "n1", At: 4 * time.Second, For: 4 * time.Second}}
+		},
+		Expect: check.Expectations{MaxLost: i64(0), RequireLinearizable: true, MinAcknowledged: 1},
+		Notes: []string{"SIGSTOP freezes the process but not its kernel: connections are still accepted and requests " +
+			"queue, so clients see timeouts (indeterminate operations), not refusals. This is not a partition."},
+	})
+	register(Scenario{
+		Name:      "clock",
+		Summary:   "the node's clock runs 10% fast, then jumps 30 s ahead, while TTL keys are written",
+		Topology:  singleNode("always"),
+		Workloads: append(setAndRegister(), workloads.Spec{Kind: "ttl", Clients: 2, Keys: 50}),
+		Duration:  15 * time.Second, Settle: 2 * time.Second,
+		Schedule: func(rng *rand.Rand, d time.Duration) []nemesis.Step {
+			return []nemesis.Step{
+				{Kind: nemesis.Clock, Target: "n1", Clock: "+0 x1.1", At: 2 * time.Second, For: 5 * time.Second},
+				{Kind: nemesis.Clock, Target: "n1", Clock: "+30s", At: 9 * time.Second, For: 3 * time.Second},
+			}
+		},
+		Expect: check.Expectations{MaxLost: i64(0), RequireLinearizable: true, MinAcknowledged: 1},
+		Notes: []string{"EXPIRE and SET EX store absolute wall-clock deadlines computed on the node's clock. " +
+			"A clock running fast expires keys early in real time; a forward jump expires every key whose deadline " +
+			"falls inside the jump at once. Neither loses a write the set and register workloads check: " +
+			"their keys carry no TTL. The ttl workload's reads show the early expiries."},
+	})
+}

@@ -1,0 +1,223 @@
+// Command chaos runs ruvio's fault-injection scenarios and checks what
+// survived:
+//
+//	chaos list
+//	chaos run SCENARIO [--backend docker|local|auto] [--runs N] [--seed S] [--out DIR] [--duration D]
+//	chaos analyze RESULTDIR
+//	chaos gate RESULTDIR...
+package main
+
+import (
+	"bufio"
+	"context"
+	"flag"
+	"fmt"
+	"log/slog"
+	"net"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"text/tabwriter"
+	"time"
+
+	"github.com/ruvio/ruvio/chaos"
+	"github.com/ruvio/ruvio/chaos/docker"
+	"github.com/ruvio/ruvio/chaos/local"
+	"github.com/ruvio/ruvio/chaos/runner"
+	"github.com/ruvio/ruvio/chaos/scenarios"
+	"github.com/ruvio/ruvio/reports/check"
+)
+
+func main() { os.Exit(run(os.Args[1:])) }
+
+func usage() {
+	fmt.Fprintln(os.Stderr, `usage:
+  chaos list
+  chaos run SCENARIO [--backend docker|local|auto] [--runs N] [--seed S] [--out DIR] [--duration D]
+  chaos analyze RESULTDIR
+  chaos gate RESULTDIR...`)
+}
+
+func run(args []string) int {
+	if len(args) == 0 {
+		usage()
+		return 2
+	}
+	switch args[0] {
+	case "list":
+		w := tabwriter.NewWriter(os.Stdout, 0, 4, 2, ' ', 0)
+		for _, s := range scenarios.All() {
+			fmt.Fprintf(w, "%s\t%s\n", s.Name, s.Summary)
+		}
+		w.Flush()
+		return 0
+	case "run":
+		return cmdRun(args[1:])
+	case "analyze":
+		return cmdAnalyze(args[1:])
+	case "gate":
+		return cmdGate(args[1:])
+	case "help", "-h", "--help":
+		usage()
+		return 0
+	}
+	fmt.Fprintf(os.Stderr, "chaos: unknown command %q\n", args[0])
+	usage()
+	return 2
+}
+
+func cmdRun(args []string) int {
+	if len(args) == 0 || strings.HasPrefix(args[0], "-") {
+		usage()
+		return 2
+	}
+	name := args[0]
+	fs := flag.NewFlagSet("run", flag.ContinueOnError)
+	backendName := fs.String("backend", "auto", "docker, local, or auto (docker when an engine answers)")
+	runs := fs.Int("runs", 1, "how many runs")
+	seed := fs.Int64("seed", 0, "seed of the randomised schedule (0: pick one and print it)")
+	out := fs.String("out", "results", "results root")
+	dur := fs.Duration("duration", 0, "length of the faulty phase (0: the scenario's)")
+	binary := fs.String("binary", "", "a prebuilt ruvio binary (default: build one)")
+	limit := fs.Duration("linearizability-limit", time.Minute, "time limit of the linearizability check per run")
+	if err := fs.Parse(args[1:]); err != nil {
+		return 2
+	}
+	sc, ok := scenarios.Get(name)
+	if !ok {
+		fmt.Fprintf(os.Stderr, "chaos: no scenario %q (chaos list shows them)\n", name)
+		return 2
+	}
+	if *seed == 0 {
+		*seed = time.Now().UnixNano() % 1_000_000_000
+	}
+	log := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	backend, why, err := pickBackend(ctx, *backendName, log)
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "chaos: %v\n", err)
+		return 2
+	}
+	fmt.Printf("chaos: backend %s (%s); seed %d (replay: chaos run %s --seed %d)\n", backend.Name(), why, *seed, name, *seed)
+	dir, sum, err := runner.Run(ctx, runner.Options{Scenario: sc, Backend: backend, Runs: *runs, Seed: *seed, Out: *out,
+		Duration: *dur, Binary: *binary, Progress: os.Stdout, Log: log, LinearizabilityLimit: *limit})
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "chaos: %v\n", err)
+		return 1
+	}
+	printSummary(sum)
+	fmt.Printf("results: %s\n", dir)
+	return 0
+}
+
+// pickBackend resolves --backend; auto takes Docker when an engine answers.
+func pickBackend(ctx context.Context, name string, log *slog.Logger) (chaos.Backend, string, error) {
+	switch name {
+	case "local":
+		return local.New(log), "requested", nil
+	case "docker":
+		if !dockerAnswers() {
+			return nil, "", fmt.Errorf("no Docker engine answers (DOCKER_HOST or /var/run/docker.sock)")
+		}
+		docker.Sweep(ctx)
+		return docker.New(log), "requested", nil
+	case "auto":
+		if dockerAnswers() {
+			docker.Sweep(ctx)
+			return docker.New(log), "a Docker engine answers", nil
+		}
+		return local.New(log), "no Docker engine answers", nil
+	}
+	return nil, "", fmt.Errorf("unknown backend %q (docker, local or auto)", name)
+}
+
+// dockerAnswers pings the engine's API on its socket.
+func dockerAnswers() bool {
+	addr := "/var/run/docker.sock"
+	if h := os.Getenv("DOCKER_HOST"); strings.HasPrefix(h, "unix://") {
+		addr = strings.TrimPrefix(h, "unix://")
+	}
+	c, err := net.DialTimeout("unix", addr, time.Second)
+	if err != nil {
+		return false
+	}
+	defer c.Close()
+	c.SetDeadline(time.Now().Add(2 * time.Second))
+	fmt.Fprint(c, "GET /_ping HTTP/1.0\r\nHost: docker\r\n\r\n")
+	line, err := bufio.NewReader(c).ReadString('\n')
+	return err == nil && strings.Contains(line, " 200 ")
+}
+
+func printSummary(s check.Summary) {
+	fmt.Printf("summary: valid=%s ops=%d acknowledged=%d failed=%d indeterminate=%d lost=%d stale=%d linearizable=%s\n",
+		s.Valid, s.Ops, s.Acknowledged, s.Failed, s.Indeterminate, s.Lost, s.Stale, linear(s.Linearizable))
+	for _, v := range s.Violations {
+		fmt.Printf("  violation: %s\n", v)
+	}
+}
+
+func linear(b *bool) string {
+	if b == nil {
+		return "null"
+	}
+	return fmt.Sprint(*b)
+}
+
+func cmdAnalyze(args []string) int {
+	fs := flag.NewFlagSet("analyze", flag.ContinueOnError)
+	limit := fs.Duration("linearizability-limit", time.Minute, "time limit of the linearizability check per run")
+	if err := fs.Parse(args); err != nil || fs.NArg() != 1 {
+		usage()
+		return 2
+	}
+	sums, err := runner.Analyze(fs.Arg(0), *limit)
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "chaos: %v\n", err)
+		return 1
+	}
+	for _, s := range sums {
+		printSummary(s)
+	}
+	return 0
+}
+
+// cmdGate exits 1 when any run of the given results misses a threshold of
+// its scenario, printing which.
+func cmdGate(args []string) int {
+	if len(args) == 0 {
+		usage()
+		return 2
+	}
+	failed := false
+	for _, dir := range args {
+		meta, err := runner.ReadMeta(dir)
+		if err != nil {
+			fmt.Fprintf(os.Stderr, "chaos gate: %v\n", err)
+			return 2
+		}
+		for _, rd := range runner.RunDirs(dir) {
+			s, err := runner.ReadSummary(rd)
+			if err != nil {
+				fmt.Printf("FAIL %s: no summary: %v\n", rd, err)
+				failed = true
+				continue
+			}
+			misses := check.Gate(s, meta.Expect)
+			if len(misses) == 0 {
+				fmt.Printf("pass %s (%s)\n", rd, meta.Scenario)
+				continue
+			}
+			failed = true
+			for _, m := range misses {
+				fmt.Printf("FAIL %s (%s): %s\n", filepath.Clean(rd), meta.Scenario, m)
+			}
+		}
+	}
+	if failed {
+		return 1
+	}
+	return 0
+}

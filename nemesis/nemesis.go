@@ -1,0 +1,193 @@
+// Package nemesis injects faults into a running cluster on a schedule and
+// records each one, start and end, in the run's history.
+package nemesis
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"math/rand/v2"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/ruvio/ruvio/chaos"
+	"github.com/ruvio/ruvio/reports/history"
+)
+
+// Kinds of fault, as they appear in the history and the reports.
+const (
+	Kill      = "kill"      // SIGKILL, then restart at the end of the window
+	Pause     = "pause"     // SIGSTOP, then SIGCONT
+	Partition = "partition" // links cut, then healed
+	Clock     = "clock"     // skewed clock, then reset
+)
+
+// Step is one fault: what, on whom, when it starts and how long it lasts
+// (offsets from the start of the run).
+type Step struct {
+	Kind   string
+	Target string // the node (kill, pause, clock); a shape's name (partition)
+	At     time.Duration
+	For    time.Duration
+	// Links are the directed links a partition cuts.
+	Links []chaos.Link
+	// Clock is the skew spec for a clock fault.
+	Clock string
+}
+
+// Recorder is where faults are written: the workload's recorder.
+type Recorder interface {
+	Fault(f history.Fault) int
+	EndFault(i int, endMs int64)
+	SinceStartMs() int64
+}
+
+// Run executes the schedule against c until it is done or ctx ends,
+// ending every fault it began (restarting killed nodes, resuming paused
+// ones, healing partitions, resetting clocks) before it returns.
+func Run(ctx context.Context, c chaos.Cluster, steps []Step, rec Recorder, log *slog.Logger) error {
+	sort.SliceStable(steps, func(i, j int) bool { return steps[i].At < steps[j].At })
+	type open struct {
+		step  Step
+		index int
+		end   time.Duration
+	}
+	var active []open
+	start := time.Now()
+	wait := func(until time.Duration) bool {
+		d := until - time.Since(start)
+		if d <= 0 {
+			return true
+		}
+		t := time.NewTimer(d)
+		defer t.Stop()
+		select {
+		case <-t.C:
+			return true
+		case <-ctx.Done():
+			return false
+		}
+	}
+	// Faults are ended with a fresh context so that a cancelled run still
+	// leaves the cluster whole for the final reads.
+	end := func(o open) {
+		endCtx, cancel := context.WithTimeout(context.Background(), chaos.ReadyTimeout)
+		defer cancel()
+		if err := undo(endCtx, c, o.step); err != nil {
+			log.Error("ending fault failed", "kind", o.step.Kind, "target", o.step.Target, "err", err)
+		}
+		rec.EndFault(o.index, rec.SinceStartMs())
+		log.Info("fault ended", "kind", o.step.Kind, "target", o.step.Target)
+	}
+	defer func() {
+		for _, o := range active {
+			end(o)
+		}
+	}()
+	for _, st := range steps {
+		// End the faults due before this one starts.
+		for len(active) > 0 {
+			sort.Slice(active, func(i, j int) bool { return active[i].end < active[j].end })
+			if active[0].end > st.At {
+				break
+			}
+			if !wait(active[0].end) {
+				return ctx.Err()
+			}
+			end(active[0])
+			active = active[1:]
+		}
+		if !wait(st.At) {
+			return ctx.Err()
+		}
+		if err := do(ctx, c, st); err != nil {
+			return fmt.Errorf("%s %s: %w", st.Kind, st.Target, err)
+		}
+		i := rec.Fault(history.Fault{Kind: st.Kind, Target: describe(st), StartMs: rec.SinceStartMs(), Note: note(st)})
+		log.Info("fault started", "kind", st.Kind, "target", describe(st), "for", st.For)
+		active = append(active, open{step: st, index: i, end: st.At + st.For})
+	}
+	sort.Slice(active, func(i, j int) bool { return active[i].end < active[j].end })
+	for len(active) > 0 {
+		if !wait(active[0].end) {
+			return ctx.Err()
+		}
+		end(active[0])
+		active = active[1:]
+	}
+	return nil
+}
+
+func do(ctx context.Context, c chaos.Cluster, st Step) error {
+	switch st.Kind {
+	case Kill:
+		return c.Kill(ctx, st.Target)
+	case Pause:
+		return c.Pause(ctx, st.Target)
+	case Partition:
+		return c.Cut(ctx, st.Links)
+	case Clock:
+		return c.SetClock(ctx, st.Target, st.Clock)
+	}
+	return fmt.Errorf("unknown fault kind %q", st.Kind)
+}
+
+func undo(ctx context.Context, c chaos.Cluster, st Step) error {
+	switch st.Kind {
+	case Kill:
+		return c.Restart(ctx, st.Target)
+	case Pause:
+		return c.Resume(ctx, st.Target)
+	case Partition:
+		return c.Heal(ctx)
+	case Clock:
+		return c.SetClock(ctx, st.Target, "")
+	}
+	return nil
+}
+
+func describe(st Step) string {
+	switch st.Kind {
+	case Partition:
+		var parts []string
+		for _, l := range st.Links {
+			parts = append(parts, l.From+"->"+l.To)
+		}
+		return st.Target + " [" + strings.Join(parts, " ") + "]"
+	case Clock:
+		return st.Target + " " + st.Clock
+	}
+	return st.Target
+}
+
+// note says plainly what a fault is and is not, for the report.
+func note(st Step) string {
+	switch st.Kind {
+	case Pause:
+		return "SIGSTOP: the process is frozen but its kernel still accepts TCP connections; not a partition"
+	case Kill:
+		return "SIGKILL, restarted on the same data at the end of the window"
+	case Clock:
+		return "the node's clock package skews wall time (offset, rate); libfaketime cannot reach Go programs"
+	case Partition:
+		return "listed links drop traffic in the direction shown"
+	}
+	return ""
+}
+
+// Periodic returns a schedule repeating one fault: every interval (with up
+// to jitter added, drawn from rng), for length, from first until the run's
+// duration minus settle.
+func Periodic(rng *rand.Rand, kind, target string, first, interval, jitter, length, duration, settle time.Duration) []Step {
+	var steps []Step
+	for at := first; at+length <= duration-settle; {
+		steps = append(steps, Step{Kind: kind, Target: target, At: at, For: length})
+		j := time.Duration(0)
+		if jitter > 0 {
+			j = time.Duration(rng.Int64N(int64(jitter)))
+		}
+		at += length + interval + j
+	}
+	return steps
+}

@@ -1,0 +1,179 @@
+package render
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/ruvio/ruvio/reports/history"
+)
+
+// numberKeys are the summary's scalar figures in the order the report
+// tables them, each with the label a reader sees. Keys a newer checker
+// adds are tabled after these, by name, so nothing measured is hidden.
+var numberKeys = []struct{ key, label string }{
+	{"runs", "runs"},
+	{"valid", "valid"},
+	{"ops", "operations"},
+	{"acknowledged", "acknowledged (ok)"},
+	{"failed", "failed (certainly not applied)"},
+	{"indeterminate", "indeterminate (info)"},
+	{"lost", "lost acknowledged writes"},
+	{"stale", "stale reads"},
+	{"linearizable", "linearizable"},
+	{"failover_ms", "failover time (ms)"},
+	{"unavailable_ms", "unavailable (ms)"},
+	{"two_writer_ms", "two-writer window (ms)"},
+	{"refusal_ms", "refusal time (ms)"},
+}
+
+// headerKeys are printed above the tables rather than in them; listKeys are
+// printed as their own sections.
+var (
+	headerKeys = map[string]bool{"scenario": true, "backend": true, "seed": true}
+	listKeys   = map[string]bool{"lost_keys": true, "faults": true, "violations": true}
+)
+
+// definitions are the meanings of the figures, printed next to the tables
+// so that a number is never read without what it measures. They restate
+// ../shared/FIGURES.md "Definitions" and the history package's outcomes.
+var definitions = []struct{ term, meaning string }{
+	{"failover time", "the time from the moment the nemesis injected the fault until the client " +
+		"first saw a write acknowledged by the new primary. It is measured on the client's side, " +
+		"so it includes detection, election, promotion and the client finding the new primary."},
+	{"lost", "a write the server acknowledged (ok) that is absent from the final read of its group, " +
+		"made after the faults were healed and the cluster settled. Only acknowledged writes can be " +
+		"lost: an indeterminate write that is missing is not a loss."},
+	{"two-writer window", "how long two primaries both acknowledged writes: from the new primary's " +
+		"first acknowledged write to the old primary's last acknowledged write. It is 0 when the old " +
+		"primary stopped acknowledging before the new one started."},
+	{"refusal time", "the time from the fault until the old primary first answered a write with " +
+		"NOREPLICAS, i.e. noticed it may no longer accept writes."},
+	{"indeterminate", "an operation whose outcome the client cannot know (type info): it timed out or " +
+		"its connection dropped after the request was sent, so it may or may not have taken effect. " +
+		"Checkers count it neither as acknowledged nor as lost."},
+}
+
+// reportMarkdown renders report.md.
+func reportMarkdown(h *history.History, s summary, notes []string) string {
+	var b strings.Builder
+	scenario := s.str("scenario", "unknown")
+	backend := s.str("backend", "unknown")
+	seed := s.str("seed", "unknown")
+
+	fmt.Fprintf(&b, "# Chaos run: %s\n\n", mdInline(scenario))
+	fmt.Fprintf(&b, "- scenario: `%s`\n- backend: `%s`\n- seed: `%s`\n", scenario, backend, seed)
+	fmt.Fprintf(&b, "- replay: `chaos run %s --seed %s --backend %s`\n\n", scenario, seed, backend)
+
+	word, why := s.verdict()
+	fmt.Fprintf(&b, "## Verdict: %s\n\n%s\n\n", word, why)
+
+	b.WriteString("## Figures\n\n| figure | value |\n|---|---|\n")
+	seen := map[string]bool{}
+	for _, k := range numberKeys {
+		seen[k.key] = true
+		if _, ok := s[k.key]; !ok {
+			continue
+		}
+		fmt.Fprintf(&b, "| %s | %s |\n", k.label, mdCell(s.str(k.key, notApplicable(k.key))))
+	}
+	var extra []string
+	for k := range s {
+		if !seen[k] && !headerKeys[k] && !listKeys[k] {
+			extra = append(extra, k)
+		}
+	}
+	sort.Strings(extra)
+	for _, k := range extra {
+		fmt.Fprintf(&b, "| %s | %s |\n", mdCell(k), mdCell(s.str(k, "n/a")))
+	}
+	b.WriteString("\n")
+	if keys := s.list("lost_keys"); len(keys) > 0 {
+		fmt.Fprintf(&b, "Lost values (first %d): %s\n\n", len(keys), mdInline(strings.Join(keys, ", ")))
+	}
+
+	writeFaultTable(&b, h)
+
+	b.WriteString("## Violations\n\n")
+	if v := s.list("violations"); len(v) > 0 {
+		for _, line := range v {
+			fmt.Fprintf(&b, "- %s\n", mdInline(line))
+		}
+	} else {
+		b.WriteString("None.\n")
+	}
+	b.WriteString("\n")
+
+	if len(notes) > 0 {
+		b.WriteString("## Notes\n\n")
+		for _, n := range notes {
+			fmt.Fprintf(&b, "- %s\n", strings.TrimSpace(n))
+		}
+		b.WriteString("\n")
+	}
+
+	b.WriteString("## Definitions\n\n")
+	for _, d := range definitions {
+		fmt.Fprintf(&b, "- **%s**: %s\n", d.term, d.meaning)
+	}
+	b.WriteString("\nA figure shown as n/a does not apply to this scenario or was not checked.\n\n")
+
+	b.WriteString("## Files\n\n")
+	fmt.Fprintf(&b, "- [timeline](%s): every client operation as a bar per process, coloured by outcome, "+
+		"with the fault windows shaded.\n", TimelineFile)
+	fmt.Fprintf(&b, "- [latency and throughput plot](%s) (below).\n", PlotFile)
+	b.WriteString("- `history.jsonl`: the raw history; `chaos analyze` on this folder re-checks it.\n\n")
+	fmt.Fprintf(&b, "![latency and throughput](%s)\n", PlotFile)
+	return b.String()
+}
+
+// notApplicable is how a null figure reads: linearizability null means the
+// checker did not run, the timing figures null mean the scenario has no
+// such event.
+func notApplicable(key string) string {
+	if key == "linearizable" {
+		return "not checked"
+	}
+	return "n/a"
+}
+
+func writeFaultTable(b *strings.Builder, h *history.History) {
+	b.WriteString("## Faults\n\n")
+	if len(h.Faults) == 0 {
+		b.WriteString("No fault was injected.\n\n")
+		return
+	}
+	end := runEndMs(h)
+	faults := append([]history.Fault(nil), h.Faults...)
+	sort.SliceStable(faults, func(i, j int) bool { return faults[i].StartMs < faults[j].StartMs })
+	b.WriteString("| kind | target | start | end | duration | note |\n|---|---|---|---|---|---|\n")
+	for _, f := range faults {
+		start, stop, open := faultWindow(f, end)
+		endCell := fmt.Sprintf("%d ms", stop)
+		if open {
+			endCell = "not healed"
+		}
+		dur := time.Duration(stop-start) * time.Millisecond
+		durCell := dur.String()
+		if open {
+			durCell = ">= " + durCell
+		}
+		fmt.Fprintf(b, "| %s | %s | %d ms | %s | %s | %s |\n",
+			mdCell(f.Kind), mdCell(f.Target), start, endCell, durCell, mdCell(faultNote(f)))
+	}
+	b.WriteString("\nTimes are milliseconds since the run started.\n\n")
+}
+
+// mdCell makes text safe inside a markdown table cell: a pipe would start a
+// new column and a newline would end the row.
+func mdCell(s string) string {
+	s = strings.ReplaceAll(s, "|", `\|`)
+	s = strings.ReplaceAll(s, "\r", "")
+	return strings.ReplaceAll(s, "\n", "<br>")
+}
+
+// mdInline keeps free text (keys, error messages) on one line.
+func mdInline(s string) string {
+	return strings.Join(strings.Fields(s), " ")
+}

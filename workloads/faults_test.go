@@ -1,0 +1,159 @@
+package workloads
+
+import (
+	"context"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/ruvio/ruvio/reports/history"
+)
+
+// firstOKAfter returns the first acknowledged op invoked after t, if any.
+func firstOKAfter(h *history.History, t int64) (history.Op, bool) {
+	var best history.Op
+	found := false
+	for _, op := range h.Ops {
+		if op.Type == history.OK && op.T0 >= t && (!found || op.T1 < best.T1) {
+			best, found = op, true
+		}
+	}
+	return best, found
+}
+
+func hasAny(s string, subs ...string) bool {
+	for _, sub := range subs {
+		if strings.Contains(s, sub) {
+			return true
+		}
+	}
+	return false
+}
+
+// SIGKILL mid-run: while the node is down every op fails with a refused
+// dial (fail: nothing was sent); ops that were in flight when it died lost
+// their connection (info). Once the node is back, clients reach it again
+// at once rather than after go-redis's one-second dial back-off.
+func TestKillMidRunRefusedIsFailLostConnectionIsInfo(t *testing.T) {
+	port, dir := freePort(t), t.TempDir()
+	srv := startServer(t, port, dir)
+	rec := NewRecorder()
+	stop := background(t, Spec{Kind: KindSet, Clients: 3, Timeout: 300 * time.Millisecond}, srv.addr, rec, 11)
+	waitFor(t, 10*time.Second, "50 acknowledged ops", func() bool { return rec.Stats().OK >= 50 })
+
+	killAt := rec.Now()
+	srv.kill(t)
+	deadAt := rec.Now()
+	waitFor(t, 10*time.Second, "10 failed ops", func() bool { return rec.Stats().Fail >= 10 })
+	restartAt := rec.Now()
+	startServer(t, port, dir)
+	readyAt := rec.Now()
+	waitFor(t, 10*time.Second, "an op acknowledged by the restarted node", func() bool {
+		_, ok := firstOKAfter(rec.History(), readyAt)
+		return ok
+	})
+	stop()
+
+	h := rec.History()
+	var fails, infos int
+	for _, op := range h.Ops {
+		switch op.Type {
+		case history.Fail:
+			fails++
+			if op.T1 < killAt || op.T0 > readyAt {
+				t.Errorf("op failed while the node was up: %+v", op)
+			}
+			if !strings.Contains(op.Err, "connection refused") {
+				t.Errorf("failed op is not a refused dial: %+v", op)
+			}
+		case history.Info:
+			infos++
+			if op.T0 > restartAt {
+				t.Errorf("op indeterminate though invoked after the node was down: %+v", op)
+			}
+			if !hasAny(op.Err, "EOF", "reset", "broken pipe", "timeout") {
+				t.Errorf("indeterminate op's error is not a lost connection: %+v", op)
+			}
+		case history.OK:
+			if op.T0 > deadAt && op.T1 < restartAt {
+				t.Errorf("op acknowledged while the node was dead: %+v", op)
+			}
+		}
+	}
+	first, _ := firstOKAfter(h, readyAt)
+	if lag := time.Duration(first.T1 - readyAt); lag > 700*time.Millisecond {
+		t.Errorf("first acknowledgement %s after the node answered PING again: go-redis's dial back-off is not bypassed", lag)
+	}
+	t.Logf("%d ops: %d fail (refused), %d info (lost in flight); first ok %s after restart",
+		len(h.Ops), fails, infos, time.Duration(first.T1-readyAt))
+}
+
+// SIGSTOP mid-run: the kernel still accepts connections, so clients see
+// timeouts. A command that timed out on an established connection is info
+// (it sits in the socket and runs when the node resumes); a new connection
+// whose HELLO timed out never carried the command, so that op is fail. The
+// final read after SIGCONT proves both: every acknowledged value is there
+// and no failed one is.
+func TestPauseTimeoutIsInfoAndUnsentIsFail(t *testing.T) {
+	srv := startServer(t, freePort(t), t.TempDir())
+	rec := NewRecorder()
+	spec := Spec{Kind: KindSet, Clients: 3, Timeout: 200 * time.Millisecond}
+	stop := background(t, spec, srv.addr, rec, 12)
+	waitFor(t, 10*time.Second, "50 acknowledged ops", func() bool { return rec.Stats().OK >= 50 })
+
+	srv.signal(t, syscall.SIGSTOP)
+	pausedAt := rec.Now()
+	waitFor(t, 10*time.Second, "info and fail ops", func() bool {
+		st := rec.Stats()
+		return st.Info >= 1 && st.Fail >= 1
+	})
+	resumeAt := rec.Now()
+	srv.signal(t, syscall.SIGCONT)
+	waitFor(t, 10*time.Second, "an op acknowledged after SIGCONT", func() bool {
+		_, ok := firstOKAfter(rec.History(), resumeAt)
+		return ok
+	})
+	stop()
+	if err := FinalRead(context.Background(), spec, []string{srv.addr}, rec, 10*time.Second); err != nil {
+		t.Fatal(err)
+	}
+
+	h := rec.History()
+	final := finalSets(t, h, spec.KeyNames())
+	var infos, infosApplied, fails int
+	for _, op := range h.Ops {
+		if op.Final {
+			continue
+		}
+		switch op.Type {
+		case history.Info:
+			infos++
+			if !strings.Contains(op.Err, "timeout") {
+				t.Errorf("indeterminate op is not a timeout: %+v", op)
+			}
+			if op.F == history.FAdd && final[op.Key][op.Value] {
+				infosApplied++
+			}
+		case history.Fail:
+			fails++
+			if !strings.Contains(op.Err, "timeout") {
+				t.Errorf("failed op is not a timed-out handshake: %+v", op)
+			}
+			if op.F == history.FAdd && final[op.Key][op.Value] {
+				t.Errorf("op recorded as failed was applied: %+v", op)
+			}
+		case history.OK:
+			// 5 ms of slack: SIGSTOP reaches every thread of the node
+			// only when each next enters the kernel.
+			if op.T0 > pausedAt+int64(5*time.Millisecond) && op.T1 < resumeAt {
+				t.Errorf("op acknowledged while the node was stopped: %+v", op)
+			}
+			if op.F == history.FAdd && !final[op.Key][op.Value] {
+				t.Errorf("acknowledged %s missing from the final read", op.Value)
+			}
+		}
+	}
+	t.Logf("%d ops: %d info (timeouts; %d of the adds applied after SIGCONT), %d fail (handshake timed out, never sent)",
+		len(h.Ops), infos, infosApplied, fails)
+}

@@ -1,0 +1,171 @@
+package workloads
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"sort"
+
+	"github.com/redis/go-redis/v9"
+
+	"github.com/ruvio/ruvio/reports/history"
+)
+
+// readFraction is the share of set-workload operations that read the
+// whole set instead of adding to it: enough intermediate reads to date
+// when a value became visible, few enough not to slow the writers.
+const readFraction = 0.05
+
+// setOp adds a fresh value to a random key, or now and then reads the
+// key's whole set. It returns the outcome.
+func (w *worker) setOp(ctx context.Context, c *conn) string {
+	key := w.key()
+	if w.rng.Float64() < readFraction {
+		op := read(ctx, c, KindSet, key, w.rec)
+		op.Process = w.proc
+		w.rec.Record(op)
+		return op.Type
+	}
+	op := history.Op{Process: w.proc, F: history.FAdd, Key: key, Value: w.nextValue(), Node: c.addr}
+	op.T0 = w.rec.Now()
+	err := c.rdb.SAdd(ctx, key, op.Value).Err()
+	op.T1 = w.rec.Now()
+	op.Type = classify(err, c)
+	finish(&op, err)
+	w.rec.Record(op)
+	return op.Type
+}
+
+// registerOp runs a GET, a SET or a compare-and-set, a third of the time
+// each, on a random key.
+func (w *worker) registerOp(ctx context.Context, c *conn) string {
+	key := w.key()
+	switch w.rng.IntN(3) {
+	case 0:
+		op := read(ctx, c, KindRegister, key, w.rec)
+		op.Process = w.proc
+		if op.Type == history.OK && !op.Nil {
+			w.shared.set(key, op.Value)
+		}
+		w.rec.Record(op)
+		return op.Type
+	case 1:
+		if expect, ok := w.shared.get(key); ok {
+			return w.cas(ctx, c, key, expect)
+		}
+		// Nothing is known at this key yet: there is nothing to compare
+		// with, so write instead.
+	}
+	op := history.Op{Process: w.proc, F: history.FWrite, Key: key, Value: w.nextValue(), Node: c.addr}
+	op.T0 = w.rec.Now()
+	err := c.rdb.Set(ctx, key, op.Value, 0).Err()
+	op.T1 = w.rec.Now()
+	op.Type = classify(err, c)
+	finish(&op, err)
+	if op.Type == history.OK {
+		w.shared.set(key, op.Value)
+	}
+	w.rec.Record(op)
+	return op.Type
+}
+
+// errPrecondition ends a compare-and-set whose key did not hold the
+// expected value: nothing was written.
+type errPrecondition struct {
+	current string
+	absent  bool
+}
+
+func (e *errPrecondition) Error() string {
+	if e.absent {
+		return "cas precondition: key absent"
+	}
+	return "cas precondition: key holds " + e.current
+}
+
+// cas sets key to a fresh value if it holds expect, atomically, with
+// WATCH key; GET key; MULTI; SET key new; EXEC. If another client writes
+// the key between WATCH and EXEC, EXEC returns nil and nothing is written.
+// A Lua script would be one round trip, but ruvio has no EVAL.
+//
+// Outcomes: ok when EXEC applied the SET. fail when the key did not hold
+// expect, when EXEC was aborted (nil) or answered an error, and when
+// anything went wrong before MULTI/SET/EXEC were sent (WATCH and GET
+// write nothing, so even a timeout there leaves the key untouched). info
+// only when the connection failed after MULTI/SET/EXEC were sent.
+func (w *worker) cas(ctx context.Context, c *conn, key, expect string) string {
+	op := history.Op{Process: w.proc, F: history.FCAS, Key: key, Expect: expect, Value: w.nextValue(), Node: c.addr}
+	sent := false
+	op.T0 = w.rec.Now()
+	err := c.rdb.Watch(ctx, func(tx *redis.Tx) error {
+		cur, err := tx.Get(ctx, key).Result()
+		switch {
+		case errors.Is(err, redis.Nil):
+			return &errPrecondition{absent: true}
+		case err != nil:
+			return err
+		case cur != expect:
+			w.shared.set(key, cur)
+			return &errPrecondition{current: cur}
+		}
+		sent = true
+		_, err = tx.TxPipelined(ctx, func(p redis.Pipeliner) error {
+			p.Set(ctx, key, op.Value, 0)
+			return nil
+		})
+		return err
+	}, key)
+	op.T1 = w.rec.Now()
+	switch {
+	case err == nil:
+		op.Type = history.OK
+		w.shared.set(key, op.Value)
+	case !sent, isErrorReply(err):
+		op.Type = history.Fail
+		var pre *errPrecondition
+		w.contended = errors.As(err, &pre) || errors.Is(err, redis.TxFailedErr)
+	default:
+		op.Type = history.Info
+	}
+	finish(&op, err)
+	w.rec.Record(op)
+	return op.Type
+}
+
+// read reads key whole: SMEMBERS for a set (F=read), GET for a register
+// (F=get). The caller sets Process (and Final). A timed-out read is info
+// like any other op; the checkers drop indeterminate reads, which tell
+// nothing.
+func read(ctx context.Context, c *conn, kind, key string, rec *Recorder) history.Op {
+	op := history.Op{Key: key, Node: c.addr}
+	var err error
+	op.T0 = rec.Now()
+	if kind == KindSet {
+		op.F = history.FRead
+		op.Values, err = c.rdb.SMembers(ctx, key).Result()
+		// Sorted so that histories of equal runs compare equal.
+		sort.Strings(op.Values)
+	} else {
+		op.F = history.FGet
+		op.Value, err = c.rdb.Get(ctx, key).Result()
+		op.Nil = errors.Is(err, redis.Nil)
+	}
+	op.T1 = rec.Now()
+	op.Type = classify(err, c)
+	finish(&op, err)
+	return op
+}
+
+// finish records the error of an operation that did not succeed (and logs
+// it at debug level with its cause), and clears values a failed read may
+// have left.
+func finish(op *history.Op, err error) {
+	if err == nil || errors.Is(err, redis.Nil) {
+		return
+	}
+	op.Err = err.Error()
+	if op.F == history.FRead || op.F == history.FGet {
+		op.Values, op.Value, op.Nil = nil, "", false
+	}
+	slog.Debug("workload op", "f", op.F, "key", op.Key, "type", op.Type, "cause", cause(err), "node", op.Node, "err", err)
+}

@@ -1,0 +1,294 @@
+// Package workloads drives a running ruvio cluster with go-redis v9
+// clients and records what happened in a history (reports/history): every
+// operation with its outcome (ok, fail, or info when it is indeterminate),
+// its invocation and completion times, and the node it went to.
+//
+// Two workloads exist. "set" adds globally unique values to a few sets
+// (SADD), so that a final read after the faults shows which acknowledged
+// values survived. "register" runs GET, SET and compare-and-set on a few
+// keys with unique values, for a linearizability check.
+package workloads
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/ruvio/ruvio/reports/history"
+)
+
+// Workload kinds.
+const (
+	KindSet      = "set"
+	KindRegister = "register"
+	// KindTTL writes keys with a time to live and watches when they
+	// vanish: what a skewed clock does to expiry.
+	KindTTL = "ttl"
+)
+
+// Defaults for a zero Spec field.
+const (
+	DefaultClients = 4
+	DefaultKeys    = 1
+	DefaultTimeout = 500 * time.Millisecond
+)
+
+// failBackoff is how long a client waits after an operation that did not
+// succeed before the next one. A refused dial returns in microseconds;
+// without a pause an unlimited-rate client would fill the history with
+// hundreds of thousands of identical failures while a node is down. 20 ms
+// still resolves an unavailability window finely enough for the reports.
+const failBackoff = 20 * time.Millisecond
+
+// Spec describes one workload.
+type Spec struct {
+	// Kind is KindSet or KindRegister.
+	Kind string
+	// Clients is the number of concurrent clients (default 4). Each owns
+	// one connection.
+	Clients int
+	// Keys is the number of keys the clients spread over (default 1).
+	Keys int
+	// KeyPrefix starts every key name, so that several workloads can share
+	// a cluster; default Kind + ":". Keys are KeyPrefix + "0", "1", ...
+	KeyPrefix string
+	// Rate is operations per second per client; 0 is as fast as possible.
+	Rate float64
+	// Durable asks for CLIENT DURABILITY on every connection. Until
+	// replication exists ruvio has no such command and this field does
+	// nothing: single-node durable scenarios get their durability from the
+	// node's --durability always instead.
+	Durable bool
+	// Timeout bounds each network step of an operation: dial, write and
+	// read (default 500ms). An operation whose reply does not arrive in
+	// time is indeterminate.
+	Timeout time.Duration
+}
+
+// withDefaults fills the zero fields and rejects what cannot run.
+func (s Spec) withDefaults() (Spec, error) {
+	if s.Kind != KindSet && s.Kind != KindRegister && s.Kind != KindTTL {
+		return s, fmt.Errorf("workloads: unknown kind %q (want %q, %q or %q)", s.Kind, KindSet, KindRegister, KindTTL)
+	}
+	if s.Clients <= 0 {
+		s.Clients = DefaultClients
+	}
+	if s.Keys <= 0 {
+		s.Keys = DefaultKeys
+	}
+	if s.KeyPrefix == "" {
+		s.KeyPrefix = s.Kind + ":"
+	}
+	if s.Timeout <= 0 {
+		s.Timeout = DefaultTimeout
+	}
+	if s.Rate < 0 {
+		return s, fmt.Errorf("workloads: negative rate %v", s.Rate)
+	}
+	return s, nil
+}
+
+// KeyNames lists the keys a workload uses (after defaults).
+func (s Spec) KeyNames() []string {
+	s, _ = s.withDefaults()
+	keys := make([]string, s.Keys)
+	for i := range keys {
+		keys[i] = s.KeyPrefix + strconv.Itoa(i)
+	}
+	return keys
+}
+
+// Run drives spec's clients until ctx is done, recording every operation
+// in rec. targets lists the addresses of the data nodes; client i talks to
+// targets()[i mod n], asked again whenever the client reconnects after a
+// failed dial (so a node that came back on a new address is found). rng
+// seeds the clients' choices: Run draws one generator per client from it
+// before the clients start, so rng is only used from the caller's
+// goroutine.
+//
+// Operations already in flight when ctx ends are completed (each is
+// bounded by Timeout) and recorded, so that the history ends with no
+// pending operation. Run returns nil then; it returns an error only for a
+// spec it cannot run or an empty target list.
+func Run(ctx context.Context, spec Spec, targets func() []string, rec *Recorder, rng *rand.Rand) error {
+	spec, err := spec.withDefaults()
+	if err != nil {
+		return err
+	}
+	if len(targets()) == 0 {
+		return errors.New("workloads: no target to dial")
+	}
+	shared := &registerState{last: map[string]string{}}
+	keys := spec.KeyNames()
+	var wg sync.WaitGroup
+	for i := 0; i < spec.Clients; i++ {
+		w := &worker{
+			spec:    spec,
+			slot:    i,
+			keys:    keys,
+			targets: targets,
+			rec:     rec,
+			rng:     rand.New(rand.NewPCG(rng.Uint64(), rng.Uint64())),
+			proc:    rec.NewProcess(),
+			shared:  shared,
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			w.loop(ctx)
+		}()
+	}
+	wg.Wait()
+	return nil
+}
+
+// worker is one client: its own process number, value counter, random
+// generator and connection.
+type worker struct {
+	spec    Spec
+	slot    int
+	keys    []string
+	targets func() []string
+	rec     *Recorder
+	rng     *rand.Rand
+	shared  *registerState
+
+	proc int // current process number; renewed after an info op
+	seq  int // values written by this process so far
+	c    *conn
+	// contended is set by an op that failed only because of the other
+	// clients (a compare-and-set that found another value or whose EXEC
+	// was aborted): the cluster is fine, so no back-off follows.
+	contended bool
+}
+
+// registerState is what the register clients share: the last value seen
+// at each key, which a compare-and-set uses as its expected value so that
+// it has a fair chance to apply.
+type registerState struct {
+	mu   sync.Mutex
+	last map[string]string
+}
+
+func (r *registerState) get(key string) (string, bool) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	v, ok := r.last[key]
+	return v, ok
+}
+
+func (r *registerState) set(key, v string) {
+	r.mu.Lock()
+	r.last[key] = v
+	r.mu.Unlock()
+}
+
+func (w *worker) loop(ctx context.Context) {
+	defer func() {
+		if w.c != nil {
+			w.c.close()
+		}
+	}()
+	var interval time.Duration
+	if w.spec.Rate > 0 {
+		interval = time.Duration(float64(time.Second) / w.spec.Rate)
+	}
+	// Start clients at random points of the first interval so that a
+	// rate-limited workload does not send in bursts of Clients ops.
+	next := time.Now()
+	if interval > 0 {
+		next = next.Add(time.Duration(w.rng.Int64N(int64(interval))))
+	}
+	// Operations must finish once started, even when ctx ends meanwhile:
+	// a cancelled operation would be recorded as indeterminate for no
+	// reason of the cluster's. Each is bounded by the client's timeouts.
+	opCtx := context.WithoutCancel(ctx)
+	for {
+		if interval > 0 {
+			if !sleepUntil(ctx, next) {
+				return
+			}
+			next = next.Add(interval)
+			if now := time.Now(); next.Before(now) {
+				// Behind schedule (a slow op): skip, do not burst.
+				next = now
+			}
+		}
+		if ctx.Err() != nil {
+			return
+		}
+		c := w.connect()
+		if c == nil {
+			// The target list is momentarily empty.
+			if !sleepUntil(ctx, time.Now().Add(failBackoff)) {
+				return
+			}
+			continue
+		}
+		var typ string
+		w.contended = false
+		switch w.spec.Kind {
+		case KindSet:
+			typ = w.setOp(opCtx, c)
+		case KindTTL:
+			typ = w.ttlOp(opCtx, c)
+		default:
+			typ = w.registerOp(opCtx, c)
+		}
+		if c.dialFailed.Load() {
+			c.close()
+			w.c = nil
+		}
+		if typ == history.Info {
+			// The op may still take effect later; Jepsen-style, this
+			// client continues as a new process.
+			w.proc, w.seq = w.rec.NewProcess(), 0
+		}
+		if typ != history.OK && !w.contended && !sleepUntil(ctx, time.Now().Add(failBackoff)) {
+			return
+		}
+	}
+}
+
+// connect returns the worker's connection, making one to its target if
+// it has none.
+func (w *worker) connect() *conn {
+	if w.c != nil {
+		return w.c
+	}
+	addrs := w.targets()
+	if len(addrs) == 0 {
+		return nil
+	}
+	w.c = newConn(addrs[w.slot%len(addrs)], w.spec.Timeout)
+	return w.c
+}
+
+// nextValue returns a value no other operation of the run writes.
+func (w *worker) nextValue() string {
+	v := "p" + strconv.Itoa(w.proc) + "-" + strconv.Itoa(w.seq)
+	w.seq++
+	return v
+}
+
+func (w *worker) key() string { return w.keys[w.rng.IntN(len(w.keys))] }
+
+// sleepUntil waits until t or ctx's end; it reports whether t came first.
+func sleepUntil(ctx context.Context, t time.Time) bool {
+	d := time.Until(t)
+	if d <= 0 {
+		return ctx.Err() == nil
+	}
+	timer := time.NewTimer(d)
+	defer timer.Stop()
+	select {
+	case <-timer.C:
+		return true
+	case <-ctx.Done():
+		return false
+	}
+}
