@@ -253,6 +253,9 @@ func TestSingleNodeFaults(t *testing.T) {
 		if err := c.Close(ctx); err != nil {
 			t.Fatalf("second Close: %v", err)
 		}
+		if err := c.Restart(ctx, "n1"); err == nil {
+			t.Fatal("Restart after Close started the node again")
+		}
 		if err := ping(ctx, node); err == nil {
 			t.Fatal("the node still answers after Close")
 		}

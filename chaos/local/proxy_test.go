@@ -177,8 +177,14 @@ func TestProxyForwardsBothWays(t *testing.T) {
 	expect(t, s, "request")
 	send(t, s, "reply!")
 	expect(t, c, "reply!")
-	if f, b := p.Forwarded(Forward), p.Forwarded(Backward); f != 7 || b != 6 {
-		t.Fatalf("forwarded %d forward and %d backward, want 7 and 6", f, b)
+	// The pump counts a write after it returns, which can be after the
+	// reader saw the bytes.
+	deadline := time.Now().Add(patience)
+	for p.Forwarded(Forward) != 7 || p.Forwarded(Backward) != 6 {
+		if time.Now().After(deadline) {
+			t.Fatalf("forwarded %d forward and %d backward, want 7 and 6", p.Forwarded(Forward), p.Forwarded(Backward))
+		}
+		time.Sleep(5 * time.Millisecond)
 	}
 	// A close crosses an uncut link.
 	c.Close()
