@@ -101,10 +101,13 @@ func Run(ctx context.Context, c chaos.Cluster, steps []Step, rec Recorder, log *
 		if !wait(st.At) {
 			return ctx.Err()
 		}
+		// The window opens when the fault is sent, not when the backend
+		// confirms it (a container kill takes a while to report).
+		startMs := rec.SinceStartMs()
 		if err := do(ctx, c, st); err != nil {
 			return fmt.Errorf("%s %s: %w", st.Kind, st.Target, err)
 		}
-		i := rec.Fault(history.Fault{Kind: st.Kind, Target: describe(st), StartMs: rec.SinceStartMs(), Note: note(st)})
+		i := rec.Fault(history.Fault{Kind: st.Kind, Target: describe(st), StartMs: startMs, Note: note(st)})
 		log.Info("fault started", "kind", st.Kind, "target", describe(st), "for", st.For)
 		active = append(active, open{step: st, index: i, end: st.At + st.For})
 	}

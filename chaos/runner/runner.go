@@ -61,6 +61,9 @@ type Meta struct {
 // Run executes every run of the scenario and returns the results folder.
 func Run(ctx context.Context, o Options) (string, check.Summary, error) {
 	sc := o.Scenario
+	// go-redis logs every failed dial; during a kill that is thousands of
+	// lines. They go to the debug level of the run's logger instead.
+	workloads.RouteClientLogs(o.Log)
 	if o.Runs < 1 {
 		o.Runs = 1
 	}
@@ -104,6 +107,9 @@ func Run(ctx context.Context, o Options) (string, check.Summary, error) {
 		fmt.Fprintf(o.Progress, "run %d: valid=%s ops=%d acknowledged=%d lost=%d indeterminate=%d linearizable=%s\n",
 			i, s.Valid, s.Ops, s.Acknowledged, s.Lost, s.Indeterminate, linearText(s.Linearizable))
 	}
+	if o.Binary == "" {
+		os.RemoveAll(filepath.Join(dir, "bin"))
+	}
 	total := check.Merge(sums)
 	total.Scenario, total.Backend, total.Seed, total.Runs = sc.Name, o.Backend.Name(), o.Seed, o.Runs
 	if o.Runs > 1 {
@@ -125,6 +131,9 @@ func runOnce(ctx context.Context, o Options, sc scenarios.Scenario, dur time.Dur
 		return check.Summary{}, err
 	}
 	work := filepath.Join(dir, "work")
+	if err := os.MkdirAll(work, 0o755); err != nil {
+		return check.Summary{}, err
+	}
 	startCtx, cancel := context.WithTimeout(ctx, 2*chaos.ReadyTimeout)
 	cluster, err := o.Backend.Start(startCtx, sc.Topology, binary, work)
 	cancel()
@@ -138,6 +147,8 @@ func runOnce(ctx context.Context, o Options, sc scenarios.Scenario, dur time.Dur
 		if err := cluster.Close(closeCtx); err != nil {
 			o.Log.Warn("closing the cluster failed", "err", err)
 		}
+		// The logs are kept; the nodes' data and scratch files are not.
+		os.RemoveAll(work)
 	}()
 	var nodes []string
 	for _, ns := range sc.Topology.Nodes {

@@ -120,7 +120,7 @@ func init() {
 		Name:      "clock",
 		Summary:   "the node's clock runs 10% fast, then jumps 30 s ahead, while TTL keys are written",
 		Topology:  singleNode("always"),
-		Workloads: append(setAndRegister(), workloads.Spec{Kind: "ttl", Clients: 2, Keys: 50}),
+		Workloads: append(setAndRegister(), workloads.Spec{Kind: "ttl", Clients: 8, Keys: 64}),
 		Duration:  15 * time.Second, Settle: 2 * time.Second,
 		Schedule: func(rng *rand.Rand, d time.Duration) []nemesis.Step {
 			return []nemesis.Step{
