@@ -12,7 +12,9 @@ SCENARIO  ?= crash
 BACKEND   ?= auto
 CHAOS_ARGS ?=
 
-.PHONY: build run test fuzz bench lint image chaos clean
+FIGURE_RUNS ?= 3
+
+.PHONY: build run test fuzz bench lint image chaos figures clean
 
 build:
 	CGO_ENABLED=0 $(GO) build -ldflags '$(LDFLAGS)' -o $(BIN) ./cmd/ruvio
@@ -44,6 +46,11 @@ bench: build
 # results/<scenario>/<timestamp>/ (and results/<scenario>/latest).
 chaos:
 	$(GO) run ./cmd/chaos run $(SCENARIO) --backend $(BACKEND) $(CHAOS_ARGS)
+
+# Every scenario that publishes figures, FIGURE_RUNS times each; rewrites
+# the table between the markers of docs/figures.md (min/median/max).
+figures:
+	$(GO) run ./cmd/chaos figures --runs $(FIGURE_RUNS) --backend $(BACKEND)
 
 lint:
 	@out=$$(gofmt -l .); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi

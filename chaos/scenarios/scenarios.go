@@ -32,6 +32,22 @@ type Scenario struct {
 	Expect check.Expectations
 	// Notes explain the result to the reader of the report.
 	Notes []string
+	// Figures are the measured numbers `make figures` takes from this
+	// scenario's runs into docs/figures.md.
+	Figures []Figure
+}
+
+// Figure is one published number: how to read it from a run's summary.
+type Figure struct {
+	ID, Figure, Unit, Target string
+	// Value reads the figure from a run; ok is false when the run has no
+	// such number (e.g. a window that did not occur).
+	Value func(s check.Summary) (v float64, ok bool)
+}
+
+func lostFigure(id, what, target string) Figure {
+	return Figure{ID: id, Figure: what, Unit: "writes", Target: target,
+		Value: func(s check.Summary) (float64, bool) { return float64(s.Lost), true }}
 }
 
 var registry = map[string]Scenario{}
@@ -87,6 +103,7 @@ func init() {
 			return nemesis.Periodic(rng, nemesis.Kill, "n1", 2*time.Second, 2*time.Second, 2*time.Second, 500*time.Millisecond, d, 0)
 		},
 		Expect: check.Expectations{MaxLost: i64(0), RequireLinearizable: true, MinAcknowledged: 1},
+		Figures: []Figure{lostFigure("C1", "acknowledged writes lost over a run of SIGKILLs, durability always", "0")},
 		Notes: []string{"With durability always a write is acknowledged only after its log record is fsynced, " +
 			"so a SIGKILL may lose writes in flight (indeterminate) but never an acknowledged one."},
 	})
@@ -100,6 +117,7 @@ func init() {
 			return nemesis.Periodic(rng, nemesis.Kill, "n1", 3*time.Second, 3*time.Second, time.Second, 500*time.Millisecond, d, 0)
 		},
 		Expect: check.Expectations{MinLost: i64(1), ExpectInvalid: true, MinAcknowledged: 1},
+		Figures: []Figure{lostFigure("C2", "positive control: acknowledged writes lost with durability memory", "> 0")},
 		Notes: []string{"durability memory keeps nothing across a restart: the harness must report lost > 0 and valid = false. " +
 			"A harness that cannot see this loss cannot be trusted on the other scenarios."},
 	})
@@ -113,6 +131,13 @@ func init() {
 			return []nemesis.Step{{Kind: nemesis.Pause, Target: "n1", At: 4 * time.Second, For: 4 * time.Second}}
 		},
 		Expect: check.Expectations{MaxLost: i64(0), RequireLinearizable: true, MinAcknowledged: 1},
+		Figures: []Figure{{ID: "C3", Figure: "longest window without a successful operation around a 4 s SIGSTOP", Unit: "ms", Target: "about 4000",
+			Value: func(s check.Summary) (float64, bool) {
+				if s.UnavailableMs == nil {
+					return 0, false
+				}
+				return float64(*s.UnavailableMs), true
+			}}},
 		Notes: []string{"SIGSTOP freezes the process but not its kernel: connections are still accepted and requests " +
 			"queue, so clients see timeouts (indeterminate operations), not refusals. This is not a partition."},
 	})

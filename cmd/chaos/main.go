@@ -37,7 +37,8 @@ func usage() {
   chaos list
   chaos run SCENARIO [--backend docker|local|auto] [--runs N] [--seed S] [--out DIR] [--duration D]
   chaos analyze RESULTDIR
-  chaos gate RESULTDIR...`)
+  chaos gate RESULTDIR...
+  chaos figures [--runs N] [--backend B] [--doc docs/figures.md]`)
 }
 
 func run(args []string) int {
@@ -59,6 +60,8 @@ func run(args []string) int {
 		return cmdAnalyze(args[1:])
 	case "gate":
 		return cmdGate(args[1:])
+	case "figures":
+		return cmdFigures(args[1:])
 	case "help", "-h", "--help":
 		usage()
 		return 0
@@ -219,5 +222,34 @@ func cmdGate(args []string) int {
 	if failed {
 		return 1
 	}
+	return 0
+}
+
+// cmdFigures runs the figure scenarios and rewrites docs/figures.md.
+func cmdFigures(args []string) int {
+	fs := flag.NewFlagSet("figures", flag.ContinueOnError)
+	runs := fs.Int("runs", 3, "runs per scenario")
+	backendName := fs.String("backend", "auto", "docker, local, or auto")
+	doc := fs.String("doc", "docs/figures.md", "the document whose tables are rewritten")
+	out := fs.String("out", "results", "results root")
+	if err := fs.Parse(args); err != nil {
+		return 2
+	}
+	log := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	backend, why, err := pickBackend(ctx, *backendName, log)
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "chaos: %v\n", err)
+		return 2
+	}
+	fmt.Printf("chaos figures: backend %s (%s), %d runs per scenario\n", backend.Name(), why, *runs)
+	seed := time.Now().UnixNano() % 1_000_000_000
+	if err := runner.Figures(ctx, runner.Options{Backend: backend, Runs: *runs, Seed: seed, Out: *out, Progress: os.Stdout,
+		Log: log, LinearizabilityLimit: time.Minute}, *doc); err != nil {
+		fmt.Fprintf(os.Stderr, "chaos figures: %v\n", err)
+		return 1
+	}
+	fmt.Printf("updated %s\n", *doc)
 	return 0
 }
