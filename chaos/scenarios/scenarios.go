@@ -102,7 +102,7 @@ func init() {
 		Schedule: func(rng *rand.Rand, d time.Duration) []nemesis.Step {
 			return nemesis.Periodic(rng, nemesis.Kill, "n1", 2*time.Second, 2*time.Second, 2*time.Second, 500*time.Millisecond, d, 0)
 		},
-		Expect: check.Expectations{MaxLost: i64(0), RequireLinearizable: true, MinAcknowledged: 1},
+		Expect:  check.Expectations{MaxLost: i64(0), RequireLinearizable: true, MinAcknowledged: 1},
 		Figures: []Figure{lostFigure("C1", "acknowledged writes lost over a run of SIGKILLs, durability always", "0")},
 		Notes: []string{"With durability always a write is acknowledged only after its log record is fsynced, " +
 			"so a SIGKILL may lose writes in flight (indeterminate) but never an acknowledged one."},
@@ -116,7 +116,7 @@ func init() {
 		Schedule: func(rng *rand.Rand, d time.Duration) []nemesis.Step {
 			return nemesis.Periodic(rng, nemesis.Kill, "n1", 3*time.Second, 3*time.Second, time.Second, 500*time.Millisecond, d, 0)
 		},
-		Expect: check.Expectations{MinLost: i64(1), ExpectInvalid: true, MinAcknowledged: 1},
+		Expect:  check.Expectations{MinLost: i64(1), ExpectInvalid: true, MinAcknowledged: 1},
 		Figures: []Figure{lostFigure("C2", "positive control: acknowledged writes lost with durability memory", "> 0")},
 		Notes: []string{"durability memory keeps nothing across a restart: the harness must report lost > 0 and valid = false. " +
 			"A harness that cannot see this loss cannot be trusted on the other scenarios."},
