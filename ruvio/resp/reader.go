@@ -169,11 +169,22 @@ func (r *Reader) readMultibulk() ([][]byte, error) {
 			start = 0
 		}
 		data = data[:start+int(size)]
-		if _, err := io.ReadFull(r.br, data[start:]); err != nil {
-			return nil, err
-		}
-		if err := r.expectCRLF(); err != nil {
-			return nil, err
+		if r.br.Buffered() >= int(size)+2 {
+			// The common case: the whole argument is already buffered;
+			// copy it out and check its CRLF in one step.
+			b, _ := r.br.Peek(int(size) + 2)
+			if b[size] != '\r' || b[size+1] != '\n' {
+				return nil, protoErr("invalid bulk length")
+			}
+			copy(data[start:], b[:size])
+			r.br.Discard(int(size) + 2)
+		} else {
+			if _, err := io.ReadFull(r.br, data[start:]); err != nil {
+				return nil, err
+			}
+			if err := r.expectCRLF(); err != nil {
+				return nil, err
+			}
 		}
 		r.args = append(r.args, data[start:start+int(size):start+int(size)])
 	}

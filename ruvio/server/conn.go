@@ -44,6 +44,9 @@ type conn struct {
 	// writes appended that must be durable before replies go out.
 	pending    []uint64
 	anyPending bool
+	// cmds counts commands since the last flush into the server's
+	// counter: one shared atomic add per batch instead of per command.
+	cmds int64
 	// now is the wall time in Unix ms read once per batch of pipelined
 	// commands, as Redis caches its clock per event-loop turn.
 	now int64
@@ -165,6 +168,10 @@ func (c *conn) serve() {
 		if newBatch {
 			c.now = clock.NowMs()
 			c.lastActive.Store(c.now)
+			if c.cmds > 0 {
+				c.srv.stats.commands.Add(c.cmds)
+				c.cmds = 0
+			}
 		}
 		c.execute(args)
 		if c.closeAfter {
@@ -183,6 +190,7 @@ func (c *conn) serve() {
 }
 
 func (c *conn) cleanup() {
+	c.srv.stats.commands.Add(c.cmds)
 	c.close()
 	c.unwatchAll()
 	c.srv.hub.unsubscribeAll(c)

@@ -18,7 +18,7 @@ type handler func(c *conn, args [][]byte)
 // execute checks and runs one command, writing its reply.
 func (c *conn) execute(args [][]byte) {
 	s := c.srv
-	s.stats.commands.Add(1)
+	c.cmds++
 	spec := s.table.Lookup(args[0])
 	if spec == nil {
 		c.fail(command.ErrUnknownCommand(args))
