@@ -66,7 +66,7 @@ func TestSpecFileIsReReadAtRunTime(t *testing.T) {
 	s.watchFile(path, 10*time.Millisecond, slog.New(slog.NewTextHandler(io.Discard, nil)))
 	os.WriteFile(path, []byte("+24h\n"), 0o644)
 	deadline := time.Now().Add(5 * time.Second)
-	for s.Now().Sub(time.Now()) < 23*time.Hour {
+	for time.Until(s.Now()) < 23*time.Hour {
 		if time.Now().After(deadline) {
 			t.Fatal("the new spec was not picked up")
 		}

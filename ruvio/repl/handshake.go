@@ -1,0 +1,143 @@
+// Package repl holds the replication decisions of a shard as pure
+// functions over plain values: where a replica's log forks from its
+// primary's, whether it can continue from its own log or needs a full
+// copy, and the epoch rules that fence an old primary. The network code
+// that carries the handshake calls these (issue 5 builds it).
+package repl
+
+import "fmt"
+
+// EpochStart says that an epoch's records begin at FirstSeq. A shard's
+// history lists its epochs in increasing order (epochs and first
+// sequences both increase).
+type EpochStart struct {
+	Epoch, FirstSeq uint64
+}
+
+// Position is a record's place: its epoch and sequence. The zero Position
+// is an empty log.
+type Position struct {
+	Epoch, Seq uint64
+}
+
+// Primary is what a primary shard knows when a replica connects.
+type Primary struct {
+	History []EpochStart
+	// Last is the primary's last record; OldestLogged is the first
+	// sequence its log still holds (records before it survive only in a
+	// snapshot).
+	Last         Position
+	OldestLogged uint64
+}
+
+// Plan is the primary's answer to a replica's handshake.
+type Plan struct {
+	// Continue: stream records from From; otherwise a full copy.
+	Continue bool
+	From     uint64
+	// Reason explains the choice for the logs.
+	Reason string
+}
+
+// epochEnd returns the last sequence of epoch i of h on a log whose last
+// record is last: the record before the next epoch's first one.
+func epochEnd(h []EpochStart, i int, last uint64) uint64 {
+	if i+1 < len(h) {
+		return h[i+1].FirstSeq - 1
+	}
+	return last
+}
+
+// OnHistory reports whether the record at pos lies on history h (whose
+// log ends at last): pos's epoch is in h and pos falls inside that epoch's
+// range. A replica whose last record is on its primary's history wrote
+// nothing after the point where the primary forked.
+func OnHistory(h []EpochStart, last uint64, pos Position) bool {
+	if pos.Seq == 0 {
+		return true // an empty log lies on every history
+	}
+	for i, e := range h {
+		if e.Epoch != pos.Epoch {
+			continue
+		}
+		return pos.Seq >= e.FirstSeq && pos.Seq <= epochEnd(h, i, last)
+	}
+	return false
+}
+
+// Decide chooses between continuing a replica from its own log and a full
+// copy (N-REPL-6, N-REPL-7): CONTINUE from the next sequence when the
+// replica's last record lies on the primary's history and the primary
+// still holds every record after it; otherwise FULL.
+func Decide(p Primary, replicaLast Position) Plan {
+	if !OnHistory(p.History, p.Last.Seq, replicaLast) {
+		return Plan{Reason: fmt.Sprintf("the replica's last record (epoch %d, seq %d) is not on the primary's history: it wrote after the fork", replicaLast.Epoch, replicaLast.Seq)}
+	}
+	next := replicaLast.Seq + 1
+	if next <= p.Last.Seq && next < p.OldestLogged {
+		return Plan{Reason: fmt.Sprintf("the primary's log starts at %d, after the replica's next record %d", p.OldestLogged, next)}
+	}
+	return Plan{Continue: true, From: next, Reason: fmt.Sprintf("continuing from %d", next)}
+}
+
+// ForkPoint is the last sequence two histories share: the end of the
+// longest common prefix of epochs, cut at the earlier of the two ends.
+// Records after it on either side are divergent.
+func ForkPoint(a []EpochStart, aLast uint64, b []EpochStart, bLast uint64) uint64 {
+	var fork uint64
+	for i := 0; i < len(a) && i < len(b); i++ {
+		if a[i] != b[i] {
+			// The later epoch started at different places (or is a
+			// different epoch): the shared part ends before both starts.
+			return min(fork, min(a[i].FirstSeq, b[i].FirstSeq)-1)
+		}
+		fork = min(epochEnd(a, i, aLast), epochEnd(b, i, bLast))
+	}
+	return fork
+}
+
+// NextEpoch is the epoch REPLICAOF NO ONE starts: larger than any the
+// node has seen (N-REPL-2).
+func NextEpoch(seen ...uint64) uint64 {
+	var m uint64
+	for _, e := range seen {
+		m = max(m, e)
+	}
+	return m + 1
+}
+
+// Fence is what a node does when the other side of a replication link
+// presents its epoch.
+type Fence int
+
+const (
+	// Accept: go on.
+	Accept Fence = iota
+	// RefuseOlderPrimary: a replica that follows epoch E refuses a
+	// primary whose epoch is older (N-REPL-9).
+	RefuseOlderPrimary
+	// StopWrites: a primary that sees a replica of a newer epoch has been
+	// replaced and stops taking writes (N-REPL-10).
+	StopWrites
+)
+
+// ReplicaSeesPrimary decides whether a replica that has followed epoch
+// followed may follow a primary at epoch primaryEpoch. yield (REPLICAOF
+// ... YIELD) makes a node that forked a newer epoch of its own follow the
+// named primary anyway (N-REPL-4).
+func ReplicaSeesPrimary(followed, primaryEpoch uint64, yield bool) Fence {
+	if primaryEpoch < followed && !yield {
+		return RefuseOlderPrimary
+	}
+	return Accept
+}
+
+// PrimarySeesReplica decides what a primary at epoch own does when a
+// replica presents epoch replicaEpoch. A replica that yields never
+// fences the primary it was told to follow.
+func PrimarySeesReplica(own, replicaEpoch uint64, replicaYields bool) Fence {
+	if replicaEpoch > own && !replicaYields {
+		return StopWrites
+	}
+	return Accept
+}
