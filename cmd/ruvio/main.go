@@ -9,6 +9,7 @@ import (
 	"log/slog"
 	"os"
 	"os/signal"
+	"runtime"
 	"strings"
 	"syscall"
 	"time"
@@ -57,6 +58,7 @@ func runServer(args []string) int {
 		log.Error("bad clock skew", "err", err)
 		return 2
 	}
+	setThreads(cfg, log)
 	srv, err := server.New(cfg, log)
 	if err != nil {
 		log.Error("cannot start", "err", err)
@@ -98,4 +100,15 @@ func newLogger(cfg *config.Config) *slog.Logger {
 		return slog.New(slog.NewJSONHandler(os.Stderr, opts))
 	}
 	return slog.New(slog.NewTextHandler(os.Stderr, opts))
+}
+
+// setThreads sizes GOMAXPROCS from the threads setting (0 keeps Go's
+// default, one per CPU), unless the GOMAXPROCS environment variable
+// already did.
+func setThreads(cfg *config.Config, log *slog.Logger) {
+	if os.Getenv("GOMAXPROCS") != "" || cfg.Threads == 0 {
+		return
+	}
+	runtime.GOMAXPROCS(cfg.Threads)
+	log.Info("threads set", "gomaxprocs", cfg.Threads)
 }

@@ -102,6 +102,11 @@ type Config struct {
 	// EnableDebugCommand allows the DEBUG command, which can crash or stall
 	// the server and so is refused by default.
 	EnableDebugCommand bool `toml:"enable_debug_command"`
+	// Threads is how many OS threads run Go code at once (GOMAXPROCS); 0
+	// keeps Go's default of one per CPU. A GOMAXPROCS environment variable
+	// takes precedence. One thread is a poor choice with durability
+	// always: an fsync in progress holds it until the runtime notices.
+	Threads int `toml:"threads"`
 	// Hz is how many times a second background tasks (expiry sampling,
 	// idle-client checks) run.
 	Hz int `toml:"hz"`
@@ -148,6 +153,7 @@ func Default() *Config {
 		ClientQueryBufferLimit: 1 * GB,
 		EnableDebugCommand:     false,
 		Hz:                     10,
+		Threads:                0,
 		LogLevel:               LogInfo,
 		LogFormat:              LogText,
 	}

@@ -124,7 +124,7 @@ func TestTablesAreConsistent(t *testing.T) {
 	want := []string{
 		"appendonly", "bind", "client-query-buffer-limit", "dir", "durability", "enable-debug-command", "hz",
 		"loglevel", "maxclients", "maxmemory", "maxmemory-policy", "port", "proto-max-bulk-len",
-		"requirepass", "save", "shards", "timeout", "wal-segment-bytes", "wal-snapshot-bytes",
+		"requirepass", "save", "shards", "threads", "timeout", "wal-segment-bytes", "wal-snapshot-bytes",
 	}
 	if !slices.Equal(names, want) {
 		t.Errorf("Params() names = %v\nwant %v", names, want)

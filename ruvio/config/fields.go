@@ -68,6 +68,7 @@ var fields = []field{
 	// turn DEBUG on could use it.
 	boolField("enable_debug_command", "enable-debug-command", func(c *Config) *bool { return &c.EnableDebugCommand }),
 	intField("hz", "hz", func(c *Config) *int { return &c.Hz }, 1, 500).settable(),
+	intField("threads", "threads", func(c *Config) *int { return &c.Threads }, 0, 1024),
 	enumField("log_level", "loglevel", func(c *Config) *string { return &c.LogLevel }, logLevels).settable(),
 	// Redis has no such parameter, and the log handler is built once.
 	enumField("log_format", "", func(c *Config) *string { return &c.LogFormat }, logFormats),

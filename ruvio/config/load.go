@@ -38,6 +38,7 @@ var envVars = []envVar{
 	{"RUVIO_CLIENT_QUERY_BUFFER_LIMIT", "client_query_buffer_limit"},
 	{"RUVIO_ENABLE_DEBUG_COMMAND", "enable_debug_command"},
 	{"RUVIO_HZ", "hz"},
+	{"RUVIO_THREADS", "threads"},
 	{"RUVIO_LOG_LEVEL", "log_level"},
 	{"RUVIO_LOG_FORMAT", "log_format"},
 }

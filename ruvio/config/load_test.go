@@ -157,6 +157,7 @@ func TestLoadEveryEnvVar(t *testing.T) {
 		"RUVIO_PROTO_MAX_BULK_LEN": "2mb", "RUVIO_CLIENT_QUERY_BUFFER_LIMIT": "4194304",
 		"RUVIO_ENABLE_DEBUG_COMMAND": "yes", "RUVIO_HZ": "100", "RUVIO_LOG_LEVEL": "warn", "RUVIO_LOG_FORMAT": "json",
 		"RUVIO_SAVE": "60 1", "RUVIO_WAL_SEGMENT_BYTES": "1mb", "RUVIO_WAL_SNAPSHOT_BYTES": "0",
+		"RUVIO_THREADS": "3",
 	}
 	if len(env) != len(envVars) {
 		t.Fatalf("test covers %d variables, table has %d", len(env), len(envVars))
@@ -170,7 +171,7 @@ func TestLoadEveryEnvVar(t *testing.T) {
 		MaxMemory: 2 << 30, MaxMemoryPolicy: "noeviction", MaxClients: 5, Timeout: 30,
 		ProtoMaxBulkLen: 2 << 20, ClientQueryBufferLimit: 4 << 20, EnableDebugCommand: true,
 		Hz: 100, LogLevel: "warn", LogFormat: "json",
-		Save: "60 1", WALSegmentBytes: 1 << 20, WALSnapshotBytes: 0,
+		Save: "60 1", WALSegmentBytes: 1 << 20, WALSnapshotBytes: 0, Threads: 3,
 	}
 	if !reflect.DeepEqual(c, want) {
 		t.Errorf("got  %v\nwant %v", flatten(c), flatten(want))
