@@ -229,6 +229,9 @@ func (sh *Shard) startSnapshot(done chan<- error) error {
 		History: append([]snapshot.EpochStart(nil), sh.history...), CreatedMs: clock.NowMs()}
 	sh.db.BeginSnapshot()
 	atomicStore(&sh.changesAtSave, sh.changes.Load())
+	// End the log's segment at the snapshot's sequence, so that once the
+	// snapshot is on disk every record it holds can be dropped.
+	sh.wal.RollAfter(h.Seq)
 	sh.mu.Unlock()
 	go func() {
 		err := sh.writeSnapshot(h)

@@ -120,6 +120,10 @@ type Log struct {
 	inflight   []byte // encoded records the writer has yet to finish writing
 	spare      []byte // the writer's previous buffer, for reuse
 	written    uint64 // last sequence fully written to the active segment
+	// rollAt asks the writer to end the active segment after this
+	// sequence (0: no request), so that a snapshot at that sequence can
+	// drop every segment it covers.
+	rollAt uint64
 	segs       []*segment
 	syncWanted bool
 	tickDue    bool
@@ -429,6 +433,20 @@ func (l *Log) WaitDurable(ctx context.Context, seq uint64) error {
 			return ctx.Err()
 		}
 	}
+}
+
+// RollAfter asks the writer to start a new segment at seq+1, so the
+// segment holding seq is sealed and DropBefore(seq) can remove it once a
+// snapshot covers seq. It returns at once; the rotation happens on the
+// writer's next pass. Memory mode ignores it.
+func (l *Log) RollAfter(seq uint64) {
+	if l.mode == Memory || seq == 0 {
+		return
+	}
+	l.mu.Lock()
+	l.rollAt = seq
+	l.mu.Unlock()
+	l.signal()
 }
 
 // Written is the last sequence written to the OS (at least Durable()):

@@ -55,7 +55,41 @@ func (l *Log) flush() (exit bool) {
 	wantSync := l.mode == Always || l.syncWanted || l.tickDue || exit
 	l.syncWanted, l.tickDue = false, false
 	written := l.written
+	rollAt := l.rollAt
 	l.mu.Unlock()
+
+	// A requested roll: the active segment ends after rollAt. Done before
+	// writing when the segment already reaches rollAt, else when the batch
+	// crosses it (below).
+	roll := func() error {
+		if err := l.rotate(written); err != nil {
+			return err
+		}
+		l.mu.Lock()
+		if l.rollAt == rollAt {
+			l.rollAt = 0
+		}
+		l.mu.Unlock()
+		rollAt = 0
+		return nil
+	}
+	if rollAt > 0 {
+		switch {
+		case l.active == nil || l.active.base > rollAt:
+			// Nothing at or before rollAt is in the active segment.
+			l.mu.Lock()
+			if l.rollAt == rollAt {
+				l.rollAt = 0
+			}
+			l.mu.Unlock()
+			rollAt = 0
+		case written >= rollAt && l.active.size > headerSize:
+			if err := roll(); err != nil {
+				l.fail(err)
+				return exit
+			}
+		}
+	}
 
 	// Usually one write(2) takes the whole batch; a batch that would carry
 	// the segment past SegmentBytes is split after the record that crosses
@@ -67,6 +101,10 @@ func (l *Log) flush() (exit bool) {
 			return exit
 		}
 		n, last := splitBatch(rest, l.segBytes-l.active.size)
+		if rollAt > 0 && last > rollAt && frameSeq(rest) <= rollAt {
+			// Stop this write at rollAt; the segment is rolled after it.
+			n, last = splitUpTo(rest, rollAt)
+		}
 		_, err := l.active.h.f.Write(rest[:n])
 		l.mu.Lock()
 		if err == nil {
@@ -83,11 +121,26 @@ func (l *Log) flush() (exit bool) {
 			return exit
 		}
 		rest, written = rest[n:], last
+		if rollAt > 0 && written == rollAt && len(rest) > 0 {
+			if err := roll(); err != nil {
+				l.fail(err)
+				return exit
+			}
+			continue
+		}
 		if l.active.size > l.segBytes {
 			if err := l.rotate(written); err != nil {
 				l.fail(err)
 				return exit
 			}
+		}
+	}
+	if rollAt > 0 && written >= rollAt && l.active != nil && l.active.base <= rollAt && l.active.size > headerSize {
+		// The batch ended exactly at rollAt: seal the segment now rather
+		// than on the next record, so a snapshot can drop it at once.
+		if err := roll(); err != nil {
+			l.fail(err)
+			return exit
 		}
 	}
 	if len(batch) > 0 && written > l.writtenSeq.Load() {
@@ -126,6 +179,20 @@ func splitBatch(b []byte, room int64) (n int, last uint64) {
 		if int64(n) > room {
 			break
 		}
+	}
+	return n, last
+}
+
+// splitUpTo returns how many bytes of the encoded records in b hold the
+// records with sequence <= seq, and the last such sequence.
+func splitUpTo(b []byte, seq uint64) (n int, last uint64) {
+	for n < len(b) {
+		s := frameSeq(b[n:])
+		if s > seq {
+			break
+		}
+		last = s
+		n += frameHeaderSize + int(binary.LittleEndian.Uint32(b[n:]))
 	}
 	return n, last
 }
