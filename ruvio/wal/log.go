@@ -115,15 +115,15 @@ type Log struct {
 	mu sync.Mutex
 	// base0 is the first sequence the log holds when it holds any: the
 	// base of the oldest segment, or where appends start if none exists.
-	base0      uint64
-	pending    []byte // encoded records not yet taken by the writer
-	inflight   []byte // encoded records the writer has yet to finish writing
-	spare      []byte // the writer's previous buffer, for reuse
-	written    uint64 // last sequence fully written to the active segment
+	base0    uint64
+	pending  []byte // encoded records not yet taken by the writer
+	inflight []byte // encoded records the writer has yet to finish writing
+	spare    []byte // the writer's previous buffer, for reuse
+	written  uint64 // last sequence fully written to the active segment
 	// rollAt asks the writer to end the active segment after this
 	// sequence (0: no request), so that a snapshot at that sequence can
 	// drop every segment it covers.
-	rollAt uint64
+	rollAt     uint64
 	segs       []*segment
 	syncWanted bool
 	tickDue    bool
