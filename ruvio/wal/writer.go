@@ -147,7 +147,11 @@ func (l *Log) flush() (exit bool) {
 		// In the OS's hands now: a crash of this process no longer loses
 		// these records (EverySec acknowledges on this, as Redis does).
 		l.writtenSeq.Store(written)
-		l.wakeWaiters(false)
+		if l.mode == EverySec {
+			// Forced for the same reason as publish: WaitWritten and
+			// WaitDurable share one channel.
+			l.wakeWaiters(true)
+		}
 	}
 	if len(batch) > 0 {
 		l.mu.Lock()
@@ -298,7 +302,10 @@ func (l *Log) syncFile(s *segment) error {
 // so Durable never moves backwards.
 func (l *Log) publish(seq uint64) {
 	l.durable.Store(seq)
-	l.wakeWaiters(false)
+	// Forced: a waiter's flag may have been taken by a wake-up for
+	// Written (which did not move Durable); skipping the close would then
+	// leave it waiting on the current channel for good.
+	l.wakeWaiters(true)
 }
 
 // fail makes a write or fsync error fatal: after a failed fsync the kernel
