@@ -194,7 +194,8 @@ func (c *conn) runPerKey(spec *command.Spec, ctx *command.Ctx) {
 			}
 			results = append(results, spec.PerKey(ctx, ctx.Args[i]))
 		}
-		c.notePending(sh, sh.recordCtx(ctx))
+		sh.recordCtx(ctx)
+		c.notePending(sh, sh.observed())
 		sh.mu.Unlock()
 	} else {
 		for _, i := range idx {
@@ -206,7 +207,8 @@ func (c *conn) runPerKey(spec *command.Spec, ctx *command.Ctx) {
 				sh.db.WillModify(string(ctx.Args[i]))
 			}
 			results = append(results, spec.PerKey(ctx, ctx.Args[i]))
-			c.notePending(sh, sh.recordCtx(ctx))
+			sh.recordCtx(ctx)
+			c.notePending(sh, sh.observed())
 			sh.mu.Unlock()
 		}
 	}

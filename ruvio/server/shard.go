@@ -94,9 +94,22 @@ func (sh *Shard) run(spec *command.Spec, ctx *command.Ctx) uint64 {
 		}
 	}
 	spec.Run(ctx)
-	seq := sh.recordCtx(ctx)
+	sh.recordCtx(ctx)
+	seq := sh.observed()
 	sh.mu.Unlock()
 	return seq
+}
+
+// observed is the last record a command that just ran under mu may have
+// seen or made: its reply must not leave before that record is safe, or a
+// read could show a write that a crash then takes back (a read of a value
+// whose record is not yet fsynced is not linearizable across the crash).
+// Cheap: when nothing is in flight the log is already durable past it.
+func (sh *Shard) observed() uint64 {
+	if sh.wal == nil {
+		return 0
+	}
+	return sh.wal.Last()
 }
 
 // tick runs the shard's periodic work: active expiry and snapshot rules.

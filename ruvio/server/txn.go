@@ -110,8 +110,12 @@ func cmdExec(c *conn, args [][]byte) {
 	txnOps := map[*Shard][][][]byte{}
 	appendOps := func() {
 		for sh, ops := range txnOps {
-			c.notePending(sh, sh.append(ops))
+			sh.append(ops)
 			delete(txnOps, sh)
+		}
+		// Replies wait for what every locked shard held, reads included.
+		for _, sh := range locks {
+			c.notePending(sh, sh.observed())
 		}
 	}
 	defer appendOps()
