@@ -262,7 +262,7 @@ func (c *conn) block(spec *command.Spec, sh *Shard) {
 			if c.closed.Load() {
 				return
 			}
-			if timeoutIsNullArray(spec.Name) {
+			if req.NullArray {
 				c.w.NullArray()
 			} else {
 				c.w.Null()
@@ -310,15 +310,4 @@ func (w closeWatch) end(c *conn) {
 func isTimeout(err error) bool {
 	var ne net.Error
 	return errors.As(err, &ne) && ne.Timeout()
-}
-
-// timeoutIsNullArray reports whether a blocking command answers a timeout
-// with a null array (BLPOP, BRPOP, BZPOPMIN, BZPOPMAX) rather than a null
-// bulk string (BLMOVE, BRPOPLPUSH), as Redis 7 does in RESP2.
-func timeoutIsNullArray(name string) bool {
-	switch name {
-	case "blpop", "brpop", "bzpopmin", "bzpopmax":
-		return true
-	}
-	return false
 }

@@ -53,7 +53,7 @@ func block(c *command.Ctx, keys [][]byte, timeoutMs int64) {
 		TimeoutReply(c)
 		return
 	}
-	c.BlockOn(keys, timeoutMs)
+	c.BlockOn(keys, timeoutMs, BlockTimeoutNull(string(c.Args[0])))
 }
 
 // bpopCmd returns BLPOP/BRPOP key [key ...] timeout: pop from the first

@@ -20,7 +20,7 @@ func blocks(t *testing.T, h *cmdtest.Harness, keys []string, timeoutMs int64, ar
 	if got := h.Do(args...); got != nil {
 		t.Fatalf("%q replied %#v while blocking", args, got)
 	}
-	want := &command.BlockRequest{Keys: keys, TimeoutMs: timeoutMs}
+	want := &command.BlockRequest{Keys: keys, TimeoutMs: timeoutMs, NullArray: listcmd.BlockTimeoutNull(args[0])}
 	if !reflect.DeepEqual(h.Blocked, want) {
 		t.Fatalf("%q Blocked = %+v, want %+v", args, h.Blocked, want)
 	}
