@@ -1,9 +1,5 @@
 package server
 
-import (
-	"github.com/ruvio/ruvio/ruvio/clock"
-)
-
 // cmdSave writes a snapshot of every shard and answers when all are on
 // disk. Unlike Redis's SAVE it does not stop other clients: snapshots are
 // copy-on-write, so writes go on meanwhile.
@@ -24,7 +20,6 @@ func cmdSave(c *conn, args [][]byte) {
 			return
 		}
 	}
-	c.srv.lastSave.Store(clock.Default.Now().Unix())
 	c.w.OK()
 }
 
@@ -40,40 +35,27 @@ func cmdBgsave(c *conn, args [][]byte) {
 			return
 		}
 	}
-	done := make(chan error, len(c.srv.shards))
-	n := 0
 	for _, sh := range c.srv.shards {
-		if err := sh.startSnapshot(done); err != nil {
+		if err := sh.startSnapshot(nil); err != nil {
 			c.w.Error(err.Error())
 			return
 		}
-		n++
 	}
-	srv := c.srv
-	go func() {
-		ok := true
-		for ; n > 0; n-- {
-			if err := <-done; err != nil {
-				ok = false
-			}
-		}
-		if ok {
-			srv.lastSave.Store(clock.Default.Now().Unix())
-		}
-	}()
 	c.w.Simple("Background saving started")
 }
 
 // cmdLastSave answers the Unix time of the last snapshot that every shard
 // completed (or the start time, as Redis answers before any save).
-func cmdLastSave(c *conn, args [][]byte) {
-	last := c.srv.lastSave.Load()
-	for _, sh := range c.srv.shards {
-		if sh.dir != "" {
-			last = min(last, sh.lastSaveAtomic.Load())
-		}
+func cmdLastSave(c *conn, args [][]byte) { c.w.Int(c.srv.lastSaveTime()) }
+
+// lastSaveTime is the oldest of the shards' last snapshots: the moment
+// from which the whole node is on disk.
+func (s *Server) lastSaveTime() int64 {
+	last := s.shards[0].lastSave.Load()
+	for _, sh := range s.shards[1:] {
+		last = min(last, sh.lastSave.Load())
 	}
-	c.w.Int(last)
+	return last
 }
 
 func eqFold(b []byte, s string) bool {
@@ -99,7 +81,7 @@ func (s *Server) persistenceInfo() [][2]string {
 	saving, ok := 0, "ok"
 	var recKeys, recRecords, recMs int64
 	for _, sh := range s.shards {
-		changes += sh.changes.Load() - atomicLoad(&sh.changesAtSave)
+		changes += sh.changes.Load() - sh.changesAtSave.Load()
 		if sh.wal != nil {
 			walBytes += sh.wal.Size()
 		}
@@ -113,12 +95,7 @@ func (s *Server) persistenceInfo() [][2]string {
 		recRecords += sh.recovered.records
 		recMs = max(recMs, sh.recovered.elapsed.Milliseconds())
 	}
-	last := s.lastSave.Load()
-	for _, sh := range s.shards {
-		if sh.dir != "" {
-			last = min(last, sh.lastSaveAtomic.Load())
-		}
-	}
+	last := s.lastSaveTime()
 	return [][2]string{
 		kv("loading", 0), kv("durability", cfg.Durability),
 		kv("rdb_changes_since_last_save", changes), kv("rdb_bgsave_in_progress", saving),

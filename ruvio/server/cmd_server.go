@@ -8,11 +8,10 @@ import (
 
 	"github.com/ruvio/ruvio/ruvio/clock"
 	"github.com/ruvio/ruvio/ruvio/command"
-	"github.com/ruvio/ruvio/ruvio/deque"
+	"github.com/ruvio/ruvio/ruvio/command/keycmd"
 	"github.com/ruvio/ruvio/ruvio/glob"
 	"github.com/ruvio/ruvio/ruvio/keyspace"
 	"github.com/ruvio/ruvio/ruvio/slots"
-	"github.com/ruvio/ruvio/ruvio/sortedset"
 )
 
 func (s *Server) maxMemory() int64 {
@@ -282,7 +281,7 @@ func cmdScan(c *conn, args [][]byte) {
 					if match != nil && !glob.Match(match, []byte(k)) {
 						return
 					}
-					if typ != "" && typeName(e.Val) != typ {
+					if typ != "" && keycmd.TypeName(e.Val) != typ {
 						return
 					}
 					keys = append(keys, k)
@@ -300,23 +299,6 @@ func cmdScan(c *conn, args [][]byte) {
 	for _, k := range keys {
 		c.w.BulkString(k)
 	}
-}
-
-// typeName is TYPE's answer for a stored value.
-func typeName(v any) string {
-	switch v.(type) {
-	case []byte:
-		return "string"
-	case map[string][]byte:
-		return "hash"
-	case map[string]struct{}:
-		return "set"
-	case *deque.Deque:
-		return "list"
-	case *sortedset.Set:
-		return "zset"
-	}
-	return "none"
 }
 
 func cmdRandomKey(c *conn, args [][]byte) {

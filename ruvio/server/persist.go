@@ -7,7 +7,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"sync/atomic"
 	"time"
 
 	"github.com/ruvio/ruvio/ruvio/clock"
@@ -80,11 +79,11 @@ func (sh *Shard) open(cfg *config.Config, table *command.Table) (recovery, error
 				return rec, fmt.Errorf("shard %d: %w", sh.ID, err)
 			}
 			sh.epoch, sh.history = h.Epoch, h.History
-			sh.snapSeq = seq
-			sh.snapSeqAtomic.Store(seq)
+			sh.snapSeq.Store(seq)
 			rec.snapshotSeq = seq
 		}
 	}
+	snapSeq := sh.snapSeq.Load()
 	walDir := ""
 	if mode != wal.Memory {
 		walDir = filepath.Join(sh.dir, "wal")
@@ -96,22 +95,22 @@ func (sh *Shard) open(cfg *config.Config, table *command.Table) (recovery, error
 	sh.wal = log
 	switch {
 	case log.Last() == 0:
-		if sh.snapSeq > 0 {
-			log.SetNext(sh.snapSeq + 1)
+		if snapSeq > 0 {
+			log.SetNext(snapSeq + 1)
 		}
-	case log.First() > sh.snapSeq+1:
+	case log.First() > snapSeq+1:
 		log.Close()
 		return rec, fmt.Errorf("shard %d: the log starts at sequence %d but the newest snapshot ends at %d: records %d-%d are missing",
-			sh.ID, log.First(), sh.snapSeq, sh.snapSeq+1, log.First()-1)
-	case log.Last() < sh.snapSeq:
+			sh.ID, log.First(), snapSeq, snapSeq+1, log.First()-1)
+	case log.Last() < snapSeq:
 		// The snapshot is newer than the whole log (the log before it was
 		// dropped and nothing followed): continue after the snapshot.
 		log.Close()
-		return rec, fmt.Errorf("shard %d: the log ends at %d, before the snapshot at %d", sh.ID, log.Last(), sh.snapSeq)
+		return rec, fmt.Errorf("shard %d: the log ends at %d, before the snapshot at %d", sh.ID, log.Last(), snapSeq)
 	}
 	sh.db.Loading = true
 	replayer := newReplayer(sh)
-	err = log.Replay(sh.snapSeq, func(r wal.Record) error {
+	err = log.Replay(snapSeq, func(r wal.Record) error {
 		rec.records++
 		if r.Epoch != sh.epoch {
 			sh.noteEpoch(r.Epoch, r.Seq)
@@ -128,7 +127,7 @@ func (sh *Shard) open(cfg *config.Config, table *command.Table) (recovery, error
 	}
 	rec.keys = int64(sh.db.Len())
 	rec.elapsed = time.Since(start)
-	sh.lastSaveAtomic.Store(clock.Default.Now().Unix())
+	sh.lastSave.Store(clock.Default.Now().Unix())
 	sh.recovered = rec
 	return rec, nil
 }
@@ -228,7 +227,7 @@ func (sh *Shard) startSnapshot(done chan<- error) error {
 	h := snapshot.Header{Shard: sh.ID, Seq: sh.wal.Last(), Epoch: sh.epoch,
 		History: append([]snapshot.EpochStart(nil), sh.history...), CreatedMs: clock.NowMs()}
 	sh.db.BeginSnapshot()
-	atomicStore(&sh.changesAtSave, sh.changes.Load())
+	sh.changesAtSave.Store(sh.changes.Load())
 	// End the log's segment at the snapshot's sequence, so that once the
 	// snapshot is on disk every record it holds can be dropped.
 	sh.wal.RollAfter(h.Seq)
@@ -299,8 +298,8 @@ func (sh *Shard) finishSnapshot(h snapshot.Header, err error) {
 		sh.log.Error("snapshot failed", "shard", sh.ID, "seq", h.Seq, "err", err)
 	} else {
 		sh.lastSaveOK.Store(true)
-		sh.snapSeqAtomic.Store(h.Seq)
-		sh.lastSaveAtomic.Store(clock.Default.Now().Unix())
+		sh.snapSeq.Store(h.Seq)
+		sh.lastSave.Store(clock.Default.Now().Unix())
 		sh.log.Info("snapshot written", "shard", sh.ID, "seq", h.Seq, "epoch", h.Epoch)
 	}
 	sh.saving.Store(false)
@@ -315,8 +314,8 @@ func (sh *Shard) maybeSnapshot(cfg *config.Config, now int64) {
 	switch sh.durability {
 	case config.DurabilitySnapshot:
 		rules, _ := config.ParseSaveRules(cfg.Save)
-		changed := sh.changes.Load() - atomicLoad(&sh.changesAtSave)
-		elapsed := now - sh.lastSaveAtomic.Load()
+		changed := sh.changes.Load() - sh.changesAtSave.Load()
+		elapsed := now - sh.lastSave.Load()
 		for _, r := range rules {
 			if changed >= r.Changes && changed > 0 && elapsed >= r.Seconds {
 				sh.startSnapshot(nil)
@@ -334,7 +333,7 @@ func (sh *Shard) maybeSnapshot(cfg *config.Config, now int64) {
 // snapshot profile the sequence of the last snapshot.
 func (sh *Shard) durableSeq() uint64 {
 	if sh.durability == config.DurabilitySnapshot {
-		return sh.snapSeqAtomic.Load()
+		return sh.snapSeq.Load()
 	}
 	return sh.wal.Durable()
 }
@@ -342,7 +341,7 @@ func (sh *Shard) durableSeq() uint64 {
 // closeFiles syncs and closes the log; the snapshot profile first writes a
 // final snapshot so a clean shutdown loses nothing.
 func (sh *Shard) closeFiles(save bool) error {
-	if save && sh.durability == config.DurabilitySnapshot && sh.changes.Load() != atomicLoad(&sh.changesAtSave) {
+	if save && sh.durability == config.DurabilitySnapshot && sh.changes.Load() != sh.changesAtSave.Load() {
 		done := make(chan error, 1)
 		if err := sh.startSnapshot(done); err == nil {
 			if err := <-done; err != nil {
@@ -378,6 +377,3 @@ func (c *conn) waitDurable() error {
 	c.anyPending = false
 	return nil
 }
-
-func atomicStore(p *int64, v int64) { atomic.StoreInt64(p, v) }
-func atomicLoad(p *int64) int64     { return atomic.LoadInt64(p) }

@@ -48,7 +48,6 @@ type Server struct {
 
 	stats     stats
 	usedMem   atomic.Int64
-	lastSave  atomic.Int64
 	closing   atomic.Bool
 	noSave    atomic.Bool // SHUTDOWN NOSAVE: skip the final snapshot
 	done      chan struct{}
@@ -98,7 +97,6 @@ func New(cfg *config.Config, log *slog.Logger) (*Server, error) {
 	for i, r := range slots.Split(cfg.Shards) {
 		s.shards = append(s.shards, newShard(i, r, log))
 	}
-	s.lastSave.Store(s.start.Unix())
 	return s, nil
 }
 

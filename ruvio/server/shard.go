@@ -41,13 +41,12 @@ type Shard struct {
 	// changes counts records appended since start.
 	changes atomic.Int64
 
-	saving         atomic.Bool
-	lastSaveOK     atomic.Bool
-	lastSaveAtomic atomic.Int64 // Unix seconds of the last snapshot (or start)
-	snapSeqAtomic  atomic.Uint64
-	changesAtSave  int64  // read and written atomically
-	snapSeq        uint64 // set while opening, before serving
-	recovered      recovery
+	saving        atomic.Bool
+	lastSaveOK    atomic.Bool
+	lastSave      atomic.Int64  // Unix seconds of the last snapshot (or of the start)
+	snapSeq       atomic.Uint64 // sequence of the last snapshot
+	changesAtSave atomic.Int64  // changes when the last snapshot began
+	recovered     recovery
 	// keepLog keeps the log a snapshot covers, so a test can compare a
 	// replay of the whole log with snapshot + replay.
 	keepLog bool
