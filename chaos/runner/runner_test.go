@@ -85,21 +85,16 @@ func TestCrashMemoryIsCaught(t *testing.T) {
 // One Docker-backend smoke run; skipped where no engine answers unless
 // CHAOS_REQUIRE_DOCKER=1.
 func TestCrashScenarioDocker(t *testing.T) {
-	if !dockerAnswers() {
-		if os.Getenv("CHAOS_REQUIRE_DOCKER") == "1" {
-			t.Fatal("CHAOS_REQUIRE_DOCKER=1 but no Docker engine answers")
-		}
-		t.Skip("no Docker engine answers; set CHAOS_REQUIRE_DOCKER=1 to make this a failure")
-	}
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
+	if err := docker.Answers(context.Background(), log); err != nil {
+		if os.Getenv("CHAOS_REQUIRE_DOCKER") == "1" {
+			t.Fatalf("CHAOS_REQUIRE_DOCKER=1 but %v", err)
+		}
+		t.Skipf("%v; set CHAOS_REQUIRE_DOCKER=1 to make this a failure", err)
+	}
 	docker.Sweep(context.Background())
 	_, s := runScenario(t, "crash", docker.New(log), 5*time.Second)
 	if s.Valid != check.ValidTrue || s.Lost != 0 || s.Acknowledged == 0 {
 		t.Fatalf("crash on docker: %+v", s)
 	}
-}
-
-func dockerAnswers() bool {
-	_, err := os.Stat("/var/run/docker.sock")
-	return err == nil || os.Getenv("DOCKER_HOST") != ""
 }

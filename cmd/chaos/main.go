@@ -8,12 +8,10 @@
 package main
 
 import (
-	"bufio"
 	"context"
 	"flag"
 	"fmt"
 	"log/slog"
-	"net"
 	"os"
 	"os/signal"
 	"path/filepath"
@@ -94,16 +92,13 @@ func cmdRun(args []string) int {
 		return 2
 	}
 	if *seed == 0 {
-		*seed = time.Now().UnixNano() % 1_000_000_000
+		*seed = newSeed()
 	}
-	log := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
-	backend, why, err := pickBackend(ctx, *backendName, log)
-	if err != nil {
-		fmt.Fprintf(os.Stderr, "chaos: %v\n", err)
+	ctx, stop, backend, why, log, ok := session(*backendName)
+	if !ok {
 		return 2
 	}
+	defer stop()
 	fmt.Printf("chaos: backend %s (%s); seed %d (replay: chaos run %s --seed %d)\n", backend.Name(), why, *seed, name, *seed)
 	dir, sum, err := runner.Run(ctx, runner.Options{Scenario: sc, Backend: backend, Runs: *runs, Seed: *seed, Out: *out,
 		Duration: *dur, Binary: *binary, Progress: os.Stdout, Log: log, LinearizabilityLimit: *limit})
@@ -116,42 +111,44 @@ func cmdRun(args []string) int {
 	return 0
 }
 
+// session sets up what run and figures share: the log, a context that
+// Ctrl-C cancels (so faults are healed and containers removed), and the
+// backend. ok is false (and the problem printed) when no backend fits.
+func session(backendName string) (context.Context, context.CancelFunc, chaos.Backend, string, *slog.Logger, bool) {
+	log := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	backend, why, err := pickBackend(ctx, backendName, log)
+	if err != nil {
+		stop()
+		fmt.Fprintf(os.Stderr, "chaos: %v\n", err)
+		return nil, nil, nil, "", nil, false
+	}
+	return ctx, stop, backend, why, log, true
+}
+
+// newSeed picks a seed for a run that was given none; it is printed and
+// stored so the run can be replayed.
+func newSeed() int64 { return time.Now().UnixNano() % 1_000_000_000 }
+
 // pickBackend resolves --backend; auto takes Docker when an engine answers.
 func pickBackend(ctx context.Context, name string, log *slog.Logger) (chaos.Backend, string, error) {
 	switch name {
 	case "local":
 		return local.New(log), "requested", nil
 	case "docker":
-		if !dockerAnswers() {
-			return nil, "", fmt.Errorf("no Docker engine answers (DOCKER_HOST or /var/run/docker.sock)")
+		if err := docker.Answers(ctx, log); err != nil {
+			return nil, "", err
 		}
 		docker.Sweep(ctx)
 		return docker.New(log), "requested", nil
 	case "auto":
-		if dockerAnswers() {
+		if docker.Answers(ctx, log) == nil {
 			docker.Sweep(ctx)
 			return docker.New(log), "a Docker engine answers", nil
 		}
 		return local.New(log), "no Docker engine answers", nil
 	}
 	return nil, "", fmt.Errorf("unknown backend %q (docker, local or auto)", name)
-}
-
-// dockerAnswers pings the engine's API on its socket.
-func dockerAnswers() bool {
-	addr := "/var/run/docker.sock"
-	if h := os.Getenv("DOCKER_HOST"); strings.HasPrefix(h, "unix://") {
-		addr = strings.TrimPrefix(h, "unix://")
-	}
-	c, err := net.DialTimeout("unix", addr, time.Second)
-	if err != nil {
-		return false
-	}
-	defer c.Close()
-	c.SetDeadline(time.Now().Add(2 * time.Second))
-	fmt.Fprint(c, "GET /_ping HTTP/1.0\r\nHost: docker\r\n\r\n")
-	line, err := bufio.NewReader(c).ReadString('\n')
-	return err == nil && strings.Contains(line, " 200 ")
 }
 
 func printSummary(s check.Summary) {
@@ -235,17 +232,13 @@ func cmdFigures(args []string) int {
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
-	log := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
-	backend, why, err := pickBackend(ctx, *backendName, log)
-	if err != nil {
-		fmt.Fprintf(os.Stderr, "chaos: %v\n", err)
+	ctx, stop, backend, why, log, ok := session(*backendName)
+	if !ok {
 		return 2
 	}
+	defer stop()
 	fmt.Printf("chaos figures: backend %s (%s), %d runs per scenario\n", backend.Name(), why, *runs)
-	seed := time.Now().UnixNano() % 1_000_000_000
-	if err := runner.Figures(ctx, runner.Options{Backend: backend, Runs: *runs, Seed: seed, Out: *out, Progress: os.Stdout,
+	if err := runner.Figures(ctx, runner.Options{Backend: backend, Runs: *runs, Seed: newSeed(), Out: *out, Progress: os.Stdout,
 		Log: log, LinearizabilityLimit: time.Minute}, *doc); err != nil {
 		fmt.Fprintf(os.Stderr, "chaos figures: %v\n", err)
 		return 1

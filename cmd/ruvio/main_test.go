@@ -67,34 +67,10 @@ type proc struct {
 	err  error
 }
 
+// startNode runs a node on a fresh data directory (see startNodeIn).
 func startNode(t *testing.T, args ...string) *proc {
 	t.Helper()
-	port := freePort(t, 4)
-	args = append([]string{"server", "--port", strconv.Itoa(port), "--data-dir", t.TempDir()}, args...)
-	cmd := exec.Command(binary, args...)
-	logs := &lockedBuilder{}
-	cmd.Stderr = logs
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	p := &proc{cmd: cmd, port: port, logs: logs, done: make(chan struct{})}
-	go func() { p.err = cmd.Wait(); close(p.done) }()
-	t.Cleanup(func() {
-		cmd.Process.Kill()
-		<-p.done
-	})
-	deadline := time.Now().Add(10 * time.Second)
-	for {
-		c, err := net.Dial("tcp", "127.0.0.1:"+strconv.Itoa(port))
-		if err == nil {
-			c.Close()
-			return p
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("node did not listen: %s", logs.String())
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+	return startNodeIn(t, t.TempDir(), nil, args...)
 }
 
 func (p *proc) wait(t *testing.T) error {

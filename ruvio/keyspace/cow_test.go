@@ -9,7 +9,6 @@ import (
 
 	"pgregory.net/rapid"
 
-	"github.com/ruvio/ruvio/ruvio/command"
 	"github.com/ruvio/ruvio/ruvio/command/cmdtest"
 	"github.com/ruvio/ruvio/ruvio/command/hashcmd"
 	"github.com/ruvio/ruvio/ruvio/command/keycmd"
@@ -117,5 +116,3 @@ func TestSnapshotImageIsThePointInTimeState(t *testing.T) {
 		}
 	})
 }
-
-var _ = command.Eq

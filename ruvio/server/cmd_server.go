@@ -78,7 +78,6 @@ func cmdConfigSet(c *conn, args [][]byte) {
 func cmdConfigResetStat(c *conn, args [][]byte) {
 	s := c.srv
 	s.stats.commands.Store(0)
-	s.stats.lastOpsSample = 0
 	s.stats.connections.Store(0)
 	s.stats.rejected.Store(0)
 	s.stats.netInput.Store(0)

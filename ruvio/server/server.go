@@ -64,7 +64,6 @@ type stats struct {
 	netInput      atomic.Int64
 	netOutput     atomic.Int64
 	errorReplies  atomic.Int64
-	lastOpsSample int64
 }
 
 // New builds a node from a validated configuration. Nothing listens yet.
@@ -198,6 +197,7 @@ func (s *Server) ticker() {
 	t := time.NewTicker(time.Second / time.Duration(max(hz, 1)))
 	defer t.Stop()
 	last := time.Now()
+	var lastOps int64 // commands counted at the last ops/s sample
 	for {
 		select {
 		case <-s.tickStop:
@@ -211,8 +211,13 @@ func (s *Server) ticker() {
 			if now.Sub(last) >= time.Second {
 				n := s.stats.commands.Load()
 				elapsed := now.Sub(last).Seconds()
-				s.stats.opsPerSec.Store(int64(float64(n-s.stats.lastOpsSample) / elapsed))
-				s.stats.lastOpsSample = n
+				// After CONFIG RESETSTAT the counter may be below the last
+				// sample: count from zero then.
+				if n < lastOps {
+					lastOps = 0
+				}
+				s.stats.opsPerSec.Store(int64(float64(n-lastOps) / elapsed))
+				lastOps = n
 				last = now
 				s.closeIdleClients()
 			}

@@ -2,7 +2,6 @@ package server
 
 import (
 	"context"
-	"fmt"
 	"io"
 	"log/slog"
 	"math/rand/v2"
@@ -150,5 +149,3 @@ func (r *rawConn) expectClosed() {
 		r.t.Fatalf("connection still open: read %d bytes, err %v", n, err)
 	}
 }
-
-var _ = fmt.Sprint
