@@ -114,6 +114,16 @@ type Config struct {
 	LogLevel string `toml:"log_level"`
 	// LogFormat is LogText or LogJSON.
 	LogFormat string `toml:"log_format"`
+	// MinReplicasToWrite makes a primary refuse writes (NOREPLICAS) while
+	// fewer replicas than this have acknowledged within MinReplicasMaxLag
+	// seconds, like Redis's min-replicas-to-write. 0, the default, never
+	// refuses (N-CFG-5).
+	MinReplicasToWrite int `toml:"min_replicas_to_write"`
+	// MinReplicasMaxLag is how many seconds since its last acknowledgement
+	// a replica still counts towards MinReplicasToWrite (N-CFG-6).
+	MinReplicasMaxLag int `toml:"min_replicas_max_lag"`
+	// Replication is the [replication] table.
+	Replication Replication `toml:"replication"`
 }
 
 // User is one [[users]] table: an ACL user besides "default".
@@ -156,6 +166,12 @@ func Default() *Config {
 		Threads:                0,
 		LogLevel:               LogInfo,
 		LogFormat:              LogText,
+		MinReplicasToWrite:     0,
+		MinReplicasMaxLag:      10,
+		Replication: Replication{
+			Role:         RoleStandalone,
+			BacklogBytes: 64 * MB,
+		},
 	}
 }
 

@@ -36,6 +36,15 @@ func TestDefaultValues(t *testing.T) {
 		{"hz", c.Hz, 10},
 		{"log_level", c.LogLevel, "info"},
 		{"log_format", c.LogFormat, "text"},
+		{"min_replicas_to_write (N-CFG-5)", c.MinReplicasToWrite, 0},
+		{"min_replicas_max_lag (N-CFG-6)", c.MinReplicasMaxLag, 10},
+		{"replication.role", c.Replication.Role, ""},
+		{"replication.primary", c.Replication.Primary, ""},
+		{"replication.listen", c.Replication.Listen, ""},
+		{"replication.password", c.Replication.Password, ""},
+		{"replication.announce", c.Replication.Announce, ""},
+		{"replication.backlog_bytes", c.Replication.BacklogBytes, int64(64 << 20)},
+		{"ReplicationListen()", c.ReplicationListen(), "127.0.0.1:26379"},
 	}
 	for _, tc := range checks {
 		if tc.got != tc.want {
@@ -56,7 +65,14 @@ func TestExampleFileMatchesDefaults(t *testing.T) {
 	}
 	text := readFile(t, "../../deploy/ruvio.toml")
 	for _, f := range fields {
-		if !strings.Contains(text, "\n"+f.key+" = ") {
+		// A dotted key is written inside its table: "replication.role" is
+		// "role = " after "[replication]".
+		section, want := text, "\n"+f.key+" = "
+		if table, key, dotted := strings.Cut(f.key, "."); dotted {
+			_, section, _ = strings.Cut(text, "\n["+table+"]\n")
+			want = "\n" + key + " = "
+		}
+		if !strings.Contains(section, want) {
 			t.Errorf("deploy/ruvio.toml does not set %s", f.key)
 		}
 	}
@@ -123,8 +139,10 @@ func TestTablesAreConsistent(t *testing.T) {
 	}
 	want := []string{
 		"appendonly", "bind", "client-query-buffer-limit", "dir", "durability", "enable-debug-command", "hz",
-		"loglevel", "maxclients", "maxmemory", "maxmemory-policy", "port", "proto-max-bulk-len",
-		"requirepass", "save", "shards", "threads", "timeout", "wal-segment-bytes", "wal-snapshot-bytes",
+		"loglevel", "maxclients", "maxmemory", "maxmemory-policy", "min-replicas-max-lag", "min-replicas-to-write",
+		"port", "proto-max-bulk-len", "repl-backlog-size", "replication-announce", "replication-listen",
+		"replication-primary", "replication-role", "requirepass", "save", "shards", "threads", "timeout",
+		"wal-segment-bytes", "wal-snapshot-bytes",
 	}
 	if !slices.Equal(names, want) {
 		t.Errorf("Params() names = %v\nwant %v", names, want)

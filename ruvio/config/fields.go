@@ -22,6 +22,10 @@ type field struct {
 	quoted  bool     // print the value quoted in problems (strings)
 	enum    []string // allowed values of an enumerated key, canonical case
 	get     func(*Config) string
+	// getParam, when set, is what CONFIG GET answers instead of get: the
+	// value in force where the stored one is "" for a derived default.
+	// Problems and flag defaults keep showing get, what was configured.
+	getParam func(*Config) string
 	// parse stores the value read from s. It reports only values that are
 	// not of the right type; range checks are left to check so that Validate
 	// catches out-of-range values however they got in.
@@ -72,6 +76,30 @@ var fields = []field{
 	enumField("log_level", "loglevel", func(c *Config) *string { return &c.LogLevel }, logLevels).settable(),
 	// Redis has no such parameter, and the log handler is built once.
 	enumField("log_format", "", func(c *Config) *string { return &c.LogFormat }, logFormats),
+	// Redis's names and defaults (N-CFG-5, N-CFG-6): 0 replicas means
+	// writes are never refused for lack of replicas. A node has one
+	// configuration, so CONFIG SET on any shard's port changes them for
+	// every shard (N-CFG-7), and like every CONFIG SET they last until the
+	// restart, which reads the file again (N-CFG-8).
+	intField("min_replicas_to_write", "min-replicas-to-write", func(c *Config) *int { return &c.MinReplicasToWrite }, 0, noMax).settable(),
+	intField("min_replicas_max_lag", "min-replicas-max-lag", func(c *Config) *int { return &c.MinReplicasMaxLag }, 0, noMax).settable(),
+
+	// [replication]. The role and addresses are fixed at start: the
+	// listener is bound once, and a running node changes primary with
+	// REPLICAOF, which also records the replication epoch. Whether primary
+	// is required depends on role, and whether password is on where the
+	// listener is, so validateReplication checks those.
+	roleField(),
+	addrField("replication.primary", "replication-primary", func(c *Config) *string { return &c.Replication.Primary }, false),
+	listenField(),
+	// Not exposed: CONFIG GET would hand the replication password to any
+	// client allowed to run CONFIG.
+	stringField("replication.password", "", func(c *Config) *string { return &c.Replication.Password }, false),
+	addrField("replication.announce", "replication-announce", func(c *Config) *string { return &c.Replication.Announce }, false),
+	// Redis's name and minimum, and settable as in Redis; like every
+	// settable key it takes effect where the server reads it from the
+	// current Config.
+	bytesField("replication.backlog_bytes", "repl-backlog-size", func(c *Config) *int64 { return &c.Replication.BacklogBytes }, 16*KB).settable(),
 }
 
 // fieldByKey finds a field by its file key.

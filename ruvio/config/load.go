@@ -41,6 +41,16 @@ var envVars = []envVar{
 	{"RUVIO_THREADS", "threads"},
 	{"RUVIO_LOG_LEVEL", "log_level"},
 	{"RUVIO_LOG_FORMAT", "log_format"},
+	{"RUVIO_MIN_REPLICAS_TO_WRITE", "min_replicas_to_write"},
+	{"RUVIO_MIN_REPLICAS_MAX_LAG", "min_replicas_max_lag"},
+	{"RUVIO_REPLICATION_ROLE", "replication.role"},
+	{"RUVIO_REPLICATION_PRIMARY", "replication.primary"},
+	{"RUVIO_REPLICATION_LISTEN", "replication.listen"},
+	// How the compose deployment passes the password (N-CFG-19), which
+	// keeps it out of files and command lines.
+	{"RUVIO_REPLICATION_PASSWORD", "replication.password"},
+	{"RUVIO_REPLICATION_ANNOUNCE", "replication.announce"},
+	{"RUVIO_REPLICATION_BACKLOG_BYTES", "replication.backlog_bytes"},
 }
 
 // flagSpec binds a command-line flag to a key.
@@ -62,6 +72,9 @@ var flagSpecs = []flagSpec{
 	{"maxmemory", "maxmemory", "memory limit in `bytes`, such as 0 (none), 100mb or 1gb"},
 	{"log-level", "log_level", "log `level`: debug, info, warn or error"},
 	{"enable-debug-command", "enable_debug_command", "allow the DEBUG command"},
+	{"replication-role", "replication.role", "replication `role` at start: primary or replica (default standalone)"},
+	{"replication-primary", "replication.primary", "replication `address` host:port of the primary, for role replica"},
+	{"replication-listen", "replication.listen", "replication base `address` host:port; shard i listens on port+i (default bind at port+20000)"},
 }
 
 // flagValue keeps a flag's text as given. Flags are parsed before the file
@@ -206,6 +219,16 @@ type fileDoc struct {
 	ClientQueryBufferLimit *byteSize `toml:"client_query_buffer_limit"`
 	WALSegmentBytes        *byteSize `toml:"wal_segment_bytes"`
 	WALSnapshotBytes       *byteSize `toml:"wal_snapshot_bytes"`
+	// Replication shadows Config.Replication, which is one level further
+	// down, so that the byte size inside [replication] goes through byteSize
+	// as well.
+	Replication *replicationDoc `toml:"replication"`
+}
+
+// replicationDoc is the [replication] table as fileDoc decodes it.
+type replicationDoc struct {
+	*Replication
+	BacklogBytes *byteSize `toml:"backlog_bytes"`
 }
 
 // decodeFile overlays the file at path onto c.
@@ -217,6 +240,10 @@ func decodeFile(path string, c *Config) error {
 		ClientQueryBufferLimit: (*byteSize)(&c.ClientQueryBufferLimit),
 		WALSegmentBytes:        (*byteSize)(&c.WALSegmentBytes),
 		WALSnapshotBytes:       (*byteSize)(&c.WALSnapshotBytes),
+		Replication: &replicationDoc{
+			Replication:  &c.Replication,
+			BacklogBytes: (*byteSize)(&c.Replication.BacklogBytes),
+		},
 	}
 	md, err := toml.DecodeFile(path, &doc)
 	if err != nil {

@@ -42,6 +42,10 @@ shards = 4
 bind = "0.0.0.0"
 durability = "always"
 hz = 20
+
+# Listening on every interface needs a replication password (N-SEC-5).
+[replication]
+password = "pw"
 `)
 	tests := []struct {
 		name  string
@@ -110,11 +114,13 @@ hz = 20
 		}},
 		{"every flag", []string{"--bind", "::1", "--port", "1234", "--shards", "3", "--data-dir", "/var/lib/ruvio",
 			"--durability", "snapshot", "--auth", "pw", "--maxmemory", "100mb", "--log-level", "debug",
-			"--enable-debug-command=true"}, nil, func(c *Config) string {
+			"--enable-debug-command=true", "--replication-role", "REPLICA", "--replication-primary", "10.0.0.4:26379",
+			"--replication-listen", "[::1]:27000"}, nil, func(c *Config) string {
 			want := Default()
 			want.Bind, want.Port, want.Shards, want.DataDir = "::1", 1234, 3, "/var/lib/ruvio"
 			want.Durability, want.Auth, want.MaxMemory, want.LogLevel = "snapshot", "pw", 100<<20, "debug"
 			want.EnableDebugCommand = true
+			want.Replication.Role, want.Replication.Primary, want.Replication.Listen = "replica", "10.0.0.4:26379", "[::1]:27000"
 			if !reflect.DeepEqual(c, want) {
 				return "got " + strings.Join(flatten(c), " ")
 			}
@@ -157,7 +163,10 @@ func TestLoadEveryEnvVar(t *testing.T) {
 		"RUVIO_PROTO_MAX_BULK_LEN": "2mb", "RUVIO_CLIENT_QUERY_BUFFER_LIMIT": "4194304",
 		"RUVIO_ENABLE_DEBUG_COMMAND": "yes", "RUVIO_HZ": "100", "RUVIO_LOG_LEVEL": "warn", "RUVIO_LOG_FORMAT": "json",
 		"RUVIO_SAVE": "60 1", "RUVIO_WAL_SEGMENT_BYTES": "1mb", "RUVIO_WAL_SNAPSHOT_BYTES": "0",
-		"RUVIO_THREADS": "3",
+		"RUVIO_THREADS": "3", "RUVIO_MIN_REPLICAS_TO_WRITE": "1", "RUVIO_MIN_REPLICAS_MAX_LAG": "5",
+		"RUVIO_REPLICATION_ROLE": "Replica", "RUVIO_REPLICATION_PRIMARY": "ruvio-1:26379",
+		"RUVIO_REPLICATION_LISTEN": "0.0.0.0:27001", "RUVIO_REPLICATION_PASSWORD": "rpw",
+		"RUVIO_REPLICATION_ANNOUNCE": "203.0.113.7:7001", "RUVIO_REPLICATION_BACKLOG_BYTES": "1mb",
 	}
 	if len(env) != len(envVars) {
 		t.Fatalf("test covers %d variables, table has %d", len(env), len(envVars))
@@ -172,9 +181,13 @@ func TestLoadEveryEnvVar(t *testing.T) {
 		ProtoMaxBulkLen: 2 << 20, ClientQueryBufferLimit: 4 << 20, EnableDebugCommand: true,
 		Hz: 100, LogLevel: "warn", LogFormat: "json",
 		Save: "60 1", WALSegmentBytes: 1 << 20, WALSnapshotBytes: 0, Threads: 3,
+		MinReplicasToWrite: 1, MinReplicasMaxLag: 5,
+		Replication: Replication{Role: "replica", Primary: "ruvio-1:26379", Listen: "0.0.0.0:27001",
+			Password: "rpw", Announce: "203.0.113.7:7001", BacklogBytes: 1 << 20},
 	}
 	if !reflect.DeepEqual(c, want) {
-		t.Errorf("got  %v\nwant %v", flatten(c), flatten(want))
+		// flatten leaves out the replication password, so show it too.
+		t.Errorf("got  %v %+v\nwant %v %+v", flatten(c), c.Replication, flatten(want), want.Replication)
 	}
 }
 
@@ -220,6 +233,9 @@ func TestLoadFileErrors(t *testing.T) {
 		{"several unknown keys at once", "prot = 1\nshard = 2\n", []string{"prot", "shard", "2 problems"}},
 		{"unknown key in users", "[[users]]\nname = \"a\"\npasswd = \"x\"\n", []string{"users.passwd", "unknown key"}},
 		{"unknown table reported once", "[replicaton]\nprimary = \"x\"\nport = 1\n", []string{"replicaton (from ", "): unknown key"}},
+		{"unknown key in replication", "[replication]\nrole = \"primary\"\nlisen = \"0.0.0.0:26379\"\n", []string{"replication.lisen (from ", "): unknown key"}},
+		{"bad byte size in replication", "[replication]\nbacklog_bytes = \"lots\"\n", []string{"replication.backlog_bytes", `"lots"`}},
+		{"replication not a table", "replication = 5\n", []string{"replication", "expected table"}},
 		{"wrong type", "port = \"6379\"\n", []string{"port"}},
 		{"bad byte size", "maxmemory = \"lots\"\n", []string{"maxmemory", `"lots"`}},
 		{"negative byte size", "maxmemory = -1\n", []string{"maxmemory", "negative"}},
@@ -296,7 +312,8 @@ func TestPrintUsage(t *testing.T) {
 	var b bytes.Buffer
 	PrintUsage(&b)
 	out := b.String()
-	for _, w := range []string{"-config", "-data-dir", "-enable-debug-command", "RUVIO_PORT", "RUVIO_LOG_FORMAT", "-port port", "(default 6379)"} {
+	for _, w := range []string{"-config", "-data-dir", "-enable-debug-command", "RUVIO_PORT", "RUVIO_LOG_FORMAT", "-port port", "(default 6379)",
+		"-replication-listen address", "RUVIO_REPLICATION_PASSWORD\t(replication.password)"} {
 		if !strings.Contains(out, w) {
 			t.Errorf("usage lacks %q:\n%s", w, out)
 		}

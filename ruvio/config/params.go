@@ -38,7 +38,11 @@ func buildParams() []Param {
 		if f.param == "" {
 			continue
 		}
-		ps = append(ps, Param{Name: f.param, Mutable: f.mutable, Get: f.get, Set: f.set})
+		get := f.get
+		if f.getParam != nil {
+			get = f.getParam
+		}
+		ps = append(ps, Param{Name: f.param, Mutable: f.mutable, Get: get, Set: f.set})
 	}
 	// Redis's AOF switch, read by tools such as redis-benchmark: ruvio
 	// persists through its WAL and durability profile, never an AOF.

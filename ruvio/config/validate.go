@@ -101,6 +101,7 @@ func (c *Config) Validate() error {
 			})
 		}
 	}
+	ps = append(ps, c.validateReplication()...)
 	ps = append(ps, c.validateUsers()...)
 	return problems(ps)
 }

@@ -40,10 +40,11 @@ func TestValidateKeys(t *testing.T) {
 	}{
 		{"empty bind", func(c *Config) { c.Bind = "" }, `bind = "": must not be empty`},
 		{"port 0", func(c *Config) { c.Port = 0 }, "port = 0: must be between 1 and 65535"},
-		{"port 65535 one shard", func(c *Config) { c.Port = 65535 }, ""},
+		// The default replication port, port + 20000, would be past 65535.
+		{"port 65535 one shard", func(c *Config) { c.Port, c.Replication.Listen = 65535, "127.0.0.1:26379" }, ""},
 		{"last shard past 65535", func(c *Config) { c.Port, c.Shards = 65534, 3 },
 			"port = 65534: with shards = 3 the last shard would listen on port 65536; port + shards - 1 must be at most 65535"},
-		{"last shard at 65535", func(c *Config) { c.Port, c.Shards = 65280, 256 }, ""},
+		{"last shard at 65535", func(c *Config) { c.Port, c.Shards, c.Replication.Listen = 65280, 256, "127.0.0.1:26379" }, ""},
 		{"shards 257", func(c *Config) { c.Shards = 257 }, "shards = 257: must be between 1 and 256"},
 		{"empty data_dir", func(c *Config) { c.DataDir = "" }, `data_dir = "": must not be empty`},
 		{"each durability", func(c *Config) { c.Durability = "memory" }, ""},

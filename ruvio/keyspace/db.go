@@ -38,6 +38,13 @@ type DB struct {
 	// reaches the state the log describes.
 	Loading bool
 
+	// Replica makes the keyspace a copy that its primary's log alone
+	// changes: a key whose time ran out reads as missing but stays until
+	// the primary's DEL arrives, and active expiry does nothing, so the
+	// replica's log stays the primary's, record for record (Redis replicas
+	// behave the same way since 3.2).
+	Replica bool
+
 	cow     *cowState // a snapshot in progress, or nil
 	watched map[string]*watch
 	waiters map[string][]chan struct{}
@@ -88,7 +95,9 @@ func (db *DB) Get(key string) *Entry {
 		return nil
 	}
 	if e.ExpireAt != 0 && !db.Loading && e.ExpireAt <= db.Now() {
-		db.expire(key)
+		if !db.Replica {
+			db.expire(key)
+		}
 		return nil
 	}
 	return e

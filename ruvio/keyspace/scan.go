@@ -66,6 +66,9 @@ func (db *DB) RandomKey() (string, bool) {
 // ones, repeating while more than a quarter of a sample had expired, up to
 // maxRounds samples. It returns how many keys it removed.
 func (db *DB) ActiveExpire(maxRounds int) int {
+	if db.Replica || db.Loading {
+		return 0
+	}
 	removed := 0
 	for round := 0; round < maxRounds && len(db.expires) > 0; round++ {
 		now := db.Now()

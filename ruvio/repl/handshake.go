@@ -65,15 +65,27 @@ func OnHistory(h []EpochStart, last uint64, pos Position) bool {
 	return false
 }
 
+// Replica is what a replica presents in its handshake: its epoch
+// history and the sequence of its last record.
+type Replica struct {
+	History []EpochStart
+	Last    uint64
+}
+
 // Decide chooses between continuing a replica from its own log and a full
 // copy (N-REPL-6, N-REPL-7): CONTINUE from the next sequence when the
-// replica's last record lies on the primary's history and the primary
-// still holds every record after it; otherwise FULL.
-func Decide(p Primary, replicaLast Position) Plan {
-	if !OnHistory(p.History, p.Last.Seq, replicaLast) {
-		return Plan{Reason: fmt.Sprintf("the replica's last record (epoch %d, seq %d) is not on the primary's history: it wrote after the fork", replicaLast.Epoch, replicaLast.Seq)}
+// replica's whole log is a prefix of the primary's (its history agrees
+// with the primary's up to its last record, so it wrote nothing after the
+// point where the primary forked) and the primary still holds every
+// record after it; otherwise FULL. Comparing whole histories rather than
+// the last record's epoch alone also catches two nodes that forked the
+// same epoch number at different places.
+func Decide(p Primary, r Replica) Plan {
+	fork := ForkPoint(p.History, p.Last.Seq, r.History, r.Last)
+	if fork < r.Last {
+		return Plan{Reason: fmt.Sprintf("the replica's log (up to %d) leaves the primary's history after %d: it wrote after the fork", r.Last, fork)}
 	}
-	next := replicaLast.Seq + 1
+	next := r.Last + 1
 	if next <= p.Last.Seq && next < p.OldestLogged {
 		return Plan{Reason: fmt.Sprintf("the primary's log starts at %d, after the replica's next record %d", p.OldestLogged, next)}
 	}

@@ -10,27 +10,30 @@ func TestDecide(t *testing.T) {
 	// The primary was a replica through epoch 1 (records 1-100), was
 	// promoted and wrote epoch 2 from 101 to 150.
 	p := Primary{History: []EpochStart{{1, 1}, {2, 101}}, Last: Position{2, 150}, OldestLogged: 1}
+	one := []EpochStart{{1, 1}}
 	cases := []struct {
 		name string
 		p    Primary
-		last Position
+		r    Replica
 		cont bool
 		from uint64
 	}{
-		{"empty replica, whole log kept", p, Position{}, true, 1},
-		{"replica behind in the old epoch", p, Position{1, 60}, true, 61},
-		{"old primary that wrote nothing after the fork", p, Position{1, 100}, true, 101},
-		{"old primary that wrote after the fork", p, Position{1, 120}, false, 0},
-		{"replica of the new epoch, behind", p, Position{2, 140}, true, 141},
-		{"replica up to date", p, Position{2, 150}, true, 151},
-		{"replica ahead of the primary in its epoch", p, Position{2, 160}, false, 0},
-		{"replica of an epoch the primary never had", p, Position{3, 10}, false, 0},
-		{"log before the replica's next record dropped", Primary{History: p.History, Last: p.Last, OldestLogged: 90}, Position{1, 60}, false, 0},
-		{"log dropped but replica continues where it starts", Primary{History: p.History, Last: p.Last, OldestLogged: 61}, Position{1, 60}, true, 61},
-		{"empty primary", Primary{History: []EpochStart{{1, 1}}, OldestLogged: 1}, Position{}, true, 1},
+		{"empty replica, whole log kept", p, Replica{one, 0}, true, 1},
+		{"replica behind in the old epoch", p, Replica{one, 60}, true, 61},
+		{"old primary that wrote nothing after the fork", p, Replica{one, 100}, true, 101},
+		{"old primary that wrote after the fork", p, Replica{one, 120}, false, 0},
+		{"replica of the new epoch, behind", p, Replica{p.History, 140}, true, 141},
+		{"replica up to date", p, Replica{p.History, 150}, true, 151},
+		{"replica ahead of the primary in its epoch", p, Replica{p.History, 160}, false, 0},
+		{"replica of an epoch the primary never had", p, Replica{[]EpochStart{{3, 1}}, 10}, false, 0},
+		{"same epoch number forked elsewhere", p, Replica{[]EpochStart{{1, 1}, {2, 91}}, 95}, false, 0},
+		{"log before the replica's next record dropped", Primary{History: p.History, Last: p.Last, OldestLogged: 90}, Replica{one, 60}, false, 0},
+		{"log dropped but replica continues where it starts", Primary{History: p.History, Last: p.Last, OldestLogged: 61}, Replica{one, 60}, true, 61},
+		{"empty primary", Primary{History: one, OldestLogged: 1}, Replica{one, 0}, true, 1},
+		{"fresh primary in a new epoch, fresh replica", Primary{History: []EpochStart{{2, 1}}, OldestLogged: 1}, Replica{one, 0}, true, 1},
 	}
 	for _, c := range cases {
-		got := Decide(c.p, c.last)
+		got := Decide(c.p, c.r)
 		if got.Continue != c.cont || got.From != c.from || got.Reason == "" {
 			t.Errorf("%s: %+v", c.name, got)
 		}
@@ -109,15 +112,11 @@ func TestDecideMatchesPrefixModel(t *testing.T) {
 			common++
 		}
 		isPrefix := common == len(replica)
-		var last Position
-		if len(replica) > 0 {
-			last = Position{Epoch: replica[len(replica)-1], Seq: uint64(len(replica))}
-		}
 		var plast Position
 		if len(primary) > 0 {
 			plast = Position{Epoch: primary[len(primary)-1], Seq: uint64(len(primary))}
 		}
-		plan := Decide(Primary{History: history(primary), Last: plast, OldestLogged: 1}, last)
+		plan := Decide(Primary{History: history(primary), Last: plast, OldestLogged: 1}, Replica{history(replica), uint64(len(replica))})
 		if plan.Continue != isPrefix {
 			t.Fatalf("primary %v replica %v: continue=%v, prefix=%v (%s)", primary, replica, plan.Continue, isPrefix, plan.Reason)
 		}

@@ -74,7 +74,7 @@ func cmdClusterShards(c *conn, args [][]byte) {
 		c.w.BulkString("role")
 		c.w.BulkString("master")
 		c.w.BulkString("replication-offset")
-		c.w.Int(int64(sh.wal.Last()))
+		c.w.Int(int64(sh.wlog().Last()))
 		c.w.BulkString("health")
 		c.w.BulkString("online")
 	}

@@ -82,8 +82,8 @@ func (s *Server) persistenceInfo() [][2]string {
 	var recKeys, recRecords, recMs int64
 	for _, sh := range s.shards {
 		changes += sh.changes.Load() - sh.changesAtSave.Load()
-		if sh.wal != nil {
-			walBytes += sh.wal.Size()
+		if sh.wlog() != nil {
+			walBytes += sh.wlog().Size()
 		}
 		if sh.saving.Load() {
 			saving = 1
@@ -97,22 +97,10 @@ func (s *Server) persistenceInfo() [][2]string {
 	}
 	last := s.lastSaveTime()
 	return [][2]string{
-		kv("loading", 0), kv("durability", cfg.Durability),
+		kv("loading", boolInt(s.loading())), kv("durability", cfg.Durability),
 		kv("rdb_changes_since_last_save", changes), kv("rdb_bgsave_in_progress", saving),
 		kv("rdb_last_save_time", last), kv("rdb_last_bgsave_status", ok),
 		kv("aof_enabled", 0), kv("wal_bytes", walBytes), kv("wal_segment_bytes", cfg.WALSegmentBytes),
 		kv("recovery_keys", recKeys), kv("recovery_records", recRecords), kv("recovery_ms", recMs),
-	}
-}
-
-// shardReplicationInfo is the per-shard part of INFO replication that the
-// coordinator and replicas read.
-func (sh *Shard) replicationInfo() [][2]string {
-	sh.mu.Lock()
-	epoch := sh.epoch
-	sh.mu.Unlock()
-	return [][2]string{
-		kv("epoch", epoch), kv("wal_last_sequence", sh.wal.Last()),
-		kv("wal_durable_sequence", sh.durableSeq()), kv("replication_committed_sequence", 0),
 	}
 }

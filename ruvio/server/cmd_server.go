@@ -2,6 +2,7 @@ package server
 
 import (
 	"context"
+	"encoding/hex"
 	"strconv"
 	"strings"
 	"time"
@@ -105,15 +106,6 @@ func cmdTime(c *conn, args [][]byte) {
 	c.w.BulkString(strconv.FormatInt(int64(now.Nanosecond()/1000), 10))
 }
 
-// cmdRole answers like a Redis primary with no replicas until replication
-// exists: ["master", offset, []].
-func cmdRole(c *conn, args [][]byte) {
-	c.w.Array(3)
-	c.w.BulkString("master")
-	c.w.Int(int64(c.shard.wal.Last()))
-	c.w.Array(0)
-}
-
 func cmdDebug(c *conn, args [][]byte) {
 	if !c.srv.Config().EnableDebugCommand {
 		c.w.Error("ERR DEBUG command not allowed. If the enable-debug-command option is set to \"local\", you can run it from a local connection, otherwise you need to set this option in the configuration file, and then restart the server.")
@@ -157,21 +149,6 @@ func cmdShutdown(c *conn, args [][]byte) {
 	go c.srv.Shutdown(context.Background())
 }
 
-// cmdReplicaOf accepts REPLICAOF NO ONE, which on a node that is already
-// a primary changes nothing (Redis answers OK too). Following a primary
-// needs replication, which this build does not have yet.
-func cmdReplicaOf(c *conn, args [][]byte) {
-	if command.Eq(args[1], "no") && command.Eq(args[2], "one") {
-		c.w.OK()
-		return
-	}
-	if _, ok := command.ParseInt(args[2]); !ok {
-		c.w.Error("ERR Invalid master port")
-		return
-	}
-	c.w.Error("ERR REPLICAOF host port: this node has no replication configured")
-}
-
 func cmdRuvioVersion(c *conn, args [][]byte) {
 	c.w.Map(2)
 	c.w.BulkString("redis_version")
@@ -181,7 +158,24 @@ func cmdRuvioVersion(c *conn, args [][]byte) {
 }
 
 func cmdRuvioHelp(c *conn, args [][]byte) {
-	writeHelp(c, "RUVIO", "VERSION", "    Return the Redis version claimed and the number of shards.")
+	writeHelp(c, "RUVIO", "VERSION", "    Return the Redis version claimed and the number of shards.",
+		"DIGEST", "    Return a hex digest of every key, type, value and expiry on the node, like DEBUG DIGEST.")
+}
+
+// cmdRuvioDigest answers a digest of the node's data that is equal on two
+// nodes exactly when they hold the same keys, values and expiry times,
+// so a replica can be compared with its primary.
+func cmdRuvioDigest(c *conn, args [][]byte) {
+	var out [20]byte
+	for _, sh := range c.srv.shards {
+		c.withShard(sh, func() {
+			d := sh.db.Digest()
+			for i := range out {
+				out[i] ^= d[i]
+			}
+		})
+	}
+	c.w.BulkString(hex.EncodeToString(out[:]))
 }
 
 func cmdDBSize(c *conn, args [][]byte) {

@@ -50,6 +50,14 @@ func (c *conn) execute(args [][]byte) {
 		c.fail("ERR Can't execute '" + run.Name + "': only (P|S)SUBSCRIBE / (P|S)UNSUBSCRIBE / PING / QUIT / RESET are allowed in this context")
 		return
 	}
+	if run.Flags&command.Loading == 0 && s.loading() {
+		c.fail(errLoading)
+		return
+	}
+	if msg := s.writeRefusal(run, args); msg != "" {
+		c.fail(msg)
+		return
+	}
 	if c.multi && !isTxnControl(spec.Name) {
 		c.queue(run, args)
 		return

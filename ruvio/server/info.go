@@ -95,10 +95,7 @@ func (s *Server) infoSection(sec string, c *conn) [][2]string {
 			kv("total_error_replies", s.stats.errorReplies.Load()),
 		}
 	case "replication":
-		return append([][2]string{
-			kv("role", "master"), kv("connected_slaves", 0), kv("master_failover_state", "no-failover"),
-			kv("master_replid", s.runID), kv("master_repl_offset", c.shard.wal.Last()),
-		}, c.shard.replicationInfo()...)
+		return s.replicationInfo(c.shard)
 	case "cpu":
 		return [][2]string{kv("goroutines", runtime.NumGoroutine()), kv("gomaxprocs", runtime.GOMAXPROCS(0))}
 	case "cluster":

@@ -56,7 +56,6 @@ func (sh *Shard) open(cfg *config.Config, table *command.Table) (recovery, error
 	var rec recovery
 	sh.durability = cfg.Durability
 	sh.table = table
-	mode := walMode(cfg.Durability)
 	persistent := cfg.Durability != config.DurabilityMemory
 	sh.epoch = 1
 	if persistent {
@@ -84,15 +83,11 @@ func (sh *Shard) open(cfg *config.Config, table *command.Table) (recovery, error
 		}
 	}
 	snapSeq := sh.snapSeq.Load()
-	walDir := ""
-	if mode != wal.Memory {
-		walDir = filepath.Join(sh.dir, "wal")
-	}
-	log, err := wal.Open(wal.Options{Dir: walDir, Mode: mode, SegmentBytes: cfg.WALSegmentBytes, Logger: sh.log})
+	log, err := sh.openLog(cfg)
 	if err != nil {
 		return rec, fmt.Errorf("shard %d: %w", sh.ID, err)
 	}
-	sh.wal = log
+	sh.walp.Store(log)
 	switch {
 	case log.Last() == 0:
 		if snapSeq > 0 {
@@ -125,11 +120,25 @@ func (sh *Shard) open(cfg *config.Config, table *command.Table) (recovery, error
 	if replayer.failed > 0 {
 		sh.log.Warn("some log records replayed with errors", "shard", sh.ID, "records", replayer.failed, "first", replayer.firstErr)
 	}
+	sh.normalizeHistory()
 	rec.keys = int64(sh.db.Len())
 	rec.elapsed = time.Since(start)
 	sh.lastSave.Store(clock.Default.Now().Unix())
 	sh.recovered = rec
 	return rec, nil
+}
+
+// walDir is where the shard's log lives ("" for a profile without one).
+func (sh *Shard) walDir(cfg *config.Config) string {
+	if walMode(cfg.Durability) == wal.Memory {
+		return ""
+	}
+	return filepath.Join(sh.dir, "wal")
+}
+
+// openLog opens the shard's log as the profile says.
+func (sh *Shard) openLog(cfg *config.Config) (*wal.Log, error) {
+	return wal.Open(wal.Options{Dir: sh.walDir(cfg), Mode: walMode(cfg.Durability), SegmentBytes: cfg.WALSegmentBytes, Logger: sh.log})
 }
 
 // noteEpoch records that the log moved to epoch at seq.
@@ -193,6 +202,13 @@ func (r *replayer) apply(rec wal.Record) error {
 		r.ctx.Values = r.ctx.Values[:0]
 		r.ctx.Now = clock.NowMs()
 		r.sink.wrote = false
+		if r.sh.db.Snapshotting() {
+			// A replica applies its primary's records while a snapshot of
+			// its own may be running.
+			for _, i := range spec.KeyIndexes(args) {
+				r.sh.db.WillModify(string(args[i]))
+			}
+		}
 		if spec.PerKey != nil {
 			for _, i := range spec.KeyIndexes(args) {
 				spec.PerKey(&r.ctx, args[i])
@@ -224,13 +240,13 @@ func (sh *Shard) startSnapshot(done chan<- error) error {
 		return errSaveInProgress
 	}
 	sh.mu.Lock()
-	h := snapshot.Header{Shard: sh.ID, Seq: sh.wal.Last(), Epoch: sh.epoch,
+	h := snapshot.Header{Shard: sh.ID, Seq: sh.wlog().Last(), Epoch: sh.epoch,
 		History: append([]snapshot.EpochStart(nil), sh.history...), CreatedMs: clock.NowMs()}
 	sh.db.BeginSnapshot()
 	sh.changesAtSave.Store(sh.changes.Load())
 	// End the log's segment at the snapshot's sequence, so that once the
 	// snapshot is on disk every record it holds can be dropped.
-	sh.wal.RollAfter(h.Seq)
+	sh.wlog().RollAfter(h.Seq)
 	sh.mu.Unlock()
 	go func() {
 		err := sh.writeSnapshot(h)
@@ -242,13 +258,30 @@ func (sh *Shard) startSnapshot(done chan<- error) error {
 	return nil
 }
 
-// writeSnapshot walks the shard's slots a batch at a time under the lock,
-// encoding into memory, and writes each batch out with the lock released.
+// writeSnapshot writes the snapshot startSnapshot began and drops what
+// it covers.
 func (sh *Shard) writeSnapshot(h snapshot.Header) error {
-	w, err := snapshot.Create(sh.dir, h)
+	if _, err := sh.writeImage(sh.dir, h); err != nil {
+		return err
+	}
+	// The image holds every record up to h.Seq: the log before it goes.
+	if !sh.keepLog {
+		if err := sh.wlog().DropBefore(h.Seq); err != nil {
+			return err
+		}
+	}
+	return snapshot.RemoveOlder(sh.dir, h.Seq)
+}
+
+// writeImage writes the keyspace as of BeginSnapshot into dir, walking
+// the shard's slots a batch at a time under the lock, encoding into
+// memory, and writing each batch out with the lock released. It ends the
+// snapshot state whatever happens and returns the file's path.
+func (sh *Shard) writeImage(dir string, h snapshot.Header) (string, error) {
+	w, err := snapshot.Create(dir, h)
 	if err != nil {
 		sh.endSnapshotState()
-		return err
+		return "", err
 	}
 	var addErr error
 	add := func(k string, e *keyspace.Entry) {
@@ -272,18 +305,9 @@ func (sh *Shard) writeSnapshot(h snapshot.Header) error {
 	sh.endSnapshotState()
 	if addErr != nil {
 		w.Abort()
-		return addErr
+		return "", addErr
 	}
-	if _, err := w.Commit(); err != nil {
-		return err
-	}
-	// The image holds every record up to h.Seq: the log before it goes.
-	if !sh.keepLog {
-		if err := sh.wal.DropBefore(h.Seq); err != nil {
-			return err
-		}
-	}
-	return snapshot.RemoveOlder(sh.dir, h.Seq)
+	return w.Commit()
 }
 
 func (sh *Shard) endSnapshotState() {
@@ -323,7 +347,7 @@ func (sh *Shard) maybeSnapshot(cfg *config.Config, now int64) {
 			}
 		}
 	default:
-		if cfg.WALSnapshotBytes > 0 && sh.wal.Size() > cfg.WALSnapshotBytes {
+		if cfg.WALSnapshotBytes > 0 && sh.wlog().Size() > cfg.WALSnapshotBytes {
 			sh.startSnapshot(nil)
 		}
 	}
@@ -335,7 +359,7 @@ func (sh *Shard) durableSeq() uint64 {
 	if sh.durability == config.DurabilitySnapshot {
 		return sh.snapSeq.Load()
 	}
-	return sh.wal.Durable()
+	return sh.wlog().Durable()
 }
 
 // closeFiles syncs and closes the log; the snapshot profile first writes a
@@ -349,10 +373,10 @@ func (sh *Shard) closeFiles(save bool) error {
 			}
 		}
 	}
-	if sh.wal == nil {
+	if sh.wlog() == nil {
 		return nil
 	}
-	return sh.wal.Close()
+	return sh.wlog().Close()
 }
 
 // waitDurable blocks until every write the connection made is as safe as
@@ -366,9 +390,9 @@ func (c *conn) waitDurable() error {
 		}
 		c.pending[i] = 0
 		sh := c.srv.shards[i]
-		wait := sh.wal.WaitDurable
+		wait := sh.wlog().WaitDurable
 		if sh.durability == config.DurabilityEverysec {
-			wait = sh.wal.WaitWritten
+			wait = sh.wlog().WaitWritten
 		}
 		if err := wait(context.Background(), seq); err != nil {
 			return err

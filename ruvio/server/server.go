@@ -54,16 +54,17 @@ type Server struct {
 	closeOnce sync.Once
 	wg        sync.WaitGroup
 	tickStop  chan struct{}
+	repl      replState
 }
 
 type stats struct {
-	connections   atomic.Int64
-	commands      atomic.Int64
-	rejected      atomic.Int64
-	opsPerSec     atomic.Int64
-	netInput      atomic.Int64
-	netOutput     atomic.Int64
-	errorReplies  atomic.Int64
+	connections  atomic.Int64
+	commands     atomic.Int64
+	rejected     atomic.Int64
+	opsPerSec    atomic.Int64
+	netInput     atomic.Int64
+	netOutput    atomic.Int64
+	errorReplies atomic.Int64
 }
 
 // New builds a node from a validated configuration. Nothing listens yet.
@@ -132,12 +133,19 @@ func (s *Server) Start() error {
 		}
 		s.listeners = append(s.listeners, ln)
 	}
+	if err := s.startReplication(); err != nil {
+		for _, l := range s.listeners {
+			l.Close()
+		}
+		return err
+	}
 	for i, ln := range s.listeners {
 		s.wg.Add(1)
 		go s.accept(ln, s.shards[i])
 	}
-	s.wg.Add(1)
+	s.wg.Add(2)
 	go s.ticker()
+	go s.gateTicker()
 	s.log.Info("ready to accept connections", "bind", cfg.Bind, "port", cfg.Port,
 		"shards", len(s.shards), "run_id", s.runID)
 	return nil
@@ -234,6 +242,7 @@ func (s *Server) Shutdown(ctx context.Context) error {
 			ln.Close()
 		}
 		close(s.tickStop)
+		s.closeReplication()
 		s.clientsMu.Lock()
 		for _, c := range s.clients {
 			c.close()
@@ -286,8 +295,8 @@ func (s *Server) recover(cfg *config.Config) error {
 	}
 	if first != nil {
 		for _, sh := range s.shards {
-			if sh.wal != nil {
-				sh.wal.Close()
+			if sh.wlog() != nil {
+				sh.wlog().Close()
 			}
 		}
 		return first

@@ -23,9 +23,11 @@ type Shard struct {
 	ID    int
 	Slots slots.Range
 
-	mu    sync.Mutex
-	db    *keyspace.DB
-	wal   *wal.Log
+	mu sync.Mutex
+	db *keyspace.DB
+	// walp is the shard's log. A replica that takes a full copy replaces
+	// it (under mu), so readers outside mu load it once per use.
+	walp  atomic.Pointer[wal.Log]
 	table *command.Table
 	log   *slog.Logger
 	// epoch is the replication epoch new records carry; history lists
@@ -50,6 +52,8 @@ type Shard struct {
 	// keepLog keeps the log a snapshot covers, so a test can compare a
 	// replay of the whole log with snapshot + replay.
 	keepLog bool
+
+	repl shardRepl
 }
 
 func newShard(id int, r slots.Range, log *slog.Logger) *Shard {
@@ -64,13 +68,27 @@ func newShard(id int, r slots.Range, log *slog.Logger) *Shard {
 	return sh
 }
 
+// wlog returns the shard's log (nil before open).
+func (sh *Shard) wlog() *wal.Log { return sh.walp.Load() }
+
 // append writes one record of effects under mu and returns its sequence.
 func (sh *Shard) append(ops [][][]byte) uint64 {
-	if len(ops) == 0 || sh.wal == nil {
+	if len(ops) == 0 || sh.wlog() == nil {
 		return 0
 	}
+	return sh.appendAt(sh.epoch, ops)
+}
+
+// appendAt writes a record of the given epoch under mu, also when it has
+// no effects (an epoch's first record marks the fork), and hands it to
+// the replication backlog when replicas may read it.
+func (sh *Shard) appendAt(epoch uint64, ops [][][]byte) uint64 {
 	sh.changes.Add(1)
-	return sh.wal.Append(sh.epoch, ops)
+	seq := sh.wlog().Append(epoch, ops)
+	if sh.repl.backlog != nil {
+		sh.repl.backlog.add(seq, epoch, ops)
+	}
+	return seq
 }
 
 // recordCtx appends the effects of the command ctx ran, as one record,
@@ -105,10 +123,10 @@ func (sh *Shard) run(spec *command.Spec, ctx *command.Ctx) uint64 {
 // whose record is not yet fsynced is not linearizable across the crash).
 // Cheap: when nothing is in flight the log is already durable past it.
 func (sh *Shard) observed() uint64 {
-	if sh.wal == nil {
+	if sh.wlog() == nil {
 		return 0
 	}
-	return sh.wal.Last()
+	return sh.wlog().Last()
 }
 
 // tick runs the shard's periodic work: active expiry and snapshot rules.

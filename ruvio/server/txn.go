@@ -125,8 +125,13 @@ func cmdExec(c *conn, args [][]byte) {
 		if spec.Subcommands != nil {
 			run = spec.LookupSub(q[1])
 		}
-		// Checks that depend on state at run time still apply: memory.
+		// Checks that depend on state at run time still apply: memory,
+		// and the write gates, which may have closed since MULTI.
 		if msg := c.srv.checkMemory(run); msg != "" {
+			c.w.Error(msg)
+			continue
+		}
+		if msg := c.srv.writeRefusal(run, q); msg != "" {
 			c.w.Error(msg)
 			continue
 		}

@@ -1,0 +1,79 @@
+package keyspace
+
+import (
+	"crypto/sha1"
+	"encoding/binary"
+	"math"
+	"sort"
+
+	"github.com/ruvio/ruvio/ruvio/deque"
+	"github.com/ruvio/ruvio/ruvio/sortedset"
+)
+
+// Digest summarizes the whole keyspace (keys, types, values and expiry
+// times) in 20 bytes that do not depend on the order keys were stored in,
+// like Redis's DEBUG DIGEST: two nodes with equal digests hold the same
+// data. Each key's hash is XORed into the result; set and hash members
+// are hashed in sorted order. An empty keyspace digests to zeros.
+func (db *DB) Digest() [20]byte {
+	var out [20]byte
+	var buf []byte
+	for _, m := range db.bySlot {
+		for k, e := range m {
+			buf = appendEntry(buf[:0], k, e)
+			sum := sha1.Sum(buf)
+			for i := range out {
+				out[i] ^= sum[i]
+			}
+		}
+	}
+	return out
+}
+
+func appendField(b []byte, p []byte) []byte {
+	b = binary.AppendUvarint(b, uint64(len(p)))
+	return append(b, p...)
+}
+
+func appendEntry(b []byte, key string, e *Entry) []byte {
+	b = appendField(b, []byte(key))
+	b = binary.AppendVarint(b, e.ExpireAt)
+	switch v := e.Val.(type) {
+	case []byte:
+		b = append(b, 's')
+		b = appendField(b, v)
+	case *deque.Deque:
+		b = append(b, 'l')
+		for x := range v.All() {
+			b = appendField(b, x)
+		}
+	case map[string]struct{}:
+		b = append(b, 'S')
+		members := make([]string, 0, len(v))
+		for m := range v {
+			members = append(members, m)
+		}
+		sort.Strings(members)
+		for _, m := range members {
+			b = appendField(b, []byte(m))
+		}
+	case map[string][]byte:
+		b = append(b, 'h')
+		fields := make([]string, 0, len(v))
+		for f := range v {
+			fields = append(fields, f)
+		}
+		sort.Strings(fields)
+		for _, f := range fields {
+			b = appendField(b, []byte(f))
+			b = appendField(b, v[f])
+		}
+	case *sortedset.Set:
+		b = append(b, 'z')
+		for _, it := range v.ByRank(0, v.Len()-1, false) {
+			b = appendField(b, []byte(it.Member))
+			b = binary.LittleEndian.AppendUint64(b, math.Float64bits(it.Score))
+		}
+	}
+	return b
+}

@@ -1,0 +1,32 @@
+package repl
+
+import "testing"
+
+// N-GATE-1, N-GATE-2, N-CFG-5: a replica is good while its last
+// acknowledgement is at most min-replicas-max-lag old, to the millisecond.
+func TestGoodReplicasAndRefusal(t *testing.T) {
+	now := int64(100_000)
+	cases := []struct {
+		name   string
+		acks   []int64
+		lag    int
+		min    int
+		good   int
+		refuse bool
+	}{
+		{"no replicas, gate off", nil, 10, 0, 0, false},
+		{"no replicas, one needed", nil, 10, 1, 0, true},
+		{"fresh ack", []int64{now - 50}, 10, 1, 1, false},
+		{"exactly max lag old", []int64{now - 10_000}, 10, 1, 1, false},
+		{"one ms past max lag", []int64{now - 10_001}, 10, 1, 0, true},
+		{"lag 0 needs an ack this very ms", []int64{now, now - 1}, 0, 2, 1, true},
+		{"two of three good, two needed", []int64{now - 100, now - 2_000, now - 20_000}, 10, 2, 2, false},
+		{"two of three good, three needed", []int64{now - 100, now - 2_000, now - 20_000}, 10, 3, 2, true},
+	}
+	for _, c := range cases {
+		good := GoodReplicas(c.acks, now, c.lag)
+		if good != c.good || RefuseWrites(c.min, good) != c.refuse {
+			t.Errorf("%s: good %d refuse %v, want %d %v", c.name, good, RefuseWrites(c.min, good), c.good, c.refuse)
+		}
+	}
+}

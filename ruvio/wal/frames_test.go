@@ -1,0 +1,60 @@
+package wal
+
+import (
+	"bytes"
+	"errors"
+	"io"
+	"testing"
+)
+
+func TestFramesRoundTripAndDamage(t *testing.T) {
+	recs := []Record{
+		{Seq: 7, Epoch: 2, Ops: [][][]byte{{[]byte("SET"), []byte("k"), []byte("v")}}},
+		{Seq: 8, Epoch: 3}, // an epoch marker carries no ops
+		{Seq: 9, Epoch: 3, Ops: [][][]byte{{[]byte("DEL"), []byte("a"), []byte("b")}, {[]byte("INCR"), []byte("n")}}},
+	}
+	var b []byte
+	for _, r := range recs {
+		var err error
+		if b, err = AppendFrame(b, r); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if FrameSeq(b) != 7 {
+		t.Fatalf("FrameSeq = %d", FrameSeq(b))
+	}
+	fr := NewFrameReader(bytes.NewReader(b))
+	for _, want := range recs {
+		got, err := fr.Next()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got.Seq != want.Seq || got.Epoch != want.Epoch || len(got.Ops) != len(want.Ops) {
+			t.Fatalf("got %+v want %+v", got, want)
+		}
+		for i := range want.Ops {
+			for j := range want.Ops[i] {
+				if !bytes.Equal(got.Ops[i][j], want.Ops[i][j]) {
+					t.Fatalf("op %d arg %d: %q", i, j, got.Ops[i][j])
+				}
+			}
+		}
+	}
+	if _, err := fr.Next(); err != io.EOF {
+		t.Fatalf("end: %v", err)
+	}
+	bad := append([]byte(nil), b...)
+	bad[12] ^= 1
+	var ce *CorruptError
+	if _, err := NewFrameReader(bytes.NewReader(bad)).Next(); !errors.As(err, &ce) {
+		t.Fatalf("flipped bit: %v", err)
+	}
+	if _, err := NewFrameReader(bytes.NewReader(b[:10])).Next(); err != io.ErrUnexpectedEOF {
+		t.Fatalf("cut frame: %v", err)
+	}
+	small := NewFrameReader(bytes.NewReader(b))
+	small.Max = 4
+	if _, err := small.Next(); !errors.As(err, &ce) {
+		t.Fatalf("over Max: %v", err)
+	}
+}
