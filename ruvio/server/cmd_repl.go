@@ -223,7 +223,10 @@ func (s *Server) replicationInfo(sh *Shard) [][2]string {
 		kv("replication_fenced_by_epoch", s.repl.fencedBy.Load()),
 		kv("master_failover_state", "no-failover"),
 		kv("master_replid", s.runID), kv("master_repl_offset", sh.wlog().Last()))
-	if bl := sh.repl.backlog; bl != nil {
+	sh.mu.Lock()
+	bl := sh.repl.backlog
+	sh.mu.Unlock()
+	if bl != nil {
 		size, first, n := bl.stats()
 		out = append(out, kv("repl_backlog_active", 1), kv("repl_backlog_size", cfg.Replication.BacklogBytes),
 			kv("repl_backlog_bytes", size), kv("repl_backlog_first_sequence", first), kv("repl_backlog_histlen", n))

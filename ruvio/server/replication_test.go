@@ -280,3 +280,54 @@ func TestMemoryProfileReplicaRestart(t *testing.T) {
 	r.start()
 	caughtUp(t, p, r)
 }
+
+// N-REPL-7 and the "snapshot streamed while writes go on": a
+// replica that joins after the primary dropped the start of its log (a
+// snapshot replaced it) and outgrew its backlog takes a full copy while a
+// writer keeps writing, then continues from the log and matches.
+func TestFullCopyWhileWritesGoOn(t *testing.T) {
+	ctx := context.Background()
+	small := func(c *config.Config) {
+		asPrimary(c)
+		c.WALSegmentBytes = 4 * config.KB
+		c.WALSnapshotBytes = 16 * config.KB
+		c.Replication.BacklogBytes = 16 * config.KB
+	}
+	p := newNode(t, "primary", 2, small).start()
+	mixedWrites(t, p, "old:", 3000)
+	eventually(t, 10*time.Second, "the primary to drop the start of its log", func() bool {
+		return p.info(0)["wal_first_sequence"] != "1" && p.info(1)["wal_first_sequence"] != "1"
+	})
+	stop := make(chan struct{})
+	done := make(chan int)
+	go func() {
+		c := p.client(0)
+		n := 0
+		for {
+			select {
+			case <-stop:
+				done <- n
+				return
+			default:
+			}
+			if err := c.Set(ctx, fmt.Sprintf("live:%d", n), n, 0).Err(); err != nil {
+				t.Errorf("write during the copy: %v", err)
+			}
+			n++
+		}
+	}()
+	r := newNode(t, "replica", 2, asReplicaOf(p)).start()
+	eventually(t, 20*time.Second, "the replica to be up on both shards", func() bool {
+		return r.info(0)["master_link_status"] == "up" && r.info(1)["master_link_status"] == "up"
+	})
+	time.Sleep(200 * time.Millisecond) // writes keep flowing through the live stream
+	close(stop)
+	n := <-done
+	caughtUp(t, p, r)
+	if r.info(0)["full_copies"] == "0" || r.info(1)["full_copies"] == "0" {
+		t.Fatalf("expected a full copy on each shard: %s / %s", r.info(0)["full_copies"], r.info(1)["full_copies"])
+	}
+	if v := r.client(0).Get(ctx, fmt.Sprintf("live:%d", n-1)).Val(); v != fmt.Sprint(n-1) {
+		t.Fatalf("last live write on the replica: %q", v)
+	}
+}
