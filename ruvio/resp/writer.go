@@ -42,6 +42,15 @@ func (w *Writer) Flush() error {
 // Buffered reports how many reply bytes wait to be sent.
 func (w *Writer) Buffered() int { return len(w.bw) }
 
+// Truncate drops the buffered reply bytes after the first n, so a caller
+// that noted Buffered() before some replies can take them back (to answer
+// an error in their place). n larger than what is buffered is a no-op.
+func (w *Writer) Truncate(n int) {
+	if n < len(w.bw) {
+		w.bw = w.bw[:n]
+	}
+}
+
 // buffer is an append-only byte slice with the bufio-like methods the
 // encoders use.
 type buffer []byte

@@ -44,6 +44,15 @@ type conn struct {
 	// writes appended that must be durable before replies go out.
 	pending    []uint64
 	anyPending bool
+	// seen holds, per shard, the newest record the connection's commands
+	// appended or could see; durable replies and WAIT wait for replicas
+	// to hold it.
+	seen []uint64
+	dur  durability
+	held []heldReply
+	// flushes counts flushes, so a reply begun before a flush in the
+	// middle of its command (a blocking pop) is known to start at 0.
+	flushes int
 	// cmds counts commands since the last flush into the server's
 	// counter: one shared atomic add per batch instead of per command.
 	cmds int64
@@ -91,6 +100,8 @@ func (s *Server) newConn(nc net.Conn, sh *Shard) *conn {
 	c.libVer.Store("")
 	c.lastActive.Store(clock.NowMs())
 	c.pending = make([]uint64, len(s.shards))
+	c.seen = make([]uint64, len(s.shards))
+	c.dur.timeout = DefaultDurabilityTimeout
 	c.r = resp.NewReader(countingReader{c})
 	c.w = resp.NewWriter(lockedWriter{c})
 	cfg := s.Config()
@@ -173,7 +184,14 @@ func (c *conn) serve() {
 				c.cmds = 0
 			}
 		}
+		mark, flushes := c.w.Buffered(), c.flushes
 		c.execute(args)
+		if c.dur.replicas > 0 {
+			if flushes != c.flushes {
+				mark = 0
+			}
+			c.holdReply(mark)
+		}
 		if c.closeAfter {
 			c.flush()
 			return
@@ -269,6 +287,8 @@ func (c *conn) flush() bool {
 			return false
 		}
 	}
+	c.releaseHeld()
+	c.flushes++
 	return c.w.Flush() == nil
 }
 

@@ -165,7 +165,11 @@ func (c *conn) call(spec *command.Spec, args [][]byte) {
 // appended to sh, so its reply waits until the record is safe as the
 // profile promises: fsynced (always) or written to the OS (everysec).
 func (c *conn) notePending(sh *Shard, seq uint64) {
-	if seq == 0 || (sh.durability != config.DurabilityAlways && sh.durability != config.DurabilityEverysec) {
+	if seq == 0 {
+		return
+	}
+	c.noteSeen(sh, seq)
+	if sh.durability != config.DurabilityAlways && sh.durability != config.DurabilityEverysec {
 		return
 	}
 	c.pending[sh.ID] = max(c.pending[sh.ID], seq)

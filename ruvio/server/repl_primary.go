@@ -242,6 +242,7 @@ func (s *Server) serveReplica(nc net.Conn, sh *Shard) {
 	}
 	nc.SetDeadline(time.Time{})
 	rc.setState("online")
+	sh.repl.signalAck()
 	go rc.readAcks(rd)
 	s.streamTo(sh, rc, bl, w, from)
 }
@@ -386,8 +387,12 @@ func (rc *replicaConn) readAcks(rd *resp.Reader) {
 		}
 		if len(args) == 3 && command.Eq(args[0], "replconf") && command.Eq(args[1], "ack") {
 			if v, err := strconv.ParseUint(string(args[2]), 10, 64); err == nil {
+				moved := v > rc.ack.Load()
 				rc.ack.Store(v)
 				rc.ackAt.Store(clock.NowMs())
+				if moved {
+					rc.sh.repl.signalAck()
+				}
 			}
 		}
 	}

@@ -41,6 +41,9 @@ type primaryLink struct {
 	primaryLast  atomic.Uint64
 	fullCopies   atomic.Int64
 	lastErr      atomic.Pointer[string]
+	// committedEpoch is the primary epoch replication_committed_sequence
+	// was last taken from; only the link's goroutine uses it.
+	committedEpoch uint64
 
 	mu   sync.Mutex
 	nc   net.Conn
@@ -262,11 +265,16 @@ func (l *primaryLink) apply(nc net.Conn, br *bufio.Reader) error {
 			if _, err := io.ReadFull(br, hb[:]); err != nil {
 				return err
 			}
-			l.primaryEpoch.Store(binary.LittleEndian.Uint64(hb[0:]))
+			epoch := binary.LittleEndian.Uint64(hb[0:])
 			l.primaryLast.Store(binary.LittleEndian.Uint64(hb[8:]))
-			if c := binary.LittleEndian.Uint64(hb[16:]); c > sh.repl.committed.Load() {
+			// The primary's value, which only rises within its epoch;
+			// a new primary's (after a full copy or a failover) replaces
+			// it (N-DUR-10).
+			if c := binary.LittleEndian.Uint64(hb[16:]); c > sh.repl.committed.Load() || epoch != l.committedEpoch {
 				sh.repl.committed.Store(c)
+				l.committedEpoch = epoch
 			}
+			l.primaryEpoch.Store(epoch)
 		case msgRecord:
 			rec, err := fr.Next()
 			if err != nil {

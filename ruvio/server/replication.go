@@ -59,6 +59,10 @@ type shardRepl struct {
 	// committed is replication_committed_sequence.
 	committed atomic.Uint64
 	link      atomic.Pointer[primaryLink]
+	// ackCh is closed (and dropped) when a replica's acknowledgement
+	// moves forward, waking durable replies.
+	ackMu sync.Mutex
+	ackCh chan struct{}
 }
 
 // replHistory returns the shard's epoch history as the handshake

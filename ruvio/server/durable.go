@@ -1,0 +1,311 @@
+package server
+
+import (
+	"fmt"
+	"strconv"
+	"time"
+
+	"github.com/ruvio/ruvio/ruvio/command"
+	"github.com/ruvio/ruvio/ruvio/repl"
+)
+
+// Durable replies (CLIENT DURABILITY, WAIT). A connection remembers, per
+// shard, the newest record its commands appended or could have seen
+// (conn.seen). With CLIENT DURABILITY REPLICAS k on, every reply is held
+// until k replicas acknowledged that record on disk (their
+// wal_durable_sequence), reads included, so the connection never shows a
+// write a failover could take back (N-DUR-1). A reply whose wait runs out
+// becomes NOREPLICAS; the write stays applied, and every later reply
+// waits for the same records again until a replica has them (N-DUR-2..4).
+
+// DefaultDurabilityTimeout is the wait before a durable reply becomes
+// NOREPLICAS (N-DUR-2).
+const DefaultDurabilityTimeout = 5000 * time.Millisecond
+
+// durability is a connection's CLIENT DURABILITY setting.
+type durability struct {
+	replicas int // 0: off
+	timeout  time.Duration
+}
+
+// heldReply is a reply buffered while durability is on: where its bytes
+// start in the writer and the records it waits for.
+type heldReply struct {
+	start int
+	need  []uint64
+	at    time.Time
+}
+
+// noteSeen records that the connection's command appended or could see
+// record seq of sh.
+func (c *conn) noteSeen(sh *Shard, seq uint64) {
+	if seq > c.seen[sh.ID] {
+		c.seen[sh.ID] = seq
+	}
+}
+
+// holdReply notes the reply the command just written (starting at start)
+// when durability is on.
+func (c *conn) holdReply(start int) {
+	if c.dur.replicas == 0 {
+		return
+	}
+	c.held = append(c.held, heldReply{start: start, need: append([]uint64(nil), c.seen...), at: time.Now()})
+}
+
+// releaseHeld waits until the held replies' records are on enough
+// replicas, or the first one's timeout, and replaces the replies that
+// were not covered by NOREPLICAS. Covered replies raise the shards'
+// replication_committed_sequence.
+func (c *conn) releaseHeld() {
+	if len(c.held) == 0 {
+		return
+	}
+	k := c.dur.replicas
+	last := c.held[len(c.held)-1].need
+	var deadline time.Time
+	if c.dur.timeout > 0 {
+		deadline = c.held[0].at.Add(c.dur.timeout)
+	}
+	covered := len(c.held)
+	if !c.srv.waitReplicas(last, k, deadline, c.closedCh()) {
+		covered = 0
+		for covered < len(c.held) && c.srv.holding(c.held[covered].need) >= k {
+			covered++
+		}
+	}
+	if covered > 0 {
+		c.srv.commit(c.held[covered-1].need)
+	}
+	if covered < len(c.held) {
+		c.w.Truncate(c.held[covered].start)
+		msg := fmt.Sprintf("NOREPLICAS Not enough replicas hold this connection's writes on disk within %d ms (CLIENT DURABILITY REPLICAS %d); the writes stay applied.",
+			c.dur.timeout.Milliseconds(), k)
+		for range c.held[covered:] {
+			c.srv.stats.errorReplies.Add(1)
+			c.w.Error(msg)
+		}
+	}
+	c.held = c.held[:0]
+}
+
+// closedCh is closed when the server shuts down, so a held reply does not
+// keep a shutdown waiting.
+func (c *conn) closedCh() <-chan struct{} { return c.srv.tickStop }
+
+// holdingOn counts sh's streaming replicas whose acknowledged
+// wal_durable_sequence is at least seq.
+func (sh *Shard) holdingOn(seq uint64) int {
+	n := 0
+	for _, r := range sh.replicaList() {
+		if *r.state.Load() == "online" && r.ack.Load() >= seq {
+			n++
+		}
+	}
+	return n
+}
+
+// holding is how many replicas hold need on every shard that needs
+// something (the fewest over those shards).
+func (s *Server) holding(need []uint64) int {
+	least := -1
+	for i, seq := range need {
+		if seq == 0 {
+			continue
+		}
+		n := s.shards[i].holdingOn(seq)
+		if least < 0 || n < least {
+			least = n
+		}
+	}
+	return least
+}
+
+// waitReplicas waits until k replicas hold need on every shard, until
+// deadline (zero: no limit) or stop. It reports whether they do.
+func (s *Server) waitReplicas(need []uint64, k int, deadline time.Time, stop <-chan struct{}) bool {
+	var timer <-chan time.Time
+	if !deadline.IsZero() {
+		t := time.NewTimer(time.Until(deadline))
+		defer t.Stop()
+		timer = t.C
+	}
+	for {
+		var wake <-chan struct{}
+		for i, seq := range need {
+			if seq == 0 {
+				continue
+			}
+			sh := s.shards[i]
+			ch := sh.repl.ackSignal() // taken before the count, so no ack is missed
+			if sh.holdingOn(seq) < k {
+				wake = ch
+				break
+			}
+		}
+		if wake == nil {
+			return true
+		}
+		select {
+		case <-wake:
+		case <-timer:
+			return false
+		case <-stop:
+			return false
+		}
+	}
+}
+
+// commit raises replication_committed_sequence to need on each shard: a
+// durable reply covering those records is being released (N-DUR-9).
+func (s *Server) commit(need []uint64) {
+	for i, seq := range need {
+		c := &s.shards[i].repl.committed
+		for {
+			cur := c.Load()
+			if seq <= cur || c.CompareAndSwap(cur, seq) {
+				break
+			}
+		}
+	}
+}
+
+// ackSignal returns a channel closed at the next acknowledgement that
+// moves a replica of the shard forward.
+func (r *shardRepl) ackSignal() <-chan struct{} {
+	r.ackMu.Lock()
+	defer r.ackMu.Unlock()
+	if r.ackCh == nil {
+		r.ackCh = make(chan struct{})
+	}
+	return r.ackCh
+}
+
+func (r *shardRepl) signalAck() {
+	r.ackMu.Lock()
+	if r.ackCh != nil {
+		close(r.ackCh)
+		r.ackCh = nil
+	}
+	r.ackMu.Unlock()
+}
+
+// cmdClientDurability: CLIENT DURABILITY REPLICAS k [TIMEOUT ms] | OFF |
+// GET (or no argument): the setting, as replicas and timeout.
+func cmdClientDurability(c *conn, args [][]byte) {
+	rest := args[2:]
+	switch {
+	case len(rest) == 0 || (len(rest) == 1 && command.Eq(rest[0], "get")):
+		c.w.Map(2)
+		c.w.BulkString("replicas")
+		c.w.Int(int64(c.dur.replicas))
+		c.w.BulkString("timeout")
+		c.w.Int(c.dur.timeout.Milliseconds())
+		return
+	case len(rest) == 1 && command.Eq(rest[0], "off"):
+		c.releaseHeld()
+		c.dur = durability{timeout: DefaultDurabilityTimeout}
+		c.w.OK()
+		return
+	case len(rest) != 2 && len(rest) != 4, !command.Eq(rest[0], "replicas"):
+		c.w.Error(command.ErrSyntax)
+		return
+	}
+	k, ok := command.ParseInt(rest[1])
+	if !ok || k < 0 || k > 1000 {
+		c.w.Error("ERR REPLICAS must be an integer between 0 and 1000")
+		return
+	}
+	timeout := DefaultDurabilityTimeout
+	if len(rest) == 4 {
+		ms, ok := command.ParseInt(rest[3])
+		if !command.Eq(rest[2], "timeout") {
+			c.w.Error(command.ErrSyntax)
+			return
+		}
+		if !ok || ms < 0 {
+			c.w.Error("ERR timeout is not an integer or out of range")
+			return
+		}
+		timeout = time.Duration(ms) * time.Millisecond
+	}
+	if c.srv.repl.current() == roleReplica && k > 0 {
+		c.w.Error("ERR CLIENT DURABILITY cannot be used with replica instances: connect to the primary")
+		return
+	}
+	c.releaseHeld()
+	c.dur = durability{replicas: int(k), timeout: timeout}
+	c.w.OK()
+}
+
+// cmdWait: WAIT numreplicas timeout, Redis's command: block until
+// numreplicas replicas hold this connection's writes on disk, or timeout
+// ms (0: no limit); answer how many do (N-DUR-7).
+func cmdWait(c *conn, args [][]byte) {
+	if c.srv.repl.current() == roleReplica {
+		c.w.Error("ERR WAIT cannot be used with replica instances. Please also note that since Redis 4.0 if a replica is configured to be writable (which is not the default) writes to replicas are just local and are not propagated.")
+		return
+	}
+	k, ok := command.ParseInt(args[1])
+	ms, ok2 := command.ParseInt(args[2])
+	if !ok || !ok2 {
+		c.w.Error(command.ErrNotInteger)
+		return
+	}
+	if ms < 0 {
+		c.w.Error(command.ErrTimeoutNegative)
+		return
+	}
+	need := append([]uint64(nil), c.seen...)
+	count := func() int {
+		if n := c.srv.holding(need); n >= 0 {
+			return n
+		}
+		return c.shard.holdingOn(0) // nothing written: every streaming replica
+	}
+	if k > 0 && count() < int(k) {
+		var deadline time.Time
+		if ms > 0 {
+			deadline = time.Now().Add(time.Duration(ms) * time.Millisecond)
+		}
+		// Replies before WAIT go out first, as Redis sends them before
+		// blocking the client.
+		if !c.flush() {
+			return
+		}
+		c.srv.waitReplicasCount(need, int(k), deadline, c.closedCh(), count)
+	}
+	n := count()
+	if n >= int(k) && n > 0 {
+		c.srv.commit(need)
+	}
+	c.w.Int(int64(n))
+}
+
+// waitReplicasCount is waitReplicas for a count that may span no shard
+// (a connection that wrote nothing counts every streaming replica).
+func (s *Server) waitReplicasCount(need []uint64, k int, deadline time.Time, stop <-chan struct{}, count func() int) {
+	for _, seq := range need {
+		if seq > 0 {
+			s.waitReplicas(need, k, deadline, stop)
+			return
+		}
+	}
+	t := time.NewTicker(repl.GateInterval)
+	defer t.Stop()
+	for count() < k && (deadline.IsZero() || time.Now().Before(deadline)) {
+		select {
+		case <-t.C:
+		case <-stop:
+			return
+		}
+	}
+}
+
+// String renders the setting for CLIENT LIST and CLIENT INFO.
+func (d durability) String() string {
+	if d.replicas == 0 {
+		return "off"
+	}
+	return "replicas:" + strconv.Itoa(d.replicas) + ":" + strconv.FormatInt(d.timeout.Milliseconds(), 10) + "ms"
+}
