@@ -21,6 +21,11 @@ import (
 func startNodeIn(t *testing.T, dir string, env []string, args ...string) *proc {
 	t.Helper()
 	port := freePort(t, 4)
+	for i, a := range args {
+		if a == "--port" && i+1 < len(args) {
+			port, _ = strconv.Atoi(args[i+1]) // the caller's fixed port wins
+		}
+	}
 	args = append([]string{"server", "--port", strconv.Itoa(port), "--data-dir", dir}, args...)
 	cmd := exec.Command(binary, args...)
 	cmd.Env = append(os.Environ(), env...)

@@ -1,6 +1,6 @@
 // Command ruvio is the product binary: `ruvio server` runs a data node
-// (the default when no subcommand is given) and `ruvio version` prints the
-// build.
+// (the default when no subcommand is given), `ruvio coordinator` a
+// failover coordinator, and `ruvio version` prints the build.
 package main
 
 import (
@@ -34,14 +34,16 @@ func run(args []string) int {
 		return runServer(args)
 	case "check-data":
 		return runCheckData(args, os.Stdout)
+	case "coordinator":
+		return runCoordinator(args)
 	case "version":
 		fmt.Printf("ruvio %s (redis_version %s)\n", server.BuildVersion, server.Version)
 		return 0
 	case "help", "-h", "--help":
-		fmt.Println("usage: ruvio [server] [--config ruvio.toml] [--port N] [--bind ADDR] [--shards N] [--data-dir DIR] [--durability PROFILE]\n       ruvio check-data [--data-dir DIR] [--shard N --truncate-at FILE:OFFSET]\n       ruvio version")
+		fmt.Println("usage: ruvio [server] [--config ruvio.toml] [--port N] [--bind ADDR] [--shards N] [--data-dir DIR] [--durability PROFILE]\n       ruvio coordinator --config coordinator.toml\n       ruvio check-data [--data-dir DIR] [--shard N --truncate-at FILE:OFFSET]\n       ruvio version")
 		return 0
 	default:
-		fmt.Fprintf(os.Stderr, "ruvio: unknown subcommand %q (want server, check-data or version)\n", sub)
+		fmt.Fprintf(os.Stderr, "ruvio: unknown subcommand %q (want server, coordinator, check-data or version)\n", sub)
 		return 2
 	}
 }

@@ -56,7 +56,13 @@ func cmdReplicaOf(c *conn, args [][]byte) {
 		c.w.Error("ERR " + addr + " is a replica: a replica of a replica (a chain) is not supported; point REPLICAOF at its primary")
 		return
 	}
+	wasReplica := s.repl.current() == roleReplica
 	changed, err := s.becomeReplica(addr, yield)
+	if changed && !wasReplica {
+		// Like Sentinel's CLIENT KILL TYPE normal / pubsub on a demoted
+		// primary: clients rely on losing their connections to leave it.
+		s.dropClientsExcept(c)
+	}
 	switch {
 	case err != nil:
 		c.w.Error(err.Error())
@@ -330,4 +336,20 @@ func (s *Server) loading() bool {
 		}
 	}
 	return false
+}
+
+// dropClientsExcept closes every client connection but c.
+func (s *Server) dropClientsExcept(c *conn) {
+	s.clientsMu.Lock()
+	defer s.clientsMu.Unlock()
+	n := 0
+	for _, o := range s.clients {
+		if o != c {
+			o.close()
+			n++
+		}
+	}
+	if n > 0 {
+		s.log.Info("became a replica: closed client connections so clients find the primary", "clients", n)
+	}
 }

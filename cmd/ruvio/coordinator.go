@@ -1,0 +1,54 @@
+package main
+
+import (
+	"flag"
+	"fmt"
+	"log/slog"
+	"os"
+	"os/signal"
+	"syscall"
+
+	"github.com/ruvio/ruvio/coordinator"
+)
+
+// runCoordinator is `ruvio coordinator --config coordinator.toml`.
+func runCoordinator(args []string) int {
+	fs := flag.NewFlagSet("coordinator", flag.ContinueOnError)
+	path := fs.String("config", "", "coordinator.toml `file`")
+	level := fs.String("log-level", "info", "log `level`: debug, info, warn or error")
+	if err := fs.Parse(args); err != nil {
+		return 2
+	}
+	if *path == "" {
+		fmt.Fprintln(os.Stderr, "ruvio coordinator: --config coordinator.toml is required")
+		return 2
+	}
+	cfg, err := coordinator.LoadConfig(*path, os.Getenv)
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "ruvio coordinator: %v\n", err)
+		return 2
+	}
+	var lv slog.Level
+	if err := lv.UnmarshalText([]byte(*level)); err != nil {
+		fmt.Fprintf(os.Stderr, "ruvio coordinator: --log-level: %v\n", err)
+		return 2
+	}
+	log := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: lv})).With("coordinator", cfg.ID)
+	c, err := coordinator.New(cfg, log)
+	if err != nil {
+		log.Error("cannot start", "err", err)
+		return 1
+	}
+	if err := c.Start(); err != nil {
+		log.Error("cannot start", "err", err)
+		return 1
+	}
+	sigs := make(chan os.Signal, 1)
+	signal.Notify(sigs, syscall.SIGTERM, syscall.SIGINT)
+	sig := <-sigs
+	log.Info("signal received, shutting down", "signal", sig.String())
+	if err := c.Close(); err != nil {
+		log.Warn("shutdown", "err", err)
+	}
+	return 0
+}

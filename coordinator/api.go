@@ -1,0 +1,491 @@
+package coordinator
+
+import (
+	"crypto/subtle"
+	"errors"
+	"fmt"
+	"net"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/ruvio/ruvio/ruvio/command"
+	"github.com/ruvio/ruvio/ruvio/resp"
+)
+
+// apiConn is one client of the coordinator port: a Sentinel client, an
+// operator, or another coordinator asking a question.
+type apiConn struct {
+	c      *Coordinator
+	nc     net.Conn
+	r      *resp.Reader
+	mu     sync.Mutex // guards w and socket writes
+	w      *resp.Writer
+	authed bool
+
+	channels map[string]bool
+	patterns map[string]bool
+}
+
+func (c *Coordinator) serveClient(nc net.Conn) {
+	a := &apiConn{c: c, nc: nc, r: resp.NewReader(nc), w: resp.NewWriter(nc),
+		authed: c.cfg.Secret == "", channels: map[string]bool{}, patterns: map[string]bool{}}
+	a.r.Limits.Unauthenticated = !a.authed
+	defer func() {
+		c.hub.remove(a)
+		nc.Close()
+	}()
+	for {
+		args, err := a.r.ReadCommand()
+		if err != nil {
+			if resp.IsProtocolError(err) {
+				a.mu.Lock()
+				a.w.Error(err.Error())
+				a.w.Flush()
+				a.mu.Unlock()
+			}
+			return
+		}
+		if len(args) == 0 {
+			continue
+		}
+		a.mu.Lock()
+		quit := a.exec(args)
+		if a.r.Buffered() == 0 || quit {
+			nc.SetWriteDeadline(time.Now().Add(5 * time.Second))
+			a.w.Flush()
+		}
+		a.mu.Unlock()
+		if quit {
+			return
+		}
+	}
+}
+
+// deliver pushes one event to the client if it subscribed to it.
+func (a *apiConn) deliver(channel, payload string) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.channels[channel] {
+		a.w.Push(3)
+		a.w.BulkString("message")
+		a.w.BulkString(channel)
+		a.w.BulkString(payload)
+	}
+	for _, p := range matches(a.patterns, channel) {
+		a.w.Push(4)
+		a.w.BulkString("pmessage")
+		a.w.BulkString(p)
+		a.w.BulkString(channel)
+		a.w.BulkString(payload)
+	}
+	a.nc.SetWriteDeadline(time.Now().Add(time.Second))
+	a.w.Flush()
+}
+
+// exec runs one command with a.mu held; it reports whether to close.
+func (a *apiConn) exec(args [][]byte) (quit bool) {
+	name := strings.ToLower(string(args[0]))
+	if !a.authed && name != "auth" && name != "hello" && name != "quit" {
+		a.w.Error("NOAUTH Authentication required.")
+		return false
+	}
+	if (len(a.channels) > 0 || len(a.patterns) > 0) && a.w.Proto < 3 {
+		switch name {
+		case "subscribe", "psubscribe", "unsubscribe", "punsubscribe", "ping", "quit", "reset":
+		default:
+			a.w.Error("ERR Can't execute '" + name + "': only (P|S)SUBSCRIBE / (P|S)UNSUBSCRIBE / PING / QUIT / RESET are allowed in this context")
+			return false
+		}
+	}
+	switch name {
+	case "auth":
+		a.auth(args)
+	case "hello":
+		a.hello(args)
+	case "ping":
+		if len(args) > 1 {
+			a.w.BulkString(string(args[1]))
+		} else {
+			a.w.Simple("PONG")
+		}
+	case "quit":
+		a.w.OK()
+		return true
+	case "client":
+		a.w.OK() // SETNAME, SETINFO: accepted and ignored
+	case "role":
+		a.w.Array(2)
+		a.w.BulkString("sentinel")
+		names := a.c.groupNames()
+		a.w.Array(len(names))
+		for _, n := range names {
+			a.w.BulkString(n)
+		}
+	case "info":
+		a.w.Verbatim(a.c.info())
+	case "sentinel":
+		a.sentinel(args)
+	case "subscribe", "psubscribe", "unsubscribe", "punsubscribe":
+		a.subscribe(name, args[1:])
+	case "coordinator":
+		a.coordinator(args)
+	default:
+		a.w.Error(command.ErrUnknownCommand(args))
+	}
+	return false
+}
+
+func (a *apiConn) auth(args [][]byte) {
+	if len(args) < 2 || len(args) > 3 {
+		a.w.Error(command.ErrWrongArgs("auth"))
+		return
+	}
+	if err := a.check(args[len(args)-1]); err != nil {
+		a.w.Error(err.Error())
+		return
+	}
+	a.w.OK()
+}
+
+var errWrongPass = errors.New("WRONGPASS invalid username-password pair or user is disabled.")
+
+func (a *apiConn) check(pass []byte) error {
+	if a.c.cfg.Secret == "" {
+		if len(pass) == 0 {
+			return nil
+		}
+		return errors.New("ERR AUTH <password> called without any password configured for the default user. Are you sure your configuration is correct?")
+	}
+	if subtle.ConstantTimeCompare(pass, []byte(a.c.cfg.Secret)) != 1 {
+		return errWrongPass
+	}
+	a.authed = true
+	a.r.Limits.Unauthenticated = false
+	return nil
+}
+
+func (a *apiConn) hello(args [][]byte) {
+	proto := a.w.Proto
+	i := 1
+	if len(args) > 1 {
+		v, ok := command.ParseInt(args[1])
+		if !ok || v < 2 || v > 3 {
+			a.w.Error("NOPROTO unsupported protocol version")
+			return
+		}
+		proto, i = int(v), 2
+	}
+	for ; i < len(args); i++ {
+		switch {
+		case command.Eq(args[i], "auth") && i+2 < len(args):
+			if err := a.check(args[i+2]); err != nil {
+				a.w.Error(err.Error())
+				return
+			}
+			i += 2
+		case command.Eq(args[i], "setname") && i+1 < len(args):
+			i++
+		default:
+			a.w.Error("ERR Syntax error in HELLO option '" + string(args[i]) + "'")
+			return
+		}
+	}
+	if !a.authed {
+		a.w.Error("NOAUTH HELLO must be called with the client already authenticated, otherwise the HELLO <proto> AUTH <user> <pass> option can be used to authenticate the client and select the RESP protocol version at the same time")
+		return
+	}
+	a.w.Proto = proto
+	a.w.Map(7)
+	for _, kv := range [][2]string{{"server", "redis"}, {"version", "7.0.15"}} {
+		a.w.BulkString(kv[0])
+		a.w.BulkString(kv[1])
+	}
+	a.w.BulkString("proto")
+	a.w.Int(int64(proto))
+	a.w.BulkString("id")
+	a.w.Int(int64(a.c.cfg.ID))
+	a.w.BulkString("mode")
+	a.w.BulkString("sentinel")
+	a.w.BulkString("role")
+	a.w.BulkString("sentinel")
+	a.w.BulkString("modules")
+	a.w.Array(0)
+}
+
+func (a *apiConn) subscribe(kind string, names [][]byte) {
+	a.c.hub.add(a)
+	set := a.channels
+	if kind[0] == 'p' {
+		set = a.patterns
+	}
+	if strings.HasSuffix(kind, "unsubscribe") && len(names) == 0 {
+		for n := range set {
+			names = append(names, []byte(n))
+		}
+		if len(names) == 0 {
+			names = [][]byte{nil}
+		}
+	}
+	for _, n := range names {
+		if strings.HasSuffix(kind, "unsubscribe") {
+			delete(set, string(n))
+		} else {
+			set[string(n)] = true
+		}
+		a.w.Push(3)
+		a.w.BulkString(kind)
+		if n == nil {
+			a.w.Null()
+		} else {
+			a.w.BulkString(string(n))
+		}
+		a.w.Int(int64(len(a.channels) + len(a.patterns)))
+	}
+}
+
+// coordinator: COORDINATOR STATUS | SILENT group member (a question from
+// the leader).
+func (a *apiConn) coordinator(args [][]byte) {
+	switch {
+	case len(args) == 4 && command.Eq(args[1], "silent"):
+		if a.c.silent(string(args[3])) {
+			a.w.Int(1)
+		} else {
+			a.w.Int(0)
+		}
+	case len(args) == 2 && command.Eq(args[1], "status"):
+		a.w.Verbatim(a.c.status())
+	default:
+		a.w.Error("ERR unknown COORDINATOR subcommand or wrong number of arguments; try COORDINATOR STATUS")
+	}
+}
+
+func (c *Coordinator) groupNames() []string {
+	var out []string
+	for _, g := range c.cfg.Groups {
+		out = append(out, g.Name)
+	}
+	return out
+}
+
+// status is COORDINATOR STATUS: this coordinator's view.
+func (c *Coordinator) status() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "id:%d\r\nstate:%s\r\nleader:%s\r\nterm:%d\r\n", c.cfg.ID, strings.ToLower(c.raft.State().String()), c.leaderID(), c.raft.CurrentTerm())
+	for _, g := range c.cfg.Groups {
+		rec, _ := c.fsm.get(g.Name)
+		fmt.Fprintf(&b, "group_%s:primary=%s,epoch=%d,members=%s\r\n", g.Name, rec.Primary, rec.Epoch, c.memberStates(rec))
+	}
+	return b.String()
+}
+
+// memberStates renders each member as address(role|down).
+func (c *Coordinator) memberStates(rec Record) string {
+	var parts []string
+	for _, m := range rec.Members {
+		state := "down"
+		if !c.silent(m.Address) {
+			state = c.probers[m.Address].latest.Load().Role()
+			if state == "" {
+				state = "unknown"
+			}
+		}
+		parts = append(parts, m.Address+"("+state+")")
+	}
+	return strings.Join(parts, ";")
+}
+
+// info is INFO: Sentinel's section plus a line per group and the
+// coordinators.
+func (c *Coordinator) info() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "# Server\r\nredis_version:7.0.15\r\nredis_mode:sentinel\r\nrun_id:coordinator-%d\r\nuptime_in_seconds:%d\r\n\r\n", c.cfg.ID, int(time.Since(c.start).Seconds()))
+	fmt.Fprintf(&b, "# Sentinel\r\nsentinel_masters:%d\r\nsentinel_tilt:0\r\n", len(c.cfg.Groups))
+	for i, g := range c.cfg.Groups {
+		rec, _ := c.fsm.get(g.Name)
+		status := "ok"
+		if rec.Primary == "" || c.silent(rec.Primary) {
+			status = "sdown"
+		}
+		fmt.Fprintf(&b, "master%d:name=%s,status=%s,address=%s,slaves=%d,sentinels=%d\r\n", i, g.Name, status, rec.Primary, max(len(rec.Members)-1, 0), len(c.peers))
+	}
+	b.WriteString("\r\n# Coordinator\r\n")
+	b.WriteString(c.status())
+	var coords []string
+	for _, p := range c.peers {
+		coords = append(coords, fmt.Sprintf("%d@%s", p.ID, p.Addr))
+	}
+	fmt.Fprintf(&b, "coordinators:%s\r\n", strings.Join(coords, ","))
+	return b.String()
+}
+
+// sentinel answers the Sentinel subset clients use, with Sentinel's
+// reply shapes: each instance is a map whose values are bulk strings.
+func (a *apiConn) sentinel(args [][]byte) {
+	if len(args) < 2 {
+		a.w.Error(command.ErrWrongArgs("sentinel"))
+		return
+	}
+	sub := strings.ToLower(string(args[1]))
+	c := a.c
+	group := func() (Record, bool) {
+		if len(args) != 3 {
+			a.w.Error("ERR wrong number of arguments for 'sentinel|" + sub + "' command")
+			return Record{}, false
+		}
+		rec, ok := c.fsm.get(string(args[2]))
+		if !ok {
+			a.w.Error("ERR No such master with that name")
+		}
+		return rec, ok
+	}
+	switch sub {
+	case "get-master-addr-by-name", "get-primary-addr-by-name":
+		if len(args) != 3 {
+			a.w.Error("ERR wrong number of arguments for 'sentinel|" + sub + "' command")
+			return
+		}
+		rec, ok := c.fsm.get(string(args[2]))
+		if !ok || rec.Primary == "" {
+			a.w.NullArray()
+			return
+		}
+		h, p, _ := net.SplitHostPort(rec.Primary)
+		a.w.Array(2)
+		a.w.BulkString(h)
+		a.w.BulkString(p)
+	case "masters", "primaries":
+		names := c.groupNames()
+		a.w.Array(len(names))
+		for _, n := range names {
+			rec, _ := c.fsm.get(n)
+			a.instance(c.masterFields(n, rec))
+		}
+	case "master", "primary":
+		if rec, ok := group(); ok {
+			a.instance(c.masterFields(string(args[2]), rec))
+		}
+	case "replicas", "slaves":
+		if rec, ok := group(); ok {
+			var reps []Member
+			for _, m := range rec.Members {
+				if m.Address != rec.Primary {
+					reps = append(reps, m)
+				}
+			}
+			a.w.Array(len(reps))
+			for _, m := range reps {
+				a.instance(c.replicaFields(m, rec))
+			}
+		}
+	case "sentinels":
+		if _, ok := group(); ok {
+			ps := c.others.peers
+			a.w.Array(len(ps))
+			for _, p := range ps {
+				a.instance(c.sentinelFields(p))
+			}
+		}
+	case "ckquorum":
+		if _, ok := group(); ok {
+			usable := 1 + c.others.reachable()
+			if usable >= Majority(len(c.peers)) {
+				a.w.Simple(fmt.Sprintf("OK %d usable Sentinels. Quorum and failover authorization can be reached", usable))
+			} else {
+				a.w.Error(fmt.Sprintf("NOQUORUM %d usable Sentinels. Not enough available Sentinels to reach the majority and authorize a failover", usable))
+			}
+		}
+	case "myid":
+		a.w.BulkString(strconv.Itoa(c.cfg.ID))
+	default:
+		a.w.Error("ERR Unknown sentinel subcommand '" + string(args[1]) + "'")
+	}
+}
+
+// instance writes one instance as a map of bulk strings.
+func (a *apiConn) instance(fields [][2]string) {
+	a.w.Map(len(fields))
+	for _, kv := range fields {
+		a.w.BulkString(kv[0])
+		a.w.BulkString(kv[1])
+	}
+}
+
+func (c *Coordinator) pingAges(addr string) (okMs int64) {
+	p := c.probers[addr]
+	if p == nil || p.heard.Load() == 0 {
+		return int64(time.Since(c.start).Milliseconds())
+	}
+	return time.Since(time.Unix(0, p.heard.Load())).Milliseconds()
+}
+
+func (c *Coordinator) masterFields(name string, rec Record) [][2]string {
+	h, p, _ := net.SplitHostPort(rec.Primary)
+	flags := "master"
+	runID := ""
+	if rec.Primary == "" || c.silent(rec.Primary) {
+		flags += ",s_down"
+	} else {
+		runID = c.probers[rec.Primary].latest.Load().RunID
+	}
+	age := strconv.FormatInt(c.pingAges(rec.Primary), 10)
+	return [][2]string{
+		{"name", name}, {"ip", h}, {"port", p}, {"runid", runID}, {"flags", flags},
+		{"link-pending-commands", "0"}, {"link-refcount", "1"}, {"last-ping-sent", "0"},
+		{"last-ok-ping-reply", age}, {"last-ping-reply", age},
+		{"down-after-milliseconds", strconv.Itoa(c.cfg.DownAfterMs)}, {"info-refresh", age},
+		{"role-reported", "master"}, {"role-reported-time", age},
+		{"config-epoch", strconv.FormatUint(rec.Epoch, 10)},
+		{"num-slaves", strconv.Itoa(max(len(rec.Members)-1, 0))},
+		{"num-other-sentinels", strconv.Itoa(len(c.peers) - 1)},
+		{"quorum", strconv.Itoa(Majority(len(c.peers)))},
+		{"failover-timeout", strconv.Itoa(c.cfg.DownAfterMs * 2)}, {"parallel-syncs", "1"},
+	}
+}
+
+func (c *Coordinator) replicaFields(m Member, rec Record) [][2]string {
+	h, p, _ := net.SplitHostPort(m.Address)
+	st := c.probers[m.Address].latest.Load()
+	flags := "slave"
+	if c.silent(m.Address) {
+		flags += ",s_down,disconnected"
+	}
+	linkStatus, offset := "err", "0"
+	if st.OK && len(st.Shards) > 0 {
+		if st.Shards[0].LinkUp {
+			linkStatus = "ok"
+		}
+		offset = strconv.FormatUint(st.Shards[0].WalLast, 10)
+	}
+	mh, mp, _ := net.SplitHostPort(rec.Primary)
+	age := strconv.FormatInt(c.pingAges(m.Address), 10)
+	return [][2]string{
+		{"name", m.Address}, {"ip", h}, {"port", p}, {"runid", st.RunID}, {"flags", flags},
+		{"link-pending-commands", "0"}, {"link-refcount", "1"}, {"last-ping-sent", "0"},
+		{"last-ok-ping-reply", age}, {"last-ping-reply", age},
+		{"down-after-milliseconds", strconv.Itoa(c.cfg.DownAfterMs)}, {"info-refresh", age},
+		{"role-reported", "slave"}, {"role-reported-time", age},
+		{"master-link-down-time", "0"}, {"master-link-status", linkStatus},
+		{"master-host", mh}, {"master-port", mp}, {"slave-priority", "100"},
+		{"slave-repl-offset", offset}, {"replica-announced", "1"},
+	}
+}
+
+func (c *Coordinator) sentinelFields(p *peerConn) [][2]string {
+	h, port, _ := net.SplitHostPort(p.Addr)
+	flags := "sentinel"
+	age := time.Since(time.Unix(0, p.heard.Load()))
+	if age >= c.downAfter() {
+		flags += ",s_down,disconnected"
+	}
+	return [][2]string{
+		{"name", strconv.Itoa(p.ID)}, {"ip", h}, {"port", port}, {"runid", "coordinator-" + strconv.Itoa(p.ID)},
+		{"flags", flags}, {"link-pending-commands", "0"}, {"link-refcount", "1"},
+		{"last-ping-sent", "0"}, {"last-ok-ping-reply", strconv.FormatInt(age.Milliseconds(), 10)},
+		{"last-ping-reply", strconv.FormatInt(age.Milliseconds(), 10)},
+		{"down-after-milliseconds", strconv.Itoa(c.cfg.DownAfterMs)},
+		{"voted-leader", "?"}, {"voted-leader-epoch", "0"},
+	}
+}

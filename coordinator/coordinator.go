@@ -1,0 +1,307 @@
+package coordinator
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"os"
+	"path/filepath"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/hashicorp/go-hclog"
+	"github.com/hashicorp/raft"
+	raftboltdb "github.com/hashicorp/raft-boltdb/v2"
+)
+
+// Coordinator is one running coordinator.
+type Coordinator struct {
+	cfg   *Config
+	log   *slog.Logger
+	start time.Time
+	peers []Peer
+
+	fsm    *fsm
+	raft   *raft.Raft
+	trans  *raft.NetworkTransport
+	stream *streamLayer
+	store  *raftboltdb.BoltStore
+	ln     net.Listener
+
+	probers map[string]*prober // by member address
+	others  *peerSet
+	hub     *hub
+
+	confirmMu   sync.Mutex
+	confirmedAt time.Time
+	cutOff      bool // the last confirmation failed (logged once)
+
+	readyMu   sync.Mutex
+	readyTerm uint64
+
+	stop chan struct{}
+	wg   sync.WaitGroup
+}
+
+// New prepares a coordinator from a validated configuration.
+func New(cfg *Config, log *slog.Logger) (*Coordinator, error) {
+	peers, bad := cfg.ParsePeers()
+	if len(bad) > 0 {
+		return nil, fmt.Errorf("peers: %v", bad)
+	}
+	c := &Coordinator{cfg: cfg, log: log, start: time.Now(), peers: peers, fsm: newFSM(cfg.Groups),
+		probers: map[string]*prober{}, hub: newHub(), stop: make(chan struct{})}
+	c.fsm.onApply = c.applied
+	for _, g := range cfg.Groups {
+		for _, m := range g.Members {
+			c.probers[m.Address] = newProber(c, m)
+		}
+	}
+	c.others = newPeerSet(c)
+	return c, nil
+}
+
+func (c *Coordinator) pingInterval() time.Duration {
+	return time.Duration(c.cfg.PingIntervalMs) * time.Millisecond
+}
+
+func (c *Coordinator) downAfter() time.Duration {
+	return time.Duration(c.cfg.DownAfterMs) * time.Millisecond
+}
+
+// commandTimeout is what a data node gets to answer: down_after_ms, at
+// least one second (C-LEAD).
+func (c *Coordinator) commandTimeout() time.Duration {
+	return max(c.downAfter(), time.Second)
+}
+
+// confirmWindow is how long a leadership confirmation is trusted: one
+// ping interval, at most a second (below the election timeout).
+func (c *Coordinator) confirmWindow() time.Duration {
+	return min(c.pingInterval(), time.Second)
+}
+
+func (c *Coordinator) advertise() string {
+	for _, p := range c.peers {
+		if p.ID == c.cfg.ID {
+			return p.Addr
+		}
+	}
+	return c.cfg.Listen
+}
+
+// Start opens the port, Raft and the per-member and per-group tasks.
+func (c *Coordinator) Start() error {
+	if err := os.MkdirAll(c.cfg.DataDir, 0o755); err != nil {
+		return err
+	}
+	ln, err := net.Listen("tcp", c.cfg.Listen)
+	if err != nil {
+		return err
+	}
+	c.ln = ln
+	stream, _ := newStreamLayer(c.advertise(), c.cfg.Secret)
+	c.stream = stream
+	hlog := hclog.New(&hclog.LoggerOptions{Name: "raft", Level: hclog.Warn, Output: slogWriter{c.log}})
+	c.trans = raft.NewNetworkTransportWithConfig(&raft.NetworkTransportConfig{Stream: stream, MaxPool: 3, Timeout: 2 * time.Second, Logger: hlog})
+	store, err := raftboltdb.New(raftboltdb.Options{Path: filepath.Join(c.cfg.DataDir, "raft.db")})
+	if err != nil {
+		ln.Close()
+		return fmt.Errorf("raft store: %w", err)
+	}
+	c.store = store
+	snaps, err := raft.NewFileSnapshotStoreWithLogger(c.cfg.DataDir, 2, hlog)
+	if err != nil {
+		ln.Close()
+		return fmt.Errorf("raft snapshots: %w", err)
+	}
+	rc := raft.DefaultConfig()
+	rc.LocalID = raft.ServerID(strconv.Itoa(c.cfg.ID))
+	// A dead leader is noticed after 0.5-1.5 s and replaced within about
+	// another second: a new leader in 1-2 s.
+	rc.HeartbeatTimeout = 500 * time.Millisecond
+	rc.ElectionTimeout = 500 * time.Millisecond
+	rc.LeaderLeaseTimeout = 250 * time.Millisecond
+	rc.CommitTimeout = 20 * time.Millisecond
+	rc.SnapshotThreshold = 1024
+	rc.TrailingLogs = 1024
+	rc.Logger = hlog
+	has, err := raft.HasExistingState(store, store, snaps)
+	if err != nil {
+		ln.Close()
+		return err
+	}
+	r, err := raft.NewRaft(rc, c.fsm, store, store, snaps, c.trans)
+	if err != nil {
+		ln.Close()
+		return fmt.Errorf("raft: %w", err)
+	}
+	c.raft = r
+	if !has {
+		var servers []raft.Server
+		for _, p := range c.peers {
+			servers = append(servers, raft.Server{Suffrage: raft.Voter, ID: raft.ServerID(strconv.Itoa(p.ID)), Address: raft.ServerAddress(p.Addr)})
+		}
+		if err := r.BootstrapCluster(raft.Configuration{Servers: servers}).Error(); err != nil && !errors.Is(err, raft.ErrCantBootstrap) {
+			return fmt.Errorf("raft bootstrap: %w", err)
+		}
+		c.log.Info("first start: bootstrapped the coordinators from peers", "peers", len(servers))
+	}
+	m := &mux{ln: ln, secret: c.cfg.Secret, raft: stream, client: c.serveClient, log: c.log.Warn}
+	c.wg.Add(1)
+	go func() { defer c.wg.Done(); m.serve() }()
+	for _, p := range c.probers {
+		c.wg.Add(1)
+		go func() { defer c.wg.Done(); p.run(c.stop) }()
+	}
+	c.wg.Add(1)
+	go func() { defer c.wg.Done(); c.others.run(c.stop) }()
+	for _, g := range c.cfg.Groups {
+		c.wg.Add(1)
+		go func() { defer c.wg.Done(); c.tend(g.Name) }()
+	}
+	c.log.Info("coordinator started", "id", c.cfg.ID, "listen", ln.Addr().String(), "groups", len(c.cfg.Groups),
+		"ping_interval_ms", c.cfg.PingIntervalMs, "down_after_ms", c.cfg.DownAfterMs)
+	return nil
+}
+
+// Addr is the port's address.
+func (c *Coordinator) Addr() string { return c.ln.Addr().String() }
+
+// Close stops everything.
+func (c *Coordinator) Close() error {
+	close(c.stop)
+	c.ln.Close()
+	c.hub.closeAll()
+	err := c.raft.Shutdown().Error()
+	c.stream.Close()
+	c.trans.Close()
+	c.wg.Wait()
+	for _, p := range c.probers {
+		p.close()
+	}
+	c.others.close()
+	c.store.Close()
+	return err
+}
+
+// isLeader reports whether Raft says this coordinator leads.
+func (c *Coordinator) isLeader() bool { return c.raft.State() == raft.Leader }
+
+// ready reports whether this leader has applied the log of its own term
+// (a new leader acts only then, C-LEAD).
+func (c *Coordinator) ready() bool {
+	term := c.raft.CurrentTerm()
+	c.readyMu.Lock()
+	defer c.readyMu.Unlock()
+	if c.readyTerm == term {
+		return true
+	}
+	if err := c.raft.Barrier(c.confirmWindow()).Error(); err != nil {
+		return false
+	}
+	c.readyTerm = term
+	c.log.Info("leading the coordinators", "id", c.cfg.ID, "term", term)
+	return true
+}
+
+// errNoMajority is what commands answer when the leader cannot confirm
+// that a majority still follows it.
+var errNoMajority = errors.New("ERR this leader cannot reach a majority of coordinators; try again")
+
+// confirmLeader confirms, with a heartbeat to a majority, that this
+// coordinator still leads. A confirmation is trusted for one ping
+// interval (at most a second) and shared by every caller in that window;
+// it waits at most that long (C-LEAD).
+func (c *Coordinator) confirmLeader() bool {
+	c.confirmMu.Lock()
+	defer c.confirmMu.Unlock()
+	if time.Since(c.confirmedAt) < c.confirmWindow() {
+		return true
+	}
+	if c.raft.State() != raft.Leader {
+		return false
+	}
+	done := make(chan error, 1)
+	go func() { done <- c.raft.VerifyLeader().Error() }()
+	var err error
+	select {
+	case err = <-done:
+	case <-time.After(c.confirmWindow()):
+		err = errors.New("no answer from a majority in time")
+	}
+	if err != nil {
+		if !c.cutOff {
+			c.log.Warn("this leader cannot reach a majority of coordinators: acting on nothing", "err", err)
+			c.cutOff = true
+		}
+		return false
+	}
+	if c.cutOff {
+		c.log.Info("this leader reaches a majority of coordinators again")
+		c.cutOff = false
+	}
+	c.confirmedAt = time.Now()
+	return true
+}
+
+// propose records an entry through Raft and waits for it to apply.
+func (c *Coordinator) propose(e entry) error {
+	b, _ := json.Marshal(e)
+	f := c.raft.Apply(b, 5*time.Second)
+	if err := f.Error(); err != nil {
+		return err
+	}
+	if err, ok := f.Response().(error); ok && err != nil {
+		return err
+	}
+	return nil
+}
+
+// applied runs on every coordinator when the log changes a group's
+// record: subscribers hear of a new primary here (C-SENT-3).
+func (c *Coordinator) applied(group string, old, now Record) {
+	if now.Primary == old.Primary {
+		return
+	}
+	c.log.Info("recorded primary", "group", group, "primary", now.Primary, "epoch", now.Epoch, "previous", old.Primary)
+	if old.Primary == "" {
+		return
+	}
+	oh, op, _ := net.SplitHostPort(old.Primary)
+	nh, np, _ := net.SplitHostPort(now.Primary)
+	c.hub.publish("+switch-master", fmt.Sprintf("%s %s %s %s %s", group, oh, op, nh, np))
+}
+
+// leaderID returns the current leader's id ("" if none is known).
+func (c *Coordinator) leaderID() string {
+	_, id := c.raft.LeaderWithID()
+	return string(id)
+}
+
+// slogWriter sends Raft's log lines to the coordinator's logger.
+type slogWriter struct{ log *slog.Logger }
+
+func (w slogWriter) Write(p []byte) (int, error) {
+	w.log.Warn("raft", "msg", string(trimNL(p)))
+	return len(p), nil
+}
+
+func trimNL(p []byte) []byte {
+	for len(p) > 0 && (p[len(p)-1] == '\n' || p[len(p)-1] == '\r') {
+		p = p[:len(p)-1]
+	}
+	return p
+}
+
+var _ io.Writer = slogWriter{}
+
+// withTimeout is a context bounded by the command timeout.
+func (c *Coordinator) withTimeout() (context.Context, context.CancelFunc) {
+	return context.WithTimeout(context.Background(), c.commandTimeout())
+}

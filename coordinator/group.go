@@ -1,0 +1,175 @@
+package coordinator
+
+import (
+	"net"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// tend is a group's task: every ping interval it looks at what the
+// probes learned and, on the leader, records a first primary, fails the
+// group over, or corrects members that disagree with the record. Each
+// group has its own task, so one group's slow member never delays
+// another group (C-LEAD).
+func (c *Coordinator) tend(group string) {
+	t := time.NewTicker(c.pingInterval())
+	defer t.Stop()
+	sdown := map[string]bool{}
+	for {
+		select {
+		case <-c.stop:
+			return
+		case <-t.C:
+		}
+		rec, ok := c.fsm.get(group)
+		if !ok {
+			continue
+		}
+		st := c.statuses(rec)
+		c.noteSilence(group, rec, sdown)
+		if !c.isLeader() || !c.ready() {
+			continue
+		}
+		if rec.Primary == "" {
+			c.recordFirst(group, rec, st)
+			continue
+		}
+		if c.silent(rec.Primary) {
+			c.maybeFailover(group, rec, st)
+			continue
+		}
+		c.correct(group, rec, st)
+	}
+}
+
+// statuses returns the latest ping of each member.
+func (c *Coordinator) statuses(rec Record) map[string]Status {
+	out := make(map[string]Status, len(rec.Members))
+	for _, m := range rec.Members {
+		if p := c.probers[m.Address]; p != nil {
+			out[m.Address] = *p.latest.Load()
+		}
+	}
+	return out
+}
+
+// silent reports whether this coordinator has not heard member within
+// down_after_ms (counting from its own start).
+func (c *Coordinator) silent(member string) bool {
+	p := c.probers[member]
+	if p == nil {
+		return true
+	}
+	var heard time.Time
+	if ns := p.heard.Load(); ns != 0 {
+		heard = time.Unix(0, ns)
+	}
+	return Silent(heard, c.start, time.Now(), c.downAfter())
+}
+
+// noteSilence publishes +sdown / -sdown as this coordinator's view of a
+// member changes, as every Sentinel does.
+func (c *Coordinator) noteSilence(group string, rec Record, sdown map[string]bool) {
+	for _, m := range rec.Members {
+		now := c.silent(m.Address)
+		if now == sdown[m.Address] {
+			continue
+		}
+		sdown[m.Address] = now
+		kind := "slave"
+		if m.Address == rec.Primary {
+			kind = "master"
+		}
+		ev := "-sdown"
+		if now {
+			ev = "+sdown"
+		}
+		c.hub.publish(ev, instanceEvent(kind, group, m.Address, rec.Primary))
+	}
+}
+
+// instanceEvent formats Sentinel's "<type> <name> <ip> <port> @ <master>
+// <mip> <mport>" payload.
+func instanceEvent(kind, group, addr, primary string) string {
+	h, p, _ := net.SplitHostPort(addr)
+	if kind == "master" {
+		return strings.Join([]string{"master", group, h, p}, " ")
+	}
+	mh, mp, _ := net.SplitHostPort(primary)
+	return strings.Join([]string{"slave", net.JoinHostPort(h, p), h, p, "@", group, mh, mp}, " ")
+}
+
+// recordFirst records the group's first primary: the one member that
+// answers as a primary; while none or several do, nothing happens
+// (C-FO-13).
+func (c *Coordinator) recordFirst(group string, rec Record, st map[string]Status) {
+	m, ok := firstMaster(rec, st)
+	if !ok || !c.confirmLeader() {
+		return
+	}
+	if err := c.propose(entry{Op: "primary", Group: group, Primary: m.Address, Epoch: 1}); err != nil {
+		c.log.Warn("recording the first primary failed", "group", group, "err", err)
+	}
+}
+
+// maybeFailover asks the other coordinators whether they hear the
+// primary and fails over when a majority (this one included) does not
+// (C-FO-1, C-FO-2).
+func (c *Coordinator) maybeFailover(group string, rec Record, st map[string]Status) {
+	silent := 1 + c.others.countSilent(group, rec.Primary)
+	if !DownByMajority(silent, len(c.peers)) {
+		return
+	}
+	h, p, _ := net.SplitHostPort(rec.Primary)
+	c.hub.publish("+odown", strings.Join([]string{"master", group, h, p, "#quorum", itoa(silent) + "/" + itoa(Majority(len(c.peers)))}, " "))
+	cand, ok := PickCandidate(rec, st, nil, time.Now(), c.downAfter())
+	if !ok {
+		c.log.Warn("the primary is down but no replica qualifies: waiting", "group", group, "primary", rec.Primary)
+		return
+	}
+	// Look at it once more: one that died with the primary is not
+	// promoted (C-FO-5).
+	if fresh := c.probers[cand.Address].probe(); !fresh.OK || fresh.Loading() {
+		c.log.Warn("the chosen replica no longer answers: choosing again next round", "group", group, "replica", cand.Address)
+		return
+	}
+	if !c.confirmLeader() {
+		return
+	}
+	c.hub.publish("+elected-leader", strings.Join([]string{"master", group, h, p}, " "))
+	if err := c.propose(entry{Op: "primary", Group: group, Primary: cand.Address, Epoch: rec.Epoch + 1}); err != nil {
+		c.log.Warn("recording the failover failed", "group", group, "err", err)
+		return
+	}
+	c.log.Warn("failed over", "group", group, "old_primary", rec.Primary, "new_primary", cand.Address, "epoch", rec.Epoch+1)
+	if now, ok := c.fsm.get(group); ok {
+		c.correct(group, now, c.statuses(now))
+	}
+}
+
+// correct sends the commands that make answering members agree with the
+// record, confirming leadership before each (C-FO-7..11).
+func (c *Coordinator) correct(group string, rec Record, st map[string]Status) {
+	for _, a := range Corrections(rec, st) {
+		if !c.confirmLeader() {
+			return
+		}
+		p := c.probers[a.Member.Address]
+		err := p.send(a.Args...)
+		if err != nil && len(a.Args) == 4 && strings.Contains(strings.ToLower(err.Error()), "syntax") {
+			// A member of an older build does not know YIELD (C-FO-9).
+			err = p.send(a.Args[:3]...)
+		}
+		if err != nil {
+			c.log.Warn("correcting a member failed", "group", group, "member", a.Member.Address, "command", strings.Join(a.Args, " "), "err", err)
+			continue
+		}
+		c.log.Info("corrected a member", "group", group, "member", a.Member.Address, "command", strings.Join(a.Args, " "))
+		if a.Demote {
+			c.hub.publish("+convert-to-slave", instanceEvent("slave", group, a.Member.Address, rec.Primary))
+		}
+	}
+}
+
+func itoa(n int) string { return strconv.Itoa(n) }

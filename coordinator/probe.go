@@ -1,0 +1,176 @@
+package coordinator
+
+import (
+	"context"
+	"fmt"
+	"net"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+)
+
+// prober pings one member every ping interval on every shard port and
+// keeps the latest Status, on its own goroutine, so a member that accepts
+// connections and never answers holds up nothing but its own pings.
+type prober struct {
+	c      *Coordinator
+	member Member
+	latest atomic.Pointer[Status]
+	// heard is the last time every shard answered (Unix ns, 0: never).
+	heard   atomic.Int64
+	mu      sync.Mutex
+	clients map[int]*redis.Client // by shard
+}
+
+func newProber(c *Coordinator, m Member) *prober {
+	p := &prober{c: c, member: m, clients: map[int]*redis.Client{}}
+	p.latest.Store(&Status{})
+	return p
+}
+
+// shardAddr is the address of shard i of a member whose shard 0 is addr.
+func shardAddr(addr string, i int) string {
+	host, port, _ := net.SplitHostPort(addr)
+	p, _ := strconv.Atoi(port)
+	return net.JoinHostPort(host, strconv.Itoa(p+i))
+}
+
+// client returns the connection pool of shard i, with commands timing out
+// after timeout.
+func (p *prober) client(i int) *redis.Client {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if cl, ok := p.clients[i]; ok {
+		return cl
+	}
+	user, pass := p.c.cfg.authArgs()
+	t := p.c.commandTimeout()
+	cl := redis.NewClient(&redis.Options{
+		Addr: shardAddr(p.member.Address, i), Username: user, Password: pass,
+		DialTimeout: t, ReadTimeout: t, WriteTimeout: t, MaxRetries: -1, PoolSize: 2, Protocol: 2,
+		DisableIdentity: true,
+	})
+	p.clients[i] = cl
+	return cl
+}
+
+func (p *prober) close() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	for _, cl := range p.clients {
+		cl.Close()
+	}
+}
+
+func (p *prober) run(stop <-chan struct{}) {
+	t := time.NewTicker(p.c.pingInterval())
+	defer t.Stop()
+	for {
+		p.probe()
+		select {
+		case <-stop:
+			return
+		case <-t.C:
+		}
+	}
+}
+
+// probe pings the member once and records what it learned (C-MON).
+func (p *prober) probe() Status {
+	ctx, cancel := context.WithTimeout(context.Background(), p.c.commandTimeout())
+	defer cancel()
+	st := p.ask(ctx)
+	st.At = time.Now()
+	if st.OK {
+		p.heard.Store(st.At.UnixNano())
+	}
+	p.latest.Store(&st)
+	return st
+}
+
+func (p *prober) ask(ctx context.Context) Status {
+	c0 := p.client(0)
+	pipe := c0.Pipeline()
+	shardsCmd := pipe.ConfigGet(ctx, "shards")
+	serverCmd := pipe.Info(ctx, "server")
+	if _, err := pipe.Exec(ctx); err != nil {
+		return Status{Err: err.Error()}
+	}
+	n, _ := strconv.Atoi(shardsCmd.Val()["shards"])
+	if n < 1 {
+		return Status{Err: "CONFIG GET shards gave no shard count"}
+	}
+	st := Status{RunID: infoField(serverCmd.Val(), "run_id"), Shards: make([]ShardStatus, n)}
+	errs := make([]error, n)
+	var wg sync.WaitGroup
+	for i := 0; i < n; i++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			st.Shards[i], errs[i] = p.askShard(ctx, i)
+		}()
+	}
+	wg.Wait()
+	for i, err := range errs {
+		if err != nil {
+			st.Err = fmt.Sprintf("shard %d: %v", i, err)
+			return st
+		}
+	}
+	st.OK = true
+	return st
+}
+
+func (p *prober) askShard(ctx context.Context, i int) (ShardStatus, error) {
+	pipe := p.client(i).Pipeline()
+	role := pipe.Do(ctx, "ROLE")
+	info := pipe.Info(ctx, "replication")
+	if _, err := pipe.Exec(ctx); err != nil {
+		return ShardStatus{}, err
+	}
+	r, _ := role.Slice()
+	if len(r) == 0 {
+		return ShardStatus{}, fmt.Errorf("empty ROLE reply")
+	}
+	txt := info.Val()
+	num := func(k string) uint64 { v, _ := strconv.ParseUint(infoField(txt, k), 10, 64); return v }
+	sh := ShardStatus{
+		Role:       fmt.Sprint(r[0]),
+		LinkUp:     infoField(txt, "master_link_status") == "up",
+		Syncing:    infoField(txt, "master_sync_in_progress") == "1",
+		Epoch:      num("epoch"),
+		WalLast:    num("wal_last_sequence"),
+		WalDurable: num("wal_durable_sequence"),
+		Committed:  num("replication_committed_sequence"),
+		FencedBy:   num("replication_fenced_by_epoch"),
+	}
+	if sh.Role == "slave" {
+		sh.MasterAddr = net.JoinHostPort(infoField(txt, "master_host"), infoField(txt, "master_port"))
+	}
+	return sh, nil
+}
+
+// infoField reads one field of an INFO reply.
+func infoField(txt, key string) string {
+	for _, line := range strings.Split(txt, "\r\n") {
+		if k, v, ok := strings.Cut(line, ":"); ok && k == key {
+			return v
+		}
+	}
+	return ""
+}
+
+// send runs a command on shard 0 of the member with the command timeout.
+func (p *prober) send(args ...string) error {
+	ctx, cancel := context.WithTimeout(context.Background(), p.c.commandTimeout())
+	defer cancel()
+	a := make([]any, len(args))
+	for i, s := range args {
+		a[i] = s
+	}
+	return p.client(0).Do(ctx, a...).Err()
+}
