@@ -260,3 +260,58 @@ func TestCoordinatorSecret(t *testing.T) {
 		return strings.Contains(cs[0].logs.String()+cs[1].logs.String(), "refused a Raft connection with a wrong or missing secret")
 	})
 }
+
+// C-SENT-2: redis-py's Sentinel client (Debian's python3-redis) finds the
+// primary through the coordinators, writes through it, and follows a
+// failover. Skipped where python3-redis is missing, unless
+// REQUIRE_REDIS_PY=1 (CI installs it).
+func TestRedisPySentinelFollowsAFailover(t *testing.T) {
+	python := "python3"
+	if _, err := os.Stat("/usr/bin/python3"); err == nil {
+		python = "/usr/bin/python3" // Debian's, where python3-redis installs
+	}
+	if exec.Command(python, "-c", "import redis.sentinel").Run() != nil {
+		if os.Getenv("REQUIRE_REDIS_PY") == "1" {
+			t.Fatal("python3-redis is required (REQUIRE_REDIS_PY=1)")
+		}
+		t.Skip("python3-redis is not installed")
+	}
+	g := startGroup(t, 3)
+	cs := startCoordinators(t, 3, g, "")
+	waitUntil(t, 15*time.Second, "the first primary to be recorded", func() bool { return primaryOf(cs[0], "") == g[0].p.addr() })
+	var addrs []string
+	for _, c := range cs {
+		addrs = append(addrs, c.addr)
+	}
+	out := &lockedBuilder{}
+	py := exec.Command(python, "testdata/sentinel_client.py", strings.Join(addrs, ","), "6")
+	py.Stdout = out
+	py.Stderr = &lockedBuilder{}
+	if err := py.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { py.Process.Kill(); py.Wait() })
+	waitUntil(t, 5*time.Second, "the first write", func() bool { return strings.Contains(out.String(), g[0].p.addr()) })
+	g[0].p.cmd.Process.Signal(syscall.SIGKILL)
+	killed := time.Now().UnixMilli()
+	if err := py.Wait(); err != nil {
+		t.Fatalf("python: %v\n%s", err, py.Stderr)
+	}
+	var first int64
+	last := ""
+	for _, line := range strings.Split(strings.TrimSpace(out.String()), "\n") {
+		f := strings.Fields(line)
+		if len(f) != 3 {
+			continue
+		}
+		ms, _ := strconv.ParseInt(f[0], 10, 64)
+		if ms > killed && f[2] != g[0].p.addr() && first == 0 {
+			first = ms
+		}
+		last = f[2]
+	}
+	if first == 0 || last == g[0].p.addr() {
+		t.Fatalf("redis-py never wrote to a new primary:\n%s\n%s", out.String(), py.Stderr)
+	}
+	t.Logf("redis-py: first write on the new primary %d ms after the kill", first-killed)
+}

@@ -1,0 +1,190 @@
+package coordinator
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+
+	"github.com/ruvio/ruvio/ruvio/config"
+	"github.com/ruvio/ruvio/ruvio/server"
+)
+
+func freeAddr(t *testing.T) string {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	return ln.Addr().String()
+}
+
+func quiet() *slog.Logger { return slog.New(slog.NewTextHandler(io.Discard, nil)) }
+
+// dataNode starts an in-process data node (real TCP) with a role.
+func dataNode(t *testing.T, role, primary string) (*server.Server, Member) {
+	cfg := config.Default()
+	_, port, _ := net.SplitHostPort(freeAddr(t))
+	cfg.Port, _ = strconv.Atoi(port)
+	cfg.DataDir, cfg.Durability = t.TempDir(), config.DurabilityAlways
+	cfg.Replication.Listen = freeAddr(t)
+	cfg.Replication.Role, cfg.Replication.Primary = role, primary
+	if err := cfg.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	s, err := server.New(cfg, quiet())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Start(); err != nil {
+		t.Fatal(err)
+	}
+	stopped := false
+	t.Cleanup(func() {
+		if !stopped {
+			stop(s)
+		}
+	})
+	return s, Member{Address: s.Addr(0), Replication: cfg.Replication.Listen}
+}
+
+func stop(s *server.Server) {
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	s.Shutdown(ctx)
+}
+
+// oneCoordinator runs a single-voter coordinator over members.
+func oneCoordinator(t *testing.T, members ...Member) *Coordinator {
+	addr := freeAddr(t)
+	cfg := DefaultConfig()
+	cfg.ID, cfg.Listen, cfg.DataDir = 1, addr, t.TempDir()
+	cfg.Peers = []string{"1@" + addr}
+	cfg.PingIntervalMs, cfg.DownAfterMs = 50, 300
+	cfg.Groups = []Group{{Name: "main", Members: members}}
+	if err := cfg.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	c, err := New(cfg, quiet())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Close() })
+	return c
+}
+
+func waitFor(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	for deadline := time.Now().Add(15 * time.Second); !cond(); time.Sleep(10 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out waiting for %s", what)
+		}
+	}
+}
+
+// C-SENT: the Sentinel subset in Redis Sentinel's shapes, in RESP2 and
+// RESP3, the events, and go-redis's FailoverClient following a failover.
+func TestSentinelAPIAndFailoverClient(t *testing.T) {
+	ctx := context.Background()
+	ps, pm := dataNode(t, "primary", "")
+	_, rm := dataNode(t, "replica", pm.Replication)
+	c := oneCoordinator(t, pm, rm)
+	sc := redis.NewSentinelClient(&redis.Options{Addr: c.Addr()})
+	defer sc.Close()
+	plain := redis.NewClient(&redis.Options{Addr: c.Addr()})
+	defer plain.Close()
+	waitFor(t, "the first record", func() bool {
+		v, err := sc.GetMasterAddrByName(ctx, "main").Result()
+		return err == nil && net.JoinHostPort(v[0], v[1]) == pm.Address
+	})
+	if err := plain.Do(ctx, "SENTINEL", "GET-MASTER-ADDR-BY-NAME", "nope").Err(); err != redis.Nil {
+		t.Fatalf("unknown name: %v", err)
+	}
+	for _, proto := range []int{2, 3} {
+		cl := redis.NewClient(&redis.Options{Addr: c.Addr(), Protocol: proto})
+		masters, err := cl.Do(ctx, "SENTINEL", "MASTERS").Slice()
+		if err != nil || len(masters) != 1 {
+			t.Fatalf("RESP%d MASTERS: %v %v", proto, masters, err)
+		}
+		fields := asMap(t, masters[0])
+		for _, k := range []string{"name", "ip", "port", "runid", "flags", "num-slaves", "num-other-sentinels", "quorum", "config-epoch", "down-after-milliseconds"} {
+			if _, ok := fields[k]; !ok {
+				t.Fatalf("RESP%d MASTERS lacks %s: %v", proto, k, fields)
+			}
+		}
+		if fields["flags"] != "master" || fields["num-slaves"] != "1" || fields["config-epoch"] != "1" {
+			t.Fatalf("RESP%d master: %v", proto, fields)
+		}
+		reps, _ := cl.Do(ctx, "SENTINEL", "REPLICAS", "main").Slice()
+		if len(reps) != 1 || asMap(t, reps[0])["flags"] != "slave" || asMap(t, reps[0])["master-link-status"] != "ok" {
+			t.Fatalf("RESP%d REPLICAS: %v", proto, reps)
+		}
+		cl.Close()
+	}
+	if v := plain.Do(ctx, "SENTINEL", "CKQUORUM", "main").Val(); !strings.HasPrefix(fmt.Sprint(v), "OK 1 usable Sentinels") {
+		t.Fatalf("CKQUORUM: %v", v)
+	}
+	if err := plain.Do(ctx, "SENTINEL", "MASTER", "nope").Err(); err == nil || err.Error() != "ERR No such master with that name" {
+		t.Fatalf("MASTER nope: %v", err)
+	}
+	if err := plain.Do(ctx, "GET", "k").Err(); err == nil || !strings.Contains(err.Error(), "unknown command") {
+		t.Fatalf("data command on a coordinator: %v", err)
+	}
+
+	fc := redis.NewFailoverClient(&redis.FailoverOptions{MasterName: "main", SentinelAddrs: []string{c.Addr()}, MaxRetries: 20,
+		MinRetryBackoff: 20 * time.Millisecond, MaxRetryBackoff: 100 * time.Millisecond})
+	defer fc.Close()
+	if err := fc.Set(ctx, "k", "before", 0).Err(); err != nil {
+		t.Fatal(err)
+	}
+	sub := sc.Subscribe(ctx, "+switch-master")
+	defer sub.Close()
+	if _, err := sub.Receive(ctx); err != nil {
+		t.Fatal(err)
+	}
+	stop(ps)
+	msg, err := sub.ReceiveMessage(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ph, pp, _ := net.SplitHostPort(pm.Address)
+	rh, rp, _ := net.SplitHostPort(rm.Address)
+	if want := fmt.Sprintf("main %s %s %s %s", ph, pp, rh, rp); msg.Payload != want {
+		t.Fatalf("+switch-master %q, want %q", msg.Payload, want)
+	}
+	waitFor(t, "a write through the FailoverClient", func() bool { return fc.Set(ctx, "k", "after", 0).Err() == nil })
+	if v := redis.NewClient(&redis.Options{Addr: rm.Address}).Get(ctx, "k").Val(); v != "after" {
+		t.Fatalf("the write went elsewhere: %q", v)
+	}
+}
+
+func asMap(t *testing.T, v any) map[string]string {
+	out := map[string]string{}
+	switch m := v.(type) {
+	case map[any]any:
+		for k, v := range m {
+			s, ok := v.(string)
+			if !ok {
+				t.Fatalf("field %v is %T, not a bulk string", k, v)
+			}
+			out[fmt.Sprint(k)] = s
+		}
+	case []any:
+		for i := 0; i+1 < len(m); i += 2 {
+			out[fmt.Sprint(m[i])] = fmt.Sprint(m[i+1])
+		}
+	default:
+		t.Fatalf("instance is %T", v)
+	}
+	return out
+}

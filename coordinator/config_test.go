@@ -1,0 +1,83 @@
+package coordinator
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+const goodConfig = `
+id = 1
+listen = "127.0.0.1:26400"
+data_dir = "/tmp/x"
+peers = ["1@127.0.0.1:26400", "2@127.0.0.1:26401", "3@127.0.0.1:26402"]
+[[groups]]
+name = "main"
+members = [
+  { address = "ruvio-1:6379", replication = "ruvio-1:26379" },
+  { address = "ruvio-2:6379", replication = "ruvio-2:26379" },
+]
+`
+
+func load(t *testing.T, body string, env map[string]string) (*Config, error) {
+	t.Helper()
+	p := filepath.Join(t.TempDir(), "coordinator.toml")
+	os.WriteFile(p, []byte(body), 0o644)
+	return LoadConfig(p, func(k string) string { return env[k] })
+}
+
+// C-CFG: defaults, the secret's variable, and every problem reported at
+// once.
+func TestConfig(t *testing.T) {
+	c, err := load(t, goodConfig, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.PingIntervalMs != 500 || c.DownAfterMs != 3000 || c.UncleanFailover || c.PrimaryLeaseDriftPercent != 10 {
+		t.Fatalf("defaults: %+v", c)
+	}
+	c, _ = load(t, goodConfig+"\n", map[string]string{"RUVIO_COORDINATOR_SECRET": "env-secret"})
+	if c.Secret != "env-secret" {
+		t.Fatal("RUVIO_COORDINATOR_SECRET did not override")
+	}
+	cases := []struct {
+		name, body string
+		want       []string
+	}{
+		{"public listen without secret", strings.Replace(goodConfig, `listen = "127.0.0.1:26400"`, `listen = "0.0.0.0:26400"`, 1),
+			[]string{"secret: required when listen (0.0.0.0:26400) is not a loopback address"}},
+		{"insecure_no_secret allows it", strings.Replace(goodConfig, `listen = "127.0.0.1:26400"`, "listen = \"0.0.0.0:26400\"\ninsecure_no_secret = true", 1), nil},
+		{"everything wrong at once", `
+id = 9
+listen = "nowhere"
+peers = ["1@x:1", "bad", "1@y:2"]
+ping_interval_ms = 0
+primary_lease_ms = 2000
+bogus = 1
+[[groups]]
+name = ""
+members = [{ address = "a:1", replication = "a" }, { address = "a:1", replication = "a:2" }]
+`, []string{"bogus: unknown key", "listen: \"nowhere\" is not host:port", `peers: "bad" is not id@host:port`, "peers: id 1 is listed twice",
+			"ping_interval_ms = 0", "primary_lease_ms = 2000: the primary lease is not implemented", "groups[0].name", `groups[0].members[0].replication: "a" is not host:port`,
+			`groups[0].members[1].address: "a:1" is listed twice`}},
+	}
+	for _, tc := range cases {
+		_, err := load(t, tc.body, nil)
+		if tc.want == nil {
+			if err != nil {
+				t.Errorf("%s: %v", tc.name, err)
+			}
+			continue
+		}
+		if err == nil {
+			t.Errorf("%s: accepted", tc.name)
+			continue
+		}
+		for _, w := range tc.want {
+			if !strings.Contains(err.Error(), w) {
+				t.Errorf("%s: %q missing from\n%v", tc.name, w, err)
+			}
+		}
+	}
+}
