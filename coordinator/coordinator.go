@@ -108,7 +108,8 @@ func (c *Coordinator) Start() error {
 	stream, _ := newStreamLayer(c.advertise(), c.cfg.Secret)
 	c.stream = stream
 	hlog := hclog.New(&hclog.LoggerOptions{Name: "raft", Level: hclog.Warn, Output: slogWriter{c.log}})
-	c.trans = raft.NewNetworkTransportWithConfig(&raft.NetworkTransportConfig{Stream: stream, MaxPool: 3, Timeout: 2 * time.Second, Logger: hlog})
+	c.trans = raft.NewNetworkTransportWithConfig(&raft.NetworkTransportConfig{Stream: stream, MaxPool: 3, Timeout: 2 * time.Second, Logger: hlog,
+		ServerAddressProvider: c.peerAddrs()})
 	store, err := raftboltdb.New(raftboltdb.Options{Path: filepath.Join(c.cfg.DataDir, "raft.db")})
 	if err != nil {
 		ln.Close()
@@ -188,6 +189,27 @@ func (c *Coordinator) Close() error {
 	c.others.close()
 	c.store.Close()
 	return err
+}
+
+// peerAddrs makes Raft dial each coordinator at the address this
+// coordinator's own peers list gives, whatever address the Raft
+// configuration recorded: coordinators that reach each other through
+// different names (NAT, proxies) agree on ids, not addresses.
+func (c *Coordinator) peerAddrs() raft.ServerAddressProvider {
+	m := peerAddrMap{}
+	for _, p := range c.peers {
+		m[raft.ServerID(strconv.Itoa(p.ID))] = raft.ServerAddress(p.Addr)
+	}
+	return m
+}
+
+type peerAddrMap map[raft.ServerID]raft.ServerAddress
+
+func (m peerAddrMap) ServerAddr(id raft.ServerID) (raft.ServerAddress, error) {
+	if a, ok := m[id]; ok {
+		return a, nil
+	}
+	return "", fmt.Errorf("coordinator %s is not in peers", id)
 }
 
 // isLeader reports whether Raft says this coordinator leads.

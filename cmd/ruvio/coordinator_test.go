@@ -3,12 +3,15 @@ package main
 import (
 	"context"
 	"fmt"
+	"io"
 	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
@@ -60,22 +63,39 @@ type coord struct {
 // startCoordinators writes one coordinator.toml per coordinator and starts
 // them; extra is appended to every file.
 func startCoordinators(t *testing.T, n int, group []*member, extra string) []*coord {
-	var cs []*coord
-	var peers []string
-	for i := 1; i <= n; i++ {
-		addr := "127.0.0.1:" + strconv.Itoa(freePort(t, 1))
-		cs = append(cs, &coord{id: i, addr: addr})
-		peers = append(peers, fmt.Sprintf("%q", fmt.Sprintf("%d@%s", i, addr)))
-	}
+	return startCoordinatorsVia(t, n, groupTOML("main", group), extra, nil)
+}
+
+// groupTOML is one [[groups]] table.
+func groupTOML(name string, group []*member) string {
 	var members []string
 	for _, m := range group {
 		members = append(members, fmt.Sprintf("{ address = %q, replication = %q }", m.p.addr(), m.repl))
 	}
+	return fmt.Sprintf("[[groups]]\nname = %q\nmembers = [%s]\n", name, strings.Join(members, ", "))
+}
+
+// startCoordinatorsVia starts n coordinators over the given groups; via,
+// when set, gives the address coordinator from uses to reach coordinator
+// to (a fault proxy).
+func startCoordinatorsVia(t *testing.T, n int, groups, extra string, via func(from, to int, addr string) string) []*coord {
+	var cs []*coord
+	for i := 1; i <= n; i++ {
+		cs = append(cs, &coord{id: i, addr: "127.0.0.1:" + strconv.Itoa(freePort(t, 1))})
+	}
 	for _, c := range cs {
+		var peers []string
+		for _, o := range cs {
+			addr := o.addr
+			if via != nil && o.id != c.id {
+				addr = via(c.id, o.id, o.addr)
+			}
+			peers = append(peers, fmt.Sprintf("%q", fmt.Sprintf("%d@%s", o.id, addr)))
+		}
 		dir := t.TempDir()
 		c.file = filepath.Join(dir, "coordinator.toml")
-		body := fmt.Sprintf("id = %d\nlisten = %q\ndata_dir = %q\npeers = [%s]\nping_interval_ms = 100\ndown_after_ms = 500\n%s\n[[groups]]\nname = \"main\"\nmembers = [%s]\n",
-			c.id, c.addr, filepath.Join(dir, "data"), strings.Join(peers, ", "), extra, strings.Join(members, ", "))
+		body := fmt.Sprintf("id = %d\nlisten = %q\ndata_dir = %q\npeers = [%s]\nping_interval_ms = 100\ndown_after_ms = 500\n%s\n%s",
+			c.id, c.addr, filepath.Join(dir, "data"), strings.Join(peers, ", "), extra, groups)
 		if err := os.WriteFile(c.file, []byte(body), 0o644); err != nil {
 			t.Fatal(err)
 		}
@@ -187,9 +207,7 @@ func TestCoordinatorsFailOverAKilledPrimary(t *testing.T) {
 		return roleOf(promoted) == "master" && do(t, newPrimary.p, "SET", "after", "1") == "OK"
 	})
 	t.Logf("first write on the new primary %v after the kill", time.Since(killed))
-	if e := masterField(t, cs[2], "config-epoch"); e != "2" {
-		t.Fatalf("config-epoch = %q, want 2", e)
-	}
+	waitUntil(t, 5*time.Second, "every coordinator to apply the failover", func() bool { return masterField(t, cs[2], "config-epoch") == "2" })
 	waitUntil(t, 10*time.Second, "the other replica to follow the new primary", func() bool {
 		info := replInfo(t, other.p.addr())
 		return info["master_link_status"] == "up" && net.JoinHostPort(info["master_host"], info["master_port"]) == newPrimary.repl
@@ -314,4 +332,201 @@ func TestRedisPySentinelFollowsAFailover(t *testing.T) {
 		t.Fatalf("redis-py never wrote to a new primary:\n%s\n%s", out.String(), py.Stderr)
 	}
 	t.Logf("redis-py: first write on the new primary %d ms after the kill", first-killed)
+}
+
+// cutProxy forwards TCP to target until cut, which closes its connections
+// and refuses new ones: the two sides cannot reach each other.
+type cutProxy struct {
+	ln     net.Listener
+	target string
+	cut    atomic.Bool
+	mu     sync.Mutex
+	conns  []net.Conn
+}
+
+func newCutProxy(t *testing.T, target string) *cutProxy {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := &cutProxy{ln: ln, target: target}
+	t.Cleanup(func() { ln.Close(); p.setCut(true) })
+	go func() {
+		for {
+			in, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			if p.cut.Load() {
+				in.Close()
+				continue
+			}
+			out, err := net.Dial("tcp", target)
+			if err != nil {
+				in.Close()
+				continue
+			}
+			p.mu.Lock()
+			p.conns = append(p.conns, in, out)
+			p.mu.Unlock()
+			go func() { io.Copy(out, in); out.Close() }()
+			go func() { io.Copy(in, out); in.Close() }()
+		}
+	}()
+	return p
+}
+
+func (p *cutProxy) setCut(cut bool) {
+	p.cut.Store(cut)
+	if cut {
+		p.mu.Lock()
+		for _, c := range p.conns {
+			c.Close()
+		}
+		p.conns = nil
+		p.mu.Unlock()
+	}
+}
+
+// leaderOf asks a coordinator who leads.
+func leaderOf(c *coord) string {
+	cl := c.client("")
+	defer cl.Close()
+	txt, err := cl.Do(context.Background(), "COORDINATOR", "STATUS").Text()
+	if err != nil {
+		return ""
+	}
+	for _, line := range strings.Split(txt, "\r\n") {
+		if v, ok := strings.CutPrefix(line, "leader:"); ok {
+			return v
+		}
+	}
+	return ""
+}
+
+// C-LEAD, T-LIVE, F9: a leader cut off from the other coordinators, still
+// reaching every data node, neither fails over nor corrects a member; the
+// majority elects a new leader and fails over once.
+func TestLeaderCutOffFromTheOthersDoesNothing(t *testing.T) {
+	g := startGroup(t, 3)
+	proxies := map[[2]int]*cutProxy{}
+	cs := startCoordinatorsVia(t, 3, groupTOML("main", g), "", func(from, to int, addr string) string {
+		p := newCutProxy(t, addr)
+		proxies[[2]int{from, to}] = p
+		return p.ln.Addr().String()
+	})
+	waitUntil(t, 15*time.Second, "the first primary to be recorded", func() bool { return primaryOf(cs[0], "") == g[0].p.addr() })
+	var leader *coord
+	waitUntil(t, 10*time.Second, "a leader", func() bool {
+		id, _ := strconv.Atoi(leaderOf(cs[0]))
+		if id < 1 {
+			return false
+		}
+		leader = cs[id-1]
+		return true
+	})
+	mark := len(leader.logs.String())
+	for k, p := range proxies {
+		if k[0] == leader.id || k[1] == leader.id {
+			p.setCut(true)
+		}
+	}
+	var others []*coord
+	for _, c := range cs {
+		if c != leader {
+			others = append(others, c)
+		}
+	}
+	waitUntil(t, 10*time.Second, "a new leader among the others", func() bool {
+		l := leaderOf(others[0])
+		return l != "" && l != strconv.Itoa(leader.id)
+	})
+	// The primary dies: only the majority may act, and only once.
+	g[0].p.cmd.Process.Signal(syscall.SIGKILL)
+	<-g[0].p.done
+	var promoted string
+	waitUntil(t, 15*time.Second, "the majority to fail over", func() bool {
+		promoted = primaryOf(others[0], "")
+		return promoted != "" && promoted != g[0].p.addr()
+	})
+	waitUntil(t, 5*time.Second, "the other coordinator to apply the failover", func() bool { return masterField(t, others[1], "config-epoch") == "2" })
+	// The cut-off coordinator's record still names the old primary: it
+	// recorded nothing, and told no data node anything.
+	if p := primaryOf(leader, ""); p != g[0].p.addr() {
+		t.Fatalf("the cut-off coordinator's record changed to %q", p)
+	}
+	for _, l := range strings.Split(leader.logs.String()[mark:], "\n") {
+		if strings.Contains(l, "corrected a member") || strings.Contains(l, "failed over") || strings.Contains(l, "recorded primary") {
+			t.Fatalf("the cut-off coordinator acted after the cut: %s", l)
+		}
+	}
+	// Heal: the old leader follows the new record.
+	for _, p := range proxies {
+		p.setCut(false)
+	}
+	waitUntil(t, 15*time.Second, "the old leader to learn the new record", func() bool { return primaryOf(leader, "") == promoted })
+	if e := masterField(t, leader, "config-epoch"); e != "2" {
+		t.Fatalf("after the heal config-epoch is %q: the epoch must rise exactly once", e)
+	}
+}
+
+// C-FO-14 / F10: with two of three coordinators down, a dead primary is
+// not failed over.
+func TestNoFailoverWithoutAMajority(t *testing.T) {
+	g := startGroup(t, 2)
+	cs := startCoordinators(t, 3, g, "")
+	waitUntil(t, 15*time.Second, "the first primary to be recorded", func() bool { return primaryOf(cs[0], "") == g[0].p.addr() })
+	cs[1].kill()
+	cs[2].kill()
+	g[0].p.cmd.Process.Signal(syscall.SIGKILL)
+	<-g[0].p.done
+	// Ten times down_after_ms: a failover would have happened long since.
+	deadline := time.Now().Add(5 * time.Second)
+	for time.Now().Before(deadline) {
+		if p := primaryOf(cs[0], ""); p != g[0].p.addr() {
+			t.Fatalf("failed over to %q without a majority", p)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	if roleOf(g[1].p.addr()) != "slave" {
+		t.Fatal("the replica was promoted without a majority")
+	}
+}
+
+// C-LEAD: a member that accepts connections but never answers holds up
+// only its own group: another group's failover goes on.
+func TestASilentMemberDoesNotDelayAnotherGroup(t *testing.T) {
+	hung, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer hung.Close()
+	go func() {
+		for {
+			c, err := hung.Accept()
+			if err != nil {
+				return
+			}
+			defer c.Close() // accepted, never answered
+		}
+	}()
+	a := startGroup(t, 2)
+	b := startGroup(t, 2)
+	groups := groupTOML("a", a) + fmt.Sprintf("[[groups]]\nname = \"stuck\"\nmembers = [{ address = %q, replication = %q }]\n", hung.Addr().String(), hung.Addr().String()) + groupTOML("b", b)
+	cs := startCoordinatorsVia(t, 3, groups, "", nil)
+	primaryB := func() string {
+		cl := cs[0].client("")
+		defer cl.Close()
+		v, _ := cl.Do(context.Background(), "SENTINEL", "GET-MASTER-ADDR-BY-NAME", "b").StringSlice()
+		if len(v) != 2 {
+			return ""
+		}
+		return net.JoinHostPort(v[0], v[1])
+	}
+	waitUntil(t, 15*time.Second, "group b's first primary", func() bool { return primaryB() == b[0].p.addr() })
+	b[0].p.cmd.Process.Signal(syscall.SIGKILL)
+	<-b[0].p.done
+	killed := time.Now()
+	waitUntil(t, 10*time.Second, "group b to fail over", func() bool { return primaryB() == b[1].p.addr() })
+	t.Logf("group b failed over %v after the kill, next to a member that never answers", time.Since(killed))
 }
