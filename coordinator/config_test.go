@@ -81,3 +81,10 @@ members = [{ address = "a:1", replication = "a" }, { address = "a:1", replicatio
 		}
 	}
 }
+
+// The example in deploy/ is a valid configuration.
+func TestDeployExampleLoads(t *testing.T) {
+	if _, err := LoadConfig("../deploy/coordinator.toml", func(string) string { return "" }); err != nil {
+		t.Fatal(err)
+	}
+}
