@@ -257,8 +257,18 @@ func (a *apiConn) coordinator(args [][]byte) {
 		}
 	case len(args) == 2 && command.Eq(args[1], "status"):
 		a.w.Verbatim(a.c.status())
+	case len(args) == 4 && command.Eq(args[1], "failover") && command.Eq(args[3], "force"):
+		// The leader's task may take up to a command timeout: release
+		// the connection's lock meanwhile would let events in between;
+		// Sentinel answers FAILOVER synchronously too.
+		m, err := a.c.force(string(args[2]))
+		if err != nil {
+			a.w.Error(err.Error())
+			return
+		}
+		a.w.BulkString(m.Address)
 	default:
-		a.w.Error("ERR unknown COORDINATOR subcommand or wrong number of arguments; try COORDINATOR STATUS")
+		a.w.Error("ERR unknown COORDINATOR subcommand or wrong number of arguments; try COORDINATOR STATUS or COORDINATOR FAILOVER group FORCE")
 	}
 }
 
@@ -276,7 +286,8 @@ func (c *Coordinator) status() string {
 	fmt.Fprintf(&b, "id:%d\r\nstate:%s\r\nleader:%s\r\nterm:%d\r\n", c.cfg.ID, strings.ToLower(c.raft.State().String()), c.leaderID(), c.raft.CurrentTerm())
 	for _, g := range c.cfg.Groups {
 		rec, _ := c.fsm.get(g.Name)
-		fmt.Fprintf(&b, "group_%s:primary=%s,epoch=%d,members=%s\r\n", g.Name, rec.Primary, rec.Epoch, c.memberStates(rec))
+		fmt.Fprintf(&b, "group_%s:primary=%s,epoch=%d,members=%s,recorded=%s,committed=%s\r\n", g.Name, rec.Primary, rec.Epoch,
+			c.memberStates(rec), seqList(rec.Committed), seqList(c.committed(g.Name, rec)))
 	}
 	return b.String()
 }
@@ -287,7 +298,7 @@ func (c *Coordinator) memberStates(rec Record) string {
 	for _, m := range rec.Members {
 		state := "down"
 		if !c.silent(m.Address) {
-			state = c.probers[m.Address].latest.Load().Role()
+			state = c.prober(m.Address).latest.Load().Role()
 			if state == "" {
 				state = "unknown"
 			}
@@ -414,7 +425,7 @@ func (a *apiConn) instance(fields [][2]string) {
 }
 
 func (c *Coordinator) pingAges(addr string) (okMs int64) {
-	p := c.probers[addr]
+	p := c.prober(addr)
 	if p == nil || p.heard.Load() == 0 {
 		return int64(time.Since(c.start).Milliseconds())
 	}
@@ -428,7 +439,7 @@ func (c *Coordinator) masterFields(name string, rec Record) [][2]string {
 	if rec.Primary == "" || c.silent(rec.Primary) {
 		flags += ",s_down"
 	} else {
-		runID = c.probers[rec.Primary].latest.Load().RunID
+		runID = c.prober(rec.Primary).latest.Load().RunID
 	}
 	age := strconv.FormatInt(c.pingAges(rec.Primary), 10)
 	return [][2]string{
@@ -447,7 +458,7 @@ func (c *Coordinator) masterFields(name string, rec Record) [][2]string {
 
 func (c *Coordinator) replicaFields(m Member, rec Record) [][2]string {
 	h, p, _ := net.SplitHostPort(m.Address)
-	st := c.probers[m.Address].latest.Load()
+	st := c.prober(m.Address).latest.Load()
 	flags := "slave"
 	if c.silent(m.Address) {
 		flags += ",s_down,disconnected"
@@ -488,4 +499,16 @@ func (c *Coordinator) sentinelFields(p *peerConn) [][2]string {
 		{"down-after-milliseconds", strconv.Itoa(c.cfg.DownAfterMs)},
 		{"voted-leader", "?"}, {"voted-leader-epoch", "0"},
 	}
+}
+
+// seqList renders per-shard sequences as 12/0/7.
+func seqList(v []uint64) string {
+	if len(v) == 0 {
+		return "0"
+	}
+	parts := make([]string, len(v))
+	for i, x := range v {
+		parts[i] = strconv.FormatUint(x, 10)
+	}
+	return strings.Join(parts, "/")
 }

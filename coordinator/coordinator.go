@@ -33,9 +33,11 @@ type Coordinator struct {
 	store  *raftboltdb.BoltStore
 	ln     net.Listener
 
-	probers map[string]*prober // by member address
-	others  *peerSet
-	hub     *hub
+	probersMu sync.RWMutex
+	probers   map[string]*prober // by member address
+	started   bool               // probers start as they are added once true
+	others    *peerSet
+	hub       *hub
 
 	confirmMu   sync.Mutex
 	confirmedAt time.Time
@@ -43,6 +45,9 @@ type Coordinator struct {
 
 	readyMu   sync.Mutex
 	readyTerm uint64
+
+	knownMu sync.Mutex
+	known   map[string][]uint64 // committed sequences learned from pings
 
 	stop chan struct{}
 	wg   sync.WaitGroup
@@ -55,7 +60,7 @@ func New(cfg *Config, log *slog.Logger) (*Coordinator, error) {
 		return nil, fmt.Errorf("peers: %v", bad)
 	}
 	c := &Coordinator{cfg: cfg, log: log, start: time.Now(), peers: peers, fsm: newFSM(cfg.Groups),
-		probers: map[string]*prober{}, hub: newHub(), stop: make(chan struct{})}
+		probers: map[string]*prober{}, hub: newHub(), stop: make(chan struct{}), known: map[string][]uint64{}}
 	c.fsm.onApply = c.applied
 	for _, g := range cfg.Groups {
 		for _, m := range g.Members {
@@ -156,12 +161,16 @@ func (c *Coordinator) Start() error {
 	m := &mux{ln: ln, secret: c.cfg.Secret, raft: stream, client: c.serveClient, log: c.log.Warn}
 	c.wg.Add(1)
 	go func() { defer c.wg.Done(); m.serve() }()
+	c.probersMu.Lock()
+	c.started = true
 	for _, p := range c.probers {
 		c.wg.Add(1)
 		go func() { defer c.wg.Done(); p.run(c.stop) }()
 	}
-	c.wg.Add(1)
+	c.probersMu.Unlock()
+	c.wg.Add(2)
 	go func() { defer c.wg.Done(); c.others.run(c.stop) }()
+	go func() { defer c.wg.Done(); c.recordCommitted() }()
 	for _, g := range c.cfg.Groups {
 		c.wg.Add(1)
 		go func() { defer c.wg.Done(); c.tend(g.Name) }()
@@ -169,6 +178,39 @@ func (c *Coordinator) Start() error {
 	c.log.Info("coordinator started", "id", c.cfg.ID, "listen", ln.Addr().String(), "groups", len(c.cfg.Groups),
 		"ping_interval_ms", c.cfg.PingIntervalMs, "down_after_ms", c.cfg.DownAfterMs)
 	return nil
+}
+
+// prober returns the member's prober (nil for an unknown member).
+func (c *Coordinator) prober(addr string) *prober {
+	c.probersMu.RLock()
+	defer c.probersMu.RUnlock()
+	return c.probers[addr]
+}
+
+// ensureProber starts pinging a member the record gained.
+func (c *Coordinator) ensureProber(m Member) {
+	c.probersMu.Lock()
+	defer c.probersMu.Unlock()
+	if _, ok := c.probers[m.Address]; ok {
+		return
+	}
+	p := newProber(c, m)
+	c.probers[m.Address] = p
+	if c.started {
+		c.wg.Add(1)
+		go func() { defer c.wg.Done(); p.run(c.stop) }()
+	}
+}
+
+// dropProber stops pinging a forgotten member.
+func (c *Coordinator) dropProber(addr string) {
+	c.probersMu.Lock()
+	p := c.probers[addr]
+	delete(c.probers, addr)
+	c.probersMu.Unlock()
+	if p != nil {
+		p.quitOnce.Do(func() { close(p.quit) })
+	}
 }
 
 // Addr is the port's address.
@@ -183,9 +225,11 @@ func (c *Coordinator) Close() error {
 	c.stream.Close()
 	c.trans.Close()
 	c.wg.Wait()
+	c.probersMu.Lock()
 	for _, p := range c.probers {
 		p.close()
 	}
+	c.probersMu.Unlock()
 	c.others.close()
 	c.store.Close()
 	return err
@@ -288,8 +332,25 @@ func (c *Coordinator) propose(e entry) error {
 // applied runs on every coordinator when the log changes a group's
 // record: subscribers hear of a new primary here (C-SENT-3).
 func (c *Coordinator) applied(group string, old, now Record) {
+	for _, m := range now.Members {
+		if !hasMember(old.Members, m.Address) {
+			c.log.Info("member added", "group", group, "member", m.Address, "replication", m.Replication)
+			c.ensureProber(m)
+		}
+	}
+	for _, m := range old.Members {
+		if !hasMember(now.Members, m.Address) {
+			c.log.Info("member forgotten", "group", group, "member", m.Address)
+			c.dropProber(m.Address)
+		}
+	}
 	if now.Primary == old.Primary {
 		return
+	}
+	if len(now.Stale) > 0 && len(old.Committed) > 0 && now.Committed == nil {
+		c.knownMu.Lock()
+		c.known[group] = nil
+		c.knownMu.Unlock()
 	}
 	c.log.Info("recorded primary", "group", group, "primary", now.Primary, "epoch", now.Epoch, "previous", old.Primary)
 	if old.Primary == "" {

@@ -1,6 +1,8 @@
 package coordinator
 
 import (
+	"errors"
+	"fmt"
 	"net"
 	"strconv"
 	"strings"
@@ -28,6 +30,7 @@ func (c *Coordinator) tend(group string) {
 		}
 		st := c.statuses(rec)
 		c.noteSilence(group, rec, sdown)
+		c.noteCommitted(group, rec, st)
 		if !c.isLeader() || !c.ready() {
 			continue
 		}
@@ -47,7 +50,7 @@ func (c *Coordinator) tend(group string) {
 func (c *Coordinator) statuses(rec Record) map[string]Status {
 	out := make(map[string]Status, len(rec.Members))
 	for _, m := range rec.Members {
-		if p := c.probers[m.Address]; p != nil {
+		if p := c.prober(m.Address); p != nil {
 			out[m.Address] = *p.latest.Load()
 		}
 	}
@@ -57,7 +60,7 @@ func (c *Coordinator) statuses(rec Record) map[string]Status {
 // silent reports whether this coordinator has not heard member within
 // down_after_ms (counting from its own start).
 func (c *Coordinator) silent(member string) bool {
-	p := c.probers[member]
+	p := c.prober(member)
 	if p == nil {
 		return true
 	}
@@ -123,29 +126,73 @@ func (c *Coordinator) maybeFailover(group string, rec Record, st map[string]Stat
 	}
 	h, p, _ := net.SplitHostPort(rec.Primary)
 	c.hub.publish("+odown", strings.Join([]string{"master", group, h, p, "#quorum", itoa(silent) + "/" + itoa(Majority(len(c.peers)))}, " "))
-	cand, ok := PickCandidate(rec, st, nil, time.Now(), c.downAfter())
+	if _, err := c.promote(group, rec, st, c.cfg.UncleanFailover); err != nil {
+		c.log.Warn("the primary is down but there is no failover", "group", group, "primary", rec.Primary, "why", err.Error())
+	}
+}
+
+// promote fails the group over to the best replica: one holding every
+// committed record (C-COMMIT), or, when unclean (FORCE or
+// unclean_failover), the best one anyway, logging per shard what it
+// lacks. It returns the promoted member.
+func (c *Coordinator) promote(group string, rec Record, st map[string]Status, unclean bool) (Member, error) {
+	committed := c.committed(group, rec)
+	cand, ok := PickCandidate(rec, st, committed, time.Now(), c.downAfter())
 	if !ok {
-		c.log.Warn("the primary is down but no replica qualifies: waiting", "group", group, "primary", rec.Primary)
-		return
+		if !unclean {
+			return Member{}, fmt.Errorf("no answering replica holds every committed record (%s); COORDINATOR FAILOVER %s FORCE promotes the best one anyway", shortReplicas(rec, st, committed), group)
+		}
+		if cand, ok = PickCandidate(rec, st, nil, time.Now(), c.downAfter()); !ok {
+			return Member{}, errors.New("no replica answers")
+		}
 	}
 	// Look at it once more: one that died with the primary is not
 	// promoted (C-FO-5).
-	if fresh := c.probers[cand.Address].probe(); !fresh.OK || fresh.Loading() {
-		c.log.Warn("the chosen replica no longer answers: choosing again next round", "group", group, "replica", cand.Address)
-		return
+	fresh := c.prober(cand.Address).probe()
+	if !fresh.OK || fresh.Loading() {
+		return Member{}, fmt.Errorf("the chosen replica %s no longer answers: choosing again next round", cand.Address)
 	}
 	if !c.confirmLeader() {
-		return
+		return Member{}, errNoMajority
 	}
+	lacks := lacking(fresh, committed)
+	h, p, _ := net.SplitHostPort(rec.Primary)
 	c.hub.publish("+elected-leader", strings.Join([]string{"master", group, h, p}, " "))
-	if err := c.propose(entry{Op: "primary", Group: group, Primary: cand.Address, Epoch: rec.Epoch + 1}); err != nil {
-		c.log.Warn("recording the failover failed", "group", group, "err", err)
-		return
+	if err := c.propose(entry{Op: "primary", Group: group, Primary: cand.Address, Epoch: rec.Epoch + 1, Unclean: lacks != ""}); err != nil {
+		return Member{}, fmt.Errorf("recording the failover: %w", err)
+	}
+	if lacks != "" {
+		c.log.Warn("unclean failover: the promoted replica lacks committed records, which are lost", "group", group, "promoted", cand.Address, "lacks", lacks)
 	}
 	c.log.Warn("failed over", "group", group, "old_primary", rec.Primary, "new_primary", cand.Address, "epoch", rec.Epoch+1)
 	if now, ok := c.fsm.get(group); ok {
 		c.correct(group, now, c.statuses(now))
 	}
+	return cand, nil
+}
+
+// force is COORDINATOR FAILOVER group FORCE: on the leader, once, even to
+// a replica lacking committed records; refused while the primary still
+// answers this leader.
+func (c *Coordinator) force(group string) (Member, error) {
+	if !c.isLeader() {
+		return Member{}, fmt.Errorf("ERR not the leader; send it to coordinator %s", c.leaderID())
+	}
+	if !c.ready() || !c.confirmLeader() {
+		return Member{}, errNoMajority
+	}
+	rec, ok := c.fsm.get(group)
+	if !ok {
+		return Member{}, errors.New("ERR No such master with that name")
+	}
+	if rec.Primary != "" && !c.silent(rec.Primary) {
+		return Member{}, fmt.Errorf("ERR the primary %s still answers this leader: FORCE only promotes a replica when it does not", rec.Primary)
+	}
+	m, err := c.promote(group, rec, c.statuses(rec), true)
+	if err != nil && !strings.HasPrefix(err.Error(), "ERR") {
+		err = errors.New("ERR " + err.Error())
+	}
+	return m, err
 }
 
 // correct sends the commands that make answering members agree with the
@@ -155,7 +202,7 @@ func (c *Coordinator) correct(group string, rec Record, st map[string]Status) {
 		if !c.confirmLeader() {
 			return
 		}
-		p := c.probers[a.Member.Address]
+		p := c.prober(a.Member.Address)
 		err := p.send(a.Args...)
 		if err != nil && len(a.Args) == 4 && strings.Contains(strings.ToLower(err.Error()), "syntax") {
 			// A member of an older build does not know YIELD (C-FO-9).

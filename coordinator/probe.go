@@ -21,13 +21,15 @@ type prober struct {
 	member Member
 	latest atomic.Pointer[Status]
 	// heard is the last time every shard answered (Unix ns, 0: never).
-	heard   atomic.Int64
-	mu      sync.Mutex
-	clients map[int]*redis.Client // by shard
+	heard    atomic.Int64
+	mu       sync.Mutex
+	clients  map[int]*redis.Client // by shard
+	quit     chan struct{}
+	quitOnce sync.Once
 }
 
 func newProber(c *Coordinator, m Member) *prober {
-	p := &prober{c: c, member: m, clients: map[int]*redis.Client{}}
+	p := &prober{c: c, member: m, clients: map[int]*redis.Client{}, quit: make(chan struct{})}
 	p.latest.Store(&Status{})
 	return p
 }
@@ -73,6 +75,9 @@ func (p *prober) run(stop <-chan struct{}) {
 		p.probe()
 		select {
 		case <-stop:
+			return
+		case <-p.quit:
+			p.close()
 			return
 		case <-t.C:
 		}

@@ -530,3 +530,99 @@ func TestASilentMemberDoesNotDelayAnotherGroup(t *testing.T) {
 	waitUntil(t, 10*time.Second, "group b to fail over", func() bool { return primaryB() == b[1].p.addr() })
 	t.Logf("group b failed over %v after the kill, next to a member that never answers", time.Since(killed))
 }
+
+// groupLine returns the group's line of a coordinator's INFO.
+func groupLine(c *coord) string {
+	cl := c.client("")
+	defer cl.Close()
+	txt, _ := cl.Info(context.Background()).Result()
+	return infoLine(txt, "group_main")
+}
+
+func infoLine(txt, key string) string {
+	for _, line := range strings.Split(txt, "\r\n") {
+		if v, ok := strings.CutPrefix(line, key+":"); ok {
+			return v
+		}
+	}
+	return ""
+}
+
+// T-LIVE (C-COMMIT): committed sequences survive a restart of every
+// coordinator while the primary and the replica holding the committed
+// records are down, so only FORCE promotes the replica that lacks them.
+func TestCommittedSequencesSurviveCoordinatorRestartsAndOnlyForcePromotes(t *testing.T) {
+	g := startGroup(t, 3)
+	cs := startCoordinators(t, 3, g, "")
+	waitUntil(t, 15*time.Second, "the first primary to be recorded", func() bool { return primaryOf(cs[0], "") == g[0].p.addr() })
+	writeKeys(t, g[0].p, "plain:", 20)
+	inSync(t, g[0].p, g[2].p, 1)
+	// c goes down; durable writes land on b only.
+	g[2].p.cmd.Process.Signal(syscall.SIGKILL)
+	<-g[2].p.done
+	cl := redis.NewClient(&redis.Options{Addr: g[0].p.addr(), PoolSize: 1})
+	cn := cl.Conn()
+	ctx := context.Background()
+	if err := cn.Do(ctx, "CLIENT", "DURABILITY", "REPLICAS", 1).Err(); err != nil {
+		t.Fatal(err)
+	}
+	for i := 0; i < 10; i++ {
+		if err := cn.Set(ctx, fmt.Sprintf("durable:%d", i), i, 0).Err(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	cn.Close()
+	cl.Close()
+	want := replInfo(t, g[0].p.addr())["replication_committed_sequence"]
+	waitUntil(t, 10*time.Second, "the coordinators to record the committed sequence", func() bool {
+		return strings.Contains(groupLine(cs[1]), "recorded="+want)
+	})
+	for _, m := range g[:2] {
+		m.p.cmd.Process.Signal(syscall.SIGKILL)
+		<-m.p.done
+	}
+	for _, c := range cs {
+		c.kill()
+	}
+	for _, c := range cs {
+		c.start(t)
+	}
+	g[2].restart(t) // answers, as a replica of the dead primary, without the durable writes
+	waitUntil(t, 15*time.Second, "the coordinators to see the lacking replica", func() bool {
+		return strings.Contains(groupLine(cs[0]), g[2].p.addr()+"(slave)")
+	})
+	// Many down_after_ms periods: no promotion of a replica lacking
+	// committed records.
+	for deadline := time.Now().Add(3 * time.Second); time.Now().Before(deadline); time.Sleep(100 * time.Millisecond) {
+		if p := primaryOf(cs[0], ""); p != "" && p != g[0].p.addr() {
+			t.Fatalf("promoted %q, which lacks committed records", p)
+		}
+	}
+	var out string
+	waitUntil(t, 10*time.Second, "FORCE on the leader", func() bool {
+		for _, c := range cs {
+			cc := c.client("")
+			v, err := cc.Do(ctx, "COORDINATOR", "FAILOVER", "main", "FORCE").Text()
+			cc.Close()
+			if err == nil {
+				out = v
+				return true
+			}
+			if !strings.Contains(err.Error(), "not the leader") && !strings.Contains(err.Error(), "majority") {
+				t.Logf("FORCE on %d: %v", c.id, err)
+			}
+		}
+		return false
+	})
+	if out != g[2].p.addr() {
+		t.Fatalf("FORCE promoted %q, want %q", out, g[2].p.addr())
+	}
+	waitUntil(t, 10*time.Second, "the forced primary to take writes", func() bool { return roleOf(g[2].p.addr()) == "master" })
+	logs := ""
+	for _, c := range cs {
+		logs += c.logs.String()
+	}
+	if !strings.Contains(logs, "lacks committed records") || !strings.Contains(logs, "shard 0: records") {
+		t.Fatalf("FORCE did not log what was lost:\n%s", logs)
+	}
+}
