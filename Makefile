@@ -7,6 +7,7 @@ VERSION   ?= $(shell git describe --always --dirty 2>/dev/null || echo dev)
 LDFLAGS   := -X github.com/ruvio/ruvio/ruvio/server.BuildVersion=$(VERSION)
 STATICCHECK := honnef.co/go/tools/cmd/staticcheck@v0.8.2
 BENCH_ARGS ?=
+BENCH_QUICK ?=
 
 SCENARIO  ?= crash
 BACKEND   ?= auto
@@ -36,10 +37,14 @@ fuzz:
 # runs, one table of ops/s and ratios per durability profile: memory (no
 # AOF) at every shard count, always and everysec (AOF with that fsync
 # policy) at one shard; e.g. BENCH_ARGS='--durability always' for one.
+# Then replication, memory and always: primaries with 0, 1 and 2 replicas
+# (SET/GET ops/s and ratios), and with 1 replica the lag under a SET load
+# (positions in records/bytes, ms until a write is readable on the replica).
+# BENCH_QUICK=1 runs everything with fewer requests, to try it out.
 bench: build
 	@command -v redis-server >/dev/null && command -v redis-benchmark >/dev/null || \
 		(echo "installing redis-server and redis-tools"; apt-get update -qq && apt-get install -y -qq redis-server redis-tools)
-	$(GO) run ./cmd/benchcmp --ruvio ./$(BIN) $(BENCH_ARGS)
+	$(GO) run ./cmd/benchcmp --ruvio ./$(BIN) $(if $(BENCH_QUICK),--quick) $(BENCH_ARGS)
 
 # One chaos scenario (chaos list shows them) with the Docker backend when
 # an engine answers, else local processes; it prints which. Results go to

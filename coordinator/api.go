@@ -257,6 +257,12 @@ func (a *apiConn) coordinator(args [][]byte) {
 		}
 	case len(args) == 2 && command.Eq(args[1], "status"):
 		a.w.Verbatim(a.c.status())
+	case len(args) == 4 && command.Eq(args[1], "forget"):
+		if err := a.c.forget(string(args[2]), string(args[3])); err != nil {
+			a.w.Error(err.Error())
+			return
+		}
+		a.w.OK()
 	case len(args) == 4 && command.Eq(args[1], "failover") && command.Eq(args[3], "force"):
 		// The leader's task may take up to a command timeout: release
 		// the connection's lock meanwhile would let events in between;

@@ -168,9 +168,10 @@ func (c *Coordinator) Start() error {
 		go func() { defer c.wg.Done(); p.run(c.stop) }()
 	}
 	c.probersMu.Unlock()
-	c.wg.Add(2)
+	c.wg.Add(3)
 	go func() { defer c.wg.Done(); c.others.run(c.stop) }()
 	go func() { defer c.wg.Done(); c.recordCommitted() }()
+	go func() { defer c.wg.Done(); c.discover() }()
 	for _, g := range c.cfg.Groups {
 		c.wg.Add(1)
 		go func() { defer c.wg.Done(); c.tend(g.Name) }()

@@ -22,6 +22,9 @@ type ShardStatus struct {
 	WalDurable uint64
 	Committed  uint64
 	FencedBy   uint64
+	// Replicas lists the client addresses (ip:port) of the replicas a
+	// primary shard reports (slaveN lines).
+	Replicas []string
 }
 
 // Status is one ping of a member. OK means every shard answered.

@@ -220,3 +220,27 @@ func (c *Coordinator) correct(group string, rec Record, st map[string]Status) {
 }
 
 func itoa(n int) string { return strconv.Itoa(n) }
+
+// forget is COORDINATOR FORGET group host:port: the member leaves the
+// group for good and is never discovered again (C-DISC). The primary and
+// members the configuration lists cannot be forgotten.
+func (c *Coordinator) forget(group, addr string) error {
+	if !c.isLeader() {
+		return fmt.Errorf("ERR not the leader; send it to coordinator %s", c.leaderID())
+	}
+	if !c.ready() || !c.confirmLeader() {
+		return errNoMajority
+	}
+	rec, ok := c.fsm.get(group)
+	switch {
+	case !ok:
+		return errors.New("ERR No such master with that name")
+	case !hasMember(rec.Members, addr):
+		return fmt.Errorf("ERR %s is not a member of %s", addr, group)
+	case addr == rec.Primary:
+		return fmt.Errorf("ERR %s is the primary of %s: fail it over first", addr, group)
+	case c.fsm.inFile(group, addr):
+		return fmt.Errorf("ERR %s is listed in the configuration file: remove it there and restart the coordinators", addr)
+	}
+	return c.propose(entry{Op: "forget-member", Group: group, Primary: addr})
+}

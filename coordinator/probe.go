@@ -156,6 +156,7 @@ func (p *prober) askShard(ctx context.Context, i int) (ShardStatus, error) {
 	if sh.Role == "slave" {
 		sh.MasterAddr = net.JoinHostPort(infoField(txt, "master_host"), infoField(txt, "master_port"))
 	}
+	sh.Replicas = slaveAddrs(txt)
 	return sh, nil
 }
 
@@ -178,4 +179,29 @@ func (p *prober) send(args ...string) error {
 		a[i] = s
 	}
 	return p.client(0).Do(ctx, a...).Err()
+}
+
+// slaveAddrs reads the ip and port of each slaveN line of INFO
+// replication.
+func slaveAddrs(txt string) []string {
+	var out []string
+	for _, line := range strings.Split(txt, "\r\n") {
+		k, v, ok := strings.Cut(line, ":")
+		if !ok || !strings.HasPrefix(k, "slave") || strings.Trim(k[5:], "0123456789") != "" || k == "slave" {
+			continue
+		}
+		var ip, port string
+		for _, kv := range strings.Split(v, ",") {
+			if x, ok := strings.CutPrefix(kv, "ip="); ok {
+				ip = x
+			}
+			if x, ok := strings.CutPrefix(kv, "port="); ok {
+				port = x
+			}
+		}
+		if ip != "" && port != "" {
+			out = append(out, net.JoinHostPort(ip, port))
+		}
+	}
+	return out
 }

@@ -6,6 +6,7 @@ import (
 	"encoding/csv"
 	"errors"
 	"fmt"
+	"math"
 	"os/exec"
 	"strconv"
 	"strings"
@@ -121,6 +122,11 @@ func parseCSV(data []byte) ([]measurement, error) {
 		rps, err := strconv.ParseFloat(rec[rpsCol], 64)
 		if err != nil {
 			return nil, fmt.Errorf("line %d %q: bad rps: %w", i+1, line, err)
+		}
+		if math.IsInf(rps, 0) || math.IsNaN(rps) {
+			// redis-benchmark times a test in whole milliseconds and
+			// prints "inf" for one that took less than one.
+			return nil, fmt.Errorf("line %d %q: rps %s: the test finished within redis-benchmark's 1 ms clock; use more requests", i+1, line, rec[rpsCol])
 		}
 		m := measurement{Test: rec[0], RPS: rps}
 		for j, h := range header {

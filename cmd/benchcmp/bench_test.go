@@ -76,6 +76,8 @@ func TestParseCSVErrors(t *testing.T) {
 		{"missing rps", "\"SET\"\n", "no rps column"},
 		{"header without rps", "\"test\",\"qps\"\n", "no rps column"},
 		{"broken quoting", "\"SET\",\"1\"x\n", "line 1"},
+		{"too fast to time", "\"SET\",\"inf\",\"0.1\"\n", "within redis-benchmark's 1 ms clock"},
+		{"nan", "\"SET\",\"nan\"\n", "use more requests"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

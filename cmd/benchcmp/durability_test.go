@@ -75,3 +75,39 @@ func TestServerArgs(t *testing.T) {
 		}
 	}
 }
+
+// TestReplicationArgs pins how each kind becomes a primary or a replica:
+// ruvio by flag and environment with a listener of its own, redis-server by
+// --replicaof to the primary's client port.
+func TestReplicationArgs(t *testing.T) {
+	tests := []struct {
+		name     string
+		kind     serverKind
+		node     replNode
+		wantArgs []string
+		wantEnv  []string
+	}{
+		{"ruvio primary", ruvioKind("/bin/ruvio"), replNode{Role: nodePrimary, Listen: 27301},
+			[]string{"--replication-role", "primary"},
+			[]string{"RUVIO_REPLICATION_LISTEN=127.0.0.1:27301"}},
+		{"ruvio replica", ruvioKind("/bin/ruvio"), replNode{Role: nodeReplica, Listen: 27303, Primary: "127.0.0.1:27301"},
+			nil,
+			[]string{"RUVIO_REPLICATION_LISTEN=127.0.0.1:27303", "RUVIO_REPLICATION_ROLE=replica", "RUVIO_REPLICATION_PRIMARY=127.0.0.1:27301"}},
+		{"redis primary", redisKind("/bin/redis-server"), replNode{Role: nodePrimary},
+			[]string{"--repl-diskless-sync-delay", "0"}, nil},
+		{"redis replica", redisKind("/bin/redis-server"), replNode{Role: nodeReplica, Primary: "127.0.0.1:7300"},
+			[]string{"--replicaof", "127.0.0.1", "7300"}, nil},
+	}
+	for _, tt := range tests {
+		args, env := tt.kind.Replication(tt.node)
+		if !reflect.DeepEqual(args, tt.wantArgs) || !reflect.DeepEqual(env, tt.wantEnv) {
+			t.Errorf("%s:\n got %q %q\nwant %q %q", tt.name, args, env, tt.wantArgs, tt.wantEnv)
+		}
+	}
+	if w := ruvioKind("r").ReplWidth(3); w != 3 {
+		t.Errorf("ruvio with 3 shards needs %d replication ports, want 3", w)
+	}
+	if w := redisKind("r").ReplWidth(1); w != 0 {
+		t.Errorf("redis needs %d replication ports, want 0", w)
+	}
+}

@@ -9,6 +9,9 @@
 //	         [--tests set,get,incr,lpush,hset] [--shards 1,2]
 //	         [--durability memory,always,everysec] [--durability-shards 1]
 //	         [--base-port 7300] [--timeout 120s] [--cluster]
+//	         [--replicas 0,1,2] [--replication-durability memory,always]
+//	         [--replication-requests 100000] [--lag-pipeline 16]
+//	         [--lag-duration 3s] [--quick]
 //	         [--out bench.md] [--json bench.json]
 //
 // Every durability profile is compared like for like: ruvio runs with
@@ -23,6 +26,19 @@
 // waits until both answer PING, then runs redis-benchmark against each in
 // turn for every pipeline depth, and finally stops both and removes the
 // directory before the next group starts.
+//
+// Then replication: for every --replication-durability profile and
+// --replicas count it starts a one-shard ruvio primary
+// (--replication-role primary) with that many ruvio replicas
+// (RUVIO_REPLICATION_ROLE=replica), and a redis-server primary with that
+// many `--replicaof` replicas, every node in its own directory with the
+// profile's persistence, waits until every replica reports
+// master_link_status:up, and runs redis-benchmark SET,GET against both
+// primaries. With one replica it also measures the lag under a SET load:
+// how far the replica's position trails the primary's (ruvio: log records,
+// Redis: replication-stream bytes), and how long a marker key written on the
+// primary takes to be readable on the replica. --quick shortens every
+// run (fewer requests, a shorter lag load) to try the whole thing out.
 package main
 
 import (
@@ -63,7 +79,26 @@ type config struct {
 	Cluster          bool
 	// Timeout bounds each redis-benchmark run.
 	Timeout time.Duration
+
+	// Replicas are the replica counts of the replication runs; empty
+	// skips them. The lag is measured when 1 is among them.
+	Replicas []int
+	// ReplDurability lists the profiles of the replication runs.
+	ReplDurability []string
+	// ReplRequests is -n of the replication runs.
+	ReplRequests int
+	// LagPipeline is the pipeline depth of the lag run's SET load, and
+	// LagDuration about how long that load lasts.
+	LagPipeline int
+	LagDuration time.Duration
 }
+
+// quickRequests and quickLagDuration replace the defaults of --requests,
+// --replication-requests and --lag-duration under --quick.
+const (
+	quickRequests    = 20000
+	quickLagDuration = 2 * time.Second
+)
 
 func main() {
 	os.Exit(realMain(os.Args[1:], os.Stdout, os.Stderr))
@@ -121,8 +156,32 @@ func parseFlags(args []string, stderr io.Writer, lookPath func(string) (string, 
 	fs.StringVar(&cfg.JSON, "json", "", "also write the raw numbers as JSON to this file")
 	fs.BoolVar(&cfg.Cluster, "cluster", false, "pass --cluster to redis-benchmark for the ruvio runs (needs a server reporting >= 3 nodes)")
 	fs.DurationVar(&cfg.Timeout, "timeout", 120*time.Second, "time limit for each redis-benchmark run")
+	var replicas, replDurability string
+	var quick bool
+	fs.StringVar(&replicas, "replicas", "0,1,2", `comma-separated replica counts for the replication runs ("none" skips them; the lag is measured with 1)`)
+	fs.StringVar(&replDurability, "replication-durability", durabilityMemory+","+durabilityAlways, "comma-separated durability profiles of the replication runs")
+	// Half of --requests: by default the replication part has six groups
+	// of its own (two profiles, 0, 1 and 2 replicas), and both sides get
+	// the same count, so the ratios stay fair.
+	fs.IntVar(&cfg.ReplRequests, "replication-requests", 100000, "requests per redis-benchmark test (-n) of the replication runs")
+	fs.IntVar(&cfg.LagPipeline, "lag-pipeline", 16, "pipeline depth (-P) of the SET load during the lag measurement")
+	fs.DurationVar(&cfg.LagDuration, "lag-duration", 3*time.Second, "about how long the SET load of the lag measurement lasts")
+	fs.BoolVar(&quick, "quick", false, fmt.Sprintf("shorter runs: --requests and --replication-requests %d, --lag-duration %v, unless given", quickRequests, quickLagDuration))
 	if err := fs.Parse(args); err != nil {
 		return config{}, err
+	}
+	if quick {
+		set := map[string]bool{}
+		fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
+		if !set["requests"] {
+			cfg.Requests = quickRequests
+		}
+		if !set["replication-requests"] {
+			cfg.ReplRequests = quickRequests
+		}
+		if !set["lag-duration"] {
+			cfg.LagDuration = quickLagDuration
+		}
 	}
 	if fs.NArg() > 0 {
 		return config{}, fmt.Errorf("unexpected arguments: %q", fs.Args())
@@ -144,15 +203,27 @@ func parseFlags(args []string, stderr io.Writer, lookPath func(string) (string, 
 	if cfg.Tests, err = parseTests(tests); err != nil {
 		return config{}, fmt.Errorf("--tests: %w", err)
 	}
+	if cfg.Replicas, err = parseReplicaCounts(replicas); err != nil {
+		return config{}, fmt.Errorf("--replicas: %w", err)
+	}
+	if cfg.ReplDurability, err = parseDurabilities(replDurability); err != nil {
+		return config{}, fmt.Errorf("--replication-durability: %w", err)
+	}
 	switch {
 	case cfg.Requests <= 0:
 		return config{}, errors.New("--requests must be positive")
+	case cfg.ReplRequests <= 0:
+		return config{}, errors.New("--replication-requests must be positive")
 	case cfg.Clients <= 0:
 		return config{}, errors.New("--clients must be positive")
 	case cfg.BasePort <= 0 || cfg.BasePort > maxPort:
 		return config{}, fmt.Errorf("--base-port must be in 1..%d", maxPort)
 	case cfg.Timeout <= 0:
 		return config{}, errors.New("--timeout must be positive")
+	case cfg.LagPipeline <= 0:
+		return config{}, errors.New("--lag-pipeline must be positive")
+	case cfg.LagDuration <= 0:
+		return config{}, errors.New("--lag-duration must be positive")
 	}
 
 	if cfg.RuvioPath == "" {
@@ -216,6 +287,41 @@ func parsePositiveInts(s string) ([]int, error) {
 	}
 	if len(out) == 0 {
 		return nil, errors.New("empty list")
+	}
+	return out, nil
+}
+
+// maxReplicas bounds --replicas: every replica is a process on the same
+// machine as the primary it is measured against.
+const maxReplicas = 8
+
+// parseReplicaCounts parses the comma-separated --replicas list, keeping the
+// order and dropping duplicates; "none" is the empty list.
+func parseReplicaCounts(s string) ([]int, error) {
+	if strings.EqualFold(strings.TrimSpace(s), "none") {
+		return nil, nil
+	}
+	var out []int
+	seen := map[int]bool{}
+	for _, f := range strings.Split(s, ",") {
+		f = strings.TrimSpace(f)
+		if f == "" {
+			continue
+		}
+		n, err := strconv.Atoi(f)
+		if err != nil {
+			return nil, fmt.Errorf("%q is not a number", f)
+		}
+		if n < 0 || n > maxReplicas {
+			return nil, fmt.Errorf("%d must be in 0..%d", n, maxReplicas)
+		}
+		if !seen[n] {
+			seen[n] = true
+			out = append(out, n)
+		}
+	}
+	if len(out) == 0 {
+		return nil, errors.New(`empty list (use "none" to skip replication)`)
 	}
 	return out, nil
 }

@@ -49,6 +49,11 @@ func TestParseFlags(t *testing.T) {
 		DurabilityShards:   []int{1},
 		BasePort:           7300,
 		Timeout:            120 * time.Second,
+		Replicas:           []int{0, 1, 2},
+		ReplDurability:     []string{"memory", "always"},
+		ReplRequests:       100000,
+		LagPipeline:        16,
+		LagDuration:        3 * time.Second,
 	}
 	if !reflect.DeepEqual(cfg, want) {
 		t.Errorf("defaults:\n got %+v\nwant %+v", cfg, want)
@@ -59,6 +64,8 @@ func TestParseFlags(t *testing.T) {
 		"--requests", "10", "--clients", "2", "--pipelines", "4", "--tests", "SET, get",
 		"--shards", "3", "--base-port", "9000", "--out", "o.md", "--json", "o.json",
 		"--cluster", "--timeout", "5s", "--durability", "EverySec, memory,everysec", "--durability-shards", "2,4",
+		"--replicas", "2,1,2", "--replication-durability", "everysec", "--replication-requests", "7",
+		"--lag-pipeline", "1", "--lag-duration", "1s",
 	}, io.Discard, fakeLookPath())
 	if err != nil {
 		t.Fatal(err)
@@ -68,9 +75,40 @@ func TestParseFlags(t *testing.T) {
 		Requests: 10, Clients: 2, Pipelines: []int{4}, Tests: []string{"set", "get"},
 		Shards: []int{3}, Durability: []string{"everysec", "memory"}, DurabilityShards: []int{2, 4},
 		BasePort: 9000, Out: "o.md", JSON: "o.json", Cluster: true, Timeout: 5 * time.Second,
+		Replicas: []int{2, 1}, ReplDurability: []string{"everysec"}, ReplRequests: 7, LagPipeline: 1, LagDuration: time.Second,
 	}
 	if !reflect.DeepEqual(cfg, want) {
 		t.Errorf("explicit:\n got %+v\nwant %+v", cfg, want)
+	}
+}
+
+// TestParseFlagsQuick checks that --quick shortens what was not given and
+// leaves what was.
+func TestParseFlagsQuick(t *testing.T) {
+	tests := []struct {
+		args                   []string
+		wantRequests, wantRepl int
+		wantLag                time.Duration
+	}{
+		{[]string{"--quick"}, quickRequests, quickRequests, quickLagDuration},
+		{[]string{"--quick", "--requests", "5"}, 5, quickRequests, quickLagDuration},
+		{[]string{"--quick", "--replication-requests", "6"}, quickRequests, 6, quickLagDuration},
+		{[]string{"--lag-duration", "9s", "--quick"}, quickRequests, quickRequests, 9 * time.Second},
+		{[]string{"--quick=false"}, 200000, 100000, 3 * time.Second},
+	}
+	for _, tt := range tests {
+		cfg, err := parseFlags(append([]string{"--ruvio", "r"}, tt.args...), io.Discard, fakeLookPath())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if cfg.Requests != tt.wantRequests || cfg.ReplRequests != tt.wantRepl || cfg.LagDuration != tt.wantLag {
+			t.Errorf("%q: requests %d and %d, lag duration %v; want %d and %d, %v",
+				tt.args, cfg.Requests, cfg.ReplRequests, cfg.LagDuration, tt.wantRequests, tt.wantRepl, tt.wantLag)
+		}
+	}
+	cfg, err := parseFlags([]string{"--ruvio", "r", "--replicas", "None"}, io.Discard, fakeLookPath())
+	if err != nil || cfg.Replicas != nil {
+		t.Errorf(`--replicas None: %v, %v; want no replication runs`, cfg.Replicas, err)
 	}
 }
 
@@ -94,6 +132,12 @@ func TestParseFlagsErrors(t *testing.T) {
 		{"bad port", []string{"--ruvio", "r", "--base-port", "70000"}, nil, "--base-port"},
 		{"zero requests", []string{"--ruvio", "r", "--requests", "0"}, nil, "--requests"},
 		{"extra args", []string{"--ruvio", "r", "extra"}, nil, "unexpected arguments"},
+		{"bad replicas", []string{"--ruvio", "r", "--replicas", "0,-1"}, nil, "--replicas: -1 must be in 0..8"},
+		{"empty replicas", []string{"--ruvio", "r", "--replicas", ""}, nil, `--replicas: empty list (use "none"`},
+		{"bad replication durability", []string{"--ruvio", "r", "--replication-durability", "disk"}, nil, "--replication-durability"},
+		{"zero replication requests", []string{"--ruvio", "r", "--replication-requests", "0"}, nil, "--replication-requests"},
+		{"zero lag pipeline", []string{"--ruvio", "r", "--lag-pipeline", "0"}, nil, "--lag-pipeline"},
+		{"zero lag duration", []string{"--ruvio", "r", "--lag-duration", "0s"}, nil, "--lag-duration"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -127,6 +171,32 @@ func TestParsePositiveInts(t *testing.T) {
 		got, err := parsePositiveInts(tt.in)
 		if (err != nil) != tt.wantErr || !reflect.DeepEqual(got, tt.want) {
 			t.Errorf("parsePositiveInts(%q) = %v, %v; want %v, err=%v", tt.in, got, err, tt.want, tt.wantErr)
+		}
+	}
+}
+
+func TestParseReplicaCounts(t *testing.T) {
+	tests := []struct {
+		in      string
+		want    []int
+		wantErr bool
+	}{
+		{"0,1,2", []int{0, 1, 2}, false},
+		{" 2 , 0 ", []int{2, 0}, false},
+		{"1,1,,0,", []int{1, 0}, false},
+		{"none", nil, false},
+		{" NONE ", nil, false},
+		{"8", []int{8}, false},
+		{"9", nil, true},
+		{"-1", nil, true},
+		{"one", nil, true},
+		{"", nil, true},
+		{",", nil, true},
+	}
+	for _, tt := range tests {
+		got, err := parseReplicaCounts(tt.in)
+		if (err != nil) != tt.wantErr || !reflect.DeepEqual(got, tt.want) {
+			t.Errorf("parseReplicaCounts(%q) = %v, %v; want %v, err=%v", tt.in, got, err, tt.want, tt.wantErr)
 		}
 	}
 }

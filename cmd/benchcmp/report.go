@@ -31,9 +31,14 @@ type runResult struct {
 	Shards     int    `json:"shards"`
 	Pipeline   int    `json:"pipeline"`
 	Port       int    `json:"port"`
+	// Replicas is how many replicas the server, a primary, had; only
+	// the replication runs set it.
+	Replicas int `json:"replicas,omitempty"`
 	// ServerArgs is the server's command line, which shows the
 	// persistence settings it ran with.
 	ServerArgs []string `json:"server_args,omitempty"`
+	// ServerEnv is what the server got on top of benchcmp's environment.
+	ServerEnv []string `json:"server_env,omitempty"`
 	// Args is the redis-benchmark command line.
 	Args    []string      `json:"args"`
 	Elapsed time.Duration `json:"elapsed_ns"`
@@ -77,6 +82,18 @@ type report struct {
 	Plan []profilePlan `json:"plan"`
 	Runs []runResult   `json:"runs"`
 	Rows []row         `json:"rows"`
+
+	// The replication part: primaries with each of Replicas replicas
+	// for each of ReplDurability, and the lag with one replica under a
+	// SET load at LagPipeline lasting about LagDuration.
+	Replicas       []int         `json:"replicas,omitempty"`
+	ReplDurability []string      `json:"replication_durability,omitempty"`
+	ReplRequests   int           `json:"replication_requests,omitempty"`
+	LagPipeline    int           `json:"lag_pipeline,omitempty"`
+	LagDuration    time.Duration `json:"lag_duration_ns,omitempty"`
+	ReplRuns       []runResult   `json:"replication_runs,omitempty"`
+	ReplRows       []replRow     `json:"replication_rows,omitempty"`
+	Lag            []lagResult   `json:"lag,omitempty"`
 }
 
 // ratio returns ruvio/redis, or nil when either number is missing or the
@@ -284,10 +301,18 @@ func renderTable(w io.Writer, rep report, markdown bool) error {
 	return t.Render()
 }
 
-// writeMarkdown writes the markdown table to path.
+// renderAll writes the main table and then the replication tables.
+func renderAll(w io.Writer, rep report, markdown bool) error {
+	if err := renderTable(w, rep, markdown); err != nil {
+		return err
+	}
+	return renderReplication(w, rep, markdown)
+}
+
+// writeMarkdown writes the markdown tables to path.
 func writeMarkdown(path string, rep report) error {
 	var buf bytes.Buffer
-	if err := renderTable(&buf, rep, true); err != nil {
+	if err := renderAll(&buf, rep, true); err != nil {
 		return err
 	}
 	return os.WriteFile(path, buf.Bytes(), 0o644)

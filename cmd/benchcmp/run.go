@@ -18,7 +18,8 @@ import (
 const startAttempts = 3
 
 // run measures both sides for every durability profile, shard count and
-// pipeline depth, prints the table to stdout and writes the --out and --json
+// pipeline depth, then with replicas (runReplication) unless cfg.Replicas is
+// empty, prints the tables to stdout and writes the --out and --json
 // files. ruvio and redis say how to launch each side. The report is
 // returned even with an error so that whatever was measured is not lost.
 func run(ctx context.Context, cfg config, ruvio, redis serverKind, stdout io.Writer, log *slog.Logger) (report, error) {
@@ -41,6 +42,10 @@ func run(ctx context.Context, cfg config, ruvio, redis serverKind, stdout io.Wri
 		Pipelines:        cfg.Pipelines,
 		Plan:             planProfiles(cfg.Durability, cfg.Shards, cfg.DurabilityShards),
 	}
+	if len(cfg.Replicas) > 0 {
+		rep.Replicas, rep.ReplDurability, rep.ReplRequests = cfg.Replicas, cfg.ReplDurability, cfg.ReplRequests
+		rep.LagPipeline, rep.LagDuration = cfg.LagPipeline, cfg.LagDuration
+	}
 	log.Info("benchcmp starting", "ruvio", rep.Ruvio.Version, "redis", rep.Redis.Version,
 		"benchmark", rep.BenchmarkVersion, "cpus", rep.CPUs)
 
@@ -60,12 +65,20 @@ groups:
 			}
 		}
 	}
+	if len(cfg.Replicas) > 0 && ctx.Err() == nil {
+		var err error
+		rep.ReplRuns, rep.Lag, err = runReplication(ctx, cfg, ruvio, redis, alloc, log)
+		if err != nil {
+			errs = append(errs, err)
+		}
+	}
 	if ctx.Err() != nil {
 		errs = append(errs, fmt.Errorf("interrupted: %w", context.Cause(ctx)))
 	}
 
 	rep.Rows = buildRows(rep.Runs)
-	if err := renderTable(stdout, rep, false); err != nil {
+	rep.ReplRows = buildReplRows(rep.ReplRuns)
+	if err := renderAll(stdout, rep, false); err != nil {
 		errs = append(errs, fmt.Errorf("print table: %w", err))
 	}
 	if cfg.Out != "" {
@@ -138,18 +151,35 @@ func runGroup(ctx context.Context, cfg config, ruvio, redis serverKind, durabili
 // freshly allocated ports, retrying on other ports if the server dies during
 // start-up.
 func launch(ctx context.Context, kind serverKind, shards int, durability, root string, alloc *portAllocator, log *slog.Logger) (*server, error) {
+	return launchNode(ctx, kind, shards, durability, "", "", root, alloc, log)
+}
+
+// launchNode is launch for a member of a replication group: role is
+// nodePrimary or nodeReplica ("" for a standalone server) and primary the
+// replication address a replica follows. A node whose kind has a
+// replication listener gets its own ports for it.
+func launchNode(ctx context.Context, kind serverKind, shards int, durability, role, primary, root string, alloc *portAllocator, log *slog.Logger) (*server, error) {
 	var err error
 	for attempt := 1; attempt <= startAttempts; attempt++ {
 		port, perr := alloc.take(kind.Width(shards))
 		if perr != nil {
 			return nil, perr
 		}
-		log.Info("starting server", "server", kind.Name, "port", port, "attempt", attempt)
+		var repl *replNode
+		if role != "" {
+			repl = &replNode{Role: role, Primary: primary}
+			if w := kind.ReplWidth(shards); w > 0 {
+				if repl.Listen, perr = alloc.take(w); perr != nil {
+					return nil, perr
+				}
+			}
+		}
+		log.Info("starting server", "server", kind.Name, "port", port, "role", role, "attempt", attempt)
 		start := time.Now()
 		var s *server
-		s, err = startServer(ctx, kind, port, shards, durability, root)
+		s, err = startServer(ctx, kind, port, shards, durability, root, repl)
 		if err == nil {
-			log.Info("server ready", "server", kind.Name, "port", port, "after", time.Since(start).Round(time.Millisecond))
+			log.Info("server ready", "server", kind.Name, "port", port, "role", role, "after", time.Since(start).Round(time.Millisecond))
 			return s, nil
 		}
 		if !errors.Is(err, errExitedEarly) || ctx.Err() != nil {

@@ -49,6 +49,36 @@ type serverKind struct {
 	// Cluster says whether redis-benchmark should run in --cluster mode
 	// against this side.
 	Cluster bool
+
+	// ReplWidth is how many consecutive ports the replication listener
+	// of a primary or replica occupies besides its client ports; 0 when
+	// replicas connect to the client port, as Redis's do.
+	ReplWidth func(shards int) int
+	// Replication returns the extra arguments and environment that
+	// make a node the primary of a group or a replica of one.
+	Replication func(n replNode) (args, env []string)
+	// PrimaryPos and ReplicaPos name the INFO replication fields holding
+	// how far the primary has written and the replica has applied, in
+	// PosUnit ("records" or "bytes").
+	PrimaryPos, ReplicaPos, PosUnit string
+}
+
+// Node roles in a replication group.
+const (
+	nodePrimary = "primary"
+	nodeReplica = "replica"
+)
+
+// replNode is a node's place in a replication group.
+type replNode struct {
+	// Role is nodePrimary or nodeReplica.
+	Role string
+	// Listen is the first port of the node's replication listener, 0
+	// when the kind has none.
+	Listen int
+	// Primary is the primary's replication address, host:port, for a
+	// replica.
+	Primary string
 }
 
 // ruvioKind launches `ruvio server` with the durability profile under
@@ -68,6 +98,23 @@ func ruvioKind(path string) serverKind {
 		},
 		Width:       func(shards int) int { return shards },
 		VersionArgs: []string{"version"},
+		// Shard i replicates on the listener's port+i, as it serves
+		// clients on port+i.
+		ReplWidth: func(shards int) int { return shards },
+		Replication: func(n replNode) (args, env []string) {
+			env = []string{"RUVIO_REPLICATION_LISTEN=" + net.JoinHostPort("127.0.0.1", strconv.Itoa(n.Listen))}
+			switch n.Role {
+			case nodePrimary:
+				args = []string{"--replication-role", "primary"}
+			case nodeReplica:
+				env = append(env, "RUVIO_REPLICATION_ROLE=replica", "RUVIO_REPLICATION_PRIMARY="+n.Primary)
+			}
+			return args, env
+		},
+		// Both ends report the log sequence of shard 0.
+		PrimaryPos: "wal_last_sequence",
+		ReplicaPos: "wal_last_sequence",
+		PosUnit:    "records",
 	}
 }
 
@@ -88,6 +135,22 @@ func redisKind(path string) serverKind {
 		},
 		Width:       func(int) int { return 1 },
 		VersionArgs: []string{"--version"},
+		ReplWidth:   func(int) int { return 0 },
+		Replication: func(n replNode) (args, env []string) {
+			switch n.Role {
+			case nodePrimary:
+				// The default waits 5 s for more replicas before a
+				// diskless full sync; that only slows the start-up.
+				return []string{"--repl-diskless-sync-delay", "0"}, nil
+			case nodeReplica:
+				host, port, _ := net.SplitHostPort(n.Primary)
+				return []string{"--replicaof", host, port}, nil
+			}
+			return nil, nil
+		},
+		PrimaryPos: "master_repl_offset",
+		ReplicaPos: "slave_repl_offset",
+		PosUnit:    "bytes",
 	}
 }
 
@@ -103,6 +166,13 @@ type server struct {
 	cancel     context.CancelFunc
 	exited     chan struct{}
 	waitErr    error // valid once exited is closed
+
+	// env is what the server got on top of our environment.
+	env []string
+	// role is nodePrimary or nodeReplica in a replication group, "" for
+	// a standalone server; replPort is its replication listener, if any.
+	role     string
+	replPort int
 }
 
 // addr is where clients (and redis-benchmark) connect.
@@ -110,11 +180,20 @@ func (s *server) addr() string {
 	return net.JoinHostPort("127.0.0.1", strconv.Itoa(s.port))
 }
 
+// replAddr is where replicas of s connect.
+func (s *server) replAddr() string {
+	if s.replPort > 0 {
+		return net.JoinHostPort("127.0.0.1", strconv.Itoa(s.replPort))
+	}
+	return s.addr()
+}
+
 // startServer starts kind on port with the given shard count and
 // durability profile, its data in a fresh directory under root, and waits
-// until it answers PING. The server shuts down when ctx is
-// cancelled, so an interrupted run never leaves servers behind.
-func startServer(ctx context.Context, kind serverKind, port, shards int, durability, root string) (*server, error) {
+// until it answers PING. repl, when not nil, makes it a member of a
+// replication group. The server shuts down when ctx is cancelled, so an
+// interrupted run never leaves servers behind.
+func startServer(ctx context.Context, kind serverKind, port, shards int, durability, root string, repl *replNode) (*server, error) {
 	dir, err := os.MkdirTemp(root, kind.Name+"-data-")
 	if err != nil {
 		return nil, err
@@ -128,9 +207,18 @@ func startServer(ctx context.Context, kind serverKind, port, shards int, durabil
 	}
 
 	args := kind.Args(port, shards, durability, dir)
+	var env []string
+	if repl != nil {
+		extra, e := kind.Replication(*repl)
+		args = append(args, extra...)
+		env = e
+	}
 	sctx, cancel := context.WithCancel(ctx)
 	cmd := exec.CommandContext(sctx, kind.Path, args...)
 	cmd.Dir = dir
+	if len(env) > 0 {
+		cmd.Env = append(os.Environ(), env...)
+	}
 	cmd.Stdout = logFile
 	cmd.Stderr = logFile
 	// Cancelling asks for a clean shutdown first; exec escalates to
@@ -149,10 +237,14 @@ func startServer(ctx context.Context, kind serverKind, port, shards int, durabil
 		shards:     shards,
 		durability: durability,
 		args:       args,
+		env:        env,
 		logPath:    logPath,
 		cmd:        cmd,
 		cancel:     cancel,
 		exited:     make(chan struct{}),
+	}
+	if repl != nil {
+		s.role, s.replPort = repl.Role, repl.Listen
 	}
 	go func() {
 		s.waitErr = cmd.Wait()

@@ -1,0 +1,342 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"math"
+	"slices"
+	"sync"
+	"time"
+)
+
+const (
+	// sampleEvery is how often the lag probe reads both positions.
+	sampleEvery = 50 * time.Millisecond
+	// markerEvery is how often the lag probe writes a marker key.
+	markerEvery = 100 * time.Millisecond
+	// markerTimeout is how long a marker may take to show on the replica
+	// before it counts as lost.
+	markerTimeout = 5 * time.Second
+	// busyPoll is how long the marker probe polls the replica back to
+	// back before it starts sleeping pollSleep between GETs: lag on
+	// loopback is usually well under a millisecond, but a replica that
+	// is far behind should not be hammered by the probe itself.
+	busyPoll  = 2 * time.Millisecond
+	pollSleep = 500 * time.Microsecond
+)
+
+// posSample is one reading of both positions, taken at the same moment on
+// two connections.
+type posSample struct {
+	Primary int64
+	Replica int64
+}
+
+// summary is the p50, p99 and maximum of a set of values, and how many
+// there were.
+type summary struct {
+	N   int     `json:"n"`
+	P50 float64 `json:"p50"`
+	P99 float64 `json:"p99"`
+	Max float64 `json:"max"`
+}
+
+// percentile returns the nearest-rank p-th percentile (0 < p <= 100) of
+// sorted values: the smallest value with at least p% of the values at or
+// below it. It is always one of the values, never an interpolation, so a
+// p99 of 50 samples is their maximum rather than a number nobody saw.
+func percentile(sorted []float64, p float64) float64 {
+	if len(sorted) == 0 {
+		return 0
+	}
+	rank := int(math.Ceil(p / 100 * float64(len(sorted))))
+	rank = min(max(rank, 1), len(sorted))
+	return sorted[rank-1]
+}
+
+// summarize returns the summary of values, which it does not modify.
+func summarize(values []float64) summary {
+	if len(values) == 0 {
+		return summary{}
+	}
+	s := slices.Clone(values)
+	slices.Sort(s)
+	return summary{N: len(s), P50: percentile(s, 50), P99: percentile(s, 99), Max: s[len(s)-1]}
+}
+
+// activeSamples keeps the samples taken while the load was running: from
+// the first sample at which the primary's position had moved to the last
+// at which it moved. The probes start before redis-benchmark has
+// connected and stop after it finished; idle samples at either end would
+// pull the percentiles towards zero.
+func activeSamples(s []posSample) []posSample {
+	first, last := -1, -1
+	for i := 1; i < len(s); i++ {
+		if s[i].Primary != s[i-1].Primary {
+			if first < 0 {
+				first = i
+			}
+			last = i
+		}
+	}
+	if first < 0 {
+		return nil
+	}
+	return s[first : last+1]
+}
+
+// positionLags returns how far the replica was behind in each sample. A
+// replica read a moment after the primary may be ahead of that reading; it
+// counts as not behind.
+func positionLags(s []posSample) []float64 {
+	out := make([]float64, len(s))
+	for i, p := range s {
+		out[i] = float64(max(p.Primary-p.Replica, 0))
+	}
+	return out
+}
+
+// bytesPerRecord is the replication stream's size per write, from the
+// growth of a byte offset and the number of writes over the same span; 0
+// when nothing was written.
+func bytesPerRecord(offsetDelta, writes int64) float64 {
+	if writes <= 0 || offsetDelta <= 0 {
+		return 0
+	}
+	return float64(offsetDelta) / float64(writes)
+}
+
+// lagResult is the replication lag of one side under a SET load with one
+// replica.
+type lagResult struct {
+	Role       string `json:"role"`
+	Server     string `json:"server"`
+	Durability string `json:"durability"`
+	Pipeline   int    `json:"pipeline"`
+	Requests   int    `json:"requests"`
+	// Args is the redis-benchmark command line of the load.
+	Args []string `json:"args"`
+	// PrimaryPos and ReplicaPos are the INFO fields compared, Unit what
+	// they count.
+	PrimaryPos string `json:"primary_field"`
+	ReplicaPos string `json:"replica_field"`
+	Unit       string `json:"unit"`
+	// Position is how far the replica was behind, in Unit, sampled every
+	// sampleEvery while the load ran.
+	Position summary `json:"position_lag"`
+	// BytesPerRecord, for a byte unit, is the stream's size per SET over
+	// the run, which turns Position into an approximate record count.
+	BytesPerRecord float64 `json:"bytes_per_record,omitempty"`
+	// Visible is the time in ms from a marker SET's reply on the primary
+	// to the first GET on the replica that returned it.
+	Visible summary `json:"visible_lag_ms"`
+	// Lost counts markers not seen on the replica within markerTimeout.
+	Lost int `json:"markers_lost"`
+	// Load is the SET result of the load itself.
+	Load  *measurement `json:"load,omitempty"`
+	Error string       `json:"error,omitempty"`
+}
+
+// approxRecords converts a byte summary to records with BytesPerRecord.
+func (l lagResult) approxRecords() (summary, bool) {
+	if l.Unit != "bytes" || l.BytesPerRecord <= 0 {
+		return summary{}, false
+	}
+	b := l.BytesPerRecord
+	return summary{N: l.Position.N, P50: l.Position.P50 / b, P99: l.Position.P99 / b, Max: l.Position.Max / b}, true
+}
+
+// measureLag runs a SET load of requests against g's primary and, while it
+// runs, samples both positions every sampleEvery and times marker keys
+// from the primary to the replica. g has exactly one replica.
+func measureLag(ctx context.Context, cfg config, role string, g *replGroup, requests int, log *slog.Logger) lagResult {
+	p, r := g.primary, g.replicas[0]
+	kind := p.kind
+	args := benchArgs(p.port, []string{"set"}, requests, cfg.Clients, cfg.LagPipeline, false)
+	res := lagResult{
+		Role: role, Server: kind.Name, Durability: p.durability,
+		Pipeline: cfg.LagPipeline, Requests: requests, Args: args,
+		PrimaryPos: kind.PrimaryPos, ReplicaPos: kind.ReplicaPos, Unit: kind.PosUnit,
+	}
+	fail := func(err error) lagResult {
+		res.Error = err.Error()
+		log.Error("lag measurement failed", "server", kind.Name, "err", err)
+		return res
+	}
+
+	var conns []*respConn
+	defer func() {
+		for _, c := range conns {
+			c.close()
+		}
+	}()
+	dial := func(s *server) (*respConn, error) {
+		c, err := dialRESP(ctx, s.addr())
+		if err == nil {
+			conns = append(conns, c)
+		}
+		return c, err
+	}
+	pc, err1 := dial(p)
+	rc, err2 := dial(r)
+	mw, err3 := dial(p)
+	mr, err4 := dial(r)
+	if err := errors.Join(err1, err2, err3, err4); err != nil {
+		return fail(err)
+	}
+
+	var posBefore, setsBefore int64
+	if res.Unit == "bytes" {
+		var err error
+		if posBefore, setsBefore, err = positionAndSets(pc, kind.PrimaryPos); err != nil {
+			return fail(err)
+		}
+	}
+
+	probeCtx, stopProbes := context.WithCancel(ctx)
+	defer stopProbes()
+	var (
+		wg               sync.WaitGroup
+		samples          []posSample
+		visible          []float64
+		lost             int
+		sampErr, markErr error
+	)
+	wg.Add(2)
+	go func() {
+		defer wg.Done()
+		samples, sampErr = samplePositions(probeCtx, pc, rc, kind.PrimaryPos, kind.ReplicaPos)
+	}()
+	go func() {
+		defer wg.Done()
+		visible, lost, markErr = timeMarkers(ctx, probeCtx, mw, mr)
+	}()
+
+	log.Info("lag measurement", "server", kind.Name, "port", p.port, "pipeline", cfg.LagPipeline, "requests", requests)
+	ms, err := runBenchmark(ctx, cfg.RedisBenchmarkPath, args, cfg.Timeout)
+	stopProbes()
+	wg.Wait()
+	if err != nil {
+		return fail(fmt.Errorf("load: %w", err))
+	}
+	res.Load = &ms[0]
+	if err := errors.Join(sampErr, markErr, g.check()); err != nil {
+		return fail(err)
+	}
+
+	res.Position = summarize(positionLags(activeSamples(samples)))
+	res.Visible = summarize(visible)
+	res.Lost = lost
+	if res.Unit == "bytes" {
+		posAfter, setsAfter, err := positionAndSets(pc, kind.PrimaryPos)
+		if err != nil {
+			return fail(err)
+		}
+		res.BytesPerRecord = bytesPerRecord(posAfter-posBefore, setsAfter-setsBefore)
+	}
+	log.Info("lag measured", "server", kind.Name, "samples", res.Position.N, "position_p99", res.Position.P99,
+		"unit", res.Unit, "markers", res.Visible.N, "visible_p99_ms", res.Visible.P99, "lost", lost)
+	return res
+}
+
+// positionAndSets reads a primary's position and its SET count, which
+// together give the replication stream's bytes per record.
+func positionAndSets(c *respConn, posField string) (pos, sets int64, err error) {
+	repl, err := c.info("replication")
+	if err != nil {
+		return 0, 0, err
+	}
+	if pos, err = infoInt(repl, posField); err != nil {
+		return 0, 0, err
+	}
+	stats, err := c.info("commandstats")
+	if err != nil {
+		return 0, 0, err
+	}
+	sets, err = commandCalls(stats, "set")
+	return pos, sets, err
+}
+
+// samplePositions reads primaryField on pc and replicaField on rc every
+// sampleEvery until ctx ends. The two reads of a sample go out together so
+// that the replica is not read a round trip later than the primary.
+func samplePositions(ctx context.Context, pc, rc *respConn, primaryField, replicaField string) ([]posSample, error) {
+	read := func(c *respConn, field string) (int64, error) {
+		m, err := c.info("replication")
+		if err != nil {
+			return 0, err
+		}
+		return infoInt(m, field)
+	}
+	var out []posSample
+	tick := time.NewTicker(sampleEvery)
+	defer tick.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return out, nil
+		case <-tick.C:
+		}
+		var (
+			rpos int64
+			rerr error
+			done = make(chan struct{})
+		)
+		go func() {
+			defer close(done)
+			rpos, rerr = read(rc, replicaField)
+		}()
+		ppos, perr := read(pc, primaryField)
+		<-done
+		if err := errors.Join(perr, rerr); err != nil {
+			return out, fmt.Errorf("position sample: %w", err)
+		}
+		out = append(out, posSample{Primary: ppos, Replica: rpos})
+	}
+}
+
+// timeMarkers writes a fresh key on the primary (mw) every markerEvery
+// until probeCtx ends and times, for each, the span from the SET's reply to
+// the first GET on the replica (mr) that returns it, in ms. A marker in
+// flight when the load ends is still followed to the end; only ctx, the
+// whole run's context, cuts it short.
+func timeMarkers(ctx, probeCtx context.Context, mw, mr *respConn) (visible []float64, lost int, err error) {
+	run := time.Now().UnixNano()
+	tick := time.NewTicker(markerEvery)
+	defer tick.Stop()
+	for i := 0; ; i++ {
+		select {
+		case <-probeCtx.Done():
+			return visible, lost, nil
+		case <-tick.C:
+		}
+		key := fmt.Sprintf("benchcmp:marker:%d:%d", run, i)
+		if _, err := mw.do("SET", key, "1"); err != nil {
+			return visible, lost, fmt.Errorf("marker SET: %w", err)
+		}
+		acked := time.Now()
+		for {
+			v, err := mr.do("GET", key)
+			if err != nil {
+				return visible, lost, fmt.Errorf("marker GET on the replica: %w", err)
+			}
+			waited := time.Since(acked)
+			if !v.Null {
+				visible = append(visible, float64(waited)/float64(time.Millisecond))
+				break
+			}
+			if waited > markerTimeout {
+				lost++
+				break
+			}
+			if ctx.Err() != nil {
+				return visible, lost, nil
+			}
+			if waited > busyPoll {
+				time.Sleep(pollSleep)
+			}
+		}
+	}
+}
