@@ -280,7 +280,19 @@ func (l *primaryLink) apply(nc net.Conn, br *bufio.Reader) error {
 			if err != nil {
 				return fmt.Errorf("reading a record from the primary: %w", err)
 			}
-			if err := sh.applyRecord(rp, rec); err != nil {
+			// Apply the record and every whole record already buffered
+			// behind it under one lock: one acquisition per batch, never
+			// waiting on the network while holding it.
+			sh.mu.Lock()
+			err = sh.applyRecordLocked(rp, rec)
+			for n := 0; err == nil && n < 1024 && recordBuffered(br); n++ {
+				br.ReadByte()
+				if rec, err = fr.Next(); err == nil {
+					err = sh.applyRecordLocked(rp, rec)
+				}
+			}
+			sh.mu.Unlock()
+			if err != nil {
 				return err
 			}
 		default:
@@ -289,11 +301,24 @@ func (l *primaryLink) apply(nc net.Conn, br *bufio.Reader) error {
 	}
 }
 
-// applyRecord applies one of the primary's records and appends it to this
-// shard's log with the same sequence and epoch.
-func (sh *Shard) applyRecord(rp *replayer, rec wal.Record) error {
-	sh.mu.Lock()
-	defer sh.mu.Unlock()
+// recordBuffered reports whether a whole record message (kind byte,
+// frame header and body) is already in br's buffer.
+func recordBuffered(br *bufio.Reader) bool {
+	const hdr = 1 + 8
+	if br.Buffered() < hdr {
+		return false
+	}
+	b, err := br.Peek(hdr)
+	if err != nil || b[0] != msgRecord {
+		return false
+	}
+	return br.Buffered() >= hdr+int(binary.LittleEndian.Uint32(b[1:5]))
+}
+
+// applyRecordLocked applies one of the primary's records and appends it
+// to this shard's log with the same sequence and epoch. Caller holds
+// sh.mu.
+func (sh *Shard) applyRecordLocked(rp *replayer, rec wal.Record) error {
 	if want := sh.wlog().Last() + 1; rec.Seq != want {
 		return fmt.Errorf("the primary sent record %d where %d was expected", rec.Seq, want)
 	}
