@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -625,4 +626,90 @@ func TestCommittedSequencesSurviveCoordinatorRestartsAndOnlyForcePromotes(t *tes
 	if !strings.Contains(logs, "lacks committed records") || !strings.Contains(logs, "shard 0: records") {
 		t.Fatalf("FORCE did not log what was lost:\n%s", logs)
 	}
+}
+
+// replicaAddrs lists the addresses SENTINEL REPLICAS gives for main.
+func replicaAddrs(c *coord) []string {
+	cl := c.client("")
+	defer cl.Close()
+	v, err := cl.Do(context.Background(), "SENTINEL", "REPLICAS", "main").Slice()
+	if err != nil {
+		return nil
+	}
+	var out []string
+	for _, r := range v {
+		m, ok := r.(map[any]any)
+		if !ok {
+			continue
+		}
+		out = append(out, net.JoinHostPort(fmt.Sprint(m["ip"]), fmt.Sprint(m["port"])))
+	}
+	return out
+}
+
+// C-DISC: a replica started later with REPLICAOF is discovered, listed by
+// SENTINEL REPLICAS and watched; FORGET removes it for good; the primary
+// and members of the file cannot be forgotten.
+func TestDiscoveryAndForget(t *testing.T) {
+	g := startGroup(t, 2)
+	cs := startCoordinators(t, 3, g, "")
+	waitUntil(t, 15*time.Second, "the first primary to be recorded", func() bool { return primaryOf(cs[0], "") == g[0].p.addr() })
+	late := &member{dir: t.TempDir(), repl: "127.0.0.1:" + strconv.Itoa(freePort(t, 1))}
+	late.env = []string{"RUVIO_REPLICATION_LISTEN=" + late.repl}
+	late.args = []string{"--durability", "always", "--port", strconv.Itoa(freePort(t, 1))}
+	late.restart(t)
+	host, port, _ := net.SplitHostPort(g[0].repl)
+	do(t, late.p, "REPLICAOF", host, port)
+	waitUntil(t, 15*time.Second, "the late replica to be discovered", func() bool {
+		return slices.Contains(replicaAddrs(cs[2]), late.p.addr())
+	})
+	ctx := context.Background()
+	forget := func(addr string) error {
+		var err error
+		for _, c := range cs {
+			cl := c.client("")
+			err = cl.Do(ctx, "COORDINATOR", "FORGET", "main", addr).Err()
+			cl.Close()
+			if err == nil || !strings.Contains(err.Error(), "not the leader") {
+				return err
+			}
+		}
+		return err
+	}
+	if err := forget(g[0].p.addr()); err == nil || !strings.Contains(err.Error(), "is the primary") {
+		t.Fatalf("FORGET the primary: %v", err)
+	}
+	if err := forget(g[1].p.addr()); err == nil || !strings.Contains(err.Error(), "configuration file") {
+		t.Fatalf("FORGET a member of the file: %v", err)
+	}
+	if err := forget(late.p.addr()); err != nil {
+		t.Fatalf("FORGET the discovered replica: %v", err)
+	}
+	waitUntil(t, 5*time.Second, "the forgotten replica to leave SENTINEL REPLICAS", func() bool {
+		return !slices.Contains(replicaAddrs(cs[2]), late.p.addr())
+	})
+	// It still replicates from the primary, which still lists it: it must
+	// not come back.
+	for deadline := time.Now().Add(2 * time.Second); time.Now().Before(deadline); time.Sleep(100 * time.Millisecond) {
+		if slices.Contains(replicaAddrs(cs[0]), late.p.addr()) {
+			t.Fatal("a forgotten replica was discovered again")
+		}
+	}
+}
+
+// C-DISC: a discovered replica can be promoted.
+func TestDiscoveredReplicaIsPromoted(t *testing.T) {
+	g := startGroup(t, 1)
+	cs := startCoordinators(t, 3, g, "")
+	waitUntil(t, 15*time.Second, "the first primary to be recorded", func() bool { return primaryOf(cs[0], "") == g[0].p.addr() })
+	late := &member{dir: t.TempDir(), repl: "127.0.0.1:" + strconv.Itoa(freePort(t, 1))}
+	late.env = []string{"RUVIO_REPLICATION_LISTEN=" + late.repl, "RUVIO_REPLICATION_ROLE=replica", "RUVIO_REPLICATION_PRIMARY=" + g[0].repl}
+	late.args = []string{"--durability", "always", "--port", strconv.Itoa(freePort(t, 1))}
+	late.restart(t)
+	waitUntil(t, 15*time.Second, "the replica to be discovered", func() bool { return slices.Contains(replicaAddrs(cs[1]), late.p.addr()) })
+	writeKeys(t, g[0].p, "k:", 10)
+	inSync(t, g[0].p, late.p, 1)
+	g[0].p.cmd.Process.Signal(syscall.SIGKILL)
+	<-g[0].p.done
+	waitUntil(t, 15*time.Second, "the discovered replica to be promoted", func() bool { return primaryOf(cs[2], "") == late.p.addr() })
 }
