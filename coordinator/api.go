@@ -257,6 +257,28 @@ func (a *apiConn) coordinator(args [][]byte) {
 		}
 	case len(args) == 2 && command.Eq(args[1], "status"):
 		a.w.Verbatim(a.c.status())
+	case len(args) == 4 && command.Eq(args[1], "add"):
+		id, err := strconv.Atoi(string(args[2]))
+		if err != nil || id < 1 || hostPortProblem(string(args[3])) != "" {
+			a.w.Error("ERR usage: COORDINATOR ADD id host:port")
+			return
+		}
+		if err := a.c.addCoordinator(id, string(args[3])); err != nil {
+			a.w.Error(err.Error())
+			return
+		}
+		a.w.OK()
+	case len(args) == 3 && command.Eq(args[1], "remove"):
+		id, err := strconv.Atoi(string(args[2]))
+		if err != nil {
+			a.w.Error("ERR usage: COORDINATOR REMOVE id")
+			return
+		}
+		if err := a.c.removeCoordinator(id); err != nil {
+			a.w.Error(err.Error())
+			return
+		}
+		a.w.OK()
 	case len(args) == 4 && command.Eq(args[1], "forget"):
 		if err := a.c.forget(string(args[2]), string(args[3])); err != nil {
 			a.w.Error(err.Error())
@@ -289,7 +311,7 @@ func (c *Coordinator) groupNames() []string {
 // status is COORDINATOR STATUS: this coordinator's view.
 func (c *Coordinator) status() string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "id:%d\r\nstate:%s\r\nleader:%s\r\nterm:%d\r\n", c.cfg.ID, strings.ToLower(c.raft.State().String()), c.leaderID(), c.raft.CurrentTerm())
+	fmt.Fprintf(&b, "id:%d\r\nstate:%s\r\nleader:%s\r\nterm:%d\r\napplied_index:%d\r\n", c.cfg.ID, strings.ToLower(c.raft.State().String()), c.leaderID(), c.raft.CurrentTerm(), c.raft.AppliedIndex())
 	for _, g := range c.cfg.Groups {
 		rec, _ := c.fsm.get(g.Name)
 		fmt.Fprintf(&b, "group_%s:primary=%s,epoch=%d,members=%s,recorded=%s,committed=%s\r\n", g.Name, rec.Primary, rec.Epoch,
@@ -326,13 +348,17 @@ func (c *Coordinator) info() string {
 		if rec.Primary == "" || c.silent(rec.Primary) {
 			status = "sdown"
 		}
-		fmt.Fprintf(&b, "master%d:name=%s,status=%s,address=%s,slaves=%d,sentinels=%d\r\n", i, g.Name, status, rec.Primary, max(len(rec.Members)-1, 0), len(c.peers))
+		fmt.Fprintf(&b, "master%d:name=%s,status=%s,address=%s,slaves=%d,sentinels=%d\r\n", i, g.Name, status, rec.Primary, max(len(rec.Members)-1, 0), c.voters())
 	}
 	b.WriteString("\r\n# Coordinator\r\n")
 	b.WriteString(c.status())
 	var coords []string
-	for _, p := range c.peers {
-		coords = append(coords, fmt.Sprintf("%d@%s", p.ID, p.Addr))
+	for _, p := range c.recorded() {
+		s := fmt.Sprintf("%d@%s", p.ID, p.Addr)
+		if !p.Voter {
+			s += "(non-voter)"
+		}
+		coords = append(coords, s)
 	}
 	fmt.Fprintf(&b, "coordinators:%s\r\n", strings.Join(coords, ","))
 	return b.String()
@@ -399,7 +425,7 @@ func (a *apiConn) sentinel(args [][]byte) {
 		}
 	case "sentinels":
 		if _, ok := group(); ok {
-			ps := c.others.peers
+			ps := c.others.list()
 			a.w.Array(len(ps))
 			for _, p := range ps {
 				a.instance(c.sentinelFields(p))
@@ -408,7 +434,7 @@ func (a *apiConn) sentinel(args [][]byte) {
 	case "ckquorum":
 		if _, ok := group(); ok {
 			usable := 1 + c.others.reachable()
-			if usable >= Majority(len(c.peers)) {
+			if usable >= Majority(c.voters()) {
 				a.w.Simple(fmt.Sprintf("OK %d usable Sentinels. Quorum and failover authorization can be reached", usable))
 			} else {
 				a.w.Error(fmt.Sprintf("NOQUORUM %d usable Sentinels. Not enough available Sentinels to reach the majority and authorize a failover", usable))
@@ -456,8 +482,8 @@ func (c *Coordinator) masterFields(name string, rec Record) [][2]string {
 		{"role-reported", "master"}, {"role-reported-time", age},
 		{"config-epoch", strconv.FormatUint(rec.Epoch, 10)},
 		{"num-slaves", strconv.Itoa(max(len(rec.Members)-1, 0))},
-		{"num-other-sentinels", strconv.Itoa(len(c.peers) - 1)},
-		{"quorum", strconv.Itoa(Majority(len(c.peers)))},
+		{"num-other-sentinels", strconv.Itoa(c.voters() - 1)},
+		{"quorum", strconv.Itoa(Majority(c.voters()))},
 		{"failover-timeout", strconv.Itoa(c.cfg.DownAfterMs * 2)}, {"parallel-syncs", "1"},
 	}
 }

@@ -184,9 +184,6 @@ func (c *Config) problems() []string {
 	if c.TLSCert != "" || c.TLSKey != "" || c.TLSCA != "" || c.NodeTLS {
 		add("tls_cert, tls_key, tls_ca, node_tls: TLS is not implemented in this build; leave them unset")
 	}
-	if c.Join {
-		add("join: adding a coordinator to running ones is not implemented in this build")
-	}
 	if host, _, err := net.SplitHostPort(c.Listen); err == nil && !isLoopback(host) && c.Secret == "" && !c.InsecureNoSecret {
 		add("secret: required when listen (%s) is not a loopback address (set secret or RUVIO_COORDINATOR_SECRET, or insecure_no_secret = true for a network nobody else can reach)", c.Listen)
 	}

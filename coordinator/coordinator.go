@@ -148,7 +148,12 @@ func (c *Coordinator) Start() error {
 		return fmt.Errorf("raft: %w", err)
 	}
 	c.raft = r
-	if !has {
+	switch {
+	case has:
+		c.warnIfPeersDiffer()
+	case c.cfg.Join:
+		c.log.Info("join = true: waiting to be added with COORDINATOR ADD on the leader", "id", c.cfg.ID)
+	default:
 		var servers []raft.Server
 		for _, p := range c.peers {
 			servers = append(servers, raft.Server{Suffrage: raft.Voter, ID: raft.ServerID(strconv.Itoa(p.ID)), Address: raft.ServerAddress(p.Addr)})

@@ -121,11 +121,11 @@ func (c *Coordinator) recordFirst(group string, rec Record, st map[string]Status
 // (C-FO-1, C-FO-2).
 func (c *Coordinator) maybeFailover(group string, rec Record, st map[string]Status) {
 	silent := 1 + c.others.countSilent(group, rec.Primary)
-	if !DownByMajority(silent, len(c.peers)) {
+	if !DownByMajority(silent, c.voters()) {
 		return
 	}
 	h, p, _ := net.SplitHostPort(rec.Primary)
-	c.hub.publish("+odown", strings.Join([]string{"master", group, h, p, "#quorum", itoa(silent) + "/" + itoa(Majority(len(c.peers)))}, " "))
+	c.hub.publish("+odown", strings.Join([]string{"master", group, h, p, "#quorum", itoa(silent) + "/" + itoa(Majority(c.voters()))}, " "))
 	if _, err := c.promote(group, rec, st, c.cfg.UncleanFailover); err != nil {
 		c.log.Warn("the primary is down but there is no failover", "group", group, "primary", rec.Primary, "why", err.Error())
 	}
@@ -175,11 +175,8 @@ func (c *Coordinator) promote(group string, rec Record, st map[string]Status, un
 // a replica lacking committed records; refused while the primary still
 // answers this leader.
 func (c *Coordinator) force(group string) (Member, error) {
-	if !c.isLeader() {
-		return Member{}, fmt.Errorf("ERR not the leader; send it to coordinator %s", c.leaderID())
-	}
-	if !c.ready() || !c.confirmLeader() {
-		return Member{}, errNoMajority
+	if err := c.leaderCheck(); err != nil {
+		return Member{}, err
 	}
 	rec, ok := c.fsm.get(group)
 	if !ok {
@@ -225,11 +222,8 @@ func itoa(n int) string { return strconv.Itoa(n) }
 // group for good and is never discovered again (C-DISC). The primary and
 // members the configuration lists cannot be forgotten.
 func (c *Coordinator) forget(group, addr string) error {
-	if !c.isLeader() {
-		return fmt.Errorf("ERR not the leader; send it to coordinator %s", c.leaderID())
-	}
-	if !c.ready() || !c.confirmLeader() {
-		return errNoMajority
+	if err := c.leaderCheck(); err != nil {
+		return err
 	}
 	rec, ok := c.fsm.get(group)
 	switch {

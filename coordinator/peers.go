@@ -14,11 +14,13 @@ import (
 // CKQUORUM report.
 type peerSet struct {
 	c     *Coordinator
+	mu    sync.Mutex
 	peers []*peerConn
 }
 
 type peerConn struct {
 	Peer
+	voter bool
 	cl    *redis.Client
 	heard atomic.Int64 // Unix ns of the last answer
 }
@@ -26,20 +28,62 @@ type peerConn struct {
 func newPeerSet(c *Coordinator) *peerSet {
 	ps := &peerSet{c: c}
 	for _, p := range c.peers {
-		if p.ID == c.cfg.ID {
-			continue
+		if p.ID != c.cfg.ID {
+			ps.peers = append(ps.peers, ps.dial(p, true))
 		}
-		t := c.confirmWindow()
-		ps.peers = append(ps.peers, &peerConn{Peer: p, cl: redis.NewClient(&redis.Options{
-			Addr: p.Addr, Password: c.cfg.Secret, DialTimeout: t, ReadTimeout: t, WriteTimeout: t,
-			MaxRetries: -1, PoolSize: 4, Protocol: 2, DisableIdentity: true,
-		})})
 	}
 	return ps
 }
 
-func (ps *peerSet) close() {
+func (ps *peerSet) dial(p Peer, voter bool) *peerConn {
+	t := ps.c.confirmWindow()
+	return &peerConn{Peer: p, voter: voter, cl: redis.NewClient(&redis.Options{
+		Addr: p.Addr, Password: ps.c.cfg.Secret, DialTimeout: t, ReadTimeout: t, WriteTimeout: t,
+		MaxRetries: -1, PoolSize: 4, Protocol: 2, DisableIdentity: true,
+	})}
+}
+
+// list returns the current peers.
+func (ps *peerSet) list() []*peerConn {
+	ps.mu.Lock()
+	defer ps.mu.Unlock()
+	return append([]*peerConn(nil), ps.peers...)
+}
+
+// refresh follows the recorded coordinators: added ones are dialled,
+// removed ones dropped (C-MEMB).
+func (ps *peerSet) refresh() {
+	rec := ps.c.recorded()
+	if len(rec) == 0 {
+		return
+	}
+	ps.mu.Lock()
+	defer ps.mu.Unlock()
+	byID := map[int]*peerConn{}
 	for _, p := range ps.peers {
+		byID[p.ID] = p
+	}
+	var next []*peerConn
+	for _, s := range rec {
+		if s.ID == ps.c.cfg.ID {
+			continue
+		}
+		if p, ok := byID[s.ID]; ok {
+			p.voter = s.Voter
+			next = append(next, p)
+			delete(byID, s.ID)
+			continue
+		}
+		next = append(next, ps.dial(Peer{ID: s.ID, Addr: ps.c.addrOf(s.ID, s.Addr)}, s.Voter))
+	}
+	for _, p := range byID {
+		p.cl.Close()
+	}
+	ps.peers = next
+}
+
+func (ps *peerSet) close() {
+	for _, p := range ps.list() {
 		p.cl.Close()
 	}
 }
@@ -49,8 +93,9 @@ func (ps *peerSet) run(stop <-chan struct{}) {
 	t := time.NewTicker(ps.c.pingInterval())
 	defer t.Stop()
 	for {
+		ps.refresh()
 		var wg sync.WaitGroup
-		for _, p := range ps.peers {
+		for _, p := range ps.list() {
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
@@ -74,8 +119,8 @@ func (ps *peerSet) run(stop <-chan struct{}) {
 // down_after_ms.
 func (ps *peerSet) reachable() int {
 	n := 0
-	for _, p := range ps.peers {
-		if time.Since(time.Unix(0, p.heard.Load())) < ps.c.downAfter() {
+	for _, p := range ps.list() {
+		if p.voter && time.Since(time.Unix(0, p.heard.Load())) < ps.c.downAfter() {
 			n++
 		}
 	}
@@ -88,7 +133,10 @@ func (ps *peerSet) reachable() int {
 func (ps *peerSet) countSilent(group, member string) int {
 	var n atomic.Int32
 	var wg sync.WaitGroup
-	for _, p := range ps.peers {
+	for _, p := range ps.list() {
+		if !p.voter {
+			continue
+		}
 		wg.Add(1)
 		go func() {
 			defer wg.Done()

@@ -713,3 +713,86 @@ func TestDiscoveredReplicaIsPromoted(t *testing.T) {
 	<-g[0].p.done
 	waitUntil(t, 15*time.Second, "the discovered replica to be promoted", func() bool { return primaryOf(cs[2], "") == late.p.addr() })
 }
+
+// leaderDo sends a command to whichever coordinator leads.
+func leaderDo(t *testing.T, cs []*coord, args ...any) (any, error) {
+	var err error
+	for deadline := time.Now().Add(15 * time.Second); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
+		for _, c := range cs {
+			cl := c.client("")
+			var v any
+			v, err = cl.Do(context.Background(), args...).Result()
+			cl.Close()
+			if err == nil {
+				return v, nil
+			}
+			if !strings.Contains(err.Error(), "not the leader") && !strings.Contains(err.Error(), "majority") && !strings.Contains(err.Error(), "refused") && !strings.Contains(err.Error(), "EOF") {
+				return nil, err
+			}
+		}
+	}
+	return nil, err
+}
+
+// C-MEMB: a fourth coordinator started with join = true is added with
+// COORDINATOR ADD (a non-voter until it caught up, then a voter), a
+// failover works with four, it is removed with COORDINATOR REMOVE, and a
+// failover works with three again.
+func TestAddAndRemoveACoordinator(t *testing.T) {
+	g := startGroup(t, 3)
+	groups := groupTOML("main", g)
+	cs := startCoordinatorsVia(t, 3, groups, "", nil)
+	waitUntil(t, 15*time.Second, "the first primary to be recorded", func() bool { return primaryOf(cs[0], "") == g[0].p.addr() })
+
+	c4 := &coord{id: 4, addr: "127.0.0.1:" + strconv.Itoa(freePort(t, 1))}
+	var peers []string
+	for _, c := range append(cs, c4) {
+		peers = append(peers, fmt.Sprintf("%q", fmt.Sprintf("%d@%s", c.id, c.addr)))
+	}
+	dir := t.TempDir()
+	c4.file = filepath.Join(dir, "coordinator.toml")
+	os.WriteFile(c4.file, []byte(fmt.Sprintf("id = 4\nlisten = %q\ndata_dir = %q\njoin = true\npeers = [%s]\nping_interval_ms = 100\ndown_after_ms = 500\n%s",
+		c4.addr, filepath.Join(dir, "data"), strings.Join(peers, ", "), groups)), 0o644)
+	c4.start(t)
+	if _, err := leaderDo(t, cs, "COORDINATOR", "ADD", 4, c4.addr); err != nil {
+		t.Fatalf("COORDINATOR ADD: %v\n%s", err, c4.logs.String())
+	}
+	all := append(cs, c4)
+	waitUntil(t, 10*time.Second, "four voters in INFO", func() bool {
+		cl := cs[0].client("")
+		defer cl.Close()
+		txt, _ := cl.Info(context.Background()).Result()
+		line := infoLine(txt, "coordinators")
+		return strings.Count(line, "@") == 4 && !strings.Contains(line, "non-voter")
+	})
+	waitUntil(t, 10*time.Second, "the new coordinator to learn the record", func() bool { return primaryOf(c4, "") == g[0].p.addr() })
+
+	g[0].p.cmd.Process.Signal(syscall.SIGKILL)
+	<-g[0].p.done
+	var second string
+	waitUntil(t, 15*time.Second, "a failover with four coordinators", func() bool {
+		second = primaryOf(c4, "")
+		return second != "" && second != g[0].p.addr()
+	})
+
+	if _, err := leaderDo(t, all, "COORDINATOR", "REMOVE", 4); err != nil {
+		t.Fatalf("COORDINATOR REMOVE: %v", err)
+	}
+	c4.kill()
+	waitUntil(t, 10*time.Second, "three coordinators in INFO", func() bool {
+		cl := cs[1].client("")
+		defer cl.Close()
+		txt, _ := cl.Info(context.Background()).Result()
+		return strings.Count(infoLine(txt, "coordinators"), "@") == 3
+	})
+	for _, m := range g[1:] {
+		if m.p.addr() == second {
+			m.p.cmd.Process.Signal(syscall.SIGKILL)
+			<-m.p.done
+		}
+	}
+	waitUntil(t, 15*time.Second, "a failover with three coordinators again", func() bool {
+		p := primaryOf(cs[0], "")
+		return p != "" && p != g[0].p.addr() && p != second
+	})
+}

@@ -1,0 +1,169 @@
+package coordinator
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/hashicorp/raft"
+	"github.com/redis/go-redis/v9"
+)
+
+// Coordinator membership (C-MEMB). Raft's configuration is the record of
+// who the coordinators are: majorities count its voters, INFO lists it,
+// and COORDINATOR ADD / REMOVE change it on the leader. A coordinator
+// started with join = true does not bootstrap: it waits to be added,
+// catches up as a non-voter, then votes.
+
+// coordinatorInfo is one recorded coordinator.
+type coordinatorInfo struct {
+	ID    int
+	Addr  string
+	Voter bool
+}
+
+// recorded returns the coordinators Raft's configuration lists, by id.
+func (c *Coordinator) recorded() []coordinatorInfo {
+	f := c.raft.GetConfiguration()
+	if f.Error() != nil {
+		return nil
+	}
+	var out []coordinatorInfo
+	for _, s := range f.Configuration().Servers {
+		id, _ := strconv.Atoi(string(s.ID))
+		out = append(out, coordinatorInfo{ID: id, Addr: string(s.Address), Voter: s.Suffrage == raft.Voter})
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].ID < out[j].ID })
+	return out
+}
+
+// voters is the number of recorded voters (at least 1).
+func (c *Coordinator) voters() int {
+	n := 0
+	for _, s := range c.recorded() {
+		if s.Voter {
+			n++
+		}
+	}
+	if n == 0 {
+		return max(len(c.peers), 1)
+	}
+	return n
+}
+
+// addrOf is how this coordinator reaches coordinator id: its own peers
+// entry, else the recorded address.
+func (c *Coordinator) addrOf(id int, recorded string) string {
+	for _, p := range c.peers {
+		if p.ID == id {
+			return p.Addr
+		}
+	}
+	return recorded
+}
+
+// warnIfPeersDiffer logs once when the peers list does not match the
+// record; the record is what counts.
+func (c *Coordinator) warnIfPeersDiffer() {
+	rec := c.recorded()
+	if len(rec) == 0 {
+		return
+	}
+	var have, want []string
+	for _, s := range rec {
+		have = append(have, strconv.Itoa(s.ID))
+	}
+	for _, p := range c.peers {
+		want = append(want, strconv.Itoa(p.ID))
+	}
+	sort.Strings(want)
+	if strings.Join(have, ",") != strings.Join(want, ",") {
+		c.log.Warn("peers differs from the recorded coordinators: using the record", "peers", strings.Join(want, ","), "recorded", strings.Join(have, ","))
+	}
+}
+
+// addCoordinator is COORDINATOR ADD id host:port on the leader: the new
+// coordinator joins as a non-voter, and becomes a voter once it has
+// caught up; OK once that is committed, within 30 s.
+func (c *Coordinator) addCoordinator(id int, addr string) error {
+	if err := c.leaderCheck(); err != nil {
+		return err
+	}
+	if c.cfg.PrimaryLeaseMs != 0 {
+		return errors.New("ERR COORDINATOR ADD is refused while the primary lease is on")
+	}
+	for _, s := range c.recorded() {
+		if s.ID == id {
+			return fmt.Errorf("ERR coordinator %d is already recorded at %s", id, s.Addr)
+		}
+	}
+	deadline := time.Now().Add(30 * time.Second)
+	sid, sa := raft.ServerID(strconv.Itoa(id)), raft.ServerAddress(addr)
+	if err := c.raft.AddNonvoter(sid, sa, 0, time.Until(deadline)).Error(); err != nil {
+		return fmt.Errorf("ERR adding coordinator %d: %v", id, err)
+	}
+	c.log.Info("coordinator added as a non-voter; waiting for it to catch up", "id", id, "addr", addr)
+	target := c.raft.LastIndex()
+	cl := redis.NewClient(&redis.Options{Addr: addr, Password: c.cfg.Secret, MaxRetries: -1, DialTimeout: time.Second, ReadTimeout: time.Second, Protocol: 2, DisableIdentity: true})
+	defer cl.Close()
+	for {
+		ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+		txt, err := cl.Do(ctx, "COORDINATOR", "STATUS").Text()
+		cancel()
+		if err == nil {
+			if n, _ := strconv.ParseUint(infoField(txt, "applied_index"), 10, 64); n >= target {
+				break
+			}
+		}
+		if time.Now().After(deadline) {
+			return fmt.Errorf("ERR coordinator %d did not catch up within 30 s; it stays a non-voter (COORDINATOR REMOVE %d takes it out)", id, id)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	if !c.confirmLeader() {
+		return errNoMajority
+	}
+	if err := c.raft.AddVoter(sid, sa, 0, time.Until(deadline)).Error(); err != nil {
+		return fmt.Errorf("ERR making coordinator %d a voter: %v", id, err)
+	}
+	c.log.Info("coordinator added as a voter", "id", id, "addr", addr)
+	return nil
+}
+
+// removeCoordinator is COORDINATOR REMOVE id on the leader.
+func (c *Coordinator) removeCoordinator(id int) error {
+	if err := c.leaderCheck(); err != nil {
+		return err
+	}
+	if c.cfg.PrimaryLeaseMs != 0 {
+		return errors.New("ERR COORDINATOR REMOVE is refused while the primary lease is on")
+	}
+	found := false
+	for _, s := range c.recorded() {
+		found = found || s.ID == id
+	}
+	if !found {
+		return fmt.Errorf("ERR coordinator %d is not recorded", id)
+	}
+	if err := c.raft.RemoveServer(raft.ServerID(strconv.Itoa(id)), 0, 30*time.Second).Error(); err != nil {
+		return fmt.Errorf("ERR removing coordinator %d: %v", id, err)
+	}
+	c.log.Info("coordinator removed", "id", id)
+	return nil
+}
+
+// leaderCheck refuses a command on a follower (naming the leader) or on a
+// leader that cannot confirm its majority.
+func (c *Coordinator) leaderCheck() error {
+	if !c.isLeader() {
+		return fmt.Errorf("ERR not the leader; send it to coordinator %s", c.leaderID())
+	}
+	if !c.ready() || !c.confirmLeader() {
+		return errNoMajority
+	}
+	return nil
+}
