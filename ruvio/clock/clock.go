@@ -28,3 +28,21 @@ var Default Clock = System{}
 
 // NowMs is the default clock's wall time in Unix milliseconds.
 func NowMs() int64 { return Default.Now().UnixMilli() }
+
+var processStart = time.Now()
+
+// Leaser is a clock that also gives the lease clock: a monotonic reading
+// that the chaos clock nemesis can speed up or slow down.
+type Leaser interface {
+	LeaseNow() time.Duration
+}
+
+// LeaseNow reads the lease clock of Default: CLOCK_BOOTTIME on Linux,
+// scaled by the rate of a skew spec when one is installed. Offsets (jumps)
+// do not move it: a monotonic clock does not jump.
+func LeaseNow() time.Duration {
+	if l, ok := Default.(Leaser); ok {
+		return l.LeaseNow()
+	}
+	return bootTime()
+}

@@ -67,6 +67,10 @@ func ParseSpec(s string) (Spec, error) {
 type skew struct {
 	spec Spec
 	base time.Time // real time (with monotonic reading) the spec took effect
+	// bootBase is the raw boot-clock reading when the spec took effect
+	// and leaseBase the lease clock's value then, so the lease clock runs
+	// on continuously at the new rate.
+	bootBase, leaseBase time.Duration
 }
 
 func (k *skew) at(real time.Time) time.Time {
@@ -80,21 +84,35 @@ func (k *skew) at(real time.Time) time.Time {
 // Skewed is a clock running at an offset and rate from the system's.
 type Skewed struct {
 	cur atomic.Pointer[skew]
-	// real reads the system clock; tests replace it.
+	// real reads the system clock and boot the boot clock; tests
+	// replace them.
 	real func() time.Time
+	boot func() time.Duration
 }
 
 // NewSkewed returns a clock applying spec from now on.
 func NewSkewed(spec Spec) *Skewed {
-	s := &Skewed{real: time.Now}
+	s := &Skewed{real: time.Now, boot: bootTime}
 	s.Set(spec)
 	return s
 }
 
 // Set changes the skew from now on.
 func (s *Skewed) Set(spec Spec) {
-	s.cur.Store(&skew{spec: spec, base: s.real()})
+	k := &skew{spec: spec, base: s.real(), bootBase: s.boot()}
+	k.leaseBase = k.bootBase
+	if old := s.cur.Load(); old != nil {
+		k.leaseBase = old.lease(k.bootBase)
+	}
+	s.cur.Store(k)
 }
+
+func (k *skew) lease(boot time.Duration) time.Duration {
+	return k.leaseBase + time.Duration(float64(boot-k.bootBase)*k.spec.Rate)
+}
+
+// LeaseNow is the lease clock at the spec's rate (see clock.LeaseNow).
+func (s *Skewed) LeaseNow() time.Duration { return s.cur.Load().lease(s.boot()) }
 
 // Now returns the skewed wall time.
 func (s *Skewed) Now() time.Time { return s.cur.Load().at(s.real()) }

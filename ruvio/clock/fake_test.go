@@ -39,9 +39,11 @@ type fakeReal struct{ t time.Time }
 
 func (f *fakeReal) now() time.Time { return f.t }
 
+func (f *fakeReal) boot() time.Duration { return time.Duration(f.t.UnixNano()) }
+
 func TestSkewedOffsetAndRate(t *testing.T) {
 	r := &fakeReal{t: time.Unix(1_700_000_000, 0)}
-	s := &Skewed{real: r.now}
+	s := &Skewed{real: r.now, boot: r.boot}
 	s.Set(Spec{Offset: time.Hour, Rate: 2})
 	start := s.Now()
 	if want := r.t.Add(time.Hour); !start.Equal(want) {
@@ -71,5 +73,31 @@ func TestSpecFileIsReReadAtRunTime(t *testing.T) {
 			t.Fatal("the new spec was not picked up")
 		}
 		time.Sleep(5 * time.Millisecond)
+	}
+}
+
+// The lease clock follows the spec's rate, never its offset, and runs on
+// without a jump when the spec changes (N-LEASE-18: what the chaos clock
+// nemesis does to a node's lease).
+func TestLeaseClockFollowsTheRate(t *testing.T) {
+	r := &fakeReal{t: time.Unix(1_700_000_000, 0)}
+	s := &Skewed{real: r.now, boot: r.boot}
+	s.Set(Spec{Offset: time.Hour, Rate: 1.5})
+	a := s.LeaseNow()
+	if a != r.boot() {
+		t.Fatalf("an offset moved the lease clock: %v", a-r.boot())
+	}
+	r.t = r.t.Add(10 * time.Second)
+	b := s.LeaseNow()
+	if b-a != 15*time.Second {
+		t.Fatalf("x1.5: %v for 10s real", b-a)
+	}
+	s.Set(Spec{Rate: 0.5})
+	if c := s.LeaseNow(); c != b {
+		t.Fatalf("the lease clock jumped at a new spec: %v -> %v", b, c)
+	}
+	r.t = r.t.Add(10 * time.Second)
+	if d := s.LeaseNow(); d-b != 5*time.Second {
+		t.Fatalf("x0.5: %v for 10s real", d-b)
 	}
 }

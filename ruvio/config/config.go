@@ -122,6 +122,12 @@ type Config struct {
 	// MinReplicasMaxLag is how many seconds since its last acknowledgement
 	// a replica still counts towards MinReplicasToWrite (N-CFG-6).
 	MinReplicasMaxLag int `toml:"min_replicas_max_lag"`
+	// PrimaryLease makes a writer take writes only while a majority of
+	// the coordinators' lease grants run (N-CFG-9, N-CFG-10).
+	PrimaryLease bool `toml:"primary_lease"`
+	// PrimaryLeaseCoordinators lists the coordinator ids a node takes
+	// lease grants from; read only at start (N-CFG-11, N-CFG-12).
+	PrimaryLeaseCoordinators []int `toml:"primary_lease_coordinators"`
 	// Replication is the [replication] table.
 	Replication Replication `toml:"replication"`
 }
@@ -146,28 +152,29 @@ type User struct {
 // call returns a new Config the caller may change.
 func Default() *Config {
 	return &Config{
-		Bind:                   "127.0.0.1",
-		Port:                   6379,
-		Shards:                 1,
-		DataDir:                "./data",
-		Durability:             DurabilityEverysec,
-		Save:                   "3600 1 300 100 60 10000",
-		WALSegmentBytes:        64 * MB,
-		WALSnapshotBytes:       256 * MB,
-		Auth:                   "",
-		MaxMemory:              0,
-		MaxMemoryPolicy:        MaxMemoryNoEviction,
-		MaxClients:             10000,
-		Timeout:                0,
-		ProtoMaxBulkLen:        512 * MB,
-		ClientQueryBufferLimit: 1 * GB,
-		EnableDebugCommand:     false,
-		Hz:                     10,
-		Threads:                0,
-		LogLevel:               LogInfo,
-		LogFormat:              LogText,
-		MinReplicasToWrite:     0,
-		MinReplicasMaxLag:      10,
+		Bind:                     "127.0.0.1",
+		Port:                     6379,
+		Shards:                   1,
+		DataDir:                  "./data",
+		Durability:               DurabilityEverysec,
+		Save:                     "3600 1 300 100 60 10000",
+		WALSegmentBytes:          64 * MB,
+		WALSnapshotBytes:         256 * MB,
+		Auth:                     "",
+		MaxMemory:                0,
+		MaxMemoryPolicy:          MaxMemoryNoEviction,
+		MaxClients:               10000,
+		Timeout:                  0,
+		ProtoMaxBulkLen:          512 * MB,
+		ClientQueryBufferLimit:   1 * GB,
+		EnableDebugCommand:       false,
+		Hz:                       10,
+		Threads:                  0,
+		LogLevel:                 LogInfo,
+		LogFormat:                LogText,
+		MinReplicasToWrite:       0,
+		MinReplicasMaxLag:        10,
+		PrimaryLeaseCoordinators: []int{},
 		Replication: Replication{
 			Role:         RoleStandalone,
 			BacklogBytes: 64 * MB,
@@ -180,6 +187,7 @@ func Default() *Config {
 func (c *Config) Clone() *Config {
 	d := *c
 	d.Users = slices.Clone(c.Users)
+	d.PrimaryLeaseCoordinators = slices.Clone(c.PrimaryLeaseCoordinators)
 	return &d
 }
 

@@ -83,6 +83,8 @@ var fields = []field{
 	// restart, which reads the file again (N-CFG-8).
 	intField("min_replicas_to_write", "min-replicas-to-write", func(c *Config) *int { return &c.MinReplicasToWrite }, 0, noMax).settable(),
 	intField("min_replicas_max_lag", "min-replicas-max-lag", func(c *Config) *int { return &c.MinReplicasMaxLag }, 0, noMax).settable(),
+	boolField("primary_lease", "primary-lease", func(c *Config) *bool { return &c.PrimaryLease }).settable(),
+	idListField("primary_lease_coordinators", "primary-lease-coordinators", func(c *Config) *[]int { return &c.PrimaryLeaseCoordinators }),
 
 	// [replication]. The role and addresses are fixed at start: the
 	// listener is bound once, and a running node changes primary with
@@ -287,4 +289,49 @@ func ParseSaveRules(s string) ([]SaveRule, error) {
 		out = append(out, SaveRule{Seconds: secs, Changes: changes})
 	}
 	return out, nil
+}
+
+// idListField is a list of coordinator ids: [1, 2, 3] in the file,
+// "1,2,3" in the environment and CONFIG GET.
+func idListField(key, param string, p func(*Config) *[]int) field {
+	f := field{key: key, param: param}
+	f.get = func(c *Config) string {
+		parts := make([]string, len(*p(c)))
+		for i, id := range *p(c) {
+			parts[i] = strconv.Itoa(id)
+		}
+		return strings.Join(parts, ",")
+	}
+	f.parse = func(c *Config, s string) error {
+		var ids []int
+		for _, part := range strings.Split(s, ",") {
+			if part = strings.TrimSpace(part); part == "" {
+				continue
+			}
+			n, err := strconv.Atoi(part)
+			if err != nil {
+				return errors.New("must be a comma-separated list of coordinator ids")
+			}
+			ids = append(ids, n)
+		}
+		*p(c) = ids
+		return nil
+	}
+	f.check = func(c *Config) string {
+		seen := map[int]bool{}
+		for _, id := range *p(c) {
+			if id < 1 {
+				return "coordinator ids must be positive"
+			}
+			if seen[id] {
+				return fmt.Sprintf("coordinator %d is listed twice", id)
+			}
+			seen[id] = true
+		}
+		if len(*p(c)) > 255 {
+			return "at most 255 coordinators"
+		}
+		return ""
+	}
+	return f
 }

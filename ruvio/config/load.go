@@ -41,6 +41,8 @@ var envVars = []envVar{
 	{"RUVIO_THREADS", "threads"},
 	{"RUVIO_LOG_LEVEL", "log_level"},
 	{"RUVIO_LOG_FORMAT", "log_format"},
+	{"RUVIO_PRIMARY_LEASE", "primary_lease"},
+	{"RUVIO_PRIMARY_LEASE_COORDINATORS", "primary_lease_coordinators"},
 	{"RUVIO_MIN_REPLICAS_TO_WRITE", "min_replicas_to_write"},
 	{"RUVIO_MIN_REPLICAS_MAX_LAG", "min_replicas_max_lag"},
 	{"RUVIO_REPLICATION_ROLE", "replication.role"},

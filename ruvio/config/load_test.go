@@ -167,6 +167,7 @@ func TestLoadEveryEnvVar(t *testing.T) {
 		"RUVIO_REPLICATION_ROLE": "Replica", "RUVIO_REPLICATION_PRIMARY": "ruvio-1:26379",
 		"RUVIO_REPLICATION_LISTEN": "0.0.0.0:27001", "RUVIO_REPLICATION_PASSWORD": "rpw",
 		"RUVIO_REPLICATION_ANNOUNCE": "203.0.113.7:7001", "RUVIO_REPLICATION_BACKLOG_BYTES": "1mb",
+		"RUVIO_PRIMARY_LEASE": "yes", "RUVIO_PRIMARY_LEASE_COORDINATORS": "1,2,3",
 	}
 	if len(env) != len(envVars) {
 		t.Fatalf("test covers %d variables, table has %d", len(env), len(envVars))
@@ -181,7 +182,7 @@ func TestLoadEveryEnvVar(t *testing.T) {
 		ProtoMaxBulkLen: 2 << 20, ClientQueryBufferLimit: 4 << 20, EnableDebugCommand: true,
 		Hz: 100, LogLevel: "warn", LogFormat: "json",
 		Save: "60 1", WALSegmentBytes: 1 << 20, WALSnapshotBytes: 0, Threads: 3,
-		MinReplicasToWrite: 1, MinReplicasMaxLag: 5,
+		MinReplicasToWrite: 1, MinReplicasMaxLag: 5, PrimaryLease: true, PrimaryLeaseCoordinators: []int{1, 2, 3},
 		Replication: Replication{Role: "replica", Primary: "ruvio-1:26379", Listen: "0.0.0.0:27001",
 			Password: "rpw", Announce: "203.0.113.7:7001", BacklogBytes: 1 << 20},
 	}

@@ -222,11 +222,14 @@ func (s *Server) replicationInfo(sh *Shard) [][2]string {
 	}
 	cfg := s.Config()
 	gate := sh.repl.gate.Load()
+	ls := s.lease.check()
 	out = append(out,
 		kv("min_slaves_good_slaves", sh.goodReplicas(now, cfg.MinReplicasMaxLag)),
 		kv("min_replicas_refusing", boolInt(gate != nil)),
 		kv("replication_role", roleName(role)),
 		kv("replication_fenced_by_epoch", s.repl.fencedBy.Load()),
+		kv("primary_lease", yesNo(cfg.PrimaryLease)),
+		kv("primary_lease_grants", ls.Grants), kv("primary_lease_remaining_ms", ls.Remaining.Milliseconds()),
 		kv("master_failover_state", "no-failover"),
 		kv("master_replid", s.runID), kv("master_repl_offset", sh.wlog().Last()))
 	sh.mu.Lock()
@@ -288,9 +291,14 @@ func (s *Server) gateTicker() {
 func (s *Server) checkGates() {
 	cfg := s.Config()
 	now := clock.NowMs()
+	leaseOK := !cfg.PrimaryLease || s.lease.check().Holds
 	for _, sh := range s.shards {
 		var msg *string
-		if repl.RefuseWrites(cfg.MinReplicasToWrite, sh.goodReplicas(now, cfg.MinReplicasMaxLag)) {
+		switch {
+		case !leaseOK:
+			m := errLeaseExpired
+			msg = &m
+		case repl.RefuseWrites(cfg.MinReplicasToWrite, sh.goodReplicas(now, cfg.MinReplicasMaxLag)):
 			m := errNoReplicas
 			msg = &m
 		}
@@ -352,4 +360,11 @@ func (s *Server) dropClientsExcept(c *conn) {
 	if n > 0 {
 		s.log.Info("became a replica: closed client connections so clients find the primary", "clients", n)
 	}
+}
+
+func yesNo(b bool) string {
+	if b {
+		return "yes"
+	}
+	return "no"
 }

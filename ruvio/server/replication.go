@@ -164,6 +164,7 @@ func (s *Server) becomeReplica(addr string, yield bool) (bool, error) {
 	s.stopLinks()
 	r.role.Store(int32(roleReplica))
 	r.primary, r.yield = addr, yield
+	s.lease.clear() // a replica holds no grants; a promotion waits for new ones
 	r.fencedBy.Store(0)
 	// Replicas of this node would now form a chain: let them go.
 	for _, sh := range s.shards {

@@ -20,6 +20,7 @@ import (
 	"github.com/ruvio/ruvio/ruvio/clock"
 	"github.com/ruvio/ruvio/ruvio/command"
 	"github.com/ruvio/ruvio/ruvio/config"
+	"github.com/ruvio/ruvio/ruvio/lease"
 	"github.com/ruvio/ruvio/ruvio/slots"
 )
 
@@ -55,6 +56,7 @@ type Server struct {
 	wg        sync.WaitGroup
 	tickStop  chan struct{}
 	repl      replState
+	lease     leaseState
 }
 
 type stats struct {
@@ -94,6 +96,7 @@ func New(cfg *config.Config, log *slog.Logger) (*Server, error) {
 		}
 	}
 	s.acl = reg
+	s.lease.policy = lease.Policy{Coordinators: append([]int(nil), cfg.PrimaryLeaseCoordinators...)}
 	for i, r := range slots.Split(cfg.Shards) {
 		s.shards = append(s.shards, newShard(i, r, log))
 	}
@@ -133,6 +136,9 @@ func (s *Server) Start() error {
 		}
 		s.listeners = append(s.listeners, ln)
 	}
+	// The gates hold from the first write on: a primary with
+	// primary-lease yes refuses until its first grants (N-LEASE-12).
+	s.checkGates()
 	if err := s.startReplication(); err != nil {
 		for _, l := range s.listeners {
 			l.Close()

@@ -90,6 +90,7 @@ func (s *Server) commandTable() *command.Table {
 			ext("version", 2, stale|load, "slow", cmdRuvioVersion),
 			ext("help", 2, stale|load, "slow", cmdRuvioHelp),
 			ext("digest", 2, stale, "slow", cmdRuvioDigest),
+			ext("lease", -3, stale|load|fast, "fast", cmdRuvioLease),
 		),
 		// Keyspace-wide: these span every shard of the node.
 		ext("dbsize", 1, command.ReadOnly|fast, "keyspace read fast", cmdDBSize),
