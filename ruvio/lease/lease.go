@@ -162,7 +162,7 @@ func CheckConfig(lease, ping, downAfter time.Duration, drift, coordinators int) 
 		ps = append(ps, fmt.Sprintf("primary_lease_ms = %d: must be at least three times ping_interval_ms (%d)", lease.Milliseconds(), 3*ping.Milliseconds()))
 	}
 	if lease < ping+500*time.Millisecond {
-		ps = append(ps, fmt.Sprintf("primary_lease_ms = %d: must be at least ping_interval_ms + 500 (%d)", lease.Milliseconds(), (ping + 500*time.Millisecond).Milliseconds()))
+		ps = append(ps, fmt.Sprintf("primary_lease_ms = %d: must be at least ping_interval_ms + 500 (%d)", lease.Milliseconds(), (ping+500*time.Millisecond).Milliseconds()))
 	}
 	if lease > 60*time.Second {
 		ps = append(ps, fmt.Sprintf("primary_lease_ms = %d: must be at most 60000", lease.Milliseconds()))
