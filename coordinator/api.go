@@ -255,6 +255,24 @@ func (a *apiConn) coordinator(args [][]byte) {
 		} else {
 			a.w.Int(0)
 		}
+	case len(args) == 4 && command.Eq(args[1], "lease"):
+		// The leader's lease question: [hears the primary, lease ended].
+		heard, ended := 0, 0
+		if !a.c.silent(string(args[3])) {
+			heard = 1
+		}
+		if a.c.leaseEnded(string(args[2]), string(args[3])) {
+			ended = 1
+		}
+		a.w.Array(2)
+		a.w.Int(int64(heard))
+		a.w.Int(int64(ended))
+	case len(args) == 4 && command.Eq(args[1], "confirm"):
+		if a.c.confirmPrimary(string(args[2]), string(args[3])) {
+			a.w.Int(1)
+		} else {
+			a.w.Int(0)
+		}
 	case len(args) == 2 && command.Eq(args[1], "status"):
 		a.w.Verbatim(a.c.status())
 	case len(args) == 4 && command.Eq(args[1], "add"):

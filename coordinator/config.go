@@ -9,8 +9,11 @@ import (
 	"net"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/BurntSushi/toml"
+
+	"github.com/ruvio/ruvio/ruvio/lease"
 )
 
 // Member is one data node of a group.
@@ -172,11 +175,19 @@ func (c *Config) problems() []string {
 	if c.DownAfterMs < c.PingIntervalMs || c.DownAfterMs < 100 {
 		add("down_after_ms = %d: must be at least ping_interval_ms (%d) and 100", c.DownAfterMs, c.PingIntervalMs)
 	}
-	if c.PrimaryLeaseMs != 0 {
-		add("primary_lease_ms = %d: the primary lease is not implemented in this build; leave it 0", c.PrimaryLeaseMs)
+	if c.PrimaryLeaseMs < 0 {
+		add("primary_lease_ms = %d: must be 0 (off) or positive", c.PrimaryLeaseMs)
 	}
 	if c.PrimaryLeaseDriftPercent < 0 || c.PrimaryLeaseDriftPercent >= 100 {
 		add("primary_lease_drift_percent = %d: must be 0-99", c.PrimaryLeaseDriftPercent)
+	} else {
+		ms := time.Millisecond
+		for _, p := range lease.CheckConfig(time.Duration(c.PrimaryLeaseMs)*ms, time.Duration(c.PingIntervalMs)*ms,
+			time.Duration(c.DownAfterMs)*ms, c.PrimaryLeaseDriftPercent, len(c.Peers)) {
+			if !strings.Contains(p, "primary_lease_drift_percent") {
+				add("%s", p)
+			}
+		}
 	}
 	if f := strings.Fields(c.Auth); len(f) > 2 {
 		add(`auth: must be "password" or "user password"`)

@@ -47,6 +47,8 @@ func TestConfig(t *testing.T) {
 	}{
 		{"public listen without secret", strings.Replace(goodConfig, `listen = "127.0.0.1:26400"`, `listen = "0.0.0.0:26400"`, 1),
 			[]string{"secret: required when listen (0.0.0.0:26400) is not a loopback address"}},
+		{"the lease must fit in down_after_ms", strings.Replace(goodConfig, "[[groups]]", "primary_lease_ms = 2500\n[[groups]]", 1), []string{"primary_lease_ms = 2500: the stretched lease plus 200 ms (3256 ms) must fit in down_after_ms (3000)"}},
+		{"the spec's lease with the defaults", strings.Replace(goodConfig, "[[groups]]", "primary_lease_ms = 2000\n[[groups]]", 1), nil},
 		{"insecure_no_secret allows it", strings.Replace(goodConfig, `listen = "127.0.0.1:26400"`, "listen = \"0.0.0.0:26400\"\ninsecure_no_secret = true", 1), nil},
 		{"everything wrong at once", `
 id = 9
@@ -59,7 +61,7 @@ bogus = 1
 name = ""
 members = [{ address = "a:1", replication = "a" }, { address = "a:1", replication = "a:2" }]
 `, []string{"bogus: unknown key", "listen: \"nowhere\" is not host:port", `peers: "bad" is not id@host:port`, "peers: id 1 is listed twice",
-			"ping_interval_ms = 0", "primary_lease_ms = 2000: the primary lease is not implemented", "groups[0].name", `groups[0].members[0].replication: "a" is not host:port`,
+			"ping_interval_ms = 0", "groups[0].name", `groups[0].members[0].replication: "a" is not host:port`,
 			`groups[0].members[1].address: "a:1" is listed twice`}},
 	}
 	for _, tc := range cases {

@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/hashicorp/go-hclog"
@@ -49,6 +50,11 @@ type Coordinator struct {
 	knownMu sync.Mutex
 	known   map[string][]uint64 // committed sequences learned from pings
 
+	leases       *leaseBook
+	leaseWarned  atomic.Bool
+	groupLocksMu sync.Mutex
+	groupLocks   map[string]*sync.Mutex
+
 	stop chan struct{}
 	wg   sync.WaitGroup
 }
@@ -60,7 +66,8 @@ func New(cfg *Config, log *slog.Logger) (*Coordinator, error) {
 		return nil, fmt.Errorf("peers: %v", bad)
 	}
 	c := &Coordinator{cfg: cfg, log: log, start: time.Now(), peers: peers, fsm: newFSM(cfg.Groups),
-		probers: map[string]*prober{}, hub: newHub(), stop: make(chan struct{}), known: map[string][]uint64{}}
+		probers: map[string]*prober{}, hub: newHub(), stop: make(chan struct{}), known: map[string][]uint64{},
+		leases: newLeaseBook(), groupLocks: map[string]*sync.Mutex{}}
 	c.fsm.onApply = c.applied
 	for _, g := range cfg.Groups {
 		for _, m := range g.Members {
@@ -180,6 +187,10 @@ func (c *Coordinator) Start() error {
 	for _, g := range c.cfg.Groups {
 		c.wg.Add(1)
 		go func() { defer c.wg.Done(); c.tend(g.Name) }()
+		if c.leaseOn() {
+			c.wg.Add(1)
+			go func() { defer c.wg.Done(); c.renewLeases(g.Name) }()
+		}
 	}
 	c.log.Info("coordinator started", "id", c.cfg.ID, "listen", ln.Addr().String(), "groups", len(c.cfg.Groups),
 		"ping_interval_ms", c.cfg.PingIntervalMs, "down_after_ms", c.cfg.DownAfterMs)

@@ -120,8 +120,18 @@ func (c *Coordinator) recordFirst(group string, rec Record, st map[string]Status
 // primary and fails over when a majority (this one included) does not
 // (C-FO-1, C-FO-2).
 func (c *Coordinator) maybeFailover(group string, rec Record, st map[string]Status) {
-	silent := 1 + c.others.countSilent(group, rec.Primary)
+	l := c.groupLock(group)
+	l.Lock()
+	defer l.Unlock()
+	// Both questions at once: does each coordinator still hear the
+	// primary, and has its last lease grant to it ended (C-LEASE-9,
+	// C-LEASE-14)? Without the lease every grant has ended.
+	silent, ended := c.leaseVotes(group, rec.Primary)
 	if !DownByMajority(silent, c.voters()) {
+		return
+	}
+	if !DownByMajority(ended, c.voters()) {
+		c.log.Info("the primary is silent to a majority but its lease still runs: waiting", "group", group, "ended", ended, "voters", c.voters())
 		return
 	}
 	h, p, _ := net.SplitHostPort(rec.Primary)
@@ -184,6 +194,12 @@ func (c *Coordinator) force(group string) (Member, error) {
 	}
 	if rec.Primary != "" && !c.silent(rec.Primary) {
 		return Member{}, fmt.Errorf("ERR the primary %s still answers this leader: FORCE only promotes a replica when it does not", rec.Primary)
+	}
+	l := c.groupLock(group)
+	l.Lock()
+	defer l.Unlock()
+	if _, ended := c.leaseVotes(group, rec.Primary); rec.Primary != "" && !DownByMajority(ended, c.voters()) {
+		return Member{}, fmt.Errorf("ERR the primary %s still holds a lease from a majority of coordinators: try again once it ends", rec.Primary)
 	}
 	m, err := c.promote(group, rec, c.statuses(rec), true)
 	if err != nil && !strings.HasPrefix(err.Error(), "ERR") {

@@ -9,6 +9,7 @@ import (
 	"syscall"
 
 	"github.com/ruvio/ruvio/coordinator"
+	"github.com/ruvio/ruvio/ruvio/clock"
 )
 
 // runCoordinator is `ruvio coordinator --config coordinator.toml`.
@@ -34,6 +35,12 @@ func runCoordinator(args []string) int {
 		return 2
 	}
 	log := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: lv})).With("coordinator", cfg.ID)
+	// Lease ages are measured on the clock package's lease clock, so the
+	// chaos clock nemesis reaches coordinators too.
+	if err := clock.FromEnvironment(log); err != nil {
+		log.Error("bad clock skew", "err", err)
+		return 2
+	}
 	c, err := coordinator.New(cfg, log)
 	if err != nil {
 		log.Error("cannot start", "err", err)
