@@ -278,19 +278,32 @@ func (s *Server) gateTicker() {
 	defer s.wg.Done()
 	t := time.NewTicker(repl.GateInterval)
 	defer t.Stop()
+	// A replica whose acknowledgements stopped ages past the lag between
+	// two ticks; an extra check at that instant makes the refusal begin
+	// right when the lag runs out rather than up to a tick later.
+	extra := time.NewTimer(time.Hour)
+	defer extra.Stop()
 	for {
 		select {
 		case <-s.tickStop:
 			return
 		case <-t.C:
-			s.checkGates()
+		case <-extra.C:
+		}
+		if at := s.checkGates(); at > 0 {
+			if d := time.Duration(at-clock.NowMs()) * time.Millisecond; d < repl.GateInterval {
+				extra.Reset(max(d, time.Millisecond))
+			}
 		}
 	}
 }
 
-func (s *Server) checkGates() {
+// checkGates sets each shard's write refusal and returns the next instant
+// (Unix ms, 0: none) a good replica would stop counting.
+func (s *Server) checkGates() int64 {
 	cfg := s.Config()
 	now := clock.NowMs()
+	var next int64
 	leaseOK := !cfg.PrimaryLease || s.lease.check().Holds
 	for _, sh := range s.shards {
 		var msg *string
@@ -303,7 +316,15 @@ func (s *Server) checkGates() {
 			msg = &m
 		}
 		sh.repl.gate.Store(msg)
+		if cfg.MinReplicasToWrite > 0 {
+			for _, r := range sh.replicaList() {
+				if at := r.ackAt.Load() + int64(cfg.MinReplicasMaxLag)*1000 + 1; at > now && (next == 0 || at < next) {
+					next = at
+				}
+			}
+		}
 	}
+	return next
 }
 
 // writeRefusal is what a write gets instead of running: READONLY on a
