@@ -5,6 +5,8 @@ package chaos
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"time"
 )
 
@@ -18,8 +20,13 @@ type NodeSpec struct {
 	// ["server", "--durability", "always"]. The backend adds the address,
 	// port and data directory flags itself.
 	Args []string
-	// Env is extra environment (RUVIO_* settings).
+	// Env is extra environment (RUVIO_* settings). The replication
+	// settings (ReplicationEnvKeys) are the backend's, not the scenario's.
 	Env map[string]string
+	// ReplicaOf names the data node this one follows at start; "" for
+	// none. A node that another names is started as the primary of its
+	// group. The backend fills in the [replication] settings of both.
+	ReplicaOf string
 }
 
 // Topology is what a scenario starts.
@@ -27,6 +34,123 @@ type Topology struct {
 	Nodes []NodeSpec
 	// Shards per data node (default 1).
 	Shards int
+}
+
+// Replication roles at start, as RUVIO_REPLICATION_ROLE spells them.
+const (
+	RolePrimary = "primary"
+	RoleReplica = "replica"
+)
+
+// Replicated reports whether any node of t follows another.
+func (t Topology) Replicated() bool {
+	for _, n := range t.Nodes {
+		if n.ReplicaOf != "" {
+			return true
+		}
+	}
+	return false
+}
+
+// ReplicationRole is the role node starts in: RoleReplica when it follows
+// a node, RolePrimary when another follows it, "" otherwise.
+func (t Topology) ReplicationRole(node string) string {
+	for _, n := range t.Nodes {
+		if n.Name == node && n.ReplicaOf != "" {
+			return RoleReplica
+		}
+	}
+	for _, n := range t.Nodes {
+		if n.ReplicaOf == node {
+			return RolePrimary
+		}
+	}
+	return ""
+}
+
+// Primary is the first node of t that starts as a primary, "" when t is
+// not replicated.
+func (t Topology) Primary() string {
+	for _, n := range t.Nodes {
+		if t.ReplicationRole(n.Name) == RolePrimary {
+			return n.Name
+		}
+	}
+	return ""
+}
+
+// CheckReplication rejects what the data node would refuse or a backend
+// could not lay out: following an unknown node, a coordinator or itself,
+// and chains (the data node refuses a replica of a replica), and
+// replication settings in a node's Env, which the backends own.
+func (t Topology) CheckReplication() error {
+	kind := map[string]string{}
+	for _, n := range t.Nodes {
+		kind[n.Name] = n.Role
+	}
+	var errs []error
+	for _, n := range t.Nodes {
+		for _, k := range ReplicationEnvKeys {
+			if _, ok := n.Env[k]; ok {
+				errs = append(errs, fmt.Errorf("node %q sets %s, which the backend fills in from ReplicaOf", n.Name, k))
+			}
+		}
+		if n.ReplicaOf == "" {
+			continue
+		}
+		role, known := kind[n.ReplicaOf]
+		switch {
+		case n.Role == "coordinator":
+			errs = append(errs, fmt.Errorf("coordinator %q cannot be a replica", n.Name))
+		case n.ReplicaOf == n.Name:
+			errs = append(errs, fmt.Errorf("node %q follows itself", n.Name))
+		case !known:
+			errs = append(errs, fmt.Errorf("node %q follows %q, which is not in the topology", n.Name, n.ReplicaOf))
+		case role == "coordinator":
+			errs = append(errs, fmt.Errorf("node %q follows coordinator %q", n.Name, n.ReplicaOf))
+		case t.ReplicationRole(n.ReplicaOf) == RoleReplica:
+			errs = append(errs, fmt.Errorf("node %q follows %q, itself a replica: chains are refused by the data node", n.Name, n.ReplicaOf))
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// ReplicationEnvKeys are the [replication] settings a backend fills in for
+// every data node of a replicated topology.
+var ReplicationEnvKeys = []string{
+	"RUVIO_REPLICATION_ROLE", "RUVIO_REPLICATION_LISTEN", "RUVIO_REPLICATION_PRIMARY",
+	"RUVIO_REPLICATION_PASSWORD", "RUVIO_REPLICATION_ANNOUNCE",
+}
+
+// ReplicationSettings are one node's [replication] settings as a backend
+// computed them.
+type ReplicationSettings struct {
+	// Role is RolePrimary or RoleReplica.
+	Role string
+	// Listen is the node's replication base address (shard i on port+i).
+	Listen string
+	// Primary is what a replica dials to reach its primary's replication
+	// base address; "" for a primary.
+	Primary string
+	// Password authenticates replicas; the data node requires one when
+	// Listen is not a loopback address.
+	Password string
+	// Announce is the node's client address, which its primary reports.
+	Announce string
+}
+
+// Env returns the settings as the node's environment.
+func (r ReplicationSettings) Env() map[string]string {
+	env := map[string]string{
+		"RUVIO_REPLICATION_ROLE":     r.Role,
+		"RUVIO_REPLICATION_LISTEN":   r.Listen,
+		"RUVIO_REPLICATION_PASSWORD": r.Password,
+		"RUVIO_REPLICATION_ANNOUNCE": r.Announce,
+	}
+	if r.Primary != "" {
+		env["RUVIO_REPLICATION_PRIMARY"] = r.Primary
+	}
+	return env
 }
 
 // Client is the pseudo-node name of the workload's side of a link.
@@ -64,6 +188,26 @@ type Cluster interface {
 	CollectLogs(ctx context.Context, dir string) error
 	// Close stops everything the backend started and removes it.
 	Close(ctx context.Context) error
+}
+
+// Replicated is what a backend's clusters offer besides Cluster so that
+// the harness can act as an operator of a replicated group: read every
+// shard's INFO replication, and name a node in REPLICAOF. Both backends
+// implement it.
+type Replicated interface {
+	Cluster
+	// ShardAddrs are the addresses the harness dials to reach each shard
+	// of node, shard 0 (Addr) first.
+	ShardAddrs(node string) []string
+	// ReplAddr is node's replication base address as other nodes reach
+	// it, bypassing any fault proxy; "" when node does not replicate.
+	ReplAddr(node string) string
+	// ReplAddrFrom is the address that from must name in REPLICAOF to
+	// follow to, so that Cut of the links between them reaches the
+	// replication stream: ReplAddr(to) where cuts act on the network
+	// (docker), a proxy of the link from -> to where they act on proxies
+	// (local).
+	ReplAddrFrom(from, to string) (string, error)
 }
 
 // Backend starts topologies.

@@ -43,10 +43,27 @@ type Recorder interface {
 	SinceStartMs() int64
 }
 
+// Operator acts on the cluster around the faults as a person running it
+// would, with no coordinator: promote a replica by hand once the primary
+// is killed, point a restarted node at the current primary, time a
+// replica's catch-up. FaultStarted runs once a fault is in and recorded,
+// FaultEnded once it has been undone and before its window closes, so an
+// operator's repair belongs to the fault's window. Their errors fail the
+// run (after every fault begun is ended).
+type Operator interface {
+	FaultStarted(ctx context.Context, st Step) error
+	FaultEnded(ctx context.Context, st Step) error
+}
+
 // Run executes the schedule against c until it is done or ctx ends,
 // ending every fault it began (restarting killed nodes, resuming paused
 // ones, healing partitions, resetting clocks) before it returns.
 func Run(ctx context.Context, c chaos.Cluster, steps []Step, rec Recorder, log *slog.Logger) error {
+	return RunWithOperator(ctx, c, steps, rec, log, nil)
+}
+
+// RunWithOperator is Run with op told of every fault (op may be nil).
+func RunWithOperator(ctx context.Context, c chaos.Cluster, steps []Step, rec Recorder, log *slog.Logger, op Operator) error {
 	sort.SliceStable(steps, func(i, j int) bool { return steps[i].At < steps[j].At })
 	type open struct {
 		step  Step
@@ -71,18 +88,27 @@ func Run(ctx context.Context, c chaos.Cluster, steps []Step, rec Recorder, log *
 	}
 	// Faults are ended with a fresh context so that a cancelled run still
 	// leaves the cluster whole for the final reads.
-	end := func(o open) {
+	end := func(o open) error {
 		endCtx, cancel := context.WithTimeout(context.Background(), chaos.ReadyTimeout)
 		defer cancel()
 		if err := undo(endCtx, c, o.step); err != nil {
 			log.Error("ending fault failed", "kind", o.step.Kind, "target", o.step.Target, "err", err)
 		}
+		var err error
+		if op != nil {
+			if err = op.FaultEnded(endCtx, o.step); err != nil {
+				err = fmt.Errorf("operator after %s %s: %w", o.step.Kind, o.step.Target, err)
+			}
+		}
 		rec.EndFault(o.index, rec.SinceStartMs())
 		log.Info("fault ended", "kind", o.step.Kind, "target", o.step.Target)
+		return err
 	}
 	defer func() {
 		for _, o := range active {
-			end(o)
+			if err := end(o); err != nil {
+				log.Error("ending fault failed", "err", err)
+			}
 		}
 	}()
 	for _, st := range steps {
@@ -95,8 +121,11 @@ func Run(ctx context.Context, c chaos.Cluster, steps []Step, rec Recorder, log *
 			if !wait(active[0].end) {
 				return ctx.Err()
 			}
-			end(active[0])
+			o := active[0]
 			active = active[1:]
+			if err := end(o); err != nil {
+				return err
+			}
 		}
 		if !wait(st.At) {
 			return ctx.Err()
@@ -110,14 +139,22 @@ func Run(ctx context.Context, c chaos.Cluster, steps []Step, rec Recorder, log *
 		i := rec.Fault(history.Fault{Kind: st.Kind, Target: describe(st), StartMs: startMs, Note: note(st)})
 		log.Info("fault started", "kind", st.Kind, "target", describe(st), "for", st.For)
 		active = append(active, open{step: st, index: i, end: st.At + st.For})
+		if op != nil {
+			if err := op.FaultStarted(ctx, st); err != nil {
+				return fmt.Errorf("operator after %s %s: %w", st.Kind, st.Target, err)
+			}
+		}
 	}
 	sort.Slice(active, func(i, j int) bool { return active[i].end < active[j].end })
 	for len(active) > 0 {
 		if !wait(active[0].end) {
 			return ctx.Err()
 		}
-		end(active[0])
+		o := active[0]
 		active = active[1:]
+		if err := end(o); err != nil {
+			return err
+		}
 	}
 	return nil
 }
@@ -183,9 +220,22 @@ func note(st Step) string {
 // to jitter added, drawn from rng), for length, from first until the run's
 // duration minus settle.
 func Periodic(rng *rand.Rand, kind, target string, first, interval, jitter, length, duration, settle time.Duration) []Step {
+	return Cycle(rng, []FaultOn{{Kind: kind, Target: target}}, first, interval, jitter, length, duration, settle)
+}
+
+// FaultOn is one kind of fault aimed at one node, for Cycle.
+type FaultOn struct{ Kind, Target string }
+
+// Cycle is Periodic over several faults in turn: the i-th step is
+// faults[i mod len(faults)], so no two overlap.
+func Cycle(rng *rand.Rand, faults []FaultOn, first, interval, jitter, length, duration, settle time.Duration) []Step {
+	if len(faults) == 0 {
+		return nil
+	}
 	var steps []Step
 	for at := first; at+length <= duration-settle; {
-		steps = append(steps, Step{Kind: kind, Target: target, At: at, For: length})
+		f := faults[len(steps)%len(faults)]
+		steps = append(steps, Step{Kind: f.Kind, Target: f.Target, At: at, For: length})
 		j := time.Duration(0)
 		if jitter > 0 {
 			j = time.Duration(rng.Int64N(int64(jitter)))

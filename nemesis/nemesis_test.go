@@ -2,6 +2,7 @@ package nemesis
 
 import (
 	"context"
+	"errors"
 	"io"
 	"log/slog"
 	"math/rand/v2"
@@ -123,5 +124,109 @@ func TestPeriodicFitsTheRun(t *testing.T) {
 		if steps[i].At != again[i].At || steps[i].For != again[i].For {
 			t.Fatal("the same seed gave a different schedule")
 		}
+	}
+}
+
+// op records when an Operator is told of faults, into the same log as the
+// cluster's actions, so the order of both can be checked.
+type op struct {
+	c        *calls
+	failWhen string
+}
+
+func (o *op) FaultStarted(_ context.Context, st Step) error {
+	o.c.add("started " + st.Kind + " " + st.Target)
+	if o.failWhen == "started "+st.Target {
+		return errors.New("refused")
+	}
+	return nil
+}
+
+func (o *op) FaultEnded(_ context.Context, st Step) error {
+	o.c.add("ended " + st.Kind + " " + st.Target)
+	if o.failWhen == "ended "+st.Target {
+		return errors.New("refused")
+	}
+	return nil
+}
+
+// The operator acts once a fault is in (after the kill: a failover by
+// hand) and once it is undone (after the restart: the rejoin), and its
+// repair lies inside the fault's window.
+func TestOperatorIsToldAfterEachFaultStartsAndEnds(t *testing.T) {
+	c := &calls{}
+	r := &rec{start: time.Now()}
+	steps := []Step{
+		{Kind: Kill, Target: "n1", At: 0, For: 10 * time.Millisecond},
+		{Kind: Pause, Target: "n2", At: 20 * time.Millisecond, For: 10 * time.Millisecond},
+	}
+	if err := RunWithOperator(context.Background(), c, steps, r, slog.New(slog.NewTextHandler(io.Discard, nil)), &op{c: c}); err != nil {
+		t.Fatal(err)
+	}
+	want := "kill n1,started kill n1,restart n1,ended kill n1,pause n2,started pause n2,resume n2,ended pause n2"
+	if got := strings.Join(c.log, ","); got != want {
+		t.Fatalf("actions = %q, want %q", got, want)
+	}
+	if len(r.faults) != 2 || r.faults[0].EndMs < r.faults[0].StartMs {
+		t.Fatalf("faults %+v", r.faults)
+	}
+}
+
+// An operator's failure fails the run, and the faults already begun are
+// still ended.
+func TestOperatorFailureEndsTheRun(t *testing.T) {
+	for _, tc := range []struct {
+		failWhen, want string
+	}{
+		{"started n1", "kill n1,started kill n1,restart n1,ended kill n1"},
+		{"ended n1", "kill n1,started kill n1,restart n1,ended kill n1"},
+	} {
+		c := &calls{}
+		steps := []Step{
+			{Kind: Kill, Target: "n1", At: 0, For: 10 * time.Millisecond},
+			{Kind: Pause, Target: "n2", At: 20 * time.Millisecond, For: 10 * time.Millisecond},
+		}
+		err := RunWithOperator(context.Background(), c, steps, &rec{start: time.Now()}, slog.New(slog.NewTextHandler(io.Discard, nil)),
+			&op{c: c, failWhen: tc.failWhen})
+		if err == nil || !strings.Contains(err.Error(), "refused") {
+			t.Errorf("%s: err = %v", tc.failWhen, err)
+		}
+		if got := strings.Join(c.log, ","); got != tc.want {
+			t.Errorf("%s: actions = %q, want %q", tc.failWhen, got, tc.want)
+		}
+	}
+}
+
+func TestCycleTakesTheFaultsInTurn(t *testing.T) {
+	faults := []FaultOn{{Kill, "n2"}, {Pause, "n3"}, {Kill, "n3"}}
+	tests := []struct {
+		name               string
+		duration, settle   time.Duration
+		wantKinds, targets string
+	}{
+		{"room for five", 10 * time.Second, 0, "kill pause kill kill pause", "n2 n3 n3 n2 n3"},
+		{"settle leaves room for two", 10 * time.Second, 5 * time.Second, "kill pause", "n2 n3"},
+		{"no room", time.Second, 0, "", ""},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			steps := Cycle(rand.New(rand.NewPCG(1, 1)), faults, time.Second, time.Second, 0, time.Second, tc.duration, tc.settle)
+			var kinds, targets []string
+			for i, s := range steps {
+				kinds, targets = append(kinds, s.Kind), append(targets, s.Target)
+				if want := time.Second + time.Duration(i)*2*time.Second; s.At != want || s.For != time.Second {
+					t.Errorf("step %d at %v for %v, want at %v for 1s", i, s.At, s.For, want)
+				}
+			}
+			if got := strings.Join(kinds, " "); got != tc.wantKinds {
+				t.Errorf("kinds %q, want %q", got, tc.wantKinds)
+			}
+			if got := strings.Join(targets, " "); got != tc.targets {
+				t.Errorf("targets %q, want %q", got, tc.targets)
+			}
+		})
+	}
+	if Cycle(rand.New(rand.NewPCG(1, 1)), nil, 0, time.Second, 0, time.Second, time.Minute, 0) != nil {
+		t.Error("a cycle of no faults has steps")
 	}
 }

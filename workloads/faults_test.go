@@ -2,7 +2,10 @@ package workloads
 
 import (
 	"context"
+	"math/rand/v2"
+	"net"
 	"strings"
+	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
@@ -156,4 +159,53 @@ func TestPauseTimeoutIsInfoAndUnsentIsFail(t *testing.T) {
 	}
 	t.Logf("%d ops: %d info (timeouts; %d of the adds applied after SIGCONT), %d fail (handshake timed out, never sent)",
 		len(h.Ops), infos, infosApplied, fails)
+}
+
+// A client whose node accepts connections but closes them at once (a
+// proxy in front of a dead node) never sees a failed dial; once the target
+// list names another node it must go there, as clients follow a primary an
+// operator moved.
+func TestClientsFollowTheTargetList(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			c.Close()
+		}
+	}()
+	srv := startServer(t, freePort(t), t.TempDir())
+	var target atomic.Value
+	target.Store(ln.Addr().String())
+	rec := NewRecorder()
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() {
+		done <- Run(ctx, Spec{Kind: KindSet, Clients: 3, Timeout: 300 * time.Millisecond},
+			func() []string { return []string{target.Load().(string)} }, rec, rand.New(rand.NewPCG(5, 6)))
+	}()
+	waitFor(t, 10*time.Second, "failures against the closing node", func() bool { return rec.Stats().Fail >= 10 })
+	if rec.Stats().OK != 0 {
+		t.Fatal("a node that closes every connection acknowledged an op")
+	}
+	target.Store(srv.addr)
+	waitFor(t, 10*time.Second, "every client acknowledged by the new target", func() bool {
+		procs := map[int]bool{}
+		for _, op := range rec.History().Ops {
+			if op.Type == history.OK && op.Node == srv.addr {
+				procs[op.Process] = true
+			}
+		}
+		return len(procs) >= 3
+	})
+	cancel()
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
 }

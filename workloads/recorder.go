@@ -19,6 +19,7 @@ type Recorder struct {
 	mu     sync.Mutex
 	ops    []history.Op
 	faults []history.Fault
+	obs    []history.Observation
 
 	// nextProcess hands out process numbers. It lives here rather than in
 	// a workload so that several workloads (and the final reads) sharing
@@ -92,17 +93,27 @@ func (r *Recorder) EndFault(i int, endMs int64) {
 	}
 }
 
+// Observe records what the harness measured on the nodes (a replica's
+// catch-up, a promotion, the convergence check).
+func (r *Recorder) Observe(o history.Observation) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.obs = append(r.obs, o)
+}
+
 // History returns a copy of everything recorded so far; recording may go
 // on while the copy is used.
 func (r *Recorder) History() *history.History {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	h := &history.History{
-		Ops:    make([]history.Op, len(r.ops)),
-		Faults: make([]history.Fault, len(r.faults)),
+		Ops:          make([]history.Op, len(r.ops)),
+		Faults:       make([]history.Fault, len(r.faults)),
+		Observations: make([]history.Observation, len(r.obs)),
 	}
 	copy(h.Ops, r.ops)
 	copy(h.Faults, r.faults)
+	copy(h.Observations, r.obs)
 	return h
 }
 

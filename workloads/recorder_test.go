@@ -10,7 +10,7 @@ import (
 
 // Concurrent recorders and a reader: nothing is lost, counters match the
 // history, process numbers are never reused, faults keep their index, and
-// the history round-trips through JSON lines.
+// the history (observations too) round-trips through JSON lines.
 func TestRecorderConcurrentUse(t *testing.T) {
 	rec := NewRecorder()
 	const writers, each = 8, 200
@@ -36,6 +36,11 @@ func TestRecorderConcurrentUse(t *testing.T) {
 		for i := 0; i < 20; i++ {
 			_ = rec.History()
 		}
+	}()
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		rec.Observe(history.Observation{Kind: history.ObsCatchUp, Node: "n2", Type: history.OK, StartMs: 1, EndMs: 9})
 	}()
 	i := rec.Fault(history.Fault{Kind: "kill", Target: "n1", StartMs: rec.SinceStartMs()})
 	j := rec.Fault(history.Fault{Kind: "pause", Target: "n1", StartMs: rec.SinceStartMs()})
@@ -75,7 +80,10 @@ func TestRecorderConcurrentUse(t *testing.T) {
 		t.Fatal(err)
 	}
 	back, err := history.Read(&buf)
-	if err != nil || len(back.Ops) != len(h.Ops) || len(back.Faults) != 2 {
-		t.Fatalf("round trip: %v, %d ops, %d faults", err, len(back.Ops), len(back.Faults))
+	if err != nil || len(back.Ops) != len(h.Ops) || len(back.Faults) != 2 || len(back.Observations) != 1 {
+		t.Fatalf("round trip: %v, %d ops, %d faults, %d observations", err, len(back.Ops), len(back.Faults), len(back.Observations))
+	}
+	if o := back.Observations[0]; o.Kind != history.ObsCatchUp || o.Node != "n2" || o.EndMs != 9 {
+		t.Errorf("observation read back as %+v", o)
 	}
 }

@@ -105,7 +105,10 @@ func (s Spec) KeyNames() []string {
 // Run drives spec's clients until ctx is done, recording every operation
 // in rec. targets lists the addresses of the data nodes; client i talks to
 // targets()[i mod n], asked again whenever the client reconnects after a
-// failed dial (so a node that came back on a new address is found). rng
+// failed dial (so a node that came back on a new address is found) and
+// after every operation that did not succeed, moving the client when its
+// entry changed (so clients follow a primary that an operator moved: the
+// old one refuses or does not answer, then they go where the list says). rng
 // seeds the clients' choices: Run draws one generator per client from it
 // before the clients start, so rng is only used from the caller's
 // goroutine.
@@ -239,7 +242,7 @@ func (w *worker) loop(ctx context.Context) {
 		default:
 			typ = w.registerOp(opCtx, c)
 		}
-		if c.dialFailed.Load() {
+		if c.dialFailed.Load() || typ != history.OK && !w.contended && w.moved() {
 			c.close()
 			w.c = nil
 		}
@@ -266,6 +269,13 @@ func (w *worker) connect() *conn {
 	}
 	w.c = newConn(addrs[w.slot%len(addrs)], w.spec.Timeout)
 	return w.c
+}
+
+// moved reports whether the worker's entry of the target list is no
+// longer the address it is connected to.
+func (w *worker) moved() bool {
+	addrs := w.targets()
+	return w.c != nil && len(addrs) > 0 && addrs[w.slot%len(addrs)] != w.c.addr
 }
 
 // nextValue returns a value no other operation of the run writes.

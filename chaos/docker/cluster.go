@@ -3,6 +3,8 @@ package docker
 import (
 	"bufio"
 	"context"
+	"crypto/rand"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
@@ -38,7 +40,9 @@ type cluster struct {
 	api      client.APIClient
 	runID    string
 	shards   int
-	net      *testcontainers.DockerNetwork
+	// replicated says the topology's data nodes listen for replicas.
+	replicated bool
+	net        *testcontainers.DockerNetwork
 	// gateway is the host's address on the run network: the source of the
 	// harness's own traffic, hence the Client's address for Cut.
 	gateway netip.Addr
@@ -54,7 +58,7 @@ type cluster struct {
 	closed bool
 }
 
-var _ chaos.Cluster = (*cluster)(nil)
+var _ chaos.Replicated = (*cluster)(nil)
 
 // startCluster makes the run's network and containers and waits for them.
 func startCluster(ctx context.Context, log *slog.Logger, provider *testcontainers.DockerProvider, topo chaos.Topology, image, runID string) (*cluster, error) {
@@ -65,6 +69,7 @@ func startCluster(ctx context.Context, log *slog.Logger, provider *testcontainer
 	c := &cluster{
 		log: log.With("run", runID), provider: provider, api: provider.Client(),
 		runID: runID, shards: shards, nodes: map[string]*node{}, cut: map[chaos.Link]bool{},
+		replicated: topo.Replicated(),
 	}
 	fail := func(err error) (*cluster, error) {
 		// Remove what was made with a fresh context: ctx may be what failed.
@@ -75,20 +80,37 @@ func startCluster(ctx context.Context, log *slog.Logger, provider *testcontainer
 		}
 		return nil, err
 	}
+	if err := topo.CheckReplication(); err != nil {
+		return fail(fmt.Errorf("docker backend: %w", err))
+	}
 	if err := c.makeNetwork(ctx); err != nil {
 		return fail(err)
 	}
+	// Hand out the addresses after the gateway in topology order, all
+	// first: a replica's environment names its primary's.
+	ips := map[string]netip.Addr{}
 	ip := c.gateway
 	for _, spec := range topo.Nodes {
-		if spec.Name == "" || spec.Name == chaos.Client || c.nodes[spec.Name] != nil {
+		if spec.Name == "" || spec.Name == chaos.Client || ips[spec.Name].IsValid() {
 			return fail(fmt.Errorf("docker backend: bad or repeated node name %q", spec.Name))
 		}
-		// Hand out the addresses after the gateway in topology order.
 		ip = ip.Next()
 		if !c.subnetContains(ip) {
 			return fail(fmt.Errorf("docker backend: run network too small for %d nodes", len(topo.Nodes)))
 		}
-		if err := c.run(ctx, spec, image, ip); err != nil {
+		ips[spec.Name] = ip
+	}
+	password := ""
+	if topo.Replicated() {
+		var b [12]byte
+		if _, err := rand.Read(b[:]); err != nil {
+			return fail(fmt.Errorf("docker backend: replication password: %w", err))
+		}
+		password = hex.EncodeToString(b[:])
+	}
+	for _, spec := range topo.Nodes {
+		env := replicationEnv(topo, spec, ips, password)
+		if err := c.run(ctx, spec, image, ips[spec.Name], env); err != nil {
 			return fail(err)
 		}
 	}
@@ -160,12 +182,41 @@ func (c *cluster) subnetContains(ip netip.Addr) bool {
 	return c.subnet.Contains(ip) && c.subnet.Contains(ip.Next())
 }
 
-// run creates and starts one node's container.
-func (c *cluster) run(ctx context.Context, spec chaos.NodeSpec, image string, ip netip.Addr) error {
+// replicationEnv is the [replication] environment of a data node in a
+// replicated topology (nil otherwise): every data node listens for replicas
+// on all its interfaces, port replPort, with the run's password (the data
+// node demands one on a non-loopback listener), and announces its client
+// address; a replica follows its primary's address on the run network.
+func replicationEnv(topo chaos.Topology, spec chaos.NodeSpec, ips map[string]netip.Addr, password string) map[string]string {
+	if !topo.Replicated() || spec.Role == "coordinator" {
+		return nil
+	}
+	rs := chaos.ReplicationSettings{
+		Role:     topo.ReplicationRole(spec.Name),
+		Listen:   net.JoinHostPort("0.0.0.0", strconv.Itoa(replPort)),
+		Password: password,
+		Announce: net.JoinHostPort(ips[spec.Name].String(), strconv.Itoa(nodePort)),
+	}
+	if rs.Role == "" {
+		// Not named by anyone yet: a primary REPLICAOF may give replicas.
+		rs.Role = chaos.RolePrimary
+	}
+	if rs.Role == chaos.RoleReplica {
+		rs.Primary = net.JoinHostPort(ips[spec.ReplicaOf].String(), strconv.Itoa(replPort))
+	}
+	return rs.Env()
+}
+
+// run creates and starts one node's container; extra is environment the
+// backend adds to the scenario's.
+func (c *cluster) run(ctx context.Context, spec chaos.NodeSpec, image string, ip netip.Addr, extra map[string]string) error {
 	args := append(append([]string{}, spec.Args...),
 		"--bind", "0.0.0.0", "--port", strconv.Itoa(nodePort), "--data-dir", "/data", "--shards", strconv.Itoa(c.shards))
 	env := map[string]string{}
 	for k, v := range spec.Env {
+		env[k] = v
+	}
+	for k, v := range extra {
 		env[k] = v
 	}
 	env["RUVIO_FAKETIME_FILE"] = faketimePath
@@ -209,6 +260,44 @@ func (c *cluster) Addr(name string) string {
 		return ""
 	}
 	return net.JoinHostPort(n.ip.String(), strconv.Itoa(nodePort))
+}
+
+// ShardAddrs are the node's shard addresses on the run network, shard 0
+// first.
+func (c *cluster) ShardAddrs(name string) []string {
+	n := c.nodes[name]
+	if n == nil {
+		return nil
+	}
+	out := make([]string, c.shards)
+	for i := range out {
+		out[i] = net.JoinHostPort(n.ip.String(), strconv.Itoa(nodePort+i))
+	}
+	return out
+}
+
+// ReplAddr is the node's replication base address on the run network
+// (shard i on replPort + i); "" for an unknown node or one of a topology
+// that does not replicate.
+func (c *cluster) ReplAddr(name string) string {
+	n := c.nodes[name]
+	if n == nil || !c.replicated || n.spec.Role == "coordinator" {
+		return ""
+	}
+	return net.JoinHostPort(n.ip.String(), strconv.Itoa(replPort))
+}
+
+// ReplAddrFrom is ReplAddr(to): cuts are iptables rules on the nodes'
+// addresses, so every path between two nodes is cut alike.
+func (c *cluster) ReplAddrFrom(from, to string) (string, error) {
+	if _, err := c.get(from); err != nil {
+		return "", err
+	}
+	addr := c.ReplAddr(to)
+	if addr == "" {
+		return "", fmt.Errorf("docker backend: node %q has no replication listener", to)
+	}
+	return addr, nil
 }
 
 // get returns the named node or an error naming the topology's nodes.

@@ -13,7 +13,9 @@
 //     (CGO_ENABLED=0), with the repository's docker/Dockerfile. It is tagged
 //     by the binary's digest and rebuilt only when missing.
 //   - Addr is the container's own address on the run network, port 6379
-//     (shard i listens on 6379+i). The host reaches container addresses
+//     (shard i listens on 6379+i). In a replicated topology every data
+//     node also listens for replicas on 26379+i, with a password made for
+//     the run, and a replica follows its primary's address there. The host reaches container addresses
 //     directly, so no ports need publishing, and the harness's traffic
 //     arrives from the network's gateway, which is how Cut names the Client.
 //     Each node gets a fixed address so Addr stays valid across Kill and
@@ -70,6 +72,9 @@ const (
 	imageRepo = "ruvio-chaos"
 	// nodePort is shard 0's port inside every container.
 	nodePort = 6379
+	// replPort is shard 0's replication port inside every container of a
+	// replicated topology.
+	replPort = 26379
 	// faketimePath is the clock skew file inside every container.
 	faketimePath = "/faketime"
 )

@@ -7,9 +7,11 @@ import (
 	"io"
 	"log/slog"
 	"net"
+	"net/netip"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"reflect"
 	"strconv"
 	"strings"
 	"sync"
@@ -426,5 +428,35 @@ func TestCheckStatic(t *testing.T) {
 	}
 	if _, err := checkStatic(filepath.Join(t.TempDir(), "missing")); err == nil {
 		t.Error("checkStatic accepted a missing file")
+	}
+}
+
+// TestReplicationEnv needs no engine: every data node of a replicated
+// topology listens for replicas on all interfaces with the run's password
+// (the data node demands one off loopback) and announces its own client
+// address; a replica follows its primary's address on the run network.
+func TestReplicationEnv(t *testing.T) {
+	topo := chaos.Topology{Nodes: []chaos.NodeSpec{
+		{Name: "n1", Role: "node"}, {Name: "n2", Role: "node", ReplicaOf: "n1"}, {Name: "c1", Role: "coordinator"},
+	}}
+	ips := map[string]netip.Addr{
+		"n1": netip.MustParseAddr("172.30.0.2"), "n2": netip.MustParseAddr("172.30.0.3"), "c1": netip.MustParseAddr("172.30.0.4"),
+	}
+	want := map[string]map[string]string{
+		"n1": {"RUVIO_REPLICATION_ROLE": "primary", "RUVIO_REPLICATION_LISTEN": "0.0.0.0:26379",
+			"RUVIO_REPLICATION_PASSWORD": "pw", "RUVIO_REPLICATION_ANNOUNCE": "172.30.0.2:6379"},
+		"n2": {"RUVIO_REPLICATION_ROLE": "replica", "RUVIO_REPLICATION_LISTEN": "0.0.0.0:26379",
+			"RUVIO_REPLICATION_PASSWORD": "pw", "RUVIO_REPLICATION_ANNOUNCE": "172.30.0.3:6379",
+			"RUVIO_REPLICATION_PRIMARY": "172.30.0.2:26379"},
+		"c1": nil,
+	}
+	for _, spec := range topo.Nodes {
+		if got := replicationEnv(topo, spec, ips, "pw"); !reflect.DeepEqual(got, want[spec.Name]) {
+			t.Errorf("%s: %v, want %v", spec.Name, got, want[spec.Name])
+		}
+	}
+	plain := chaos.Topology{Nodes: []chaos.NodeSpec{{Name: "n1", Role: "node"}}}
+	if env := replicationEnv(plain, plain.Nodes[0], ips, ""); env != nil {
+		t.Errorf("a topology that does not replicate gets %v", env)
 	}
 }

@@ -17,26 +17,36 @@ import (
 	"github.com/ruvio/ruvio/chaos"
 )
 
-// Cluster is a topology running as local processes. Besides chaos.Cluster
-// it offers ShardAddrs, NodeAddrs and Proxy for links other than
+// Cluster is a topology running as local processes. Besides
+// chaos.Replicated it offers NodeAddrs and Proxy for links other than
 // client -> node.
 type Cluster struct {
 	log     *slog.Logger
 	workDir string
+	topo    chaos.Topology
 	// nodes and order are fixed after Start.
 	nodes map[string]*node
 	order []string
+	// password authenticates replicas to primaries.
+	password string
 
 	// stopped is set first thing in Close, so a Restart racing Close
 	// cannot leave a process behind.
 	stopped atomic.Bool
 
-	// mu guards the proxy registry and the cut set.
+	// mu guards the proxy registries, the cut set and taken.
 	mu      sync.Mutex
 	proxies map[proxyKey]*Proxy
-	cuts    map[chaos.Link]bool
-	closed  bool
+	// routes are the replication proxies, one set per link.
+	routes map[chaos.Link]*route
+	cuts   map[chaos.Link]bool
+	// taken are the addresses handed to nodes and replication proxies,
+	// so that no two of them, nor a node that is down, share a port.
+	taken  map[string]bool
+	closed bool
 }
+
+var _ chaos.Replicated = (*Cluster)(nil)
 
 // proxyKey names one proxy: a link carries one proxy per target address
 // (a node with two shards has two client -> node proxies).
@@ -106,6 +116,18 @@ func (c *Cluster) Proxy(from, to, target string) (string, error) {
 	}
 	c.proxies[key] = p
 	return p.Addr(), nil
+}
+
+// eachProxyLocked calls f with every proxy and its link; c.mu is held.
+func (c *Cluster) eachProxyLocked(f func(chaos.Link, *Proxy)) {
+	for key, p := range c.proxies {
+		f(key.link, p)
+	}
+	for link, r := range c.routes {
+		for _, p := range r.proxies {
+			f(link, p)
+		}
+	}
 }
 
 // checkLink accepts links between two different known members.
@@ -224,8 +246,8 @@ func (c *Cluster) Cut(ctx context.Context, links []chaos.Link) error {
 		c.cuts[l] = true
 		back := chaos.Link{From: l.To, To: l.From}
 		hit := 0
-		for key, p := range c.proxies {
-			switch key.link {
+		c.eachProxyLocked(func(link chaos.Link, p *Proxy) {
+			switch link {
 			case l:
 				p.Cut(Forward)
 				hit++
@@ -233,7 +255,7 @@ func (c *Cluster) Cut(ctx context.Context, links []chaos.Link) error {
 				p.Cut(Backward)
 				hit++
 			}
-		}
+		})
 		if hit == 0 {
 			c.log.Warn("cut link carries no proxied connection yet", "from", l.From, "to", l.To)
 		} else {
@@ -249,9 +271,7 @@ func (c *Cluster) Heal(ctx context.Context) error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	clear(c.cuts)
-	for _, p := range c.proxies {
-		p.Heal()
-	}
+	c.eachProxyLocked(func(_ chaos.Link, p *Proxy) { p.Heal() })
 	c.log.Info("links healed")
 	return nil
 }
@@ -327,8 +347,10 @@ func (c *Cluster) Close(ctx context.Context) error {
 	}
 	c.mu.Lock()
 	c.closed = true
-	proxies := c.proxies
+	var proxies []*Proxy
+	c.eachProxyLocked(func(_ chaos.Link, p *Proxy) { proxies = append(proxies, p) })
 	c.proxies = make(map[proxyKey]*Proxy)
+	c.routes = make(map[chaos.Link]*route)
 	c.mu.Unlock()
 	for _, p := range proxies {
 		if err := p.Close(); err != nil {

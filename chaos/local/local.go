@@ -12,6 +12,15 @@
 // Cut/Heal act on the proxies (see Proxy for what a cut looks like and the
 // limits of one-way cuts on TCP streams).
 //
+// Replication: in a topology where nodes follow others (NodeSpec.ReplicaOf)
+// every data node gets a replication listener on its own address and
+// consecutive free ports, a password, and its client address to announce;
+// a replica dials its primary through a proxy of the link replica ->
+// primary (one per shard, on consecutive ports, as the data node derives
+// shard i's port from the base), so Cut reaches the replication streams
+// too. ReplAddrFrom hands out the same kind of proxy for REPLICAOF at run
+// time.
+//
 // Limit: the workload reaches a node through Addr, the proxy of shard 0
 // (ShardAddrs lists one proxy per shard). A cluster-aware client that asks
 // CLUSTER SLOTS or follows MOVED learns the node's real ports and bypasses
@@ -25,6 +34,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -91,21 +101,32 @@ func (b *backend) Start(ctx context.Context, topo chaos.Topology, binary, workDi
 	}
 
 	c := &Cluster{
-		log:     b.log,
-		workDir: dir,
-		nodes:   make(map[string]*node),
-		proxies: make(map[proxyKey]*Proxy),
-		cuts:    make(map[chaos.Link]bool),
+		log:      b.log,
+		workDir:  dir,
+		topo:     topo,
+		nodes:    make(map[string]*node),
+		proxies:  make(map[proxyKey]*Proxy),
+		routes:   make(map[chaos.Link]*route),
+		cuts:     make(map[chaos.Link]bool),
+		taken:    make(map[string]bool),
+		password: newPassword(),
 	}
-	taken := make(map[string]bool)
 	for i, spec := range topo.Nodes {
-		n, err := c.newNode(i, spec, shards, bin, taken)
+		n, err := c.newNode(i, spec, shards, bin)
 		if err != nil {
 			c.Close(context.WithoutCancel(ctx))
 			return nil, err
 		}
 		c.nodes[spec.Name] = n
 		c.order = append(c.order, spec.Name)
+	}
+	// A replica's environment names a proxy to its primary, so every
+	// node's ports are known before any environment is made.
+	for _, name := range c.order {
+		if err := c.setEnv(c.nodes[name]); err != nil {
+			c.Close(context.WithoutCancel(ctx))
+			return nil, err
+		}
 	}
 	// Start every process before waiting for any, so their recoveries
 	// overlap.
@@ -120,7 +141,7 @@ func (b *backend) Start(ctx context.Context, topo chaos.Topology, binary, workDi
 		}
 	}
 	for _, name := range c.order {
-		if err := c.awaitFirstStart(ctx, c.nodes[name], taken); err != nil {
+		if err := c.awaitFirstStart(ctx, c.nodes[name]); err != nil {
 			c.Close(context.WithoutCancel(ctx))
 			return nil, err
 		}
@@ -166,12 +187,15 @@ func validate(topo chaos.Topology) error {
 			}
 		}
 	}
+	if err := topo.CheckReplication(); err != nil {
+		return fmt.Errorf("local backend: %w", err)
+	}
 	return nil
 }
 
-// newNode lays out node i: address, ports, directories, clock file and
-// environment.
-func (c *Cluster) newNode(i int, spec chaos.NodeSpec, shards int, bin string, taken map[string]bool) (*node, error) {
+// newNode lays out node i: address, ports, directories and clock file;
+// setEnv makes its environment once every node has its ports.
+func (c *Cluster) newNode(i int, spec chaos.NodeSpec, shards int, bin string) (*node, error) {
 	ns := shards
 	if spec.Role == "coordinator" {
 		// A coordinator has one listener whatever the data nodes' shard
@@ -188,7 +212,15 @@ func (c *Cluster) newNode(i int, spec chaos.NodeSpec, shards int, bin string, ta
 		clockPath: filepath.Join(c.workDir, spec.Name+".faketime"),
 		log:       c.log,
 	}
-	if err := c.pickPorts(n, taken); err != nil {
+	if c.topo.Replicated() && spec.Role != "coordinator" {
+		// Every data node of a replicated group listens for replicas,
+		// the replicas too: REPLICAOF NO ONE may promote any of them.
+		n.role = c.topo.ReplicationRole(spec.Name)
+		if n.role == "" {
+			n.role = chaos.RolePrimary
+		}
+	}
+	if err := c.pickPorts(n); err != nil {
 		return nil, err
 	}
 	if err := os.MkdirAll(n.dataDir, 0o755); err != nil {
@@ -199,20 +231,55 @@ func (c *Cluster) newNode(i int, spec chaos.NodeSpec, shards int, bin string, ta
 	if err := os.WriteFile(n.clockPath, nil, 0o644); err != nil {
 		return nil, fmt.Errorf("node %s: clock file: %w", spec.Name, err)
 	}
-	n.env = nodeEnv(os.Environ(), spec.Env, n.clockPath)
 	return n, nil
 }
 
-// pickPorts gives n consecutive free ports and records them in taken.
-func (c *Cluster) pickPorts(n *node, taken map[string]bool) error {
-	port, err := freePorts(n.ip, n.shards, taken)
+// pickPorts gives n consecutive free ports for its shards (and as many for
+// its replication listeners) and records them as taken.
+func (c *Cluster) pickPorts(n *node) error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	port, err := freePorts(n.ip, n.shards, c.taken)
 	if err != nil {
 		return fmt.Errorf("node %s: %w", n.spec.Name, err)
 	}
 	n.port = port
 	for _, a := range n.addrs() {
-		taken[a] = true
+		c.taken[a] = true
 	}
+	if n.role == "" {
+		return nil
+	}
+	if n.replPort, err = freePorts(n.ip, n.shards, c.taken); err != nil {
+		return fmt.Errorf("node %s: replication: %w", n.spec.Name, err)
+	}
+	for _, a := range n.replAddrs() {
+		c.taken[a] = true
+	}
+	return nil
+}
+
+// setEnv makes n's environment: the scenario's settings, and in a
+// replicated topology the [replication] ones, a replica's primary through
+// the proxy of its link.
+func (c *Cluster) setEnv(n *node) error {
+	extra := n.spec.Env
+	if n.role != "" {
+		rs := chaos.ReplicationSettings{Role: n.role, Listen: n.replAddr(), Password: c.password, Announce: n.addrs()[0]}
+		if n.role == chaos.RoleReplica {
+			addr, err := c.ReplAddrFrom(n.spec.Name, n.spec.ReplicaOf)
+			if err != nil {
+				return err
+			}
+			rs.Primary = addr
+		}
+		extra = maps.Clone(extra)
+		if extra == nil {
+			extra = map[string]string{}
+		}
+		maps.Copy(extra, rs.Env())
+	}
+	n.env = nodeEnv(os.Environ(), extra, n.clockPath)
 	return nil
 }
 
@@ -239,8 +306,9 @@ func nodeEnv(inherited []string, extra map[string]string, clockPath string) []st
 }
 
 // awaitFirstStart waits for a node started by Start; if it could not bind
-// because its ports were taken meanwhile, it tries new ports.
-func (c *Cluster) awaitFirstStart(ctx context.Context, n *node, taken map[string]bool) error {
+// because its ports were taken meanwhile, it tries new ports (and points
+// its peers' proxies at them).
+func (c *Cluster) awaitFirstStart(ctx context.Context, n *node) error {
 	n.mu.Lock()
 	defer n.mu.Unlock()
 	for attempt := 1; ; attempt++ {
@@ -252,9 +320,13 @@ func (c *Cluster) awaitFirstStart(ctx context.Context, n *node, taken map[string
 			return err
 		}
 		c.log.Warn("node ports taken, picking others", "node", n.spec.Name, "port", n.port)
-		if err := c.pickPorts(n, taken); err != nil {
+		if err := c.pickPorts(n); err != nil {
 			return err
 		}
+		if err := c.setEnv(n); err != nil {
+			return err
+		}
+		c.retarget(n)
 		if err := n.startLocked(); err != nil {
 			return err
 		}

@@ -414,14 +414,17 @@ func TestStartRejects(t *testing.T) {
 	}
 	node := func(name string) chaos.NodeSpec { return chaos.NodeSpec{Name: name, Args: []string{"server"}} }
 	bad := map[string]chaos.Topology{
-		"no nodes":     {},
-		"client name":  {Nodes: []chaos.NodeSpec{node(chaos.Client)}},
-		"duplicate":    {Nodes: []chaos.NodeSpec{node("n1"), node("n1")}},
-		"path":         {Nodes: []chaos.NodeSpec{node("../n1")}},
-		"owned env":    {Nodes: []chaos.NodeSpec{{Name: "n1", Env: map[string]string{"RUVIO_PORT": "7000"}}}},
-		"negative":     {Nodes: []chaos.NodeSpec{node("n1")}, Shards: -1},
-		"empty name":   {Nodes: []chaos.NodeSpec{node("")}},
-		"faketime env": {Nodes: []chaos.NodeSpec{{Name: "n1", Env: map[string]string{"RUVIO_FAKETIME": "+1h"}}}},
+		"no nodes":        {},
+		"client name":     {Nodes: []chaos.NodeSpec{node(chaos.Client)}},
+		"duplicate":       {Nodes: []chaos.NodeSpec{node("n1"), node("n1")}},
+		"path":            {Nodes: []chaos.NodeSpec{node("../n1")}},
+		"owned env":       {Nodes: []chaos.NodeSpec{{Name: "n1", Env: map[string]string{"RUVIO_PORT": "7000"}}}},
+		"negative":        {Nodes: []chaos.NodeSpec{node("n1")}, Shards: -1},
+		"empty name":      {Nodes: []chaos.NodeSpec{node("")}},
+		"faketime env":    {Nodes: []chaos.NodeSpec{{Name: "n1", Env: map[string]string{"RUVIO_FAKETIME": "+1h"}}}},
+		"replication env": {Nodes: []chaos.NodeSpec{{Name: "n1", Env: map[string]string{"RUVIO_REPLICATION_ROLE": "primary"}}}},
+		"unknown primary": {Nodes: []chaos.NodeSpec{{Name: "n1", ReplicaOf: "n0", Args: []string{"server"}}}},
+		"chain":           {Nodes: []chaos.NodeSpec{node("n1"), {Name: "n2", ReplicaOf: "n1"}, {Name: "n3", ReplicaOf: "n2"}}},
 	}
 	for what, topo := range bad {
 		if _, err := b.Start(ctx, topo, binary, t.TempDir()); err == nil {
@@ -456,4 +459,133 @@ func TestStartFailingNode(t *testing.T) {
 	if !bytes.Contains(b, []byte("node killed (SIGKILL)")) {
 		t.Fatalf("the good node was not stopped after the failed start:\n%s", b)
 	}
+}
+
+// TestReplicatedGroup starts a primary and two replicas from ReplicaOf:
+// the replicas follow the primary through proxies of their links, so a
+// cut reaches the replication stream; a restarted replica keeps its
+// configuration; REPLICAOF at run time names a proxy too.
+func TestReplicatedGroup(t *testing.T) {
+	node := func(name, of string) chaos.NodeSpec {
+		return chaos.NodeSpec{Name: name, Role: "node", ReplicaOf: of, Args: []string{"server", "--durability", "always"}}
+	}
+	c := startCluster(t, chaos.Topology{Nodes: []chaos.NodeSpec{node("n1", ""), node("n2", "n1"), node("n3", "n1")}, Shards: 2})
+	ctx := context.Background()
+	var _ chaos.Replicated = c
+	n1, n2, n3 := client(t, c.Addr("n1")), client(t, c.Addr("n2")), client(t, c.Addr("n3"))
+
+	for _, name := range []string{"n1", "n2", "n3"} {
+		real, err := net.ResolveTCPAddr("tcp", c.ReplAddr(name))
+		if err != nil || !strings.HasPrefix(c.ReplAddr(name), strings.Split(c.NodeAddrs(name)[0], ":")[0]+":") {
+			t.Fatalf("%s: ReplAddr %q (%v) is not on the node's own address %s", name, c.ReplAddr(name), err, c.NodeAddrs(name)[0])
+		}
+		listen, err := client(t, c.Addr(name)).ConfigGet(ctx, "replication-listen").Result()
+		if err != nil || listen["replication-listen"] != real.String() {
+			t.Fatalf("%s: CONFIG GET replication-listen = %v (%v), want %s", name, listen, err, real)
+		}
+	}
+	via, err := c.ReplAddrFrom("n2", "n1")
+	if err != nil || via == c.ReplAddr("n1") {
+		t.Fatalf("ReplAddrFrom(n2, n1) = %q, %v: not a proxy of the link", via, err)
+	}
+	if again, _ := c.ReplAddrFrom("n2", "n1"); again != via {
+		t.Fatalf("a second route for the same link: %s, %s", via, again)
+	}
+	for _, bad := range [][2]string{{"n2", "n9"}, {chaos.Client, "n1"}, {"n1", "n1"}} {
+		if _, err := c.ReplAddrFrom(bad[0], bad[1]); err == nil {
+			t.Errorf("ReplAddrFrom(%s, %s) accepted", bad[0], bad[1])
+		}
+	}
+	role, err := n2.Do(ctx, "ROLE").Slice()
+	if err != nil || len(role) < 3 || role[0] != "slave" || fmt.Sprintf("%v:%v", role[1], role[2]) != via {
+		t.Fatalf("n2 ROLE = %v (%v), want a replica of %s", role, err, via)
+	}
+
+	// Two keys, to reach both shards of every node.
+	write := func(v string) {
+		t.Helper()
+		for _, k := range []string{"a", "b"} {
+			if err := n1.Set(ctx, k, v, 0).Err(); err != nil {
+				t.Fatalf("SET %s on the primary: %v", k, err)
+			}
+		}
+	}
+	seen := func(rc *redis.Client, v string) func() error {
+		return func() error {
+			for _, k := range []string{"a", "b"} {
+				if err := getIs(rc, k, v)(); err != nil {
+					return err
+				}
+			}
+			return nil
+		}
+	}
+	write("v1")
+	eventually(t, "n2 has v1", seen(n2, "v1"))
+	eventually(t, "n3 has v1", seen(n3, "v1"))
+	if err := n2.Set(ctx, "a", "x", 0).Err(); err == nil || !strings.HasPrefix(err.Error(), "READONLY") {
+		t.Fatalf("SET on a replica = %v, want READONLY", err)
+	}
+
+	t.Run("cut replication link", func(t *testing.T) {
+		// The primary's stream to n2 is the reply direction of n2's
+		// link to n1.
+		if err := c.Cut(ctx, []chaos.Link{{From: "n1", To: "n2"}}); err != nil {
+			t.Fatal(err)
+		}
+		write("v2")
+		eventually(t, "n3 has v2", seen(n3, "v2"))
+		time.Sleep(300 * time.Millisecond)
+		if err := seen(n2, "v1")(); err != nil {
+			t.Fatalf("n2 moved on across a cut link: %v", err)
+		}
+		if err := c.Heal(ctx); err != nil {
+			t.Fatal(err)
+		}
+		eventually(t, "n2 has v2 after heal", seen(n2, "v2"))
+	})
+
+	t.Run("restarted replica keeps following", func(t *testing.T) {
+		if err := c.Kill(ctx, "n2"); err != nil {
+			t.Fatal(err)
+		}
+		write("v3")
+		if err := c.Restart(ctx, "n2"); err != nil {
+			t.Fatal(err)
+		}
+		eventually(t, "n2 has v3 after its restart", seen(client(t, c.Addr("n2")), "v3"))
+	})
+
+	t.Run("repoint at run time", func(t *testing.T) {
+		if err := n2.Do(ctx, "REPLICAOF", "NO", "ONE").Err(); err != nil {
+			t.Fatal(err)
+		}
+		to, err := c.ReplAddrFrom("n3", "n2")
+		if err != nil {
+			t.Fatal(err)
+		}
+		host, port, _ := net.SplitHostPort(to)
+		if err := n3.Do(ctx, "REPLICAOF", host, port).Err(); err != nil {
+			t.Fatal(err)
+		}
+		if err := n2.Set(ctx, "b", "v4", 0).Err(); err != nil {
+			t.Fatal(err)
+		}
+		eventually(t, "n3 follows n2", func() error { return getIs(n3, "b", "v4")() })
+		// Cuts reach the route made at run time too.
+		if err := c.Cut(ctx, []chaos.Link{{From: "n2", To: "n3"}}); err != nil {
+			t.Fatal(err)
+		}
+		if err := n2.Set(ctx, "b", "v5", 0).Err(); err != nil {
+			t.Fatal(err)
+		}
+		time.Sleep(300 * time.Millisecond)
+		if err := getIs(n3, "b", "v4")(); err != nil {
+			t.Fatalf("n3 moved on across a cut link: %v", err)
+		}
+		if err := c.Heal(ctx); err != nil {
+			t.Fatal(err)
+		}
+		eventually(t, "n3 catches up after heal", func() error { return getIs(n3, "b", "v5")() })
+	})
 }

@@ -27,10 +27,14 @@ var ErrNotRunning = errors.New("node is not running")
 // node is one process of the topology and everything needed to start it
 // again exactly as before.
 type node struct {
-	spec      chaos.NodeSpec
-	ip        string
-	port      int
-	shards    int
+	spec   chaos.NodeSpec
+	ip     string
+	port   int
+	shards int
+	// role is the node's replication role at start ("" when the topology
+	// does not replicate); replPort is then its replication base port.
+	role      string
+	replPort  int
 	binary    string
 	dataDir   string
 	logPath   string
@@ -71,6 +75,26 @@ func (n *node) addrs() []string {
 	out := make([]string, n.shards)
 	for i := range out {
 		out[i] = net.JoinHostPort(n.ip, strconv.Itoa(n.port+i))
+	}
+	return out
+}
+
+// replAddr is the node's replication base address, "" when it has none.
+func (n *node) replAddr() string {
+	if n.replPort == 0 {
+		return ""
+	}
+	return net.JoinHostPort(n.ip, strconv.Itoa(n.replPort))
+}
+
+// replAddrs are the real replication addresses of the node's shards.
+func (n *node) replAddrs() []string {
+	if n.replPort == 0 {
+		return nil
+	}
+	out := make([]string, n.shards)
+	for i := range out {
+		out[i] = net.JoinHostPort(n.ip, strconv.Itoa(n.replPort+i))
 	}
 	return out
 }

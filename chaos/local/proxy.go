@@ -71,14 +71,15 @@ const proxyDialTimeout = 10 * time.Second
 // (aborting it with a write deadline if the receiver is not reading), so
 // once Cut returns no further byte crosses that direction.
 type Proxy struct {
-	log    *slog.Logger
-	ln     net.Listener
-	target string
+	log *slog.Logger
+	ln  net.Listener
 	// stop cancels dials in progress when the proxy closes.
 	stop context.CancelFunc
 	dctx context.Context
 
 	mu sync.Mutex
+	// target is where new connections are dialled (Retarget moves it).
+	target string
 	// written is signalled whenever a pump finishes a write, for Cut.
 	written *sync.Cond
 	cut     [2]bool
@@ -149,7 +150,23 @@ func NewProxy(log *slog.Logger, listen, target string) (*Proxy, error) {
 func (p *Proxy) Addr() string { return p.ln.Addr().String() }
 
 // Target is the address the proxy forwards to.
-func (p *Proxy) Target() string { return p.target }
+func (p *Proxy) Target() string {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.target
+}
+
+// Retarget makes connections accepted from now on go to target; those
+// already open keep theirs. A node that had to move to other ports at
+// start stays reachable through the proxies already handed to its peers.
+func (p *Proxy) Retarget(target string) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if target != p.target {
+		p.log.Debug("proxy retargeted", "to", target)
+		p.target = target
+	}
+}
 
 // Forwarded is the number of bytes delivered in direction d so far.
 func (p *Proxy) Forwarded(d Direction) int64 { return p.forwarded[d].Load() }
@@ -200,7 +217,7 @@ func (p *Proxy) acceptLoop() {
 func (p *Proxy) connect(pc *proxyConn) {
 	defer p.wg.Done()
 	d := net.Dialer{Timeout: proxyDialTimeout}
-	up, err := d.DialContext(p.dctx, "tcp", p.target)
+	up, err := d.DialContext(p.dctx, "tcp", p.Target())
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if pc.closed {

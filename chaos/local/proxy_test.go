@@ -417,3 +417,26 @@ func TestProxyClose(t *testing.T) {
 	p.Cut(Backward) // harmless after Close
 	p.Heal()
 }
+
+// A node that had to move to other ports at start stays reachable through
+// the proxies its peers were given: connections opened after Retarget go
+// to the new target, those already open keep theirs.
+func TestProxyRetarget(t *testing.T) {
+	old, moved := newServer(t), newServer(t)
+	p := newTestProxy(t, old.addr())
+	before := dial(t, p.Addr())
+	send(t, before, "one")
+	s1 := old.accept(t)
+	expect(t, s1, "one")
+
+	p.Retarget(moved.addr())
+	if p.Target() != moved.addr() {
+		t.Fatalf("Target = %s after Retarget to %s", p.Target(), moved.addr())
+	}
+	after := dial(t, p.Addr())
+	send(t, after, "two")
+	expect(t, moved.accept(t), "two")
+	send(t, before, "three")
+	expect(t, s1, "three")
+	old.noAccept(t)
+}

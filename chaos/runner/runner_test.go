@@ -6,6 +6,9 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"reflect"
+	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -14,6 +17,7 @@ import (
 	"github.com/ruvio/ruvio/chaos/local"
 	"github.com/ruvio/ruvio/chaos/scenarios"
 	"github.com/ruvio/ruvio/reports/check"
+	"github.com/ruvio/ruvio/reports/history"
 )
 
 var binary string
@@ -33,11 +37,23 @@ func TestMain(m *testing.M) {
 
 func runScenario(t *testing.T, name string, backend chaos.Backend, d time.Duration) (string, check.Summary) {
 	t.Helper()
+	return runScenarioAt(t, name, backend, d, 0)
+}
+
+// runScenarioAt runs the scenario with every client limited to rate
+// operations per second (0: unlimited), so the history, and the time its
+// check takes, stay small.
+func runScenarioAt(t *testing.T, name string, backend chaos.Backend, d time.Duration, rate float64) (string, check.Summary) {
+	t.Helper()
 	sc, ok := scenarios.Get(name)
 	if !ok {
 		t.Fatalf("no scenario %s", name)
 	}
 	sc.Settle = time.Second
+	sc.Workloads = slices.Clone(sc.Workloads)
+	for i := range sc.Workloads {
+		sc.Workloads[i].Rate = rate
+	}
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
 	dir, sum, err := Run(context.Background(), Options{Scenario: sc, Backend: backend, Runs: 1, Seed: 7, Out: t.TempDir(),
 		Duration: d, Binary: binary, Progress: io.Discard, Log: log, LinearizabilityLimit: 30 * time.Second})
@@ -55,7 +71,7 @@ func runScenario(t *testing.T, name string, backend chaos.Backend, d time.Durati
 // The crash scenario, briefly, on local processes: durability always
 // loses no acknowledged write and the registers stay linearizable.
 func TestCrashScenarioLocal(t *testing.T) {
-	_, s := runScenario(t, "crash", local.New(slog.New(slog.NewTextHandler(io.Discard, nil))), 5*time.Second)
+	_, s := runScenario(t, "crash", localBackend(), 5*time.Second)
 	if s.Valid != check.ValidTrue || s.Lost != 0 || s.Acknowledged == 0 || len(s.Faults) == 0 {
 		t.Fatalf("crash: %+v", s)
 	}
@@ -64,7 +80,7 @@ func TestCrashScenarioLocal(t *testing.T) {
 // The positive control: with durability memory the harness must see the
 // loss, and the gate must accept exactly that.
 func TestCrashMemoryIsCaught(t *testing.T) {
-	dir, s := runScenario(t, "crash-memory", local.New(slog.New(slog.NewTextHandler(io.Discard, nil))), 5*time.Second)
+	dir, s := runScenario(t, "crash-memory", localBackend(), 5*time.Second)
 	if s.Valid != check.ValidFalse || s.Lost == 0 {
 		t.Fatalf("the harness did not see durability memory lose data: %+v", s)
 	}
@@ -82,9 +98,10 @@ func TestCrashMemoryIsCaught(t *testing.T) {
 	}
 }
 
-// One Docker-backend smoke run; skipped where no engine answers unless
-// CHAOS_REQUIRE_DOCKER=1.
-func TestCrashScenarioDocker(t *testing.T) {
+// dockerBackend returns the Docker backend, or skips the test where no
+// engine answers (fails it under CHAOS_REQUIRE_DOCKER=1, as CI sets).
+func dockerBackend(t *testing.T) chaos.Backend {
+	t.Helper()
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
 	if err := docker.Answers(context.Background(), log); err != nil {
 		if os.Getenv("CHAOS_REQUIRE_DOCKER") == "1" {
@@ -93,8 +110,106 @@ func TestCrashScenarioDocker(t *testing.T) {
 		t.Skipf("%v; set CHAOS_REQUIRE_DOCKER=1 to make this a failure", err)
 	}
 	docker.Sweep(context.Background())
-	_, s := runScenario(t, "crash", docker.New(log), 5*time.Second)
+	return docker.New(log)
+}
+
+// One Docker-backend smoke run; skipped where no engine answers unless
+// CHAOS_REQUIRE_DOCKER=1.
+func TestCrashScenarioDocker(t *testing.T) {
+	_, s := runScenario(t, "crash", dockerBackend(t), 5*time.Second)
 	if s.Valid != check.ValidTrue || s.Lost != 0 || s.Acknowledged == 0 {
 		t.Fatalf("crash on docker: %+v", s)
 	}
 }
+
+func localBackend() chaos.Backend { return local.New(slog.New(slog.NewTextHandler(io.Discard, nil))) }
+
+// passesItsGate re-reads the run's expectations and holds the summary to
+// them, and checks that re-analysing the saved history agrees.
+func passesItsGate(t *testing.T, dir string, s check.Summary) {
+	t.Helper()
+	meta, err := ReadMeta(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if misses := check.Gate(s, meta.Expect); len(misses) != 0 {
+		t.Fatalf("%s failed its gate: %v\nviolations: %q", meta.Scenario, misses, s.Violations)
+	}
+	again, err := Analyze(dir, 30*time.Second)
+	if err != nil || len(again) != 1 || again[0].Lost != s.Lost || again[0].Valid != s.Valid ||
+		!reflect.DeepEqual(again[0].Converged, s.Converged) || !reflect.DeepEqual(again[0].CatchUpMaxMs, s.CatchUpMaxMs) ||
+		!reflect.DeepEqual(again[0].FailoverMs, s.FailoverMs) {
+		t.Fatalf("re-analysis differs: %+v %v, was %+v", again, err, s)
+	}
+}
+
+// testRate keeps the replication tests' histories to about a thousand
+// operations a second: enough load for replicas to fall behind and catch
+// up, little enough to check quickly under the race detector.
+const testRate = 100
+
+// observed returns the run's observations of the given kind.
+func observed(t *testing.T, dir, kind string) []history.Observation {
+	t.Helper()
+	h, err := history.ReadFile(filepath.Join(dir, "history.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []history.Observation
+	for _, o := range h.Observations {
+		if o.Kind == kind {
+			out = append(out, o)
+		}
+	}
+	return out
+}
+
+// A manual failover, briefly: the harness promotes a replica by hand, the
+// clients follow it, the old primary rejoins as a replica, and every node
+// ends with the same data. Acknowledged writes lost to asynchronous
+// replication are counted but do not fail the run.
+func testFailoverManual(t *testing.T, backend chaos.Backend) {
+	dir, s := runScenarioAt(t, "failover-manual", backend, 6*time.Second, testRate)
+	passesItsGate(t, dir, s)
+	if s.Converged == nil || !*s.Converged || s.FailoverMs == nil || s.CatchUps < 1 {
+		t.Fatalf("converged %v failover %v catch-ups %d", s.Converged, s.FailoverMs, s.CatchUps)
+	}
+	if (s.Lost > 0) != (len(s.Tolerated) > 0) {
+		t.Fatalf("lost %d but tolerated %q", s.Lost, s.Tolerated)
+	}
+	promo := observed(t, dir, history.ObsPromotion)
+	if len(promo) != 1 || promo[0].Type != history.OK || promo[0].Node == "n1" {
+		t.Fatalf("promotions %+v", promo)
+	}
+	if rejoin := observed(t, dir, history.ObsRejoin); len(rejoin) != 1 || rejoin[0].Node != "n1" || rejoin[0].Type != history.OK {
+		t.Fatalf("rejoins %+v", rejoin)
+	}
+	t.Logf("%s: lost %d of %d acknowledged, failover %d ms, n1's catch-up %d ms", backend.Name(), s.Lost, s.Acknowledged,
+		*s.FailoverMs, *s.CatchUpMaxMs)
+}
+
+// Faults on the replicas only, briefly: nothing is lost, the registers
+// stay linearizable, every replica catches up and the nodes converge.
+func testReplicaFlap(t *testing.T, backend chaos.Backend) {
+	dir, s := runScenarioAt(t, "replica-flap", backend, 8*time.Second, testRate)
+	passesItsGate(t, dir, s)
+	if s.Lost != 0 || s.Linearizable == nil || !*s.Linearizable || s.Converged == nil || !*s.Converged {
+		t.Fatalf("lost %d linearizable %v converged %v", s.Lost, s.Linearizable, s.Converged)
+	}
+	var after []string
+	for _, o := range observed(t, dir, history.ObsCatchUp) {
+		if o.Node == "n1" {
+			t.Fatalf("the primary was timed as a replica: %+v", o)
+		}
+		after = append(after, o.Node+" "+o.Detail[:strings.Index(o.Detail, ":")])
+	}
+	if len(after) < 2 || s.CatchUpMaxMs == nil {
+		t.Fatalf("catch-ups %q, max %v", after, s.CatchUpMaxMs)
+	}
+	t.Logf("%s: catch-ups %q, longest %d ms", backend.Name(), after, *s.CatchUpMaxMs)
+}
+
+func TestFailoverManualLocal(t *testing.T)  { testFailoverManual(t, localBackend()) }
+func TestReplicaFlapLocal(t *testing.T)     { testReplicaFlap(t, localBackend()) }
+func TestFailoverManualDocker(t *testing.T) { testFailoverManual(t, dockerBackend(t)) }
+func TestReplicaFlapDocker(t *testing.T)    { testReplicaFlap(t, dockerBackend(t)) }

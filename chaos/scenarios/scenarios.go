@@ -23,6 +23,14 @@ type Scenario struct {
 	Topology chaos.Topology
 	// Workloads run side by side on disjoint keys.
 	Workloads []workloads.Spec
+	// ClientsOnPrimary sends every client to the replicated group's
+	// current primary only (an operator's failover moves them), instead
+	// of spreading them over the data nodes.
+	ClientsOnPrimary bool
+	// AcceptLoss says the scenario's model allows acknowledged writes to
+	// be lost (check.Options.AcceptLoss): they are reported as tolerated,
+	// not as violations.
+	AcceptLoss bool
 	// Duration is the default length of the faulty phase; Settle is the
 	// quiet time after the last fault before the final reads.
 	Duration, Settle time.Duration

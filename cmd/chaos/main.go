@@ -152,10 +152,13 @@ func pickBackend(ctx context.Context, name string, log *slog.Logger) (chaos.Back
 }
 
 func printSummary(s check.Summary) {
-	fmt.Printf("summary: valid=%s ops=%d acknowledged=%d failed=%d indeterminate=%d lost=%d stale=%d linearizable=%s\n",
-		s.Valid, s.Ops, s.Acknowledged, s.Failed, s.Indeterminate, s.Lost, s.Stale, linear(s.Linearizable))
+	fmt.Printf("summary: valid=%s ops=%d acknowledged=%d failed=%d indeterminate=%d lost=%d stale=%d linearizable=%s%s\n",
+		s.Valid, s.Ops, s.Acknowledged, s.Failed, s.Indeterminate, s.Lost, s.Stale, linear(s.Linearizable), runner.ReplicationText(s))
 	for _, v := range s.Violations {
 		fmt.Printf("  violation: %s\n", v)
+	}
+	for _, v := range s.Tolerated {
+		fmt.Printf("  tolerated: %s\n", v)
 	}
 }
 

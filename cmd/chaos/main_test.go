@@ -14,12 +14,16 @@ import (
 // plant writes a results folder for the crash scenario whose summary
 // carries the given numbers.
 func plant(t *testing.T, lost int64, valid check.Validity) string {
-	dir := t.TempDir()
-	sc, _ := scenarios.Get("crash")
-	meta := runner.Meta{Scenario: "crash", Backend: "local", Seed: 1, Runs: 1, Expect: sc.Expect}
 	lin := true
-	sum := check.Summary{Scenario: "crash", Backend: "local", Seed: 1, Runs: 1, Valid: valid, Ops: 100,
-		Acknowledged: 90, Lost: lost, Linearizable: &lin}
+	return plantSummary(t, "crash", check.Summary{Valid: valid, Ops: 100, Acknowledged: 90, Lost: lost, Linearizable: &lin})
+}
+
+// plantSummary writes a results folder of the named scenario holding sum.
+func plantSummary(t *testing.T, scenario string, sum check.Summary) string {
+	dir := t.TempDir()
+	sc, _ := scenarios.Get(scenario)
+	meta := runner.Meta{Scenario: scenario, Backend: "local", Seed: 1, Runs: 1, Expect: sc.Expect}
+	sum.Scenario, sum.Backend, sum.Seed, sum.Runs = scenario, "local", 1, 1
 	for name, v := range map[string]any{"meta.json": meta, "summary.json": sum} {
 		b, _ := json.Marshal(v)
 		if err := os.WriteFile(filepath.Join(dir, name), b, 0o644); err != nil {
@@ -38,6 +42,21 @@ func TestGateFailsOnAPlantedViolation(t *testing.T) {
 	bad := plant(t, 3, check.ValidFalse)
 	if code := run([]string{"gate", good, bad}); code != 1 {
 		t.Fatalf("gate on a result that lost 3 acknowledged writes exited %d, want 1", code)
+	}
+}
+
+// failover-manual's gate tolerates the loss asynchronous replication
+// allows, and holds the run to convergence instead.
+func TestGateOfAManualFailover(t *testing.T) {
+	lin, yes, no := false, true, false
+	lossy := check.Summary{Valid: check.ValidTrue, Ops: 100, Acknowledged: 90, Lost: 4, Linearizable: &lin,
+		Converged: &yes, Tolerated: []string{"lost 4 acknowledged writes"}}
+	if code := run([]string{"gate", plantSummary(t, "failover-manual", lossy)}); code != 0 {
+		t.Fatalf("gate on a converged failover that lost 4 writes exited %d, want 0", code)
+	}
+	lossy.Converged = &no
+	if code := run([]string{"gate", plantSummary(t, "failover-manual", lossy)}); code != 1 {
+		t.Fatalf("gate on nodes that did not converge exited %d, want 1", code)
 	}
 }
 

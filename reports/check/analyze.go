@@ -37,6 +37,14 @@ type Options struct {
 	// AllowStale accepts stale set reads (a scenario that reads from
 	// replicas on purpose); they are still counted.
 	AllowStale bool
+	// AcceptLoss is for a scenario whose model allows acknowledged writes
+	// to be lost (asynchronous replication across a failover, spec
+	// N-REPL-8): lost writes, and the register histories that such a loss
+	// makes non-linearizable, are counted and listed in
+	// Summary.Tolerated instead of Violations. Everything else (a failed
+	// write present, values nobody wrote, nodes that did not converge)
+	// still is a violation.
+	AcceptLoss bool
 	// Log receives what the Summary has no field for (why a verdict is
 	// unknown, a visualisation that could not be written); nil means
 	// slog.Default().
@@ -48,7 +56,8 @@ const maxListed = 10
 
 // Analyze checks h and summarises it: the set checker runs when the
 // history has add or read ops, the register checker when it has write,
-// get or cas ops, and the windows always. The verdict is false on any
+// get or cas ops, the windows always, and the replication checks on the
+// history's observations (catch-ups, promotions, convergence). The verdict is false on any
 // violation (including zero acknowledged ops: such a run proves nothing),
 // otherwise unknown when a check could not decide (the linearizability
 // search ran out of time, a key with acknowledged adds has no final read,
@@ -81,6 +90,14 @@ func Analyze(h *history.History, opts Options) Summary {
 		}
 	}
 	violate := func(format string, args ...any) { s.Violations = append(s.Violations, fmt.Sprintf(format, args...)) }
+	// lossy is a violation, or a tolerated anomaly under AcceptLoss.
+	lossy := func(format string, args ...any) {
+		if opts.AcceptLoss {
+			s.Tolerated = append(s.Tolerated, fmt.Sprintf(format, args...)+" (allowed: the scenario's replication is asynchronous)")
+			return
+		}
+		violate(format, args...)
+	}
 	var undecided []string
 
 	if s.Acknowledged == 0 {
@@ -97,7 +114,7 @@ func Analyze(h *history.History, opts Options) Summary {
 		}
 		s.Stale = int64(len(r.Stale))
 		if len(r.Lost) > 0 {
-			violate("lost %d acknowledged writes: %s", len(r.Lost), listValues(r.Lost))
+			lossy("lost %d acknowledged writes: %s", len(r.Lost), listValues(r.Lost))
 		}
 		if len(r.Stale) > 0 && !opts.AllowStale {
 			violate("%d values read stale (an intermediate read that began after the add was acknowledged missed them, a later read had them): %s",
@@ -134,7 +151,7 @@ func Analyze(h *history.History, opts Options) Summary {
 			if opts.VisualizePath != "" {
 				where = "; see " + opts.VisualizePath
 			}
-			violate("register history is not linearizable (keys %s)%s", listStrings(r.BadKeys), where)
+			lossy("register history is not linearizable (keys %s)%s", listStrings(r.BadKeys), where)
 		case porcupine.Unknown:
 			undecided = append(undecided, fmt.Sprintf("the linearizability check of %d register ops ran out of time", r.Checked))
 		}
@@ -144,6 +161,11 @@ func Analyze(h *history.History, opts Options) Summary {
 	}
 	w := ComputeWindows(h, opts.Primary, opts.NodeNames)
 	s.UnavailableMs, s.FailoverMs, s.TwoWriterMs, s.RefusalMs = w.UnavailableMs, w.FailoverMs, w.TwoWriterMs, w.RefusalMs
+	rr := CheckReplication(h.Observations)
+	s.CatchUpMaxMs, s.CatchUps, s.Converged = rr.MaxCatchUpMs(), int64(len(rr.CatchUpsMs)), rr.Converged
+	for _, p := range rr.Problems {
+		violate("%s", p)
+	}
 
 	switch {
 	case len(s.Violations) > 0:

@@ -23,6 +23,9 @@ type Expectations struct {
 	// ExpectInvalid marks a positive control: the run must be judged
 	// invalid (valid = false; unknown is not enough).
 	ExpectInvalid bool `json:"expect_invalid,omitempty"`
+	// RequireConverged demands converged = true: after the final heal
+	// every node held the same data. Null (not checked) misses it.
+	RequireConverged bool `json:"require_converged,omitempty"`
 	// MinAcknowledged is the fewest acknowledged ops a run must have; 0
 	// means 1, so a run that did nothing never passes, positive controls
 	// included (their invalidity must come from what they observed).
@@ -58,6 +61,14 @@ func Gate(s Summary, e Expectations) []string {
 			missf("linearizable = null (not checked or out of time), want true")
 		case !*s.Linearizable:
 			missf("linearizable = false, want true")
+		}
+	}
+	if e.RequireConverged {
+		switch {
+		case s.Converged == nil:
+			missf("converged = null (not checked), want true")
+		case !*s.Converged:
+			missf("converged = false, want true (every node holding the same data after the final heal)")
 		}
 	}
 	window := func(name string, got, limit *int64) {

@@ -105,8 +105,23 @@ type Summary struct {
 	TwoWriterMs   *int64 `json:"two_writer_ms"`
 	RefusalMs     *int64 `json:"refusal_ms"`
 
+	// CatchUpMaxMs is the longest time a restarted or resumed replica
+	// took to reach, on every shard, the primary's last record at that
+	// moment; CatchUps counts the catch-ups measured. Null and 0 where no
+	// replica was timed.
+	CatchUpMaxMs *int64 `json:"catch_up_max_ms"`
+	CatchUps     int64  `json:"catch_ups"`
+	// Converged says whether every node held the same data and the same
+	// last record on every shard after the final heal; null when the run
+	// did not check.
+	Converged *bool `json:"converged"`
+
 	Faults     []history.Fault `json:"faults"`
 	Violations []string        `json:"violations"`
+	// Tolerated are anomalies the scenario's model allows (acknowledged
+	// writes lost across a failover of asynchronous replication): found,
+	// reported, and not violations.
+	Tolerated []string `json:"tolerated"`
 }
 
 // MaxLostKeys bounds Summary.LostKeys, so a run that lost everything
@@ -128,13 +143,17 @@ func (s Summary) MarshalJSON() ([]byte, error) {
 	if s.Violations == nil {
 		s.Violations = []string{}
 	}
+	if s.Tolerated == nil {
+		s.Tolerated = []string{}
+	}
 	return json.Marshal(plain(s))
 }
 
 // Merge folds several runs of one scenario into one Summary: counts add
-// up, each window is the worst (largest) run's, a verdict is false if any
-// run's is, else unknown if any run's is, and the violations and faults
-// are kept with their run number in front.
+// up, each window (and catch-up) is the worst (largest) run's, a verdict
+// is false if any run's is, else unknown if any run's is, and the
+// violations, tolerated anomalies and faults are kept with their run
+// number in front.
 func Merge(runs []Summary) Summary {
 	var m Summary
 	if len(runs) == 0 {
@@ -144,6 +163,7 @@ func Merge(runs []Summary) Summary {
 	m.Valid = ValidTrue
 	linTrue := true
 	var linUnknown bool
+	convTrue, convChecked := true, false
 	for i, s := range runs {
 		m.Runs += max(s.Runs, 1)
 		switch s.Valid {
@@ -175,6 +195,12 @@ func Merge(runs []Summary) Summary {
 		m.UnavailableMs = maxPtr(m.UnavailableMs, s.UnavailableMs)
 		m.TwoWriterMs = maxPtr(m.TwoWriterMs, s.TwoWriterMs)
 		m.RefusalMs = maxPtr(m.RefusalMs, s.RefusalMs)
+		m.CatchUpMaxMs = maxPtr(m.CatchUpMaxMs, s.CatchUpMaxMs)
+		m.CatchUps += s.CatchUps
+		if s.Converged != nil {
+			convChecked = true
+			convTrue = convTrue && *s.Converged
+		}
 		prefix := ""
 		if len(runs) > 1 {
 			prefix = fmt.Sprintf("run %d: ", i+1)
@@ -186,6 +212,14 @@ func Merge(runs []Summary) Summary {
 		for _, v := range s.Violations {
 			m.Violations = append(m.Violations, prefix+v)
 		}
+		for _, v := range s.Tolerated {
+			m.Tolerated = append(m.Tolerated, prefix+v)
+		}
+	}
+	// Converged is false if any run's is, true if some run checked and
+	// none failed.
+	if convChecked {
+		m.Converged = boolPtr(convTrue)
 	}
 	// One refuted run refutes the lot; one undecided run leaves the lot
 	// undecided unless another refuted it.

@@ -21,7 +21,7 @@ var update = flag.Bool("update", false, "rewrite testdata/*.golden.json")
 var summaryKeys = []string{
 	"scenario", "backend", "seed", "runs", "valid", "ops", "acknowledged", "failed", "indeterminate",
 	"lost", "lost_keys", "stale", "linearizable", "failover_ms", "unavailable_ms", "two_writer_ms",
-	"refusal_ms", "faults", "violations",
+	"refusal_ms", "catch_up_max_ms", "catch_ups", "converged", "faults", "violations", "tolerated",
 }
 
 func TestSummaryJSONGolden(t *testing.T) {
@@ -29,9 +29,10 @@ func TestSummaryJSONGolden(t *testing.T) {
 		Scenario: "crash", Backend: "local", Seed: 1<<62 + 1, Runs: 1, Valid: ValidFalse,
 		Ops: 10, Acknowledged: 6, Failed: 2, Indeterminate: 2,
 		Lost: 1, LostKeys: []string{"k1=7"}, Stale: 0, Linearizable: boolPtr(true),
-		UnavailableMs: i64(1234),
-		Faults:        []history.Fault{{Kind: "kill", Target: "n1", StartMs: 2000, EndMs: 3000, Note: "SIGKILL"}},
-		Violations:    []string{"lost 1 acknowledged writes: k1=7"},
+		UnavailableMs: i64(1234), CatchUpMaxMs: i64(87), CatchUps: 3, Converged: boolPtr(true),
+		Faults:     []history.Fault{{Kind: "kill", Target: "n1", StartMs: 2000, EndMs: 3000, Note: "SIGKILL"}},
+		Violations: []string{"lost 1 acknowledged writes: k1=7"},
+		Tolerated:  []string{"register history is not linearizable (keys x)"},
 	}
 	got, err := json.MarshalIndent(s, "", "  ")
 	if err != nil {
@@ -81,7 +82,8 @@ func TestZeroSummaryJSON(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, want := range []string{`"valid":"unknown"`, `"linearizable":null`, `"failover_ms":null`, `"unavailable_ms":null`,
-		`"two_writer_ms":null`, `"refusal_ms":null`, `"lost_keys":[]`, `"faults":[]`, `"violations":[]`} {
+		`"two_writer_ms":null`, `"refusal_ms":null`, `"lost_keys":[]`, `"faults":[]`, `"violations":[]`,
+		`"catch_up_max_ms":null`, `"converged":null`, `"tolerated":[]`} {
 		if !strings.Contains(string(got), want) {
 			t.Errorf("%s lacks %s", got, want)
 		}
@@ -158,6 +160,13 @@ func TestGate(t *testing.T) {
 		{"no failover seen", with(good, func(s *Summary) { s.FailoverMs = nil }), strict, "failover_ms = null"},
 		{"too few acknowledged", with(good, func(s *Summary) { s.Acknowledged = 9 }), strict, "acknowledged = 9, want >= 10"},
 		{"nothing acknowledged", with(good, func(s *Summary) { s.Acknowledged = 0 }), Expectations{}, "acknowledged = 0, want >= 1"},
+		{"converged", with(good, func(s *Summary) { s.Converged = boolPtr(true) }), Expectations{RequireConverged: true}, ""},
+		{"not converged", with(good, func(s *Summary) { s.Converged = boolPtr(false) }), Expectations{RequireConverged: true}, "converged = false"},
+		{"convergence unchecked", good, Expectations{RequireConverged: true}, "converged = null"},
+		{"tolerated loss passes a gate without MaxLost", with(good, func(s *Summary) {
+			s.Lost, s.Linearizable, s.Converged = 7, boolPtr(false), boolPtr(true)
+			s.Tolerated = []string{"lost 7 acknowledged writes"}
+		}), Expectations{RequireConverged: true}, ""},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -190,6 +199,16 @@ func TestMerge(t *testing.T) {
 	b.Valid, b.Linearizable = ValidFalse, boolPtr(false)
 	if m := Merge([]Summary{a, b}); m.Valid != ValidFalse || m.Linearizable == nil || *m.Linearizable {
 		t.Errorf("one refuted run must refute the lot: valid %s linearizable %v", m.Valid, m.Linearizable)
+	}
+	a.CatchUpMaxMs, a.CatchUps, a.Converged = i64(40), 2, boolPtr(true)
+	b.CatchUpMaxMs, b.CatchUps, b.Tolerated = i64(90), 3, []string{"lost 1"}
+	if m := Merge([]Summary{a, b}); *m.CatchUpMaxMs != 90 || m.CatchUps != 5 || m.Converged == nil || !*m.Converged ||
+		!reflect.DeepEqual(m.Tolerated, []string{"run 2: lost 1"}) {
+		t.Errorf("catch-up %v over %d, converged %v, tolerated %q", m.CatchUpMaxMs, m.CatchUps, m.Converged, m.Tolerated)
+	}
+	b.Converged = boolPtr(false)
+	if m := Merge([]Summary{a, b}); m.Converged == nil || *m.Converged {
+		t.Errorf("one run that did not converge must show: %v", m.Converged)
 	}
 	if m := Merge(nil); m.Valid != ValidUnknown {
 		t.Errorf("merging nothing gives %s", m.Valid)

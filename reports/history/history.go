@@ -1,6 +1,8 @@
 // Package history is the record of a chaos run: every client operation
-// with its outcome and times, and every fault the nemesis injected, one
-// JSON object per line (history.jsonl). Checkers and reports read it;
+// with its outcome and times, every fault the nemesis injected, and what
+// the harness observed on the nodes themselves (a replica's catch-up, a
+// promotion, the final convergence check), one JSON object per line
+// (history.jsonl). Checkers and reports read it;
 // `chaos analyze` re-checks a saved one.
 package history
 
@@ -68,19 +70,54 @@ type Fault struct {
 	Note string `json:"note,omitempty"`
 }
 
+// Kinds of observation.
+const (
+	// ObsPromotion: an operator promoted Node by hand (REPLICAOF NO ONE)
+	// and repointed the other replicas at it; the window is the operator's
+	// work, Detail says whom it chose and why.
+	ObsPromotion = "promotion"
+	// ObsRejoin: an operator made Node a replica of the current primary
+	// again (REPLICAOF host port) after it restarted.
+	ObsRejoin = "rejoin"
+	// ObsCatchUp: from a replica's restart or resume (StartMs) until its
+	// last log sequence reached, on every shard, the primary's at that
+	// moment (EndMs).
+	ObsCatchUp = "catch-up"
+	// ObsConvergence: after the final heal and settle, whether every node
+	// came to hold the same data (RUVIO DIGEST) and the same last log
+	// sequence on every shard, and when.
+	ObsConvergence = "convergence"
+)
+
+// Observation is something the harness measured on the nodes rather than
+// through the workload's clients. Type is OK (it happened, at EndMs), Fail
+// (it did not: a violation) or Info (undecided: cut short by the next
+// fault or by the end of the run).
+type Observation struct {
+	Kind    string `json:"kind"`
+	Node    string `json:"node,omitempty"`
+	Type    string `json:"type"`
+	StartMs int64  `json:"start_ms"`
+	EndMs   int64  `json:"end_ms"`
+	Detail  string `json:"detail,omitempty"`
+}
+
 // Event is one line of history.jsonl: exactly one of its fields is set.
 type Event struct {
-	Op    *Op    `json:"op,omitempty"`
-	Fault *Fault `json:"fault,omitempty"`
+	Op          *Op          `json:"op,omitempty"`
+	Fault       *Fault       `json:"fault,omitempty"`
+	Observation *Observation `json:"observation,omitempty"`
 }
 
 // History is a whole run's record.
 type History struct {
-	Ops    []Op
-	Faults []Fault
+	Ops          []Op
+	Faults       []Fault
+	Observations []Observation
 }
 
-// Write encodes h as JSON lines, ops in completion order then faults.
+// Write encodes h as JSON lines, ops in completion order, then faults,
+// then observations.
 func (h *History) Write(w io.Writer) error {
 	bw := bufio.NewWriter(w)
 	enc := json.NewEncoder(bw)
@@ -91,6 +128,11 @@ func (h *History) Write(w io.Writer) error {
 	}
 	for i := range h.Faults {
 		if err := enc.Encode(Event{Fault: &h.Faults[i]}); err != nil {
+			return err
+		}
+	}
+	for i := range h.Observations {
+		if err := enc.Encode(Event{Observation: &h.Observations[i]}); err != nil {
 			return err
 		}
 	}
@@ -127,8 +169,10 @@ func Read(r io.Reader) (*History, error) {
 			h.Ops = append(h.Ops, *e.Op)
 		case e.Fault != nil:
 			h.Faults = append(h.Faults, *e.Fault)
+		case e.Observation != nil:
+			h.Observations = append(h.Observations, *e.Observation)
 		default:
-			return nil, fmt.Errorf("history line %d: neither an op nor a fault", line)
+			return nil, fmt.Errorf("history line %d: neither an op, a fault nor an observation", line)
 		}
 	}
 	return h, sc.Err()

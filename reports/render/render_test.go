@@ -323,3 +323,37 @@ func TestWriteRejectsUnmarshalableSummary(t *testing.T) {
 		t.Fatal("Write accepted a summary that is not a JSON object")
 	}
 }
+
+// A replicated run's report tables what the operator did and measured, and
+// a pass with tolerated loss says so rather than claiming a clean history.
+func TestReportShowsReplicationAndTolerated(t *testing.T) {
+	dir := t.TempDir()
+	h := &history.History{Observations: []history.Observation{
+		{Kind: history.ObsPromotion, Node: "n2", Type: history.OK, StartMs: 6000, EndMs: 6040, Detail: "n1 killed; n2 promoted"},
+		{Kind: history.ObsCatchUp, Node: "n1", Type: history.OK, StartMs: 14000, EndMs: 14180, Detail: "after restart"},
+		{Kind: history.ObsCatchUp, Node: "n3", Type: history.Info, StartMs: 15000, EndMs: 15100, Detail: "interrupted"},
+		{Kind: history.ObsConvergence, Type: history.OK, StartMs: 22000, EndMs: 22100, Detail: "3 nodes hold digest ab"},
+	}}
+	s := map[string]any{"scenario": "failover-manual", "valid": true, "lost": 12, "catch_up_max_ms": 180, "catch_ups": 1,
+		"converged": true, "tolerated": []string{"lost 12 acknowledged writes | k=p1-2"}}
+	if err := Write(dir, h, s, nil); err != nil {
+		t.Fatal(err)
+	}
+	raw, err := os.ReadFile(filepath.Join(dir, ReportFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	md := string(raw)
+	for _, want := range []string{
+		"## Verdict: PASS", "under the scenario's model",
+		"## Replication", "| promotion | n2 | done | 6000 ms | 6040 ms | 40 ms | n1 killed; n2 promoted |",
+		"| catch-up | n3 | cut short |", "| convergence |  | done |",
+		"| replica catch-up, longest (ms) | 180 |", "| nodes converged after heal | true |",
+		"## Tolerated", "- lost 12 acknowledged writes | k=p1-2",
+		"**replica catch-up**",
+	} {
+		if !strings.Contains(md, want) {
+			t.Errorf("report lacks %q:\n%s", want, md)
+		}
+	}
+}

@@ -1,0 +1,130 @@
+package local
+
+import (
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"net"
+	"strconv"
+
+	"github.com/ruvio/ruvio/chaos"
+)
+
+// route is the replication path of one link replica -> primary: a proxy
+// per shard, listening on consecutive ports, because the replica dials
+// shard i of its primary at the base port + i.
+type route struct {
+	base    int
+	proxies []*Proxy
+}
+
+func (r *route) addr() string { return net.JoinHostPort(proxyHost, strconv.Itoa(r.base)) }
+
+// proxyHost is where the harness's proxies listen.
+const proxyHost = "127.0.0.1"
+
+// routeAttempts bounds the tries at binding a route's ports, which are
+// probed free and then bound, so another program may take one between.
+const routeAttempts = 5
+
+// ReplAddr is the node's real replication base address (shard i listens on
+// its port + i), bypassing every proxy; "" for a node that does not
+// replicate or is unknown.
+func (c *Cluster) ReplAddr(name string) string {
+	if n := c.nodes[name]; n != nil {
+		return n.replAddr()
+	}
+	return ""
+}
+
+// ReplAddrFrom is the address from must dial to follow to: a set of
+// proxies of the link from -> to (one per shard), made on first use, so
+// that Cut of {from, to} stops what the replica sends and Cut of {to,
+// from} the stream its primary sends. A route made while its link is cut
+// starts cut.
+func (c *Cluster) ReplAddrFrom(from, to string) (string, error) {
+	link := chaos.Link{From: from, To: to}
+	if err := c.checkLink(link); err != nil {
+		return "", err
+	}
+	if from == chaos.Client || to == chaos.Client {
+		return "", errors.New("local backend: the client does not replicate")
+	}
+	target := c.nodes[to]
+	if target.replPort == 0 {
+		return "", fmt.Errorf("local backend: node %s has no replication listener (the topology does not replicate)", to)
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.closed {
+		return "", errors.New("local cluster is closed")
+	}
+	if r := c.routes[link]; r != nil {
+		return r.addr(), nil
+	}
+	var lastErr error
+	for range routeAttempts {
+		r, err := c.newRouteLocked(link, target.replAddrs())
+		if err == nil {
+			c.routes[link] = r
+			return r.addr(), nil
+		}
+		lastErr = err
+	}
+	return "", fmt.Errorf("local backend: replication proxies for %s -> %s: %w", from, to, lastErr)
+}
+
+// newRouteLocked binds one proxy per target on consecutive free ports;
+// c.mu is held.
+func (c *Cluster) newRouteLocked(link chaos.Link, targets []string) (*route, error) {
+	base, err := freePorts(proxyHost, len(targets), c.taken)
+	if err != nil {
+		return nil, err
+	}
+	r := &route{base: base}
+	for i, t := range targets {
+		listen := net.JoinHostPort(proxyHost, strconv.Itoa(base+i))
+		p, err := NewProxy(c.log.With("link", link.From+"->"+link.To, "replication", true), listen, t)
+		if err != nil {
+			for _, q := range r.proxies {
+				q.Close()
+			}
+			return nil, err
+		}
+		if c.cuts[link] {
+			p.Cut(Forward)
+		}
+		if c.cuts[chaos.Link{From: link.To, To: link.From}] {
+			p.Cut(Backward)
+		}
+		r.proxies = append(r.proxies, p)
+	}
+	for i := range targets {
+		c.taken[net.JoinHostPort(proxyHost, strconv.Itoa(base+i))] = true
+	}
+	return r, nil
+}
+
+// retarget points the replication proxies that lead to n at its current
+// ports, after Start had to move it.
+func (c *Cluster) retarget(n *node) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	addrs := n.replAddrs()
+	for link, r := range c.routes {
+		if link.To != n.spec.Name {
+			continue
+		}
+		for i, p := range r.proxies {
+			p.Retarget(addrs[i])
+		}
+	}
+}
+
+// newPassword returns a random replication password for one cluster.
+func newPassword() string {
+	var b [12]byte
+	rand.Read(b[:])
+	return hex.EncodeToString(b[:])
+}
