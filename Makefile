@@ -40,6 +40,10 @@ fuzz:
 # Then replication, memory and always: primaries with 0, 1 and 2 replicas
 # (SET/GET ops/s and ratios), and with 1 replica the lag under a SET load
 # (positions in records/bytes, ms until a write is readable on the replica).
+# Then durable writes (always, memory; 1 and 2 replicas): ruvio CLIENT
+# DURABILITY REPLICAS k against redis SET + WAIT k 0, 8 and 50 clients,
+# 1 and 32 SETs per round trip (ops/s, p50/p99 ms, ratios); BENCH_ARGS=
+# '--durable none' skips it.
 # BENCH_QUICK=1 runs everything with fewer requests, to try it out.
 bench: build
 	@command -v redis-server >/dev/null && command -v redis-benchmark >/dev/null || \

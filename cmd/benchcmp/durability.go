@@ -84,3 +84,12 @@ func parseDurabilities(s string) ([]string, error) {
 	}
 	return out, nil
 }
+
+// parseDurabilitiesOrNone is parseDurabilities for a list that may be
+// "none", the empty list, which skips that part of the run.
+func parseDurabilitiesOrNone(s string) ([]string, error) {
+	if strings.EqualFold(strings.TrimSpace(s), "none") {
+		return nil, nil
+	}
+	return parseDurabilities(s)
+}

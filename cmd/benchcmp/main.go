@@ -11,7 +11,9 @@
 //	         [--base-port 7300] [--timeout 120s] [--cluster]
 //	         [--replicas 0,1,2] [--replication-durability memory,always]
 //	         [--replication-requests 100000] [--lag-pipeline 16]
-//	         [--lag-duration 3s] [--quick]
+//	         [--lag-duration 3s] [--durable always,memory]
+//	         [--durable-replicas 1,2] [--durable-clients 8,50]
+//	         [--durable-pipelines 1,32] [--durable-duration 1.5s] [--quick]
 //	         [--out bench.md] [--json bench.json]
 //
 // Every durability profile is compared like for like: ruvio runs with
@@ -37,8 +39,20 @@
 // primaries. With one replica it also measures the lag under a SET load:
 // how far the replica's position trails the primary's (ruvio: log records,
 // Redis: replication-stream bytes), and how long a marker key written on the
-// primary takes to be readable on the replica. --quick shortens every
-// run (fewer requests, a shorter lag load) to try the whole thing out.
+// primary takes to be readable on the replica.
+//
+// Then durable writes: for every --durable profile and --durable-replicas
+// count n, a ruvio and a redis-server group as above, and for every k from
+// 1 to n, client count and pipeline depth, each side's primary gets that
+// many connections writing SETs of random keys for --durable-duration.
+// ruvio's connections send CLIENT DURABILITY REPLICAS k once; Redis's send
+// each round trip's SETs together with WAIT k 0. Every round trip is timed
+// (p50, p99) and the SETs acknowledged durable are counted (ops/s); a
+// NOREPLICAS reply or a WAIT short of k counts as not durable.
+//
+// --quick shortens every run (fewer requests, a shorter lag load, shorter
+// durable-writes cells) to try the whole thing out. "none" for
+// --durability, --replicas or --durable skips that part.
 package main
 
 import (
@@ -52,6 +66,7 @@ import (
 	"os/exec"
 	"os/signal"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -91,13 +106,26 @@ type config struct {
 	// LagDuration about how long that load lasts.
 	LagPipeline int
 	LagDuration time.Duration
+
+	// Durable lists the profiles of the durable-writes part; empty skips
+	// it. DurableReplicas are its groups' replica counts (every k from 1
+	// to the count is measured), DurableClients its connection counts,
+	// DurablePipelines its SETs per round trip and DurableDuration how
+	// long each side of a cell writes.
+	Durable          []string
+	DurableReplicas  []int
+	DurableClients   []int
+	DurablePipelines []int
+	DurableDuration  time.Duration
 }
 
-// quickRequests and quickLagDuration replace the defaults of --requests,
-// --replication-requests and --lag-duration under --quick.
+// quickRequests, quickLagDuration and quickDurableDuration replace the
+// defaults of --requests, --replication-requests, --lag-duration and
+// --durable-duration under --quick.
 const (
-	quickRequests    = 20000
-	quickLagDuration = 2 * time.Second
+	quickRequests        = 20000
+	quickLagDuration     = 2 * time.Second
+	quickDurableDuration = 500 * time.Millisecond
 )
 
 func main() {
@@ -149,7 +177,7 @@ func parseFlags(args []string, stderr io.Writer, lookPath func(string) (string, 
 	fs.StringVar(&tests, "tests", "set,get,incr,lpush,hset", "comma-separated redis-benchmark tests (-t)")
 	fs.StringVar(&shards, "shards", "1,2", "comma-separated ruvio shard counts (for the memory profile)")
 	fs.StringVar(&durability, "durability", strings.Join(durabilityProfiles, ","),
-		"comma-separated durability profiles: ruvio --durability P against redis-server with the matching AOF setting")
+		`comma-separated durability profiles: ruvio --durability P against redis-server with the matching AOF setting ("none" skips the single-server tables)`)
 	fs.StringVar(&durabilityShards, "durability-shards", "1", "comma-separated ruvio shard counts for the always and everysec profiles")
 	fs.IntVar(&cfg.BasePort, "base-port", 7300, "first port to try; free ports are picked upwards from here")
 	fs.StringVar(&cfg.Out, "out", "", "also write the table as markdown to this file")
@@ -166,7 +194,15 @@ func parseFlags(args []string, stderr io.Writer, lookPath func(string) (string, 
 	fs.IntVar(&cfg.ReplRequests, "replication-requests", 100000, "requests per redis-benchmark test (-n) of the replication runs")
 	fs.IntVar(&cfg.LagPipeline, "lag-pipeline", 16, "pipeline depth (-P) of the SET load during the lag measurement")
 	fs.DurationVar(&cfg.LagDuration, "lag-duration", 3*time.Second, "about how long the SET load of the lag measurement lasts")
-	fs.BoolVar(&quick, "quick", false, fmt.Sprintf("shorter runs: --requests and --replication-requests %d, --lag-duration %v, unless given", quickRequests, quickLagDuration))
+	var durable, durableReplicas, durableClients, durablePipelines string
+	fs.StringVar(&durable, "durable", durabilityAlways+","+durabilityMemory,
+		`comma-separated durability profiles of the durable-writes runs: ruvio CLIENT DURABILITY REPLICAS k against redis SET + WAIT k 0 ("none" skips them)`)
+	fs.StringVar(&durableReplicas, "durable-replicas", "1,2", "comma-separated replica counts of the durable-writes runs; each measures every k from 1 to the count")
+	fs.StringVar(&durableClients, "durable-clients", "8,50", "comma-separated connection counts of the durable-writes runs")
+	fs.StringVar(&durablePipelines, "durable-pipelines", "1,32", "comma-separated SETs per round trip of the durable-writes runs (one WAIT per round trip on the redis side)")
+	fs.DurationVar(&cfg.DurableDuration, "durable-duration", 1500*time.Millisecond, "how long each side of each durable-writes cell writes")
+	fs.BoolVar(&quick, "quick", false, fmt.Sprintf("shorter runs: --requests and --replication-requests %d, --lag-duration %v, --durable-duration %v, unless given",
+		quickRequests, quickLagDuration, quickDurableDuration))
 	if err := fs.Parse(args); err != nil {
 		return config{}, err
 	}
@@ -182,6 +218,9 @@ func parseFlags(args []string, stderr io.Writer, lookPath func(string) (string, 
 		if !set["lag-duration"] {
 			cfg.LagDuration = quickLagDuration
 		}
+		if !set["durable-duration"] {
+			cfg.DurableDuration = quickDurableDuration
+		}
 	}
 	if fs.NArg() > 0 {
 		return config{}, fmt.Errorf("unexpected arguments: %q", fs.Args())
@@ -194,7 +233,7 @@ func parseFlags(args []string, stderr io.Writer, lookPath func(string) (string, 
 	if cfg.Shards, err = parsePositiveInts(shards); err != nil {
 		return config{}, fmt.Errorf("--shards: %w", err)
 	}
-	if cfg.Durability, err = parseDurabilities(durability); err != nil {
+	if cfg.Durability, err = parseDurabilitiesOrNone(durability); err != nil {
 		return config{}, fmt.Errorf("--durability: %w", err)
 	}
 	if cfg.DurabilityShards, err = parsePositiveInts(durabilityShards); err != nil {
@@ -209,7 +248,25 @@ func parseFlags(args []string, stderr io.Writer, lookPath func(string) (string, 
 	if cfg.ReplDurability, err = parseDurabilities(replDurability); err != nil {
 		return config{}, fmt.Errorf("--replication-durability: %w", err)
 	}
+	if cfg.Durable, err = parseDurabilitiesOrNone(durable); err != nil {
+		return config{}, fmt.Errorf("--durable: %w", err)
+	}
+	if cfg.DurableReplicas, err = parsePositiveInts(durableReplicas); err != nil {
+		return config{}, fmt.Errorf("--durable-replicas: %w", err)
+	}
+	if cfg.DurableClients, err = parsePositiveInts(durableClients); err != nil {
+		return config{}, fmt.Errorf("--durable-clients: %w", err)
+	}
+	if cfg.DurablePipelines, err = parsePositiveInts(durablePipelines); err != nil {
+		return config{}, fmt.Errorf("--durable-pipelines: %w", err)
+	}
 	switch {
+	case len(cfg.Durability) == 0 && len(cfg.Replicas) == 0 && len(cfg.Durable) == 0:
+		return config{}, errors.New(`nothing to measure: --durability, --replicas and --durable are all "none"`)
+	case slices.Max(cfg.DurableReplicas) > maxReplicas:
+		return config{}, fmt.Errorf("--durable-replicas must be in 1..%d", maxReplicas)
+	case cfg.DurableDuration <= 0:
+		return config{}, errors.New("--durable-duration must be positive")
 	case cfg.Requests <= 0:
 		return config{}, errors.New("--requests must be positive")
 	case cfg.ReplRequests <= 0:

@@ -54,6 +54,11 @@ func TestParseFlags(t *testing.T) {
 		ReplRequests:       100000,
 		LagPipeline:        16,
 		LagDuration:        3 * time.Second,
+		Durable:            []string{"always", "memory"},
+		DurableReplicas:    []int{1, 2},
+		DurableClients:     []int{8, 50},
+		DurablePipelines:   []int{1, 32},
+		DurableDuration:    1500 * time.Millisecond,
 	}
 	if !reflect.DeepEqual(cfg, want) {
 		t.Errorf("defaults:\n got %+v\nwant %+v", cfg, want)
@@ -66,6 +71,8 @@ func TestParseFlags(t *testing.T) {
 		"--cluster", "--timeout", "5s", "--durability", "EverySec, memory,everysec", "--durability-shards", "2,4",
 		"--replicas", "2,1,2", "--replication-durability", "everysec", "--replication-requests", "7",
 		"--lag-pipeline", "1", "--lag-duration", "1s",
+		"--durable", "memory", "--durable-replicas", "2", "--durable-clients", "3,1", "--durable-pipelines", "8",
+		"--durable-duration", "250ms",
 	}, io.Discard, fakeLookPath())
 	if err != nil {
 		t.Fatal(err)
@@ -76,6 +83,8 @@ func TestParseFlags(t *testing.T) {
 		Shards: []int{3}, Durability: []string{"everysec", "memory"}, DurabilityShards: []int{2, 4},
 		BasePort: 9000, Out: "o.md", JSON: "o.json", Cluster: true, Timeout: 5 * time.Second,
 		Replicas: []int{2, 1}, ReplDurability: []string{"everysec"}, ReplRequests: 7, LagPipeline: 1, LagDuration: time.Second,
+		Durable: []string{"memory"}, DurableReplicas: []int{2}, DurableClients: []int{3, 1}, DurablePipelines: []int{8},
+		DurableDuration: 250 * time.Millisecond,
 	}
 	if !reflect.DeepEqual(cfg, want) {
 		t.Errorf("explicit:\n got %+v\nwant %+v", cfg, want)
@@ -88,27 +97,37 @@ func TestParseFlagsQuick(t *testing.T) {
 	tests := []struct {
 		args                   []string
 		wantRequests, wantRepl int
-		wantLag                time.Duration
+		wantLag, wantDurable   time.Duration
 	}{
-		{[]string{"--quick"}, quickRequests, quickRequests, quickLagDuration},
-		{[]string{"--quick", "--requests", "5"}, 5, quickRequests, quickLagDuration},
-		{[]string{"--quick", "--replication-requests", "6"}, quickRequests, 6, quickLagDuration},
-		{[]string{"--lag-duration", "9s", "--quick"}, quickRequests, quickRequests, 9 * time.Second},
-		{[]string{"--quick=false"}, 200000, 100000, 3 * time.Second},
+		{[]string{"--quick"}, quickRequests, quickRequests, quickLagDuration, quickDurableDuration},
+		{[]string{"--quick", "--requests", "5"}, 5, quickRequests, quickLagDuration, quickDurableDuration},
+		{[]string{"--quick", "--replication-requests", "6"}, quickRequests, 6, quickLagDuration, quickDurableDuration},
+		{[]string{"--lag-duration", "9s", "--quick"}, quickRequests, quickRequests, 9 * time.Second, quickDurableDuration},
+		{[]string{"--quick", "--durable-duration", "3s"}, quickRequests, quickRequests, quickLagDuration, 3 * time.Second},
+		{[]string{"--quick=false"}, 200000, 100000, 3 * time.Second, 1500 * time.Millisecond},
 	}
 	for _, tt := range tests {
 		cfg, err := parseFlags(append([]string{"--ruvio", "r"}, tt.args...), io.Discard, fakeLookPath())
 		if err != nil {
 			t.Fatal(err)
 		}
-		if cfg.Requests != tt.wantRequests || cfg.ReplRequests != tt.wantRepl || cfg.LagDuration != tt.wantLag {
-			t.Errorf("%q: requests %d and %d, lag duration %v; want %d and %d, %v",
-				tt.args, cfg.Requests, cfg.ReplRequests, cfg.LagDuration, tt.wantRequests, tt.wantRepl, tt.wantLag)
+		if cfg.Requests != tt.wantRequests || cfg.ReplRequests != tt.wantRepl || cfg.LagDuration != tt.wantLag || cfg.DurableDuration != tt.wantDurable {
+			t.Errorf("%q: requests %d and %d, lag duration %v, durable duration %v; want %d and %d, %v, %v",
+				tt.args, cfg.Requests, cfg.ReplRequests, cfg.LagDuration, cfg.DurableDuration, tt.wantRequests, tt.wantRepl, tt.wantLag, tt.wantDurable)
 		}
 	}
 	cfg, err := parseFlags([]string{"--ruvio", "r", "--replicas", "None"}, io.Discard, fakeLookPath())
 	if err != nil || cfg.Replicas != nil {
 		t.Errorf(`--replicas None: %v, %v; want no replication runs`, cfg.Replicas, err)
+	}
+	// Only the durable-writes part.
+	cfg, err = parseFlags([]string{"--ruvio", "r", "--durability", "none", "--replicas", "none", "--durable", "always"}, io.Discard, fakeLookPath())
+	if err != nil || cfg.Durability != nil || cfg.Replicas != nil || !reflect.DeepEqual(cfg.Durable, []string{"always"}) {
+		t.Errorf("durable writes only: %+v, %v", cfg, err)
+	}
+	cfg, err = parseFlags([]string{"--ruvio", "r", "--durable", "none"}, io.Discard, fakeLookPath())
+	if err != nil || cfg.Durable != nil {
+		t.Errorf(`--durable none: %v, %v; want no durable-writes runs`, cfg.Durable, err)
 	}
 }
 
@@ -138,6 +157,13 @@ func TestParseFlagsErrors(t *testing.T) {
 		{"zero replication requests", []string{"--ruvio", "r", "--replication-requests", "0"}, nil, "--replication-requests"},
 		{"zero lag pipeline", []string{"--ruvio", "r", "--lag-pipeline", "0"}, nil, "--lag-pipeline"},
 		{"zero lag duration", []string{"--ruvio", "r", "--lag-duration", "0s"}, nil, "--lag-duration"},
+		{"bad durable", []string{"--ruvio", "r", "--durable", "fsync"}, nil, `--durable: unknown profile "fsync"`},
+		{"zero durable replicas", []string{"--ruvio", "r", "--durable-replicas", "0"}, nil, "--durable-replicas"},
+		{"too many durable replicas", []string{"--ruvio", "r", "--durable-replicas", "9"}, nil, "--durable-replicas must be in 1..8"},
+		{"zero durable clients", []string{"--ruvio", "r", "--durable-clients", "0"}, nil, "--durable-clients"},
+		{"bad durable pipelines", []string{"--ruvio", "r", "--durable-pipelines", "x"}, nil, "--durable-pipelines"},
+		{"zero durable duration", []string{"--ruvio", "r", "--durable-duration", "0s"}, nil, "--durable-duration"},
+		{"nothing to measure", []string{"--ruvio", "r", "--durability", "none", "--replicas", "none", "--durable", "none"}, nil, "nothing to measure"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -257,44 +257,48 @@ func renderReplication(w io.Writer, rep report, markdown bool) error {
 	if len(rep.ReplRuns) == 0 && len(rep.Lag) == 0 {
 		return nil
 	}
-	section := func(title string, lines []string, header []string, data [][]string, align []tw.Align) error {
-		var err error
-		if markdown {
-			_, err = fmt.Fprintf(w, "\n## %s\n\n%s\n\n", title, strings.Join(lines, "\n\n"))
-		} else {
-			_, err = fmt.Fprintf(w, "\n%s\n", strings.Join(lines, "\n"))
-		}
-		if err != nil {
-			return err
-		}
-		opts := []tablewriter.Option{
-			tablewriter.WithHeaderAutoFormat(tw.Off),
-			tablewriter.WithRowAlignmentConfig(tw.CellAlignment{PerColumn: align}),
-		}
-		if markdown {
-			opts = append(opts, tablewriter.WithRenderer(renderer.NewMarkdown()))
-		}
-		t := tablewriter.NewTable(w, opts...)
-		t.Header(header)
-		if err := t.Bulk(data); err != nil {
-			return err
-		}
-		return t.Render()
-	}
 	r, l := tw.AlignRight, tw.AlignLeft
 	if len(rep.ReplRows) > 0 {
-		if err := section("Replication throughput", []string{replPlanLine(rep)},
+		if err := renderSection(w, markdown, "Replication throughput", []string{replPlanLine(rep)},
 			replTableHeader(rep.Ruvio.Name, rep.Redis.Name), replTableData(rep.ReplRows),
 			[]tw.Align{l, r, l, r, r, r, r, r, r}); err != nil {
 			return err
 		}
 	}
 	if len(rep.Lag) > 0 {
-		if err := section("Replication lag", lagLines(rep),
+		if err := renderSection(w, markdown, "Replication lag", lagLines(rep),
 			lagTableHeader(rep.Ruvio.Name, rep.Redis.Name), lagTableData(rep.Lag),
 			[]tw.Align{l, l, r, r, r, r, r, r, r}); err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+// renderSection writes one table after the main one: its explanatory
+// lines, then the table, as box-drawn terminal text or, with markdown
+// set, as a markdown section titled title.
+func renderSection(w io.Writer, markdown bool, title string, lines, header []string, data [][]string, align []tw.Align) error {
+	var err error
+	if markdown {
+		_, err = fmt.Fprintf(w, "\n## %s\n\n%s\n\n", title, strings.Join(lines, "\n\n"))
+	} else {
+		_, err = fmt.Fprintf(w, "\n%s\n", strings.Join(lines, "\n"))
+	}
+	if err != nil {
+		return err
+	}
+	opts := []tablewriter.Option{
+		tablewriter.WithHeaderAutoFormat(tw.Off),
+		tablewriter.WithRowAlignmentConfig(tw.CellAlignment{PerColumn: align}),
+	}
+	if markdown {
+		opts = append(opts, tablewriter.WithRenderer(renderer.NewMarkdown()))
+	}
+	t := tablewriter.NewTable(w, opts...)
+	t.Header(header)
+	if err := t.Bulk(data); err != nil {
+		return err
+	}
+	return t.Render()
 }

@@ -63,6 +63,9 @@ type side struct {
 	Name    string `json:"name"`
 	Path    string `json:"path"`
 	Version string `json:"version"`
+	// durable is how the side's clients make writes durable; the JSON
+	// has it as each durable-writes run's method.
+	durable durableMode
 }
 
 // report is everything one benchcmp run produced; --json writes it as is.
@@ -94,6 +97,17 @@ type report struct {
 	ReplRuns       []runResult   `json:"replication_runs,omitempty"`
 	ReplRows       []replRow     `json:"replication_rows,omitempty"`
 	Lag            []lagResult   `json:"lag,omitempty"`
+
+	// The durable-writes part: for each of Durable, primaries with each
+	// of DurableReplicas replicas, every k up to that count, at every
+	// client count and pipeline depth, each side for DurableDuration.
+	Durable          []string        `json:"durable,omitempty"`
+	DurableReplicas  []int           `json:"durable_replicas,omitempty"`
+	DurableClients   []int           `json:"durable_clients,omitempty"`
+	DurablePipelines []int           `json:"durable_pipelines,omitempty"`
+	DurableDuration  time.Duration   `json:"durable_duration_ns,omitempty"`
+	DurableRuns      []durableResult `json:"durable_runs,omitempty"`
+	DurableRows      []durableRow    `json:"durable_rows,omitempty"`
 }
 
 // ratio returns ruvio/redis, or nil when either number is missing or the
@@ -242,6 +256,9 @@ func headerLine(rep report) string {
 // persistence it is compared with, then the tests and pipeline depths every
 // profile runs.
 func planLine(rep report) string {
+	if len(rep.Plan) == 0 {
+		return "single-server tables skipped (--durability none)"
+	}
 	var parts []string
 	for _, p := range rep.Plan {
 		parts = append(parts, fmt.Sprintf("%s at shards %s (%s %s)",
@@ -293,6 +310,9 @@ func renderTable(w io.Writer, rep report, markdown bool) error {
 	} else if _, err := fmt.Fprintf(w, "%s\n%s\n", headerLine(rep), planLine(rep)); err != nil {
 		return err
 	}
+	if len(rep.Plan) == 0 {
+		return nil
+	}
 	t := tablewriter.NewTable(w, opts...)
 	t.Header(tableHeader(rep.Ruvio.Name, rep.Redis.Name))
 	if err := t.Bulk(tableData(rep.Rows)); err != nil {
@@ -301,12 +321,16 @@ func renderTable(w io.Writer, rep report, markdown bool) error {
 	return t.Render()
 }
 
-// renderAll writes the main table and then the replication tables.
+// renderAll writes the main table, the replication tables and the
+// durable-writes table.
 func renderAll(w io.Writer, rep report, markdown bool) error {
 	if err := renderTable(w, rep, markdown); err != nil {
 		return err
 	}
-	return renderReplication(w, rep, markdown)
+	if err := renderReplication(w, rep, markdown); err != nil {
+		return err
+	}
+	return renderDurable(w, rep, markdown)
 }
 
 // writeMarkdown writes the markdown tables to path.

@@ -70,6 +70,13 @@ func encodeCommand(args []string) []byte {
 // errServer is an error reply; the message is the server's.
 var errServer = errors.New("server replied with an error")
 
+// serverError is an error reply as readReply returns it: errors.Is it
+// errServer, and Msg holds the server's words (e.g. "NOREPLICAS ...").
+type serverError struct{ Msg string }
+
+func (e *serverError) Error() string { return errServer.Error() + ": " + e.Msg }
+func (e *serverError) Unwrap() error { return errServer }
+
 // readReply reads one reply of the kinds the probes get: simple string,
 // error, integer or bulk string.
 func readReply(r *bufio.Reader) (reply, error) {
@@ -86,7 +93,7 @@ func readReply(r *bufio.Reader) (reply, error) {
 	case '+':
 		return reply{Str: body}, nil
 	case '-':
-		return reply{}, fmt.Errorf("%w: %s", errServer, body)
+		return reply{}, &serverError{Msg: body}
 	case ':':
 		n, err := strconv.ParseInt(body, 10, 64)
 		if err != nil {

@@ -19,8 +19,8 @@ const startAttempts = 3
 
 // run measures both sides for every durability profile, shard count and
 // pipeline depth, then with replicas (runReplication) unless cfg.Replicas is
-// empty, prints the tables to stdout and writes the --out and --json
-// files. ruvio and redis say how to launch each side. The report is
+// empty, then durable writes (runDurable) unless cfg.Durable is empty,
+// prints the tables to stdout and writes the --out and --json files. ruvio and redis say how to launch each side. The report is
 // returned even with an error so that whatever was measured is not lost.
 func run(ctx context.Context, cfg config, ruvio, redis serverKind, stdout io.Writer, log *slog.Logger) (report, error) {
 	// --cluster is about ruvio's shard routing; redis-benchmark refuses
@@ -30,10 +30,12 @@ func run(ctx context.Context, cfg config, ruvio, redis serverKind, stdout io.Wri
 	redis.Cluster = false
 
 	rep := report{
-		Date:             time.Now(),
-		CPUs:             runtime.NumCPU(),
-		Ruvio:            side{Name: ruvio.Name, Path: ruvio.Path, Version: shortRedisVersion(version(ctx, ruvio.Path, ruvio.VersionArgs...))},
-		Redis:            side{Name: redis.Name, Path: redis.Path, Version: shortRedisVersion(version(ctx, redis.Path, redis.VersionArgs...))},
+		Date: time.Now(),
+		CPUs: runtime.NumCPU(),
+		Ruvio: side{Name: ruvio.Name, Path: ruvio.Path, Version: shortRedisVersion(version(ctx, ruvio.Path, ruvio.VersionArgs...)),
+			durable: ruvio.Durable},
+		Redis: side{Name: redis.Name, Path: redis.Path, Version: shortRedisVersion(version(ctx, redis.Path, redis.VersionArgs...)),
+			durable: redis.Durable},
 		BenchmarkVersion: version(ctx, cfg.RedisBenchmarkPath, "--version"),
 		Requests:         cfg.Requests,
 		Clients:          cfg.Clients,
@@ -45,6 +47,10 @@ func run(ctx context.Context, cfg config, ruvio, redis serverKind, stdout io.Wri
 	if len(cfg.Replicas) > 0 {
 		rep.Replicas, rep.ReplDurability, rep.ReplRequests = cfg.Replicas, cfg.ReplDurability, cfg.ReplRequests
 		rep.LagPipeline, rep.LagDuration = cfg.LagPipeline, cfg.LagDuration
+	}
+	if len(cfg.Durable) > 0 {
+		rep.Durable, rep.DurableReplicas, rep.DurableDuration = cfg.Durable, cfg.DurableReplicas, cfg.DurableDuration
+		rep.DurableClients, rep.DurablePipelines = cfg.DurableClients, cfg.DurablePipelines
 	}
 	log.Info("benchcmp starting", "ruvio", rep.Ruvio.Version, "redis", rep.Redis.Version,
 		"benchmark", rep.BenchmarkVersion, "cpus", rep.CPUs)
@@ -72,12 +78,20 @@ groups:
 			errs = append(errs, err)
 		}
 	}
+	if len(cfg.Durable) > 0 && ctx.Err() == nil {
+		var err error
+		rep.DurableRuns, err = runDurable(ctx, cfg, ruvio, redis, alloc, log)
+		if err != nil {
+			errs = append(errs, err)
+		}
+	}
 	if ctx.Err() != nil {
 		errs = append(errs, fmt.Errorf("interrupted: %w", context.Cause(ctx)))
 	}
 
 	rep.Rows = buildRows(rep.Runs)
 	rep.ReplRows = buildReplRows(rep.ReplRuns)
+	rep.DurableRows = buildDurableRows(rep.DurableRuns)
 	if err := renderAll(stdout, rep, false); err != nil {
 		errs = append(errs, fmt.Errorf("print table: %w", err))
 	}

@@ -61,6 +61,9 @@ type serverKind struct {
 	// how far the primary has written and the replica has applied, in
 	// PosUnit ("records" or "bytes").
 	PrimaryPos, ReplicaPos, PosUnit string
+	// Durable is how a client makes its writes wait until k replicas
+	// hold them, for the durable-writes part.
+	Durable durableMode
 }
 
 // Node roles in a replication group.
@@ -115,6 +118,7 @@ func ruvioKind(path string) serverKind {
 		PrimaryPos: "wal_last_sequence",
 		ReplicaPos: "wal_last_sequence",
 		PosUnit:    "records",
+		Durable:    durableClient,
 	}
 }
 
@@ -151,6 +155,7 @@ func redisKind(path string) serverKind {
 		PrimaryPos: "master_repl_offset",
 		ReplicaPos: "slave_repl_offset",
 		PosUnit:    "bytes",
+		Durable:    durableWait,
 	}
 }
 
