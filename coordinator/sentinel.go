@@ -181,4 +181,3 @@ func (c *Coordinator) sentinelFields(p *peerConn) [][2]string {
 		{"voted-leader", "?"}, {"voted-leader-epoch", "0"},
 	}
 }
-
