@@ -115,6 +115,7 @@ func TestDiscoveryAndForget(t *testing.T) {
 		return slices.Contains(replicaAddrs(cs[2]), late.p.addr())
 	})
 	ctx := context.Background()
+	var leader *coord
 	forget := func(addr string) error {
 		var err error
 		for _, c := range cs {
@@ -122,6 +123,7 @@ func TestDiscoveryAndForget(t *testing.T) {
 			err = cl.Do(ctx, "COORDINATOR", "FORGET", "main", addr).Err()
 			cl.Close()
 			if err == nil || !strings.Contains(err.Error(), "not the leader") {
+				leader = c
 				return err
 			}
 		}
@@ -136,15 +138,27 @@ func TestDiscoveryAndForget(t *testing.T) {
 	if err := forget(late.p.addr()); err != nil {
 		t.Fatalf("FORGET the discovered replica: %v", err)
 	}
+	// Every coordinator applies the log up to the FORGET (a follower may
+	// still be applying the discovery before it).
+	applied := func(c *coord) uint64 {
+		cl := c.client("")
+		defer cl.Close()
+		txt, _ := cl.Do(ctx, "COORDINATOR", "STATUS").Text()
+		n, _ := strconv.ParseUint(infoLine(txt, "applied_index"), 10, 64)
+		return n
+	}
+	upTo := applied(leader)
 	for _, c := range cs {
-		waitUntil(t, 5*time.Second, "the forgotten replica to leave SENTINEL REPLICAS on every coordinator", func() bool {
-			return !slices.Contains(replicaAddrs(c), late.p.addr())
-		})
+		waitUntil(t, 5*time.Second, "every coordinator to apply the FORGET", func() bool { return applied(c) >= upTo })
+		if slices.Contains(replicaAddrs(c), late.p.addr()) {
+			t.Fatalf("coordinator %d still lists the forgotten replica", c.id)
+		}
 	}
 	// It still replicates from the primary, which still lists it: it must
 	// not come back.
 	for deadline := time.Now().Add(2 * time.Second); time.Now().Before(deadline); time.Sleep(100 * time.Millisecond) {
 		if slices.Contains(replicaAddrs(cs[0]), late.p.addr()) {
+			dumpLogs(t, cs)
 			t.Fatal("a forgotten replica was discovered again")
 		}
 	}
