@@ -149,6 +149,9 @@ func (a *apiConn) auth(args [][]byte) {
 	a.w.OK()
 }
 
+// errWrongPass is Redis's reply, final period included, as clients see it.
+//
+//lint:ignore ST1005 Redis's exact words
 var errWrongPass = errors.New("WRONGPASS invalid username-password pair or user is disabled.")
 
 func (a *apiConn) check(pass []byte) error {

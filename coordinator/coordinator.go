@@ -1,7 +1,6 @@
 package coordinator
 
 import (
-	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -401,7 +400,3 @@ func trimNL(p []byte) []byte {
 
 var _ io.Writer = slogWriter{}
 
-// withTimeout is a context bounded by the command timeout.
-func (c *Coordinator) withTimeout() (context.Context, context.CancelFunc) {
-	return context.WithTimeout(context.Background(), c.commandTimeout())
-}

@@ -127,27 +127,3 @@ func (ps *peerSet) reachable() int {
 	return n
 }
 
-// countSilent asks every other coordinator, in parallel and briefly,
-// whether it has not heard member within down_after_ms; a coordinator
-// that does not answer is not counted.
-func (ps *peerSet) countSilent(group, member string) int {
-	var n atomic.Int32
-	var wg sync.WaitGroup
-	for _, p := range ps.list() {
-		if !p.voter {
-			continue
-		}
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			ctx, cancel := context.WithTimeout(context.Background(), ps.c.confirmWindow())
-			defer cancel()
-			v, err := p.cl.Do(ctx, "COORDINATOR", "SILENT", group, member).Int()
-			if err == nil && v == 1 {
-				n.Add(1)
-			}
-		}()
-	}
-	wg.Wait()
-	return int(n.Load())
-}
