@@ -45,9 +45,8 @@ type Config struct {
 	// coordinators, before it is failed over.
 	DownAfterMs     int  `toml:"down_after_ms"`
 	UncleanFailover bool `toml:"unclean_failover"`
-	// PrimaryLeaseMs and PrimaryLeaseDriftPercent belong to the primary
-	// lease, which this build does not implement yet: a non-zero lease is
-	// refused rather than ignored.
+	// PrimaryLeaseMs (0: off) and PrimaryLeaseDriftPercent are the
+	// primary lease (docs/lease.md), validated by the spec's rules.
 	PrimaryLeaseMs           int `toml:"primary_lease_ms"`
 	PrimaryLeaseDriftPercent int `toml:"primary_lease_drift_percent"`
 	// Auth is how coordinators log in to data nodes: "password" or
