@@ -57,7 +57,10 @@ chaos:
 	$(GO) run ./cmd/chaos run $(SCENARIO) --backend $(BACKEND) $(CHAOS_ARGS)
 
 # Every scenario that publishes figures, FIGURE_RUNS times each; rewrites
-# the table between the markers of docs/figures.md (min/median/max).
+# the table between the markers of docs/figures.md (min/median/max), with
+# the figures' definitions. About 45 minutes with 3 runs (the coordinator
+# scenarios stall and coord-partition hold for 30 s each); BACKEND=local
+# forces processes.
 figures:
 	$(GO) run ./cmd/chaos figures --runs $(FIGURE_RUNS) --backend $(BACKEND)
 

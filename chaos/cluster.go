@@ -34,6 +34,8 @@ type Topology struct {
 	Nodes []NodeSpec
 	// Shards per data node (default 1).
 	Shards int
+	// Coordination is the coordinators' settings when Nodes has some.
+	Coordination CoordinatorSettings
 }
 
 // Replication roles at start, as RUVIO_REPLICATION_ROLE spells them.
@@ -200,7 +202,9 @@ type Replicated interface {
 	// of node, shard 0 (Addr) first.
 	ShardAddrs(node string) []string
 	// ReplAddr is node's replication base address as other nodes reach
-	// it, bypassing any fault proxy; "" when node does not replicate.
+	// it, bypassing any fault proxy (with coordinators: the address their
+	// configuration names, which cuts still reach); "" when node does not
+	// replicate.
 	ReplAddr(node string) string
 	// ReplAddrFrom is the address that from must name in REPLICAOF to
 	// follow to, so that Cut of the links between them reaches the

@@ -399,4 +399,3 @@ func trimNL(p []byte) []byte {
 }
 
 var _ io.Writer = slogWriter{}
-

@@ -126,4 +126,3 @@ func (ps *peerSet) reachable() int {
 	}
 	return n
 }
-

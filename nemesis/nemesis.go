@@ -21,7 +21,33 @@ const (
 	Pause     = "pause"     // SIGSTOP, then SIGCONT
 	Partition = "partition" // links cut, then healed
 	Clock     = "clock"     // skewed clock, then reset
+	// Force is not a fault but an operator's command carried out at its
+	// place in the schedule: COORDINATOR FAILOVER <group> FORCE sent to
+	// the coordinators' leader (Target is the group). The Operator, an
+	// Actor, sends it; it is recorded like a fault, with no window.
+	Force = "force"
 )
+
+// Targets a scenario cannot name before the run, resolved by the
+// Operator (a Resolver) when the step starts; the history records the
+// node it was.
+const (
+	// Leader is the coordinators' Raft leader.
+	Leader = "@leader"
+	// Follower is a coordinator that answers and does not lead.
+	Follower = "@follower"
+)
+
+// Resolver names the node behind a target such as Leader.
+type Resolver interface {
+	Resolve(ctx context.Context, target string) (string, error)
+}
+
+// Actor carries out a step that is an operator's command (Force); the
+// note says what came of it, for the report.
+type Actor interface {
+	Act(ctx context.Context, st Step) (note string, err error)
+}
 
 // Step is one fault: what, on whom, when it starts and how long it lasts
 // (offsets from the start of the run).
@@ -130,13 +156,26 @@ func RunWithOperator(ctx context.Context, c chaos.Cluster, steps []Step, rec Rec
 		if !wait(st.At) {
 			return ctx.Err()
 		}
+		if err := resolve(ctx, &st, op); err != nil {
+			return fmt.Errorf("%s %s: %w", st.Kind, st.Target, err)
+		}
 		// The window opens when the fault is sent, not when the backend
 		// confirms it (a container kill takes a while to report).
 		startMs := rec.SinceStartMs()
-		if err := do(ctx, c, st); err != nil {
+		text := note(st)
+		if st.Kind == Force {
+			a, ok := op.(Actor)
+			if !ok {
+				return fmt.Errorf("%s %s: no operator carries it out", st.Kind, st.Target)
+			}
+			var err error
+			if text, err = a.Act(ctx, st); err != nil {
+				return fmt.Errorf("%s %s: %w", st.Kind, st.Target, err)
+			}
+		} else if err := do(ctx, c, st); err != nil {
 			return fmt.Errorf("%s %s: %w", st.Kind, st.Target, err)
 		}
-		i := rec.Fault(history.Fault{Kind: st.Kind, Target: describe(st), StartMs: startMs, Note: note(st)})
+		i := rec.Fault(history.Fault{Kind: st.Kind, Target: describe(st), StartMs: startMs, Note: text})
 		log.Info("fault started", "kind", st.Kind, "target", describe(st), "for", st.For)
 		active = append(active, open{step: st, index: i, end: st.At + st.For})
 		if op != nil {
@@ -154,6 +193,58 @@ func RunWithOperator(ctx context.Context, c chaos.Cluster, steps []Step, rec Rec
 		active = active[1:]
 		if err := end(o); err != nil {
 			return err
+		}
+	}
+	return nil
+}
+
+// resolve replaces the targets of st that name a role (Leader,
+// Follower) with the node the operator says holds it now, in the target
+// and in the links, where a link that then joins a node to itself is
+// dropped (LeaderFromCoordinators(Leader, ...) lists the leader among the
+// coordinators it is cut from).
+func resolve(ctx context.Context, st *Step, op Operator) error {
+	names := map[string]string{}
+	lookup := func(role string) (string, error) {
+		if name, ok := names[role]; ok {
+			return name, nil
+		}
+		r, ok := op.(Resolver)
+		if !ok {
+			return "", fmt.Errorf("no operator resolves %s", role)
+		}
+		name, err := r.Resolve(ctx, role)
+		if err != nil {
+			return "", err
+		}
+		names[role] = name
+		return name, nil
+	}
+	var links []chaos.Link
+	for _, l := range st.Links {
+		for _, end := range []*string{&l.From, &l.To} {
+			if strings.HasPrefix(*end, "@") {
+				name, err := lookup(*end)
+				if err != nil {
+					return err
+				}
+				*end = name
+			}
+		}
+		if l.From != l.To {
+			links = append(links, l)
+		}
+	}
+	if st.Links != nil {
+		st.Links = links
+	}
+	for _, word := range strings.Fields(st.Target) {
+		if strings.HasPrefix(word, "@") {
+			name, err := lookup(word)
+			if err != nil {
+				return err
+			}
+			st.Target = strings.ReplaceAll(st.Target, word, name)
 		}
 	}
 	return nil
@@ -197,6 +288,8 @@ func describe(st Step) string {
 		return st.Target + " [" + strings.Join(parts, " ") + "]"
 	case Clock:
 		return st.Target + " " + st.Clock
+	case Force:
+		return "COORDINATOR FAILOVER " + st.Target + " FORCE"
 	}
 	return st.Target
 }

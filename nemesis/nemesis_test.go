@@ -230,3 +230,103 @@ func TestCycleTakesTheFaultsInTurn(t *testing.T) {
 		t.Error("a cycle of no faults has steps")
 	}
 }
+
+// roles is an operator that knows who leads and carries out FORCE.
+type roles struct {
+	op
+	leader string
+	forced []string
+}
+
+func (r *roles) Resolve(_ context.Context, target string) (string, error) {
+	switch target {
+	case Leader:
+		return r.leader, nil
+	case Follower:
+		return "c3", nil
+	}
+	return "", errors.New("unknown role " + target)
+}
+
+func (r *roles) Act(_ context.Context, st Step) (string, error) {
+	r.forced = append(r.forced, st.Target)
+	return "promoted n3", nil
+}
+
+// A target named by its role is the node holding it when the step starts,
+// in the fault record and in the links, where the role's own link to
+// itself is dropped; FORCE is carried out by the operator and recorded.
+func TestRolesAreResolvedAndForceIsCarriedOut(t *testing.T) {
+	c := &calls{}
+	r := &rec{start: time.Now()}
+	o := &roles{op: op{c: c}, leader: "c2"}
+	cut := LeaderFromCoordinators(Leader, []string{"c1", "c2", "c3"})
+	cut.For = 10 * time.Millisecond
+	steps := []Step{
+		{Kind: Kill, Target: Follower, At: 0, For: 10 * time.Millisecond},
+		cut,
+		{Kind: Force, Target: "main", At: 20 * time.Millisecond},
+	}
+	var links [][]chaos.Link
+	cl := &linkCalls{calls: c, cuts: &links}
+	if err := RunWithOperator(context.Background(), cl, steps, r, slog.New(slog.NewTextHandler(io.Discard, nil)), o); err != nil {
+		t.Fatal(err)
+	}
+	if len(links) != 1 || len(links[0]) != 4 {
+		t.Fatalf("cuts %v", links)
+	}
+	for _, l := range links[0] {
+		if l.From != "c2" && l.To != "c2" || l.From == l.To {
+			t.Fatalf("link %v does not join the leader c2 to another coordinator", l)
+		}
+	}
+	if len(o.forced) != 1 || o.forced[0] != "main" {
+		t.Fatalf("forced %v", o.forced)
+	}
+	got := map[string]string{}
+	for _, f := range r.faults {
+		got[f.Kind] = f.Target + " / " + f.Note
+	}
+	if !strings.HasPrefix(got[Kill], "c3 /") || !strings.Contains(got[Partition], "leader c2 cut") ||
+		got[Force] != "COORDINATOR FAILOVER main FORCE / promoted n3" {
+		t.Fatalf("faults %v", got)
+	}
+	// Without an operator that knows roles, the step fails.
+	err := RunWithOperator(context.Background(), c, steps[:1], r, slog.New(slog.NewTextHandler(io.Discard, nil)), nil)
+	if err == nil || !strings.Contains(err.Error(), "resolves") {
+		t.Fatalf("err = %v", err)
+	}
+}
+
+// linkCalls records the links of every cut.
+type linkCalls struct {
+	*calls
+	cuts *[][]chaos.Link
+}
+
+func (l *linkCalls) Cut(_ context.Context, links []chaos.Link) error {
+	*l.cuts = append(*l.cuts, links)
+	return nil
+}
+
+// Several operators are each told of every fault; the first Resolver and
+// Actor among them answer.
+func TestOperatorsCombine(t *testing.T) {
+	c := &calls{}
+	both := Operators(&op{c: c}, &roles{op: op{c: &calls{}}, leader: "c1"})
+	if err := both.FaultStarted(context.Background(), Step{Kind: Kill, Target: "n1"}); err != nil {
+		t.Fatal(err)
+	}
+	if name, err := both.(Resolver).Resolve(context.Background(), Leader); err != nil || name != "c1" {
+		t.Fatalf("resolve: %q %v", name, err)
+	}
+	if note, err := both.(Actor).Act(context.Background(), Step{Kind: Force, Target: "main"}); err != nil || note != "promoted n3" {
+		t.Fatalf("act: %q %v", note, err)
+	}
+	if _, err := Operators(&op{c: c}).(Resolver).Resolve(context.Background(), Leader); err == nil {
+		t.Fatal("an operator that knows no roles resolved one")
+	}
+	if got := strings.Join(c.log, ","); got != "started kill n1" {
+		t.Fatalf("actions %q", got)
+	}
+}

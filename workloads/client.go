@@ -7,21 +7,28 @@ import (
 	"io"
 	"log/slog"
 	"net"
+	"strings"
 	"sync/atomic"
 	"syscall"
-	"time"
 
 	"github.com/redis/go-redis/v9"
 
+	"github.com/ruvio/ruvio/client"
 	"github.com/ruvio/ruvio/reports/history"
 )
 
 // conn is one workload client's link to one node: a go-redis client with a
 // single pooled connection, plus what its dialer and handshake observed,
-// which is what tells a refused operation from an indeterminate one.
+// which is what tells a refused operation from an indeterminate one. A
+// Sentinel client (a go-redis FailoverClient) finds the node itself, and
+// its node is the primary it last dialled.
 type conn struct {
 	addr string
 	rdb  *redis.Client
+	// sentinel marks a FailoverClient; master is then the address of
+	// the primary it last dialled.
+	sentinel bool
+	master   atomic.Pointer[string]
 	// ready is true while a connection has finished its handshake and no
 	// dial has begun since. go-redis writes a command only on such a
 	// connection, so an operation that ends in a transport error while
@@ -42,9 +49,10 @@ type dialError struct{ err error }
 func (e *dialError) Error() string { return "dial: " + e.err.Error() }
 func (e *dialError) Unwrap() error { return e.err }
 
-// newConn makes a client for addr. Nothing is dialed until the first
-// operation.
-func newConn(addr string, timeout time.Duration) *conn {
+// newConn makes a client for addr with spec's timeout and durability.
+// Nothing is dialed until the first operation.
+func newConn(addr string, spec Spec) *conn {
+	timeout := spec.Timeout
 	c := &conn{addr: addr}
 	d := &net.Dialer{Timeout: timeout}
 	c.rdb = redis.NewClient(&redis.Options{
@@ -74,13 +82,94 @@ func newConn(addr string, timeout time.Duration) *conn {
 		},
 		// go-redis calls OnConnect after HELLO succeeded and before it
 		// writes the command that needed the connection.
-		OnConnect: func(context.Context, *redis.Conn) error {
-			c.ready.Store(true)
-			return nil
-		},
+		OnConnect: c.onConnect(spec),
 	})
 	return c
 }
+
+// onConnect marks the connection ready and turns durability on for it.
+// A connection the node refuses durability on (a replica does) is not
+// used: the operation that needed it gets the node's error reply.
+func (c *conn) onConnect(spec Spec) func(context.Context, *redis.Conn) error {
+	var durable func(context.Context, *redis.Conn) error
+	if spec.Durable > 0 {
+		// The node's wait ends before the client's read timeout, so a
+		// write that found too few replicas is answered NOREPLICAS
+		// rather than left to time out.
+		durable = client.Durability(spec.Durable, spec.Timeout*3/4)
+	}
+	return func(ctx context.Context, cn *redis.Conn) error {
+		c.ready.Store(true)
+		if durable != nil {
+			return durable(ctx, cn)
+		}
+		return nil
+	}
+}
+
+// newSentinelConn makes a go-redis FailoverClient that asks sentinels for
+// spec.Master's primary, with spec's timeouts and durability and one
+// connection to the primary. Its dialer tells the primary's dials from
+// the sentinels' and notes which primary it dialled.
+func newSentinelConn(sentinels []string, spec Spec) *conn {
+	c := &conn{sentinel: true}
+	isSentinel := map[string]bool{}
+	for _, a := range sentinels {
+		isSentinel[a] = true
+	}
+	d := &net.Dialer{Timeout: spec.Timeout}
+	c.rdb = redis.NewFailoverClient(&redis.FailoverOptions{
+		MasterName:       spec.Master,
+		SentinelAddrs:    sentinels,
+		SentinelPassword: spec.SentinelPassword,
+		Protocol:         2,
+		DisableIdentity:  true,
+		MaxRetries:       -1,
+		DialerRetries:    1,
+		DialTimeout:      spec.Timeout,
+		ReadTimeout:      spec.Timeout,
+		WriteTimeout:     spec.Timeout,
+		PoolTimeout:      spec.Timeout,
+		PoolSize:         1,
+		Dialer: func(ctx context.Context, network, addr string) (net.Conn, error) {
+			primary := !isSentinel[addr]
+			if primary {
+				c.ready.Store(false)
+				c.master.Store(&addr)
+			}
+			nc, err := d.DialContext(ctx, network, addr)
+			if err != nil {
+				if primary {
+					c.dialFailed.Store(true)
+				}
+				return nil, &dialError{err: err}
+			}
+			return nc, nil
+		},
+		// Shared with the sentinels' connections: a sentinel's handshake
+		// can mark ready while the primary's is pending, which makes an
+		// unsent command indeterminate, never the other way round.
+		OnConnect: c.onConnect(spec),
+	})
+	return c
+}
+
+// node is the address the client's operations go to: its target, or for
+// a Sentinel client the primary it last dialled ("" before any).
+func (c *conn) node() string {
+	if !c.sentinel {
+		return c.addr
+	}
+	if p := c.master.Load(); p != nil {
+		return *p
+	}
+	return ""
+}
+
+// replaceable says whether the workload may drop this client for a new
+// one after a failure. A Sentinel client is kept: following the primary
+// is its own job, and how fast it does so is what its scenario measures.
+func (c *conn) replaceable() bool { return !c.sentinel }
 
 func (c *conn) close() { _ = c.rdb.Close() }
 
@@ -88,8 +177,12 @@ func (c *conn) close() { _ = c.rdb.Close() }
 // connection it ran on, read after the operation returned.
 //
 //   - no error: ok.
-//   - an error reply (READONLY, NOREPLICAS, LOADING, OOM, EXECABORT, a nil
-//     EXEC...): fail. The server answered that it did not do it.
+//   - the NOREPLICAS of CLIENT DURABILITY, whose wait for replicas ran
+//     out: info. The write stays applied on the primary; it is only not
+//     acknowledged.
+//   - any other error reply (READONLY, the NOREPLICAS of
+//     min-replicas-to-write, LOADING, OOM, EXECABORT, a nil EXEC...):
+//     fail. The server answered that it did not do it.
 //   - no connection finished its handshake for this operation (a refused
 //     or timed-out dial, a HELLO that timed out on a frozen node, a pool
 //     timeout): fail. The command was never written.
@@ -101,6 +194,8 @@ func classify(err error, c *conn) string {
 	switch {
 	case err == nil, errors.Is(err, redis.Nil):
 		return history.OK
+	case isErrorReply(err) && appliedAnyway(err):
+		return history.Info
 	case isErrorReply(err):
 		return history.Fail
 	case neverSent(err, c):
@@ -115,6 +210,15 @@ func classify(err error, c *conn) string {
 func isErrorReply(err error) bool {
 	var re redis.Error
 	return errors.As(err, &re)
+}
+
+// appliedAnyway reports whether an error reply still leaves the write
+// applied: the NOREPLICAS CLIENT DURABILITY answers when too few replicas
+// acknowledged in time ("the writes stay applied", N-DUR-2), unlike the
+// NOREPLICAS of min-replicas-to-write, which refuses the write.
+func appliedAnyway(err error) bool {
+	msg := err.Error()
+	return strings.HasPrefix(msg, "NOREPLICAS") && strings.Contains(msg, "stay applied")
 }
 
 // neverSent reports whether err proves the command never left the client.

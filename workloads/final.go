@@ -38,6 +38,10 @@ func FinalRead(ctx context.Context, spec Spec, targets []string, rec *Recorder, 
 	}
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
+	// The final reads go straight to the targets and wait for nothing:
+	// what they read is what survived.
+	plain := spec
+	plain.Durable, plain.Via = 0, ""
 
 	type pair struct{ key, target string }
 	conns := make(map[string]*conn, len(targets))
@@ -66,7 +70,7 @@ func FinalRead(ctx context.Context, spec Spec, targets []string, rec *Recorder, 
 			}
 			c := conns[p.target]
 			if c == nil {
-				c = newConn(p.target, spec.Timeout)
+				c = newConn(p.target, plain)
 				conns[p.target] = c
 			}
 			op := read(opCtx, c, spec.Kind, p.key, rec)

@@ -26,10 +26,11 @@ func (w *worker) setOp(ctx context.Context, c *conn) string {
 		w.rec.Record(op)
 		return op.Type
 	}
-	op := history.Op{Process: w.proc, F: history.FAdd, Key: key, Value: w.nextValue(), Node: c.addr}
+	op := history.Op{Process: w.proc, F: history.FAdd, Key: key, Value: w.nextValue(), Node: c.node()}
 	op.T0 = w.rec.Now()
 	err := c.rdb.SAdd(ctx, key, op.Value).Err()
 	op.T1 = w.rec.Now()
+	op.Node = c.node() // a Sentinel client may have dialled another primary
 	op.Type = classify(err, c)
 	finish(&op, err)
 	w.rec.Record(op)
@@ -56,10 +57,11 @@ func (w *worker) registerOp(ctx context.Context, c *conn) string {
 		// Nothing is known at this key yet: there is nothing to compare
 		// with, so write instead.
 	}
-	op := history.Op{Process: w.proc, F: history.FWrite, Key: key, Value: w.nextValue(), Node: c.addr}
+	op := history.Op{Process: w.proc, F: history.FWrite, Key: key, Value: w.nextValue(), Node: c.node()}
 	op.T0 = w.rec.Now()
 	err := c.rdb.Set(ctx, key, op.Value, 0).Err()
 	op.T1 = w.rec.Now()
+	op.Node = c.node()
 	op.Type = classify(err, c)
 	finish(&op, err)
 	if op.Type == history.OK {
@@ -92,9 +94,10 @@ func (e *errPrecondition) Error() string {
 // expect, when EXEC was aborted (nil) or answered an error, and when
 // anything went wrong before MULTI/SET/EXEC were sent (WATCH and GET
 // write nothing, so even a timeout there leaves the key untouched). info
-// only when the connection failed after MULTI/SET/EXEC were sent.
+// when the connection failed after MULTI/SET/EXEC were sent, or when a
+// durable connection's wait for replicas ran out (the SET stays applied).
 func (w *worker) cas(ctx context.Context, c *conn, key, expect string) string {
-	op := history.Op{Process: w.proc, F: history.FCAS, Key: key, Expect: expect, Value: w.nextValue(), Node: c.addr}
+	op := history.Op{Process: w.proc, F: history.FCAS, Key: key, Expect: expect, Value: w.nextValue(), Node: c.node()}
 	sent := false
 	op.T0 = w.rec.Now()
 	err := c.rdb.Watch(ctx, func(tx *redis.Tx) error {
@@ -116,10 +119,15 @@ func (w *worker) cas(ctx context.Context, c *conn, key, expect string) string {
 		return err
 	}, key)
 	op.T1 = w.rec.Now()
+	op.Node = c.node()
 	switch {
 	case err == nil:
 		op.Type = history.OK
 		w.shared.set(key, op.Value)
+	case sent && isErrorReply(err) && appliedAnyway(err):
+		// A durable EXEC whose wait for replicas ran out: applied, not
+		// acknowledged.
+		op.Type = history.Info
 	case !sent, isErrorReply(err):
 		op.Type = history.Fail
 		var pre *errPrecondition
@@ -137,7 +145,7 @@ func (w *worker) cas(ctx context.Context, c *conn, key, expect string) string {
 // like any other op; the checkers drop indeterminate reads, which tell
 // nothing.
 func read(ctx context.Context, c *conn, kind, key string, rec *Recorder) history.Op {
-	op := history.Op{Key: key, Node: c.addr}
+	op := history.Op{Key: key, Node: c.node()}
 	var err error
 	op.T0 = rec.Now()
 	if kind == KindSet {
@@ -151,6 +159,7 @@ func read(ctx context.Context, c *conn, kind, key string, rec *Recorder) history
 		op.Nil = errors.Is(err, redis.Nil)
 	}
 	op.T1 = rec.Now()
+	op.Node = c.node()
 	op.Type = classify(err, c)
 	finish(&op, err)
 	return op
@@ -168,4 +177,58 @@ func finish(op *history.Op, err error) {
 		op.Values, op.Value, op.Nil = nil, "", false
 	}
 	slog.Debug("workload op", "f", op.F, "key", op.Key, "type", op.Type, "cause", cause(err), "node", op.Node, "err", err)
+}
+
+// setBatch adds Batch fresh values to random keys in one pipelined round
+// trip (or now and then reads a key's whole set, as setOp does). Each add
+// is recorded as its own operation, with the batch's times and its own
+// outcome: an error reply to one add, say a durable NOREPLICAS, leaves the
+// others acknowledged. It returns the worst outcome.
+func (w *worker) setBatch(ctx context.Context, c *conn) string {
+	if w.rng.Float64() < readFraction {
+		op := read(ctx, c, KindSet, w.key(), w.rec)
+		op.Process = w.proc
+		w.rec.Record(op)
+		return op.Type
+	}
+	ops := make([]history.Op, w.spec.Batch)
+	cmds := make([]*redis.IntCmd, len(ops))
+	t0 := w.rec.Now()
+	_, perr := c.rdb.Pipelined(ctx, func(p redis.Pipeliner) error {
+		for i := range ops {
+			ops[i] = history.Op{Process: w.proc, F: history.FAdd, Key: w.key(), Value: w.nextValue(), T0: t0}
+			cmds[i] = p.SAdd(ctx, ops[i].Key, ops[i].Value)
+		}
+		return nil
+	})
+	t1 := w.rec.Now()
+	// go-redis leaves the commands of a pipeline unmarked when the
+	// connection's set-up failed with an error reply (a replica refusing
+	// CLIENT DURABILITY in OnConnect): they read as successes with a zero
+	// value though nothing was sent. The pipeline's own error is theirs.
+	stamped := false
+	for _, cmd := range cmds {
+		stamped = stamped || cmd.Err() != nil
+	}
+	worst := history.OK
+	for i := range ops {
+		err := cmds[i].Err()
+		if err == nil && perr != nil && !stamped {
+			err = perr
+		}
+		ops[i].T1, ops[i].Node, ops[i].Type = t1, c.node(), classify(err, c)
+		finish(&ops[i], err)
+		w.rec.Record(ops[i])
+		worst = worse(worst, ops[i].Type)
+	}
+	return worst
+}
+
+// worse is the outcome that says less of two: info over fail over ok.
+func worse(a, b string) string {
+	rank := map[string]int{history.OK: 0, history.Fail: 1, history.Info: 2}
+	if rank[b] > rank[a] {
+		return b
+	}
+	return a
 }

@@ -84,8 +84,10 @@ func freePort(t *testing.T) int {
 // returns once it answers PING.
 func startServer(t *testing.T, port int, dataDir string) *server {
 	t.Helper()
+	// The replication port defaults to port + 20000, which a random port
+	// can push past 65535: give the node one of its own.
 	cmd := exec.Command(binary, "server", "--port", strconv.Itoa(port), "--bind", "127.0.0.1",
-		"--durability", "memory", "--data-dir", dataDir)
+		"--durability", "memory", "--data-dir", dataDir, "--replication-listen", "127.0.0.1:"+strconv.Itoa(freePort(t)))
 	s := &server{cmd: cmd, addr: "127.0.0.1:" + strconv.Itoa(port), logs: &syncBuffer{}, done: make(chan struct{})}
 	cmd.Stderr = s.logs
 	if err := cmd.Start(); err != nil {

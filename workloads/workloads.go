@@ -58,16 +58,40 @@ type Spec struct {
 	KeyPrefix string
 	// Rate is operations per second per client; 0 is as fast as possible.
 	Rate float64
-	// Durable asks for CLIENT DURABILITY on every connection. Until
-	// replication exists ruvio has no such command and this field does
-	// nothing: single-node durable scenarios get their durability from the
-	// node's --durability always instead.
-	Durable bool
+	// Durable is k in CLIENT DURABILITY REPLICAS k, sent on every
+	// connection a client opens (0: off): no reply then shows a write
+	// until k replicas hold it on disk. A write whose wait runs out is
+	// answered NOREPLICAS and stays applied on the primary, so it is
+	// recorded as indeterminate (not acknowledged, perhaps applied).
+	Durable int
+	// Batch is how many adds a set client pipelines in one round trip
+	// (0 or 1: one at a time). Each add is its own operation in the
+	// history, with the batch's invocation and completion times.
+	Batch int
+	// Via is how a client finds its node: "" dials targets()[i mod n];
+	// ViaSentinel makes each client a go-redis FailoverClient whose
+	// sentinels are targets() (the coordinators), asking them for
+	// Master's primary as Sentinel clients do.
+	Via string
+	// Master is the Sentinel service name (ViaSentinel).
+	Master string
+	// SentinelPassword is what a ViaSentinel client AUTHs with on the
+	// sentinels; the runner fills it in.
+	SentinelPassword string
+	// Node pins every client to one data node, by name, whatever the
+	// scenario's target list says (e.g. the old primary, to see it refuse
+	// writes after a failover). The runner reads it; Run only sees the
+	// targets it is given.
+	Node string
 	// Timeout bounds each network step of an operation: dial, write and
 	// read (default 500ms). An operation whose reply does not arrive in
 	// time is indeterminate.
 	Timeout time.Duration
 }
+
+// ViaSentinel is Spec.Via for clients that ask sentinels (the
+// coordinators) where the primary is.
+const ViaSentinel = "sentinel"
 
 // withDefaults fills the zero fields and rejects what cannot run.
 func (s Spec) withDefaults() (Spec, error) {
@@ -88,6 +112,21 @@ func (s Spec) withDefaults() (Spec, error) {
 	}
 	if s.Rate < 0 {
 		return s, fmt.Errorf("workloads: negative rate %v", s.Rate)
+	}
+	if s.Durable < 0 || s.Batch < 0 {
+		return s, fmt.Errorf("workloads: negative durable (%d) or batch (%d)", s.Durable, s.Batch)
+	}
+	if s.Batch > 1 && s.Kind != KindSet {
+		return s, fmt.Errorf("workloads: batches are for the %q workload, not %q", KindSet, s.Kind)
+	}
+	switch s.Via {
+	case "":
+	case ViaSentinel:
+		if s.Master == "" {
+			return s, errors.New("workloads: a sentinel client needs the Master name")
+		}
+	default:
+		return s, fmt.Errorf("workloads: unknown Via %q (want \"\" or %q)", s.Via, ViaSentinel)
 	}
 	return s, nil
 }
@@ -234,15 +273,17 @@ func (w *worker) loop(ctx context.Context) {
 		}
 		var typ string
 		w.contended = false
-		switch w.spec.Kind {
-		case KindSet:
+		switch {
+		case w.spec.Kind == KindSet && w.spec.Batch > 1:
+			typ = w.setBatch(opCtx, c)
+		case w.spec.Kind == KindSet:
 			typ = w.setOp(opCtx, c)
-		case KindTTL:
+		case w.spec.Kind == KindTTL:
 			typ = w.ttlOp(opCtx, c)
 		default:
 			typ = w.registerOp(opCtx, c)
 		}
-		if c.dialFailed.Load() || typ != history.OK && !w.contended && w.moved() {
+		if c.replaceable() && (c.dialFailed.Load() || typ != history.OK && !w.contended && w.moved()) {
 			c.close()
 			w.c = nil
 		}
@@ -267,7 +308,11 @@ func (w *worker) connect() *conn {
 	if len(addrs) == 0 {
 		return nil
 	}
-	w.c = newConn(addrs[w.slot%len(addrs)], w.spec.Timeout)
+	if w.spec.Via == ViaSentinel {
+		w.c = newSentinelConn(addrs, w.spec)
+		return w.c
+	}
+	w.c = newConn(addrs[w.slot%len(addrs)], w.spec)
 	return w.c
 }
 

@@ -2,6 +2,7 @@ package docker
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"crypto/rand"
 	"encoding/hex"
@@ -24,6 +25,7 @@ import (
 	tcnetwork "github.com/testcontainers/testcontainers-go/network"
 
 	"github.com/ruvio/ruvio/chaos"
+	"github.com/ruvio/ruvio/coordinator"
 )
 
 // node is one container of a run.
@@ -42,7 +44,9 @@ type cluster struct {
 	shards   int
 	// replicated says the topology's data nodes listen for replicas.
 	replicated bool
-	net        *testcontainers.DockerNetwork
+	// secret authenticates clients and coordinators to coordinators.
+	secret string
+	net    *testcontainers.DockerNetwork
 	// gateway is the host's address on the run network: the source of the
 	// harness's own traffic, hence the Client's address for Cut.
 	gateway netip.Addr
@@ -58,7 +62,7 @@ type cluster struct {
 	closed bool
 }
 
-var _ chaos.Replicated = (*cluster)(nil)
+var _ chaos.Coordinated = (*cluster)(nil)
 
 // startCluster makes the run's network and containers and waits for them.
 func startCluster(ctx context.Context, log *slog.Logger, provider *testcontainers.DockerProvider, topo chaos.Topology, image, runID string) (*cluster, error) {
@@ -80,7 +84,7 @@ func startCluster(ctx context.Context, log *slog.Logger, provider *testcontainer
 		}
 		return nil, err
 	}
-	if err := topo.CheckReplication(); err != nil {
+	if err := errors.Join(topo.CheckReplication(), topo.CheckCoordinators()); err != nil {
 		return fail(fmt.Errorf("docker backend: %w", err))
 	}
 	if err := c.makeNetwork(ctx); err != nil {
@@ -101,16 +105,28 @@ func startCluster(ctx context.Context, log *slog.Logger, provider *testcontainer
 		ips[spec.Name] = ip
 	}
 	password := ""
+	var err error
 	if topo.Replicated() {
-		var b [12]byte
-		if _, err := rand.Read(b[:]); err != nil {
+		if password, err = newSecret(); err != nil {
 			return fail(fmt.Errorf("docker backend: replication password: %w", err))
 		}
-		password = hex.EncodeToString(b[:])
+	}
+	if len(topo.Coordinators()) > 0 {
+		// The coordinators listen on the run network, not loopback: they
+		// demand a secret.
+		if c.secret, err = newSecret(); err != nil {
+			return fail(fmt.Errorf("docker backend: coordinator secret: %w", err))
+		}
 	}
 	for _, spec := range topo.Nodes {
 		env := replicationEnv(topo, spec, ips, password)
-		if err := c.run(ctx, spec, image, ips[spec.Name], env); err != nil {
+		var config []byte
+		if spec.Role == chaos.RoleCoordinator {
+			if config, err = coordinatorConfig(topo, spec.Name, ips, c.secret); err != nil {
+				return fail(err)
+			}
+		}
+		if err := c.run(ctx, spec, image, ips[spec.Name], env, config); err != nil {
 			return fail(err)
 		}
 	}
@@ -207,11 +223,50 @@ func replicationEnv(topo chaos.Topology, spec chaos.NodeSpec, ips map[string]net
 	return rs.Env()
 }
 
+// newSecret returns a random password for one run.
+func newSecret() (string, error) {
+	var b [12]byte
+	if _, err := rand.Read(b[:]); err != nil {
+		return "", err
+	}
+	return hex.EncodeToString(b[:]), nil
+}
+
+// coordinatorConfig is coordinator name's coordinator.toml: it listens on
+// coordPort of every interface, keeps its Raft data in /data, and reaches
+// the other coordinators and the data nodes at their addresses on the run
+// network (the iptables cuts act on those).
+func coordinatorConfig(topo chaos.Topology, name string, ips map[string]netip.Addr, secret string) ([]byte, error) {
+	l := chaos.CoordinatorLayout{Listen: net.JoinHostPort("0.0.0.0", strconv.Itoa(coordPort)), DataDir: "/data",
+		Secret: secret, Peers: map[string]string{}, Members: map[string]coordinator.Member{}}
+	for _, cn := range topo.Coordinators() {
+		l.Peers[cn] = net.JoinHostPort(ips[cn].String(), strconv.Itoa(coordPort))
+	}
+	for _, dn := range topo.DataNodes() {
+		l.Members[dn] = coordinator.Member{Address: net.JoinHostPort(ips[dn].String(), strconv.Itoa(nodePort)),
+			Replication: net.JoinHostPort(ips[dn].String(), strconv.Itoa(replPort))}
+	}
+	b, err := topo.CoordinatorTOML(name, l)
+	if err != nil {
+		return nil, fmt.Errorf("docker backend: %w", err)
+	}
+	return b, nil
+}
+
 // run creates and starts one node's container; extra is environment the
-// backend adds to the scenario's.
-func (c *cluster) run(ctx context.Context, spec chaos.NodeSpec, image string, ip netip.Addr, extra map[string]string) error {
+// backend adds to the scenario's, config a coordinator's coordinator.toml.
+func (c *cluster) run(ctx context.Context, spec chaos.NodeSpec, image string, ip netip.Addr, extra map[string]string, config []byte) error {
 	args := append(append([]string{}, spec.Args...),
 		"--bind", "0.0.0.0", "--port", strconv.Itoa(nodePort), "--data-dir", "/data", "--shards", strconv.Itoa(c.shards))
+	files := []testcontainers.ContainerFile{{
+		// The file must exist before the node starts: an empty file means
+		// no skew, and SetClock later overwrites it.
+		Reader: strings.NewReader(""), ContainerFilePath: faketimePath, FileMode: 0o644,
+	}}
+	if spec.Role == chaos.RoleCoordinator {
+		args = []string{"coordinator", "--config", coordConfigPath}
+		files = append(files, testcontainers.ContainerFile{Reader: bytes.NewReader(config), ContainerFilePath: coordConfigPath, FileMode: 0o644})
+	}
 	env := map[string]string{}
 	for k, v := range spec.Env {
 		env[k] = v
@@ -227,11 +282,7 @@ func (c *cluster) run(ctx context.Context, spec chaos.NodeSpec, image string, ip
 		testcontainers.WithCmd(args...),
 		testcontainers.WithEnv(env),
 		testcontainers.WithLabels(map[string]string{LabelKey: c.runID, ownerLabel: owner(), "ruvio.chaos.node": spec.Name}),
-		// The file must exist before the node starts: an empty file means
-		// no skew, and SetClock later overwrites it.
-		testcontainers.WithFiles(testcontainers.ContainerFile{
-			Reader: strings.NewReader(""), ContainerFilePath: faketimePath, FileMode: 0o644,
-		}),
+		testcontainers.WithFiles(files...),
 		tcnetwork.WithNetwork([]string{spec.Name}, c.net),
 		testcontainers.WithEndpointSettingsModifier(func(m map[string]*network.EndpointSettings) {
 			if es := m[netName]; es != nil {
@@ -253,14 +304,30 @@ func (c *cluster) run(ctx context.Context, spec chaos.NodeSpec, image string, ip
 // Backend returns "docker".
 func (c *cluster) Backend() string { return "docker" }
 
-// Addr returns the node's address on the run network, shard 0's port.
+// Addr returns the node's address on the run network, shard 0's port (a
+// coordinator's client API port).
 func (c *cluster) Addr(name string) string {
 	n := c.nodes[name]
 	if n == nil {
 		return ""
 	}
+	if n.spec.Role == chaos.RoleCoordinator {
+		return net.JoinHostPort(n.ip.String(), strconv.Itoa(coordPort))
+	}
 	return net.JoinHostPort(n.ip.String(), strconv.Itoa(nodePort))
 }
+
+// MemberAddr is Addr: the coordinators reach a data node at its address on
+// the run network, as the harness does.
+func (c *cluster) MemberAddr(name string) string {
+	if n := c.nodes[name]; n == nil || n.spec.Role == chaos.RoleCoordinator {
+		return ""
+	}
+	return c.Addr(name)
+}
+
+// CoordinatorSecret is what clients AUTH with on the coordinators.
+func (c *cluster) CoordinatorSecret() string { return c.secret }
 
 // ShardAddrs are the node's shard addresses on the run network, shard 0
 // first.
@@ -268,6 +335,9 @@ func (c *cluster) ShardAddrs(name string) []string {
 	n := c.nodes[name]
 	if n == nil {
 		return nil
+	}
+	if n.spec.Role == chaos.RoleCoordinator {
+		return []string{c.Addr(name)}
 	}
 	out := make([]string, c.shards)
 	for i := range out {
@@ -489,9 +559,13 @@ func (c *cluster) Close(ctx context.Context) error {
 // waitReady polls every shard of a node with PING until all answer, failing
 // early if the container exits (a bad flag, a corrupt data directory).
 func (c *cluster) waitReady(ctx context.Context, n *node) error {
+	secret := ""
+	if n.spec.Role == chaos.RoleCoordinator {
+		secret = c.secret
+	}
 	return c.poll(ctx, chaos.ReadyTimeout, n.spec.Name+" to answer PING", func() (bool, error) {
-		for s := 0; s < c.shards; s++ {
-			if ping(ctx, net.JoinHostPort(n.ip.String(), strconv.Itoa(nodePort+s))) != nil {
+		for _, addr := range c.ShardAddrs(n.spec.Name) {
+			if ping(ctx, addr, secret) != nil {
 				if running, _, err := c.state(ctx, n); err != nil || !running {
 					return false, errors.Join(err, fmt.Errorf("docker backend: %s exited during start-up; see its log", n.spec.Name))
 				}
@@ -522,8 +596,9 @@ func (c *cluster) poll(ctx context.Context, timeout time.Duration, what string, 
 	}
 }
 
-// ping sends one RESP PING and expects +PONG.
-func ping(ctx context.Context, addr string) error {
+// ping sends one RESP PING and expects +PONG; with a secret (a
+// coordinator's) it sends AUTH first and expects +OK.
+func ping(ctx context.Context, addr, secret string) error {
 	d := net.Dialer{Timeout: 500 * time.Millisecond}
 	conn, err := d.DialContext(ctx, "tcp", addr)
 	if err != nil {
@@ -531,10 +606,20 @@ func ping(ctx context.Context, addr string) error {
 	}
 	defer conn.Close()
 	conn.SetDeadline(time.Now().Add(500 * time.Millisecond))
-	if _, err := conn.Write([]byte("*1\r\n$4\r\nPING\r\n")); err != nil {
+	req := "*1\r\n$4\r\nPING\r\n"
+	if secret != "" {
+		req = fmt.Sprintf("*2\r\n$4\r\nAUTH\r\n$%d\r\n%s\r\n", len(secret), secret) + req
+	}
+	if _, err := conn.Write([]byte(req)); err != nil {
 		return err
 	}
-	line, err := bufio.NewReader(conn).ReadString('\n')
+	r := bufio.NewReader(conn)
+	if secret != "" {
+		if line, err := r.ReadString('\n'); err != nil || strings.TrimSpace(line) != "+OK" {
+			return fmt.Errorf("AUTH answered %q (%v)", strings.TrimSpace(line), err)
+		}
+	}
+	line, err := r.ReadString('\n')
 	if err != nil {
 		return err
 	}

@@ -32,6 +32,9 @@
 //     when a container stops, so Restart re-installs the cuts in force.
 //   - The clock skew spec is the file /faketime in the container, named by
 //     RUVIO_FAKETIME_FILE; SetClock overwrites it while the node runs.
+//   - A coordinator is a container running `ruvio coordinator --config
+//     /coordinator.toml` (written by the backend, with a secret made for
+//     the run), listening on port 26400 (its Addr), its Raft data in /data.
 //   - Everything made is labelled ruvio.chaos=<run id>; Close removes a
 //     run's containers and network and Sweep removes leftovers of runs that
 //     were killed before they could.
@@ -77,6 +80,11 @@ const (
 	replPort = 26379
 	// faketimePath is the clock skew file inside every container.
 	faketimePath = "/faketime"
+	// coordPort is a coordinator container's one port (Raft, coordinator
+	// questions, the Sentinel API), as in deploy/coordinator.toml.
+	coordPort = 26400
+	// coordConfigPath is a coordinator container's coordinator.toml.
+	coordConfigPath = "/coordinator.toml"
 )
 
 // setupOnce guards the process-wide testcontainers settings, which

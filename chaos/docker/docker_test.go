@@ -460,3 +460,61 @@ func TestReplicationEnv(t *testing.T) {
 		t.Errorf("a topology that does not replicate gets %v", env)
 	}
 }
+
+// Coordinators run as containers that agree on the primary, and an
+// iptables cut of one coordinator's link to the primary reaches that
+// coordinator only.
+func TestCoordinatedGroup(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 100*time.Second)
+	defer cancel()
+	node := func(name, of string) chaos.NodeSpec {
+		return chaos.NodeSpec{Name: name, Role: chaos.RoleNode, ReplicaOf: of, Args: []string{"server", "--durability", "always"}}
+	}
+	coord := func(name string) chaos.NodeSpec {
+		return chaos.NodeSpec{Name: name, Role: chaos.RoleCoordinator, Args: []string{"coordinator"}}
+	}
+	cl := start(t, ctx, chaos.Topology{Nodes: []chaos.NodeSpec{node("n1", ""), node("n2", "n1"), node("n3", "n1"),
+		coord("c1"), coord("c2"), coord("c3")}})
+	if cl.CoordinatorSecret() == "" || cl.MemberAddr("n1") != cl.Addr("n1") || cl.MemberAddr("c1") != "" {
+		t.Fatalf("secret %q, MemberAddr(n1) %q, MemberAddr(c1) %q", cl.CoordinatorSecret(), cl.MemberAddr("n1"), cl.MemberAddr("c1"))
+	}
+	state := func(coord string) string {
+		c := redis.NewClient(&redis.Options{Addr: cl.Addr(coord), Password: cl.CoordinatorSecret(), MaxRetries: -1,
+			DialTimeout: time.Second, ReadTimeout: time.Second, Protocol: 2, DisableIdentity: true})
+		defer c.Close()
+		status, err := c.Do(ctx, "COORDINATOR", "STATUS").Text()
+		if err != nil {
+			return err.Error()
+		}
+		i := strings.Index(status, cl.MemberAddr("n1")+"(")
+		if i < 0 {
+			return status
+		}
+		rest := status[i+len(cl.MemberAddr("n1"))+1:]
+		return rest[:strings.IndexByte(rest, ')')]
+	}
+	waitState := func(coord, want string) {
+		t.Helper()
+		deadline := time.Now().Add(20 * time.Second)
+		for got := state(coord); got != want; got = state(coord) {
+			if time.Now().After(deadline) {
+				t.Fatalf("%s sees n1 as %q, want %q", coord, got, want)
+			}
+			time.Sleep(100 * time.Millisecond)
+		}
+	}
+	for _, c := range []string{"c1", "c2", "c3"} {
+		waitState(c, "master")
+	}
+	if err := cl.Cut(ctx, []chaos.Link{{From: "c1", To: "n1"}, {From: "n1", To: "c1"}}); err != nil {
+		t.Fatal(err)
+	}
+	waitState("c1", "down")
+	if got := state("c2"); got != "master" {
+		t.Fatalf("c2 sees n1 as %q while only c1's link is cut", got)
+	}
+	if err := cl.Heal(ctx); err != nil {
+		t.Fatal(err)
+	}
+	waitState("c1", "master")
+}

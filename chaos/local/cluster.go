@@ -18,7 +18,7 @@ import (
 )
 
 // Cluster is a topology running as local processes. Besides
-// chaos.Replicated it offers NodeAddrs and Proxy for links other than
+// chaos.Coordinated it offers NodeAddrs and Proxy for links other than
 // client -> node.
 type Cluster struct {
 	log     *slog.Logger
@@ -44,9 +44,19 @@ type Cluster struct {
 	// so that no two of them, nor a node that is down, share a port.
 	taken  map[string]bool
 	closed bool
+	// inbound are the data nodes' shared addresses in a topology with
+	// coordinators, handoff the per-link proxies they hand connections
+	// to (see inbound.go).
+	inbound map[inboundKey]*inbound
+	handoff map[proxyKey]*Proxy
+	// secret authenticates clients and coordinators to coordinators.
+	secret string
+	// serveWG counts the inbound accept loops.
+	serveWG   sync.WaitGroup
+	ownerWarn sync.Once
 }
 
-var _ chaos.Replicated = (*Cluster)(nil)
+var _ chaos.Coordinated = (*Cluster)(nil)
 
 // proxyKey names one proxy: a link carries one proxy per target address
 // (a node with two shards has two client -> node proxies).
@@ -127,6 +137,9 @@ func (c *Cluster) eachProxyLocked(f func(chaos.Link, *Proxy)) {
 		for _, p := range r.proxies {
 			f(link, p)
 		}
+	}
+	for key, p := range c.handoff {
+		f(key.link, p)
 	}
 }
 
@@ -347,10 +360,21 @@ func (c *Cluster) Close(ctx context.Context) error {
 	}
 	c.mu.Lock()
 	c.closed = true
+	for _, ib := range c.inbound {
+		for _, ln := range ib.lns {
+			ln.Close()
+		}
+	}
+	c.inbound = make(map[inboundKey]*inbound)
+	c.mu.Unlock()
+	// No accept loop may hand a connection to a proxy after this.
+	c.serveWG.Wait()
+	c.mu.Lock()
 	var proxies []*Proxy
 	c.eachProxyLocked(func(_ chaos.Link, p *Proxy) { proxies = append(proxies, p) })
 	c.proxies = make(map[proxyKey]*Proxy)
 	c.routes = make(map[chaos.Link]*route)
+	c.handoff = make(map[proxyKey]*Proxy)
 	c.mu.Unlock()
 	for _, p := range proxies {
 		if err := p.Close(); err != nil {

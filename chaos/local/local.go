@@ -21,6 +21,11 @@
 // too. ReplAddrFrom hands out the same kind of proxy for REPLICAOF at run
 // time.
 //
+// Coordinators (NodeSpec.Role "coordinator") run as processes with a
+// coordinator.toml the backend writes; they reach each other through a
+// proxy per link and the data nodes at shared inbound addresses that still
+// cut per link (see inbound.go for why and how).
+//
 // Limit: the workload reaches a node through Addr, the proxy of shard 0
 // (ShardAddrs lists one proxy per shard). A cluster-aware client that asks
 // CLUSTER SLOTS or follows MOVED learns the node's real ports and bypasses
@@ -110,6 +115,11 @@ func (b *backend) Start(ctx context.Context, topo chaos.Topology, binary, workDi
 		cuts:     make(map[chaos.Link]bool),
 		taken:    make(map[string]bool),
 		password: newPassword(),
+		inbound:  make(map[inboundKey]*inbound),
+		handoff:  make(map[proxyKey]*Proxy),
+	}
+	if c.coordinated() {
+		c.secret = newPassword()
 	}
 	for i, spec := range topo.Nodes {
 		n, err := c.newNode(i, spec, shards, bin)
@@ -120,10 +130,22 @@ func (b *backend) Start(ctx context.Context, topo chaos.Topology, binary, workDi
 		c.nodes[spec.Name] = n
 		c.order = append(c.order, spec.Name)
 	}
-	// A replica's environment names a proxy to its primary, so every
-	// node's ports are known before any environment is made.
+	if c.coordinated() {
+		// Every member reaches a data node at its inbound addresses,
+		// which the nodes' own environment names too.
+		for _, name := range topo.DataNodes() {
+			n := c.nodes[name]
+			if err := errors.Join(c.newInbound(n, false, n.addrs()), c.newInbound(n, true, n.replAddrs())); err != nil {
+				c.Close(context.WithoutCancel(ctx))
+				return nil, err
+			}
+		}
+	}
+	// A replica's environment names a proxy to its primary, and a
+	// coordinator's file every member's address, so every node's ports
+	// are known before any environment is made.
 	for _, name := range c.order {
-		if err := c.setEnv(c.nodes[name]); err != nil {
+		if err := c.prepare(c.nodes[name]); err != nil {
 			c.Close(context.WithoutCancel(ctx))
 			return nil, err
 		}
@@ -187,7 +209,7 @@ func validate(topo chaos.Topology) error {
 			}
 		}
 	}
-	if err := topo.CheckReplication(); err != nil {
+	if err := errors.Join(topo.CheckReplication(), topo.CheckCoordinators()); err != nil {
 		return fmt.Errorf("local backend: %w", err)
 	}
 	return nil
@@ -197,7 +219,7 @@ func validate(topo chaos.Topology) error {
 // setEnv makes its environment once every node has its ports.
 func (c *Cluster) newNode(i int, spec chaos.NodeSpec, shards int, bin string) (*node, error) {
 	ns := shards
-	if spec.Role == "coordinator" {
+	if spec.Role == chaos.RoleCoordinator {
 		// A coordinator has one listener whatever the data nodes' shard
 		// count.
 		ns = 1
@@ -212,7 +234,11 @@ func (c *Cluster) newNode(i int, spec chaos.NodeSpec, shards int, bin string) (*
 		clockPath: filepath.Join(c.workDir, spec.Name+".faketime"),
 		log:       c.log,
 	}
-	if c.topo.Replicated() && spec.Role != "coordinator" {
+	if spec.Role == chaos.RoleCoordinator {
+		n.configPath = filepath.Join(c.workDir, spec.Name, "coordinator.toml")
+		n.secret = c.secret
+	}
+	if c.topo.Replicated() && spec.Role != chaos.RoleCoordinator {
 		// Every data node of a replicated group listens for replicas,
 		// the replicas too: REPLICAOF NO ONE may promote any of them.
 		n.role = c.topo.ReplicationRole(spec.Name)
@@ -259,13 +285,30 @@ func (c *Cluster) pickPorts(n *node) error {
 	return nil
 }
 
+// prepare makes n's environment and, for a coordinator, its
+// coordinator.toml.
+func (c *Cluster) prepare(n *node) error {
+	if err := c.setEnv(n); err != nil {
+		return err
+	}
+	if n.coordinator() {
+		return c.writeCoordinatorConfig(n)
+	}
+	return nil
+}
+
 // setEnv makes n's environment: the scenario's settings, and in a
 // replicated topology the [replication] ones, a replica's primary through
-// the proxy of its link.
+// the proxy of its link. With coordinators a node announces its inbound
+// address, the one the coordinators know it by, so that they recognise
+// the replicas its primary lists.
 func (c *Cluster) setEnv(n *node) error {
 	extra := n.spec.Env
 	if n.role != "" {
 		rs := chaos.ReplicationSettings{Role: n.role, Listen: n.replAddr(), Password: c.password, Announce: n.addrs()[0]}
+		if c.coordinated() {
+			rs.Announce = c.MemberAddr(n.spec.Name)
+		}
 		if n.role == chaos.RoleReplica {
 			addr, err := c.ReplAddrFrom(n.spec.Name, n.spec.ReplicaOf)
 			if err != nil {
@@ -320,13 +363,14 @@ func (c *Cluster) awaitFirstStart(ctx context.Context, n *node) error {
 			return err
 		}
 		c.log.Warn("node ports taken, picking others", "node", n.spec.Name, "port", n.port)
+		old := append(n.addrs(), n.replAddrs()...)
 		if err := c.pickPorts(n); err != nil {
 			return err
 		}
-		if err := c.setEnv(n); err != nil {
+		if err := c.prepare(n); err != nil {
 			return err
 		}
-		c.retarget(n)
+		c.retargetTo(old, append(n.addrs(), n.replAddrs()...))
 		if err := n.startLocked(); err != nil {
 			return err
 		}

@@ -256,7 +256,7 @@ func TestSingleNodeFaults(t *testing.T) {
 		if err := c.Restart(ctx, "n1"); err == nil {
 			t.Fatal("Restart after Close started the node again")
 		}
-		if err := ping(ctx, node); err == nil {
+		if err := ping(ctx, node, ""); err == nil {
 			t.Fatal("the node still answers after Close")
 		}
 		if conn, err := net.DialTimeout("tcp", addr, time.Second); err == nil {
@@ -588,4 +588,95 @@ func TestReplicatedGroup(t *testing.T) {
 		}
 		eventually(t, "n3 catches up after heal", func() error { return getIs(n3, "b", "v5")() })
 	})
+}
+
+// coordinatedTopology is n1 primary, n2 n3 replicas and three
+// coordinators.
+func coordinatedTopology() chaos.Topology {
+	node := func(name, of string) chaos.NodeSpec {
+		return chaos.NodeSpec{Name: name, Role: chaos.RoleNode, ReplicaOf: of, Args: []string{"server", "--durability", "always"}}
+	}
+	coord := func(name string) chaos.NodeSpec {
+		return chaos.NodeSpec{Name: name, Role: chaos.RoleCoordinator, Args: []string{"coordinator"}}
+	}
+	return chaos.Topology{Nodes: []chaos.NodeSpec{node("n1", ""), node("n2", "n1"), node("n3", "n1"),
+		coord("c1"), coord("c2"), coord("c3")}, Shards: 2}
+}
+
+// memberState reads how coordinator coord sees member addr in COORDINATOR
+// STATUS: "master", "slave" or "down".
+func memberState(ctx context.Context, coord *redis.Client, addr string) (string, error) {
+	status, err := coord.Do(ctx, "COORDINATOR", "STATUS").Text()
+	if err != nil {
+		return "", err
+	}
+	i := strings.Index(status, addr+"(")
+	if i < 0 {
+		return "", fmt.Errorf("%s not in %q", addr, status)
+	}
+	rest := status[i+len(addr)+1:]
+	return rest[:strings.IndexByte(rest, ')')], nil
+}
+
+// Every coordinator knows a data node by one address, and a cut of one
+// coordinator's link to it reaches that coordinator's connections only.
+func TestCoordinatedGroup(t *testing.T) {
+	c := startCluster(t, coordinatedTopology())
+	ctx := context.Background()
+	coords := map[string]*redis.Client{}
+	for _, name := range []string{"c1", "c2", "c3"} {
+		coords[name] = redis.NewClient(&redis.Options{Addr: c.Addr(name), Password: c.CoordinatorSecret(),
+			DialTimeout: time.Second, ReadTimeout: time.Second, MaxRetries: -1, Protocol: 2, DisableIdentity: true})
+		t.Cleanup(func() { coords[name].Close() })
+	}
+	n1 := c.MemberAddr("n1")
+	if n1 == "" || n1 == c.Addr("n1") || n1 == c.NodeAddrs("n1")[0] {
+		t.Fatalf("MemberAddr(n1) = %q", n1)
+	}
+	for name, cl := range coords {
+		eventually(t, name+" names n1 primary", func() error {
+			addr, err := cl.Do(ctx, "SENTINEL", "GET-MASTER-ADDR-BY-NAME", chaos.GroupName).StringSlice()
+			if err != nil {
+				return err
+			}
+			if len(addr) != 2 || net.JoinHostPort(addr[0], addr[1]) != n1 {
+				return fmt.Errorf("answered %v, want %s", addr, n1)
+			}
+			if st, err := memberState(ctx, cl, c.MemberAddr("n3")); err != nil || st != "slave" {
+				return fmt.Errorf("n3 is %q (%v)", st, err)
+			}
+			return nil
+		})
+	}
+	if err := c.Cut(ctx, []chaos.Link{{From: "c1", To: "n1"}, {From: "n1", To: "c1"}}); err != nil {
+		t.Fatal(err)
+	}
+	eventually(t, "c1 loses n1", func() error {
+		if st, err := memberState(ctx, coords["c1"], n1); err != nil || st != "down" {
+			return fmt.Errorf("c1 sees n1 %q (%v)", st, err)
+		}
+		return nil
+	})
+	for _, name := range []string{"c2", "c3"} {
+		if st, err := memberState(ctx, coords[name], n1); err != nil || st != "master" {
+			t.Fatalf("%s sees n1 %q (%v) while only c1's link is cut", name, st, err)
+		}
+	}
+	if err := c.Heal(ctx); err != nil {
+		t.Fatal(err)
+	}
+	eventually(t, "c1 hears n1 again", func() error {
+		if st, err := memberState(ctx, coords["c1"], n1); err != nil || st != "master" {
+			return fmt.Errorf("c1 sees n1 %q (%v)", st, err)
+		}
+		return nil
+	})
+	// A coordinator restarts on its Raft data and agrees again.
+	if err := c.Kill(ctx, "c2"); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Restart(ctx, "c2"); err != nil {
+		t.Fatal(err)
+	}
+	eventually(t, "c2 back", func() error { return coords["c2"].Ping(ctx).Err() })
 }

@@ -14,6 +14,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -39,8 +40,12 @@ type node struct {
 	dataDir   string
 	logPath   string
 	clockPath string
-	env       []string
-	log       *slog.Logger
+	// configPath is a coordinator's coordinator.toml ("" for a data
+	// node); secret is what it wants clients to AUTH with.
+	configPath string
+	secret     string
+	env        []string
+	log        *slog.Logger
 	// clientAddrs are the proxies of the client -> node link, one per
 	// shard; set by Start, read-only after.
 	clientAddrs []string
@@ -51,6 +56,10 @@ type node struct {
 	proc   *proc
 	paused bool
 	starts int
+	// pid is the running process's id (0 while down), readable without
+	// mu: the inbound proxies ask it to tell who opened a connection
+	// while a Restart may hold mu for seconds.
+	pid atomic.Int64
 }
 
 // proc is one run of the node's process.
@@ -99,9 +108,16 @@ func (n *node) replAddrs() []string {
 	return out
 }
 
+// coordinator says whether n is a coordinator.
+func (n *node) coordinator() bool { return n.spec.Role == chaos.RoleCoordinator }
+
 // args is the command line after the binary: the scenario's arguments, then
-// the ones the backend owns.
+// the ones the backend owns (a coordinator's are all in its
+// coordinator.toml).
 func (n *node) args() []string {
+	if n.coordinator() {
+		return []string{"coordinator", "--config", n.configPath}
+	}
 	args := append([]string(nil), n.spec.Args...)
 	args = append(args,
 		"--bind", n.ip,
@@ -135,9 +151,12 @@ func (n *node) startLocked() error {
 		return fmt.Errorf("node %s: start %s: %w", n.spec.Name, n.binary, err)
 	}
 	p := &proc{cmd: cmd, done: make(chan struct{})}
+	pid := int64(cmd.Process.Pid)
+	n.pid.Store(pid)
 	go func() {
 		// Wait's error only repeats the exit status, kept in state.
 		_ = cmd.Wait()
+		n.pid.CompareAndSwap(pid, 0)
 		p.state = cmd.ProcessState
 		close(p.done)
 	}()
@@ -226,7 +245,7 @@ func (n *node) waitReadyLocked(ctx context.Context) error {
 	p := n.proc
 	for _, addr := range n.addrs() {
 		for {
-			if err := ping(ctx, addr); err == nil {
+			if err := ping(ctx, addr, n.secret); err == nil {
 				break
 			}
 			select {
@@ -243,8 +262,9 @@ func (n *node) waitReadyLocked(ctx context.Context) error {
 	return nil
 }
 
-// ping sends one RESP PING to addr and expects +PONG.
-func ping(ctx context.Context, addr string) error {
+// ping sends one RESP PING to addr and expects +PONG; with a secret (a
+// coordinator's) it sends AUTH first and expects +OK.
+func ping(ctx context.Context, addr, secret string) error {
 	ctx, cancel := context.WithTimeout(ctx, time.Second)
 	defer cancel()
 	var d net.Dialer
@@ -256,10 +276,20 @@ func ping(ctx context.Context, addr string) error {
 	if dl, ok := ctx.Deadline(); ok {
 		c.SetDeadline(dl)
 	}
-	if _, err := c.Write([]byte("*1\r\n$4\r\nPING\r\n")); err != nil {
+	req := "*1\r\n$4\r\nPING\r\n"
+	if secret != "" {
+		req = fmt.Sprintf("*2\r\n$4\r\nAUTH\r\n$%d\r\n%s\r\n", len(secret), secret) + req
+	}
+	if _, err := c.Write([]byte(req)); err != nil {
 		return err
 	}
-	line, err := bufio.NewReader(c).ReadString('\n')
+	r := bufio.NewReader(c)
+	if secret != "" {
+		if line, err := r.ReadString('\n'); err != nil || line != "+OK\r\n" {
+			return fmt.Errorf("AUTH answered %q (%v)", line, err)
+		}
+	}
+	line, err := r.ReadString('\n')
 	if err != nil {
 		return err
 	}

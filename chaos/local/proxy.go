@@ -131,9 +131,23 @@ func NewProxy(log *slog.Logger, listen, target string) (*Proxy, error) {
 	if err != nil {
 		return nil, fmt.Errorf("proxy for %s: %w", target, err)
 	}
+	p := newProxy(log.With("proxy", ln.Addr().String()), ln, target)
+	p.wg.Add(1)
+	go p.acceptLoop()
+	return p, nil
+}
+
+// newHandoffProxy is a Proxy without a listener of its own: connections
+// accepted elsewhere (an inbound address shared by several links) are
+// handed to it with admit once it is known which link they are on.
+func newHandoffProxy(log *slog.Logger, target string) *Proxy {
+	return newProxy(log, nil, target)
+}
+
+func newProxy(log *slog.Logger, ln net.Listener, target string) *Proxy {
 	ctx, cancel := context.WithCancel(context.Background())
 	p := &Proxy{
-		log:    log.With("proxy", ln.Addr().String(), "target", target),
+		log:    log.With("target", target),
 		ln:     ln,
 		target: target,
 		stop:   cancel,
@@ -141,13 +155,17 @@ func NewProxy(log *slog.Logger, listen, target string) (*Proxy, error) {
 		conns:  make(map[*proxyConn]struct{}),
 	}
 	p.written = sync.NewCond(&p.mu)
-	p.wg.Add(1)
-	go p.acceptLoop()
-	return p, nil
+	return p
 }
 
-// Addr is the address clients dial instead of the target.
-func (p *Proxy) Addr() string { return p.ln.Addr().String() }
+// Addr is the address clients dial instead of the target ("" for a
+// handoff proxy, which has none).
+func (p *Proxy) Addr() string {
+	if p.ln == nil {
+		return ""
+	}
+	return p.ln.Addr().String()
+}
 
 // Target is the address the proxy forwards to.
 func (p *Proxy) Target() string {
@@ -192,25 +210,34 @@ func (p *Proxy) acceptLoop() {
 			time.Sleep(50 * time.Millisecond)
 			continue
 		}
-		pc := &proxyConn{down: c}
-		p.mu.Lock()
-		if p.closed {
-			p.mu.Unlock()
-			c.Close()
+		if !p.admit(c) {
 			return
 		}
-		p.conns[pc] = struct{}{}
-		if p.cut[Forward] || p.cut[Backward] {
-			// A connection opened across a partition hangs: nothing is
-			// dialled or read until Heal closes it.
-			pc.held = true
-			p.mu.Unlock()
-			continue
-		}
-		p.wg.Add(1)
-		p.mu.Unlock()
-		go p.connect(pc)
 	}
+}
+
+// admit takes an accepted connection on; it reports false (and closes
+// c) when the proxy is closed.
+func (p *Proxy) admit(c net.Conn) bool {
+	pc := &proxyConn{down: c}
+	p.mu.Lock()
+	if p.closed {
+		p.mu.Unlock()
+		c.Close()
+		return false
+	}
+	p.conns[pc] = struct{}{}
+	if p.cut[Forward] || p.cut[Backward] {
+		// A connection opened across a partition hangs: nothing is
+		// dialled or read until Heal closes it.
+		pc.held = true
+		p.mu.Unlock()
+		return true
+	}
+	p.wg.Add(1)
+	p.mu.Unlock()
+	go p.connect(pc)
+	return true
 }
 
 // connect dials the target for pc and starts its two pumps.
@@ -371,7 +398,10 @@ func (p *Proxy) Close() error {
 		return nil
 	}
 	p.closed = true
-	err := p.ln.Close()
+	var err error
+	if p.ln != nil {
+		err = p.ln.Close()
+	}
 	p.stop()
 	for pc := range p.conns {
 		p.closeLocked(pc)

@@ -29,16 +29,24 @@ const proxyHost = "127.0.0.1"
 const routeAttempts = 5
 
 // ReplAddr is the node's real replication base address (shard i listens on
-// its port + i), bypassing every proxy; "" for a node that does not
+// its port + i), bypassing every proxy; with coordinators, its inbound
+// replication address, which the coordinators' configuration names and
+// which tells the links apart itself. "" for a node that does not
 // replicate or is unknown.
 func (c *Cluster) ReplAddr(name string) string {
+	if c.coordinated() {
+		// The coordinators name a member's replication address, the same
+		// for every replica: the inbound one.
+		return c.memberReplAddr(name)
+	}
 	if n := c.nodes[name]; n != nil {
 		return n.replAddr()
 	}
 	return ""
 }
 
-// ReplAddrFrom is the address from must dial to follow to: a set of
+// ReplAddrFrom is the address from must dial to follow to: with
+// coordinators to's inbound replication address, otherwise a set of
 // proxies of the link from -> to (one per shard), made on first use, so
 // that Cut of {from, to} stops what the replica sends and Cut of {to,
 // from} the stream its primary sends. A route made while its link is cut
@@ -54,6 +62,10 @@ func (c *Cluster) ReplAddrFrom(from, to string) (string, error) {
 	target := c.nodes[to]
 	if target.replPort == 0 {
 		return "", fmt.Errorf("local backend: node %s has no replication listener (the topology does not replicate)", to)
+	}
+	if c.coordinated() {
+		// The inbound address tells the links apart itself.
+		return c.memberReplAddr(to), nil
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -104,22 +116,6 @@ func (c *Cluster) newRouteLocked(link chaos.Link, targets []string) (*route, err
 		c.taken[net.JoinHostPort(proxyHost, strconv.Itoa(base+i))] = true
 	}
 	return r, nil
-}
-
-// retarget points the replication proxies that lead to n at its current
-// ports, after Start had to move it.
-func (c *Cluster) retarget(n *node) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	addrs := n.replAddrs()
-	for link, r := range c.routes {
-		if link.To != n.spec.Name {
-			continue
-		}
-		for i, p := range r.proxies {
-			p.Retarget(addrs[i])
-		}
-	}
 }
 
 // newPassword returns a random replication password for one cluster.

@@ -59,6 +59,10 @@ type Group struct {
 	// what each follows at start ("" for the primary).
 	nodes      []string
 	configured map[string]string
+	// watching is set for a group the coordinators run: it names the
+	// primary they record, and the Group then never fails over or
+	// repoints anything itself (see NewWatching).
+	watching func() string
 
 	mu        sync.Mutex
 	primary   string
@@ -111,8 +115,25 @@ func New(c chaos.Cluster, topo chaos.Topology, rec Recorder, log *slog.Logger) (
 	return g, nil
 }
 
+// NewWatching returns the Group of a replicated group whose coordinators
+// fail it over and repoint its members: it only times catch-ups (against
+// primary(), the node the coordinators record, "" while unknown) and
+// checks convergence. A catch-up that sees the recorded primary change is
+// cut short.
+func NewWatching(c chaos.Cluster, topo chaos.Topology, rec Recorder, log *slog.Logger, primary func() string) (*Group, error) {
+	g, err := New(c, topo, rec, log)
+	if err != nil {
+		return nil, err
+	}
+	g.watching = primary
+	return g, nil
+}
+
 // Primary is the node the group's clients write to now.
 func (g *Group) Primary() string {
+	if g.watching != nil {
+		return g.watching()
+	}
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	return g.primary
@@ -125,6 +146,9 @@ func (g *Group) FaultStarted(ctx context.Context, st nemesis.Step) error {
 		return nil
 	}
 	g.interrupt(st.Target)
+	if g.watching != nil {
+		return nil
+	}
 	if st.Kind == nemesis.Kill && st.Target == g.Primary() {
 		// A catch-up to the old primary's position can no longer end:
 		// the replicas move to a new epoch.
@@ -160,10 +184,13 @@ func (g *Group) FaultEnded(ctx context.Context, st nemesis.Step) error {
 	default:
 		return nil
 	}
-	if node == g.Primary() {
+	primary := g.Primary()
+	if node == primary || primary == "" {
 		return nil
 	}
-	g.rejoin(ctx, node, after)
+	if g.watching == nil {
+		g.rejoin(ctx, node, after)
+	}
 	g.timeCatchUp(node, after)
 	return nil
 }
@@ -297,12 +324,12 @@ func (g *Group) timeCatchUp(node, after string) {
 	ctx, cancel := context.WithCancelCause(context.Background())
 	ctx, cancelTimeout := context.WithTimeoutCause(ctx, CatchUpLimit, fmt.Errorf("not caught up within %s", CatchUpLimit))
 	cu := &catchUp{cancel: cancel}
+	primary := g.Primary()
 	g.mu.Lock()
 	if prev := g.timing[node]; prev != nil {
 		prev.cancel(errInterrupted)
 	}
 	g.timing[node] = cu
-	primary := g.primary
 	g.wg.Add(1)
 	g.mu.Unlock()
 	start := g.rec.SinceStartMs()
@@ -331,11 +358,17 @@ func (g *Group) catchUp(ctx context.Context, node, primary, after string, start 
 			break
 		}
 		if !sleep(ctx, PollInterval) {
-			return g.unfinished(ctx, obs, fmt.Sprintf("after %s: %s's position could not be read (%v)", after, primary, err))
+			return g.unfinished(ctx, obs, fmt.Sprintf("after %s: %s's position could not be read (%v)", after, primary, err), nil)
 		}
 	}
 	var got []Pos
 	for {
+		if g.watching != nil && g.watching() != primary {
+			// The coordinators failed over meanwhile: the replicas move
+			// to a new epoch and the old position means nothing.
+			return g.unfinished(ctx, obs, fmt.Sprintf("after %s: the coordinators moved the primary from %s to %s", after, primary, g.watching()),
+				errInterrupted)
+		}
 		got, err = g.positions(ctx, node)
 		if err == nil && CaughtUp(target, got) {
 			obs.Type, obs.EndMs = history.OK, g.rec.SinceStartMs()
@@ -347,15 +380,18 @@ func (g *Group) catchUp(ctx context.Context, node, primary, after string, start 
 			if err != nil {
 				at = err.Error()
 			}
-			return g.unfinished(ctx, obs, fmt.Sprintf("after %s: at %s, short of %s's %s", after, at, primary, formatPos(target)))
+			return g.unfinished(ctx, obs, fmt.Sprintf("after %s: at %s, short of %s's %s", after, at, primary, formatPos(target)), nil)
 		}
 	}
 }
 
-// unfinished records a catch-up cut short: undecided when the next fault
-// or the end of the run came first, failed when it ran out of time.
-func (g *Group) unfinished(ctx context.Context, obs history.Observation, detail string) history.Observation {
-	cause := context.Cause(ctx)
+// unfinished records a catch-up cut short: undecided when the next fault,
+// a failover or the end of the run came first, failed when it ran out of
+// time. cause is why, when ctx did not end.
+func (g *Group) unfinished(ctx context.Context, obs history.Observation, detail string, cause error) history.Observation {
+	if cause == nil {
+		cause = context.Cause(ctx)
+	}
 	obs.Type = history.Fail
 	if errors.Is(cause, errInterrupted) || errors.Is(cause, errRunEnded) {
 		obs.Type = history.Info

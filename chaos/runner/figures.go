@@ -7,6 +7,7 @@ import (
 
 	"github.com/ruvio/ruvio/chaos/scenarios"
 	"github.com/ruvio/ruvio/reports/figures"
+	"github.com/ruvio/ruvio/reports/render"
 )
 
 // Figures runs every scenario that publishes figures o.Runs times and
@@ -42,5 +43,6 @@ func Figures(ctx context.Context, o Options, doc string) error {
 				Command: fmt.Sprintf("chaos run %s --backend %s --runs %d", sc.Name, o.Backend.Name(), o.Runs)})
 		}
 	}
-	return figures.UpdateMarkdown(doc, "measured", figures.Table(rows))
+	figures.SortRows(rows)
+	return figures.UpdateMarkdown(doc, "measured", figures.Table(rows)+"\nDefinitions, as the reports print them:\n\n"+render.Definitions())
 }

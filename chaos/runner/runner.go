@@ -19,6 +19,7 @@ import (
 	"time"
 
 	"github.com/ruvio/ruvio/chaos"
+	"github.com/ruvio/ruvio/chaos/coordinators"
 	"github.com/ruvio/ruvio/chaos/operator"
 	"github.com/ruvio/ruvio/chaos/scenarios"
 	"github.com/ruvio/ruvio/nemesis"
@@ -132,6 +133,22 @@ func ReplicationText(s check.Summary) string {
 	if s.Converged != nil {
 		fmt.Fprintf(&b, " converged=%t", *s.Converged)
 	}
+	if s.Failovers != nil {
+		fmt.Fprintf(&b, " failovers=%d epoch_rise=%d primary_held_ms=%d", *s.Failovers, *s.EpochRise, *s.PrimaryHeldMs)
+	}
+	if s.RefusalMs != nil {
+		fmt.Fprintf(&b, " refusal_ms=%d", *s.RefusalMs)
+	}
+	if s.RefusalAfterFailoverMs != nil {
+		fmt.Fprintf(&b, " refusal_after_failover_ms=%d", *s.RefusalAfterFailoverMs)
+	}
+	if s.TwoWriterMs != nil {
+		fmt.Fprintf(&b, " two_writer_ms=%d", *s.TwoWriterMs)
+	}
+	if s.UnacknowledgedWrites > 0 {
+		fmt.Fprintf(&b, " unacknowledged_writes=%d", s.UnacknowledgedWrites)
+	}
+	b.WriteString(s.Lease.String())
 	if len(s.Tolerated) > 0 {
 		fmt.Fprintf(&b, " tolerated=%d", len(s.Tolerated))
 	}
@@ -174,28 +191,53 @@ func runOnce(ctx context.Context, o Options, sc scenarios.Scenario, dur time.Dur
 		// The logs are kept; the nodes' data and scratch files are not.
 		os.RemoveAll(work)
 	}()
-	var nodes []string
-	for _, ns := range sc.Topology.Nodes {
-		if ns.Role == "node" {
-			nodes = append(nodes, ns.Name)
+	nodes := sc.Topology.DataNodes()
+	// Coordinators, when the topology runs them, fail the group over;
+	// the harness asks them where the primary is and records what they
+	// decide. They must agree on the first primary before anything
+	// starts.
+	var coords *coordinators.Set
+	if len(sc.Topology.Coordinators()) > 0 {
+		if coords, err = coordinators.New(cluster, sc.Topology, o.Log); err != nil {
+			return check.Summary{}, err
 		}
+		defer coords.Close()
+		v, err := coords.WaitAgreed(ctx, chaos.ReadyTimeout)
+		if err != nil {
+			return check.Summary{}, err
+		}
+		fmt.Fprintf(o.Progress, "run %d: coordinators agree: %s\n", n, v)
 	}
 	rec := workloads.NewRecorder()
+	// The history counts from here; the nodes' logs are stamped in UTC.
+	os.WriteFile(filepath.Join(dir, "clock.txt"), []byte(fmt.Sprintf(
+		"history time 0 = %s (UTC); the logs in logs/ are stamped in UTC\n", rec.Start().UTC().Format(time.RFC3339Nano))), 0o644)
 	// A replicated group has the harness as its operator: it fails over
-	// by hand, repoints restarted nodes and times the replicas.
+	// by hand, repoints restarted nodes and times the replicas. With
+	// coordinators it only times the replicas; they do the rest.
 	var group *operator.Group
 	var op nemesis.Operator
-	if sc.Topology.Replicated() {
+	switch {
+	case coords != nil:
+		if group, err = operator.NewWatching(cluster, sc.Topology, rec, o.Log, coords.PrimaryNode); err != nil {
+			return check.Summary{}, err
+		}
+		defer group.Close()
+		op = nemesis.Operators(coords, group)
+	case sc.Topology.Replicated():
 		if group, err = operator.New(cluster, sc.Topology, rec, o.Log); err != nil {
 			return check.Summary{}, err
 		}
 		defer group.Close()
 		op = group
-	} else if sc.ClientsOnPrimary {
+	case sc.ClientsOnPrimary:
 		return check.Summary{}, fmt.Errorf("scenario %s sends clients to the primary but its topology does not replicate", sc.Name)
 	}
 	targets := func() []string {
-		if sc.ClientsOnPrimary {
+		switch {
+		case coords != nil:
+			return coords.Targets()
+		case sc.ClientsOnPrimary:
 			return []string{cluster.Addr(group.Primary())}
 		}
 		addrs := make([]string, len(nodes))
@@ -204,6 +246,21 @@ func runOnce(ctx context.Context, o Options, sc scenarios.Scenario, dur time.Dur
 		}
 		return addrs
 	}
+	var stopWatch context.CancelFunc
+	watched := make(chan struct{})
+	if coords != nil {
+		var watchCtx context.Context
+		watchCtx, stopWatch = context.WithCancel(ctx)
+		defer stopWatch()
+		go func() {
+			defer close(watched)
+			coords.Watch(watchCtx, rec)
+		}()
+	} else {
+		close(watched)
+	}
+	stopLeaseWatch := watchLeases(ctx, sc, cluster, rec, o.Log)
+	defer stopLeaseWatch()
 	steps := sc.Schedule(rng, dur)
 	loadCtx, stopLoad := context.WithTimeout(ctx, dur)
 	defer stopLoad()
@@ -212,10 +269,17 @@ func runOnce(ctx context.Context, o Options, sc scenarios.Scenario, dur time.Dur
 	for i, spec := range sc.Workloads {
 		spec.KeyPrefix = fmt.Sprintf("%s%d:", spec.Kind, i)
 		wrng := rand.New(rand.NewPCG(rng.Uint64(), uint64(i)))
+		wtargets, err := workloadTargets(spec, cluster, sc.Topology, targets)
+		if err != nil {
+			return check.Summary{}, fmt.Errorf("workload %s: %w", spec.Kind, err)
+		}
+		if spec.Via == workloads.ViaSentinel {
+			spec.SentinelPassword = cluster.(chaos.Coordinated).CoordinatorSecret()
+		}
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			if err := workloads.Run(loadCtx, spec, targets, rec, wrng); err != nil && !errors.Is(err, context.DeadlineExceeded) && !errors.Is(err, context.Canceled) {
+			if err := workloads.Run(loadCtx, spec, wtargets, rec, wrng); err != nil && !errors.Is(err, context.DeadlineExceeded) && !errors.Is(err, context.Canceled) {
 				errs <- fmt.Errorf("workload %s: %w", spec.Kind, err)
 			}
 		}()
@@ -257,12 +321,24 @@ func runOnce(ctx context.Context, o Options, sc scenarios.Scenario, dur time.Dur
 			o.Log.Warn("final read incomplete", "workload", spec.Kind, "err", err)
 		}
 	}
+	if stopWatch != nil {
+		stopWatch()
+	}
+	<-watched
+	stopLeaseWatch()
 	h := rec.History()
 	// Ops record the address their client dialled; the checkers and the
 	// reports speak of nodes by name, as faults do.
 	names := map[string]string{}
 	for _, ns := range sc.Topology.Nodes {
 		names[cluster.Addr(ns.Name)] = ns.Name
+		if cc, ok := cluster.(chaos.Coordinated); ok && coords != nil {
+			// A Sentinel client dials the address the coordinators
+			// answer.
+			if a := cc.MemberAddr(ns.Name); a != "" {
+				names[a] = ns.Name
+			}
+		}
 	}
 	for i := range h.Ops {
 		if name, ok := names[h.Ops[i].Node]; ok {
@@ -275,13 +351,37 @@ func runOnce(ctx context.Context, o Options, sc scenarios.Scenario, dur time.Dur
 	return analyze(dir, h, o.Scenario, o.Backend.Name(), o.Seed, o.LinearizabilityLimit)
 }
 
+// workloadTargets is the target list of one workload: the scenario's
+// (targets), one pinned node's (spec.Node), or the coordinators, for
+// clients that ask them themselves (workloads.ViaSentinel).
+func workloadTargets(spec workloads.Spec, cluster chaos.Cluster, topo chaos.Topology, targets func() []string) (func() []string, error) {
+	switch {
+	case spec.Node != "":
+		addr := cluster.Addr(spec.Node)
+		if addr == "" {
+			return nil, fmt.Errorf("pinned to %q, which is no node of the topology", spec.Node)
+		}
+		return func() []string { return []string{addr} }, nil
+	case spec.Via == workloads.ViaSentinel:
+		var addrs []string
+		for _, c := range topo.Coordinators() {
+			addrs = append(addrs, cluster.Addr(c))
+		}
+		if len(addrs) == 0 {
+			return nil, errors.New("a Sentinel client needs coordinators")
+		}
+		return func() []string { return addrs }, nil
+	}
+	return targets, nil
+}
+
 // analyze checks a history and writes the report files into dir.
 func analyze(dir string, h *history.History, sc scenarios.Scenario, backend string, seed int64, limit time.Duration) (check.Summary, error) {
 	if limit <= 0 {
 		limit = time.Minute
 	}
 	s := check.Analyze(h, check.Options{LinearizabilityLimit: limit, VisualizePath: filepath.Join(dir, "linearizability.html"),
-		Primary: sc.Topology.Primary(), AcceptLoss: sc.AcceptLoss})
+		Primary: sc.Topology.Primary(), AcceptLoss: sc.AcceptLoss, Lease: sc.Lease})
 	s.Scenario, s.Backend, s.Seed, s.Runs = sc.Name, backend, seed, 1
 	for _, miss := range check.Gate(s, sc.Expect) {
 		s.Violations = append(s.Violations, "gate: "+miss)

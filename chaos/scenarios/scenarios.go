@@ -31,6 +31,11 @@ type Scenario struct {
 	// be lost (check.Options.AcceptLoss): they are reported as tolerated,
 	// not as violations.
 	AcceptLoss bool
+	// Lease makes the harness poll every data node's primary lease (INFO
+	// replication) and the checker measure the old primary's refusals and
+	// the promotion around the fault that takes it away
+	// (check.Options.Lease, Summary.Lease).
+	Lease bool
 	// Duration is the default length of the faulty phase; Settle is the
 	// quiet time after the last fault before the final reads.
 	Duration, Settle time.Duration

@@ -1,6 +1,7 @@
 package scenarios
 
 import (
+	"errors"
 	"math/rand/v2"
 	"testing"
 	"time"
@@ -11,8 +12,13 @@ import (
 
 func TestEveryTopologyIsValid(t *testing.T) {
 	for _, sc := range All() {
-		if err := sc.Topology.CheckReplication(); err != nil {
+		if err := errors.Join(sc.Topology.CheckReplication(), sc.Topology.CheckCoordinators()); err != nil {
 			t.Errorf("%s: %v", sc.Name, err)
+		}
+		for _, w := range sc.Workloads {
+			if w.Node != "" && sc.Topology.ReplicationRole(w.Node) == "" {
+				t.Errorf("%s pins a workload to %q, no data node of its group", sc.Name, w.Node)
+			}
 		}
 		if sc.ClientsOnPrimary && sc.Topology.Primary() == "" {
 			t.Errorf("%s sends clients to the primary of a topology that has none", sc.Name)
@@ -65,5 +71,42 @@ func TestFailoverManualKillsThePrimaryOnce(t *testing.T) {
 	}
 	if !sc.AcceptLoss || sc.Expect.MaxLost != nil || !sc.Expect.RequireConverged {
 		t.Fatalf("failover-manual must tolerate loss and require convergence: %+v", sc.Expect)
+	}
+}
+
+// The coordinator scenarios' schedules say what their notes promise at
+// the default length: a 30 s freeze, a hold of at least 30 s after the
+// failover, the primary back before the coordinators in minority, and
+// FORCE while the cut lasts.
+func TestCoordinatorSchedules(t *testing.T) {
+	steps := func(name string) ([]nemesis.Step, Scenario) {
+		sc, ok := Get(name)
+		if !ok {
+			t.Fatalf("no scenario %s", name)
+		}
+		if len(sc.Topology.Coordinators()) == 0 && name != "durable-manual" {
+			t.Fatalf("%s runs no coordinators", name)
+		}
+		return sc.Schedule(rand.New(rand.NewPCG(1, 1)), sc.Duration), sc
+	}
+	if st, _ := steps("stall"); len(st) != 1 || st[0].Kind != nemesis.Pause || st[0].For != 30*time.Second {
+		t.Errorf("stall: %+v", st)
+	}
+	st, sc := steps("coord-partition")
+	if len(st) != 2 || st[0].Kind != nemesis.Partition || st[1].Kind != nemesis.Kill || st[1].Target != "n1" ||
+		sc.Duration-st[1].At-2*time.Second < 30*time.Second || st[0].At+st[0].For < st[1].At+st[1].For {
+		t.Errorf("coord-partition leaves no 30 s hold under the partition: %+v", st)
+	}
+	st, _ = steps("minority")
+	if len(st) != 3 || st[0].Target != nemesis.Follower || st[1].Target != nemesis.Leader ||
+		st[2].At+st[2].For >= st[0].At+st[0].For || st[2].At <= st[0].At {
+		t.Errorf("minority: %+v", st)
+	}
+	st, _ = steps("durable-partition")
+	if len(st) != 3 || st[2].Kind != nemesis.Force || st[2].At <= st[1].At || st[2].At >= st[1].At+st[1].For {
+		t.Errorf("durable-partition does not FORCE during the cut: %+v", st)
+	}
+	if st, _ := steps("leader"); len(st) != 2 || st[0].Target != nemesis.Leader || st[1].Target != "n1" || st[0].At != st[1].At {
+		t.Errorf("leader: %+v", st)
 	}
 }

@@ -71,3 +71,19 @@ func TestListAndUsage(t *testing.T) {
 		t.Fatalf("unknown command exited %d", code)
 	}
 }
+
+// coord-partition's gate holds a run to exactly one failover.
+func TestGateOfACoordinatorPartition(t *testing.T) {
+	yes := true
+	one, two := int64(1), int64(2)
+	held := int64(31000)
+	sum := check.Summary{Valid: check.ValidTrue, Ops: 100, Acknowledged: 90, Converged: &yes,
+		Failovers: &one, EpochRise: &one, PrimaryHeldMs: &held, UnforcedFailovers: &one}
+	if code := run([]string{"gate", plantSummary(t, "coord-partition", sum)}); code != 0 {
+		t.Fatalf("gate on one failover exited %d, want 0", code)
+	}
+	sum.Failovers, sum.EpochRise = &two, &two
+	if code := run([]string{"gate", plantSummary(t, "coord-partition", sum)}); code != 1 {
+		t.Fatalf("gate on two failovers exited %d, want 1", code)
+	}
+}

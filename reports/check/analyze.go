@@ -34,6 +34,9 @@ type Options struct {
 	// failover windows can tell which ops went to the faulted node; nil
 	// means ops already record node names.
 	NodeNames map[string]string
+	// Lease measures the old primary's refusals and the promotion around
+	// the fault that takes it away (Summary.Lease, CheckLease).
+	Lease bool
 	// AllowStale accepts stale set reads (a scenario that reads from
 	// replicas on purpose); they are still counted.
 	AllowStale bool
@@ -161,6 +164,20 @@ func Analyze(h *history.History, opts Options) Summary {
 	}
 	w := ComputeWindows(h, opts.Primary, opts.NodeNames)
 	s.UnavailableMs, s.FailoverMs, s.TwoWriterMs, s.RefusalMs = w.UnavailableMs, w.FailoverMs, w.TwoWriterMs, w.RefusalMs
+	s.RefusalAfterFailoverMs = w.RefusalAfterFailoverMs
+	for _, op := range h.Ops {
+		if !op.Final && (op.F == history.FAdd || op.F == history.FWrite) && op.Type != history.OK {
+			s.UnacknowledgedWrites++
+		}
+	}
+	if cr := CheckCoordination(h.Observations, h.Faults); cr.Watched {
+		s.Failovers, s.EpochRise, s.PrimaryHeldMs = int64Ptr(cr.Failovers), int64Ptr(cr.EpochRise), int64Ptr(cr.HeldMs)
+		s.UnforcedFailovers = int64Ptr(cr.Unforced)
+	}
+	if opts.Lease {
+		lr := CheckLease(named(h, opts.NodeNames), opts.Primary)
+		s.Lease = &lr
+	}
 	rr := CheckReplication(h.Observations)
 	s.CatchUpMaxMs, s.CatchUps, s.Converged = rr.MaxCatchUpMs(), int64(len(rr.CatchUpsMs)), rr.Converged
 	for _, p := range rr.Problems {

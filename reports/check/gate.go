@@ -30,6 +30,19 @@ type Expectations struct {
 	// means 1, so a run that did nothing never passes, positive controls
 	// included (their invalidity must come from what they observed).
 	MinAcknowledged int64 `json:"min_acknowledged,omitempty"`
+	// Failovers and EpochRise demand exactly that many changes of the
+	// coordinators' recorded primary, and that rise of its epoch, over
+	// the run; MaxUnforcedFailovers bounds the ones before the first
+	// COORDINATOR FAILOVER FORCE. Null (no coordinators watched) misses
+	// them.
+	Failovers            *int64 `json:"failovers,omitempty"`
+	EpochRise            *int64 `json:"epoch_rise,omitempty"`
+	MaxUnforcedFailovers *int64 `json:"max_unforced_failovers,omitempty"`
+	// MaxUnacknowledgedWrites bounds the adds and writes that were not
+	// acknowledged (a primary that must take every write: 0).
+	MaxUnacknowledgedWrites *int64 `json:"max_unacknowledged_writes,omitempty"`
+	// Lease holds Summary.Lease to a lease scenario's thresholds.
+	Lease *LeaseExpectations `json:"lease,omitempty"`
 }
 
 // Gate returns the thresholds s misses, one sentence each; none means the
@@ -83,5 +96,21 @@ func Gate(s Summary, e Expectations) []string {
 	window("unavailable_ms", s.UnavailableMs, e.MaxUnavailableMs)
 	window("two_writer_ms", s.TwoWriterMs, e.MaxTwoWriterMs)
 	window("failover_ms", s.FailoverMs, e.MaxFailoverMs)
+	window("unforced_failovers", s.UnforcedFailovers, e.MaxUnforcedFailovers)
+	exactly := func(name string, got, want *int64) {
+		switch {
+		case want == nil:
+		case got == nil:
+			missf("%s = null (no coordinators watched), want %d", name, *want)
+		case *got != *want:
+			missf("%s = %d, want exactly %d", name, *got, *want)
+		}
+	}
+	exactly("failovers", s.Failovers, e.Failovers)
+	exactly("epoch_rise", s.EpochRise, e.EpochRise)
+	if e.MaxUnacknowledgedWrites != nil && s.UnacknowledgedWrites > *e.MaxUnacknowledgedWrites {
+		missf("unacknowledged_writes = %d, want <= %d", s.UnacknowledgedWrites, *e.MaxUnacknowledgedWrites)
+	}
+	miss = append(miss, gateLease(s.Lease, e.Lease)...)
 	return miss
 }

@@ -116,6 +116,24 @@ type Summary struct {
 	// did not check.
 	Converged *bool `json:"converged"`
 
+	// RefusalAfterFailoverMs is the old primary's first NOREPLICAS
+	// minus the new primary's first acknowledged write (negative when it
+	// refused first); null without a refusal. See Windows.
+	RefusalAfterFailoverMs *int64 `json:"refusal_after_failover_ms"`
+	// UnacknowledgedWrites counts the adds and plain writes of the
+	// workloads (compare-and-set aside: it fails by contention) that were
+	// not acknowledged: refused or indeterminate.
+	UnacknowledgedWrites int64 `json:"unacknowledged_writes"`
+	// The coordinators' record over the run (CoordinationResult); null
+	// when the run had no coordinators.
+	Failovers         *int64 `json:"failovers"`
+	EpochRise         *int64 `json:"epoch_rise"`
+	PrimaryHeldMs     *int64 `json:"primary_held_ms"`
+	UnforcedFailovers *int64 `json:"unforced_failovers"`
+	// Lease is the primary lease scenarios' figures (LeaseResult); absent
+	// from other scenarios' summaries.
+	Lease *LeaseResult `json:"lease,omitempty"`
+
 	Faults     []history.Fault `json:"faults"`
 	Violations []string        `json:"violations"`
 	// Tolerated are anomalies the scenario's model allows (acknowledged
@@ -150,7 +168,8 @@ func (s Summary) MarshalJSON() ([]byte, error) {
 }
 
 // Merge folds several runs of one scenario into one Summary: counts add
-// up, each window (and catch-up) is the worst (largest) run's, a verdict
+// up, each window (and catch-up, failover count and epoch rise) is the
+// worst (largest) run's, the primary's hold the shortest, a verdict
 // is false if any run's is, else unknown if any run's is, and the
 // violations, tolerated anomalies and faults are kept with their run
 // number in front.
@@ -197,6 +216,13 @@ func Merge(runs []Summary) Summary {
 		m.RefusalMs = maxPtr(m.RefusalMs, s.RefusalMs)
 		m.CatchUpMaxMs = maxPtr(m.CatchUpMaxMs, s.CatchUpMaxMs)
 		m.CatchUps += s.CatchUps
+		m.RefusalAfterFailoverMs = maxPtr(m.RefusalAfterFailoverMs, s.RefusalAfterFailoverMs)
+		m.UnacknowledgedWrites += s.UnacknowledgedWrites
+		m.Failovers = maxPtr(m.Failovers, s.Failovers)
+		m.EpochRise = maxPtr(m.EpochRise, s.EpochRise)
+		m.PrimaryHeldMs = minPtr(m.PrimaryHeldMs, s.PrimaryHeldMs)
+		m.UnforcedFailovers = maxPtr(m.UnforcedFailovers, s.UnforcedFailovers)
+		m.Lease = mergeLease(m.Lease, s.Lease)
 		if s.Converged != nil {
 			convChecked = true
 			convTrue = convTrue && *s.Converged
@@ -240,6 +266,18 @@ func maxPtr(a, b *int64) *int64 {
 	case a == nil:
 		return int64Ptr(*b)
 	case b == nil || *a >= *b:
+		return int64Ptr(*a)
+	}
+	return int64Ptr(*b)
+}
+
+func minPtr(a, b *int64) *int64 {
+	switch {
+	case a == nil && b == nil:
+		return nil
+	case a == nil:
+		return int64Ptr(*b)
+	case b == nil || *a <= *b:
 		return int64Ptr(*a)
 	}
 	return int64Ptr(*b)

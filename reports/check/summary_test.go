@@ -22,6 +22,8 @@ var summaryKeys = []string{
 	"scenario", "backend", "seed", "runs", "valid", "ops", "acknowledged", "failed", "indeterminate",
 	"lost", "lost_keys", "stale", "linearizable", "failover_ms", "unavailable_ms", "two_writer_ms",
 	"refusal_ms", "catch_up_max_ms", "catch_ups", "converged", "faults", "violations", "tolerated",
+	"refusal_after_failover_ms", "unacknowledged_writes", "failovers", "epoch_rise", "primary_held_ms",
+	"unforced_failovers",
 }
 
 func TestSummaryJSONGolden(t *testing.T) {
@@ -30,6 +32,7 @@ func TestSummaryJSONGolden(t *testing.T) {
 		Ops: 10, Acknowledged: 6, Failed: 2, Indeterminate: 2,
 		Lost: 1, LostKeys: []string{"k1=7"}, Stale: 0, Linearizable: boolPtr(true),
 		UnavailableMs: i64(1234), CatchUpMaxMs: i64(87), CatchUps: 3, Converged: boolPtr(true),
+		UnacknowledgedWrites: 2, Failovers: i64(1), EpochRise: i64(1), PrimaryHeldMs: i64(30500), UnforcedFailovers: i64(1),
 		Faults:     []history.Fault{{Kind: "kill", Target: "n1", StartMs: 2000, EndMs: 3000, Note: "SIGKILL"}},
 		Violations: []string{"lost 1 acknowledged writes: k1=7"},
 		Tolerated:  []string{"register history is not linearizable (keys x)"},
@@ -163,6 +166,17 @@ func TestGate(t *testing.T) {
 		{"converged", with(good, func(s *Summary) { s.Converged = boolPtr(true) }), Expectations{RequireConverged: true}, ""},
 		{"not converged", with(good, func(s *Summary) { s.Converged = boolPtr(false) }), Expectations{RequireConverged: true}, "converged = false"},
 		{"convergence unchecked", good, Expectations{RequireConverged: true}, "converged = null"},
+		{"one failover as required", with(good, func(s *Summary) { s.Failovers, s.EpochRise = i64(1), i64(1) }),
+			Expectations{Failovers: i64(1), EpochRise: i64(1)}, ""},
+		{"a second failover", with(good, func(s *Summary) { s.Failovers, s.EpochRise = i64(2), i64(1) }),
+			Expectations{Failovers: i64(1), EpochRise: i64(1)}, "failovers = 2, want exactly 1"},
+		{"no failover where one was due", with(good, func(s *Summary) { s.Failovers, s.EpochRise = i64(0), i64(0) }),
+			Expectations{Failovers: i64(0), EpochRise: i64(1)}, "epoch_rise = 0, want exactly 1"},
+		{"coordinators not watched", good, Expectations{Failovers: i64(0)}, "failovers = null"},
+		{"a failover before FORCE", with(good, func(s *Summary) { s.UnforcedFailovers = i64(1) }),
+			Expectations{MaxUnforcedFailovers: i64(0)}, "unforced_failovers = 1, want <= 0"},
+		{"a write not taken", with(good, func(s *Summary) { s.UnacknowledgedWrites = 3 }),
+			Expectations{MaxUnacknowledgedWrites: i64(0)}, "unacknowledged_writes = 3, want <= 0"},
 		{"tolerated loss passes a gate without MaxLost", with(good, func(s *Summary) {
 			s.Lost, s.Linearizable, s.Converged = 7, boolPtr(false), boolPtr(true)
 			s.Tolerated = []string{"lost 7 acknowledged writes"}

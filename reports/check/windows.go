@@ -40,6 +40,12 @@ type Windows struct {
 	// lost its replicas and refused); the largest over the failovers, nil
 	// when the old primary never refused.
 	RefusalMs *int64
+	// RefusalAfterFailoverMs runs from the new primary's first
+	// acknowledged write to the old primary's first NOREPLICAS (negative
+	// when the old one refused first): how long after the failover the
+	// old primary noticed. The largest over the failovers, nil when the
+	// old primary never refused.
+	RefusalAfterFailoverMs *int64
 }
 
 // failoverKinds are the faults that take a primary away from its peers.
@@ -218,7 +224,7 @@ func failovers(h *history.History, primary string, w *Windows) {
 		}
 		w.FailoverMs = maxPtr(w.FailoverMs, int64Ptr((e.newFirst-e.start)/int64(time.Millisecond)))
 		oldLast := int64(-1)
-		var refused *int64
+		var refused, after *int64
 		for _, op := range ops {
 			if op.Node != e.old || !isWrite(op) || op.T1 >= bound {
 				continue
@@ -228,9 +234,11 @@ func failovers(h *history.History, primary string, w *Windows) {
 			}
 			if refused == nil && op.Type == history.Fail && op.T1 >= e.start && strings.HasPrefix(op.Err, "NOREPLICAS") {
 				refused = int64Ptr((op.T1 - e.start) / int64(time.Millisecond))
+				after = int64Ptr((op.T1 - e.newFirst) / int64(time.Millisecond))
 			}
 		}
 		w.TwoWriterMs = maxPtr(w.TwoWriterMs, int64Ptr(max(oldLast-e.newFirst, 0)/int64(time.Millisecond)))
 		w.RefusalMs = maxPtr(w.RefusalMs, refused)
+		w.RefusalAfterFailoverMs = maxPtr(w.RefusalAfterFailoverMs, after)
 	}
 }

@@ -65,19 +65,19 @@ func TestWindows(t *testing.T) {
 			name:   "failover with a two-writer window and a refusal",
 			ops:    append(append([]history.Op(nil), failover...), writeOp(1, "e", ok, 1550, 1600)),
 			faults: []history.Fault{killN1},
-			want:   Windows{UnavailableMs: i64(500), FailoverMs: i64(500), TwoWriterMs: i64(100), RefusalMs: i64(200)},
+			want:   Windows{UnavailableMs: i64(500), FailoverMs: i64(500), TwoWriterMs: i64(100), RefusalMs: i64(200), RefusalAfterFailoverMs: i64(-300)},
 		},
 		{
 			name:   "the old primary stopped first",
 			ops:    failover,
 			faults: []history.Fault{killN1},
-			want:   Windows{UnavailableMs: i64(500), FailoverMs: i64(500), TwoWriterMs: i64(0), RefusalMs: i64(200)},
+			want:   Windows{UnavailableMs: i64(500), FailoverMs: i64(500), TwoWriterMs: i64(0), RefusalMs: i64(200), RefusalAfterFailoverMs: i64(-300)},
 		},
 		{
 			name:   "a partition shape naming the primary",
 			ops:    failover,
 			faults: []history.Fault{{Kind: "partition", Target: "isolate-n1 [n1->n2 n2->n1 client->n1]", StartMs: 1000, EndMs: 3000}},
-			want:   Windows{UnavailableMs: i64(500), FailoverMs: i64(500), TwoWriterMs: i64(0), RefusalMs: i64(200)},
+			want:   Windows{UnavailableMs: i64(500), FailoverMs: i64(500), TwoWriterMs: i64(0), RefusalMs: i64(200), RefusalAfterFailoverMs: i64(-300)},
 		},
 		{
 			name: "ops record addresses, faults name nodes",
@@ -91,7 +91,7 @@ func TestWindows(t *testing.T) {
 			}(),
 			faults: []history.Fault{killN1},
 			names:  map[string]string{"127.0.0.1:7001": "n1", "127.0.0.2:7001": "n2"},
-			want:   Windows{UnavailableMs: i64(500), FailoverMs: i64(500), TwoWriterMs: i64(0), RefusalMs: i64(200)},
+			want:   Windows{UnavailableMs: i64(500), FailoverMs: i64(500), TwoWriterMs: i64(0), RefusalMs: i64(200), RefusalAfterFailoverMs: i64(-300)},
 		},
 		{
 			name:   "a fault on a replica is no failover",
@@ -113,7 +113,7 @@ func TestWindows(t *testing.T) {
 			faults: []history.Fault{killN1, {Kind: "pause", Target: "n2", StartMs: 4000, EndMs: 5000}},
 			// n3's success at 4300 is the last until 4900, while the
 			// write stuck on the paused n2 was trying: 600 ms.
-			want: Windows{UnavailableMs: i64(600), FailoverMs: i64(500), TwoWriterMs: i64(600), RefusalMs: i64(200)},
+			want: Windows{UnavailableMs: i64(600), FailoverMs: i64(500), TwoWriterMs: i64(600), RefusalMs: i64(200), RefusalAfterFailoverMs: i64(-300)},
 		},
 	}
 	for _, tc := range tests {
@@ -134,5 +134,5 @@ func showWindows(w Windows) string {
 		return itoa(*p)
 	}
 	return "unavailable=" + f(w.UnavailableMs) + " failover=" + f(w.FailoverMs) +
-		" two_writer=" + f(w.TwoWriterMs) + " refusal=" + f(w.RefusalMs)
+		" two_writer=" + f(w.TwoWriterMs) + " refusal=" + f(w.RefusalMs) + " refusal_after=" + f(w.RefusalAfterFailoverMs)
 }

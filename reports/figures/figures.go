@@ -56,6 +56,37 @@ type Row struct {
 	Command  string // e.g. "chaos run kill --runs 5"
 }
 
+// SortRows orders rows by their IDs as ../shared/FIGURES.md numbers
+// them: by the letters in front, then the number, then what follows it
+// (C1 < C2 < F1 < F2 < F5 < F5a < F10 < R1).
+func SortRows(rows []Row) {
+	slices.SortStableFunc(rows, func(a, b Row) int {
+		ap, an, as := splitID(a.ID)
+		bp, bn, bs := splitID(b.ID)
+		switch {
+		case ap != bp:
+			return strings.Compare(ap, bp)
+		case an != bn:
+			return an - bn
+		}
+		return strings.Compare(as, bs)
+	})
+}
+
+// splitID cuts "F10a" into "F", 10 and "a".
+func splitID(id string) (prefix string, n int, suffix string) {
+	i := strings.IndexFunc(id, func(r rune) bool { return r >= '0' && r <= '9' })
+	if i < 0 {
+		return id, 0, ""
+	}
+	j := i
+	for j < len(id) && id[j] >= '0' && id[j] <= '9' {
+		j++
+	}
+	n, _ = strconv.Atoi(id[i:j])
+	return id[:i], n, id[j:]
+}
+
 // Table renders rows as a markdown table, one row per figure in the order
 // given.
 func Table(rows []Row) string {

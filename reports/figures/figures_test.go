@@ -77,6 +77,21 @@ func TestTable(t *testing.T) {
 	}
 }
 
+func TestSortRows(t *testing.T) {
+	var rows []Row
+	for _, id := range []string{"R1", "F10", "F5w", "C2", "F5", "F1", "D1", "F5a", "F9h", "F9"} {
+		rows = append(rows, Row{ID: id})
+	}
+	SortRows(rows)
+	var got []string
+	for _, r := range rows {
+		got = append(got, r.ID)
+	}
+	if want := "C2 D1 F1 F5 F5a F5w F9 F9h F10 R1"; strings.Join(got, " ") != want {
+		t.Fatalf("order %v, want %s", got, want)
+	}
+}
+
 func TestNumber(t *testing.T) {
 	for in, want := range map[float64]string{
 		1203.47: "1203", 1.23456: "1.235", 0.0456: "0.0456", 250: "250", 12.5: "12.5", -3.25: "-3.25", 1e7: "10000000",

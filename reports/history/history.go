@@ -87,6 +87,22 @@ const (
 	// came to hold the same data (RUVIO DIGEST) and the same last log
 	// sequence on every shard, and when.
 	ObsConvergence = "convergence"
+	// ObsRecord: what the coordinators record for the group, polled by
+	// the harness: Node is the primary they name, Epoch its epoch (the
+	// highest any coordinator answered). The first is the run's start,
+	// each later one with another primary or epoch a failover, and the
+	// last (Type Info) the end of the watch.
+	ObsRecord = "record"
+	// ObsLeaseHeld and ObsLeaseEnded: a data node's primary lease as the
+	// harness polls it (INFO replication every 50 ms). Held: the first
+	// poll that found it primary with primary_lease_remaining_ms above
+	// the node's 300 ms margin (StartMs = EndMs). Ended: the first poll
+	// after that which did not (EndMs); StartMs is when the last holding
+	// poll said the lease would stop writes (its time plus the remaining
+	// ms less the margin, as if the node's lease clock ran at the real
+	// rate).
+	ObsLeaseHeld  = "lease-held"
+	ObsLeaseEnded = "lease-ended"
 )
 
 // Observation is something the harness measured on the nodes rather than
@@ -100,6 +116,8 @@ type Observation struct {
 	StartMs int64  `json:"start_ms"`
 	EndMs   int64  `json:"end_ms"`
 	Detail  string `json:"detail,omitempty"`
+	// Epoch is the recorded epoch of an ObsRecord.
+	Epoch uint64 `json:"epoch,omitempty"`
 }
 
 // Event is one line of history.jsonl: exactly one of its fields is set.

@@ -29,6 +29,12 @@ var numberKeys = []struct{ key, label string }{
 	{"catch_up_max_ms", "replica catch-up, longest (ms)"},
 	{"catch_ups", "replica catch-ups measured"},
 	{"converged", "nodes converged after heal"},
+	{"refusal_after_failover_ms", "old primary's refusal after the failover (ms)"},
+	{"unacknowledged_writes", "writes not acknowledged (refused or indeterminate)"},
+	{"failovers", "failovers the coordinators recorded"},
+	{"epoch_rise", "rise of the recorded epoch"},
+	{"primary_held_ms", "last recorded primary held (ms)"},
+	{"unforced_failovers", "failovers before any FORCE"},
 }
 
 // headerKeys are printed above the tables rather than in them; listKeys are
@@ -52,7 +58,11 @@ var definitions = []struct{ term, meaning string }{
 		"first acknowledged write to the old primary's last acknowledged write. It is 0 when the old " +
 		"primary stopped acknowledging before the new one started."},
 	{"refusal time", "the time from the fault until the old primary first answered a write with " +
-		"NOREPLICAS, i.e. noticed it may no longer accept writes."},
+		"NOREPLICAS, i.e. noticed it may no longer accept writes. The refusal after the failover is the same " +
+		"refusal measured from the new primary's first acknowledged write (negative when the old primary refused first)."},
+	{"failovers", "the changes of primary or epoch the coordinators recorded over the run, read by the harness from " +
+		"SENTINEL MASTER on every coordinator every 100 ms (the highest epoch any answers); the epoch rise is the last " +
+		"recorded epoch minus the first, and the primary held is the time from the last change to the end of the watch."},
 	{"indeterminate", "an operation whose outcome the client cannot know (type info): it timed out or " +
 		"its connection dropped after the request was sent, so it may or may not have taken effect. " +
 		"Checkers count it neither as acknowledged nor as lost."},
@@ -61,6 +71,17 @@ var definitions = []struct{ term, meaning string }{
 		"polled with INFO replication every 20 ms. A catch-up cut short by the next fault is not counted."},
 	{"converged", "after the final heal and settle, every node answered the same RUVIO DIGEST and the same " +
 		"last log record (wal_last_sequence) on every shard."},
+}
+
+// Definitions are the meanings of the figures as a markdown list, for
+// report.md and for the table `make figures` writes: a number is never
+// printed without what it measures.
+func Definitions() string {
+	var b strings.Builder
+	for _, d := range definitions {
+		fmt.Fprintf(&b, "- **%s**: %s\n", d.term, d.meaning)
+	}
+	return b.String()
 }
 
 // reportMarkdown renders report.md.
@@ -98,7 +119,7 @@ func reportMarkdown(h *history.History, s summary, notes []string) string {
 	}
 	sort.Strings(extra)
 	for _, k := range extra {
-		fmt.Fprintf(&b, "| %s | %s |\n", mdCell(k), mdCell(s.str(k, "n/a")))
+		writeFigureRows(&b, k, s[k])
 	}
 	b.WriteString("\n")
 	if keys := s.list("lost_keys"); len(keys) > 0 {
@@ -134,9 +155,7 @@ func reportMarkdown(h *history.History, s summary, notes []string) string {
 	}
 
 	b.WriteString("## Definitions\n\n")
-	for _, d := range definitions {
-		fmt.Fprintf(&b, "- **%s**: %s\n", d.term, d.meaning)
-	}
+	b.WriteString(Definitions())
 	b.WriteString("\nA figure shown as n/a does not apply to this scenario or was not checked.\n\n")
 
 	b.WriteString("## Files\n\n")

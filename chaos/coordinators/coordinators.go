@@ -1,0 +1,442 @@
+// Package coordinators is the harness's side of a running cluster's
+// coordinators: which primary and epoch they record (where the workloads
+// write, and the history's record observations), which of them leads, and
+// an operator's commands to them (COORDINATOR FAILOVER FORCE).
+package coordinators
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+
+	"github.com/ruvio/ruvio/chaos"
+	"github.com/ruvio/ruvio/nemesis"
+	"github.com/ruvio/ruvio/reports/history"
+)
+
+// Recorder is where a Set writes what the coordinators recorded: the
+// run's workload recorder.
+type Recorder interface {
+	Observe(o history.Observation)
+	SinceStartMs() int64
+}
+
+const (
+	// askTimeout bounds one coordinator's answer.
+	askTimeout = 300 * time.Millisecond
+	// askGrace is how long an Ask waits for the last coordinators once a
+	// majority answered: a killed or paused one must not hold up every
+	// client's look-up for askTimeout.
+	askGrace = 30 * time.Millisecond
+	// fresh is how old a view Targets may hand out without asking again.
+	fresh = 25 * time.Millisecond
+	// WatchInterval is how often Watch polls the coordinators.
+	WatchInterval = 100 * time.Millisecond
+	// forceTimeout bounds COORDINATOR FAILOVER FORCE, which the leader
+	// answers once the promotion is recorded and sent.
+	forceTimeout = 10 * time.Second
+)
+
+// Answer is what one coordinator said when asked.
+type Answer struct {
+	Coordinator string
+	Err         error
+	// Addr is the primary's address as it records it ("" none yet),
+	// Epoch its epoch (SENTINEL MASTER's config-epoch).
+	Addr  string
+	Epoch uint64
+	// Leader says it is the Raft leader, in Term.
+	Leader bool
+	Term   uint64
+}
+
+// View is what the coordinators record, as Decide reads their answers.
+type View struct {
+	// Primary names the data node they record as primary ("" when none
+	// answered one, or its address is no member's); Addr is the address
+	// they answer for it.
+	Primary, Addr string
+	Epoch         uint64
+	// Leader is the coordinator that leads, "" when none says so.
+	Leader string
+	// Agree are the coordinators that answered this record, Others what
+	// the rest answered ("c1: epoch 1 n1", "c3: timeout").
+	Agree  []string
+	Others []string
+}
+
+// Decide folds the answers into a View: the record with the highest epoch
+// any coordinator answered (one cut off from the others may still answer
+// an older one), and as leader the coordinator that says so in the
+// highest term. nodeOf names the data node of a member address.
+func Decide(answers []Answer, nodeOf func(addr string) string) View {
+	var v View
+	var leaderTerm uint64
+	for _, a := range answers {
+		if a.Err != nil {
+			continue
+		}
+		if a.Addr != "" && (v.Addr == "" || a.Epoch > v.Epoch) {
+			v.Addr, v.Epoch = a.Addr, a.Epoch
+		}
+		if a.Leader && (v.Leader == "" || a.Term > leaderTerm) {
+			v.Leader, leaderTerm = a.Coordinator, a.Term
+		}
+	}
+	if v.Addr != "" {
+		v.Primary = nodeOf(v.Addr)
+	}
+	for _, a := range answers {
+		switch {
+		case a.Err == nil && a.Addr == v.Addr && a.Epoch == v.Epoch:
+			v.Agree = append(v.Agree, a.Coordinator)
+		case a.Err != nil:
+			v.Others = append(v.Others, a.Coordinator+": "+shortErr(a.Err))
+		default:
+			v.Others = append(v.Others, fmt.Sprintf("%s: epoch %d %s", a.Coordinator, a.Epoch, orNone(nodeOf(a.Addr), a.Addr)))
+		}
+	}
+	sort.Strings(v.Agree)
+	sort.Strings(v.Others)
+	return v
+}
+
+func shortErr(err error) string {
+	var ne net.Error
+	if errors.As(err, &ne) && ne.Timeout() || errors.Is(err, context.DeadlineExceeded) {
+		return "no answer"
+	}
+	return err.Error()
+}
+
+func orNone(name, addr string) string {
+	if name != "" {
+		return name
+	}
+	if addr == "" {
+		return "no primary"
+	}
+	return addr
+}
+
+// String says the view in a sentence for the report.
+func (v View) String() string {
+	s := fmt.Sprintf("epoch %d, primary %s (answered by %s)", v.Epoch, orNone(v.Primary, v.Addr), strings.Join(v.Agree, ", "))
+	if len(v.Others) > 0 {
+		s += "; " + strings.Join(v.Others, "; ")
+	}
+	if v.Leader != "" {
+		s += "; leader " + v.Leader
+	}
+	return s
+}
+
+// Set is the harness's client of a cluster's coordinators. It is a
+// nemesis operator too: it names the leader (Resolver) and sends FORCE
+// (Actor); it reacts to no fault.
+type Set struct {
+	c      chaos.Coordinated
+	names  []string
+	nodeOf map[string]string
+	log    *slog.Logger
+
+	clients map[string]*redis.Client
+	force   map[string]*redis.Client
+
+	// askMu makes concurrent Targets share one Ask.
+	askMu  sync.Mutex
+	mu     sync.Mutex
+	view   View
+	viewAt time.Time
+}
+
+var (
+	_ nemesis.Operator = (*Set)(nil)
+	_ nemesis.Resolver = (*Set)(nil)
+	_ nemesis.Actor    = (*Set)(nil)
+)
+
+// New returns the client of topo's coordinators on c, which must offer
+// chaos.Coordinated.
+func New(c chaos.Cluster, topo chaos.Topology, log *slog.Logger) (*Set, error) {
+	cc, ok := c.(chaos.Coordinated)
+	if !ok {
+		return nil, fmt.Errorf("coordinators: the %s backend does not run coordinators", c.Backend())
+	}
+	if log == nil {
+		log = slog.Default()
+	}
+	s := &Set{c: cc, names: topo.Coordinators(), nodeOf: map[string]string{},
+		log: log.With("component", "coordinators"), clients: map[string]*redis.Client{}, force: map[string]*redis.Client{}}
+	if len(s.names) == 0 {
+		return nil, errors.New("coordinators: the topology has none")
+	}
+	for _, n := range topo.DataNodes() {
+		s.nodeOf[cc.MemberAddr(n)] = n
+	}
+	for _, name := range s.names {
+		s.clients[name] = s.client(name, askTimeout)
+		s.force[name] = s.client(name, forceTimeout)
+	}
+	return s, nil
+}
+
+func (s *Set) client(name string, timeout time.Duration) *redis.Client {
+	return redis.NewClient(&redis.Options{Addr: s.c.Addr(name), Password: s.c.CoordinatorSecret(), Protocol: 2,
+		DisableIdentity: true, MaxRetries: -1, DialerRetries: 1, PoolSize: 4,
+		DialTimeout: askTimeout, ReadTimeout: timeout, WriteTimeout: askTimeout, PoolTimeout: timeout})
+}
+
+// Close closes the connections to the coordinators.
+func (s *Set) Close() {
+	for _, m := range []map[string]*redis.Client{s.clients, s.force} {
+		for _, cl := range m {
+			cl.Close()
+		}
+	}
+}
+
+// node names the data node of a member address ("" for none).
+func (s *Set) node(addr string) string { return s.nodeOf[addr] }
+
+// ask asks one coordinator for the record and whether it leads.
+func (s *Set) ask(ctx context.Context, name string) Answer {
+	a := Answer{Coordinator: name}
+	pipe := s.clients[name].Pipeline()
+	master := pipe.Do(ctx, "SENTINEL", "MASTER", chaos.GroupName)
+	status := pipe.Do(ctx, "COORDINATOR", "STATUS")
+	if _, err := pipe.Exec(ctx); err != nil {
+		a.Err = err
+		return a
+	}
+	fields, err := master.StringSlice()
+	if err != nil {
+		a.Err = err
+		return a
+	}
+	kv := map[string]string{}
+	for i := 0; i+1 < len(fields); i += 2 {
+		kv[fields[i]] = fields[i+1]
+	}
+	if kv["ip"] != "" {
+		a.Addr = net.JoinHostPort(kv["ip"], kv["port"])
+	}
+	a.Epoch, _ = strconv.ParseUint(kv["config-epoch"], 10, 64)
+	text, _ := status.Text()
+	for _, line := range strings.Split(text, "\n") {
+		k, v, _ := strings.Cut(strings.TrimSpace(line), ":")
+		switch k {
+		case "state":
+			a.Leader = v == "leader"
+		case "term":
+			a.Term, _ = strconv.ParseUint(v, 10, 64)
+		}
+	}
+	return a
+}
+
+// Ask asks every coordinator at once and folds what they answer. It
+// returns when all answered, or a majority did and the others had
+// askGrace more, or askTimeout passed.
+func (s *Set) Ask(ctx context.Context) View {
+	ctx, cancel := context.WithTimeout(ctx, askTimeout)
+	defer cancel()
+	results := make(chan Answer, len(s.names))
+	for _, name := range s.names {
+		go func() { results <- s.ask(ctx, name) }()
+	}
+	var answers []Answer
+	var grace <-chan time.Time
+	replied := 0
+	for len(answers) < len(s.names) {
+		select {
+		case a := <-results:
+			answers = append(answers, a)
+			if a.Err == nil {
+				replied++
+			}
+			if grace == nil && replied >= len(s.names)/2+1 {
+				grace = time.After(askGrace)
+			}
+			continue
+		case <-grace:
+		case <-ctx.Done():
+		}
+		break
+	}
+	answered := map[string]bool{}
+	for _, a := range answers {
+		answered[a.Coordinator] = true
+	}
+	for _, name := range s.names {
+		if !answered[name] {
+			answers = append(answers, Answer{Coordinator: name, Err: context.DeadlineExceeded})
+		}
+	}
+	v := Decide(answers, s.node)
+	s.mu.Lock()
+	s.viewAt = time.Now()
+	if v.Primary != "" {
+		s.view = v
+	}
+	s.mu.Unlock()
+	return v
+}
+
+// Current is the last view that named a primary.
+func (s *Set) Current() View {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.view
+}
+
+// PrimaryNode is the data node the coordinators last recorded as
+// primary ("" before any).
+func (s *Set) PrimaryNode() string { return s.Current().Primary }
+
+// Targets is the workloads' target list: the address the harness dials
+// for the primary the coordinators record, asked again unless the last
+// answer is younger than fresh. While no coordinator answers, the last
+// known primary.
+func (s *Set) Targets() []string {
+	s.askMu.Lock()
+	s.mu.Lock()
+	stale := time.Since(s.viewAt) >= fresh
+	s.mu.Unlock()
+	if stale {
+		s.Ask(context.Background())
+	}
+	s.askMu.Unlock()
+	if p := s.PrimaryNode(); p != "" {
+		return []string{s.c.Addr(p)}
+	}
+	return nil
+}
+
+// WaitAgreed waits until every coordinator answers one record naming a
+// primary, so that faults start from a settled group.
+func (s *Set) WaitAgreed(ctx context.Context, limit time.Duration) (View, error) {
+	ctx, cancel := context.WithTimeout(ctx, limit)
+	defer cancel()
+	for {
+		v := s.Ask(ctx)
+		if v.Primary != "" && len(v.Agree) == len(s.names) {
+			return v, nil
+		}
+		select {
+		case <-ctx.Done():
+			return v, fmt.Errorf("coordinators did not agree on a primary within %s: %s", limit, v)
+		case <-time.After(WatchInterval):
+		}
+	}
+}
+
+// Watch polls the coordinators every WatchInterval until ctx ends and
+// records in rec the record they answer: once at the start, again at
+// every change of primary or epoch, and a last time (Type Info) when it
+// stops.
+func (s *Set) Watch(ctx context.Context, rec Recorder) {
+	t := time.NewTicker(WatchInterval)
+	defer t.Stop()
+	var last *View
+	poll := func() View {
+		v := s.Ask(context.WithoutCancel(ctx))
+		if v.Primary != "" && (last == nil || v.Primary != last.Primary || v.Epoch != last.Epoch) {
+			now := rec.SinceStartMs()
+			rec.Observe(history.Observation{Kind: history.ObsRecord, Node: v.Primary, Epoch: v.Epoch, Type: history.OK,
+				StartMs: now, EndMs: now, Detail: v.String()})
+			if last != nil {
+				s.log.Info("coordinators recorded a new primary", "primary", v.Primary, "epoch", v.Epoch)
+			}
+			last = &v
+		}
+		return v
+	}
+	for {
+		poll()
+		select {
+		case <-ctx.Done():
+			v := poll()
+			if last != nil {
+				now := rec.SinceStartMs()
+				rec.Observe(history.Observation{Kind: history.ObsRecord, Node: last.Primary, Epoch: last.Epoch, Type: history.Info,
+					StartMs: now, EndMs: now, Detail: "end of the watch: " + v.String()})
+			}
+			return
+		case <-t.C:
+		}
+	}
+}
+
+// Resolve names the coordinator behind nemesis.Leader or
+// nemesis.Follower, waiting up to 10 s for a leader.
+func (s *Set) Resolve(ctx context.Context, target string) (string, error) {
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		v := s.Ask(ctx)
+		if v.Leader != "" {
+			switch target {
+			case nemesis.Leader:
+				return v.Leader, nil
+			case nemesis.Follower:
+				for _, name := range v.Agree {
+					if name != v.Leader {
+						return name, nil
+					}
+				}
+			default:
+				return "", fmt.Errorf("coordinators: no such target %q", target)
+			}
+		}
+		if time.Now().After(deadline) {
+			return "", fmt.Errorf("coordinators: no %s within 10 s: %s", strings.TrimPrefix(target, "@"), v)
+		}
+		select {
+		case <-ctx.Done():
+			return "", ctx.Err()
+		case <-time.After(WatchInterval):
+		}
+	}
+}
+
+// Act sends COORDINATOR FAILOVER <group> FORCE to the leader (asked
+// again when one answers that it no longer leads). What it answers, the
+// promoted address or a refusal, is the note: a refusal is a finding of
+// the run, not a failure of the harness.
+func (s *Set) Act(ctx context.Context, st nemesis.Step) (string, error) {
+	if st.Kind != nemesis.Force {
+		return "", fmt.Errorf("coordinators: cannot carry out %s", st.Kind)
+	}
+	var last string
+	for attempt := 0; attempt < 10; attempt++ {
+		leader, err := s.Resolve(ctx, nemesis.Leader)
+		if err != nil {
+			return "", err
+		}
+		addr, err := s.force[leader].Do(ctx, "COORDINATOR", "FAILOVER", st.Target, "FORCE").Text()
+		if err == nil {
+			return fmt.Sprintf("sent to the leader %s, which promoted %s (answered %s)", leader, orNone(s.node(addr), addr), addr), nil
+		}
+		last = fmt.Sprintf("sent to %s: %v", leader, err)
+		if !strings.Contains(err.Error(), "not the leader") {
+			break
+		}
+	}
+	s.log.Warn("COORDINATOR FAILOVER FORCE refused", "detail", last)
+	return "refused: " + last, nil
+}
+
+// FaultStarted does nothing: the coordinators react to faults themselves.
+func (s *Set) FaultStarted(ctx context.Context, st nemesis.Step) error { return nil }
+
+// FaultEnded does nothing either.
+func (s *Set) FaultEnded(ctx context.Context, st nemesis.Step) error { return nil }
