@@ -27,3 +27,17 @@ func GoodReplicas(ackAtMs []int64, nowMs int64, maxLagS int) int {
 func RefuseWrites(minReplicas, good int) bool {
 	return minReplicas > 0 && good < minReplicas
 }
+
+// NextExpiry is the first instant after nowMs (Unix ms) at which one of
+// the replicas acknowledged at ackAtMs stops counting as good, or 0 when
+// none will: the gate checks again then, so a refusal does not wait for
+// the next tick.
+func NextExpiry(ackAtMs []int64, nowMs int64, maxLagS int) int64 {
+	var next int64
+	for _, t := range ackAtMs {
+		if at := t + int64(maxLagS)*1000 + 1; at > nowMs && (next == 0 || at < next) {
+			next = at
+		}
+	}
+	return next
+}

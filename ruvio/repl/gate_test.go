@@ -30,3 +30,24 @@ func TestGoodReplicasAndRefusal(t *testing.T) {
 		}
 	}
 }
+
+// A replica stops counting one millisecond after its acknowledgement is
+// max-lag old; the earliest such instant still ahead is the next check.
+func TestNextExpiry(t *testing.T) {
+	now := int64(100_000)
+	cases := []struct {
+		acks []int64
+		want int64
+	}{
+		{nil, 0},
+		{[]int64{now - 500, now - 200}, now + 501},
+		{[]int64{now - 1001}, 0},       // already counted out
+		{[]int64{now - 1000}, now + 1}, // still good now, out in 1 ms
+		{[]int64{now - 2000, now}, now + 1001},
+	}
+	for _, c := range cases {
+		if got := NextExpiry(c.acks, now, 1); got != c.want {
+			t.Errorf("NextExpiry(%v) = %d, want %d", c.acks, got, c.want)
+		}
+	}
+}

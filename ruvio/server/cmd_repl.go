@@ -260,16 +260,30 @@ func boolInt(b bool) int {
 	return 0
 }
 
+// eachOnline calls fn for each replica of the shard that is streaming,
+// under the shard's replica lock: no copy and no sort, for the checks that
+// run on every tick and every durable reply.
+func (sh *Shard) eachOnline(fn func(r *replicaConn)) {
+	sh.repl.mu.Lock()
+	defer sh.repl.mu.Unlock()
+	for r := range sh.repl.replicas {
+		if *r.state.Load() == "online" {
+			fn(r)
+		}
+	}
+}
+
+// ackTimes appends to buf the last acknowledgement time (Unix ms) of each
+// streaming replica.
+func (sh *Shard) ackTimes(buf []int64) []int64 {
+	sh.eachOnline(func(r *replicaConn) { buf = append(buf, r.ackAt.Load()) })
+	return buf
+}
+
 // goodReplicas counts the shard's streaming replicas that acknowledged
 // within maxLag seconds.
 func (sh *Shard) goodReplicas(now int64, maxLag int) int {
-	var acks []int64
-	for _, r := range sh.replicaList() {
-		if *r.state.Load() == "online" {
-			acks = append(acks, r.ackAt.Load())
-		}
-	}
-	return repl.GoodReplicas(acks, now, maxLag)
+	return repl.GoodReplicas(sh.ackTimes(nil), now, maxLag)
 }
 
 // gateTicker runs the write-safety checks every 100 ms, whatever hz is
@@ -304,23 +318,23 @@ func (s *Server) checkGates() int64 {
 	cfg := s.Config()
 	now := clock.NowMs()
 	var next int64
+	var acks []int64
 	leaseOK := !cfg.PrimaryLease || s.lease.check().Holds
 	for _, sh := range s.shards {
+		acks = sh.ackTimes(acks[:0])
 		var msg *string
 		switch {
 		case !leaseOK:
 			m := errLeaseExpired
 			msg = &m
-		case repl.RefuseWrites(cfg.MinReplicasToWrite, sh.goodReplicas(now, cfg.MinReplicasMaxLag)):
+		case repl.RefuseWrites(cfg.MinReplicasToWrite, repl.GoodReplicas(acks, now, cfg.MinReplicasMaxLag)):
 			m := errNoReplicas
 			msg = &m
 		}
 		sh.repl.gate.Store(msg)
 		if cfg.MinReplicasToWrite > 0 {
-			for _, r := range sh.replicaList() {
-				if at := r.ackAt.Load() + int64(cfg.MinReplicasMaxLag)*1000 + 1; at > now && (next == 0 || at < next) {
-					next = at
-				}
+			if at := repl.NextExpiry(acks, now, cfg.MinReplicasMaxLag); at > 0 && (next == 0 || at < next) {
+				next = at
 			}
 		}
 	}

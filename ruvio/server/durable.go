@@ -97,11 +97,11 @@ func (c *conn) closedCh() <-chan struct{} { return c.srv.tickStop }
 // wal_durable_sequence is at least seq.
 func (sh *Shard) holdingOn(seq uint64) int {
 	n := 0
-	for _, r := range sh.replicaList() {
-		if *r.state.Load() == "online" && r.ack.Load() >= seq {
+	sh.eachOnline(func(r *replicaConn) {
+		if r.ack.Load() >= seq {
 			n++
 		}
-	}
+	})
 	return n
 }
 
