@@ -23,13 +23,6 @@ import (
 	"github.com/ruvio/ruvio/reports/history"
 )
 
-// Recorder is where a Set writes what the coordinators recorded: the
-// run's workload recorder.
-type Recorder interface {
-	Observe(o history.Observation)
-	SinceStartMs() int64
-}
-
 const (
 	// askTimeout bounds one coordinator's answer.
 	askTimeout = 300 * time.Millisecond
@@ -344,7 +337,7 @@ func (s *Set) WaitAgreed(ctx context.Context, limit time.Duration) (View, error)
 // records in rec the record they answer: once at the start, again at
 // every change of primary or epoch, and a last time (Type Info) when it
 // stops.
-func (s *Set) Watch(ctx context.Context, rec Recorder) {
+func (s *Set) Watch(ctx context.Context, rec history.Observer) {
 	t := time.NewTicker(WatchInterval)
 	defer t.Stop()
 	var last *View

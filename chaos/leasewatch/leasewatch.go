@@ -29,12 +29,6 @@ const Interval = 50 * time.Millisecond
 // which changes nothing.
 const pollTimeout = 200 * time.Millisecond
 
-// Recorder is where the watch writes: the run's workload recorder.
-type Recorder interface {
-	Observe(o history.Observation)
-	SinceStartMs() int64
-}
-
 // Poll is one answer of a node: its role and lease as INFO replication
 // shows them.
 type Poll struct {
@@ -112,7 +106,7 @@ func ParseInfo(text string, atMs int64) Poll {
 
 // Watch polls every data node of c (nodes) every Interval until ctx ends
 // and records the lease transitions in rec.
-func Watch(ctx context.Context, c chaos.Cluster, nodes []string, rec Recorder, log *slog.Logger) {
+func Watch(ctx context.Context, c chaos.Cluster, nodes []string, rec history.Observer, log *slog.Logger) {
 	if log == nil {
 		log = slog.Default()
 	}
@@ -127,7 +121,7 @@ func Watch(ctx context.Context, c chaos.Cluster, nodes []string, rec Recorder, l
 	wg.Wait()
 }
 
-func watchNode(ctx context.Context, addr, node string, rec Recorder, log *slog.Logger) {
+func watchNode(ctx context.Context, addr, node string, rec history.Observer, log *slog.Logger) {
 	cl := redis.NewClient(&redis.Options{Addr: addr, Protocol: 2, DisableIdentity: true, MaxRetries: -1, DialerRetries: 1,
 		PoolSize: 1, DialTimeout: pollTimeout, ReadTimeout: pollTimeout, WriteTimeout: pollTimeout, PoolTimeout: pollTimeout})
 	defer cl.Close()

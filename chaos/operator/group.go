@@ -14,13 +14,6 @@ import (
 	"github.com/ruvio/ruvio/reports/history"
 )
 
-// Recorder is where a Group writes what it did and measured: the run's
-// workload recorder.
-type Recorder interface {
-	Observe(o history.Observation)
-	SinceStartMs() int64
-}
-
 const (
 	// PollInterval is how often a catch-up is polled.
 	PollInterval = 20 * time.Millisecond
@@ -52,7 +45,7 @@ const (
 // finding the checkers report, rather than stopping the run.
 type Group struct {
 	c     chaos.Replicated
-	rec   Recorder
+	rec   history.Observer
 	log   *slog.Logger
 	probe *probe
 	// nodes are the group's data nodes in topology order; configured is
@@ -87,7 +80,7 @@ var (
 
 // New returns the operator of topo's replicated group running on c, whose
 // backend must offer chaos.Replicated.
-func New(c chaos.Cluster, topo chaos.Topology, rec Recorder, log *slog.Logger) (*Group, error) {
+func New(c chaos.Cluster, topo chaos.Topology, rec history.Observer, log *slog.Logger) (*Group, error) {
 	rc, ok := c.(chaos.Replicated)
 	if !ok {
 		return nil, fmt.Errorf("operator: the %s backend cannot address replication", c.Backend())
@@ -120,7 +113,7 @@ func New(c chaos.Cluster, topo chaos.Topology, rec Recorder, log *slog.Logger) (
 // primary(), the node the coordinators record, "" while unknown) and
 // checks convergence. A catch-up that sees the recorded primary change is
 // cut short.
-func NewWatching(c chaos.Cluster, topo chaos.Topology, rec Recorder, log *slog.Logger, primary func() string) (*Group, error) {
+func NewWatching(c chaos.Cluster, topo chaos.Topology, rec history.Observer, log *slog.Logger, primary func() string) (*Group, error) {
 	g, err := New(c, topo, rec, log)
 	if err != nil {
 		return nil, err

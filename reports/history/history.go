@@ -120,6 +120,14 @@ type Observation struct {
 	Epoch uint64 `json:"epoch,omitempty"`
 }
 
+// Observer is where the harness's watchers (the manual operator, the
+// coordinators' and the lease's watches) write what they observed: the
+// run's workload recorder.
+type Observer interface {
+	Observe(o Observation)
+	SinceStartMs() int64
+}
+
 // Event is one line of history.jsonl: exactly one of its fields is set.
 type Event struct {
 	Op          *Op          `json:"op,omitempty"`
