@@ -3,10 +3,11 @@ package coordinator
 import (
 	"context"
 	"net"
-	"strings"
 	"time"
 
 	"github.com/redis/go-redis/v9"
+
+	"github.com/ruvio/ruvio/ruvio/infotext"
 )
 
 // Replica discovery (C-DISC): the leader adds every replica the agreed
@@ -143,5 +144,5 @@ func (c *Coordinator) readReplica(addr string) (Member, string, error) {
 		lh, _, _ := net.SplitHostPort(addr)
 		repl = net.JoinHostPort(lh, port)
 	}
-	return Member{Address: addr, Replication: repl}, strings.TrimSpace(infoField(info, "run_id")), nil
+	return Member{Address: addr, Replication: repl}, infotext.Parse(info)["run_id"], nil
 }

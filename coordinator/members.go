@@ -11,6 +11,8 @@ import (
 
 	"github.com/hashicorp/raft"
 	"github.com/redis/go-redis/v9"
+
+	"github.com/ruvio/ruvio/ruvio/infotext"
 )
 
 // Coordinator membership (C-MEMB). Raft's configuration is the record of
@@ -115,7 +117,7 @@ func (c *Coordinator) addCoordinator(id int, addr string) error {
 		txt, err := cl.Do(ctx, "COORDINATOR", "STATUS").Text()
 		cancel()
 		if err == nil {
-			if n, _ := strconv.ParseUint(infoField(txt, "applied_index"), 10, 64); n >= target {
+			if infotext.Uint(infotext.Parse(txt), "applied_index") >= target {
 				break
 			}
 		}

@@ -11,6 +11,8 @@ import (
 	"time"
 
 	"github.com/redis/go-redis/v9"
+
+	"github.com/ruvio/ruvio/ruvio/infotext"
 )
 
 // prober pings one member every ping interval on every shard port and
@@ -109,7 +111,7 @@ func (p *prober) ask(ctx context.Context) Status {
 	if n < 1 {
 		return Status{Err: "CONFIG GET shards gave no shard count"}
 	}
-	st := Status{RunID: infoField(serverCmd.Val(), "run_id"), Shards: make([]ShardStatus, n)}
+	st := Status{RunID: infotext.Parse(serverCmd.Val())["run_id"], Shards: make([]ShardStatus, n)}
 	errs := make([]error, n)
 	var wg sync.WaitGroup
 	for i := 0; i < n; i++ {
@@ -141,33 +143,22 @@ func (p *prober) askShard(ctx context.Context, i int) (ShardStatus, error) {
 	if len(r) == 0 {
 		return ShardStatus{}, fmt.Errorf("empty ROLE reply")
 	}
-	txt := info.Val()
-	num := func(k string) uint64 { v, _ := strconv.ParseUint(infoField(txt, k), 10, 64); return v }
+	f := infotext.Parse(info.Val())
 	sh := ShardStatus{
 		Role:       fmt.Sprint(r[0]),
-		LinkUp:     infoField(txt, "master_link_status") == "up",
-		Syncing:    infoField(txt, "master_sync_in_progress") == "1",
-		Epoch:      num("epoch"),
-		WalLast:    num("wal_last_sequence"),
-		WalDurable: num("wal_durable_sequence"),
-		Committed:  num("replication_committed_sequence"),
-		FencedBy:   num("replication_fenced_by_epoch"),
+		LinkUp:     f["master_link_status"] == "up",
+		Syncing:    f["master_sync_in_progress"] == "1",
+		Epoch:      infotext.Uint(f, "epoch"),
+		WalLast:    infotext.Uint(f, "wal_last_sequence"),
+		WalDurable: infotext.Uint(f, "wal_durable_sequence"),
+		Committed:  infotext.Uint(f, "replication_committed_sequence"),
+		FencedBy:   infotext.Uint(f, "replication_fenced_by_epoch"),
+		Replicas:   slaveAddrs(f),
 	}
 	if sh.Role == "slave" {
-		sh.MasterAddr = net.JoinHostPort(infoField(txt, "master_host"), infoField(txt, "master_port"))
+		sh.MasterAddr = net.JoinHostPort(f["master_host"], f["master_port"])
 	}
-	sh.Replicas = slaveAddrs(txt)
 	return sh, nil
-}
-
-// infoField reads one field of an INFO reply.
-func infoField(txt, key string) string {
-	for _, line := range strings.Split(txt, "\r\n") {
-		if k, v, ok := strings.Cut(line, ":"); ok && k == key {
-			return v
-		}
-	}
-	return ""
 }
 
 // send runs a command on shard 0 of the member with the command timeout.
@@ -182,13 +173,13 @@ func (p *prober) send(args ...string) error {
 }
 
 // slaveAddrs reads the ip and port of each slaveN line of INFO
-// replication.
-func slaveAddrs(txt string) []string {
+// replication, in order.
+func slaveAddrs(f map[string]string) []string {
 	var out []string
-	for _, line := range strings.Split(txt, "\r\n") {
-		k, v, ok := strings.Cut(line, ":")
-		if !ok || !strings.HasPrefix(k, "slave") || strings.Trim(k[5:], "0123456789") != "" || k == "slave" {
-			continue
+	for i := 0; ; i++ {
+		v, ok := f["slave"+strconv.Itoa(i)]
+		if !ok {
+			return out
 		}
 		var ip, port string
 		for _, kv := range strings.Split(v, ",") {
@@ -203,5 +194,4 @@ func slaveAddrs(txt string) []string {
 			out = append(out, net.JoinHostPort(ip, port))
 		}
 	}
-	return out
 }

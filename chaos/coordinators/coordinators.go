@@ -21,6 +21,7 @@ import (
 	"github.com/ruvio/ruvio/chaos"
 	"github.com/ruvio/ruvio/nemesis"
 	"github.com/ruvio/ruvio/reports/history"
+	"github.com/ruvio/ruvio/ruvio/infotext"
 )
 
 const (
@@ -225,15 +226,9 @@ func (s *Set) ask(ctx context.Context, name string) Answer {
 	}
 	a.Epoch, _ = strconv.ParseUint(kv["config-epoch"], 10, 64)
 	text, _ := status.Text()
-	for _, line := range strings.Split(text, "\n") {
-		k, v, _ := strings.Cut(strings.TrimSpace(line), ":")
-		switch k {
-		case "state":
-			a.Leader = v == "leader"
-		case "term":
-			a.Term, _ = strconv.ParseUint(v, 10, 64)
-		}
-	}
+	st := infotext.Parse(text)
+	a.Leader = st["state"] == "leader"
+	a.Term = infotext.Uint(st, "term")
 	return a
 }
 

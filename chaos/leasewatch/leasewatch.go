@@ -5,12 +5,10 @@
 package leasewatch
 
 import (
-	"bufio"
 	"context"
 	"fmt"
 	"log/slog"
 	"strconv"
-	"strings"
 	"sync"
 	"time"
 
@@ -18,6 +16,7 @@ import (
 
 	"github.com/ruvio/ruvio/chaos"
 	"github.com/ruvio/ruvio/reports/history"
+	"github.com/ruvio/ruvio/ruvio/infotext"
 	"github.com/ruvio/ruvio/ruvio/lease"
 )
 
@@ -85,22 +84,10 @@ func Step(st State, node string, p Poll) (State, *history.Observation) {
 // ParseInfo reads the role and lease fields of an INFO replication
 // answer.
 func ParseInfo(text string, atMs int64) Poll {
-	p := Poll{AtMs: atMs}
-	sc := bufio.NewScanner(strings.NewReader(text))
-	for sc.Scan() {
-		k, v, ok := strings.Cut(strings.TrimSpace(sc.Text()), ":")
-		if !ok {
-			continue
-		}
-		switch k {
-		case "role":
-			p.Primary = v == "master"
-		case "primary_lease_remaining_ms":
-			p.RemainingMs, _ = strconv.ParseInt(v, 10, 64)
-		case "primary_lease_grants":
-			p.Grants, _ = strconv.ParseInt(v, 10, 64)
-		}
-	}
+	f := infotext.Parse(text)
+	p := Poll{AtMs: atMs, Primary: f["role"] == "master"}
+	p.RemainingMs, _ = strconv.ParseInt(f["primary_lease_remaining_ms"], 10, 64)
+	p.Grants, _ = strconv.ParseInt(f["primary_lease_grants"], 10, 64)
 	return p
 }
 

@@ -1,10 +1,11 @@
 package operator
 
 import (
-	"bufio"
 	"fmt"
 	"strconv"
 	"strings"
+
+	"github.com/ruvio/ruvio/ruvio/infotext"
 )
 
 // ShardInfo is what one shard's INFO replication says that the operator
@@ -28,18 +29,7 @@ func (s ShardInfo) Pos() Pos { return Pos{Epoch: s.Epoch, Last: s.Last} }
 // judged.
 func ParseInfo(text string) (ShardInfo, error) {
 	var si ShardInfo
-	fields := map[string]string{}
-	sc := bufio.NewScanner(strings.NewReader(text))
-	for sc.Scan() {
-		line := strings.TrimSpace(sc.Text())
-		if line == "" || line[0] == '#' {
-			continue
-		}
-		k, v, ok := strings.Cut(line, ":")
-		if ok {
-			fields[k] = v
-		}
-	}
+	fields := infotext.Parse(text)
 	var missing []string
 	num := func(key string) uint64 {
 		v, ok := fields[key]

@@ -10,6 +10,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/ruvio/ruvio/ruvio/infotext"
 )
 
 // respTimeout bounds one command of the replication probes. A probe that
@@ -127,25 +129,7 @@ func (c *respConn) info(section string) (map[string]string, error) {
 	if err != nil {
 		return nil, fmt.Errorf("INFO %s: %w", section, err)
 	}
-	return parseInfo(r.Str), nil
-}
-
-// parseInfo turns INFO's "key:value" lines into a map, skipping the
-// "# Section" headers and blank lines. Values keep any further colons.
-func parseInfo(s string) map[string]string {
-	out := map[string]string{}
-	for _, line := range strings.Split(s, "\n") {
-		line = strings.TrimSpace(line)
-		if line == "" || strings.HasPrefix(line, "#") {
-			continue
-		}
-		k, v, ok := strings.Cut(line, ":")
-		if !ok {
-			continue
-		}
-		out[k] = v
-	}
-	return out
+	return infotext.Parse(r.Str), nil
 }
 
 // infoInt reads an integer field of an INFO map.

@@ -6,6 +6,8 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/ruvio/ruvio/ruvio/infotext"
 )
 
 func TestEncodeCommand(t *testing.T) {
@@ -69,7 +71,7 @@ const (
 )
 
 func TestParseInfo(t *testing.T) {
-	got := parseInfo(ruvioReplicaInfo)
+	got := infotext.Parse(ruvioReplicaInfo)
 	want := map[string]string{
 		"role": "slave", "master_host": "127.0.0.1", "master_port": "28001",
 		"master_link_status": "up", "slave_repl_offset": "20000", "connected_slaves": "0",
@@ -78,10 +80,10 @@ func TestParseInfo(t *testing.T) {
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("got %v\nwant %v", got, want)
 	}
-	if got := parseInfo(redisPrimaryInfo)["slave0"]; got != "ip=127.0.0.1,port=7301,state=online,offset=1234,lag=0" {
+	if got := infotext.Parse(redisPrimaryInfo)["slave0"]; got != "ip=127.0.0.1,port=7301,state=online,offset=1234,lag=0" {
 		t.Errorf("slave0 = %q", got)
 	}
-	if got := parseInfo("junk\r\n# Server\r\n"); len(got) != 0 {
+	if got := infotext.Parse("junk\r\n# Server\r\n"); len(got) != 0 {
 		t.Errorf("lines without a colon gave %v", got)
 	}
 }
@@ -100,7 +102,7 @@ func TestInfoInt(t *testing.T) {
 		{ruvioReplicaInfo, "master_link_status", 0, "not an integer"},
 	}
 	for _, tt := range tests {
-		got, err := infoInt(parseInfo(tt.info), tt.key)
+		got, err := infoInt(infotext.Parse(tt.info), tt.key)
 		if tt.wantErr != "" {
 			if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
 				t.Errorf("%s: err = %v, want it to mention %q", tt.key, err, tt.wantErr)
@@ -114,7 +116,7 @@ func TestInfoInt(t *testing.T) {
 }
 
 func TestCommandCalls(t *testing.T) {
-	stats := parseInfo("# Commandstats\r\n" +
+	stats := infotext.Parse("# Commandstats\r\n" +
 		"cmdstat_set:calls=200001,usec=180000,usec_per_call=0.90,rejected_calls=0,failed_calls=0\r\n" +
 		"cmdstat_info:calls=3,usec=90,usec_per_call=30.00,rejected_calls=0,failed_calls=0\r\n" +
 		"cmdstat_get:usec=1\r\n" +

@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/redis/go-redis/v9"
+	"github.com/ruvio/ruvio/ruvio/infotext"
 )
 
 // A group of real data-node processes and real coordinator processes,
@@ -245,12 +246,7 @@ func leaderOf(c *coord) string {
 	if err != nil {
 		return ""
 	}
-	for _, line := range strings.Split(txt, "\r\n") {
-		if v, ok := strings.CutPrefix(line, "leader:"); ok {
-			return v
-		}
-	}
-	return ""
+	return infoLine(txt, "leader")
 }
 
 // groupLine returns the group's line of a coordinator's INFO.
@@ -261,14 +257,7 @@ func groupLine(c *coord) string {
 	return infoLine(txt, "group_main")
 }
 
-func infoLine(txt, key string) string {
-	for _, line := range strings.Split(txt, "\r\n") {
-		if v, ok := strings.CutPrefix(line, key+":"); ok {
-			return v
-		}
-	}
-	return ""
-}
+func infoLine(txt, key string) string { return infotext.Parse(txt)[key] }
 
 // replicaAddrs lists the addresses SENTINEL REPLICAS gives for main.
 func replicaAddrs(c *coord) []string {

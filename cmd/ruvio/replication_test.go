@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/redis/go-redis/v9"
+	"github.com/ruvio/ruvio/ruvio/infotext"
 )
 
 // replInfo reads INFO replication from the port of one shard.
@@ -21,13 +22,7 @@ func replInfo(t *testing.T, addr string) map[string]string {
 	if err != nil {
 		return nil
 	}
-	out := map[string]string{}
-	for _, line := range strings.Split(txt, "\r\n") {
-		if k, v, ok := strings.Cut(line, ":"); ok {
-			out[k] = v
-		}
-	}
-	return out
+	return infotext.Parse(txt)
 }
 
 func shardAddr(p *proc, i int) string { return "127.0.0.1:" + strconv.Itoa(p.port+i) }

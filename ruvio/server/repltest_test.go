@@ -6,13 +6,13 @@ import (
 	"log/slog"
 	"net"
 	"strconv"
-	"strings"
 	"testing"
 	"time"
 
 	"github.com/redis/go-redis/v9"
 
 	"github.com/ruvio/ruvio/ruvio/config"
+	"github.com/ruvio/ruvio/ruvio/infotext"
 )
 
 // node is a data node a replication test can stop and start again on the
@@ -92,13 +92,7 @@ func (n *node) info(i int) map[string]string {
 	if err != nil {
 		n.t.Fatalf("%s: INFO: %v", n.name, err)
 	}
-	out := map[string]string{}
-	for _, line := range strings.Split(txt, "\r\n") {
-		if k, v, ok := strings.Cut(line, ":"); ok {
-			out[k] = v
-		}
-	}
-	return out
+	return infotext.Parse(txt)
 }
 
 func (n *node) digest() string {
