@@ -43,7 +43,7 @@ func TestPrimaryLeaseGatesWrites(t *testing.T) {
 	if err := grantLease(t, c, 1, 3, 7, 3000); err != nil {
 		t.Fatal(err)
 	}
-	time.Sleep(150 * time.Millisecond) // one 100 ms check: one grant of three is not a majority
+	n.srv.checkGates() // the 100 ms check, run now: one grant of three is not a majority
 	if !expired() {
 		t.Fatal("one grant of three let writes through")
 	}

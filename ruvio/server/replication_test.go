@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -300,6 +301,7 @@ func TestFullCopyWhileWritesGoOn(t *testing.T) {
 	})
 	stop := make(chan struct{})
 	done := make(chan int)
+	var written atomic.Int64
 	go func() {
 		c := p.client(0)
 		n := 0
@@ -314,13 +316,16 @@ func TestFullCopyWhileWritesGoOn(t *testing.T) {
 				t.Errorf("write during the copy: %v", err)
 			}
 			n++
+			written.Store(int64(n))
 		}
 	}()
 	r := newNode(t, "replica", 2, asReplicaOf(p)).start()
 	eventually(t, 20*time.Second, "the replica to be up on both shards", func() bool {
 		return r.info(0)["master_link_status"] == "up" && r.info(1)["master_link_status"] == "up"
 	})
-	time.Sleep(200 * time.Millisecond) // writes keep flowing through the live stream
+	// Writes keep flowing after the copy, through the live stream.
+	after := written.Load()
+	eventually(t, 10*time.Second, "more writes after the copy", func() bool { return written.Load() >= after+200 })
 	close(stop)
 	n := <-done
 	caughtUp(t, p, r)
