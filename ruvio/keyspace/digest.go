@@ -3,8 +3,9 @@ package keyspace
 import (
 	"crypto/sha1"
 	"encoding/binary"
+	"maps"
 	"math"
-	"sort"
+	"slices"
 
 	"github.com/ruvio/ruvio/ruvio/deque"
 	"github.com/ruvio/ruvio/ruvio/sortedset"
@@ -49,22 +50,12 @@ func appendEntry(b []byte, key string, e *Entry) []byte {
 		}
 	case map[string]struct{}:
 		b = append(b, 'S')
-		members := make([]string, 0, len(v))
-		for m := range v {
-			members = append(members, m)
-		}
-		sort.Strings(members)
-		for _, m := range members {
+		for _, m := range slices.Sorted(maps.Keys(v)) {
 			b = appendField(b, []byte(m))
 		}
 	case map[string][]byte:
 		b = append(b, 'h')
-		fields := make([]string, 0, len(v))
-		for f := range v {
-			fields = append(fields, f)
-		}
-		sort.Strings(fields)
-		for _, f := range fields {
+		for _, f := range slices.Sorted(maps.Keys(v)) {
 			b = appendField(b, []byte(f))
 			b = appendField(b, v[f])
 		}
