@@ -9,6 +9,7 @@ import (
 	"net"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"sync"
 	"sync/atomic"
@@ -363,7 +364,9 @@ func (c *Coordinator) applied(group string, old, now Record) {
 	if now.Primary == old.Primary {
 		return
 	}
-	if len(now.Stale) > 0 && len(old.Committed) > 0 && now.Committed == nil {
+	if !slices.Equal(old.Stale, now.Stale) {
+		// An unclean promotion dropped the committed values: what this
+		// coordinator learned of them goes too.
 		c.knownMu.Lock()
 		c.known[group] = nil
 		c.knownMu.Unlock()
