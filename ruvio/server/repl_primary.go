@@ -57,7 +57,6 @@ type replicaConn struct {
 	state    atomic.Pointer[string]
 	ack      atomic.Uint64
 	ackAt    atomic.Int64 // Unix ms of the last acknowledgement
-	sent     atomic.Uint64
 	done     chan struct{}
 	once     sync.Once
 }
@@ -437,10 +436,7 @@ func (s *Server) streamTo(sh *Shard, rc *replicaConn, bl *backlog, w *bufio.Writ
 			w.WriteByte(msgRecord)
 			w.Write(f)
 		}
-		if n := len(frames); n > 0 {
-			next += uint64(n)
-			rc.sent.Store(next - 1)
-		}
+		next += uint64(len(frames))
 		select {
 		case <-hb.C:
 			if heartbeat() != nil {

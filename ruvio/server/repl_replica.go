@@ -38,7 +38,6 @@ type primaryLink struct {
 	state        atomic.Pointer[string] // connect, connecting, sync, connected
 	lastIO       atomic.Int64           // Unix ms of the last message from the primary
 	primaryEpoch atomic.Uint64
-	primaryLast  atomic.Uint64
 	fullCopies   atomic.Int64
 	lastErr      atomic.Pointer[string]
 	// committedEpoch is the primary epoch replication_committed_sequence
@@ -266,7 +265,6 @@ func (l *primaryLink) apply(nc net.Conn, br *bufio.Reader) error {
 				return err
 			}
 			epoch := binary.LittleEndian.Uint64(hb[0:])
-			l.primaryLast.Store(binary.LittleEndian.Uint64(hb[8:]))
 			// The primary's value, which only rises within its epoch;
 			// a new primary's (after a full copy or a failover) replaces
 			// it (N-DUR-10).
