@@ -226,39 +226,26 @@ func parseFlags(args []string, stderr io.Writer, lookPath func(string) (string, 
 		return config{}, fmt.Errorf("unexpected arguments: %q", fs.Args())
 	}
 
-	var err error
-	if cfg.Pipelines, err = parsePositiveInts(pipelines); err != nil {
-		return config{}, fmt.Errorf("--pipelines: %w", err)
+	lists := []struct {
+		flag, text string
+		set        func(string) error
+	}{
+		{"pipelines", pipelines, into(&cfg.Pipelines, parsePositiveInts)},
+		{"shards", shards, into(&cfg.Shards, parsePositiveInts)},
+		{"durability", durability, into(&cfg.Durability, parseDurabilitiesOrNone)},
+		{"durability-shards", durabilityShards, into(&cfg.DurabilityShards, parsePositiveInts)},
+		{"tests", tests, into(&cfg.Tests, parseTests)},
+		{"replicas", replicas, into(&cfg.Replicas, parseReplicaCounts)},
+		{"replication-durability", replDurability, into(&cfg.ReplDurability, parseDurabilities)},
+		{"durable", durable, into(&cfg.Durable, parseDurabilitiesOrNone)},
+		{"durable-replicas", durableReplicas, into(&cfg.DurableReplicas, parsePositiveInts)},
+		{"durable-clients", durableClients, into(&cfg.DurableClients, parsePositiveInts)},
+		{"durable-pipelines", durablePipelines, into(&cfg.DurablePipelines, parsePositiveInts)},
 	}
-	if cfg.Shards, err = parsePositiveInts(shards); err != nil {
-		return config{}, fmt.Errorf("--shards: %w", err)
-	}
-	if cfg.Durability, err = parseDurabilitiesOrNone(durability); err != nil {
-		return config{}, fmt.Errorf("--durability: %w", err)
-	}
-	if cfg.DurabilityShards, err = parsePositiveInts(durabilityShards); err != nil {
-		return config{}, fmt.Errorf("--durability-shards: %w", err)
-	}
-	if cfg.Tests, err = parseTests(tests); err != nil {
-		return config{}, fmt.Errorf("--tests: %w", err)
-	}
-	if cfg.Replicas, err = parseReplicaCounts(replicas); err != nil {
-		return config{}, fmt.Errorf("--replicas: %w", err)
-	}
-	if cfg.ReplDurability, err = parseDurabilities(replDurability); err != nil {
-		return config{}, fmt.Errorf("--replication-durability: %w", err)
-	}
-	if cfg.Durable, err = parseDurabilitiesOrNone(durable); err != nil {
-		return config{}, fmt.Errorf("--durable: %w", err)
-	}
-	if cfg.DurableReplicas, err = parsePositiveInts(durableReplicas); err != nil {
-		return config{}, fmt.Errorf("--durable-replicas: %w", err)
-	}
-	if cfg.DurableClients, err = parsePositiveInts(durableClients); err != nil {
-		return config{}, fmt.Errorf("--durable-clients: %w", err)
-	}
-	if cfg.DurablePipelines, err = parsePositiveInts(durablePipelines); err != nil {
-		return config{}, fmt.Errorf("--durable-pipelines: %w", err)
+	for _, l := range lists {
+		if err := l.set(l.text); err != nil {
+			return config{}, fmt.Errorf("--%s: %w", l.flag, err)
+		}
 	}
 	switch {
 	case len(cfg.Durability) == 0 && len(cfg.Replicas) == 0 && len(cfg.Durable) == 0:
@@ -286,6 +273,7 @@ func parseFlags(args []string, stderr io.Writer, lookPath func(string) (string, 
 	if cfg.RuvioPath == "" {
 		return config{}, errors.New("--ruvio is required (path to the ruvio binary)")
 	}
+	var err error
 	if cfg.RuvioPath, err = resolve(lookPath, cfg.RuvioPath, "ruvio", ""); err != nil {
 		return config{}, err
 	}
@@ -408,4 +396,13 @@ func parseTests(s string) ([]string, error) {
 		return nil, errors.New("empty list")
 	}
 	return out, nil
+}
+
+// into makes a setter that parses a comma-separated flag into dst.
+func into[T any](dst *[]T, parse func(string) ([]T, error)) func(string) error {
+	return func(s string) error {
+		v, err := parse(s)
+		*dst = v
+		return err
+	}
 }
