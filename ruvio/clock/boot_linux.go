@@ -7,8 +7,7 @@ import (
 )
 
 // bootTime reads CLOCK_BOOTTIME: monotonic, and counting time the machine
-// spent suspended, so a node resumed from a suspend finds its lease ended
-// (N-LEASE-18).
+// spent suspended, so a node resumed from a suspend finds its lease ended.
 func bootTime() time.Duration {
 	var ts unix.Timespec
 	if err := unix.ClockGettime(unix.CLOCK_BOOTTIME, &ts); err != nil {

@@ -1,6 +1,7 @@
-// Package clock is the one place the data node reads time, so expiry,
-// timeouts and (later) leases can be skewed by the chaos harness even
-// though Go programs ignore libfaketime.
+// Package clock is the one place data nodes and coordinators read time:
+// wall time for expiry and timeouts, and the lease clock for primary
+// leases. The chaos harness skews it through a FAKETIME-style spec (see
+// fake.go), because Go programs ignore libfaketime.
 package clock
 
 import "time"

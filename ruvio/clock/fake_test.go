@@ -77,7 +77,7 @@ func TestSpecFileIsReReadAtRunTime(t *testing.T) {
 }
 
 // The lease clock follows the spec's rate, never its offset, and runs on
-// without a jump when the spec changes (N-LEASE-18: what the chaos clock
+// without a jump when the spec changes (what the chaos clock
 // nemesis does to a node's lease).
 func TestLeaseClockFollowsTheRate(t *testing.T) {
 	r := &fakeReal{t: time.Unix(1_700_000_000, 0)}

@@ -117,16 +117,16 @@ type Config struct {
 	// MinReplicasToWrite makes a primary refuse writes (NOREPLICAS) while
 	// fewer replicas than this have acknowledged within MinReplicasMaxLag
 	// seconds, like Redis's min-replicas-to-write. 0, the default, never
-	// refuses (N-CFG-5).
+	// refuses.
 	MinReplicasToWrite int `toml:"min_replicas_to_write"`
 	// MinReplicasMaxLag is how many seconds since its last acknowledgement
-	// a replica still counts towards MinReplicasToWrite (N-CFG-6).
+	// a replica still counts towards MinReplicasToWrite.
 	MinReplicasMaxLag int `toml:"min_replicas_max_lag"`
 	// PrimaryLease makes a writer take writes only while a majority of
-	// the coordinators' lease grants run (N-CFG-9, N-CFG-10).
+	// the coordinators' lease grants run.
 	PrimaryLease bool `toml:"primary_lease"`
 	// PrimaryLeaseCoordinators lists the coordinator ids a node takes
-	// lease grants from; read only at start (N-CFG-11, N-CFG-12).
+	// lease grants from; read only at start.
 	PrimaryLeaseCoordinators []int `toml:"primary_lease_coordinators"`
 	// Replication is the [replication] table.
 	Replication Replication `toml:"replication"`

@@ -76,11 +76,11 @@ var fields = []field{
 	enumField("log_level", "loglevel", func(c *Config) *string { return &c.LogLevel }, logLevels).settable(),
 	// Redis has no such parameter, and the log handler is built once.
 	enumField("log_format", "", func(c *Config) *string { return &c.LogFormat }, logFormats),
-	// Redis's names and defaults (N-CFG-5, N-CFG-6): 0 replicas means
+	// Redis's names and defaults: 0 replicas means
 	// writes are never refused for lack of replicas. A node has one
 	// configuration, so CONFIG SET on any shard's port changes them for
-	// every shard (N-CFG-7), and like every CONFIG SET they last until the
-	// restart, which reads the file again (N-CFG-8).
+	// every shard, and like every CONFIG SET they last until the
+	// restart, which reads the file again.
 	intField("min_replicas_to_write", "min-replicas-to-write", func(c *Config) *int { return &c.MinReplicasToWrite }, 0, noMax).settable(),
 	intField("min_replicas_max_lag", "min-replicas-max-lag", func(c *Config) *int { return &c.MinReplicasMaxLag }, 0, noMax).settable(),
 	boolField("primary_lease", "primary-lease", func(c *Config) *bool { return &c.PrimaryLease }).settable(),

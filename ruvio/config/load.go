@@ -48,7 +48,7 @@ var envVars = []envVar{
 	{"RUVIO_REPLICATION_ROLE", "replication.role"},
 	{"RUVIO_REPLICATION_PRIMARY", "replication.primary"},
 	{"RUVIO_REPLICATION_LISTEN", "replication.listen"},
-	// How the compose deployment passes the password (N-CFG-19), which
+	// How the compose deployment passes the password, which
 	// keeps it out of files and command lines.
 	{"RUVIO_REPLICATION_PASSWORD", "replication.password"},
 	{"RUVIO_REPLICATION_ANNOUNCE", "replication.announce"},

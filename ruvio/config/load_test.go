@@ -43,7 +43,7 @@ bind = "0.0.0.0"
 durability = "always"
 hz = 20
 
-# Listening on every interface needs a replication password (N-SEC-5).
+# Listening on every interface needs a replication password.
 [replication]
 password = "pw"
 `)

@@ -5,8 +5,6 @@ import (
 	"fmt"
 	"slices"
 	"strings"
-	"sync"
-	"sync/atomic"
 
 	"github.com/ruvio/ruvio/ruvio/glob"
 )
@@ -143,46 +141,4 @@ func (c *Config) SetParams(pairs ...[2]string) error {
 		}
 	}
 	return nil
-}
-
-// Live holds the running configuration for a server that serves clients
-// while CONFIG SET changes it. Readers call Current and get a snapshot that
-// never changes under them, without taking a lock; writers build a changed
-// copy and publish it. Snapshots must be treated as read-only.
-type Live struct {
-	// mu orders writers, so that two CONFIG SETs at once cannot both start
-	// from the same snapshot and lose one change.
-	mu  sync.Mutex
-	cur atomic.Pointer[Config]
-}
-
-// NewLive starts a Live at c, which it keeps: the caller must not change c
-// afterwards.
-func NewLive(c *Config) *Live {
-	l := &Live{}
-	l.cur.Store(c)
-	return l
-}
-
-// Current returns the configuration in force.
-func (l *Live) Current() *Config {
-	return l.cur.Load()
-}
-
-// SetParams applies CONFIG SET to a copy of the current configuration and
-// publishes it if every pair was accepted; see (*Config).SetParams.
-func (l *Live) SetParams(pairs ...[2]string) error {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	next := l.cur.Load().Clone()
-	if err := next.SetParams(pairs...); err != nil {
-		return err
-	}
-	l.cur.Store(next)
-	return nil
-}
-
-// SetParam is SetParams with one pair.
-func (l *Live) SetParam(name, value string) error {
-	return l.SetParams([2]string{name, value})
 }

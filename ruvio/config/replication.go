@@ -8,7 +8,7 @@ import (
 	"strings"
 )
 
-// Replication roles a node can start in (N-CFG-3). After start the
+// Replication roles a node can start in. After start the
 // coordinators, or an operator's REPLICAOF, drive the role; the file only
 // says where to begin.
 const (
@@ -32,23 +32,22 @@ const replicationPortOffset = 20000
 // Replication is the [replication] table: how this node takes part in a
 // primary/replica group.
 type Replication struct {
-	// Role is the role at start: RoleStandalone, RolePrimary or RoleReplica
-	// (N-CFG-3).
+	// Role is the role at start: RoleStandalone, RolePrimary or RoleReplica.
 	Role string `toml:"role"`
 	// Primary is the primary's replication address, "host:port", that a
-	// node starting as a replica follows (N-CFG-4). Host names are allowed,
+	// node starting as a replica follows. Host names are allowed,
 	// since containers find each other by name.
 	Primary string `toml:"primary"`
 	// Listen is this node's replication base address, "host:port": shard i
-	// listens on port+i (N-CFG-18). Empty means bind at the client port +
+	// listens on port+i. Empty means bind at the client port +
 	// 20000; use ReplicationListen for the address in force. Nodes that
-	// coordinators manage set it explicitly (N-CFG-1), because it is what a
+	// coordinators manage set it explicitly, because it is what a
 	// promoted replica's own replicas connect to.
 	Listen string `toml:"listen"`
 	// Password authenticates replicas to their primary. It is required when
 	// the listener is reachable from other hosts, and is never shown by
 	// CONFIG GET; deployments pass it as RUVIO_REPLICATION_PASSWORD
-	// (N-CFG-19) rather than writing it in the file.
+	// rather than writing it in the file.
 	Password string `toml:"password"`
 	// Announce is the client address, "host:port", that this node reports
 	// to its primary when it is a replica, like Redis's
@@ -64,7 +63,7 @@ type Replication struct {
 
 // ReplicationListen returns the replication base address in force:
 // Replication.Listen if set, else bind at the client port + 20000. It is
-// what CONFIG GET replication-listen answers (N-CFG-17), and may name every
+// what CONFIG GET replication-listen answers, and may name every
 // interface (0.0.0.0 or [::]).
 func (c *Config) ReplicationListen() string {
 	if c.Replication.Listen != "" {
@@ -91,7 +90,7 @@ func roleField() field {
 }
 
 // listenField is replication.listen. Coordinators discover a node's
-// replication address with CONFIG GET (N-CFG-17), so the parameter answers
+// replication address with CONFIG GET, so the parameter answers
 // the address in force rather than "" for the default.
 func listenField() field {
 	f := addrField("replication.listen", "replication-listen", func(c *Config) *string { return &c.Replication.Listen }, true)
@@ -221,7 +220,7 @@ func (c *Config) listenProblems() []Problem {
 		return ps
 	}
 
-	// Shard i listens on base+i (N-CFG-18), so the last shard's port must
+	// Shard i listens on base+i, so the last shard's port must
 	// exist, as for the client ports.
 	if c.Shards >= 1 && c.Shards <= maxShards {
 		if last := base + c.Shards - 1; last > maxPort {
@@ -236,7 +235,7 @@ func (c *Config) listenProblems() []Problem {
 	}
 
 	// Anyone who can reach the listener could otherwise pose as a replica
-	// and read the whole keyspace (N-SEC-5).
+	// and read the whole keyspace.
 	if r.Password == "" && !isLoopback(host) {
 		ps = append(ps, Problem{
 			Key: "replication.password",

@@ -3,7 +3,7 @@ package keyspace
 import "testing"
 
 // A replica's keyspace hides a key whose time ran out but leaves removing
-// it to the primary's DEL, so its log stays the primary's (N-REPL-8).
+// it to the primary's DEL, so its log stays the primary's.
 func TestReplicaHidesExpiredKeysWithoutRemovingThem(t *testing.T) {
 	now := int64(1000)
 	db := New(func() int64 { return now })

@@ -14,10 +14,10 @@ import (
 
 // Margin is how much longer a majority's grants must run for a writer to
 // take writes: the writes taken between two 100 ms checks plus a stall of
-// the node of up to about 200 ms (N-LEASE-9, N-LEASE-13).
+// the node of up to about 200 ms.
 const Margin = 300 * time.Millisecond
 
-// MaxVoters is the largest voters count a grant may name (N-LEASE-8).
+// MaxVoters is the largest voters count a grant may name.
 const MaxVoters = 255
 
 // Grant is one coordinator's latest grant as a node holds it.
@@ -45,7 +45,7 @@ var (
 )
 
 // Policy is what a node accepts: the coordinator ids of
-// primary_lease_coordinators (N-LEASE-14).
+// primary_lease_coordinators.
 type Policy struct {
 	Coordinators []int
 }
@@ -64,7 +64,7 @@ func (p Policy) allows(g Grant) error {
 	return nil
 }
 
-// Apply takes a grant at now (N-LEASE-2..8, 14). Ended grants are
+// Apply takes a grant at now. Ended grants are
 // forgotten first, so they refuse nothing.
 func (t *Table) Apply(g Grant, now time.Duration, replica bool, p Policy) error {
 	if replica {
@@ -118,7 +118,7 @@ type Status struct {
 
 // Check evaluates the table at now: a writer takes writes while grants
 // from a majority of the largest voters count a running grant names
-// each run for more than Margin (N-LEASE-8, N-LEASE-9).
+// each run for more than Margin.
 func (t *Table) Check(now time.Duration) Status {
 	voters := 0
 	var left []time.Duration
@@ -141,7 +141,7 @@ func (t *Table) Check(now time.Duration) Status {
 
 // Stretched is how long a coordinator waits, on its own clock, before it
 // reports a grant ended: the lease stretched for the worst pair of clocks
-// within drift percent, plus 200 ms (C-LEASE-10), rounded up to the
+// within drift percent, plus 200 ms, rounded up to the
 // millisecond: 2645 ms for 2000 ms at 10 % (the exact value is 2644.4;
 // rounding up keeps the wait on the safe side, as the spec's figure does).
 func Stretched(lease time.Duration, driftPercent int) time.Duration {

@@ -17,11 +17,11 @@ func grant(c int, epoch uint64, start, length time.Duration) Grant {
 	return Grant{Coordinator: c, Voters: 3, Epoch: epoch, Start: start, Length: length}
 }
 
-// N-LEASE-2..9, N-LEASE-14: grants, epochs, majorities and the margin.
+// Grants, epochs, majorities and the margin.
 func TestTable(t *testing.T) {
 	var tb Table
 	if st := tb.Check(0); st.Holds {
-		t.Fatal("no grants: a writer must refuse (N-LEASE-12, N-LEASE-20)")
+		t.Fatal("no grants: a writer must refuse")
 	}
 	tb.Apply(grant(1, 5, 0, 2000*ms), 10*ms, false, three)
 	if st := tb.Check(100 * ms); st.Holds || st.Grants != 1 {
@@ -45,7 +45,7 @@ func TestTable(t *testing.T) {
 	if st := tb.Check(500 * ms); st.Holds || st.Grants != 1 {
 		t.Fatalf("a newer epoch drops the older grants: %+v", st)
 	}
-	// Once every grant ended, an older epoch is taken again (N-LEASE-6).
+	// Once every grant ended, an older epoch is taken again.
 	if err := tb.Apply(grant(1, 1, 5000*ms, 2000*ms), 5000*ms, false, three); err != nil {
 		t.Fatalf("older epoch after the grants ended: %v", err)
 	}
@@ -64,7 +64,7 @@ func TestTable(t *testing.T) {
 }
 
 // The majority counts against the largest voters count a running grant of
-// the current epoch names (N-LEASE-8).
+// the current epoch names.
 func TestMajorityOfLargestVoters(t *testing.T) {
 	var tb Table
 	five := Policy{Coordinators: []int{1, 2, 3, 4, 5}}
@@ -120,7 +120,7 @@ func TestCheckConfig(t *testing.T) {
 	}
 }
 
-// The safety inequality (C-LEASE-22): for clock rates within the drift
+// The safety inequality: for clock rates within the drift
 // bound and any message delays, a node's grant always ends (in real time)
 // before the coordinator that granted it reports it ended. The coordinator
 // measures the grant's age from when BEGIN's answer arrived, which is no

@@ -2,7 +2,7 @@
 // splits the slot space across a node's shards.
 package slots
 
-// Count is the number of hash slots (N-TOPO-9: slots 0-16383).
+// Count is the number of hash slots (slots 0-16383).
 const Count = 16384
 
 var crcTable [256]uint16

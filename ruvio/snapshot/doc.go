@@ -82,6 +82,6 @@
 // so any release can tell a damaged header (CRC mismatch: *CorruptError)
 // from a file written by a newer release (ErrUnsupportedVersion). A future
 // version bumps Version and adds a decoder next to version 1's; the reader
-// keeps decoding every older version (N-REPL-21), and refuses versions it
+// keeps decoding every older version, and refuses versions it
 // does not know instead of guessing.
 package snapshot

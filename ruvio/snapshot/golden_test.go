@@ -17,7 +17,7 @@ var updateGolden = flag.Bool("update-golden", false, "rewrite testdata/v1.rsnap 
 
 // goldenV1 is the content of testdata/v1.rsnap, a file written by the
 // version 1 writer and kept as it is: every later release must still read
-// it (N-REPL-21), whatever its own writer produces.
+// it, whatever its own writer produces.
 func goldenV1() (Header, map[string]keyspace.Entry) {
 	h := Header{Shard: 2, Seq: 4242, Epoch: 3,
 		History:   []EpochStart{{1, 1}, {3, 4000}},
