@@ -3,6 +3,7 @@ package check
 import (
 	"fmt"
 	"log/slog"
+	"slices"
 	"strings"
 	"time"
 
@@ -10,14 +11,8 @@ import (
 	"github.com/ruvio/ruvio/reports/history"
 )
 
-// Options say what Analyze is checking and how.
+// Options say which checkers Analyze runs and how.
 type Options struct {
-	// Scenario, Backend, Seed and Runs are copied into the Summary (Runs
-	// 0 means 1).
-	Scenario string
-	Backend  string
-	Seed     int64
-	Runs     int
 	// LinearizabilityLimit bounds the porcupine search; 0 means
 	// DefaultLinearizabilityLimit. Running out of time yields
 	// linearizable = null and valid = "unknown", never a pass.
@@ -29,173 +24,231 @@ type Options struct {
 	// Primary is the node that is primary when the run starts; empty means
 	// the node of the first acknowledged write.
 	Primary string
-	// NodeNames maps the Node an op records (the address its client
-	// dialled) to the node's name as fault targets spell it, so that the
-	// failover windows can tell which ops went to the faulted node; nil
-	// means ops already record node names.
-	NodeNames map[string]string
 	// Lease measures the old primary's refusals and the promotion around
 	// the fault that takes it away (Summary.Lease, CheckLease).
 	Lease bool
-	// AllowStale accepts stale set reads (a scenario that reads from
-	// replicas on purpose); they are still counted.
-	AllowStale bool
 	// AcceptLoss is for a scenario whose model allows acknowledged writes
-	// to be lost (asynchronous replication across a failover, spec
-	// N-REPL-8): lost writes, and the register histories that such a loss
-	// makes non-linearizable, are counted and listed in
-	// Summary.Tolerated instead of Violations. Everything else (a failed
-	// write present, values nobody wrote, nodes that did not converge)
-	// still is a violation.
+	// to be lost (asynchronous replication across a failover): lost
+	// writes, and the register histories that such a loss makes
+	// non-linearizable, are counted and listed in Summary.Tolerated
+	// instead of Violations. Everything else (a failed write present,
+	// values nobody wrote, nodes that did not converge) still is a
+	// violation.
 	AcceptLoss bool
-	// Log receives what the Summary has no field for (why a verdict is
-	// unknown, a visualisation that could not be written); nil means
-	// slog.Default().
-	Log *slog.Logger
 }
 
 // maxListed bounds the examples a violation sentence quotes.
 const maxListed = 10
 
-// Analyze checks h and summarises it: the set checker runs when the
-// history has add or read ops, the register checker when it has write,
-// get or cas ops, the windows always, and the replication checks on the
-// history's observations (catch-ups, promotions, convergence). The verdict is false on any
-// violation (including zero acknowledged ops: such a run proves nothing),
-// otherwise unknown when a check could not decide (the linearizability
-// search ran out of time, a key with acknowledged adds has no final read,
-// or no checker applied to any op), otherwise true.
-func Analyze(h *history.History, opts Options) Summary {
-	log := opts.Log
-	if log == nil {
-		log = slog.Default()
-	}
-	s := Summary{
-		Scenario: opts.Scenario, Backend: opts.Backend, Seed: opts.Seed, Runs: max(opts.Runs, 1),
-		Faults: append([]history.Fault(nil), h.Faults...),
-	}
-	var hasSet, hasRegister bool
-	for _, op := range h.Ops {
-		s.Ops++
-		switch op.Type {
-		case history.OK:
-			s.Acknowledged++
-		case history.Fail:
-			s.Failed++
-		case history.Info:
-			s.Indeterminate++
-		}
-		switch op.F {
-		case history.FAdd, history.FRead:
-			hasSet = true
-		case history.FWrite, history.FGet, history.FCAS:
-			hasRegister = true
-		}
-	}
-	violate := func(format string, args ...any) { s.Violations = append(s.Violations, fmt.Sprintf(format, args...)) }
-	// lossy is a violation, or a tolerated anomaly under AcceptLoss.
-	lossy := func(format string, args ...any) {
-		if opts.AcceptLoss {
-			s.Tolerated = append(s.Tolerated, fmt.Sprintf(format, args...)+" (allowed: the scenario's replication is asynchronous)")
-			return
-		}
-		violate(format, args...)
-	}
-	var undecided []string
-
-	if s.Acknowledged == 0 {
-		violate("no acknowledged operations: the run proves nothing")
-	}
-	if hasSet {
-		r := CheckSet(h.Ops)
-		s.Lost = int64(len(r.Lost))
-		for _, v := range r.Lost {
-			if len(s.LostKeys) == MaxLostKeys {
-				break
-			}
-			s.LostKeys = append(s.LostKeys, v.Key+"="+v.Value)
-		}
-		s.Stale = int64(len(r.Stale))
-		if len(r.Lost) > 0 {
-			lossy("lost %d acknowledged writes: %s", len(r.Lost), listValues(r.Lost))
-		}
-		if len(r.Stale) > 0 && !opts.AllowStale {
-			violate("%d values read stale (an intermediate read that began after the add was acknowledged missed them, a later read had them): %s",
-				len(r.Stale), listValues(r.Stale))
-		}
-		if len(r.FailedPresent) > 0 {
-			violate("%d values whose add failed (so did not happen) are in the final read: %s",
-				len(r.FailedPresent), listValues(r.FailedPresent))
-		}
-		if len(r.Unexpected) > 0 {
-			violate("%d values read that no add wrote: %s", len(r.Unexpected), listStrings(r.Unexpected))
-		}
-		if len(r.Duplicated) > 0 {
-			violate("%d values appear more than once in one read (an add applied twice): %s",
-				len(r.Duplicated), listStrings(r.Duplicated))
-		}
-		if r.DuplicateAdds > 0 {
-			violate("workload error: %d adds repeated a value already added to the same key (values must be unique)", r.DuplicateAdds)
-		}
-		if len(r.MissingFinal) > 0 {
-			undecided = append(undecided, fmt.Sprintf("%d acknowledged adds have no final read of their key (keys %s)",
-				len(r.Unknown), listStrings(r.MissingFinal)))
-		}
-	}
-	if hasRegister {
-		r, err := CheckRegister(h, opts.LinearizabilityLimit, opts.VisualizePath)
-		if err != nil {
-			log.Warn("linearizability visualisation not written", "err", err)
-		}
-		s.Linearizable = r.Linearizable()
-		switch r.Result {
-		case porcupine.Illegal:
-			where := ""
-			if opts.VisualizePath != "" {
-				where = "; see " + opts.VisualizePath
-			}
-			lossy("register history is not linearizable (keys %s)%s", listStrings(r.BadKeys), where)
-		case porcupine.Unknown:
-			undecided = append(undecided, fmt.Sprintf("the linearizability check of %d register ops ran out of time", r.Checked))
-		}
-	}
-	if !hasSet && !hasRegister && s.Acknowledged > 0 {
-		undecided = append(undecided, "no op is one the set or register checker reads")
-	}
-	w := ComputeWindows(h, opts.Primary, opts.NodeNames)
-	s.UnavailableMs, s.FailoverMs, s.TwoWriterMs, s.RefusalMs = w.UnavailableMs, w.FailoverMs, w.TwoWriterMs, w.RefusalMs
-	s.RefusalAfterFailoverMs = w.RefusalAfterFailoverMs
-	for _, op := range h.Ops {
-		if !op.Final && (op.F == history.FAdd || op.F == history.FWrite) && op.Type != history.OK {
-			s.UnacknowledgedWrites++
-		}
-	}
-	if cr := CheckCoordination(h.Observations, h.Faults); cr.Watched {
-		s.Failovers, s.EpochRise, s.PrimaryHeldMs = int64Ptr(cr.Failovers), int64Ptr(cr.EpochRise), int64Ptr(cr.HeldMs)
-		s.UnforcedFailovers = int64Ptr(cr.Unforced)
-	}
+// Checkers are the checkers opts configure, in the order their findings
+// are listed: the op counts, the set checker, the register checker, the
+// windows, the coordinators' record, the lease (with Options.Lease) and
+// the replication checks.
+func Checkers(opts Options) All {
+	cs := All{opsChecker{}, setChecker{acceptLoss: opts.AcceptLoss},
+		registerChecker{limit: opts.LinearizabilityLimit, visualize: opts.VisualizePath, acceptLoss: opts.AcceptLoss},
+		windowsChecker{primary: opts.Primary}, coordinationChecker{}}
 	if opts.Lease {
-		lr := CheckLease(named(h, opts.NodeNames), opts.Primary)
-		s.Lease = &lr
+		cs = append(cs, leaseChecker{primary: opts.Primary})
 	}
-	rr := CheckReplication(h.Observations)
-	s.CatchUpMaxMs, s.CatchUps, s.Converged = rr.MaxCatchUpMs(), int64(len(rr.CatchUpsMs)), rr.Converged
-	for _, p := range rr.Problems {
-		violate("%s", p)
-	}
+	return append(cs, replicationChecker{})
+}
 
-	switch {
-	case len(s.Violations) > 0:
-		s.Valid = ValidFalse
-	case len(undecided) > 0:
-		s.Valid = ValidUnknown
-		for _, u := range undecided {
-			log.Warn("verdict unknown", "scenario", opts.Scenario, "reason", u)
-		}
-	default:
-		s.Valid = ValidTrue
+// Analyze checks h with Checkers(opts) and summarises it. The verdict is
+// false on any violation (including zero acknowledged ops: such a run
+// proves nothing), otherwise unknown when a check could not decide (the
+// linearizability search ran out of time, a key with acknowledged adds
+// has no final read, or no checker applied to any op), otherwise true.
+// The scenario, backend and seed are the caller's to fill in.
+func Analyze(h *history.History, opts Options) Summary {
+	r := Checkers(opts).Check(h)
+	s := Summary{Runs: 1, Valid: r.Valid, Faults: append([]history.Fault(nil), h.Faults...),
+		Violations: r.Violations, Tolerated: r.Tolerated}
+	if r.Figures != nil {
+		r.Figures(&s)
+	}
+	for _, u := range r.Undecided {
+		slog.Warn("verdict unknown", "reason", u)
 	}
 	return s
+}
+
+// hasSetOps and hasRegisterOps say whether the set or the register
+// checker has anything to read in ops.
+func hasSetOps(ops []history.Op) bool {
+	return slices.ContainsFunc(ops, func(op history.Op) bool { return op.F == history.FAdd || op.F == history.FRead })
+}
+
+func hasRegisterOps(ops []history.Op) bool {
+	return slices.ContainsFunc(ops, func(op history.Op) bool {
+		return op.F == history.FWrite || op.F == history.FGet || op.F == history.FCAS
+	})
+}
+
+// opsChecker counts the ops by outcome. A run with no acknowledged op
+// proves nothing (false); one whose ops no checker reads is unknown.
+type opsChecker struct{}
+
+func (opsChecker) Name() string { return "ops" }
+
+func (opsChecker) Check(h *history.History) Result {
+	var n, acked, failed, info, unacked int64
+	for _, op := range h.Ops {
+		n++
+		switch op.Type {
+		case history.OK:
+			acked++
+		case history.Fail:
+			failed++
+		case history.Info:
+			info++
+		}
+		if !op.Final && (op.F == history.FAdd || op.F == history.FWrite) && op.Type != history.OK {
+			unacked++
+		}
+	}
+	r := Result{Figures: func(s *Summary) {
+		s.Ops, s.Acknowledged, s.Failed, s.Indeterminate, s.UnacknowledgedWrites = n, acked, failed, info, unacked
+	}}
+	if acked == 0 {
+		r.violate("no acknowledged operations: the run proves nothing")
+	} else if !hasSetOps(h.Ops) && !hasRegisterOps(h.Ops) {
+		r.undecided("no op is one the set or register checker reads")
+	}
+	return r.judged()
+}
+
+// setChecker is CheckSet over the add and read ops, when there are any.
+type setChecker struct{ acceptLoss bool }
+
+func (setChecker) Name() string { return "set" }
+
+func (c setChecker) Check(h *history.History) Result {
+	var r Result
+	if !hasSetOps(h.Ops) {
+		return r.judged()
+	}
+	sr := CheckSet(h.Ops)
+	r.Figures = func(s *Summary) {
+		s.Lost, s.Stale = int64(len(sr.Lost)), int64(len(sr.Stale))
+		for _, v := range sr.Lost[:min(len(sr.Lost), MaxLostKeys)] {
+			s.LostKeys = append(s.LostKeys, v.Key+"="+v.Value)
+		}
+	}
+	if len(sr.Lost) > 0 {
+		r.lossy(c.acceptLoss, "lost %d acknowledged writes: %s", len(sr.Lost), listValues(sr.Lost))
+	}
+	if len(sr.Stale) > 0 {
+		r.violate("%d values read stale (an intermediate read that began after the add was acknowledged missed them, a later read had them): %s",
+			len(sr.Stale), listValues(sr.Stale))
+	}
+	if len(sr.FailedPresent) > 0 {
+		r.violate("%d values whose add failed (so did not happen) are in the final read: %s",
+			len(sr.FailedPresent), listValues(sr.FailedPresent))
+	}
+	if len(sr.Unexpected) > 0 {
+		r.violate("%d values read that no add wrote: %s", len(sr.Unexpected), listStrings(sr.Unexpected))
+	}
+	if len(sr.Duplicated) > 0 {
+		r.violate("%d values appear more than once in one read (an add applied twice): %s",
+			len(sr.Duplicated), listStrings(sr.Duplicated))
+	}
+	if sr.DuplicateAdds > 0 {
+		r.violate("workload error: %d adds repeated a value already added to the same key (values must be unique)", sr.DuplicateAdds)
+	}
+	if len(sr.MissingFinal) > 0 {
+		r.undecided("%d acknowledged adds have no final read of their key (keys %s)", len(sr.Unknown), listStrings(sr.MissingFinal))
+	}
+	return r.judged()
+}
+
+// registerChecker is CheckRegister over the write, get and cas ops, when
+// there are any.
+type registerChecker struct {
+	limit      time.Duration
+	visualize  string
+	acceptLoss bool
+}
+
+func (registerChecker) Name() string { return "register" }
+
+func (c registerChecker) Check(h *history.History) Result {
+	var r Result
+	if !hasRegisterOps(h.Ops) {
+		return r.judged()
+	}
+	rr, err := CheckRegister(h, c.limit, c.visualize)
+	if err != nil {
+		slog.Warn("linearizability visualisation not written", "err", err)
+	}
+	r.Figures = func(s *Summary) { s.Linearizable = rr.Linearizable() }
+	switch rr.Result {
+	case porcupine.Illegal:
+		where := ""
+		if c.visualize != "" {
+			where = "; see " + c.visualize
+		}
+		r.lossy(c.acceptLoss, "register history is not linearizable (keys %s)%s", listStrings(rr.BadKeys), where)
+	case porcupine.Unknown:
+		r.undecided("the linearizability check of %d register ops ran out of time", rr.Checked)
+	}
+	return r.judged()
+}
+
+// windowsChecker measures the availability windows; it finds no fault.
+type windowsChecker struct{ primary string }
+
+func (windowsChecker) Name() string { return "windows" }
+
+func (c windowsChecker) Check(h *history.History) Result {
+	w := ComputeWindows(h, c.primary)
+	return Result{Figures: func(s *Summary) {
+		s.UnavailableMs, s.FailoverMs, s.TwoWriterMs, s.RefusalMs = w.UnavailableMs, w.FailoverMs, w.TwoWriterMs, w.RefusalMs
+		s.RefusalAfterFailoverMs = w.RefusalAfterFailoverMs
+	}}.judged()
+}
+
+// coordinationChecker reads the coordinators' record when the run
+// watched one; Gate judges its figures.
+type coordinationChecker struct{}
+
+func (coordinationChecker) Name() string { return "coordination" }
+
+func (coordinationChecker) Check(h *history.History) Result {
+	cr := CheckCoordination(h.Observations, h.Faults)
+	if !cr.Watched {
+		return Result{}.judged()
+	}
+	return Result{Figures: func(s *Summary) {
+		s.Failovers, s.EpochRise, s.PrimaryHeldMs = int64Ptr(cr.Failovers), int64Ptr(cr.EpochRise), int64Ptr(cr.HeldMs)
+		s.UnforcedFailovers = int64Ptr(cr.Unforced)
+	}}.judged()
+}
+
+// leaseChecker measures the lease scenarios' figures; Gate judges them.
+type leaseChecker struct{ primary string }
+
+func (leaseChecker) Name() string { return "lease" }
+
+func (c leaseChecker) Check(h *history.History) Result {
+	lr := CheckLease(h, c.primary)
+	return Result{Figures: func(s *Summary) { s.Lease = &lr }}.judged()
+}
+
+// replicationChecker times catch-ups and checks convergence.
+type replicationChecker struct{}
+
+func (replicationChecker) Name() string { return "replication" }
+
+func (replicationChecker) Check(h *history.History) Result {
+	rr := CheckReplication(h.Observations)
+	r := Result{Figures: func(s *Summary) {
+		s.CatchUpMaxMs, s.CatchUps, s.Converged = rr.MaxCatchUpMs(), int64(len(rr.CatchUpsMs)), rr.Converged
+	}}
+	for _, p := range rr.Problems {
+		r.violate("%s", p)
+	}
+	return r.judged()
 }
 
 func listValues(vs []SetValue) string {

@@ -226,21 +226,6 @@ func CheckLease(h *history.History, primary string) LeaseResult {
 	return r
 }
 
-// named is h with each op's Node renamed by names (nil: h itself).
-func named(h *history.History, names map[string]string) *history.History {
-	if names == nil {
-		return h
-	}
-	out := &history.History{Ops: make([]history.Op, len(h.Ops)), Faults: h.Faults, Observations: h.Observations}
-	for i, op := range h.Ops {
-		if n, ok := names[op.Node]; ok {
-			op.Node = n
-		}
-		out.Ops[i] = op
-	}
-	return out
-}
-
 // leaseEnded is the first observation that node's lease ended, seen at
 // or after fromMs.
 func leaseEnded(obs []history.Observation, node string, fromMs int64) *history.Observation {

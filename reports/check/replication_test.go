@@ -69,9 +69,9 @@ func TestCheckReplication(t *testing.T) {
 }
 
 // A failover of asynchronous replication may lose acknowledged writes
-// (spec N-REPL-8): under AcceptLoss they are reported, but tolerated; any
-// other violation still fails the run, and so do nodes that did not
-// converge.
+// (those the replica had not received): under AcceptLoss they are
+// reported, but tolerated; any other violation still fails the run, and
+// so do nodes that did not converge.
 func TestAcceptLossToleratesOnlyLoss(t *testing.T) {
 	base := []history.Op{
 		on("n1", addOp(1, "k", "a", history.OK, 0, 10)),

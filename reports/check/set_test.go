@@ -157,7 +157,6 @@ func TestAnalyzeSetVerdicts(t *testing.T) {
 	tests := []struct {
 		name      string
 		ops       []history.Op
-		allow     bool
 		valid     Validity
 		lost      int64
 		stale     int64
@@ -182,12 +181,6 @@ func TestAnalyzeSetVerdicts(t *testing.T) {
 			valid: ValidFalse, stale: 1, violation: "1 values read stale",
 		},
 		{
-			name: "a stale read is counted but allowed when the scenario says so",
-			ops: []history.Op{addOp(1, "k", "a", history.OK, 0, 1), readOp("k", 4, 5),
-				finalRead("k", 10, 11, "a")},
-			allow: true, valid: ValidTrue, stale: 1,
-		},
-		{
 			name:  "indeterminate values never read are not lost",
 			ops:   []history.Op{addOp(1, "k", "a", history.OK, 0, 1), addOp(2, "k", "b", history.Info, 0, 1), finalRead("k", 10, 11, "a")},
 			valid: ValidTrue,
@@ -207,7 +200,7 @@ func TestAnalyzeSetVerdicts(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			s := Analyze(&history.History{Ops: tc.ops}, Options{AllowStale: tc.allow})
+			s := Analyze(&history.History{Ops: tc.ops}, Options{})
 			if s.Valid != tc.valid || s.Lost != tc.lost || s.Stale != tc.stale {
 				t.Errorf("valid %s lost %d stale %d, want valid %s lost %d stale %d (violations %q)",
 					s.Valid, s.Lost, s.Stale, tc.valid, tc.lost, tc.stale, s.Violations)

@@ -1,9 +1,5 @@
-// Package check judges a chaos run's history: a set checker for the
-// append workload (lost, stale and never-read values, Jepsen set-full
-// style), a linearizability checker for the register workload (porcupine,
-// partitioned by key), and the availability windows around each fault.
-// Analyze folds them into a Summary, the summary.json other tools read,
-// and Gate compares a Summary with a scenario's Expectations.
+// Package check judges a chaos run's history with composable Checkers (set,
+// register, windows, replication), folds them into a Summary, and gates it.
 package check
 
 import (

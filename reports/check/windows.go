@@ -55,24 +55,12 @@ var failoverKinds = map[string]bool{"kill": true, "pause": true, "partition": tr
 
 // ComputeWindows measures the windows of h. primary names the node that
 // is primary when the run starts; empty means the node of the first
-// acknowledged write. names maps an op's Node (the address its client
-// dialled) to the node's name as fault targets spell it; nil means ops
-// already carry names. Without it a fault on "n1" cannot be matched with
-// ops sent to "127.0.0.1:7001".
-func ComputeWindows(h *history.History, primary string, names map[string]string) Windows {
+// acknowledged write. Ops and faults name nodes the same way (the
+// workloads record the node's name, not the address they dialled).
+func ComputeWindows(h *history.History, primary string) Windows {
 	var w Windows
 	if len(h.Faults) > 0 {
 		w.UnavailableMs = int64Ptr(unavailable(h))
-	}
-	if names != nil {
-		renamed := &history.History{Ops: make([]history.Op, len(h.Ops)), Faults: h.Faults}
-		for i, op := range h.Ops {
-			if n, ok := names[op.Node]; ok {
-				op.Node = n
-			}
-			renamed.Ops[i] = op
-		}
-		h = renamed
 	}
 	nodes := map[string]bool{}
 	for _, op := range h.Ops {
