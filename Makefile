@@ -29,9 +29,24 @@ run: build
 test:
 	$(GO) test -race -count=1 ./...
 
-# A short fuzzing pass over the RESP reader (seed corpus in testdata/).
+# A bounded fuzzing pass over every decoder of bytes that come from the
+# network or the disk, FUZZTIME each (seed corpora in the packages'
+# testdata/ and in the fuzz functions). `make test` runs the seeds alone.
+FUZZTIME ?= 30s
+FUZZ_TARGETS := \
+	./ruvio/resp/:FuzzReadCommand \
+	./ruvio/wal/:FuzzSegment \
+	./ruvio/wal/:FuzzFrameReader \
+	./ruvio/snapshot/:FuzzLoad \
+	./ruvio/config/:FuzzLoadFile \
+	./ruvio/glob/:FuzzMatch
+
 fuzz:
-	$(GO) test ./ruvio/resp/ -run '^$$' -fuzz FuzzReadCommand -fuzztime 60s
+	@set -e; for t in $(FUZZ_TARGETS); do \
+		pkg=$${t%%:*}; fn=$${t##*:}; \
+		echo "== $$fn ($$pkg, $(FUZZTIME))"; \
+		$(GO) test $$pkg -run '^$$' -fuzz "^$$fn$$" -fuzztime $(FUZZTIME); \
+	done
 
 # ruvio against Debian's redis-server 7 on loopback, same redis-benchmark
 # runs, one table of ops/s and ratios per durability profile: memory (no
