@@ -181,4 +181,3 @@ func TestSetParamsAllOrNothing(t *testing.T) {
 		t.Errorf("maxmemory %d hz %d", c.MaxMemory, c.Hz)
 	}
 }
-
