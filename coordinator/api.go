@@ -10,6 +10,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/ruvio/ruvio/coordinator/rules"
 	"github.com/ruvio/ruvio/ruvio/command"
 	"github.com/ruvio/ruvio/ruvio/resp"
 )
@@ -248,18 +249,13 @@ func (a *apiConn) subscribe(kind string, names [][]byte) {
 	}
 }
 
-// coordinator: COORDINATOR STATUS | SILENT group member (a question from
-// the leader).
+// coordinator is COORDINATOR: the questions the coordinators ask each
+// other (LEASE, CONFIRM) and the operators' commands.
 func (a *apiConn) coordinator(args [][]byte) {
 	switch {
-	case len(args) == 4 && command.Eq(args[1], "silent"):
-		if a.c.silent(string(args[3])) {
-			a.w.Int(1)
-		} else {
-			a.w.Int(0)
-		}
 	case len(args) == 4 && command.Eq(args[1], "lease"):
-		// The leader's lease question: [hears the primary, lease ended].
+		// The leader's one question before a failover, both votes at
+		// once: [hears the primary, lease ended].
 		heard, ended := 0, 0
 		if !a.c.silent(string(args[3])) {
 			heard = 1
@@ -285,7 +281,7 @@ func (a *apiConn) coordinator(args [][]byte) {
 			return
 		}
 		if err := a.c.addCoordinator(id, string(args[3])); err != nil {
-			a.w.Error(err.Error())
+			a.w.Error(replyText(err))
 			return
 		}
 		a.w.OK()
@@ -296,13 +292,13 @@ func (a *apiConn) coordinator(args [][]byte) {
 			return
 		}
 		if err := a.c.removeCoordinator(id); err != nil {
-			a.w.Error(err.Error())
+			a.w.Error(replyText(err))
 			return
 		}
 		a.w.OK()
 	case len(args) == 4 && command.Eq(args[1], "forget"):
 		if err := a.c.forget(string(args[2]), string(args[3])); err != nil {
-			a.w.Error(err.Error())
+			a.w.Error(replyText(err))
 			return
 		}
 		a.w.OK()
@@ -312,7 +308,7 @@ func (a *apiConn) coordinator(args [][]byte) {
 		// Sentinel answers FAILOVER synchronously too.
 		m, err := a.c.force(string(args[2]))
 		if err != nil {
-			a.w.Error(err.Error())
+			a.w.Error(replyText(err))
 			return
 		}
 		a.w.BulkString(m.Address)
@@ -335,14 +331,14 @@ func (c *Coordinator) status() string {
 	fmt.Fprintf(&b, "id:%d\r\nstate:%s\r\nleader:%s\r\nterm:%d\r\napplied_index:%d\r\n", c.cfg.ID, strings.ToLower(c.raft.State().String()), c.leaderID(), c.raft.CurrentTerm(), c.raft.AppliedIndex())
 	for _, g := range c.cfg.Groups {
 		rec, _ := c.fsm.get(g.Name)
-		fmt.Fprintf(&b, "group_%s:primary=%s,epoch=%d,members=%s,recorded=%s,committed=%s\r\n", g.Name, rec.Primary, rec.Epoch,
+		fmt.Fprintf(&b, "group_%s:primary=%s,epoch=%d,members=%s,recorded=%s,committed=%s\r\n", g.Name, rec.Primary, rec.GroupEpoch,
 			c.memberStates(rec), seqList(rec.Committed), seqList(c.committed(g.Name, rec)))
 	}
 	return b.String()
 }
 
 // memberStates renders each member as address(role|down).
-func (c *Coordinator) memberStates(rec Record) string {
+func (c *Coordinator) memberStates(rec rules.Record) string {
 	var parts []string
 	for _, m := range rec.Members {
 		state := "down"

@@ -13,6 +13,7 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
+	"github.com/ruvio/ruvio/internal/poll"
 	"github.com/ruvio/ruvio/ruvio/config"
 	"github.com/ruvio/ruvio/ruvio/server"
 )
@@ -83,17 +84,8 @@ func oneCoordinator(t *testing.T, members ...Member) *Coordinator {
 	return c
 }
 
-func waitFor(t *testing.T, what string, cond func() bool) {
-	t.Helper()
-	for deadline := time.Now().Add(15 * time.Second); !cond(); time.Sleep(10 * time.Millisecond) {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %s", what)
-		}
-	}
-}
-
-// C-SENT: the Sentinel subset in Redis Sentinel's shapes, in RESP2 and
-// RESP3, the events, and go-redis's FailoverClient following a failover.
+// The Sentinel subset in Redis Sentinel's shapes, in RESP2 and RESP3, the
+// events, and go-redis's FailoverClient following a failover.
 func TestSentinelAPIAndFailoverClient(t *testing.T) {
 	ctx := context.Background()
 	ps, pm := dataNode(t, "primary", "")
@@ -103,7 +95,7 @@ func TestSentinelAPIAndFailoverClient(t *testing.T) {
 	defer sc.Close()
 	plain := redis.NewClient(&redis.Options{Addr: c.Addr()})
 	defer plain.Close()
-	waitFor(t, "the first record", func() bool {
+	poll.Until(t, 15*time.Second, "the first record", func() bool {
 		v, err := sc.GetMasterAddrByName(ctx, "main").Result()
 		return err == nil && net.JoinHostPort(v[0], v[1]) == pm.Address
 	})
@@ -162,7 +154,7 @@ func TestSentinelAPIAndFailoverClient(t *testing.T) {
 	if want := fmt.Sprintf("main %s %s %s %s", ph, pp, rh, rp); msg.Payload != want {
 		t.Fatalf("+switch-master %q, want %q", msg.Payload, want)
 	}
-	waitFor(t, "a write through the FailoverClient", func() bool { return fc.Set(ctx, "k", "after", 0).Err() == nil })
+	poll.Until(t, 15*time.Second, "a write through the FailoverClient", func() bool { return fc.Set(ctx, "k", "after", 0).Err() == nil })
 	if v := redis.NewClient(&redis.Options{Addr: rm.Address}).Get(ctx, "k").Val(); v != "after" {
 		t.Fatalf("the write went elsewhere: %q", v)
 	}

@@ -1,60 +1,38 @@
 package coordinator
 
 import (
-	"fmt"
-	"strings"
 	"time"
+
+	"github.com/ruvio/ruvio/coordinator/rules"
 )
 
-// Committed sequences (C-COMMIT). Every coordinator learns, on each ping,
-// the replication_committed_sequence each member reports per shard and
-// keeps the highest; the leader records rises through Raft at most once a
-// second. A failover promotes only a replica holding every known
-// committed record, unless an operator says otherwise.
+// Committed sequences: every coordinator folds what each ping reports
+// into what it knows of each group (rules.FoldCommitted); the leader
+// records the rises through Raft at most once a second, so coordinators
+// that all restart still wait for a replica holding them.
 
 // noteCommitted folds the members' reports into what this coordinator
-// knows of the group. Reports at or below a value an unclean failover
-// dropped are ignored.
-func (c *Coordinator) noteCommitted(group string, rec Record, st map[string]Status) {
+// knows of the group.
+func (c *Coordinator) noteCommitted(group string, rec rules.Record, st map[string]rules.Status) {
 	c.knownMu.Lock()
 	defer c.knownMu.Unlock()
-	k := c.known[group]
-	for _, s := range st {
-		if !s.OK {
-			continue
-		}
-		for i, sh := range s.Shards {
-			if i < len(rec.Stale) && sh.Committed <= rec.Stale[i] {
-				continue
-			}
-			for len(k) <= i {
-				k = append(k, 0)
-			}
-			k[i] = max(k[i], sh.Committed)
-		}
-	}
-	c.known[group] = k
+	c.known[group] = rules.FoldCommitted(c.known[group], rec.Stale, st)
 }
 
 // committed is what a failover must keep: per shard, the larger of the
 // recorded and the known value.
-func (c *Coordinator) committed(group string, rec Record) []uint64 {
+func (c *Coordinator) committed(group string, rec rules.Record) []uint64 {
 	c.knownMu.Lock()
 	defer c.knownMu.Unlock()
-	return maxEach(rec.Committed, c.known[group])
+	return rules.MaxEach(rec.Committed, c.known[group])
 }
 
-func maxEach(a, b []uint64) []uint64 {
-	out := make([]uint64, max(len(a), len(b)))
-	for i := range out {
-		if i < len(a) {
-			out[i] = a[i]
-		}
-		if i < len(b) {
-			out[i] = max(out[i], b[i])
-		}
-	}
-	return out
+// forgetKnown drops what this coordinator learned of a group's committed
+// values, once an unclean promotion dropped the recorded ones.
+func (c *Coordinator) forgetKnown(group string) {
+	c.knownMu.Lock()
+	defer c.knownMu.Unlock()
+	c.known[group] = nil
 }
 
 // recordCommitted is the leader's task that writes rises through Raft:
@@ -75,52 +53,15 @@ func (c *Coordinator) recordCommitted() {
 		rises := map[string]map[int]uint64{}
 		for _, g := range c.cfg.Groups {
 			rec, _ := c.fsm.get(g.Name)
-			for i, v := range c.committed(g.Name, rec) {
-				if i >= len(rec.Committed) || v > rec.Committed[i] {
-					if rises[g.Name] == nil {
-						rises[g.Name] = map[int]uint64{}
-					}
-					rises[g.Name][i] = v
-				}
+			if r := rules.Rises(rec.Committed, c.committed(g.Name, rec)); r != nil {
+				rises[g.Name] = r
 			}
 		}
 		if len(rises) == 0 || !c.confirmLeader() {
 			continue
 		}
-		if err := c.propose(entry{Op: "committed", Committed: rises}); err != nil {
+		if err := c.propose(rules.Entry{Op: rules.OpCommitted, Committed: rises}); err != nil {
 			c.log.Warn("recording committed sequences failed", "err", err)
 		}
 	}
-}
-
-// lacking describes, per shard, the committed records s does not hold.
-func lacking(s Status, committed []uint64) string {
-	var parts []string
-	for i, v := range committed {
-		var have uint64
-		if i < len(s.Shards) {
-			have = s.Shards[i].WalDurable
-		}
-		if have < v {
-			parts = append(parts, fmt.Sprintf("shard %d: records %d-%d", i, have+1, v))
-		}
-	}
-	return strings.Join(parts, "; ")
-}
-
-// shortReplicas names, for the warning of a failover that waits, what each
-// answering replica lacks.
-func shortReplicas(rec Record, st map[string]Status, committed []uint64) string {
-	var parts []string
-	for _, m := range rec.Members {
-		if s := st[m.Address]; m.Address != rec.Primary && s.OK {
-			if l := lacking(s, committed); l != "" {
-				parts = append(parts, m.Address+" lacks "+l)
-			}
-		}
-	}
-	if len(parts) == 0 {
-		return "no replica answers"
-	}
-	return strings.Join(parts, ", ")
 }

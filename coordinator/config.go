@@ -13,18 +13,13 @@ import (
 
 	"github.com/BurntSushi/toml"
 
+	"github.com/ruvio/ruvio/coordinator/rules"
 	"github.com/ruvio/ruvio/ruvio/lease"
 )
 
-// Member is one data node of a group.
-type Member struct {
-	// Address is the member's RESP address (shard 0's port), the one
-	// clients use.
-	Address string `toml:"address"`
-	// Replication is its replication.listen base address, the one
-	// REPLICAOF names.
-	Replication string `toml:"replication"`
-}
+// Member is one data node of a group (rules.Member, named here for the
+// configuration and its users).
+type Member = rules.Member
 
 // Group is a replication group: a primary and its replicas.
 type Group struct {

@@ -27,7 +27,7 @@ func load(t *testing.T, body string, env map[string]string) (*Config, error) {
 	return LoadConfig(p, func(k string) string { return env[k] })
 }
 
-// C-CFG: defaults, the secret's variable, and every problem reported at
+// Defaults, the secret's variable, and every problem reported at
 // once.
 func TestConfig(t *testing.T) {
 	c, err := load(t, goodConfig, nil)

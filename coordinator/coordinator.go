@@ -18,6 +18,8 @@ import (
 	"github.com/hashicorp/go-hclog"
 	"github.com/hashicorp/raft"
 	raftboltdb "github.com/hashicorp/raft-boltdb/v2"
+
+	"github.com/ruvio/ruvio/coordinator/rules"
 )
 
 // Coordinator is one running coordinator.
@@ -295,7 +297,7 @@ func (c *Coordinator) ready() bool {
 
 // errNoMajority is what commands answer when the leader cannot confirm
 // that a majority still follows it.
-var errNoMajority = errors.New("ERR this leader cannot reach a majority of coordinators; try again")
+var errNoMajority = errReply("this leader cannot reach a majority of coordinators; try again")
 
 // confirmLeader confirms, with a heartbeat to a majority, that this
 // coordinator still leads. A confirmation is trusted for one ping
@@ -334,7 +336,7 @@ func (c *Coordinator) confirmLeader() bool {
 }
 
 // propose records an entry through Raft and waits for it to apply.
-func (c *Coordinator) propose(e entry) error {
+func (c *Coordinator) propose(e rules.Entry) error {
 	b, _ := json.Marshal(e)
 	f := c.raft.Apply(b, 5*time.Second)
 	if err := f.Error(); err != nil {
@@ -347,16 +349,17 @@ func (c *Coordinator) propose(e entry) error {
 }
 
 // applied runs on every coordinator when the log changes a group's
-// record: subscribers hear of a new primary here (C-SENT-3).
-func (c *Coordinator) applied(group string, old, now Record) {
+// record: probers follow the members, and subscribers hear of a new
+// primary here.
+func (c *Coordinator) applied(group string, old, now rules.Record) {
 	for _, m := range now.Members {
-		if !hasMember(old.Members, m.Address) {
+		if !rules.HasMember(old.Members, m.Address) {
 			c.log.Info("member added", "group", group, "member", m.Address, "replication", m.Replication)
 			c.ensureProber(m)
 		}
 	}
 	for _, m := range old.Members {
-		if !hasMember(now.Members, m.Address) {
+		if !rules.HasMember(now.Members, m.Address) {
 			c.log.Info("member forgotten", "group", group, "member", m.Address)
 			c.dropProber(m.Address)
 		}
@@ -367,11 +370,9 @@ func (c *Coordinator) applied(group string, old, now Record) {
 	if !slices.Equal(old.Stale, now.Stale) {
 		// An unclean promotion dropped the committed values: what this
 		// coordinator learned of them goes too.
-		c.knownMu.Lock()
-		c.known[group] = nil
-		c.knownMu.Unlock()
+		c.forgetKnown(group)
 	}
-	c.log.Info("recorded primary", "group", group, "primary", now.Primary, "epoch", now.Epoch, "previous", old.Primary)
+	c.log.Info("recorded primary", "group", group, "primary", now.Primary, "group_epoch", now.GroupEpoch, "previous", old.Primary)
 	if old.Primary == "" {
 		return
 	}

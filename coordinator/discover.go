@@ -5,12 +5,11 @@ import (
 	"net"
 	"time"
 
-	"github.com/redis/go-redis/v9"
-
+	"github.com/ruvio/ruvio/coordinator/rules"
 	"github.com/ruvio/ruvio/ruvio/infotext"
 )
 
-// Replica discovery (C-DISC): the leader adds every replica the agreed
+// Replica discovery: the leader adds every replica the agreed
 // primary lists in INFO replication that the group lacks, with its
 // replication address from its own CONFIG GET replication-listen. It
 // runs on its own task, so a replica that is slow to answer never delays
@@ -45,7 +44,7 @@ func (c *Coordinator) discover() {
 				continue
 			}
 			for _, addr := range st.Shards[0].Replicas {
-				if c.isKnownMember(rec, addr) || time.Since(failed[addr]) < discoverRetry {
+				if isKnownMember(rec, addr) || time.Since(failed[addr]) < discoverRetry {
 					continue
 				}
 				m, runID, err := c.readReplica(addr)
@@ -57,7 +56,7 @@ func (c *Coordinator) discover() {
 				if c.sameRunID(rec, runID) || !c.confirmLeader() {
 					continue
 				}
-				if err := c.propose(entry{Op: "add-member", Group: g.Name, Member: &m}); err != nil {
+				if err := c.propose(rules.Entry{Op: rules.OpAddMember, Group: g.Name, Member: &m}); err != nil {
 					c.log.Warn("recording a discovered replica failed", "group", g.Name, "replica", addr, "err", err)
 				}
 			}
@@ -65,17 +64,24 @@ func (c *Coordinator) discover() {
 	}
 }
 
-// isKnownMember reports whether addr is a member, or was forgotten, under any
-// name that resolves to the same address.
-func (c *Coordinator) isKnownMember(rec Record, addr string) bool {
+// isKnownMember reports whether addr is a member, or was forgotten: as
+// written, or, when not, under a name that resolves to the same address.
+// The names are resolved here, where the leader discovers addresses, and
+// the comparison itself (rules.SameAddr) resolves nothing.
+func isKnownMember(rec rules.Record, addr string) bool {
+	known := append([]string(nil), rec.Forgotten...)
 	for _, m := range rec.Members {
-		if sameResolved(m.Address, addr) {
-			return true
-		}
+		known = append(known, m.Address)
 	}
-	for _, f := range rec.Forgotten {
-		if sameResolved(f, addr) {
-			return true
+	if rules.AnySameAddr(known, addr) {
+		return true
+	}
+	listed := resolve(addr)
+	for _, k := range known {
+		for _, r := range resolve(k) {
+			if rules.AnySameAddr(listed, r) {
+				return true
+			}
 		}
 	}
 	return false
@@ -83,7 +89,7 @@ func (c *Coordinator) isKnownMember(rec Record, addr string) bool {
 
 // sameRunID reports whether a member already reports runID (the same
 // node under another name).
-func (c *Coordinator) sameRunID(rec Record, runID string) bool {
+func (c *Coordinator) sameRunID(rec rules.Record, runID string) bool {
 	if runID == "" {
 		return false
 	}
@@ -95,35 +101,29 @@ func (c *Coordinator) sameRunID(rec Record, runID string) bool {
 	return false
 }
 
-// sameResolved compares two host:port addresses after resolving hosts.
-func sameResolved(a, b string) bool {
-	if a == b {
-		return true
+// resolve lists the ip:port addresses a host:port names (addr itself
+// when its host does not resolve).
+func resolve(addr string) []string {
+	host, port, err := net.SplitHostPort(addr)
+	if err != nil {
+		return []string{addr}
 	}
-	ah, ap, err1 := net.SplitHostPort(a)
-	bh, bp, err2 := net.SplitHostPort(b)
-	if err1 != nil || err2 != nil || ap != bp {
-		return false
+	ips, err := net.LookupHost(host)
+	if err != nil || len(ips) == 0 {
+		return []string{addr}
 	}
-	aa, _ := net.LookupHost(ah)
-	bb, _ := net.LookupHost(bh)
-	for _, x := range aa {
-		for _, y := range bb {
-			if x == y {
-				return true
-			}
-		}
+	out := make([]string, len(ips))
+	for i, ip := range ips {
+		out[i] = net.JoinHostPort(ip, port)
 	}
-	return false
+	return out
 }
 
 // readReplica asks a listed replica for its replication address and
 // run_id. A replication address on every interface takes the listed host.
 func (c *Coordinator) readReplica(addr string) (Member, string, error) {
-	user, pass := c.cfg.authArgs()
 	t := c.commandTimeout()
-	cl := redis.NewClient(&redis.Options{Addr: addr, Username: user, Password: pass, DialTimeout: t, ReadTimeout: t,
-		MaxRetries: -1, Protocol: 2, DisableIdentity: true})
+	cl := c.dialNode(addr, t, 1)
 	defer cl.Close()
 	ctx, cancel := context.WithTimeout(context.Background(), t)
 	defer cancel()

@@ -7,13 +7,15 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/ruvio/ruvio/coordinator/rules"
 )
 
 // tend is a group's task: every ping interval it looks at what the
 // probes learned and, on the leader, records a first primary, fails the
 // group over, or corrects members that disagree with the record. Each
 // group has its own task, so one group's slow member never delays
-// another group (C-LEAD).
+// another group.
 func (c *Coordinator) tend(group string) {
 	t := time.NewTicker(c.pingInterval())
 	defer t.Stop()
@@ -47,8 +49,8 @@ func (c *Coordinator) tend(group string) {
 }
 
 // statuses returns the latest ping of each member.
-func (c *Coordinator) statuses(rec Record) map[string]Status {
-	out := make(map[string]Status, len(rec.Members))
+func (c *Coordinator) statuses(rec rules.Record) map[string]rules.Status {
+	out := make(map[string]rules.Status, len(rec.Members))
 	for _, m := range rec.Members {
 		if p := c.prober(m.Address); p != nil {
 			out[m.Address] = *p.latest.Load()
@@ -68,12 +70,12 @@ func (c *Coordinator) silent(member string) bool {
 	if ns := p.heard.Load(); ns != 0 {
 		heard = time.Unix(0, ns)
 	}
-	return Silent(heard, c.start, time.Now(), c.downAfter())
+	return rules.Silent(heard, c.start, time.Now(), c.downAfter())
 }
 
 // noteSilence publishes +sdown / -sdown as this coordinator's view of a
 // member changes, as every Sentinel does.
-func (c *Coordinator) noteSilence(group string, rec Record, sdown map[string]bool) {
+func (c *Coordinator) noteSilence(group string, rec rules.Record, sdown map[string]bool) {
 	for _, m := range rec.Members {
 		now := c.silent(m.Address)
 		if now == sdown[m.Address] {
@@ -103,140 +105,140 @@ func instanceEvent(kind, group, addr, primary string) string {
 	return strings.Join([]string{"slave", net.JoinHostPort(h, p), h, p, "@", group, mh, mp}, " ")
 }
 
-// recordFirst records the group's first primary: the one member that
-// answers as a primary; while none or several do, nothing happens
-// (C-FO-13).
-func (c *Coordinator) recordFirst(group string, rec Record, st map[string]Status) {
-	m, ok := firstMaster(rec, st)
+// recordFirst records the group's first primary, at group epoch 1: the
+// one member that answers as a primary; while none or several do,
+// nothing happens.
+func (c *Coordinator) recordFirst(group string, rec rules.Record, st map[string]rules.Status) {
+	m, ok := rules.FirstMaster(rec, st)
 	if !ok || !c.confirmLeader() {
 		return
 	}
-	if err := c.propose(entry{Op: "primary", Group: group, Primary: m.Address, Epoch: 1}); err != nil {
+	if err := c.propose(rules.Entry{Op: rules.OpPrimary, Group: group, Primary: m.Address, GroupEpoch: 1}); err != nil {
 		c.log.Warn("recording the first primary failed", "group", group, "err", err)
 	}
 }
 
+// observe gathers what the leader knows of a group for a failover
+// decision, without the other coordinators' votes.
+func (c *Coordinator) observe(group string, rec rules.Record, st map[string]rules.Status) rules.Observation {
+	return rules.Observation{
+		Group: group, Record: rec, Statuses: st, Committed: c.committed(group, rec),
+		Now: time.Now(), DownAfter: c.downAfter(), Voters: c.voterIDs(),
+		LeaderHears: rec.Primary != "" && !c.silent(rec.Primary), Unclean: c.cfg.UncleanFailover,
+	}
+}
+
 // maybeFailover asks the other coordinators whether they hear the
-// primary and fails over when a majority (this one included) does not
-// (C-FO-1, C-FO-2).
-func (c *Coordinator) maybeFailover(group string, rec Record, st map[string]Status) {
+// primary and whether their lease grants to it have ended, and fails over
+// when rules.Failover says so.
+func (c *Coordinator) maybeFailover(group string, rec rules.Record, st map[string]rules.Status) {
 	l := c.groupLock(group)
 	l.Lock()
 	defer l.Unlock()
-	// Both questions at once: does each coordinator still hear the
-	// primary, and has its last lease grant to it ended (C-LEASE-9,
-	// C-LEASE-14)? Without the lease every grant has ended.
-	silent, ended := c.leaseVotes(group, rec.Primary)
-	if !DownByMajority(silent, c.voters()) {
+	o := c.observe(group, rec, st)
+	o.Silent, o.Ended = c.leaseVotes(group, rec.Primary)
+	d := rules.Failover(o)
+	switch d.Outcome {
+	case rules.Stay:
 		return
-	}
-	if !DownByMajority(ended, c.voters()) {
-		c.log.Info("the primary is silent to a majority but its lease still runs: waiting", "group", group, "ended", ended, "voters", c.voters())
+	case rules.LeaseRuns:
+		c.log.Info("the primary is silent to a majority but its lease still runs: waiting", "group", group, "ended", d.EndedVotes, "voters", len(o.Voters))
 		return
 	}
 	h, p, _ := net.SplitHostPort(rec.Primary)
-	c.hub.publish("+odown", strings.Join([]string{"master", group, h, p, "#quorum", itoa(silent) + "/" + itoa(Majority(c.voters()))}, " "))
-	if _, err := c.promote(group, rec, st, c.cfg.UncleanFailover); err != nil {
+	c.hub.publish("+odown", strings.Join([]string{"master", group, h, p, "#quorum", strconv.Itoa(d.SilentVotes) + "/" + strconv.Itoa(rules.Majority(len(o.Voters)))}, " "))
+	if _, err := c.promote(o, d, false); err != nil {
 		c.log.Warn("the primary is down but there is no failover", "group", group, "primary", rec.Primary, "why", err.Error())
 	}
 }
 
-// promote fails the group over to the best replica: one holding every
-// committed record (C-COMMIT), or, when unclean (FORCE or
-// unclean_failover), the best one anyway, logging per shard what it
-// lacks. It returns the promoted member.
-func (c *Coordinator) promote(group string, rec Record, st map[string]Status, unclean bool) (Member, error) {
-	committed := c.committed(group, rec)
-	cand, ok := PickCandidate(rec, st, committed, time.Now(), c.downAfter())
-	if !ok {
-		if !unclean {
-			return Member{}, fmt.Errorf("no answering replica holds every committed record (%s); COORDINATOR FAILOVER %s FORCE promotes the best one anyway", shortReplicas(rec, st, committed), group)
-		}
-		if cand, ok = PickCandidate(rec, st, nil, time.Now(), c.downAfter()); !ok {
-			return Member{}, errors.New("no replica answers")
-		}
+// promote carries out a decision: it looks at the candidate once more,
+// records the promotion the rules allow, and corrects the members. It
+// returns the promoted member.
+func (c *Coordinator) promote(o rules.Observation, d rules.Decision, force bool) (Member, error) {
+	if d.Outcome != rules.Promote {
+		return Member{}, d.Err
 	}
-	// Look at it once more: one that died with the primary is not
-	// promoted (C-FO-5).
-	fresh := c.prober(cand.Address).probe()
-	if !fresh.OK || fresh.Loading() {
-		return Member{}, fmt.Errorf("the chosen replica %s no longer answers: choosing again next round", cand.Address)
+	fresh := c.prober(d.Candidate.Address).probe()
+	p, err := rules.Recheck(o, d, fresh, force)
+	if err != nil {
+		return Member{}, err
 	}
 	if !c.confirmLeader() {
 		return Member{}, errNoMajority
 	}
-	lacks := lacking(fresh, committed)
-	h, p, _ := net.SplitHostPort(rec.Primary)
-	c.hub.publish("+elected-leader", strings.Join([]string{"master", group, h, p}, " "))
-	if err := c.propose(entry{Op: "primary", Group: group, Primary: cand.Address, Epoch: rec.Epoch + 1, Unclean: lacks != ""}); err != nil {
+	group, rec := o.Group, o.Record
+	h, port, _ := net.SplitHostPort(rec.Primary)
+	c.hub.publish("+elected-leader", strings.Join([]string{"master", group, h, port}, " "))
+	if err := c.propose(p.Entry); err != nil {
 		return Member{}, fmt.Errorf("recording the failover: %w", err)
 	}
-	if lacks != "" {
-		c.log.Warn("unclean failover: the promoted replica lacks committed records, which are lost", "group", group, "promoted", cand.Address, "lacks", lacks)
+	if p.Lacks != "" {
+		c.log.Warn("unclean failover: the promoted replica lacks committed records, which are lost", "group", group, "promoted", d.Candidate.Address, "lacks", p.Lacks)
 	}
-	c.log.Warn("failed over", "group", group, "old_primary", rec.Primary, "new_primary", cand.Address, "epoch", rec.Epoch+1)
+	c.log.Warn("failed over", "group", group, "old_primary", rec.Primary, "new_primary", d.Candidate.Address, "group_epoch", p.Entry.GroupEpoch)
 	if now, ok := c.fsm.get(group); ok {
 		c.correct(group, now, c.statuses(now))
 	}
-	return cand, nil
+	return d.Candidate, nil
 }
 
 // force is COORDINATOR FAILOVER group FORCE: on the leader, once, even to
 // a replica lacking committed records; refused while the primary still
-// answers this leader.
+// answers this leader, before any coordinator is asked anything.
 func (c *Coordinator) force(group string) (Member, error) {
 	if err := c.leaderCheck(); err != nil {
 		return Member{}, err
 	}
 	rec, ok := c.fsm.get(group)
 	if !ok {
-		return Member{}, errors.New("ERR No such master with that name")
+		return Member{}, errNoSuchMaster
 	}
-	if rec.Primary != "" && !c.silent(rec.Primary) {
-		return Member{}, fmt.Errorf("ERR the primary %s still answers this leader: FORCE only promotes a replica when it does not", rec.Primary)
+	if d := rules.Force(c.observe(group, rec, nil)); d.Outcome == rules.PrimaryAnswers {
+		return Member{}, d.Err
 	}
 	l := c.groupLock(group)
 	l.Lock()
 	defer l.Unlock()
-	if _, ended := c.leaseVotes(group, rec.Primary); rec.Primary != "" && !DownByMajority(ended, c.voters()) {
-		return Member{}, fmt.Errorf("ERR the primary %s still holds a lease from a majority of coordinators: try again once it ends", rec.Primary)
+	o := c.observe(group, rec, c.statuses(rec))
+	if rec.Primary != "" {
+		o.Silent, o.Ended = c.leaseVotes(group, rec.Primary)
 	}
-	m, err := c.promote(group, rec, c.statuses(rec), true)
-	if err != nil && !strings.HasPrefix(err.Error(), "ERR") {
-		err = errors.New("ERR " + err.Error())
-	}
-	return m, err
+	return c.promote(o, rules.Force(o), true)
 }
 
 // correct sends the commands that make answering members agree with the
-// record, confirming leadership before each (C-FO-7..11).
-func (c *Coordinator) correct(group string, rec Record, st map[string]Status) {
-	for _, a := range Corrections(rec, st) {
+// record, confirming leadership before each.
+func (c *Coordinator) correct(group string, rec rules.Record, st map[string]rules.Status) {
+	for _, a := range rules.Corrections(rec, st) {
 		if !c.confirmLeader() {
 			return
 		}
 		p := c.prober(a.Member.Address)
-		err := p.send(a.Args...)
-		if err != nil && len(a.Args) == 4 && strings.Contains(strings.ToLower(err.Error()), "syntax") {
-			// A member of an older build does not know YIELD (C-FO-9).
-			err = p.send(a.Args[:3]...)
+		args := a.Args
+		err := p.send(args...)
+		if plain, ok := a.WithoutYield(); ok && errors.Is(err, errSyntax) {
+			// A member of an older build does not know YIELD.
+			args = plain
+			err = p.send(args...)
 		}
 		if err != nil {
-			c.log.Warn("correcting a member failed", "group", group, "member", a.Member.Address, "command", strings.Join(a.Args, " "), "err", err)
+			c.log.Warn("correcting a member failed", "group", group, "member", a.Member.Address, "command", strings.Join(args, " "), "err", err)
 			continue
 		}
-		c.log.Info("corrected a member", "group", group, "member", a.Member.Address, "command", strings.Join(a.Args, " "))
+		c.log.Info("corrected a member", "group", group, "member", a.Member.Address, "command", strings.Join(args, " "))
 		if a.Demote {
 			c.hub.publish("+convert-to-slave", instanceEvent("slave", group, a.Member.Address, rec.Primary))
 		}
 	}
 }
 
-func itoa(n int) string { return strconv.Itoa(n) }
+// errNoSuchMaster is Sentinel's answer for an unknown group name.
+var errNoSuchMaster = errReply("No such master with that name")
 
 // forget is COORDINATOR FORGET group host:port: the member leaves the
-// group for good and is never discovered again (C-DISC). The primary and
-// members the configuration lists cannot be forgotten.
+// group for good and is never discovered again. The primary and members
+// the configuration lists cannot be forgotten.
 func (c *Coordinator) forget(group, addr string) error {
 	if err := c.leaderCheck(); err != nil {
 		return err
@@ -244,13 +246,13 @@ func (c *Coordinator) forget(group, addr string) error {
 	rec, ok := c.fsm.get(group)
 	switch {
 	case !ok:
-		return errors.New("ERR No such master with that name")
-	case !hasMember(rec.Members, addr):
-		return fmt.Errorf("ERR %s is not a member of %s", addr, group)
+		return errNoSuchMaster
+	case !rules.HasMember(rec.Members, addr):
+		return errReply("%s is not a member of %s", addr, group)
 	case addr == rec.Primary:
-		return fmt.Errorf("ERR %s is the primary of %s: fail it over first", addr, group)
+		return errReply("%s is the primary of %s: fail it over first", addr, group)
 	case c.fsm.inFile(group, addr):
-		return fmt.Errorf("ERR %s is listed in the configuration file: remove it there and restart the coordinators", addr)
+		return errReply("%s is listed in the configuration file: remove it there and restart the coordinators", addr)
 	}
-	return c.propose(entry{Op: "forget-member", Group: group, Primary: addr})
+	return c.propose(rules.Entry{Op: rules.OpForget, Group: group, Primary: addr})
 }

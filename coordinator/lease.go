@@ -4,24 +4,24 @@ import (
 	"context"
 	"strconv"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/redis/go-redis/v9"
 
+	"github.com/ruvio/ruvio/coordinator/rules"
 	"github.com/ruvio/ruvio/ruvio/clock"
 	"github.com/ruvio/ruvio/ruvio/lease"
 )
 
-// The coordinators' side of the primary lease (C-LEASE). Every
-// ping_interval_ms each coordinator renews the lease of the member its own
-// record names as primary, on the group's own task and connection. Before
-// a failover the leader asks every coordinator whether it hears the
-// primary and whether its last grant has aged past the stretched lease;
-// one that answers "ended" grants that member no more until the leader
-// confirms the record still names it. A coordinator that just started
-// counts every lease as granted at its start and grants nothing until the
-// leader confirmed the primary.
+// The coordinators' side of the primary lease. Every ping_interval_ms
+// each coordinator renews the lease of the member its own record names
+// as primary, on the group's own task and connection. Before a failover
+// the leader asks every coordinator (COORDINATOR LEASE) whether it hears
+// the primary and whether its last grant has aged past the stretched
+// lease; one that answers "ended" grants that member no more until the
+// leader confirms the record still names it. A coordinator that just
+// started counts every lease as granted at its start and grants nothing
+// until the leader confirmed the primary.
 
 // leaseBook is one coordinator's grants and promises.
 type leaseBook struct {
@@ -50,7 +50,8 @@ func (c *Coordinator) leaseLen() time.Duration {
 // leaseEnded answers the leader's question for (group, member): whether
 // this coordinator's last grant has aged past the stretched lease by its
 // own settings. Answering "ended" is a promise not to grant again until
-// the leader confirms the member (C-LEASE-12).
+// the leader confirms the member, so the promise is taken under the same
+// lock as the answer.
 func (c *Coordinator) leaseEnded(group, member string) bool {
 	b := c.leases
 	b.mu.Lock()
@@ -58,12 +59,9 @@ func (c *Coordinator) leaseEnded(group, member string) bool {
 	k := [2]string{group, member}
 	last, ok := b.granted[k]
 	if !ok {
-		last = b.start // counted as granted at start (C-LEASE-17)
+		last = b.start
 	}
-	ended := true
-	if c.leaseOn() {
-		ended = clock.LeaseNow()-last >= lease.Stretched(c.leaseLen(), c.cfg.PrimaryLeaseDriftPercent)
-	}
+	ended := rules.LeaseEnded(c.leaseOn(), last, clock.LeaseNow(), lease.Stretched(c.leaseLen(), c.cfg.PrimaryLeaseDriftPercent))
 	if ended {
 		delete(b.confirmed, k)
 	}
@@ -71,17 +69,13 @@ func (c *Coordinator) leaseEnded(group, member string) bool {
 }
 
 // leaseVotes asks every voter, this one included, the lease question for
-// the group's primary, and counts those that no longer hear it and those
-// whose lease ended. A coordinator that does not answer counts for
-// neither (C-LEASE-18).
-func (c *Coordinator) leaseVotes(group, member string) (silent, ended int) {
-	if c.silent(member) {
-		silent++
-	}
-	if c.leaseEnded(group, member) {
-		ended++
-	}
-	var s, e atomic.Int32
+// the group's primary: the votes, by coordinator id, of those that no
+// longer hear it and of those whose lease ended. A coordinator that does
+// not answer in time is absent from both.
+func (c *Coordinator) leaseVotes(group, member string) (silent, ended map[int]bool) {
+	silent = map[int]bool{c.cfg.ID: c.silent(member)}
+	ended = map[int]bool{c.cfg.ID: c.leaseEnded(group, member)}
+	var mu sync.Mutex
 	var wg sync.WaitGroup
 	for _, p := range c.others.list() {
 		if !p.voter {
@@ -96,21 +90,19 @@ func (c *Coordinator) leaseVotes(group, member string) (silent, ended int) {
 			if err != nil || len(v) != 2 {
 				return
 			}
-			if v[0] == 0 {
-				s.Add(1)
-			}
-			if v[1] == 1 {
-				e.Add(1)
-			}
+			mu.Lock()
+			defer mu.Unlock()
+			silent[p.ID] = v[0] == 0
+			ended[p.ID] = v[1] == 1
 		}()
 	}
 	wg.Wait()
-	return silent + int(s.Load()), ended + int(e.Load())
+	return silent, ended
 }
 
 // groupLock returns the lock held while the leader decides a group's
 // failover; a confirmation waits for it, so it is answered only after
-// any failover being decided is recorded (C-LEASE-13).
+// any failover being decided is recorded.
 func (c *Coordinator) groupLock(group string) *sync.Mutex {
 	c.groupLocksMu.Lock()
 	defer c.groupLocksMu.Unlock()
@@ -158,7 +150,7 @@ func (c *Coordinator) renewLeases(group string) {
 			continue
 		}
 		// A primary with a shard this coordinator cannot reach gets no
-		// grant (C-LEASE-6).
+		// grant: the lease must not outlive what the majority hears.
 		if p := c.prober(rec.Primary); p == nil || !p.latest.Load().OK || c.silent(rec.Primary) {
 			continue
 		}
@@ -178,18 +170,16 @@ func (c *Coordinator) renewLeases(group string) {
 			if cl != nil {
 				cl.Close()
 			}
-			user, pass := c.cfg.authArgs()
-			cl = redis.NewClient(&redis.Options{Addr: rec.Primary, Username: user, Password: pass, DialTimeout: time.Second,
-				ReadTimeout: time.Second, WriteTimeout: time.Second, MaxRetries: -1, PoolSize: 1, Protocol: 2, DisableIdentity: true})
+			cl = c.dialNode(rec.Primary, time.Second, 1)
 			clAddr = rec.Primary
 		}
 		c.grantOnce(cl, group, rec)
 	}
 }
 
-// grantOnce is one renewal: BEGIN, then GRANT, waiting at most 1 s for
-// each answer (C-LEASE-5, C-LEASE-7).
-func (c *Coordinator) grantOnce(cl *redis.Client, group string, rec Record) {
+// grantOnce is one renewal: BEGIN, then GRANT for the record's group
+// epoch, waiting at most 1 s for each answer.
+func (c *Coordinator) grantOnce(cl *redis.Client, group string, rec rules.Record) {
 	ctx, cancel := context.WithTimeout(context.Background(), time.Second)
 	defer cancel()
 	tok, err := cl.Do(ctx, "RUVIO", "LEASE", "BEGIN").Int64()
@@ -206,7 +196,7 @@ func (c *Coordinator) grantOnce(cl *redis.Client, group string, rec Record) {
 	}
 	c.leases.granted[k] = clock.LeaseNow()
 	c.leases.mu.Unlock()
-	err = cl.Do(ctx, "RUVIO", "LEASE", "GRANT", tok, c.cfg.ID, c.voters(), rec.Epoch, c.cfg.PrimaryLeaseMs).Err()
+	err = cl.Do(ctx, "RUVIO", "LEASE", "GRANT", tok, c.cfg.ID, c.voters(), rec.GroupEpoch, c.cfg.PrimaryLeaseMs).Err()
 	if err != nil && c.leaseWarned.CompareAndSwap(false, true) {
 		c.log.Warn("the primary refused a lease grant", "group", group, "primary", rec.Primary, "err", err)
 	}

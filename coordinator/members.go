@@ -2,20 +2,17 @@ package coordinator
 
 import (
 	"context"
-	"errors"
-	"fmt"
 	"sort"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/hashicorp/raft"
-	"github.com/redis/go-redis/v9"
 
 	"github.com/ruvio/ruvio/ruvio/infotext"
 )
 
-// Coordinator membership (C-MEMB). Raft's configuration is the record of
+// Coordinator membership. Raft's configuration is the record of
 // who the coordinators are: majorities count its voters, INFO lists it,
 // and COORDINATOR ADD / REMOVE change it on the leader. A coordinator
 // started with join = true does not bootstrap: it waits to be added,
@@ -43,19 +40,29 @@ func (c *Coordinator) recorded() []coordinatorInfo {
 	return out
 }
 
-// voters is the number of recorded voters (at least 1).
-func (c *Coordinator) voters() int {
-	n := 0
+// voterIDs are the ids of the recorded voters; before Raft's
+// configuration can be read, those of peers (or this coordinator alone).
+func (c *Coordinator) voterIDs() []int {
+	var ids []int
 	for _, s := range c.recorded() {
 		if s.Voter {
-			n++
+			ids = append(ids, s.ID)
 		}
 	}
-	if n == 0 {
-		return max(len(c.peers), 1)
+	if len(ids) > 0 {
+		return ids
 	}
-	return n
+	for _, p := range c.peers {
+		ids = append(ids, p.ID)
+	}
+	if len(ids) == 0 {
+		ids = []int{c.cfg.ID}
+	}
+	return ids
 }
+
+// voters is the number of recorded voters (at least 1).
+func (c *Coordinator) voters() int { return len(c.voterIDs()) }
 
 // addrOf is how this coordinator reaches coordinator id: its own peers
 // entry, else the recorded address.
@@ -96,21 +103,21 @@ func (c *Coordinator) addCoordinator(id int, addr string) error {
 		return err
 	}
 	if c.cfg.PrimaryLeaseMs != 0 {
-		return errors.New("ERR COORDINATOR ADD is refused while the primary lease is on")
+		return errReply("COORDINATOR ADD is refused while the primary lease is on")
 	}
 	for _, s := range c.recorded() {
 		if s.ID == id {
-			return fmt.Errorf("ERR coordinator %d is already recorded at %s", id, s.Addr)
+			return errReply("coordinator %d is already recorded at %s", id, s.Addr)
 		}
 	}
 	deadline := time.Now().Add(30 * time.Second)
 	sid, sa := raft.ServerID(strconv.Itoa(id)), raft.ServerAddress(addr)
 	if err := c.raft.AddNonvoter(sid, sa, 0, time.Until(deadline)).Error(); err != nil {
-		return fmt.Errorf("ERR adding coordinator %d: %v", id, err)
+		return errReply("adding coordinator %d: %v", id, err)
 	}
 	c.log.Info("coordinator added as a non-voter; waiting for it to catch up", "id", id, "addr", addr)
 	target := c.raft.LastIndex()
-	cl := redis.NewClient(&redis.Options{Addr: addr, Password: c.cfg.Secret, MaxRetries: -1, DialTimeout: time.Second, ReadTimeout: time.Second, Protocol: 2, DisableIdentity: true})
+	cl := c.dialCoordinator(addr, time.Second, 1)
 	defer cl.Close()
 	for {
 		ctx, cancel := context.WithTimeout(context.Background(), time.Second)
@@ -122,7 +129,7 @@ func (c *Coordinator) addCoordinator(id int, addr string) error {
 			}
 		}
 		if time.Now().After(deadline) {
-			return fmt.Errorf("ERR coordinator %d did not catch up within 30 s; it stays a non-voter (COORDINATOR REMOVE %d takes it out)", id, id)
+			return errReply("coordinator %d did not catch up within 30 s; it stays a non-voter (COORDINATOR REMOVE %d takes it out)", id, id)
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
@@ -130,7 +137,7 @@ func (c *Coordinator) addCoordinator(id int, addr string) error {
 		return errNoMajority
 	}
 	if err := c.raft.AddVoter(sid, sa, 0, time.Until(deadline)).Error(); err != nil {
-		return fmt.Errorf("ERR making coordinator %d a voter: %v", id, err)
+		return errReply("making coordinator %d a voter: %v", id, err)
 	}
 	c.log.Info("coordinator added as a voter", "id", id, "addr", addr)
 	return nil
@@ -142,17 +149,17 @@ func (c *Coordinator) removeCoordinator(id int) error {
 		return err
 	}
 	if c.cfg.PrimaryLeaseMs != 0 {
-		return errors.New("ERR COORDINATOR REMOVE is refused while the primary lease is on")
+		return errReply("COORDINATOR REMOVE is refused while the primary lease is on")
 	}
 	found := false
 	for _, s := range c.recorded() {
 		found = found || s.ID == id
 	}
 	if !found {
-		return fmt.Errorf("ERR coordinator %d is not recorded", id)
+		return errReply("coordinator %d is not recorded", id)
 	}
 	if err := c.raft.RemoveServer(raft.ServerID(strconv.Itoa(id)), 0, 30*time.Second).Error(); err != nil {
-		return fmt.Errorf("ERR removing coordinator %d: %v", id, err)
+		return errReply("removing coordinator %d: %v", id, err)
 	}
 	c.log.Info("coordinator removed", "id", id)
 	return nil
@@ -162,7 +169,7 @@ func (c *Coordinator) removeCoordinator(id int) error {
 // leader that cannot confirm its majority.
 func (c *Coordinator) leaderCheck() error {
 	if !c.isLeader() {
-		return fmt.Errorf("ERR not the leader; send it to coordinator %s", c.leaderID())
+		return errReply("not the leader; send it to coordinator %s", c.leaderID())
 	}
 	if !c.ready() || !c.confirmLeader() {
 		return errNoMajority

@@ -36,11 +36,7 @@ func newPeerSet(c *Coordinator) *peerSet {
 }
 
 func (ps *peerSet) dial(p Peer, voter bool) *peerConn {
-	t := ps.c.confirmWindow()
-	return &peerConn{Peer: p, voter: voter, cl: redis.NewClient(&redis.Options{
-		Addr: p.Addr, Password: ps.c.cfg.Secret, DialTimeout: t, ReadTimeout: t, WriteTimeout: t,
-		MaxRetries: -1, PoolSize: 4, Protocol: 2, DisableIdentity: true,
-	})}
+	return &peerConn{Peer: p, voter: voter, cl: ps.c.dialCoordinator(p.Addr, ps.c.confirmWindow(), 4)}
 }
 
 // list returns the current peers.
@@ -51,7 +47,7 @@ func (ps *peerSet) list() []*peerConn {
 }
 
 // refresh follows the recorded coordinators: added ones are dialled,
-// removed ones dropped (C-MEMB).
+// removed ones dropped.
 func (ps *peerSet) refresh() {
 	rec := ps.c.recorded()
 	if len(rec) == 0 {

@@ -12,16 +12,17 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
+	"github.com/ruvio/ruvio/coordinator/rules"
 	"github.com/ruvio/ruvio/ruvio/infotext"
 )
 
 // prober pings one member every ping interval on every shard port and
-// keeps the latest Status, on its own goroutine, so a member that accepts
+// keeps the latest status, on its own goroutine, so a member that accepts
 // connections and never answers holds up nothing but its own pings.
 type prober struct {
 	c      *Coordinator
 	member Member
-	latest atomic.Pointer[Status]
+	latest atomic.Pointer[rules.Status]
 	// heard is the last time every shard answered (Unix ns, 0: never).
 	heard    atomic.Int64
 	mu       sync.Mutex
@@ -32,7 +33,7 @@ type prober struct {
 
 func newProber(c *Coordinator, m Member) *prober {
 	p := &prober{c: c, member: m, clients: map[int]*redis.Client{}, quit: make(chan struct{})}
-	p.latest.Store(&Status{})
+	p.latest.Store(&rules.Status{})
 	return p
 }
 
@@ -44,20 +45,14 @@ func shardAddr(addr string, i int) string {
 }
 
 // client returns the connection pool of shard i, with commands timing out
-// after timeout.
+// after the command timeout.
 func (p *prober) client(i int) *redis.Client {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if cl, ok := p.clients[i]; ok {
 		return cl
 	}
-	user, pass := p.c.cfg.authArgs()
-	t := p.c.commandTimeout()
-	cl := redis.NewClient(&redis.Options{
-		Addr: shardAddr(p.member.Address, i), Username: user, Password: pass,
-		DialTimeout: t, ReadTimeout: t, WriteTimeout: t, MaxRetries: -1, PoolSize: 2, Protocol: 2,
-		DisableIdentity: true,
-	})
+	cl := p.c.dialNode(shardAddr(p.member.Address, i), p.c.commandTimeout(), 2)
 	p.clients[i] = cl
 	return cl
 }
@@ -86,8 +81,8 @@ func (p *prober) run(stop <-chan struct{}) {
 	}
 }
 
-// probe pings the member once and records what it learned (C-MON).
-func (p *prober) probe() Status {
+// probe pings the member once and records what it learned.
+func (p *prober) probe() rules.Status {
 	ctx, cancel := context.WithTimeout(context.Background(), p.c.commandTimeout())
 	defer cancel()
 	st := p.ask(ctx)
@@ -99,19 +94,19 @@ func (p *prober) probe() Status {
 	return st
 }
 
-func (p *prober) ask(ctx context.Context) Status {
+func (p *prober) ask(ctx context.Context) rules.Status {
 	c0 := p.client(0)
 	pipe := c0.Pipeline()
 	shardsCmd := pipe.ConfigGet(ctx, "shards")
 	serverCmd := pipe.Info(ctx, "server")
 	if _, err := pipe.Exec(ctx); err != nil {
-		return Status{Err: err.Error()}
+		return rules.Status{Err: err.Error()}
 	}
 	n, _ := strconv.Atoi(shardsCmd.Val()["shards"])
 	if n < 1 {
-		return Status{Err: "CONFIG GET shards gave no shard count"}
+		return rules.Status{Err: "CONFIG GET shards gave no shard count"}
 	}
-	st := Status{RunID: infotext.Parse(serverCmd.Val())["run_id"], Shards: make([]ShardStatus, n)}
+	st := rules.Status{RunID: infotext.Parse(serverCmd.Val())["run_id"], Shards: make([]rules.ShardStatus, n)}
 	errs := make([]error, n)
 	var wg sync.WaitGroup
 	for i := 0; i < n; i++ {
@@ -132,28 +127,28 @@ func (p *prober) ask(ctx context.Context) Status {
 	return st
 }
 
-func (p *prober) askShard(ctx context.Context, i int) (ShardStatus, error) {
+func (p *prober) askShard(ctx context.Context, i int) (rules.ShardStatus, error) {
 	pipe := p.client(i).Pipeline()
 	role := pipe.Do(ctx, "ROLE")
 	info := pipe.Info(ctx, "replication")
 	if _, err := pipe.Exec(ctx); err != nil {
-		return ShardStatus{}, err
+		return rules.ShardStatus{}, err
 	}
 	r, _ := role.Slice()
 	if len(r) == 0 {
-		return ShardStatus{}, fmt.Errorf("empty ROLE reply")
+		return rules.ShardStatus{}, fmt.Errorf("empty ROLE reply")
 	}
 	f := infotext.Parse(info.Val())
-	sh := ShardStatus{
-		Role:       fmt.Sprint(r[0]),
-		LinkUp:     f["master_link_status"] == "up",
-		Syncing:    f["master_sync_in_progress"] == "1",
-		Epoch:      infotext.Uint(f, "epoch"),
-		WalLast:    infotext.Uint(f, "wal_last_sequence"),
-		WalDurable: infotext.Uint(f, "wal_durable_sequence"),
-		Committed:  infotext.Uint(f, "replication_committed_sequence"),
-		FencedBy:   infotext.Uint(f, "replication_fenced_by_epoch"),
-		Replicas:   slaveAddrs(f),
+	sh := rules.ShardStatus{
+		Role:             fmt.Sprint(r[0]),
+		LinkUp:           f["master_link_status"] == "up",
+		Syncing:          f["master_sync_in_progress"] == "1",
+		ReplicationEpoch: infotext.Uint(f, "epoch"),
+		WalLast:          infotext.Uint(f, "wal_last_sequence"),
+		WalDurable:       infotext.Uint(f, "wal_durable_sequence"),
+		Committed:        infotext.Uint(f, "replication_committed_sequence"),
+		FencedBy:         infotext.Uint(f, "replication_fenced_by_epoch"),
+		Replicas:         slaveAddrs(f),
 	}
 	if sh.Role == "slave" {
 		sh.MasterAddr = net.JoinHostPort(f["master_host"], f["master_port"])
@@ -161,7 +156,8 @@ func (p *prober) askShard(ctx context.Context, i int) (ShardStatus, error) {
 	return sh, nil
 }
 
-// send runs a command on shard 0 of the member with the command timeout.
+// send runs a command on shard 0 of the member with the command timeout;
+// an error reply comes back classified (nodeError).
 func (p *prober) send(args ...string) error {
 	ctx, cancel := context.WithTimeout(context.Background(), p.c.commandTimeout())
 	defer cancel()
@@ -169,7 +165,7 @@ func (p *prober) send(args ...string) error {
 	for i, s := range args {
 		a[i] = s
 	}
-	return p.client(0).Do(ctx, a...).Err()
+	return nodeError(p.client(0).Do(ctx, a...).Err())
 }
 
 // slaveAddrs reads the ip and port of each slaveN line of INFO

@@ -7,11 +7,9 @@ import (
 	"strings"
 	"time"
 
+	"github.com/ruvio/ruvio/coordinator/rules"
 	"github.com/ruvio/ruvio/ruvio/command"
 )
-
-// The Sentinel subset clients use (C-SENT), with Redis Sentinel's reply
-// shapes.
 
 // sentinel answers the Sentinel subset clients use, with Sentinel's
 // reply shapes: each instance is a map whose values are bulk strings.
@@ -22,10 +20,10 @@ func (a *apiConn) sentinel(args [][]byte) {
 	}
 	sub := strings.ToLower(string(args[1]))
 	c := a.c
-	group := func() (Record, bool) {
+	group := func() (rules.Record, bool) {
 		if len(args) != 3 {
 			a.w.Error("ERR wrong number of arguments for 'sentinel|" + sub + "' command")
-			return Record{}, false
+			return rules.Record{}, false
 		}
 		rec, ok := c.fsm.get(string(args[2]))
 		if !ok {
@@ -83,7 +81,7 @@ func (a *apiConn) sentinel(args [][]byte) {
 	case "ckquorum":
 		if _, ok := group(); ok {
 			usable := 1 + c.others.reachable()
-			if usable >= Majority(c.voters()) {
+			if usable >= rules.Majority(c.voters()) {
 				a.w.Simple(fmt.Sprintf("OK %d usable Sentinels. Quorum and failover authorization can be reached", usable))
 			} else {
 				a.w.Error(fmt.Sprintf("NOQUORUM %d usable Sentinels. Not enough available Sentinels to reach the majority and authorize a failover", usable))
@@ -113,7 +111,7 @@ func (c *Coordinator) pingAges(addr string) (okMs int64) {
 	return time.Since(time.Unix(0, p.heard.Load())).Milliseconds()
 }
 
-func (c *Coordinator) masterFields(name string, rec Record) [][2]string {
+func (c *Coordinator) masterFields(name string, rec rules.Record) [][2]string {
 	h, p, _ := net.SplitHostPort(rec.Primary)
 	flags := "master"
 	runID := ""
@@ -129,15 +127,15 @@ func (c *Coordinator) masterFields(name string, rec Record) [][2]string {
 		{"last-ok-ping-reply", age}, {"last-ping-reply", age},
 		{"down-after-milliseconds", strconv.Itoa(c.cfg.DownAfterMs)}, {"info-refresh", age},
 		{"role-reported", "master"}, {"role-reported-time", age},
-		{"config-epoch", strconv.FormatUint(rec.Epoch, 10)},
+		{"config-epoch", strconv.FormatUint(rec.GroupEpoch, 10)},
 		{"num-slaves", strconv.Itoa(max(len(rec.Members)-1, 0))},
 		{"num-other-sentinels", strconv.Itoa(c.voters() - 1)},
-		{"quorum", strconv.Itoa(Majority(c.voters()))},
+		{"quorum", strconv.Itoa(rules.Majority(c.voters()))},
 		{"failover-timeout", strconv.Itoa(c.cfg.DownAfterMs * 2)}, {"parallel-syncs", "1"},
 	}
 }
 
-func (c *Coordinator) replicaFields(m Member, rec Record) [][2]string {
+func (c *Coordinator) replicaFields(m Member, rec rules.Record) [][2]string {
 	h, p, _ := net.SplitHostPort(m.Address)
 	st := c.prober(m.Address).latest.Load()
 	flags := "slave"

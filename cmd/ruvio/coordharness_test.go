@@ -17,6 +17,8 @@ import (
 	"time"
 
 	"github.com/redis/go-redis/v9"
+
+	"github.com/ruvio/ruvio/internal/poll"
 	"github.com/ruvio/ruvio/ruvio/infotext"
 )
 
@@ -157,17 +159,6 @@ func masterField(t *testing.T, c *coord, field string) string {
 	return ""
 }
 
-func waitUntil(t *testing.T, d time.Duration, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(d)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %s", what)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
-}
-
 func roleOf(addr string) string {
 	c := redis.NewClient(&redis.Options{Addr: addr, MaxRetries: -1, DialTimeout: 500 * time.Millisecond})
 	defer c.Close()
@@ -278,22 +269,24 @@ func replicaAddrs(c *coord) []string {
 	return out
 }
 
-// leaderDo sends a command to whichever coordinator leads.
+// leaderDo sends a command to whichever coordinator leads, for up to 15 s
+// while none does; another error is the answer.
 func leaderDo(t *testing.T, cs []*coord, args ...any) (any, error) {
+	var v any
 	var err error
-	for deadline := time.Now().Add(15 * time.Second); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
+	poll.Until(t, 15*time.Second, "a leader to answer "+fmt.Sprint(args...), func() bool {
 		for _, c := range cs {
 			cl := c.client("")
-			var v any
 			v, err = cl.Do(context.Background(), args...).Result()
 			cl.Close()
 			if err == nil {
-				return v, nil
+				return true
 			}
 			if !strings.Contains(err.Error(), "not the leader") && !strings.Contains(err.Error(), "majority") && !strings.Contains(err.Error(), "refused") && !strings.Contains(err.Error(), "EOF") {
-				return nil, err
+				return true
 			}
 		}
-	}
-	return nil, err
+		return false
+	})
+	return v, err
 }

@@ -9,11 +9,13 @@ import (
 	"time"
 
 	"github.com/redis/go-redis/v9"
+
+	"github.com/ruvio/ruvio/internal/poll"
 )
 
 // The primary lease with real processes (issue 9).
 
-// C-LEASE-2, T-LIVE (lease-on): with the primary lease, a primary cut off
+// With the primary lease, a primary cut off
 // from the coordinators (it still reaches its replicas) stops taking
 // writes before a replica is promoted: no write is acknowledged by the old
 // primary after the promotion.
@@ -41,7 +43,7 @@ func TestPrimaryLeaseStopsTheOldPrimaryBeforePromotion(t *testing.T) {
 	if err := cl.Set(ctx, "k", "v", 0).Err(); err == nil || err.Error() != "NOREPLICAS Primary lease expired: too few coordinators renewed it." {
 		t.Fatalf("a write before any grant: %v", err)
 	}
-	waitUntil(t, 20*time.Second, "writes once the coordinators grant the lease", func() bool { return cl.Set(ctx, "k", "v", 0).Err() == nil })
+	poll.Until(t, 20*time.Second, "writes once the coordinators grant the lease", func() bool { return cl.Set(ctx, "k", "v", 0).Err() == nil })
 
 	proxies[g[0].p.addr()].setCut(true) // the primary is cut from the coordinators only
 	cut := time.Now()

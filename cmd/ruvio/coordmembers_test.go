@@ -14,18 +14,20 @@ import (
 	"time"
 
 	"github.com/redis/go-redis/v9"
+
+	"github.com/ruvio/ruvio/internal/poll"
 )
 
 // Committed sequences, FORCE, discovery, FORGET and coordinator
 // membership with real processes (issue 8).
 
-// T-LIVE (C-COMMIT): committed sequences survive a restart of every
+// Committed sequences survive a restart of every
 // coordinator while the primary and the replica holding the committed
 // records are down, so only FORCE promotes the replica that lacks them.
 func TestCommittedSequencesSurviveCoordinatorRestartsAndOnlyForcePromotes(t *testing.T) {
 	g := startGroup(t, 3)
 	cs := startCoordinators(t, 3, g, "")
-	waitUntil(t, 15*time.Second, "the first primary to be recorded", func() bool { return primaryOf(cs[0], "") == g[0].p.addr() })
+	poll.Until(t, 15*time.Second, "the first primary to be recorded", func() bool { return primaryOf(cs[0], "") == g[0].p.addr() })
 	writeKeys(t, g[0].p, "plain:", 20)
 	inSync(t, g[0].p, g[2].p, 1)
 	// c goes down; durable writes land on b only.
@@ -45,7 +47,7 @@ func TestCommittedSequencesSurviveCoordinatorRestartsAndOnlyForcePromotes(t *tes
 	cn.Close()
 	cl.Close()
 	want := replInfo(t, g[0].p.addr())["replication_committed_sequence"]
-	waitUntil(t, 10*time.Second, "the coordinators to record the committed sequence", func() bool {
+	poll.Until(t, 10*time.Second, "the coordinators to record the committed sequence", func() bool {
 		return strings.Contains(groupLine(cs[1]), "recorded="+want)
 	})
 	for _, m := range g[:2] {
@@ -59,18 +61,20 @@ func TestCommittedSequencesSurviveCoordinatorRestartsAndOnlyForcePromotes(t *tes
 		c.start(t)
 	}
 	g[2].restart(t) // answers, as a replica of the dead primary, without the durable writes
-	waitUntil(t, 15*time.Second, "the coordinators to see the lacking replica", func() bool {
+	poll.Until(t, 15*time.Second, "the coordinators to see the lacking replica", func() bool {
 		return strings.Contains(groupLine(cs[0]), g[2].p.addr()+"(slave)")
 	})
 	// Many down_after_ms periods: no promotion of a replica lacking
 	// committed records.
-	for deadline := time.Now().Add(3 * time.Second); time.Now().Before(deadline); time.Sleep(100 * time.Millisecond) {
+	poll.Stays(t, 3*time.Second, "no promotion of the replica lacking committed records", func() bool {
 		if p := primaryOf(cs[0], ""); p != "" && p != g[0].p.addr() {
-			t.Fatalf("promoted %q, which lacks committed records", p)
+			t.Logf("promoted %q, which lacks committed records", p)
+			return false
 		}
-	}
+		return true
+	})
 	var out string
-	waitUntil(t, 10*time.Second, "FORCE on the leader", func() bool {
+	poll.Until(t, 10*time.Second, "FORCE on the leader", func() bool {
 		for _, c := range cs {
 			cc := c.client("")
 			v, err := cc.Do(ctx, "COORDINATOR", "FAILOVER", "main", "FORCE").Text()
@@ -88,7 +92,7 @@ func TestCommittedSequencesSurviveCoordinatorRestartsAndOnlyForcePromotes(t *tes
 	if out != g[2].p.addr() {
 		t.Fatalf("FORCE promoted %q, want %q", out, g[2].p.addr())
 	}
-	waitUntil(t, 10*time.Second, "the forced primary to take writes", func() bool { return roleOf(g[2].p.addr()) == "master" })
+	poll.Until(t, 10*time.Second, "the forced primary to take writes", func() bool { return roleOf(g[2].p.addr()) == "master" })
 	logs := ""
 	for _, c := range cs {
 		logs += c.logs.String()
@@ -98,20 +102,20 @@ func TestCommittedSequencesSurviveCoordinatorRestartsAndOnlyForcePromotes(t *tes
 	}
 }
 
-// C-DISC: a replica started later with REPLICAOF is discovered, listed by
+// A replica started later with REPLICAOF is discovered, listed by
 // SENTINEL REPLICAS and watched; FORGET removes it for good; the primary
 // and members of the file cannot be forgotten.
 func TestDiscoveryAndForget(t *testing.T) {
 	g := startGroup(t, 2)
 	cs := startCoordinators(t, 3, g, "")
-	waitUntil(t, 15*time.Second, "the first primary to be recorded", func() bool { return primaryOf(cs[0], "") == g[0].p.addr() })
+	poll.Until(t, 15*time.Second, "the first primary to be recorded", func() bool { return primaryOf(cs[0], "") == g[0].p.addr() })
 	late := &member{dir: t.TempDir(), repl: "127.0.0.1:" + strconv.Itoa(freePort(t, 1))}
 	late.env = []string{"RUVIO_REPLICATION_LISTEN=" + late.repl}
 	late.args = []string{"--durability", "always", "--port", strconv.Itoa(freePort(t, 1))}
 	late.restart(t)
 	host, port, _ := net.SplitHostPort(g[0].repl)
 	do(t, late.p, "REPLICAOF", host, port)
-	waitUntil(t, 15*time.Second, "the late replica to be discovered", func() bool {
+	poll.Until(t, 15*time.Second, "the late replica to be discovered", func() bool {
 		return slices.Contains(replicaAddrs(cs[2]), late.p.addr())
 	})
 	ctx := context.Background()
@@ -149,39 +153,40 @@ func TestDiscoveryAndForget(t *testing.T) {
 	}
 	upTo := applied(leader)
 	for _, c := range cs {
-		waitUntil(t, 5*time.Second, "every coordinator to apply the FORGET", func() bool { return applied(c) >= upTo })
+		poll.Until(t, 5*time.Second, "every coordinator to apply the FORGET", func() bool { return applied(c) >= upTo })
 		if slices.Contains(replicaAddrs(c), late.p.addr()) {
 			t.Fatalf("coordinator %d still lists the forgotten replica", c.id)
 		}
 	}
 	// It still replicates from the primary, which still lists it: it must
 	// not come back.
-	for deadline := time.Now().Add(2 * time.Second); time.Now().Before(deadline); time.Sleep(100 * time.Millisecond) {
+	poll.Stays(t, 2*time.Second, "the forgotten replica staying forgotten", func() bool {
 		if slices.Contains(replicaAddrs(cs[0]), late.p.addr()) {
 			dumpLogs(t, cs)
-			t.Fatal("a forgotten replica was discovered again")
+			return false
 		}
-	}
+		return true
+	})
 }
 
-// C-DISC: a discovered replica can be promoted.
+// A discovered replica can be promoted.
 func TestDiscoveredReplicaIsPromoted(t *testing.T) {
 	g := startGroup(t, 1)
 	cs := startCoordinators(t, 3, g, "")
-	waitUntil(t, 15*time.Second, "the first primary to be recorded", func() bool { return primaryOf(cs[0], "") == g[0].p.addr() })
+	poll.Until(t, 15*time.Second, "the first primary to be recorded", func() bool { return primaryOf(cs[0], "") == g[0].p.addr() })
 	late := &member{dir: t.TempDir(), repl: "127.0.0.1:" + strconv.Itoa(freePort(t, 1))}
 	late.env = []string{"RUVIO_REPLICATION_LISTEN=" + late.repl, "RUVIO_REPLICATION_ROLE=replica", "RUVIO_REPLICATION_PRIMARY=" + g[0].repl}
 	late.args = []string{"--durability", "always", "--port", strconv.Itoa(freePort(t, 1))}
 	late.restart(t)
-	waitUntil(t, 15*time.Second, "the replica to be discovered", func() bool { return slices.Contains(replicaAddrs(cs[1]), late.p.addr()) })
+	poll.Until(t, 15*time.Second, "the replica to be discovered", func() bool { return slices.Contains(replicaAddrs(cs[1]), late.p.addr()) })
 	writeKeys(t, g[0].p, "k:", 10)
 	inSync(t, g[0].p, late.p, 1)
 	g[0].p.cmd.Process.Signal(syscall.SIGKILL)
 	<-g[0].p.done
-	waitUntil(t, 15*time.Second, "the discovered replica to be promoted", func() bool { return primaryOf(cs[2], "") == late.p.addr() })
+	poll.Until(t, 15*time.Second, "the discovered replica to be promoted", func() bool { return primaryOf(cs[2], "") == late.p.addr() })
 }
 
-// C-MEMB: a fourth coordinator started with join = true is added with
+// A fourth coordinator started with join = true is added with
 // COORDINATOR ADD (a non-voter until it caught up, then a voter), a
 // failover works with four, it is removed with COORDINATOR REMOVE, and a
 // failover works with three again.
@@ -189,7 +194,7 @@ func TestAddAndRemoveACoordinator(t *testing.T) {
 	g := startGroup(t, 3)
 	groups := groupTOML("main", g)
 	cs := startCoordinatorsVia(t, 3, groups, "", nil)
-	waitUntil(t, 15*time.Second, "the first primary to be recorded", func() bool { return primaryOf(cs[0], "") == g[0].p.addr() })
+	poll.Until(t, 15*time.Second, "the first primary to be recorded", func() bool { return primaryOf(cs[0], "") == g[0].p.addr() })
 
 	c4 := &coord{id: 4, addr: "127.0.0.1:" + strconv.Itoa(freePort(t, 1))}
 	var peers []string
@@ -205,19 +210,19 @@ func TestAddAndRemoveACoordinator(t *testing.T) {
 		t.Fatalf("COORDINATOR ADD: %v\n%s", err, c4.logs.String())
 	}
 	all := append(cs, c4)
-	waitUntil(t, 10*time.Second, "four voters in INFO", func() bool {
+	poll.Until(t, 10*time.Second, "four voters in INFO", func() bool {
 		cl := cs[0].client("")
 		defer cl.Close()
 		txt, _ := cl.Info(context.Background()).Result()
 		line := infoLine(txt, "coordinators")
 		return strings.Count(line, "@") == 4 && !strings.Contains(line, "non-voter")
 	})
-	waitUntil(t, 10*time.Second, "the new coordinator to learn the record", func() bool { return primaryOf(c4, "") == g[0].p.addr() })
+	poll.Until(t, 10*time.Second, "the new coordinator to learn the record", func() bool { return primaryOf(c4, "") == g[0].p.addr() })
 
 	g[0].p.cmd.Process.Signal(syscall.SIGKILL)
 	<-g[0].p.done
 	var second string
-	waitUntil(t, 15*time.Second, "a failover with four coordinators", func() bool {
+	poll.Until(t, 15*time.Second, "a failover with four coordinators", func() bool {
 		second = primaryOf(c4, "")
 		return second != "" && second != g[0].p.addr()
 	})
@@ -226,7 +231,7 @@ func TestAddAndRemoveACoordinator(t *testing.T) {
 		t.Fatalf("COORDINATOR REMOVE: %v", err)
 	}
 	c4.kill()
-	waitUntil(t, 10*time.Second, "three coordinators in INFO", func() bool {
+	poll.Until(t, 10*time.Second, "three coordinators in INFO", func() bool {
 		cl := cs[1].client("")
 		defer cl.Close()
 		txt, _ := cl.Info(context.Background()).Result()
@@ -238,7 +243,7 @@ func TestAddAndRemoveACoordinator(t *testing.T) {
 			<-m.p.done
 		}
 	}
-	waitUntil(t, 15*time.Second, "a failover with three coordinators again", func() bool {
+	poll.Until(t, 15*time.Second, "a failover with three coordinators again", func() bool {
 		p := primaryOf(cs[0], "")
 		return p != "" && p != g[0].p.addr() && p != second
 	})

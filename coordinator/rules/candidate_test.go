@@ -1,4 +1,4 @@
-package coordinator
+package rules
 
 import (
 	"strings"
@@ -12,9 +12,9 @@ var (
 	mc = Member{Address: "c:6379", Replication: "c:26379"}
 )
 
-// C-FO-12: silence counts from the coordinator's own start when it has not
-// heard the member yet.
-func TestSilent(t *testing.T) {
+// Silence counts from the coordinator's own start when it has not heard
+// the member yet.
+func TestSilentCountsFromTheCoordinatorsStart(t *testing.T) {
 	start := time.Unix(1000, 0)
 	d := 3 * time.Second
 	cases := []struct {
@@ -36,14 +36,32 @@ func TestSilent(t *testing.T) {
 	}
 }
 
-// C-FO-2: down only when a majority, the leader included, is silent.
-func TestDownByMajority(t *testing.T) {
+// Down only when a majority, the leader included, is silent.
+func TestDownOnlyWhenAMajorityIsSilent(t *testing.T) {
 	cases := []struct{ silent, voters int }{{1, 1}, {2, 3}, {3, 5}, {3, 4}}
 	for _, c := range cases {
-		if !DownByMajority(c.silent, c.voters) || DownByMajority(c.silent-1, c.voters) {
+		if Tally(ids(c.voters), yesVotes(c.silent)) != VoteWon || Tally(ids(c.voters), yesVotes(c.silent-1)) == VoteWon {
 			t.Errorf("%d of %d", c.silent, c.voters)
 		}
 	}
+}
+
+// ids is voters 1..n.
+func ids(n int) []int {
+	out := make([]int, n)
+	for i := range out {
+		out[i] = i + 1
+	}
+	return out
+}
+
+// yesVotes is yes from voters 1..n, and no answer from the others.
+func yesVotes(n int) map[int]bool {
+	v := map[int]bool{}
+	for i := 1; i <= n; i++ {
+		v[i] = true
+	}
+	return v
 }
 
 func status(role string, durable ...uint64) Status {
@@ -54,9 +72,8 @@ func status(role string, durable ...uint64) Status {
 	return s
 }
 
-// C-FO-3, C-FO-4, C-FO-14: the candidate answers, is not loading, holds
-// every committed record and the most history; ties go to the member
-// listed first.
+// The candidate answers, is not loading, holds every committed record and
+// the most history; ties go to the member listed first.
 func TestPickCandidate(t *testing.T) {
 	now := time.Unix(2000, 500)
 	rec := Record{Primary: ma.Address, Members: []Member{ma, mb, mc}}
@@ -91,7 +108,7 @@ func TestPickCandidate(t *testing.T) {
 	}
 }
 
-// C-FO-7..11: the commands that make members agree with the record.
+// The commands that make members agree with the record.
 func TestCorrections(t *testing.T) {
 	rec := Record{Primary: mb.Address, Members: []Member{ma, mb, mc}}
 	follows := func(addr string) Status {
@@ -134,16 +151,16 @@ func TestCorrections(t *testing.T) {
 	}
 }
 
-// C-FO-13: the first record is the only member answering as a primary.
+// The first record is the only member answering as a primary.
 func TestFirstMaster(t *testing.T) {
 	rec := Record{Members: []Member{ma, mb, mc}}
-	if m, ok := firstMaster(rec, map[string]Status{ma.Address: status("master", 1), mb.Address: status("slave", 1)}); !ok || m != ma {
+	if m, ok := FirstMaster(rec, map[string]Status{ma.Address: status("master", 1), mb.Address: status("slave", 1)}); !ok || m != ma {
 		t.Fatal("one master")
 	}
-	if _, ok := firstMaster(rec, map[string]Status{ma.Address: status("master", 1), mb.Address: status("master", 1)}); ok {
+	if _, ok := FirstMaster(rec, map[string]Status{ma.Address: status("master", 1), mb.Address: status("master", 1)}); ok {
 		t.Fatal("two masters must wait")
 	}
-	if _, ok := firstMaster(rec, map[string]Status{mb.Address: status("slave", 1)}); ok {
+	if _, ok := FirstMaster(rec, map[string]Status{mb.Address: status("slave", 1)}); ok {
 		t.Fatal("no master must wait")
 	}
 }

@@ -1,0 +1,96 @@
+package rules
+
+import (
+	"fmt"
+	"strings"
+)
+
+// Committed sequences: every coordinator learns, on each ping, the
+// replication_committed_sequence each member reports per shard and keeps
+// the highest; the leader records the rises through Raft. A clean
+// failover promotes only a replica holding all of them.
+
+// FoldCommitted folds the members' reports into known (this coordinator's
+// learned values, per shard) and returns the result; known is not
+// changed. Reports at or below a value an unclean failover dropped
+// (stale) are ignored.
+func FoldCommitted(known, stale []uint64, st map[string]Status) []uint64 {
+	k := append([]uint64(nil), known...)
+	for _, s := range st {
+		if !s.OK {
+			continue
+		}
+		for i, sh := range s.Shards {
+			if i < len(stale) && sh.Committed <= stale[i] {
+				continue
+			}
+			for len(k) <= i {
+				k = append(k, 0)
+			}
+			k[i] = max(k[i], sh.Committed)
+		}
+	}
+	return k
+}
+
+// MaxEach is, per shard, the larger of a and b.
+func MaxEach(a, b []uint64) []uint64 {
+	out := make([]uint64, max(len(a), len(b)))
+	for i := range out {
+		if i < len(a) {
+			out[i] = a[i]
+		}
+		if i < len(b) {
+			out[i] = max(out[i], b[i])
+		}
+	}
+	return out
+}
+
+// Rises lists the shards whose committed value rose above the recorded
+// one (shard -> value); nil when none did.
+func Rises(recorded, committed []uint64) map[int]uint64 {
+	var out map[int]uint64
+	for i, v := range committed {
+		if i >= len(recorded) || v > recorded[i] {
+			if out == nil {
+				out = map[int]uint64{}
+			}
+			out[i] = v
+		}
+	}
+	return out
+}
+
+// Lacking describes, per shard, the committed records s does not hold
+// ("" when it holds them all).
+func Lacking(s Status, committed []uint64) string {
+	var parts []string
+	for i, v := range committed {
+		var have uint64
+		if i < len(s.Shards) {
+			have = s.Shards[i].WalDurable
+		}
+		if have < v {
+			parts = append(parts, fmt.Sprintf("shard %d: records %d-%d", i, have+1, v))
+		}
+	}
+	return strings.Join(parts, "; ")
+}
+
+// ShortReplicas names, for the warning of a failover that waits, what each
+// answering replica lacks.
+func ShortReplicas(rec Record, st map[string]Status, committed []uint64) string {
+	var parts []string
+	for _, m := range rec.Members {
+		if s := st[m.Address]; m.Address != rec.Primary && s.OK {
+			if l := Lacking(s, committed); l != "" {
+				parts = append(parts, m.Address+" lacks "+l)
+			}
+		}
+	}
+	if len(parts) == 0 {
+		return "no replica answers"
+	}
+	return strings.Join(parts, ", ")
+}

@@ -1,0 +1,193 @@
+package rules
+
+import (
+	"errors"
+	"fmt"
+)
+
+// The replicated state and its transitions: one Record per group, changed
+// only by Raft log entries, the same way on every coordinator.
+
+// The kinds of log entry (Entry.Op), as encoded in the Raft log.
+const (
+	OpPrimary   = "primary"       // a group's primary, at a new group epoch
+	OpCommitted = "committed"     // rises of committed sequences, for any groups
+	OpAddMember = "add-member"    // a discovered replica joins a group
+	OpForget    = "forget-member" // a member leaves a group for good
+)
+
+// Entry is one Raft log entry. The JSON names are the log's encoding.
+type Entry struct {
+	Op    string `json:"op"`
+	Group string `json:"group,omitempty"`
+	// Primary is the new primary (OpPrimary) or the member forgotten
+	// (OpForget: the log has always carried it in this field).
+	Primary    string `json:"primary,omitempty"`
+	GroupEpoch uint64 `json:"epoch,omitempty"`
+	// Unclean marks a promotion of a replica that lacked committed
+	// records (FORCE or unclean_failover): the recorded values drop.
+	Unclean bool `json:"unclean,omitempty"`
+	// Committed holds rises: group -> shard -> value.
+	Committed map[string]map[int]uint64 `json:"committed,omitempty"`
+	Member    *Member                   `json:"member,omitempty"`
+}
+
+// State is the replicated state: a Record per group. Apply never changes
+// a State in place, so a State may be shared.
+type State map[string]Record
+
+// NewState is the state before any entry: each group with the members
+// the configuration lists.
+func NewState(configured map[string][]Member) State {
+	s := State{}
+	for g, ms := range configured {
+		s[g] = Record{Members: append([]Member(nil), ms...)}
+	}
+	return s
+}
+
+// Copy is a deep copy.
+func (s State) Copy() State {
+	c := make(State, len(s))
+	for g, r := range s {
+		c[g] = r.Copy()
+	}
+	return c
+}
+
+// Result is what applying one entry did.
+type Result struct {
+	// Group is the group whose record an entry naming one group
+	// changed; Old and New are its record before and after.
+	Group    string
+	Old, New Record
+	// Changed reports whether that record's primary or members changed,
+	// which the coordinator acts on (probers, events, logs).
+	Changed bool
+	// Err is an entry the state machine could not apply.
+	Err error
+}
+
+// ErrUnknownGroup is an entry naming a group the configuration lacks.
+var ErrUnknownGroup = errors.New("unknown group")
+
+// Apply is the state transition for one log entry: it returns the state
+// after e (s itself when nothing changed) and what changed.
+//
+//   - primary: recorded only at a group epoch above the record's (or at
+//     the first record); an entry proposed from a stale view changes
+//     nothing, so the group epoch never goes down. An unclean promotion
+//     moves the recorded committed values to Stale.
+//   - committed: per group and shard, the recorded value rises to the
+//     entry's; groups not configured are skipped.
+//   - add-member: appended unless already a member or forgotten.
+//   - forget-member: removed and remembered as forgotten, unless it is
+//     the primary.
+func Apply(s State, e Entry) (State, Result) {
+	if e.Op == OpCommitted {
+		return applyCommitted(s, e), Result{}
+	}
+	r, ok := s[e.Group]
+	if !ok {
+		return s, Result{Group: e.Group, Err: fmt.Errorf("%w %q", ErrUnknownGroup, e.Group)}
+	}
+	res := Result{Group: e.Group, Old: r, New: r}
+	n := r.Copy()
+	switch e.Op {
+	case OpPrimary:
+		if e.GroupEpoch < r.GroupEpoch || (e.GroupEpoch == r.GroupEpoch && r.Primary != "") {
+			return s, res
+		}
+		n.Primary, n.GroupEpoch = e.Primary, e.GroupEpoch
+		if e.Unclean {
+			// The new primary reuses the sequences of the records it
+			// lacks: the old values no longer mean anything.
+			n.Stale, n.Committed = n.Committed, nil
+		}
+	case OpAddMember:
+		if e.Member == nil || HasMember(r.Members, e.Member.Address) || contains(r.Forgotten, e.Member.Address) {
+			return s, res
+		}
+		n.Members = append(n.Members, *e.Member)
+	case OpForget:
+		if e.Primary == "" || e.Primary == r.Primary {
+			return s, res
+		}
+		var keep []Member
+		for _, m := range r.Members {
+			if m.Address != e.Primary {
+				keep = append(keep, m)
+			}
+		}
+		n.Members = keep
+		if !contains(n.Forgotten, e.Primary) {
+			n.Forgotten = append(n.Forgotten, e.Primary)
+		}
+	default:
+		return s, Result{Group: e.Group, Err: fmt.Errorf("unknown op %q", e.Op)}
+	}
+	out := make(State, len(s))
+	for g, x := range s {
+		out[g] = x
+	}
+	out[e.Group] = n
+	res.New, res.Changed = n, true
+	return out, res
+}
+
+func applyCommitted(s State, e Entry) State {
+	var out State
+	for g, shards := range e.Committed {
+		r, ok := s[g]
+		if !ok {
+			continue
+		}
+		c := append([]uint64(nil), r.Committed...)
+		for i, v := range shards {
+			if i < 0 {
+				continue
+			}
+			for len(c) <= i {
+				c = append(c, 0)
+			}
+			c[i] = max(c[i], v)
+		}
+		if out == nil {
+			out = make(State, len(s))
+			for g, x := range s {
+				out[g] = x
+			}
+		}
+		n := r.Copy()
+		n.Committed = c
+		out[g] = n
+	}
+	if out == nil {
+		return s
+	}
+	return out
+}
+
+// Restore is the state after restoring snap over cur: every group of
+// snap still configured (in cur) takes the snapshot's record, with the
+// configured members it lacks and has not forgotten added back; groups
+// configured since the snapshot keep their current record.
+func Restore(cur, snap State, configured map[string][]Member) State {
+	out := make(State, len(cur))
+	for g, r := range cur {
+		out[g] = r
+	}
+	for g, r := range snap {
+		if _, ok := cur[g]; !ok {
+			continue // a group no longer configured
+		}
+		r = r.Copy()
+		for _, m := range configured[g] {
+			if !HasMember(r.Members, m.Address) && !contains(r.Forgotten, m.Address) {
+				r.Members = append(r.Members, m)
+			}
+		}
+		out[g] = r
+	}
+	return out
+}

@@ -1,0 +1,71 @@
+package rules
+
+import "time"
+
+// ShardStatus is what one shard of a member answered to a ping.
+type ShardStatus struct {
+	Role       string // "master" or "slave"
+	MasterAddr string // for a replica: the replication address it follows (host:port)
+	LinkUp     bool
+	Syncing    bool // loading a full copy
+	// ReplicationEpoch is the shard's own epoch (INFO replication
+	// epoch), not the group epoch of the record.
+	ReplicationEpoch uint64
+	WalLast          uint64
+	WalDurable       uint64
+	Committed        uint64
+	// FencedBy is the replication epoch that fenced this shard (0: none).
+	FencedBy uint64
+	// Replicas lists the client addresses (ip:port) of the replicas a
+	// primary shard reports (slaveN lines).
+	Replicas []string
+}
+
+// Status is one ping of a member. OK means every shard answered.
+type Status struct {
+	OK     bool
+	At     time.Time
+	RunID  string
+	Shards []ShardStatus
+	Err    string
+}
+
+// Role is shard 0's role, "" when the member did not answer.
+func (s Status) Role() string {
+	if !s.OK || len(s.Shards) == 0 {
+		return ""
+	}
+	return s.Shards[0].Role
+}
+
+// History is the sum of wal_durable_sequence over the shards: how much of
+// the history the member holds.
+func (s Status) History() uint64 {
+	var n uint64
+	for _, sh := range s.Shards {
+		n += sh.WalDurable
+	}
+	return n
+}
+
+// Loading reports whether any shard is still copying its primary.
+func (s Status) Loading() bool {
+	for _, sh := range s.Shards {
+		if sh.Syncing {
+			return true
+		}
+	}
+	return false
+}
+
+// Silent reports whether a member last heard at lastHeard (zero: never)
+// has been silent for downAfter at now. A coordinator that has not heard
+// it yet counts the silence only from its own start, so restarting the
+// coordinators does not fail over a primary that answers.
+func Silent(lastHeard, start, now time.Time, downAfter time.Duration) bool {
+	from := lastHeard
+	if from.Before(start) {
+		from = start
+	}
+	return now.Sub(from) >= downAfter
+}
