@@ -1,6 +1,9 @@
 package repl
 
-import "time"
+import (
+	"fmt"
+	"time"
+)
 
 // GateInterval is how often a primary checks its write-safety gates
 // (min-replicas-to-write, and the primary lease), never per command
@@ -40,4 +43,56 @@ func NextExpiry(ackAtMs []int64, nowMs int64, maxLagS int) int64 {
 		}
 	}
 	return next
+}
+
+// The refusals of the gates, in Redis's words where Redis has them.
+const (
+	ErrLoading      = "LOADING Redis is loading the dataset in memory"
+	ErrReadOnly     = "READONLY You can't write against a read only replica."
+	ErrNoReplicas   = "NOREPLICAS Not enough good replicas to write."
+	ErrLeaseExpired = "NOREPLICAS Primary lease expired: too few coordinators renewed it."
+)
+
+// Gates is what the gates look at for one command: the command's kind
+// and the node's state. LeaseExpired and TooFewReplicas are what the last
+// GateInterval check found on the shards the command writes to (any
+// shard, for a write without keys), not a check per command.
+type Gates struct {
+	// Write: the command changes data. RunsWhileLoading: it is allowed
+	// while a shard loads a full copy.
+	Write, RunsWhileLoading bool
+	// Loading: a shard of the node is loading a full copy.
+	Loading bool
+	// Replica: the node is a replica.
+	Replica bool
+	// FencedBy is the replication epoch of a replica that showed this
+	// primary was replaced, or 0.
+	FencedBy uint64
+	// LeaseExpired: primary-lease is on and too few coordinators'
+	// grants run. TooFewReplicas: fewer good replicas than
+	// min-replicas-to-write.
+	LeaseExpired, TooFewReplicas bool
+}
+
+// Refusal is the error a command gets instead of running, or "". The
+// order is the promise: LOADING for any command not allowed while
+// loading; then, for writes only, READONLY on a replica, READONLY on a
+// primary that was replaced, the expired primary lease, and NOREPLICAS
+// last.
+func Refusal(g Gates) string {
+	switch {
+	case g.Loading && !g.RunsWhileLoading:
+		return ErrLoading
+	case !g.Write:
+		return ""
+	case g.Replica:
+		return ErrReadOnly
+	case g.FencedBy != 0:
+		return fmt.Sprintf("READONLY This primary was replaced: a replica follows epoch %d. It takes no more writes.", g.FencedBy)
+	case g.LeaseExpired:
+		return ErrLeaseExpired
+	case g.TooFewReplicas:
+		return ErrNoReplicas
+	}
+	return ""
 }

@@ -51,3 +51,33 @@ func TestNextExpiry(t *testing.T) {
 		}
 	}
 }
+
+// The gates refuse in one order: LOADING for any command not allowed
+// while loading, then for writes READONLY (replica, then replaced
+// primary), the expired lease, and NOREPLICAS last.
+func TestRefusalOrder(t *testing.T) {
+	fenced := "READONLY This primary was replaced: a replica follows epoch 7. It takes no more writes."
+	all := Gates{Write: true, Loading: true, Replica: true, FencedBy: 7, LeaseExpired: true, TooFewReplicas: true}
+	cases := []struct {
+		name string
+		g    Gates
+		want string
+	}{
+		{"nothing closed", Gates{Write: true}, ""},
+		{"a read on a replica", Gates{Replica: true, FencedBy: 7, LeaseExpired: true, TooFewReplicas: true}, ""},
+		{"a read while loading", Gates{Loading: true}, ErrLoading},
+		{"a command allowed while loading", Gates{Loading: true, RunsWhileLoading: true}, ""},
+		{"everything closed", all, ErrLoading},
+		{"a write allowed while loading on a replica", Gates{Write: true, RunsWhileLoading: true, Loading: true, Replica: true, FencedBy: 7, LeaseExpired: true}, ErrReadOnly},
+		{"replica before replaced", Gates{Write: true, Replica: true, FencedBy: 7, LeaseExpired: true, TooFewReplicas: true}, ErrReadOnly},
+		{"replaced before the lease", Gates{Write: true, FencedBy: 7, LeaseExpired: true, TooFewReplicas: true}, fenced},
+		{"lease before replicas", Gates{Write: true, LeaseExpired: true, TooFewReplicas: true}, ErrLeaseExpired},
+		{"too few replicas", Gates{Write: true, TooFewReplicas: true}, ErrNoReplicas},
+		{"a read with too few replicas", Gates{TooFewReplicas: true}, ""},
+	}
+	for _, c := range cases {
+		if got := Refusal(c.g); got != c.want {
+			t.Errorf("%s: Refusal(%+v) = %q, want %q", c.name, c.g, got, c.want)
+		}
+	}
+}

@@ -1,8 +1,5 @@
-// Package repl holds the replication decisions of a shard as pure
-// functions over plain values: where a replica's log forks from its
-// primary's, whether it can continue from its own log or needs a full
-// copy, and the epoch rules that fence an old primary. The network code
-// that carries the handshake calls these (issue 5 builds it).
+// Package repl holds a shard's replication decisions and wire format as pure code, no sockets:
+// where logs fork, continue or full copy, replication epoch fencing, the write gates, the stream codec.
 package repl
 
 import "fmt"

@@ -74,7 +74,7 @@ func cmdClusterShards(c *conn, args [][]byte) {
 		c.w.BulkString("role")
 		c.w.BulkString("master")
 		c.w.BulkString("replication-offset")
-		c.w.Int(int64(sh.wlog().Last()))
+		c.w.Int(int64(sh.Last()))
 		c.w.BulkString("health")
 		c.w.BulkString("online")
 	}
@@ -122,7 +122,7 @@ func cmdClusterCountKeys(c *conn, args [][]byte) {
 	}
 	sh := c.srv.shards[slots.Owner(slot, len(c.srv.shards))]
 	n := 0
-	c.withShard(sh, func() { sh.db.ScanSlot(slot, func(string, *keyspace.Entry) { n++ }) })
+	c.withShard(sh, func() { sh.DB().ScanSlot(slot, func(string, *keyspace.Entry) { n++ }) })
 	c.w.Int(int64(n))
 }
 
@@ -140,7 +140,7 @@ func cmdClusterGetKeys(c *conn, args [][]byte) {
 	sh := c.srv.shards[slots.Owner(slot, len(c.srv.shards))]
 	var keys []string
 	c.withShard(sh, func() {
-		sh.db.ScanSlot(slot, func(k string, _ *keyspace.Entry) {
+		sh.DB().ScanSlot(slot, func(k string, _ *keyspace.Entry) {
 			if int64(len(keys)) < max {
 				keys = append(keys, k)
 			}

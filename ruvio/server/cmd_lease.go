@@ -8,6 +8,7 @@ import (
 	"github.com/ruvio/ruvio/ruvio/clock"
 	"github.com/ruvio/ruvio/ruvio/command"
 	"github.com/ruvio/ruvio/ruvio/lease"
+	"github.com/ruvio/ruvio/ruvio/replication"
 )
 
 // The data node's side of the primary lease (N-LEASE). Coordinators renew
@@ -20,8 +21,6 @@ import (
 // keptTokens is how many BEGIN instants the node keeps, across all
 // connections (N-LEASE-15).
 const keptTokens = 64
-
-const errLeaseExpired = "NOREPLICAS Primary lease expired: too few coordinators renewed it."
 
 type leaseState struct {
 	mu     sync.Mutex
@@ -99,7 +98,7 @@ func cmdRuvioLease(c *conn, args [][]byte) {
 			return
 		}
 		g := lease.Grant{Coordinator: int(n[1]), Voters: int(n[2]), Epoch: n[3], Length: time.Duration(n[4]) * time.Millisecond}
-		if err := l.grant(n[0], g, c.srv.repl.current() == roleReplica); err != nil {
+		if err := l.grant(n[0], g, c.srv.repl.Role() == replication.Replica); err != nil {
 			c.w.Error(err.Error())
 			return
 		}

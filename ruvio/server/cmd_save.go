@@ -1,5 +1,7 @@
 package server
 
+import "github.com/ruvio/ruvio/ruvio/shard"
+
 // cmdSave writes a snapshot of every shard and answers when all are on
 // disk. Unlike Redis's SAVE it does not stop other clients: snapshots are
 // copy-on-write, so writes go on meanwhile.
@@ -7,7 +9,7 @@ func cmdSave(c *conn, args [][]byte) {
 	done := make(chan error, len(c.srv.shards))
 	started := 0
 	for _, sh := range c.srv.shards {
-		if err := sh.startSnapshot(done); err != nil {
+		if err := sh.StartSnapshot(done); err != nil {
 			c.w.Error(err.Error())
 			// Let the ones already started finish on their own.
 			return
@@ -30,13 +32,13 @@ func cmdBgsave(c *conn, args [][]byte) {
 		return
 	}
 	for _, sh := range c.srv.shards {
-		if sh.saving.Load() {
-			c.w.Error(errSaveInProgress.Error())
+		if sh.Saving() {
+			c.w.Error(shard.ErrSaveInProgress.Error())
 			return
 		}
 	}
 	for _, sh := range c.srv.shards {
-		if err := sh.startSnapshot(nil); err != nil {
+		if err := sh.StartSnapshot(nil); err != nil {
 			c.w.Error(err.Error())
 			return
 		}
@@ -51,9 +53,9 @@ func cmdLastSave(c *conn, args [][]byte) { c.w.Int(c.srv.lastSaveTime()) }
 // lastSaveTime is the oldest of the shards' last snapshots: the moment
 // from which the whole node is on disk.
 func (s *Server) lastSaveTime() int64 {
-	last := s.shards[0].lastSave.Load()
+	last := s.shards[0].LastSave()
 	for _, sh := range s.shards[1:] {
-		last = min(last, sh.lastSave.Load())
+		last = min(last, sh.LastSave())
 	}
 	return last
 }
@@ -81,23 +83,22 @@ func (s *Server) persistenceInfo() [][2]string {
 	saving, ok := 0, "ok"
 	var recKeys, recRecords, recMs int64
 	for _, sh := range s.shards {
-		changes += sh.changes.Load() - sh.changesAtSave.Load()
-		if sh.wlog() != nil {
-			walBytes += sh.wlog().Size()
-		}
-		if sh.saving.Load() {
+		changes += sh.ChangesSinceSave()
+		walBytes += sh.LogBytes()
+		if sh.Saving() {
 			saving = 1
 		}
-		if !sh.lastSaveOK.Load() {
+		if !sh.LastSaveOK() {
 			ok = "err"
 		}
-		recKeys += sh.recovered.keys
-		recRecords += sh.recovered.records
-		recMs = max(recMs, sh.recovered.elapsed.Milliseconds())
+		rec := sh.Recovered()
+		recKeys += rec.Keys
+		recRecords += rec.Records
+		recMs = max(recMs, rec.Elapsed.Milliseconds())
 	}
 	last := s.lastSaveTime()
 	return [][2]string{
-		kv("loading", boolInt(s.loading())), kv("durability", cfg.Durability),
+		kv("loading", boolInt(s.repl.Loading())), kv("durability", cfg.Durability),
 		kv("rdb_changes_since_last_save", changes), kv("rdb_bgsave_in_progress", saving),
 		kv("rdb_last_save_time", last), kv("rdb_last_bgsave_status", ok),
 		kv("aof_enabled", 0), kv("wal_bytes", walBytes), kv("wal_segment_bytes", cfg.WALSegmentBytes),

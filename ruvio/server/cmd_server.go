@@ -85,9 +85,9 @@ func cmdConfigResetStat(c *conn, args [][]byte) {
 	s.stats.netOutput.Store(0)
 	s.stats.errorReplies.Store(0)
 	for _, sh := range s.shards {
-		sh.mu.Lock()
-		sh.db.Stats = keyspace.Stats{}
-		sh.mu.Unlock()
+		sh.Lock()
+		sh.DB().Stats = keyspace.Stats{}
+		sh.Unlock()
 	}
 	c.w.OK()
 }
@@ -169,7 +169,7 @@ func cmdRuvioDigest(c *conn, args [][]byte) {
 	var out [20]byte
 	for _, sh := range c.srv.shards {
 		c.withShard(sh, func() {
-			d := sh.db.Digest()
+			d := sh.DB().Digest()
 			for i := range out {
 				out[i] ^= d[i]
 			}
@@ -181,7 +181,7 @@ func cmdRuvioDigest(c *conn, args [][]byte) {
 func cmdDBSize(c *conn, args [][]byte) {
 	total := 0
 	for _, sh := range c.srv.shards {
-		c.withShard(sh, func() { total += sh.db.Len() })
+		c.withShard(sh, func() { total += sh.DB().Len() })
 	}
 	c.w.Int(int64(total))
 }
@@ -193,8 +193,8 @@ func cmdFlush(c *conn, args [][]byte) {
 	}
 	for _, sh := range c.srv.shards {
 		c.withShard(sh, func() {
-			sh.db.Flush()
-			c.notePending(sh, sh.append([][][]byte{{[]byte("FLUSHALL")}}))
+			sh.DB().Flush()
+			c.notePending(sh, sh.AppendLocked([][][]byte{{[]byte("FLUSHALL")}}))
 		})
 	}
 	c.w.OK()
@@ -206,7 +206,7 @@ func cmdKeys(c *conn, args [][]byte) {
 	all := len(pat) == 1 && pat[0] == '*'
 	for _, sh := range c.srv.shards {
 		c.withShard(sh, func() {
-			sh.db.Each(func(k string, _ *keyspace.Entry) bool {
+			sh.DB().Each(func(k string, _ *keyspace.Entry) bool {
 				if all || glob.Match(pat, []byte(k)) {
 					keys = append(keys, k)
 				}
@@ -270,7 +270,7 @@ func cmdScan(c *conn, args [][]byte) {
 			// Visit up to the end of this shard's range while the count
 			// is not met, without releasing the lock per slot.
 			for ; slot <= sh.Slots.Last && int64(len(keys)) < count; slot++ {
-				sh.db.ScanSlot(slot, func(k string, e *keyspace.Entry) {
+				sh.DB().ScanSlot(slot, func(k string, e *keyspace.Entry) {
 					if match != nil && !glob.Match(match, []byte(k)) {
 						return
 					}
@@ -301,7 +301,7 @@ func cmdRandomKey(c *conn, args [][]byte) {
 		sh := c.srv.shards[(start+i)%n]
 		var key string
 		var found bool
-		c.withShard(sh, func() { key, found = sh.db.RandomKey() })
+		c.withShard(sh, func() { key, found = sh.DB().RandomKey() })
 		if found {
 			c.w.BulkString(key)
 			return

@@ -13,6 +13,8 @@ import (
 
 	"github.com/redis/go-redis/v9"
 	"pgregory.net/rapid"
+
+	"github.com/ruvio/ruvio/internal/poll"
 )
 
 // startRedis runs Debian's redis-server for a differential test, or skips
@@ -33,7 +35,7 @@ func startRedis(t *testing.T, proto int) *redis.Client {
 	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
 	c := redis.NewClient(&redis.Options{Addr: "127.0.0.1:" + strconv.Itoa(port), Protocol: proto})
 	t.Cleanup(func() { c.Close() })
-	eventually(t, 10*time.Second, "redis-server to answer", func() bool { return c.Ping(context.Background()).Err() == nil })
+	poll.Until(t, 10*time.Second, "redis-server to answer", func() bool { return c.Ping(context.Background()).Err() == nil })
 	return c
 }
 

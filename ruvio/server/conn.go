@@ -14,6 +14,7 @@ import (
 	"github.com/ruvio/ruvio/ruvio/command"
 	"github.com/ruvio/ruvio/ruvio/keyspace"
 	"github.com/ruvio/ruvio/ruvio/resp"
+	"github.com/ruvio/ruvio/ruvio/shard"
 )
 
 // conn is one client connection. Its goroutine reads commands and writes
@@ -21,7 +22,7 @@ import (
 type conn struct {
 	srv   *Server
 	nc    net.Conn
-	shard *Shard // the shard whose port the client connected to
+	shard *shard.Shard // the shard whose port the client connected to
 	id    int64
 
 	r   *resp.Reader
@@ -65,7 +66,7 @@ type conn struct {
 	multiDirty bool // a command failed to queue: EXEC answers EXECABORT
 	queued     [][][]byte
 	watches    []watchEntry
-	locked     []*Shard // shards EXEC holds while queued commands run
+	locked     []*shard.Shard // shards EXEC holds while queued commands run
 
 	// Pub/sub state, guarded by the hub's lock for membership and by
 	// outMu for the outbox.
@@ -82,11 +83,11 @@ type conn struct {
 }
 
 type watchEntry struct {
-	shard *Shard
+	shard *shard.Shard
 	token keyspace.WatchToken
 }
 
-func (s *Server) newConn(nc net.Conn, sh *Shard) *conn {
+func (s *Server) newConn(nc net.Conn, sh *shard.Shard) *conn {
 	c := &conn{
 		srv:     s,
 		nc:      nc,
@@ -294,9 +295,9 @@ func (c *conn) flush() bool {
 
 func (c *conn) unwatchAll() {
 	for _, w := range c.watches {
-		w.shard.mu.Lock()
-		w.shard.db.Unwatch(w.token)
-		w.shard.mu.Unlock()
+		w.shard.Lock()
+		w.shard.DB().Unwatch(w.token)
+		w.shard.Unlock()
 	}
 	c.watches = nil
 }

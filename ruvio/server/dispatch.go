@@ -9,7 +9,7 @@ import (
 	"github.com/ruvio/ruvio/ruvio/acl"
 	"github.com/ruvio/ruvio/ruvio/clock"
 	"github.com/ruvio/ruvio/ruvio/command"
-	"github.com/ruvio/ruvio/ruvio/config"
+	"github.com/ruvio/ruvio/ruvio/shard"
 )
 
 // handler runs a command the server implements itself.
@@ -50,11 +50,7 @@ func (c *conn) execute(args [][]byte) {
 		c.fail("ERR Can't execute '" + run.Name + "': only (P|S)SUBSCRIBE / (P|S)UNSUBSCRIBE / PING / QUIT / RESET are allowed in this context")
 		return
 	}
-	if run.Flags&command.Loading == 0 && s.loading() {
-		c.fail(errLoading)
-		return
-	}
-	if msg := s.writeRefusal(run, args); msg != "" {
+	if msg := s.refusal(run, args, true); msg != "" {
 		c.fail(msg)
 		return
 	}
@@ -155,7 +151,7 @@ func (c *conn) call(spec *command.Spec, args [][]byte) {
 	if sh == nil {
 		sh = c.shard
 	}
-	c.notePending(sh, sh.run(spec, &c.ctx))
+	c.notePending(sh, sh.Run(spec, &c.ctx))
 	if c.ctx.Block != nil {
 		c.block(spec, sh)
 	}
@@ -164,12 +160,12 @@ func (c *conn) call(spec *command.Spec, args [][]byte) {
 // notePending remembers the newest record a command of this connection
 // appended to sh, so its reply waits until the record is safe as the
 // profile promises: fsynced (always) or written to the OS (everysec).
-func (c *conn) notePending(sh *Shard, seq uint64) {
+func (c *conn) notePending(sh *shard.Shard, seq uint64) {
 	if seq == 0 {
 		return
 	}
 	c.noteSeen(sh, seq)
-	if sh.durability != config.DurabilityAlways && sh.durability != config.DurabilityEverysec {
+	if !sh.RepliesWaitForLog() {
 		return
 	}
 	c.pending[sh.ID] = max(c.pending[sh.ID], seq)
@@ -178,7 +174,7 @@ func (c *conn) notePending(sh *Shard, seq uint64) {
 
 // route finds the shard owning every key of the command; ok is false
 // when the keys span shards. A keyless command gets a nil shard.
-func (s *Server) route(spec *command.Spec, args [][]byte) (sh *Shard, ok bool) {
+func (s *Server) route(spec *command.Spec, args [][]byte) (sh *shard.Shard, ok bool) {
 	if len(s.shards) == 1 {
 		return s.shards[0], true
 	}
@@ -198,30 +194,30 @@ func (c *conn) runPerKey(spec *command.Spec, ctx *command.Ctx) {
 	idx := spec.KeyIndexes(ctx.Args)
 	results := make([]int64, 0, len(idx))
 	if sh, same := c.srv.route(spec, ctx.Args); same {
-		sh.mu.Lock()
-		ctx.DB = sh.db
+		sh.Lock()
+		ctx.DB = sh.DB()
 		for _, i := range idx {
 			if spec.Flags&command.Write != 0 {
-				sh.db.WillModify(string(ctx.Args[i]))
+				sh.DB().WillModify(string(ctx.Args[i]))
 			}
 			results = append(results, spec.PerKey(ctx, ctx.Args[i]))
 		}
-		sh.recordCtx(ctx)
-		c.notePending(sh, sh.observed())
-		sh.mu.Unlock()
+		sh.RecordLocked(ctx)
+		c.notePending(sh, sh.Observed())
+		sh.Unlock()
 	} else {
 		for _, i := range idx {
 			sh := c.srv.shardFor(ctx.Args[i])
-			sh.mu.Lock()
+			sh.Lock()
 			ctx.Reset()
-			ctx.DB = sh.db
+			ctx.DB = sh.DB()
 			if spec.Flags&command.Write != 0 {
-				sh.db.WillModify(string(ctx.Args[i]))
+				sh.DB().WillModify(string(ctx.Args[i]))
 			}
 			results = append(results, spec.PerKey(ctx, ctx.Args[i]))
-			sh.recordCtx(ctx)
-			c.notePending(sh, sh.observed())
-			sh.mu.Unlock()
+			sh.RecordLocked(ctx)
+			c.notePending(sh, sh.Observed())
+			sh.Unlock()
 		}
 	}
 	command.WritePerKey(ctx, spec, results)
@@ -229,7 +225,7 @@ func (c *conn) runPerKey(spec *command.Spec, ctx *command.Ctx) {
 
 // block waits for a write to one of the keys a blocking command asked for
 // and runs it again, until it is served or its timeout passes.
-func (c *conn) block(spec *command.Spec, sh *Shard) {
+func (c *conn) block(spec *command.Spec, sh *shard.Shard) {
 	req := c.ctx.Block
 	var deadline time.Time
 	if req.TimeoutMs > 0 {
@@ -243,11 +239,11 @@ func (c *conn) block(spec *command.Spec, sh *Shard) {
 	closed := c.watchClose()
 	defer closed.end(c)
 	for {
-		sh.mu.Lock()
+		sh.Lock()
 		for _, k := range req.Keys {
-			sh.db.WaitKey(k, wake)
+			sh.DB().WaitKey(k, wake)
 		}
-		sh.mu.Unlock()
+		sh.Unlock()
 		var timer <-chan time.Time
 		var t *time.Timer
 		if !deadline.IsZero() {
@@ -265,11 +261,11 @@ func (c *conn) block(spec *command.Spec, sh *Shard) {
 		if t != nil {
 			t.Stop()
 		}
-		sh.mu.Lock()
+		sh.Lock()
 		for _, k := range req.Keys {
-			sh.db.UnwaitKey(k, wake)
+			sh.DB().UnwaitKey(k, wake)
 		}
-		sh.mu.Unlock()
+		sh.Unlock()
 		if !woke {
 			if c.closed.Load() {
 				return
@@ -283,7 +279,7 @@ func (c *conn) block(spec *command.Spec, sh *Shard) {
 		}
 		c.ctx.Reset()
 		c.ctx.Now = clock.NowMs()
-		c.notePending(sh, sh.run(spec, &c.ctx))
+		c.notePending(sh, sh.Run(spec, &c.ctx))
 		if c.ctx.Block == nil {
 			return
 		}

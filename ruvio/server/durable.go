@@ -1,12 +1,14 @@
 package server
 
 import (
+	"context"
 	"fmt"
 	"strconv"
 	"time"
 
 	"github.com/ruvio/ruvio/ruvio/command"
-	"github.com/ruvio/ruvio/ruvio/repl"
+	"github.com/ruvio/ruvio/ruvio/replication"
+	"github.com/ruvio/ruvio/ruvio/shard"
 )
 
 // Durable replies (CLIENT DURABILITY, WAIT). A connection remembers, per
@@ -38,7 +40,7 @@ type heldReply struct {
 
 // noteSeen records that the connection's command appended or could see
 // record seq of sh.
-func (c *conn) noteSeen(sh *Shard, seq uint64) {
+func (c *conn) noteSeen(sh *shard.Shard, seq uint64) {
 	if seq > c.seen[sh.ID] {
 		c.seen[sh.ID] = seq
 	}
@@ -68,14 +70,14 @@ func (c *conn) releaseHeld() {
 		deadline = c.held[0].at.Add(c.dur.timeout)
 	}
 	covered := len(c.held)
-	if !c.srv.waitReplicas(last, k, deadline, c.closedCh()) {
+	if !c.srv.repl.WaitReplicas(last, k, deadline, c.closedCh()) {
 		covered = 0
-		for covered < len(c.held) && c.srv.holding(c.held[covered].need) >= k {
+		for covered < len(c.held) && c.srv.repl.Holding(c.held[covered].need) >= k {
 			covered++
 		}
 	}
 	if covered > 0 {
-		c.srv.commit(c.held[covered-1].need)
+		c.srv.repl.Commit(c.held[covered-1].need)
 	}
 	if covered < len(c.held) {
 		c.w.Truncate(c.held[covered].start)
@@ -93,101 +95,20 @@ func (c *conn) releaseHeld() {
 // keep a shutdown waiting.
 func (c *conn) closedCh() <-chan struct{} { return c.srv.tickStop }
 
-// holdingOn counts sh's streaming replicas whose acknowledged
-// wal_durable_sequence is at least seq.
-func (sh *Shard) holdingOn(seq uint64) int {
-	n := 0
-	sh.eachOnline(func(r *replicaConn) {
-		if r.ack.Load() >= seq {
-			n++
-		}
-	})
-	return n
-}
-
-// holding is how many replicas hold need on every shard that needs
-// something (the fewest over those shards).
-func (s *Server) holding(need []uint64) int {
-	least := -1
-	for i, seq := range need {
+// waitDurable blocks until every write the connection made is as safe as
+// its shard's profile promises.
+func (c *conn) waitDurable() error {
+	for i, seq := range c.pending {
 		if seq == 0 {
 			continue
 		}
-		n := s.shards[i].holdingOn(seq)
-		if least < 0 || n < least {
-			least = n
+		c.pending[i] = 0
+		if err := c.srv.shards[i].WaitSafe(context.Background(), seq); err != nil {
+			return err
 		}
 	}
-	return least
-}
-
-// waitReplicas waits until k replicas hold need on every shard, until
-// deadline (zero: no limit) or stop. It reports whether they do.
-func (s *Server) waitReplicas(need []uint64, k int, deadline time.Time, stop <-chan struct{}) bool {
-	var timer <-chan time.Time
-	if !deadline.IsZero() {
-		t := time.NewTimer(time.Until(deadline))
-		defer t.Stop()
-		timer = t.C
-	}
-	for {
-		var wake <-chan struct{}
-		for i, seq := range need {
-			if seq == 0 {
-				continue
-			}
-			sh := s.shards[i]
-			ch := sh.repl.ackSignal() // taken before the count, so no ack is missed
-			if sh.holdingOn(seq) < k {
-				wake = ch
-				break
-			}
-		}
-		if wake == nil {
-			return true
-		}
-		select {
-		case <-wake:
-		case <-timer:
-			return false
-		case <-stop:
-			return false
-		}
-	}
-}
-
-// commit raises replication_committed_sequence to need on each shard: a
-// durable reply covering those records is being released (N-DUR-9).
-func (s *Server) commit(need []uint64) {
-	for i, seq := range need {
-		c := &s.shards[i].repl.committed
-		for {
-			cur := c.Load()
-			if seq <= cur || c.CompareAndSwap(cur, seq) {
-				break
-			}
-		}
-	}
-}
-
-// ackSignal returns a channel closed at the next acknowledgement that
-// moves a replica of the shard forward.
-func (r *shardRepl) ackSignal() <-chan struct{} {
-	r.ackMu.Lock()
-	defer r.ackMu.Unlock()
-	if r.ackCh == nil {
-		r.ackCh = make(chan struct{})
-	}
-	return r.ackCh
-}
-
-func (r *shardRepl) signalAck() {
-	r.ackMu.Lock()
-	if r.ackCh != nil {
-		close(r.ackCh)
-		r.ackCh = nil
-	}
-	r.ackMu.Unlock()
+	c.anyPending = false
+	return nil
 }
 
 // cmdClientDurability: CLIENT DURABILITY REPLICAS k [TIMEOUT ms] | OFF |
@@ -229,7 +150,7 @@ func cmdClientDurability(c *conn, args [][]byte) {
 		}
 		timeout = time.Duration(ms) * time.Millisecond
 	}
-	if c.srv.repl.current() == roleReplica && k > 0 {
+	if c.srv.repl.Role() == replication.Replica && k > 0 {
 		c.w.Error("ERR CLIENT DURABILITY cannot be used with replica instances: connect to the primary")
 		return
 	}
@@ -242,7 +163,7 @@ func cmdClientDurability(c *conn, args [][]byte) {
 // numreplicas replicas hold this connection's writes on disk, or timeout
 // ms (0: no limit); answer how many do (N-DUR-7).
 func cmdWait(c *conn, args [][]byte) {
-	if c.srv.repl.current() == roleReplica {
+	if c.srv.repl.Role() == replication.Replica {
 		c.w.Error("ERR WAIT cannot be used with replica instances. Please also note that since Redis 4.0 if a replica is configured to be writable (which is not the default) writes to replicas are just local and are not propagated.")
 		return
 	}
@@ -258,10 +179,10 @@ func cmdWait(c *conn, args [][]byte) {
 	}
 	need := append([]uint64(nil), c.seen...)
 	count := func() int {
-		if n := c.srv.holding(need); n >= 0 {
+		if n := c.srv.repl.Holding(need); n >= 0 {
 			return n
 		}
-		return c.shard.holdingOn(0) // nothing written: every streaming replica
+		return c.srv.repl.Shard(c.shard.ID).HoldingOn(0) // nothing written: every streaming replica
 	}
 	if k > 0 && count() < int(k) {
 		var deadline time.Time
@@ -273,33 +194,13 @@ func cmdWait(c *conn, args [][]byte) {
 		if !c.flush() {
 			return
 		}
-		c.srv.waitReplicasCount(need, int(k), deadline, c.closedCh(), count)
+		c.srv.repl.WaitReplicasCount(need, int(k), deadline, c.closedCh(), count)
 	}
 	n := count()
 	if n >= int(k) && n > 0 {
-		c.srv.commit(need)
+		c.srv.repl.Commit(need)
 	}
 	c.w.Int(int64(n))
-}
-
-// waitReplicasCount is waitReplicas for a count that may span no shard
-// (a connection that wrote nothing counts every streaming replica).
-func (s *Server) waitReplicasCount(need []uint64, k int, deadline time.Time, stop <-chan struct{}, count func() int) {
-	for _, seq := range need {
-		if seq > 0 {
-			s.waitReplicas(need, k, deadline, stop)
-			return
-		}
-	}
-	t := time.NewTicker(repl.GateInterval)
-	defer t.Stop()
-	for count() < k && (deadline.IsZero() || time.Now().Before(deadline)) {
-		select {
-		case <-t.C:
-		case <-stop:
-			return
-		}
-	}
 }
 
 // String renders the setting for CLIENT LIST and CLIENT INFO.

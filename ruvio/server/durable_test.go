@@ -8,6 +8,8 @@ import (
 	"time"
 
 	"github.com/redis/go-redis/v9"
+
+	"github.com/ruvio/ruvio/internal/poll"
 )
 
 func isNoReplicas(err error) bool {
@@ -153,7 +155,7 @@ func TestCommittedSequenceReachesReplicas(t *testing.T) {
 	if got := p.info(0)["replication_committed_sequence"]; got != want {
 		t.Fatalf("primary committed %s, want %s", got, want)
 	}
-	eventually(t, 5*time.Second, "the replica to report the committed sequence", func() bool {
+	poll.Until(t, 5*time.Second, "the replica to report the committed sequence", func() bool {
 		return r.info(0)["replication_committed_sequence"] == want
 	})
 }

@@ -10,7 +10,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ruvio/ruvio/internal/poll"
 	"github.com/ruvio/ruvio/ruvio/config"
+	"github.com/ruvio/ruvio/ruvio/repl"
 )
 
 // freezer is a TCP proxy that can stop forwarding without closing
@@ -87,16 +89,16 @@ func (f *freezer) addr() string { return f.ln.Addr().String() }
 func refusalAfterFreeze(t testing.TB, p *node, f *freezer) time.Duration {
 	ctx := context.Background()
 	c := p.client(0)
-	eventually(t, 10*time.Second, "writes accepted", func() bool { return c.Set(ctx, "k", "v", 0).Err() == nil })
+	poll.Until(t, 10*time.Second, "writes accepted", func() bool { return c.Set(ctx, "k", "v", 0).Err() == nil })
 	f.frozen.Store(true)
 	defer f.frozen.Store(false)
 	for {
 		err := c.Set(ctx, "k", "v", 0).Err()
-		if err != nil && err.Error() == errNoReplicas {
+		if err != nil && err.Error() == repl.ErrNoReplicas {
 			refused := time.Now().UnixMilli()
 			var last int64
-			for _, rc := range p.srv.shards[0].replicaList() {
-				last = max(last, rc.ackAt.Load())
+			for _, rc := range p.srv.repl.Shard(0).Replicas() {
+				last = max(last, rc.AckAt())
 			}
 			return time.Duration(refused-last) * time.Millisecond
 		}

@@ -75,11 +75,11 @@ func (s *Server) infoSection(sec string, c *conn) [][2]string {
 	case "stats":
 		var st keyspace.Stats
 		for _, sh := range s.shards {
-			sh.mu.Lock()
-			st.ExpiredKeys += sh.db.Stats.ExpiredKeys
-			st.KeyspaceHits += sh.db.Stats.KeyspaceHits
-			st.KeyspaceMisses += sh.db.Stats.KeyspaceMisses
-			sh.mu.Unlock()
+			sh.Lock()
+			st.ExpiredKeys += sh.DB().Stats.ExpiredKeys
+			st.KeyspaceHits += sh.DB().Stats.KeyspaceHits
+			st.KeyspaceMisses += sh.DB().Stats.KeyspaceMisses
+			sh.Unlock()
 		}
 		ch, pat := s.hub.counts()
 		return [][2]string{
@@ -103,7 +103,7 @@ func (s *Server) infoSection(sec string, c *conn) [][2]string {
 	case "keyspace":
 		keys, expires := 0, 0
 		for _, sh := range s.shards {
-			k, e := sh.keyCount()
+			k, e := sh.KeyCount()
 			keys += k
 			expires += e
 		}

@@ -8,7 +8,9 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
+	"github.com/ruvio/ruvio/internal/poll"
 	"github.com/ruvio/ruvio/ruvio/config"
+	"github.com/ruvio/ruvio/ruvio/repl"
 )
 
 func grantLease(t *testing.T, c *redis.Client, coord, voters int, epoch uint64, ms int) error {
@@ -35,7 +37,7 @@ func TestPrimaryLeaseGatesWrites(t *testing.T) {
 	c := n.client(1)
 	expired := func() bool {
 		err := c.Set(ctx, "k", "v", 0).Err()
-		return err != nil && err.Error() == errLeaseExpired
+		return err != nil && err.Error() == repl.ErrLeaseExpired
 	}
 	if !expired() {
 		t.Fatal("a primary with primary-lease yes took a write before any grant (N-LEASE-12)")
@@ -50,12 +52,12 @@ func TestPrimaryLeaseGatesWrites(t *testing.T) {
 	if err := grantLease(t, n.client(0), 2, 3, 7, 3000); err != nil {
 		t.Fatal(err)
 	}
-	eventually(t, 2*time.Second, "writes with a majority of grants", func() bool { return !expired() })
+	poll.Until(t, 2*time.Second, "writes with a majority of grants", func() bool { return !expired() })
 	info := n.info(0)
 	if info["primary_lease_grants"] != "2" || info["primary_lease"] != "yes" {
 		t.Fatalf("INFO: grants %s lease %s", info["primary_lease_grants"], info["primary_lease"])
 	}
-	eventually(t, 5*time.Second, "the lease to run out", expired)
+	poll.Until(t, 5*time.Second, "the lease to run out", expired)
 
 	for _, tc := range []struct {
 		coord, voters int
@@ -84,7 +86,7 @@ func TestPrimaryLeaseGatesWrites(t *testing.T) {
 	if err := c.ConfigSet(ctx, "primary-lease", "no").Err(); err != nil {
 		t.Fatal(err)
 	}
-	eventually(t, 2*time.Second, "writes with the lease off", func() bool { return !expired() && c.Set(ctx, "k", "v", 0).Err() == nil })
+	poll.Until(t, 2*time.Second, "writes with the lease off", func() bool { return !expired() && c.Set(ctx, "k", "v", 0).Err() == nil })
 }
 
 // N-LEASE-5: a replica refuses grants.

@@ -10,6 +10,7 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
+	"github.com/ruvio/ruvio/internal/poll"
 	"github.com/ruvio/ruvio/ruvio/config"
 )
 
@@ -92,7 +93,7 @@ func TestClientCommands(t *testing.T) {
 	if n := c.ClientKillByFilter(ctx, "ID", strconv.FormatInt(id, 10)).Val(); n != 1 {
 		t.Fatalf("CLIENT KILL ID killed %d", n)
 	}
-	eventually(t, 5*time.Second, "killed client to leave", func() bool {
+	poll.Until(t, 5*time.Second, "killed client to leave", func() bool {
 		return !strings.Contains(c.ClientList(ctx).Val(), "name=victim")
 	})
 	if info := c.ClientInfo(ctx).Val(); info == nil || info.ID == 0 {

@@ -2,6 +2,7 @@ package server
 
 import (
 	"context"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -107,6 +108,9 @@ func TestCoordinatorUserRunsExactlyItsCommands(t *testing.T) {
 	s := startServer(t, func(c *config.Config) {
 		c.Auth = "admin-pw"
 		c.Users = []config.User{{Name: "coord", Password: "cpw", Rules: "-@all +role +info +config|get +replicaof +ruvio"}}
+		// REPLICAOF NO ONE listens for replicas: on a port of its own,
+		// not port + 20000, which a random client port can push past 65535.
+		c.Replication.Listen = "127.0.0.1:" + strconv.Itoa(freePorts(t, 1))
 	})
 	ctx := context.Background()
 	c := client(t, s, 0, func(o *redis.Options) { o.Username, o.Password = "coord", "cpw" })

@@ -10,7 +10,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ruvio/ruvio/internal/poll"
 	"github.com/ruvio/ruvio/ruvio/config"
+	"github.com/ruvio/ruvio/ruvio/repl"
+	"github.com/ruvio/ruvio/ruvio/resp"
 )
 
 // N-REPL-3, N-REPL-12, N-REPL-15, N-GATE-13: a replica copies every type,
@@ -31,7 +34,7 @@ func TestReplicaMatchesPrimaryAfterMixedWorkload(t *testing.T) {
 	if ttl := rc.TTL(ctx, "during:1").Val(); ttl <= 0 || ttl > time.Hour {
 		t.Fatalf("TTL on the replica: %v", ttl)
 	}
-	if err := rc.Set(ctx, "x", 1, 0).Err(); err == nil || err.Error() != errReadOnly {
+	if err := rc.Set(ctx, "x", 1, 0).Err(); err == nil || err.Error() != repl.ErrReadOnly {
 		t.Fatalf("write on a replica: %v", err)
 	}
 	for i := 0; i < 2; i++ {
@@ -158,7 +161,7 @@ func TestEpochFencingAndYield(t *testing.T) {
 	// Without YIELD: c forks epoch 2 of its own, then is pointed back.
 	c.do("REPLICAOF", "NO", "ONE")
 	c.do("REPLICAOF", host, port)
-	eventually(t, 10*time.Second, "the old primary to be fenced", func() bool {
+	poll.Until(t, 10*time.Second, "the old primary to be fenced", func() bool {
 		return a.info(0)["replication_fenced_by_epoch"] != "0"
 	})
 	err := a.client(0).Set(ctx, "k", "2", 0).Err()
@@ -168,7 +171,7 @@ func TestEpochFencingAndYield(t *testing.T) {
 	if v := a.client(0).Get(ctx, "k").Val(); v != "1" {
 		t.Fatalf("reads on a fenced primary: %q", v)
 	}
-	eventually(t, 10*time.Second, "the replica to report the refusal", func() bool {
+	poll.Until(t, 10*time.Second, "the replica to report the refusal", func() bool {
 		return strings.Contains(c.info(0)["master_link_error"], "FENCED")
 	})
 	if c.info(0)["master_link_status"] != "down" {
@@ -205,8 +208,13 @@ func TestHandshakeVersionMismatchIsRefused(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer nc.Close()
-	w := bufio.NewWriter(nc)
-	writeCommand(w, "RSYNC", "99", "0", "1", "0", "id", "127.0.0.1:1", "0", "1", "1", "1")
+	w := resp.NewWriter(nc)
+	args := repl.RSyncArgs(repl.Handshake{Proto: 99, Shard: 0, Shards: 1, RunID: "id", Announce: "127.0.0.1:1",
+		Replica: repl.Replica{History: []repl.EpochStart{{Epoch: 1, FirstSeq: 1}}}})
+	w.Array(len(args))
+	for _, a := range args {
+		w.BulkString(a)
+	}
 	w.Flush()
 	nc.SetReadDeadline(time.Now().Add(5 * time.Second))
 	line, err := bufio.NewReader(nc).ReadString('\n')
@@ -232,18 +240,18 @@ func TestMinReplicasToWrite(t *testing.T) {
 	pc.ConfigSet(ctx, "min-replicas-max-lag", "1")
 	refused := func() bool {
 		err := p.client(0).Set(ctx, "k2", "v", 0).Err()
-		return err != nil && err.Error() == errNoReplicas
+		return err != nil && err.Error() == repl.ErrNoReplicas
 	}
-	eventually(t, 5*time.Second, "NOREPLICAS with fewer replicas than required", refused)
+	poll.Until(t, 5*time.Second, "NOREPLICAS with fewer replicas than required", refused)
 	if v := p.client(0).Get(ctx, "k").Val(); v != "v" {
 		t.Fatalf("reads under NOREPLICAS: %q", v)
 	}
 	pc.ConfigSet(ctx, "min-replicas-to-write", "1")
-	eventually(t, 5*time.Second, "writes with enough replicas", func() bool { return !refused() })
+	poll.Until(t, 5*time.Second, "writes with enough replicas", func() bool { return !refused() })
 	r.stop()
-	eventually(t, 5*time.Second, "NOREPLICAS once the replica stopped acknowledging", refused)
+	poll.Until(t, 5*time.Second, "NOREPLICAS once the replica stopped acknowledging", refused)
 	r.start()
-	eventually(t, 10*time.Second, "writes once the replica is back", func() bool { return !refused() })
+	poll.Until(t, 10*time.Second, "writes once the replica is back", func() bool { return !refused() })
 }
 
 // N-REPL-11: while a shard loads a full copy, data commands answer
@@ -251,9 +259,9 @@ func TestMinReplicasToWrite(t *testing.T) {
 func TestLoadingAnswersLoading(t *testing.T) {
 	ctx := context.Background()
 	n := newNode(t, "n", 2, nil).start()
-	n.srv.shards[1].repl.loading.Store(true)
+	n.srv.repl.Shard(1).SetLoading(true)
 	c := n.client(0)
-	if err := c.Get(ctx, "k").Err(); err == nil || err.Error() != errLoading {
+	if err := c.Get(ctx, "k").Err(); err == nil || err.Error() != repl.ErrLoading {
 		t.Fatalf("GET while loading: %v", err)
 	}
 	if err := c.Do(ctx, "ROLE").Err(); err != nil {
@@ -262,7 +270,7 @@ func TestLoadingAnswersLoading(t *testing.T) {
 	if !strings.Contains(c.Info(ctx, "persistence").Val(), "loading:1") {
 		t.Fatal("INFO persistence does not say loading")
 	}
-	n.srv.shards[1].repl.loading.Store(false)
+	n.srv.repl.Shard(1).SetLoading(false)
 	if err := c.Get(ctx, "k").Err(); err == nil || err.Error() != "redis: nil" {
 		t.Fatalf("GET after loading: %v", err)
 	}
@@ -296,7 +304,7 @@ func TestFullCopyWhileWritesGoOn(t *testing.T) {
 	}
 	p := newNode(t, "primary", 2, small).start()
 	mixedWrites(t, p, "old:", 3000)
-	eventually(t, 10*time.Second, "the primary to drop the start of its log", func() bool {
+	poll.Until(t, 10*time.Second, "the primary to drop the start of its log", func() bool {
 		return p.info(0)["wal_first_sequence"] != "1" && p.info(1)["wal_first_sequence"] != "1"
 	})
 	stop := make(chan struct{})
@@ -320,12 +328,12 @@ func TestFullCopyWhileWritesGoOn(t *testing.T) {
 		}
 	}()
 	r := newNode(t, "replica", 2, asReplicaOf(p)).start()
-	eventually(t, 20*time.Second, "the replica to be up on both shards", func() bool {
+	poll.Until(t, 20*time.Second, "the replica to be up on both shards", func() bool {
 		return r.info(0)["master_link_status"] == "up" && r.info(1)["master_link_status"] == "up"
 	})
 	// Writes keep flowing after the copy, through the live stream.
 	after := written.Load()
-	eventually(t, 10*time.Second, "more writes after the copy", func() bool { return written.Load() >= after+200 })
+	poll.Until(t, 10*time.Second, "more writes after the copy", func() bool { return written.Load() >= after+200 })
 	close(stop)
 	n := <-done
 	caughtUp(t, p, r)

@@ -11,6 +11,7 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
+	"github.com/ruvio/ruvio/internal/poll"
 	"github.com/ruvio/ruvio/ruvio/config"
 	"github.com/ruvio/ruvio/ruvio/infotext"
 )
@@ -123,7 +124,7 @@ func (n *node) do(args ...any) any {
 func caughtUp(t testing.TB, primary, replica *node) {
 	t.Helper()
 	for i := 0; i < primary.cfg.Shards; i++ {
-		eventually(t, 20*time.Second, "replica shard "+strconv.Itoa(i)+" to catch up", func() bool {
+		poll.Until(t, 20*time.Second, "replica shard "+strconv.Itoa(i)+" to catch up", func() bool {
 			p, r := primary.info(i), replica.info(i)
 			return p["wal_last_sequence"] == r["wal_last_sequence"] && r["master_link_status"] == "up"
 		})
@@ -176,7 +177,7 @@ func mixedWrites(t testing.TB, n *node, prefix string, count int) {
 
 // waitPort waits until something accepts connections at addr.
 func waitPort(t testing.TB, addr string) {
-	eventually(t, 5*time.Second, addr+" to accept", func() bool {
+	poll.Until(t, 5*time.Second, addr+" to accept", func() bool {
 		nc, err := net.DialTimeout("tcp", addr, 100*time.Millisecond)
 		if err == nil {
 			nc.Close()

@@ -21,6 +21,8 @@ import (
 	"github.com/ruvio/ruvio/ruvio/command"
 	"github.com/ruvio/ruvio/ruvio/config"
 	"github.com/ruvio/ruvio/ruvio/lease"
+	"github.com/ruvio/ruvio/ruvio/replication"
+	"github.com/ruvio/ruvio/ruvio/shard"
 	"github.com/ruvio/ruvio/ruvio/slots"
 )
 
@@ -39,7 +41,7 @@ type Server struct {
 
 	table  *command.Table
 	acl    *acl.Registry
-	shards []*Shard
+	shards []*shard.Shard
 	hub    *hub
 
 	listeners []net.Listener
@@ -55,8 +57,10 @@ type Server struct {
 	closeOnce sync.Once
 	wg        sync.WaitGroup
 	tickStop  chan struct{}
-	repl      replState
+	repl      *replication.Node
 	lease     leaseState
+	// gates holds, per shard, what the last write-safety check found.
+	gates []atomic.Uint32
 }
 
 type stats struct {
@@ -98,8 +102,10 @@ func New(cfg *config.Config, log *slog.Logger) (*Server, error) {
 	s.acl = reg
 	s.lease.policy = lease.Policy{Coordinators: append([]int(nil), cfg.PrimaryLeaseCoordinators...)}
 	for i, r := range slots.Split(cfg.Shards) {
-		s.shards = append(s.shards, newShard(i, r, log))
+		s.shards = append(s.shards, shard.New(i, r, log))
 	}
+	s.gates = make([]atomic.Uint32, len(s.shards))
+	s.repl = replication.New(s.shards, replication.Options{Config: s.Config, Log: log, RunID: s.runID, OnFollow: s.lease.clear})
 	return s, nil
 }
 
@@ -139,7 +145,7 @@ func (s *Server) Start() error {
 	// The gates hold from the first write on: a primary with
 	// primary-lease yes refuses until its first grants (N-LEASE-12).
 	s.checkGates()
-	if err := s.startReplication(); err != nil {
+	if err := s.repl.Start(); err != nil {
 		for _, l := range s.listeners {
 			l.Close()
 		}
@@ -160,7 +166,7 @@ func (s *Server) Start() error {
 // Addr returns the address shard i listens on.
 func (s *Server) Addr(i int) string { return s.listeners[i].Addr().String() }
 
-func (s *Server) accept(ln net.Listener, sh *Shard) {
+func (s *Server) accept(ln net.Listener, sh *shard.Shard) {
 	defer s.wg.Done()
 	var backoff time.Duration
 	for {
@@ -219,7 +225,7 @@ func (s *Server) ticker() {
 		case now := <-t.C:
 			cfg := s.Config()
 			for _, sh := range s.shards {
-				sh.tick(&cfg)
+				sh.Tick(&cfg)
 			}
 			s.sampleMemory()
 			if now.Sub(last) >= time.Second {
@@ -248,7 +254,7 @@ func (s *Server) Shutdown(ctx context.Context) error {
 			ln.Close()
 		}
 		close(s.tickStop)
-		s.closeReplication()
+		s.repl.Close()
 		s.clientsMu.Lock()
 		for _, c := range s.clients {
 			c.close()
@@ -256,9 +262,11 @@ func (s *Server) Shutdown(ctx context.Context) error {
 		s.clientsMu.Unlock()
 		go func() {
 			s.wg.Wait()
-			// Every client is gone: nothing appends any more.
+			s.repl.Wait()
+			// Every client and replica is gone: nothing appends or reads
+			// the log any more.
 			for _, sh := range s.shards {
-				if err := sh.closeFiles(!s.noSave.Load()); err != nil {
+				if err := sh.Close(!s.noSave.Load()); err != nil {
 					s.log.Error("closing the log failed", "shard", sh.ID, "err", err)
 				}
 			}
@@ -278,7 +286,7 @@ func (s *Server) Shutdown(ctx context.Context) error {
 func (s *Server) Done() <-chan struct{} { return s.done }
 
 // shardFor returns the shard that owns key.
-func (s *Server) shardFor(key []byte) *Shard {
+func (s *Server) shardFor(key []byte) *shard.Shard {
 	if len(s.shards) == 1 {
 		return s.shards[0]
 	}
@@ -291,7 +299,7 @@ func (s *Server) recover(cfg *config.Config) error {
 	start := time.Now()
 	errs := make(chan error, len(s.shards))
 	for _, sh := range s.shards {
-		go func() { _, err := sh.open(cfg, s.table); errs <- err }()
+		go func() { _, err := sh.Open(cfg, s.table); errs <- err }()
 	}
 	var first error
 	for range s.shards {
@@ -301,16 +309,14 @@ func (s *Server) recover(cfg *config.Config) error {
 	}
 	if first != nil {
 		for _, sh := range s.shards {
-			if sh.wlog() != nil {
-				sh.wlog().Close()
-			}
+			sh.Close(false)
 		}
 		return first
 	}
 	var keys, records int64
 	for _, sh := range s.shards {
-		keys += sh.recovered.keys
-		records += sh.recovered.records
+		keys += sh.Recovered().Keys
+		records += sh.Recovered().Records
 	}
 	s.log.Info("data loaded", "durability", cfg.Durability, "keys", keys, "records_replayed", records,
 		"ms", time.Since(start).Milliseconds(), "data_dir", cfg.DataDir)

@@ -12,6 +12,7 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
+	"github.com/ruvio/ruvio/internal/poll"
 	"github.com/ruvio/ruvio/ruvio/config"
 	"github.com/ruvio/ruvio/ruvio/slots"
 )
@@ -99,9 +100,9 @@ func TestClusterClientReachesOwningShardPorts(t *testing.T) {
 	for i := 0; i < 200; i++ {
 		k := "key:" + strconv.Itoa(i)
 		sh := s.shards[slots.Owner(slots.Of([]byte(k)), 2)]
-		sh.mu.Lock()
-		e := sh.db.Get(k)
-		sh.mu.Unlock()
+		sh.Lock()
+		e := sh.DB().Get(k)
+		sh.Unlock()
 		if e == nil {
 			t.Fatalf("%s not in shard %d", k, sh.ID)
 		}
@@ -242,7 +243,7 @@ func TestBlockingPopWaitsForPushAndTimesOut(t *testing.T) {
 		done <- client(t, s, 0).BLPop(ctx, 10*time.Second, "q1", "q2").Val()
 	}()
 	// Wait until the client is blocked, then push.
-	eventually(t, 5*time.Second, "BLPOP to block", func() bool {
+	poll.Until(t, 5*time.Second, "BLPOP to block", func() bool {
 		return strings.Contains(c.ClientList(ctx).Val(), "cmd=blpop")
 	})
 	c.RPush(ctx, "q2", "job")
@@ -269,11 +270,11 @@ func TestBlockedClientThatDisconnectsLosesNoElement(t *testing.T) {
 	raw := dialRaw(t, s.Addr(0))
 	raw.send("BLPOP jobs 0\r\n")
 	c := client(t, s, 0)
-	eventually(t, 5*time.Second, "BLPOP to block", func() bool {
+	poll.Until(t, 5*time.Second, "BLPOP to block", func() bool {
 		return strings.Contains(c.ClientList(ctx).Val(), "cmd=blpop")
 	})
 	raw.nc.Close()
-	eventually(t, 5*time.Second, "blocked client to go", func() bool {
+	poll.Until(t, 5*time.Second, "blocked client to go", func() bool {
 		return !strings.Contains(c.ClientList(ctx).Val(), "cmd=blpop")
 	})
 	c.RPush(ctx, "jobs", "j1")
@@ -290,7 +291,7 @@ func TestActiveExpiryRemovesKeysNobodyReads(t *testing.T) {
 		c.Set(ctx, "tmp:"+strconv.Itoa(i), "x", 50*time.Millisecond)
 	}
 	c.Set(ctx, "keep", "x", 0)
-	eventually(t, 5*time.Second, "active expiry", func() bool {
+	poll.Until(t, 5*time.Second, "active expiry", func() bool {
 		return c.DBSize(ctx).Val() == 1
 	})
 	if !strings.Contains(c.Info(ctx, "stats").Val(), "expired_keys:50") {
@@ -306,7 +307,7 @@ func TestMaxmemoryNoevictionRefusesWritesWithOOM(t *testing.T) {
 	if err := c.ConfigSet(ctx, "maxmemory", "1").Err(); err != nil {
 		t.Fatal(err)
 	}
-	eventually(t, 5*time.Second, "OOM refusal", func() bool {
+	poll.Until(t, 5*time.Second, "OOM refusal", func() bool {
 		err := c.Set(ctx, "k", "v", 0).Err()
 		return err != nil && err.Error() == "OOM command not allowed when used memory > 'maxmemory'."
 	})

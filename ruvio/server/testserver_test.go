@@ -94,18 +94,6 @@ func client(t testing.TB, s *Server, i int, opts ...func(*redis.Options)) *redis
 	return c
 }
 
-// eventually polls cond until it holds or the deadline passes.
-func eventually(t testing.TB, d time.Duration, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(d)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %s", what)
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
-}
-
 // rawConn is a plain TCP client for protocol-level tests.
 type rawConn struct {
 	t  testing.TB

@@ -2,6 +2,7 @@ package server
 
 import (
 	"github.com/ruvio/ruvio/ruvio/command"
+	"github.com/ruvio/ruvio/ruvio/shard"
 )
 
 // MULTI/EXEC: commands are queued and run together under their shard's
@@ -36,7 +37,7 @@ func (c *conn) queue(spec *command.Spec, args [][]byte) {
 
 // sameTxnShard reports whether a command's shard agrees with the shards of
 // the commands queued before it.
-func (c *conn) sameTxnShard(sh *Shard, spec *command.Spec) bool {
+func (c *conn) sameTxnShard(sh *shard.Shard, spec *command.Spec) bool {
 	if sh == nil || len(c.srv.shards) == 1 || spec.Ext != nil {
 		return true
 	}
@@ -86,18 +87,18 @@ func cmdExec(c *conn, args [][]byte) {
 	// between the check and the run.
 	locks := c.txnShards(queued)
 	for _, sh := range locks {
-		sh.mu.Lock()
+		sh.Lock()
 	}
 	c.locked = locks
 	defer func() {
 		c.locked = nil
 		for i := len(locks) - 1; i >= 0; i-- {
-			locks[i].mu.Unlock()
+			locks[i].Unlock()
 		}
 		c.queued = c.queued[:0]
 	}()
 	for _, w := range c.watches {
-		if w.shard.db.Changed(w.token) {
+		if w.shard.DB().Changed(w.token) {
 			c.unwatchAllLocked()
 			c.w.NullArray()
 			return
@@ -107,15 +108,15 @@ func cmdExec(c *conn, args [][]byte) {
 	c.w.Array(len(queued))
 	// The effects of the whole transaction go to each shard's log as one
 	// record, so a crash can never replay half of it.
-	txnOps := map[*Shard][][][]byte{}
+	txnOps := map[*shard.Shard][][][]byte{}
 	appendOps := func() {
 		for sh, ops := range txnOps {
-			sh.append(ops)
+			sh.AppendLocked(ops)
 			delete(txnOps, sh)
 		}
 		// Replies wait for what every locked shard held, reads included.
 		for _, sh := range locks {
-			c.notePending(sh, sh.observed())
+			c.notePending(sh, sh.Observed())
 		}
 	}
 	defer appendOps()
@@ -131,7 +132,7 @@ func cmdExec(c *conn, args [][]byte) {
 			c.w.Error(msg)
 			continue
 		}
-		if msg := c.srv.writeRefusal(run, q); msg != "" {
+		if msg := c.srv.refusal(run, q, false); msg != "" {
 			c.w.Error(msg)
 			continue
 		}
@@ -149,10 +150,10 @@ func cmdExec(c *conn, args [][]byte) {
 		if sh == nil {
 			sh = c.shard
 		}
-		c.ctx.DB, c.ctx.Now = sh.db, c.now
-		if run.Flags&command.Write != 0 && sh.db.Snapshotting() {
+		c.ctx.DB, c.ctx.Now = sh.DB(), c.now
+		if run.Flags&command.Write != 0 && sh.DB().Snapshotting() {
 			for _, i := range run.KeyIndexes(q) {
-				sh.db.WillModify(string(q[i]))
+				sh.DB().WillModify(string(q[i]))
 			}
 		}
 		if run.PerKey != nil {
@@ -173,7 +174,7 @@ func cmdExec(c *conn, args [][]byte) {
 // txnShards returns the shards EXEC must lock, in ID order: the
 // transaction's shard and those of watched keys, or every shard when a
 // server command in it may read several.
-func (c *conn) txnShards(queued [][][]byte) []*Shard {
+func (c *conn) txnShards(queued [][][]byte) []*shard.Shard {
 	need := make([]bool, len(c.srv.shards))
 	any := false
 	for _, q := range queued {
@@ -191,7 +192,7 @@ func (c *conn) txnShards(queued [][][]byte) []*Shard {
 	for _, w := range c.watches {
 		need[w.shard.ID] = true
 	}
-	var out []*Shard
+	var out []*shard.Shard
 	for i, n := range need {
 		if n {
 			out = append(out, c.srv.shards[i])
@@ -201,15 +202,15 @@ func (c *conn) txnShards(queued [][][]byte) []*Shard {
 }
 
 // withShard runs fn with sh locked, unless EXEC already holds its lock.
-func (c *conn) withShard(sh *Shard, fn func()) {
+func (c *conn) withShard(sh *shard.Shard, fn func()) {
 	for _, l := range c.locked {
 		if l == sh {
 			fn()
 			return
 		}
 	}
-	sh.mu.Lock()
-	defer sh.mu.Unlock()
+	sh.Lock()
+	defer sh.Unlock()
 	fn()
 }
 
@@ -220,9 +221,9 @@ func cmdWatch(c *conn, args [][]byte) {
 	}
 	for _, k := range args[1:] {
 		sh := c.srv.shardFor(k)
-		sh.mu.Lock()
-		tok := sh.db.Watch(string(k))
-		sh.mu.Unlock()
+		sh.Lock()
+		tok := sh.DB().Watch(string(k))
+		sh.Unlock()
 		c.watches = append(c.watches, watchEntry{shard: sh, token: tok})
 	}
 	c.w.OK()
@@ -236,7 +237,7 @@ func cmdUnwatch(c *conn, args [][]byte) {
 // unwatchAllLocked drops watches while EXEC holds their shards' locks.
 func (c *conn) unwatchAllLocked() {
 	for _, w := range c.watches {
-		w.shard.db.Unwatch(w.token)
+		w.shard.DB().Unwatch(w.token)
 	}
 	c.watches = nil
 }

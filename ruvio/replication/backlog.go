@@ -1,4 +1,4 @@
-package server
+package replication
 
 import (
 	"sync"
@@ -34,8 +34,15 @@ func newBacklog(next uint64, max int64) *backlog {
 	return &backlog{start: next, max: max}
 }
 
+// Appended takes each record the shard appends (the backlog is the
+// shard's log subscriber).
+func (b *backlog) Appended(seq, replEpoch uint64, ops [][][]byte) { b.add(seq, replEpoch, ops) }
+
+// Restarted empties the backlog when the shard's log starts over.
+func (b *backlog) Restarted(next uint64) { b.reset(next) }
+
 // add appends the record seq, which must follow the last one held.
-func (b *backlog) add(seq, epoch uint64, ops [][][]byte) {
+func (b *backlog) add(seq, replEpoch uint64, ops [][][]byte) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	if seq != b.start+uint64(len(b.entries)-b.head) {
@@ -43,7 +50,7 @@ func (b *backlog) add(seq, epoch uint64, ops [][][]byte) {
 		// a replica): start over from this record.
 		b.resetLocked(seq)
 	}
-	rec := wal.Record{Seq: seq, Epoch: epoch, Ops: ops}
+	rec := wal.Record{Seq: seq, Epoch: replEpoch, Ops: ops}
 	size := int(wal.FrameSize(rec))
 	buf := &b.chunk
 	var own []byte

@@ -1,0 +1,343 @@
+// Package replication streams each shard's records from a primary node
+// to its replicas: the primary's listeners and streams, the replica's links, the backlog.
+package replication
+
+import (
+	"bufio"
+	"fmt"
+	"log/slog"
+	"net"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/ruvio/ruvio/ruvio/config"
+	"github.com/ruvio/ruvio/ruvio/repl"
+	"github.com/ruvio/ruvio/ruvio/resp"
+	"github.com/ruvio/ruvio/ruvio/shard"
+)
+
+// A node is standalone, a primary or a replica, for all its shards at
+// once; each shard replicates on its own connection, shard i of a
+// replica to shard i of its primary. The primary side lives in
+// primary.go, the replica side in replica.go; which records to send, and
+// which replication epochs to trust, ruvio/repl decides.
+
+// Role is what a node is for replication.
+type Role int32
+
+// The roles.
+const (
+	Standalone Role = iota
+	Primary
+	Replica
+)
+
+// String is the role's name in RROLE and INFO's replication_role.
+func (r Role) String() string {
+	switch r {
+	case Primary:
+		return "primary"
+	case Replica:
+		return "replica"
+	}
+	return "standalone"
+}
+
+// Options is what a Node needs from the server around it.
+type Options struct {
+	// Config returns the current configuration.
+	Config func() config.Config
+	Log    *slog.Logger
+	// RunID is the node's run ID, which its replicas present.
+	RunID string
+	// OnFollow runs when the node becomes a replica, before its links
+	// start: a replica holds no lease grants, so a promotion waits for
+	// new ones.
+	OnFollow func()
+}
+
+// Node is a data node's replication role and the state of each of its
+// shards' streams.
+type Node struct {
+	opts   Options
+	log    *slog.Logger
+	shards []*shard.Shard
+	states []*ShardState
+
+	mu   sync.Mutex // serializes role changes
+	role atomic.Int32
+	// primary is the replication base address a replica follows; yield
+	// says REPLICAOF ... YIELD named it.
+	primary string
+	yield   bool
+	links   []*Link
+	// listeners accept replicas, one per shard, once the node has a role.
+	listeners []net.Listener
+	// fencedBy is the replication epoch of a replica that showed this
+	// primary was replaced; 0 while it was not.
+	fencedBy atomic.Uint64
+
+	closing atomic.Bool
+	wg      sync.WaitGroup // replica listeners and connections
+}
+
+// New prepares replication for the node's shards; the node is standalone
+// until Start or a role change.
+func New(shards []*shard.Shard, opts Options) *Node {
+	n := &Node{opts: opts, log: opts.Log, shards: shards}
+	for _, sh := range shards {
+		n.states = append(n.states, &ShardState{sh: sh})
+	}
+	return n
+}
+
+// Role is the node's current role.
+func (n *Node) Role() Role { return Role(n.role.Load()) }
+
+// FencedBy is the replication epoch of a replica that showed this primary
+// was replaced, or 0.
+func (n *Node) FencedBy() uint64 { return n.fencedBy.Load() }
+
+// Shard is shard i's replication state.
+func (n *Node) Shard(i int) *ShardState { return n.states[i] }
+
+// Loading reports whether a shard of the node is loading a full copy.
+func (n *Node) Loading() bool {
+	for _, st := range n.states {
+		if st.loading.Load() {
+			return true
+		}
+	}
+	return false
+}
+
+func (n *Node) config() config.Config { return n.opts.Config() }
+
+// BecomePrimary makes the node a primary (REPLICAOF NO ONE). A node that
+// is already a primary, and was not replaced, keeps its replication
+// epoch; otherwise every shard forks a new one.
+func (n *Node) BecomePrimary() error {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	if n.Role() == Primary && n.fencedBy.Load() == 0 {
+		return nil
+	}
+	if err := n.openListeners(); err != nil {
+		return err
+	}
+	n.stopLinks()
+	var seen uint64
+	for _, sh := range n.shards {
+		seen = max(seen, sh.LatestReplicationEpoch())
+	}
+	replEpoch := repl.NextEpoch(seen)
+	for _, sh := range n.shards {
+		sh.ForkReplicationEpoch(replEpoch)
+	}
+	n.primary, n.yield = "", false
+	n.fencedBy.Store(0)
+	n.role.Store(int32(Primary))
+	n.log.Info("MASTER MODE enabled", "epoch", replEpoch)
+	return nil
+}
+
+// BecomeReplica makes the node follow the primary whose replication base
+// address is addr. It reports whether anything changed.
+func (n *Node) BecomeReplica(addr string, yield bool) (bool, error) {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	if n.Role() == Replica && n.primary == addr && n.yield == yield {
+		return false, nil
+	}
+	if err := n.openListeners(); err != nil {
+		return false, err
+	}
+	n.stopLinks()
+	n.role.Store(int32(Replica))
+	n.primary, n.yield = addr, yield
+	if n.opts.OnFollow != nil {
+		n.opts.OnFollow()
+	}
+	n.fencedBy.Store(0)
+	// Replicas of this node would now form a chain: let them go.
+	backlogBytes := n.config().Replication.BacklogBytes
+	for _, st := range n.states {
+		st.dropReplicas()
+		st.sh.Lock()
+		st.sh.SetReplicaLocked(true)
+		st.ensureBacklogLocked(backlogBytes)
+		st.sh.Unlock()
+	}
+	host, port, _ := net.SplitHostPort(addr)
+	base, _ := strconv.Atoi(port)
+	for _, st := range n.states {
+		l := newLink(n, st, net.JoinHostPort(host, strconv.Itoa(base+st.sh.ID)), yield)
+		n.links = append(n.links, l)
+		st.link.Store(l)
+		go l.run()
+	}
+	n.log.Info("REPLICAOF: following a primary", "primary", addr, "yield", yield)
+	return true, nil
+}
+
+// stopLinks ends the replica links and waits for them. Caller holds n.mu.
+func (n *Node) stopLinks() {
+	for _, l := range n.links {
+		l.stop()
+	}
+	n.links = nil
+	for _, st := range n.states {
+		st.link.Store(nil)
+		st.loading.Store(false)
+	}
+}
+
+// openListeners starts listening for replicas, shard i on the base port
+// + i, unless already listening. Caller holds n.mu.
+func (n *Node) openListeners() error {
+	if n.listeners != nil {
+		return nil
+	}
+	cfg := n.config()
+	if err := cfg.CheckReplicationListen(); err != nil {
+		return fmt.Errorf("ERR cannot accept replicas: %v", err)
+	}
+	host, port, err := net.SplitHostPort(cfg.ReplicationListen())
+	if err != nil {
+		return err
+	}
+	base, _ := strconv.Atoi(port)
+	var lns []net.Listener
+	for i := range n.shards {
+		p := base
+		if base != 0 {
+			p = base + i
+		}
+		ln, err := net.Listen("tcp", net.JoinHostPort(host, strconv.Itoa(p)))
+		if err != nil {
+			for _, l := range lns {
+				l.Close()
+			}
+			return fmt.Errorf("ERR cannot listen for replicas on %s: %v", net.JoinHostPort(host, strconv.Itoa(p)), err)
+		}
+		lns = append(lns, ln)
+	}
+	n.listeners = lns
+	for i, ln := range lns {
+		n.wg.Add(1)
+		go n.acceptReplicas(ln, n.states[i])
+	}
+	n.log.Info("listening for replicas", "addr", cfg.ReplicationListen(), "shards", len(lns))
+	return nil
+}
+
+// ReplAddr returns the address shard i accepts replicas on ("" when the
+// node does not listen for them).
+func (n *Node) ReplAddr(i int) string {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	if i >= len(n.listeners) {
+		return ""
+	}
+	return n.listeners[i].Addr().String()
+}
+
+// IsOwnAddr reports whether addr is this node's own replication address.
+func (n *Node) IsOwnAddr(addr string) bool {
+	own := n.ReplAddr(0)
+	return own != "" && own == addr
+}
+
+// PrimaryHostPort is the address REPLICAOF named, for ROLE and INFO.
+func (n *Node) PrimaryHostPort() (string, int) {
+	n.mu.Lock()
+	addr := n.primary
+	n.mu.Unlock()
+	host, port, _ := net.SplitHostPort(addr)
+	p, _ := strconv.Atoi(port)
+	return host, p
+}
+
+// Close stops links, listeners and replica connections at shutdown; Wait
+// then waits for the connections' goroutines.
+func (n *Node) Close() {
+	n.closing.Store(true)
+	n.mu.Lock()
+	n.stopLinks()
+	for _, ln := range n.listeners {
+		ln.Close()
+	}
+	n.mu.Unlock()
+	for _, st := range n.states {
+		st.dropReplicas()
+	}
+}
+
+// Wait blocks until every replica listener and connection has ended.
+func (n *Node) Wait() { n.wg.Wait() }
+
+// Start applies the configured role at start-up.
+func (n *Node) Start() error {
+	cfg := n.config()
+	switch cfg.Replication.Role {
+	case "primary":
+		n.mu.Lock()
+		defer n.mu.Unlock()
+		if err := n.openListeners(); err != nil {
+			return err
+		}
+		for _, st := range n.states {
+			st.sh.Lock()
+			st.ensureBacklogLocked(cfg.Replication.BacklogBytes)
+			st.sh.Unlock()
+		}
+		n.role.Store(int32(Primary))
+	case "replica":
+		_, err := n.BecomeReplica(cfg.Replication.Primary, false)
+		return err
+	}
+	return nil
+}
+
+// ProbeIsReplica asks the node at addr, briefly, whether it is a replica,
+// so a chain is refused at once rather than failing in the background. A
+// node that does not answer is not judged: the link retries on its own.
+func (n *Node) ProbeIsReplica(addr string) bool {
+	nc, err := net.DialTimeout("tcp", addr, 500*time.Millisecond)
+	if err != nil {
+		return false
+	}
+	defer nc.Close()
+	nc.SetDeadline(time.Now().Add(time.Second))
+	w, br := resp.NewWriter(nc), bufio.NewReader(nc)
+	if pw := n.config().Replication.Password; pw != "" {
+		writeCommand(w, "AUTH", pw)
+	}
+	writeCommand(w, "RROLE")
+	if w.Flush() != nil {
+		return false
+	}
+	for {
+		line, err := br.ReadString('\n')
+		if err != nil {
+			return false
+		}
+		switch strings.TrimSpace(line) {
+		case "+replica":
+			return true
+		case "+primary", "+standalone":
+			return false
+		}
+	}
+}
+
+// writeCommand buffers args as a RESP command in w.
+func writeCommand(w *resp.Writer, args ...string) {
+	w.Array(len(args))
+	for _, a := range args {
+		w.BulkString(a)
+	}
+}

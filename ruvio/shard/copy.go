@@ -1,0 +1,103 @@
+package shard
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"github.com/ruvio/ruvio/ruvio/config"
+	"github.com/ruvio/ruvio/ruvio/keyspace"
+	"github.com/ruvio/ruvio/ruvio/snapshot"
+)
+
+// InstallCopy replaces the shard's data with the snapshot at path (the
+// primary's image at seq), takes over its history and restarts the log
+// after it. On failure the shard is left empty with an empty log, so the
+// next handshake starts from nothing rather than from a log that no
+// longer matches the data. Clients get LOADING meanwhile; the lock is
+// let go now and then so INFO and ROLE still answer.
+func (sh *Shard) InstallCopy(cfg *config.Config, path string, seq uint64) (err error) {
+	sh.mu.Lock()
+	defer sh.mu.Unlock()
+	sh.db.Flush()
+	sh.db.Loading = true
+	n := 0
+	h, err := snapshot.Load(path, func(key string, e keyspace.Entry) error {
+		sh.db.SetWithExpiry(key, e.Val, e.ExpireAt)
+		if n++; n%4096 == 0 {
+			sh.mu.Unlock()
+			sh.mu.Lock()
+		}
+		return nil
+	})
+	sh.db.Loading = false
+	if err == nil && (h.Seq != seq || h.Shard != sh.ID) {
+		err = fmt.Errorf("the full copy is of shard %d at %d, expected shard %d at %d", h.Shard, h.Seq, sh.ID, seq)
+	}
+	if err != nil {
+		sh.db.Flush()
+		if rerr := sh.resetLog(cfg, 1); rerr != nil {
+			return rerr
+		}
+		sh.replEpoch, sh.history = 1, nil
+		sh.normalizeHistory()
+		return fmt.Errorf("loading the full copy: %w", err)
+	}
+	if err := sh.resetLog(cfg, seq+1); err != nil {
+		return err
+	}
+	if sh.dir != "" {
+		// Keep the copy as this shard's snapshot, and drop every other
+		// one: those of its own, divergent history included.
+		final := filepath.Join(sh.dir, snapshot.FileName(seq))
+		if err := os.Rename(path, final); err != nil {
+			return err
+		}
+		if seqs, err := snapshot.List(sh.dir); err == nil {
+			for _, q := range seqs {
+				if q != seq {
+					os.Remove(filepath.Join(sh.dir, snapshot.FileName(q)))
+				}
+			}
+		}
+		syncDirOf(sh.dir)
+		sh.snapSeq.Store(seq)
+	}
+	sh.replEpoch, sh.history = h.Epoch, h.History
+	sh.normalizeHistory()
+	return nil
+}
+
+// resetLog replaces the shard's log by an empty one whose next record is
+// next. Caller holds sh.mu.
+func (sh *Shard) resetLog(cfg *config.Config, next uint64) error {
+	old := sh.wlog()
+	if err := old.Close(); err != nil {
+		sh.log.Warn("closing the old log", "shard", sh.ID, "err", err)
+	}
+	if dir := sh.walDir(cfg); dir != "" {
+		if err := os.RemoveAll(dir); err != nil {
+			return err
+		}
+	}
+	log, err := sh.openLog(cfg)
+	if err != nil {
+		return err
+	}
+	if next > 1 {
+		log.SetNext(next)
+	}
+	sh.walp.Store(log)
+	if sh.sub != nil {
+		sh.sub.Restarted(next)
+	}
+	return nil
+}
+
+// syncDirOf fsyncs a directory so renames and removals in it are durable.
+func syncDirOf(dir string) {
+	if d, err := os.Open(dir); err == nil {
+		d.Sync()
+		d.Close()
+	}
+}

@@ -1,0 +1,148 @@
+package shard
+
+import (
+	"context"
+
+	"github.com/ruvio/ruvio/ruvio/config"
+	"github.com/ruvio/ruvio/ruvio/repl"
+	"github.com/ruvio/ruvio/ruvio/snapshot"
+	"github.com/ruvio/ruvio/ruvio/wal"
+)
+
+// A shard's records carry the replication epoch of the writer that made
+// them: a node starts a new replication epoch whenever it becomes a
+// writer. The replication epochs with the first sequence of each form the
+// shard's history, which a replica and its primary compare to find where
+// their logs fork.
+
+// Last is the sequence of the shard's last record (0 for none).
+func (sh *Shard) Last() uint64 { return sh.wlog().Last() }
+
+// FirstLogged is the first sequence the shard's log still holds (0 when
+// the log is empty): records before it survive only in a snapshot.
+func (sh *Shard) FirstLogged() uint64 { return sh.wlog().First() }
+
+// LogBytes is the size of the shard's log on disk (0 before Open).
+func (sh *Shard) LogBytes() int64 {
+	if sh.wlog() == nil {
+		return 0
+	}
+	return sh.wlog().Size()
+}
+
+// ReplayLog calls fn with each logged record after sequence after, in
+// order; fn's error stops the replay and is returned.
+func (sh *Shard) ReplayLog(after uint64, fn func(wal.Record) error) error {
+	return sh.wlog().Replay(after, fn)
+}
+
+// DurableSeq is wal_durable_sequence: the log's durable point, or for the
+// snapshot profile the sequence of the last snapshot.
+func (sh *Shard) DurableSeq() uint64 {
+	if sh.durability == config.DurabilitySnapshot {
+		return sh.snapSeq.Load()
+	}
+	return sh.wlog().Durable()
+}
+
+// DurableNotify returns a channel closed when the log's durable point
+// next moves.
+func (sh *Shard) DurableNotify() <-chan struct{} { return sh.wlog().DurableNotify() }
+
+// RepliesWaitForLog reports whether a reply to a write waits for its
+// record: the profiles always (fsynced) and everysec (written to the OS).
+func (sh *Shard) RepliesWaitForLog() bool {
+	return sh.durability == config.DurabilityAlways || sh.durability == config.DurabilityEverysec
+}
+
+// WaitSafe blocks until record seq is as safe as the shard's profile
+// promises: fsynced (always), or handed to the OS (everysec: a crash of
+// the process loses nothing acknowledged, a crash of the machine up to
+// about a second).
+func (sh *Shard) WaitSafe(ctx context.Context, seq uint64) error {
+	if sh.durability == config.DurabilityEverysec {
+		return sh.wlog().WaitWritten(ctx, seq)
+	}
+	return sh.wlog().WaitDurable(ctx, seq)
+}
+
+// ReplicationEpoch is the replication epoch the shard's new records carry.
+func (sh *Shard) ReplicationEpoch() uint64 {
+	sh.mu.Lock()
+	defer sh.mu.Unlock()
+	return sh.replEpoch
+}
+
+// PositionLocked is the shard's last record: its replication epoch and
+// sequence. Caller holds the lock.
+func (sh *Shard) PositionLocked() repl.Position {
+	return repl.Position{Epoch: sh.replEpoch, Seq: sh.wlog().Last()}
+}
+
+// Position is PositionLocked for a caller that does not hold the lock.
+func (sh *Shard) Position() repl.Position {
+	sh.mu.Lock()
+	defer sh.mu.Unlock()
+	return sh.PositionLocked()
+}
+
+// HistoryLocked returns a copy of the shard's history (each replication
+// epoch and its first sequence, oldest first) as the replication
+// handshake carries it. Caller holds the lock.
+func (sh *Shard) HistoryLocked() []repl.EpochStart {
+	h := make([]repl.EpochStart, len(sh.history))
+	for i, s := range sh.history {
+		h[i] = repl.EpochStart{Epoch: s.Epoch, FirstSeq: s.FirstSeq}
+	}
+	return h
+}
+
+// LatestReplicationEpoch is the largest replication epoch the shard has
+// seen: its current one or any in its history.
+func (sh *Shard) LatestReplicationEpoch() uint64 {
+	sh.mu.Lock()
+	defer sh.mu.Unlock()
+	m := sh.replEpoch
+	for _, e := range sh.history {
+		m = max(m, e.Epoch)
+	}
+	return m
+}
+
+// ForkReplicationEpoch starts replEpoch on the shard at its current
+// position with a record that carries no effects, so the fork is in the
+// log, on disk and in every replica's history. The shard is a writer
+// from then on.
+func (sh *Shard) ForkReplicationEpoch(replEpoch uint64) {
+	sh.mu.Lock()
+	defer sh.mu.Unlock()
+	next := sh.wlog().Last() + 1
+	sh.noteEpoch(replEpoch, next)
+	sh.appendAt(replEpoch, nil)
+	sh.db.Replica = false
+	sh.log.Info("new epoch", "shard", sh.ID, "epoch", replEpoch, "first_sequence", next)
+}
+
+// SubscribeLocked makes sub receive every record appended from now on,
+// replacing any earlier subscriber. Caller holds the lock, so no record
+// slips between the log and the subscriber's start.
+func (sh *Shard) SubscribeLocked(sub LogSubscriber) { sh.sub = sub }
+
+// noteEpoch records that the log moved to replEpoch at seq.
+func (sh *Shard) noteEpoch(replEpoch, seq uint64) {
+	sh.replEpoch = replEpoch
+	sh.history = append(sh.history, snapshot.EpochStart{Epoch: replEpoch, FirstSeq: seq})
+}
+
+// normalizeHistory makes the history begin at sequence 1: a log that
+// never changed replication epoch, or whose first one was implicit,
+// starts in replication epoch 1.
+func (sh *Shard) normalizeHistory() {
+	switch {
+	case len(sh.history) > 0 && sh.history[0].FirstSeq <= 1:
+	case len(sh.history) > 0 && sh.history[0].Epoch <= 1:
+		sh.history[0].FirstSeq = 1
+	default:
+		sh.history = append([]snapshot.EpochStart{{Epoch: 1, FirstSeq: 1}}, sh.history...)
+	}
+}

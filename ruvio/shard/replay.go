@@ -1,0 +1,115 @@
+package shard
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/ruvio/ruvio/ruvio/clock"
+	"github.com/ruvio/ruvio/ruvio/command"
+	"github.com/ruvio/ruvio/ruvio/resp"
+	"github.com/ruvio/ruvio/ruvio/wal"
+)
+
+// replayer applies log records to the shard's keyspace through the
+// command table, discarding replies. Recovery replays the shard's own log
+// with it; a replica applies its primary's records with it.
+type replayer struct {
+	sh       *Shard
+	ctx      command.Ctx
+	sink     errorSink
+	failed   int
+	firstErr string
+}
+
+// errorSink keeps the first error reply a replayed command wrote.
+type errorSink struct {
+	wrote bool
+	buf   []byte
+}
+
+func (e *errorSink) Write(p []byte) (int, error) {
+	if !e.wrote && len(p) > 0 && p[0] == '-' {
+		e.buf = append(e.buf[:0], p...)
+		e.wrote = true
+	}
+	return len(p), nil
+}
+
+func newReplayer(sh *Shard) *replayer {
+	r := &replayer{sh: sh}
+	r.ctx.W = resp.NewWriter(&r.sink)
+	r.ctx.DB = sh.db
+	r.ctx.InMulti = true // a replayed blocking command must never wait
+	return r
+}
+
+func (r *replayer) apply(rec wal.Record) error {
+	for _, op := range rec.Ops {
+		if len(op) == 0 {
+			continue
+		}
+		if command.Eq(op[0], "flushall") {
+			r.sh.db.Flush()
+			continue
+		}
+		spec := r.sh.table.Lookup(op[0])
+		if spec == nil || (spec.Run == nil && spec.PerKey == nil) {
+			return fmt.Errorf("record %d: %q is not a command the log can hold", rec.Seq, op[0])
+		}
+		// The log owns op only during this call: copy what a value may keep.
+		args := make([][]byte, len(op))
+		for i, a := range op {
+			args[i] = append([]byte(nil), a...)
+		}
+		r.ctx.Reset()
+		r.ctx.Args = args
+		r.ctx.Values = r.ctx.Values[:0]
+		r.ctx.Now = clock.NowMs()
+		r.sink.wrote = false
+		if r.sh.db.Snapshotting() {
+			// A replica applies its primary's records while a snapshot of
+			// its own may be running.
+			for _, i := range spec.KeyIndexes(args) {
+				r.sh.db.WillModify(string(args[i]))
+			}
+		}
+		if spec.PerKey != nil {
+			for _, i := range spec.KeyIndexes(args) {
+				spec.PerKey(&r.ctx, args[i])
+			}
+		} else {
+			spec.Run(&r.ctx)
+		}
+		r.ctx.W.Flush()
+		if r.sink.wrote {
+			r.failed++
+			if r.firstErr == "" {
+				r.firstErr = fmt.Sprintf("seq %d %q: %s", rec.Seq, op[0], strings.TrimSpace(string(r.sink.buf)))
+			}
+		}
+	}
+	return nil
+}
+
+// ApplyReplicatedLocked applies one of the primary's records and appends
+// it to this shard's log with the same sequence and replication epoch, so
+// the replica's log is a copy of its primary's. Caller holds the lock.
+func (sh *Shard) ApplyReplicatedLocked(rec wal.Record) error {
+	if want := sh.wlog().Last() + 1; rec.Seq != want {
+		return fmt.Errorf("the primary sent record %d where %d was expected", rec.Seq, want)
+	}
+	if sh.applier == nil {
+		sh.applier = newReplayer(sh)
+	}
+	sh.db.Loading = true
+	err := sh.applier.apply(rec)
+	sh.db.Loading = false
+	if err != nil {
+		return err
+	}
+	if rec.Epoch != sh.replEpoch {
+		sh.noteEpoch(rec.Epoch, rec.Seq)
+	}
+	sh.appendAt(rec.Epoch, rec.Ops)
+	return nil
+}

@@ -1,0 +1,190 @@
+// Package shard is one partition of a data node's keyspace with its log
+// and snapshots: commands run on it one at a time and every change is a record.
+//
+// The server routes commands to a shard; replication reads a shard's
+// history and log and writes a replica shard's records and full copies
+// through the exported API here, so neither reaches into the keyspace,
+// the log or the files behind the shard's lock.
+package shard
+
+import (
+	"log/slog"
+	"sync"
+	"sync/atomic"
+
+	"github.com/ruvio/ruvio/ruvio/clock"
+	"github.com/ruvio/ruvio/ruvio/command"
+	"github.com/ruvio/ruvio/ruvio/config"
+	"github.com/ruvio/ruvio/ruvio/keyspace"
+	"github.com/ruvio/ruvio/ruvio/slots"
+	"github.com/ruvio/ruvio/ruvio/snapshot"
+	"github.com/ruvio/ruvio/ruvio/wal"
+)
+
+// Shard is one partition of the node's keyspace. Commands on its keys run
+// one at a time under its lock, whichever port's connection sent them:
+// that is the "one writer per shard" rule the log and replication rely
+// on. Every change is appended to the shard's log under the lock, so log
+// order is the order changes were applied.
+type Shard struct {
+	// ID is the shard's index on the node; Slots the hash slots it owns.
+	ID    int
+	Slots slots.Range
+
+	mu sync.Mutex
+	db *keyspace.DB
+	// walp is the shard's log. A replica that takes a full copy replaces
+	// it (under mu), so readers outside mu load it once per use.
+	walp  atomic.Pointer[wal.Log]
+	table *command.Table
+	log   *slog.Logger
+	// replEpoch is the replication epoch new records carry; history
+	// lists where each replication epoch began. Guarded by mu.
+	replEpoch uint64
+	history   []snapshot.EpochStart
+	// ops collects the effects of the command running under mu, to be
+	// appended as one record.
+	ops [][][]byte
+	// sub receives every appended record (the replication backlog);
+	// guarded by mu.
+	sub LogSubscriber
+	// applier applies a primary's records on a replica shard; guarded by
+	// mu, made on first use.
+	applier *replayer
+
+	durability string
+	dir        string // "" for the memory profile: no files
+	// changes counts records appended since start.
+	changes atomic.Int64
+
+	saving        atomic.Bool
+	lastSaveOK    atomic.Bool
+	lastSave      atomic.Int64  // Unix seconds of the last snapshot (or of the start)
+	snapSeq       atomic.Uint64 // sequence of the last snapshot
+	changesAtSave atomic.Int64  // changes when the last snapshot began
+	recovered     Recovery
+	// keepLog keeps the log a snapshot covers, so a test can compare a
+	// replay of the whole log with snapshot + replay.
+	keepLog bool
+}
+
+// LogSubscriber is told of every record the shard appends, in log order,
+// while the shard's lock is held, so it can never miss or reorder one.
+// Replication keeps its backlog this way.
+type LogSubscriber interface {
+	// Appended is called with each new record; ops are only valid during
+	// the call.
+	Appended(seq, replEpoch uint64, ops [][][]byte)
+	// Restarted is called when the log was replaced by an empty one
+	// (a full copy) whose next record is next.
+	Restarted(next uint64)
+}
+
+// New makes shard id owning the slots r. It holds nothing until Open.
+func New(id int, r slots.Range, log *slog.Logger) *Shard {
+	sh := &Shard{ID: id, Slots: r, log: log}
+	sh.db = keyspace.New(clock.NowMs)
+	sh.db.OnExpire = func(key string) {
+		// A key that expires is deleted everywhere through the log, like
+		// Redis propagating DEL, so replicas never decide on their own.
+		sh.AppendLocked([][][]byte{{[]byte("DEL"), []byte(key)}})
+	}
+	sh.lastSaveOK.Store(true)
+	return sh
+}
+
+// Lock takes the shard's lock: commands, and anything reading or changing
+// the keyspace, run under it.
+func (sh *Shard) Lock() { sh.mu.Lock() }
+
+// Unlock releases the shard's lock.
+func (sh *Shard) Unlock() { sh.mu.Unlock() }
+
+// DB is the shard's keyspace. Use it only while holding the lock; a
+// change made through it reaches the log only by AppendLocked.
+func (sh *Shard) DB() *keyspace.DB { return sh.db }
+
+// wlog returns the shard's log (nil before Open).
+func (sh *Shard) wlog() *wal.Log { return sh.walp.Load() }
+
+// AppendLocked writes one record of effects (each a command's argv) and
+// returns its sequence, or 0 when there is nothing to write. Caller holds
+// the lock.
+func (sh *Shard) AppendLocked(ops [][][]byte) uint64 {
+	if len(ops) == 0 || sh.wlog() == nil {
+		return 0
+	}
+	return sh.appendAt(sh.replEpoch, ops)
+}
+
+// appendAt writes a record of the given replication epoch under mu, also
+// when it has no effects (an epoch's first record marks the fork), and
+// hands it to the subscriber.
+func (sh *Shard) appendAt(replEpoch uint64, ops [][][]byte) uint64 {
+	sh.changes.Add(1)
+	seq := sh.wlog().Append(replEpoch, ops)
+	if sh.sub != nil {
+		sh.sub.Appended(seq, replEpoch, ops)
+	}
+	return seq
+}
+
+// RecordLocked appends the effects of the command ctx ran, as one record,
+// without copying them (the log encodes them before returning). Caller
+// holds the lock.
+func (sh *Shard) RecordLocked(ctx *command.Ctx) uint64 {
+	sh.ops = sh.ops[:0]
+	ctx.EachEffect(func(argv [][]byte) { sh.ops = append(sh.ops, argv) })
+	return sh.AppendLocked(sh.ops)
+}
+
+// Run executes a data command against this shard with its lock held and
+// returns the last record the command may have made or seen (see
+// Observed). The caller sets ctx.Now.
+func (sh *Shard) Run(spec *command.Spec, ctx *command.Ctx) uint64 {
+	sh.mu.Lock()
+	ctx.DB = sh.db
+	if spec.Flags&command.Write != 0 && sh.db.Snapshotting() {
+		for _, i := range spec.KeyIndexes(ctx.Args) {
+			sh.db.WillModify(string(ctx.Args[i]))
+		}
+	}
+	spec.Run(ctx)
+	sh.RecordLocked(ctx)
+	seq := sh.Observed()
+	sh.mu.Unlock()
+	return seq
+}
+
+// Observed is the last record a command that just ran under the lock may
+// have seen or made: its reply must not leave before that record is safe,
+// or a read could show a write that a crash then takes back (a read of a
+// value whose record is not yet fsynced is not linearizable across the
+// crash). Cheap: when nothing is in flight the log is already durable
+// past it.
+func (sh *Shard) Observed() uint64 {
+	if sh.wlog() == nil {
+		return 0
+	}
+	return sh.wlog().Last()
+}
+
+// Tick runs the shard's periodic work: active expiry and snapshot rules.
+func (sh *Shard) Tick(cfg *config.Config) {
+	sh.mu.Lock()
+	sh.db.ActiveExpire(16)
+	sh.mu.Unlock()
+	sh.maybeSnapshot(cfg, clock.Default.Now().Unix())
+}
+
+// KeyCount returns the number of keys and of keys with a time to live.
+func (sh *Shard) KeyCount() (keys, expires int) {
+	sh.mu.Lock()
+	defer sh.mu.Unlock()
+	return sh.db.Len(), sh.db.Expires()
+}
+
+// SetReplicaLocked marks the keyspace as a replica's copy, which only its
+// primary's log changes (no expiry of its own), or not. Caller holds the
+// lock.
+func (sh *Shard) SetReplicaLocked(on bool) { sh.db.Replica = on }
