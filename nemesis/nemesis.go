@@ -11,7 +11,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/ruvio/ruvio/chaos"
+	"github.com/ruvio/ruvio/chaos/topology"
 	"github.com/ruvio/ruvio/reports/history"
 )
 
@@ -57,7 +57,7 @@ type Step struct {
 	At     time.Duration
 	For    time.Duration
 	// Links are the directed links a partition cuts.
-	Links []chaos.Link
+	Links []topology.Link
 	// Clock is the skew spec for a clock fault.
 	Clock string
 }
@@ -81,15 +81,11 @@ type Operator interface {
 	FaultEnded(ctx context.Context, st Step) error
 }
 
-// Run executes the schedule against c until it is done or ctx ends,
-// ending every fault it began (restarting killed nodes, resuming paused
-// ones, healing partitions, resetting clocks) before it returns.
-func Run(ctx context.Context, c chaos.Cluster, steps []Step, rec Recorder, log *slog.Logger) error {
-	return RunWithOperator(ctx, c, steps, rec, log, nil)
-}
-
-// RunWithOperator is Run with op told of every fault (op may be nil).
-func RunWithOperator(ctx context.Context, c chaos.Cluster, steps []Step, rec Recorder, log *slog.Logger, op Operator) error {
+// RunWithOperator executes the schedule against c until it is done or
+// ctx ends, telling op (which may be nil) of every fault, and ends every
+// fault it began (restarting killed nodes, resuming paused ones, healing
+// partitions, resetting clocks) before it returns.
+func RunWithOperator(ctx context.Context, c topology.Cluster, steps []Step, rec Recorder, log *slog.Logger, op Operator) error {
 	sort.SliceStable(steps, func(i, j int) bool { return steps[i].At < steps[j].At })
 	type open struct {
 		step  Step
@@ -115,9 +111,9 @@ func RunWithOperator(ctx context.Context, c chaos.Cluster, steps []Step, rec Rec
 	// Faults are ended with a fresh context so that a cancelled run still
 	// leaves the cluster whole for the final reads.
 	end := func(o open) error {
-		endCtx, cancel := context.WithTimeout(context.Background(), chaos.ReadyTimeout)
+		endCtx, cancel := context.WithTimeout(context.Background(), topology.ReadyTimeout)
 		defer cancel()
-		if err := undo(endCtx, c, o.step); err != nil {
+		if err := kinds[o.step.Kind].stop(endCtx, c, o.step); err != nil {
 			log.Error("ending fault failed", "kind", o.step.Kind, "target", o.step.Target, "err", err)
 		}
 		var err error
@@ -159,24 +155,19 @@ func RunWithOperator(ctx context.Context, c chaos.Cluster, steps []Step, rec Rec
 		if err := resolve(ctx, &st, op); err != nil {
 			return fmt.Errorf("%s %s: %w", st.Kind, st.Target, err)
 		}
+		k, ok := kinds[st.Kind]
+		if !ok {
+			return fmt.Errorf("unknown fault kind %q", st.Kind)
+		}
 		// The window opens when the fault is sent, not when the backend
 		// confirms it (a container kill takes a while to report).
 		startMs := rec.SinceStartMs()
-		text := note(st)
-		if st.Kind == Force {
-			a, ok := op.(Actor)
-			if !ok {
-				return fmt.Errorf("%s %s: no operator carries it out", st.Kind, st.Target)
-			}
-			var err error
-			if text, err = a.Act(ctx, st); err != nil {
-				return fmt.Errorf("%s %s: %w", st.Kind, st.Target, err)
-			}
-		} else if err := do(ctx, c, st); err != nil {
+		text, err := k.start(ctx, c, op, st)
+		if err != nil {
 			return fmt.Errorf("%s %s: %w", st.Kind, st.Target, err)
 		}
-		i := rec.Fault(history.Fault{Kind: st.Kind, Target: describe(st), StartMs: startMs, Note: text})
-		log.Info("fault started", "kind", st.Kind, "target", describe(st), "for", st.For)
+		i := rec.Fault(history.Fault{Kind: st.Kind, Target: k.describe(st), StartMs: startMs, Note: text})
+		log.Info("fault started", "kind", st.Kind, "target", k.describe(st), "for", st.For)
 		active = append(active, open{step: st, index: i, end: st.At + st.For})
 		if op != nil {
 			if err := op.FaultStarted(ctx, st); err != nil {
@@ -220,7 +211,7 @@ func resolve(ctx context.Context, st *Step, op Operator) error {
 		names[role] = name
 		return name, nil
 	}
-	var links []chaos.Link
+	var links []topology.Link
 	for _, l := range st.Links {
 		for _, end := range []*string{&l.From, &l.To} {
 			if strings.HasPrefix(*end, "@") {
@@ -248,65 +239,6 @@ func resolve(ctx context.Context, st *Step, op Operator) error {
 		}
 	}
 	return nil
-}
-
-func do(ctx context.Context, c chaos.Cluster, st Step) error {
-	switch st.Kind {
-	case Kill:
-		return c.Kill(ctx, st.Target)
-	case Pause:
-		return c.Pause(ctx, st.Target)
-	case Partition:
-		return c.Cut(ctx, st.Links)
-	case Clock:
-		return c.SetClock(ctx, st.Target, st.Clock)
-	}
-	return fmt.Errorf("unknown fault kind %q", st.Kind)
-}
-
-func undo(ctx context.Context, c chaos.Cluster, st Step) error {
-	switch st.Kind {
-	case Kill:
-		return c.Restart(ctx, st.Target)
-	case Pause:
-		return c.Resume(ctx, st.Target)
-	case Partition:
-		return c.Heal(ctx)
-	case Clock:
-		return c.SetClock(ctx, st.Target, "")
-	}
-	return nil
-}
-
-func describe(st Step) string {
-	switch st.Kind {
-	case Partition:
-		var parts []string
-		for _, l := range st.Links {
-			parts = append(parts, l.From+"->"+l.To)
-		}
-		return st.Target + " [" + strings.Join(parts, " ") + "]"
-	case Clock:
-		return st.Target + " " + st.Clock
-	case Force:
-		return "COORDINATOR FAILOVER " + st.Target + " FORCE"
-	}
-	return st.Target
-}
-
-// note says plainly what a fault is and is not, for the report.
-func note(st Step) string {
-	switch st.Kind {
-	case Pause:
-		return "SIGSTOP: the process is frozen but its kernel still accepts TCP connections; not a partition"
-	case Kill:
-		return "SIGKILL, restarted on the same data at the end of the window"
-	case Clock:
-		return "the node's clock package skews wall time (offset, rate); libfaketime cannot reach Go programs"
-	case Partition:
-		return "listed links drop traffic in the direction shown"
-	}
-	return ""
 }
 
 // Periodic returns a schedule repeating one fault: every interval (with up

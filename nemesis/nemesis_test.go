@@ -11,7 +11,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ruvio/ruvio/chaos"
+	"github.com/ruvio/ruvio/chaos/topology"
+	"github.com/ruvio/ruvio/internal/poll"
 	"github.com/ruvio/ruvio/reports/history"
 )
 
@@ -25,14 +26,14 @@ type calls struct {
 
 func (c *calls) add(s string) { c.mu.Lock(); c.log = append(c.log, s); c.mu.Unlock() }
 
-func (c *calls) Backend() string                             { return "test" }
-func (c *calls) Addr(string) string                          { return "" }
-func (c *calls) Kill(_ context.Context, n string) error      { c.add("kill " + n); return nil }
-func (c *calls) Restart(_ context.Context, n string) error   { c.add("restart " + n); return nil }
-func (c *calls) Pause(_ context.Context, n string) error     { c.add("pause " + n); return nil }
-func (c *calls) Resume(_ context.Context, n string) error    { c.add("resume " + n); return nil }
-func (c *calls) Cut(_ context.Context, l []chaos.Link) error { c.add("cut"); return nil }
-func (c *calls) Heal(context.Context) error                  { c.add("heal"); return nil }
+func (c *calls) Backend() string                                { return "test" }
+func (c *calls) Addr(string) string                             { return "" }
+func (c *calls) Kill(_ context.Context, n string) error         { c.add("kill " + n); return nil }
+func (c *calls) Restart(_ context.Context, n string) error      { c.add("restart " + n); return nil }
+func (c *calls) Pause(_ context.Context, n string) error        { c.add("pause " + n); return nil }
+func (c *calls) Resume(_ context.Context, n string) error       { c.add("resume " + n); return nil }
+func (c *calls) Cut(_ context.Context, l []topology.Link) error { c.add("cut"); return nil }
+func (c *calls) Heal(context.Context) error                     { c.add("heal"); return nil }
 func (c *calls) SetClock(_ context.Context, n, spec string) error {
 	c.add("clock " + n + " " + spec)
 	return nil
@@ -63,7 +64,7 @@ func TestRunStartsAndEndsEveryFaultInOrder(t *testing.T) {
 		{Kind: Kill, Target: "n1", At: 0, For: 10 * time.Millisecond},
 		{Kind: Clock, Target: "n1", Clock: "+1s", At: 60 * time.Millisecond, For: 10 * time.Millisecond},
 	}
-	if err := Run(context.Background(), c, steps, r, slog.New(slog.NewTextHandler(io.Discard, nil))); err != nil {
+	if err := RunWithOperator(context.Background(), c, steps, r, slog.New(slog.NewTextHandler(io.Discard, nil)), nil); err != nil {
 		t.Fatal(err)
 	}
 	want := "kill n1,restart n1,pause n1,resume n1,clock n1 +1s,clock n1 "
@@ -86,18 +87,14 @@ func TestCancelledRunHealsWhatItBroke(t *testing.T) {
 	c := &calls{}
 	r := &rec{start: time.Now()}
 	ctx, cancel := context.WithCancel(context.Background())
-	steps := []Step{{Kind: Partition, Target: "isolate n1", Links: []chaos.Link{{From: chaos.Client, To: "n1"}}, At: 0, For: time.Hour}}
+	steps := []Step{{Kind: Partition, Target: "isolate n1", Links: []topology.Link{{From: topology.Client, To: "n1"}}, At: 0, For: time.Hour}}
 	done := make(chan error)
-	go func() { done <- Run(ctx, c, steps, r, slog.New(slog.NewTextHandler(io.Discard, nil))) }()
-	for {
+	go func() { done <- RunWithOperator(ctx, c, steps, r, slog.New(slog.NewTextHandler(io.Discard, nil)), nil) }()
+	poll.Until(t, 5*time.Second, "the partition to be cut", func() bool {
 		c.mu.Lock()
-		n := len(c.log)
-		c.mu.Unlock()
-		if n > 0 {
-			break
-		}
-		time.Sleep(time.Millisecond)
-	}
+		defer c.mu.Unlock()
+		return len(c.log) > 0
+	})
 	cancel()
 	<-done
 	if got := strings.Join(c.log, ","); got != "cut,heal" {
@@ -267,7 +264,7 @@ func TestRolesAreResolvedAndForceIsCarriedOut(t *testing.T) {
 		cut,
 		{Kind: Force, Target: "main", At: 20 * time.Millisecond},
 	}
-	var links [][]chaos.Link
+	var links [][]topology.Link
 	cl := &linkCalls{calls: c, cuts: &links}
 	if err := RunWithOperator(context.Background(), cl, steps, r, slog.New(slog.NewTextHandler(io.Discard, nil)), o); err != nil {
 		t.Fatal(err)
@@ -301,10 +298,10 @@ func TestRolesAreResolvedAndForceIsCarriedOut(t *testing.T) {
 // linkCalls records the links of every cut.
 type linkCalls struct {
 	*calls
-	cuts *[][]chaos.Link
+	cuts *[][]topology.Link
 }
 
-func (l *linkCalls) Cut(_ context.Context, links []chaos.Link) error {
+func (l *linkCalls) Cut(_ context.Context, links []topology.Link) error {
 	*l.cuts = append(*l.cuts, links)
 	return nil
 }
@@ -328,5 +325,21 @@ func TestOperatorsCombine(t *testing.T) {
 	}
 	if got := strings.Join(c.log, ","); got != "started kill n1" {
 		t.Fatalf("actions %q", got)
+	}
+}
+
+// Every kind a scenario can name is one registered value, and a kind
+// nobody registered fails the run before it touches the cluster.
+func TestEveryKindIsRegisteredOnce(t *testing.T) {
+	for _, k := range []string{Kill, Pause, Partition, Clock, Force} {
+		if v, ok := kinds[k]; !ok || v.start == nil || v.stop == nil || v.describe == nil {
+			t.Errorf("kind %q: registered %v, complete %v", k, ok, ok && v.start != nil && v.stop != nil && v.describe != nil)
+		}
+	}
+	c := &calls{}
+	err := RunWithOperator(context.Background(), c, []Step{{Kind: "flood", Target: "n1"}}, &rec{start: time.Now()},
+		slog.New(slog.NewTextHandler(io.Discard, nil)), nil)
+	if err == nil || !strings.Contains(err.Error(), `unknown fault kind "flood"`) || len(c.log) != 0 {
+		t.Errorf("unknown kind: err %v, actions %q", err, c.log)
 	}
 }

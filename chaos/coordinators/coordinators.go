@@ -18,7 +18,7 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
-	"github.com/ruvio/ruvio/chaos"
+	"github.com/ruvio/ruvio/chaos/topology"
 	"github.com/ruvio/ruvio/nemesis"
 	"github.com/ruvio/ruvio/reports/history"
 	"github.com/ruvio/ruvio/ruvio/infotext"
@@ -138,7 +138,7 @@ func (v View) String() string {
 // nemesis operator too: it names the leader (Resolver) and sends FORCE
 // (Actor); it reacts to no fault.
 type Set struct {
-	c      chaos.Coordinated
+	c      topology.Coordinated
 	names  []string
 	nodeOf map[string]string
 	log    *slog.Logger
@@ -160,9 +160,9 @@ var (
 )
 
 // New returns the client of topo's coordinators on c, which must offer
-// chaos.Coordinated.
-func New(c chaos.Cluster, topo chaos.Topology, log *slog.Logger) (*Set, error) {
-	cc, ok := c.(chaos.Coordinated)
+// topology.Coordinated.
+func New(c topology.Cluster, topo topology.Topology, log *slog.Logger) (*Set, error) {
+	cc, ok := c.(topology.Coordinated)
 	if !ok {
 		return nil, fmt.Errorf("coordinators: the %s backend does not run coordinators", c.Backend())
 	}
@@ -206,7 +206,7 @@ func (s *Set) node(addr string) string { return s.nodeOf[addr] }
 func (s *Set) ask(ctx context.Context, name string) Answer {
 	a := Answer{Coordinator: name}
 	pipe := s.clients[name].Pipeline()
-	master := pipe.Do(ctx, "SENTINEL", "MASTER", chaos.GroupName)
+	master := pipe.Do(ctx, "SENTINEL", "MASTER", topology.GroupName)
 	status := pipe.Do(ctx, "COORDINATOR", "STATUS")
 	if _, err := pipe.Exec(ctx); err != nil {
 		a.Err = err

@@ -24,13 +24,13 @@ import (
 	"github.com/testcontainers/testcontainers-go"
 	tcnetwork "github.com/testcontainers/testcontainers-go/network"
 
-	"github.com/ruvio/ruvio/chaos"
+	"github.com/ruvio/ruvio/chaos/topology"
 	"github.com/ruvio/ruvio/coordinator"
 )
 
 // node is one container of a run.
 type node struct {
-	spec chaos.NodeSpec
+	spec topology.NodeSpec
 	ctr  *testcontainers.DockerContainer
 	ip   netip.Addr
 }
@@ -57,22 +57,22 @@ type cluster struct {
 	// mu serialises faults, so the set of cut links and the iptables rules
 	// installed for them never disagree.
 	mu  sync.Mutex
-	cut map[chaos.Link]bool
+	cut map[topology.Link]bool
 	// closed makes Close idempotent.
 	closed bool
 }
 
-var _ chaos.Coordinated = (*cluster)(nil)
+var _ topology.Coordinated = (*cluster)(nil)
 
 // startCluster makes the run's network and containers and waits for them.
-func startCluster(ctx context.Context, log *slog.Logger, provider *testcontainers.DockerProvider, topo chaos.Topology, image, runID string) (*cluster, error) {
+func startCluster(ctx context.Context, log *slog.Logger, provider *testcontainers.DockerProvider, topo topology.Topology, image, runID string) (*cluster, error) {
 	shards := topo.Shards
 	if shards <= 0 {
 		shards = 1
 	}
 	c := &cluster{
 		log: log.With("run", runID), provider: provider, api: provider.Client(),
-		runID: runID, shards: shards, nodes: map[string]*node{}, cut: map[chaos.Link]bool{},
+		runID: runID, shards: shards, nodes: map[string]*node{}, cut: map[topology.Link]bool{},
 		replicated: topo.Replicated(),
 	}
 	fail := func(err error) (*cluster, error) {
@@ -95,7 +95,7 @@ func startCluster(ctx context.Context, log *slog.Logger, provider *testcontainer
 	ips := map[string]netip.Addr{}
 	ip := c.gateway
 	for _, spec := range topo.Nodes {
-		if spec.Name == "" || spec.Name == chaos.Client || ips[spec.Name].IsValid() {
+		if spec.Name == "" || spec.Name == topology.Client || ips[spec.Name].IsValid() {
 			return fail(fmt.Errorf("docker backend: bad or repeated node name %q", spec.Name))
 		}
 		ip = ip.Next()
@@ -121,7 +121,7 @@ func startCluster(ctx context.Context, log *slog.Logger, provider *testcontainer
 	for _, spec := range topo.Nodes {
 		env := replicationEnv(topo, spec, ips, password)
 		var config []byte
-		if spec.Role == chaos.RoleCoordinator {
+		if spec.Role == topology.RoleCoordinator {
 			if config, err = coordinatorConfig(topo, spec.Name, ips, c.secret); err != nil {
 				return fail(err)
 			}
@@ -203,11 +203,11 @@ func (c *cluster) subnetContains(ip netip.Addr) bool {
 // on all its interfaces, port replPort, with the run's password (the data
 // node demands one on a non-loopback listener), and announces its client
 // address; a replica follows its primary's address on the run network.
-func replicationEnv(topo chaos.Topology, spec chaos.NodeSpec, ips map[string]netip.Addr, password string) map[string]string {
+func replicationEnv(topo topology.Topology, spec topology.NodeSpec, ips map[string]netip.Addr, password string) map[string]string {
 	if !topo.Replicated() || spec.Role == "coordinator" {
 		return nil
 	}
-	rs := chaos.ReplicationSettings{
+	rs := topology.ReplicationSettings{
 		Role:     topo.ReplicationRole(spec.Name),
 		Listen:   net.JoinHostPort("0.0.0.0", strconv.Itoa(replPort)),
 		Password: password,
@@ -215,9 +215,9 @@ func replicationEnv(topo chaos.Topology, spec chaos.NodeSpec, ips map[string]net
 	}
 	if rs.Role == "" {
 		// Not named by anyone yet: a primary REPLICAOF may give replicas.
-		rs.Role = chaos.RolePrimary
+		rs.Role = topology.RolePrimary
 	}
-	if rs.Role == chaos.RoleReplica {
+	if rs.Role == topology.RoleReplica {
 		rs.Primary = net.JoinHostPort(ips[spec.ReplicaOf].String(), strconv.Itoa(replPort))
 	}
 	return rs.Env()
@@ -236,8 +236,8 @@ func newSecret() (string, error) {
 // coordPort of every interface, keeps its Raft data in /data, and reaches
 // the other coordinators and the data nodes at their addresses on the run
 // network (the iptables cuts act on those).
-func coordinatorConfig(topo chaos.Topology, name string, ips map[string]netip.Addr, secret string) ([]byte, error) {
-	l := chaos.CoordinatorLayout{Listen: net.JoinHostPort("0.0.0.0", strconv.Itoa(coordPort)), DataDir: "/data",
+func coordinatorConfig(topo topology.Topology, name string, ips map[string]netip.Addr, secret string) ([]byte, error) {
+	l := topology.CoordinatorLayout{Listen: net.JoinHostPort("0.0.0.0", strconv.Itoa(coordPort)), DataDir: "/data",
 		Secret: secret, Peers: map[string]string{}, Members: map[string]coordinator.Member{}}
 	for _, cn := range topo.Coordinators() {
 		l.Peers[cn] = net.JoinHostPort(ips[cn].String(), strconv.Itoa(coordPort))
@@ -255,7 +255,7 @@ func coordinatorConfig(topo chaos.Topology, name string, ips map[string]netip.Ad
 
 // run creates and starts one node's container; extra is environment the
 // backend adds to the scenario's, config a coordinator's coordinator.toml.
-func (c *cluster) run(ctx context.Context, spec chaos.NodeSpec, image string, ip netip.Addr, extra map[string]string, config []byte) error {
+func (c *cluster) run(ctx context.Context, spec topology.NodeSpec, image string, ip netip.Addr, extra map[string]string, config []byte) error {
 	args := append(append([]string{}, spec.Args...),
 		"--bind", "0.0.0.0", "--port", strconv.Itoa(nodePort), "--data-dir", "/data", "--shards", strconv.Itoa(c.shards))
 	files := []testcontainers.ContainerFile{{
@@ -263,7 +263,7 @@ func (c *cluster) run(ctx context.Context, spec chaos.NodeSpec, image string, ip
 		// no skew, and SetClock later overwrites it.
 		Reader: strings.NewReader(""), ContainerFilePath: faketimePath, FileMode: 0o644,
 	}}
-	if spec.Role == chaos.RoleCoordinator {
+	if spec.Role == topology.RoleCoordinator {
 		args = []string{"coordinator", "--config", coordConfigPath}
 		files = append(files, testcontainers.ContainerFile{Reader: bytes.NewReader(config), ContainerFilePath: coordConfigPath, FileMode: 0o644})
 	}
@@ -311,7 +311,7 @@ func (c *cluster) Addr(name string) string {
 	if n == nil {
 		return ""
 	}
-	if n.spec.Role == chaos.RoleCoordinator {
+	if n.spec.Role == topology.RoleCoordinator {
 		return net.JoinHostPort(n.ip.String(), strconv.Itoa(coordPort))
 	}
 	return net.JoinHostPort(n.ip.String(), strconv.Itoa(nodePort))
@@ -320,7 +320,7 @@ func (c *cluster) Addr(name string) string {
 // MemberAddr is Addr: the coordinators reach a data node at its address on
 // the run network, as the harness does.
 func (c *cluster) MemberAddr(name string) string {
-	if n := c.nodes[name]; n == nil || n.spec.Role == chaos.RoleCoordinator {
+	if n := c.nodes[name]; n == nil || n.spec.Role == topology.RoleCoordinator {
 		return ""
 	}
 	return c.Addr(name)
@@ -336,7 +336,7 @@ func (c *cluster) ShardAddrs(name string) []string {
 	if n == nil {
 		return nil
 	}
-	if n.spec.Role == chaos.RoleCoordinator {
+	if n.spec.Role == topology.RoleCoordinator {
 		return []string{c.Addr(name)}
 	}
 	out := make([]string, c.shards)
@@ -446,7 +446,7 @@ func (c *cluster) Restart(ctx context.Context, name string) error {
 	if err := c.applyCuts(ctx, name); err != nil {
 		return err
 	}
-	if c.cut[chaos.Link{From: chaos.Client, To: name}] || c.cut[chaos.Link{From: name, To: chaos.Client}] {
+	if c.cut[topology.Link{From: topology.Client, To: name}] || c.cut[topology.Link{From: name, To: topology.Client}] {
 		c.log.Info("restarted node is cut from the harness; not waiting for PING", "node", name)
 		return nil
 	}
@@ -560,10 +560,10 @@ func (c *cluster) Close(ctx context.Context) error {
 // early if the container exits (a bad flag, a corrupt data directory).
 func (c *cluster) waitReady(ctx context.Context, n *node) error {
 	secret := ""
-	if n.spec.Role == chaos.RoleCoordinator {
+	if n.spec.Role == topology.RoleCoordinator {
 		secret = c.secret
 	}
-	return c.poll(ctx, chaos.ReadyTimeout, n.spec.Name+" to answer PING", func() (bool, error) {
+	return c.poll(ctx, topology.ReadyTimeout, n.spec.Name+" to answer PING", func() (bool, error) {
 		for _, addr := range c.ShardAddrs(n.spec.Name) {
 			if ping(ctx, addr, secret) != nil {
 				if running, _, err := c.state(ctx, n); err != nil || !running {

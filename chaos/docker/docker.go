@@ -60,7 +60,7 @@ import (
 	"github.com/testcontainers/testcontainers-go"
 	tclog "github.com/testcontainers/testcontainers-go/log"
 
-	"github.com/ruvio/ruvio/chaos"
+	"github.com/ruvio/ruvio/chaos/topology"
 )
 
 const (
@@ -135,7 +135,7 @@ type Backend struct {
 
 // New returns the Docker backend. It sets the testcontainers environment
 // variables it needs if they are unset.
-func New(log *slog.Logger) chaos.Backend {
+func New(log *slog.Logger) topology.Backend {
 	if log == nil {
 		log = slog.Default()
 	}
@@ -148,8 +148,8 @@ func (b *Backend) Name() string { return "docker" }
 
 // Start builds the image if needed, makes the run's network and one running
 // container per node, and returns when every shard of every node answers
-// PING (or chaos.ReadyTimeout passes). On failure it removes what it made.
-func (b *Backend) Start(ctx context.Context, topo chaos.Topology, binary string, workDir string) (chaos.Cluster, error) {
+// PING (or topology.ReadyTimeout passes). On failure it removes what it made.
+func (b *Backend) Start(ctx context.Context, topo topology.Topology, binary string, workDir string) (topology.Cluster, error) {
 	if len(topo.Nodes) == 0 {
 		return nil, errors.New("docker backend: empty topology")
 	}

@@ -22,7 +22,7 @@ import (
 	"github.com/redis/go-redis/v9"
 	"github.com/testcontainers/testcontainers-go"
 
-	"github.com/ruvio/ruvio/chaos"
+	"github.com/ruvio/ruvio/chaos/topology"
 )
 
 var (
@@ -85,7 +85,7 @@ func requireDocker(t *testing.T) (*Backend, string) {
 }
 
 // start brings up a topology and closes it when the test ends.
-func start(t *testing.T, ctx context.Context, topo chaos.Topology) *cluster {
+func start(t *testing.T, ctx context.Context, topo topology.Topology) *cluster {
 	t.Helper()
 	b, bin := requireDocker(t)
 	began := time.Now()
@@ -189,7 +189,7 @@ func TestSmoke(t *testing.T) {
 	}
 
 	args := []string{"server", "--durability", "always"}
-	cl := start(t, ctx, chaos.Topology{Nodes: []chaos.NodeSpec{{Name: "n1", Args: args}, {Name: "n2", Args: args}}})
+	cl := start(t, ctx, topology.Topology{Nodes: []topology.NodeSpec{{Name: "n1", Args: args}, {Name: "n2", Args: args}}})
 	if cl.Backend() != "docker" {
 		t.Errorf("Backend() = %q", cl.Backend())
 	}
@@ -203,7 +203,7 @@ func TestSmoke(t *testing.T) {
 	}
 
 	t.Run("cut client to n1", func(t *testing.T) {
-		if err := cl.Cut(ctx, []chaos.Link{{From: chaos.Client, To: "n1"}}); err != nil {
+		if err := cl.Cut(ctx, []topology.Link{{From: topology.Client, To: "n1"}}); err != nil {
 			t.Fatal(err)
 		}
 		wantTimeout(t, ctx, c1, "n1 cut from the client")
@@ -216,7 +216,7 @@ func TestSmoke(t *testing.T) {
 
 	t.Run("cut n1 to client", func(t *testing.T) {
 		// Only the replies are dropped (an OUTPUT rule on n1): TCP stalls.
-		if err := cl.Cut(ctx, []chaos.Link{{From: "n1", To: chaos.Client}}); err != nil {
+		if err := cl.Cut(ctx, []topology.Link{{From: "n1", To: topology.Client}}); err != nil {
 			t.Fatal(err)
 		}
 		wantTimeout(t, ctx, c1, "n1's replies cut")
@@ -231,7 +231,7 @@ func TestSmoke(t *testing.T) {
 		if !dialFrom(t, ctx, cl, "n1", addr2) {
 			t.Fatal("n1 cannot reach n2 before any cut")
 		}
-		if err := cl.Cut(ctx, []chaos.Link{{From: "n1", To: "n2"}}); err != nil {
+		if err := cl.Cut(ctx, []topology.Link{{From: "n1", To: "n2"}}); err != nil {
 			t.Fatal(err)
 		}
 		if dialFrom(t, ctx, cl, "n1", addr2) {
@@ -275,7 +275,7 @@ func TestSmoke(t *testing.T) {
 	})
 
 	t.Run("a cut outlives a restart", func(t *testing.T) {
-		link := []chaos.Link{{From: chaos.Client, To: "n1"}}
+		link := []topology.Link{{From: topology.Client, To: "n1"}}
 		if err := cl.Cut(ctx, link); err != nil {
 			t.Fatal(err)
 		}
@@ -365,7 +365,7 @@ func TestSmoke(t *testing.T) {
 func TestSweep(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
-	cl := start(t, ctx, chaos.Topology{Nodes: []chaos.NodeSpec{{Name: "n1", Args: []string{"server"}}}})
+	cl := start(t, ctx, topology.Topology{Nodes: []topology.NodeSpec{{Name: "n1", Args: []string{"server"}}}})
 	c := newClient(t, cl.Addr("n1"))
 	if err := c.Set(ctx, "k", "v", 0).Err(); err != nil {
 		t.Fatalf("SET: %v", err)
@@ -436,7 +436,7 @@ func TestCheckStatic(t *testing.T) {
 // (the data node demands one off loopback) and announces its own client
 // address; a replica follows its primary's address on the run network.
 func TestReplicationEnv(t *testing.T) {
-	topo := chaos.Topology{Nodes: []chaos.NodeSpec{
+	topo := topology.Topology{Nodes: []topology.NodeSpec{
 		{Name: "n1", Role: "node"}, {Name: "n2", Role: "node", ReplicaOf: "n1"}, {Name: "c1", Role: "coordinator"},
 	}}
 	ips := map[string]netip.Addr{
@@ -455,7 +455,7 @@ func TestReplicationEnv(t *testing.T) {
 			t.Errorf("%s: %v, want %v", spec.Name, got, want[spec.Name])
 		}
 	}
-	plain := chaos.Topology{Nodes: []chaos.NodeSpec{{Name: "n1", Role: "node"}}}
+	plain := topology.Topology{Nodes: []topology.NodeSpec{{Name: "n1", Role: "node"}}}
 	if env := replicationEnv(plain, plain.Nodes[0], ips, ""); env != nil {
 		t.Errorf("a topology that does not replicate gets %v", env)
 	}
@@ -467,13 +467,13 @@ func TestReplicationEnv(t *testing.T) {
 func TestCoordinatedGroup(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 100*time.Second)
 	defer cancel()
-	node := func(name, of string) chaos.NodeSpec {
-		return chaos.NodeSpec{Name: name, Role: chaos.RoleNode, ReplicaOf: of, Args: []string{"server", "--durability", "always"}}
+	node := func(name, of string) topology.NodeSpec {
+		return topology.NodeSpec{Name: name, Role: topology.RoleNode, ReplicaOf: of, Args: []string{"server", "--durability", "always"}}
 	}
-	coord := func(name string) chaos.NodeSpec {
-		return chaos.NodeSpec{Name: name, Role: chaos.RoleCoordinator, Args: []string{"coordinator"}}
+	coord := func(name string) topology.NodeSpec {
+		return topology.NodeSpec{Name: name, Role: topology.RoleCoordinator, Args: []string{"coordinator"}}
 	}
-	cl := start(t, ctx, chaos.Topology{Nodes: []chaos.NodeSpec{node("n1", ""), node("n2", "n1"), node("n3", "n1"),
+	cl := start(t, ctx, topology.Topology{Nodes: []topology.NodeSpec{node("n1", ""), node("n2", "n1"), node("n3", "n1"),
 		coord("c1"), coord("c2"), coord("c3")}})
 	if cl.CoordinatorSecret() == "" || cl.MemberAddr("n1") != cl.Addr("n1") || cl.MemberAddr("c1") != "" {
 		t.Fatalf("secret %q, MemberAddr(n1) %q, MemberAddr(c1) %q", cl.CoordinatorSecret(), cl.MemberAddr("n1"), cl.MemberAddr("c1"))
@@ -506,7 +506,7 @@ func TestCoordinatedGroup(t *testing.T) {
 	for _, c := range []string{"c1", "c2", "c3"} {
 		waitState(c, "master")
 	}
-	if err := cl.Cut(ctx, []chaos.Link{{From: "c1", To: "n1"}, {From: "n1", To: "c1"}}); err != nil {
+	if err := cl.Cut(ctx, []topology.Link{{From: "c1", To: "n1"}, {From: "n1", To: "c1"}}); err != nil {
 		t.Fatal(err)
 	}
 	waitState("c1", "down")

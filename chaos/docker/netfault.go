@@ -10,7 +10,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/ruvio/ruvio/chaos"
+	"github.com/ruvio/ruvio/chaos/topology"
 )
 
 // Partitions are packet drops installed with iptables inside the receiving
@@ -28,12 +28,12 @@ import (
 
 // rule returns the node whose namespace carries the rule for a link and the
 // iptables arguments that append it.
-func (c *cluster) rule(l chaos.Link) (string, []string, error) {
+func (c *cluster) rule(l topology.Link) (string, []string, error) {
 	if l.From == l.To {
 		return "", nil, fmt.Errorf("docker backend: cut %s -> %s: a link needs two ends", l.From, l.To)
 	}
 	addr := func(name string) (netip.Addr, error) {
-		if name == chaos.Client {
+		if name == topology.Client {
 			return c.gateway, nil
 		}
 		n, err := c.get(name)
@@ -42,7 +42,7 @@ func (c *cluster) rule(l chaos.Link) (string, []string, error) {
 		}
 		return n.ip, nil
 	}
-	if l.To == chaos.Client {
+	if l.To == topology.Client {
 		if _, err := c.get(l.From); err != nil {
 			return "", nil, err
 		}
@@ -60,7 +60,7 @@ func (c *cluster) rule(l chaos.Link) (string, []string, error) {
 
 // Cut drops traffic on the given links, in addition to those already cut.
 // A link into a stopped node is remembered and installed when it restarts.
-func (c *cluster) Cut(ctx context.Context, links []chaos.Link) error {
+func (c *cluster) Cut(ctx context.Context, links []topology.Link) error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	var errs []error
@@ -115,7 +115,7 @@ func (c *cluster) Heal(ctx context.Context) error {
 // applyCuts installs, in a freshly started container, the rules of every
 // cut link that belongs in its namespace. The caller holds c.mu.
 func (c *cluster) applyCuts(ctx context.Context, name string) error {
-	links := make([]chaos.Link, 0, len(c.cut))
+	links := make([]topology.Link, 0, len(c.cut))
 	for l := range c.cut {
 		links = append(links, l)
 	}

@@ -14,7 +14,7 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
-	"github.com/ruvio/ruvio/chaos"
+	"github.com/ruvio/ruvio/chaos/topology"
 	"github.com/ruvio/ruvio/reports/history"
 	"github.com/ruvio/ruvio/ruvio/infotext"
 	"github.com/ruvio/ruvio/ruvio/lease"
@@ -93,7 +93,7 @@ func ParseInfo(text string, atMs int64) Poll {
 
 // Watch polls every data node of c (nodes) every Interval until ctx ends
 // and records the lease transitions in rec.
-func Watch(ctx context.Context, c chaos.Cluster, nodes []string, rec history.Observer, log *slog.Logger) {
+func Watch(ctx context.Context, c topology.Cluster, nodes []string, rec history.Observer, log *slog.Logger) {
 	if log == nil {
 		log = slog.Default()
 	}

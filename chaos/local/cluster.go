@@ -14,16 +14,16 @@ import (
 	"sync/atomic"
 	"syscall"
 
-	"github.com/ruvio/ruvio/chaos"
+	"github.com/ruvio/ruvio/chaos/topology"
 )
 
 // Cluster is a topology running as local processes. Besides
-// chaos.Coordinated it offers NodeAddrs and Proxy for links other than
+// topology.Coordinated it offers NodeAddrs and Proxy for links other than
 // client -> node.
 type Cluster struct {
 	log     *slog.Logger
 	workDir string
-	topo    chaos.Topology
+	topo    topology.Topology
 	// nodes and order are fixed after Start.
 	nodes map[string]*node
 	order []string
@@ -38,8 +38,8 @@ type Cluster struct {
 	mu      sync.Mutex
 	proxies map[proxyKey]*Proxy
 	// routes are the replication proxies, one set per link.
-	routes map[chaos.Link]*route
-	cuts   map[chaos.Link]bool
+	routes map[topology.Link]*route
+	cuts   map[topology.Link]bool
 	// taken are the addresses handed to nodes and replication proxies,
 	// so that no two of them, nor a node that is down, share a port.
 	taken  map[string]bool
@@ -56,12 +56,12 @@ type Cluster struct {
 	ownerWarn sync.Once
 }
 
-var _ chaos.Coordinated = (*Cluster)(nil)
+var _ topology.Coordinated = (*Cluster)(nil)
 
 // proxyKey names one proxy: a link carries one proxy per target address
 // (a node with two shards has two client -> node proxies).
 type proxyKey struct {
-	link   chaos.Link
+	link   topology.Link
 	target string
 }
 
@@ -102,7 +102,7 @@ func (c *Cluster) NodeAddrs(name string) []string {
 // Backward (reply) direction. A proxy created while its link is cut starts
 // cut.
 func (c *Cluster) Proxy(from, to, target string) (string, error) {
-	if err := c.checkLink(chaos.Link{From: from, To: to}); err != nil {
+	if err := c.checkLink(topology.Link{From: from, To: to}); err != nil {
 		return "", err
 	}
 	c.mu.Lock()
@@ -110,7 +110,7 @@ func (c *Cluster) Proxy(from, to, target string) (string, error) {
 	if c.closed {
 		return "", errors.New("local cluster is closed")
 	}
-	key := proxyKey{link: chaos.Link{From: from, To: to}, target: target}
+	key := proxyKey{link: topology.Link{From: from, To: to}, target: target}
 	if p := c.proxies[key]; p != nil {
 		return p.Addr(), nil
 	}
@@ -121,7 +121,7 @@ func (c *Cluster) Proxy(from, to, target string) (string, error) {
 	if c.cuts[key.link] {
 		p.Cut(Forward)
 	}
-	if c.cuts[chaos.Link{From: to, To: from}] {
+	if c.cuts[topology.Link{From: to, To: from}] {
 		p.Cut(Backward)
 	}
 	c.proxies[key] = p
@@ -129,7 +129,7 @@ func (c *Cluster) Proxy(from, to, target string) (string, error) {
 }
 
 // eachProxyLocked calls f with every proxy and its link; c.mu is held.
-func (c *Cluster) eachProxyLocked(f func(chaos.Link, *Proxy)) {
+func (c *Cluster) eachProxyLocked(f func(topology.Link, *Proxy)) {
 	for key, p := range c.proxies {
 		f(key.link, p)
 	}
@@ -144,8 +144,8 @@ func (c *Cluster) eachProxyLocked(f func(chaos.Link, *Proxy)) {
 }
 
 // checkLink accepts links between two different known members.
-func (c *Cluster) checkLink(l chaos.Link) error {
-	known := func(s string) bool { return s == chaos.Client || c.nodes[s] != nil }
+func (c *Cluster) checkLink(l topology.Link) error {
+	known := func(s string) bool { return s == topology.Client || c.nodes[s] != nil }
 	if !known(l.From) || !known(l.To) || l.From == l.To {
 		return fmt.Errorf("local backend: no link %s -> %s in this topology", l.From, l.To)
 	}
@@ -247,7 +247,7 @@ func (c *Cluster) Resume(ctx context.Context, name string) error {
 // Links are checked first, so an unknown name changes nothing. A link
 // that no connection uses yet (no proxy registered) is remembered and
 // applies to proxies created later.
-func (c *Cluster) Cut(ctx context.Context, links []chaos.Link) error {
+func (c *Cluster) Cut(ctx context.Context, links []topology.Link) error {
 	for _, l := range links {
 		if err := c.checkLink(l); err != nil {
 			return err
@@ -257,9 +257,9 @@ func (c *Cluster) Cut(ctx context.Context, links []chaos.Link) error {
 	defer c.mu.Unlock()
 	for _, l := range links {
 		c.cuts[l] = true
-		back := chaos.Link{From: l.To, To: l.From}
+		back := topology.Link{From: l.To, To: l.From}
 		hit := 0
-		c.eachProxyLocked(func(link chaos.Link, p *Proxy) {
+		c.eachProxyLocked(func(link topology.Link, p *Proxy) {
 			switch link {
 			case l:
 				p.Cut(Forward)
@@ -284,7 +284,7 @@ func (c *Cluster) Heal(ctx context.Context) error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	clear(c.cuts)
-	c.eachProxyLocked(func(_ chaos.Link, p *Proxy) { p.Heal() })
+	c.eachProxyLocked(func(_ topology.Link, p *Proxy) { p.Heal() })
 	c.log.Info("links healed")
 	return nil
 }
@@ -371,9 +371,9 @@ func (c *Cluster) Close(ctx context.Context) error {
 	c.serveWG.Wait()
 	c.mu.Lock()
 	var proxies []*Proxy
-	c.eachProxyLocked(func(_ chaos.Link, p *Proxy) { proxies = append(proxies, p) })
+	c.eachProxyLocked(func(_ topology.Link, p *Proxy) { proxies = append(proxies, p) })
 	c.proxies = make(map[proxyKey]*Proxy)
-	c.routes = make(map[chaos.Link]*route)
+	c.routes = make(map[topology.Link]*route)
 	c.handoff = make(map[proxyKey]*Proxy)
 	c.mu.Unlock()
 	for _, p := range proxies {

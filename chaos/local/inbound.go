@@ -7,7 +7,7 @@ import (
 	"strconv"
 	"sync"
 
-	"github.com/ruvio/ruvio/chaos"
+	"github.com/ruvio/ruvio/chaos/topology"
 	"github.com/ruvio/ruvio/coordinator"
 )
 
@@ -27,7 +27,7 @@ import (
 // process that holds its other end (socketOwner), and hands it to the
 // proxy of that link, so Cut of {member, node} acts on exactly that
 // member's connections, as an iptables rule on its source address would.
-// Connections of no member's process are the harness's: chaos.Client.
+// Connections of no member's process are the harness's: topology.Client.
 //
 // Coordinators reach each other through a proxy per link (Proxy), which
 // their configuration allows: peers list how each one reaches the others.
@@ -117,9 +117,9 @@ func (c *Cluster) serveInbound(ib *inbound, shard int, ln net.Listener) {
 		if from == ib.node {
 			// A node reaching itself through its own address: no link
 			// to cut, but the proxy machinery wants two ends.
-			from = chaos.Client
+			from = topology.Client
 		}
-		p, err := c.handoffProxy(chaos.Link{From: from, To: ib.node}, ib.target(shard))
+		p, err := c.handoffProxy(topology.Link{From: from, To: ib.node}, ib.target(shard))
 		if err != nil {
 			conn.Close()
 			continue
@@ -128,7 +128,7 @@ func (c *Cluster) serveInbound(ib *inbound, shard int, ln net.Listener) {
 	}
 }
 
-// member names the member whose process opened conn, chaos.Client for
+// member names the member whose process opened conn, topology.Client for
 // any other (the harness's own clients).
 func (c *Cluster) member(conn net.Conn) string {
 	pids := make(map[int]string, len(c.order))
@@ -144,14 +144,14 @@ func (c *Cluster) member(conn net.Conn) string {
 		})
 	}
 	if name == "" {
-		return chaos.Client
+		return topology.Client
 	}
 	return name
 }
 
 // handoffProxy returns the listener-less proxy of link towards target,
 // making it (cut as the link is) on first use.
-func (c *Cluster) handoffProxy(link chaos.Link, target string) (*Proxy, error) {
+func (c *Cluster) handoffProxy(link topology.Link, target string) (*Proxy, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.closed {
@@ -165,7 +165,7 @@ func (c *Cluster) handoffProxy(link chaos.Link, target string) (*Proxy, error) {
 	if c.cuts[link] {
 		p.Cut(Forward)
 	}
-	if c.cuts[chaos.Link{From: link.To, To: link.From}] {
+	if c.cuts[topology.Link{From: link.To, To: link.From}] {
 		p.Cut(Backward)
 	}
 	c.handoff[key] = p
@@ -200,7 +200,7 @@ func (c *Cluster) CoordinatorSecret() string { return c.secret }
 // listens on its own address, reaches the other coordinators through a
 // proxy per link and the data nodes at their inbound addresses.
 func (c *Cluster) writeCoordinatorConfig(n *node) error {
-	l := chaos.CoordinatorLayout{Listen: n.addrs()[0], DataDir: n.dataDir, Secret: c.secret,
+	l := topology.CoordinatorLayout{Listen: n.addrs()[0], DataDir: n.dataDir, Secret: c.secret,
 		Peers: map[string]string{}, Members: map[string]coordinator.Member{}}
 	for _, name := range c.topo.Coordinators() {
 		if name == n.spec.Name {
@@ -234,7 +234,7 @@ func (c *Cluster) retargetTo(old, now []string) {
 			to[old[i]] = now[i]
 		}
 	}
-	c.eachProxyLocked(func(_ chaos.Link, p *Proxy) {
+	c.eachProxyLocked(func(_ topology.Link, p *Proxy) {
 		if t, ok := to[p.Target()]; ok {
 			p.Retarget(t)
 		}

@@ -45,7 +45,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/ruvio/ruvio/chaos"
+	"github.com/ruvio/ruvio/chaos/topology"
 )
 
 // Name is the backend's name in flags and summaries.
@@ -56,7 +56,7 @@ type backend struct{ log *slog.Logger }
 
 // New returns the local backend. log receives the harness's own events
 // (starts, kills, cuts); the nodes log to <workDir>/<name>.log.
-func New(log *slog.Logger) chaos.Backend {
+func New(log *slog.Logger) topology.Backend {
 	if log == nil {
 		log = slog.New(slog.NewTextHandler(io.Discard, nil))
 	}
@@ -78,9 +78,9 @@ const bindRetries = 3
 // Start runs every node of topo with binary, under workDir (created if
 // needed): node "n1" keeps its data in workDir/n1/data, its log in
 // workDir/n1.log and its clock skew in workDir/n1.faketime. It returns
-// once every shard of every node answers PING, within chaos.ReadyTimeout.
+// once every shard of every node answers PING, within topology.ReadyTimeout.
 // On failure everything started is stopped again.
-func (b *backend) Start(ctx context.Context, topo chaos.Topology, binary, workDir string) (chaos.Cluster, error) {
+func (b *backend) Start(ctx context.Context, topo topology.Topology, binary, workDir string) (topology.Cluster, error) {
 	if err := validate(topo); err != nil {
 		return nil, err
 	}
@@ -111,8 +111,8 @@ func (b *backend) Start(ctx context.Context, topo chaos.Topology, binary, workDi
 		topo:     topo,
 		nodes:    make(map[string]*node),
 		proxies:  make(map[proxyKey]*Proxy),
-		routes:   make(map[chaos.Link]*route),
-		cuts:     make(map[chaos.Link]bool),
+		routes:   make(map[topology.Link]*route),
+		cuts:     make(map[topology.Link]bool),
 		taken:    make(map[string]bool),
 		password: newPassword(),
 		inbound:  make(map[inboundKey]*inbound),
@@ -171,7 +171,7 @@ func (b *backend) Start(ctx context.Context, topo chaos.Topology, binary, workDi
 	for _, name := range c.order {
 		n := c.nodes[name]
 		for _, target := range n.addrs() {
-			addr, err := c.Proxy(chaos.Client, name, target)
+			addr, err := c.Proxy(topology.Client, name, target)
 			if err != nil {
 				c.Close(context.WithoutCancel(ctx))
 				return nil, err
@@ -184,7 +184,7 @@ func (b *backend) Start(ctx context.Context, topo chaos.Topology, binary, workDi
 }
 
 // validate rejects topologies the backend cannot lay out on disk.
-func validate(topo chaos.Topology) error {
+func validate(topo topology.Topology) error {
 	if len(topo.Nodes) == 0 {
 		return errors.New("local backend: topology has no nodes")
 	}
@@ -195,7 +195,7 @@ func validate(topo chaos.Topology) error {
 	for _, spec := range topo.Nodes {
 		name := spec.Name
 		switch {
-		case name == "" || name == chaos.Client || name == "." || name == "..":
+		case name == "" || name == topology.Client || name == "." || name == "..":
 			return fmt.Errorf("local backend: invalid node name %q", name)
 		case strings.ContainsAny(name, `/\`+"\x00"):
 			return fmt.Errorf("local backend: node name %q must not contain a path separator", name)
@@ -217,9 +217,9 @@ func validate(topo chaos.Topology) error {
 
 // newNode lays out node i: address, ports, directories and clock file;
 // setEnv makes its environment once every node has its ports.
-func (c *Cluster) newNode(i int, spec chaos.NodeSpec, shards int, bin string) (*node, error) {
+func (c *Cluster) newNode(i int, spec topology.NodeSpec, shards int, bin string) (*node, error) {
 	ns := shards
-	if spec.Role == chaos.RoleCoordinator {
+	if spec.Role == topology.RoleCoordinator {
 		// A coordinator has one listener whatever the data nodes' shard
 		// count.
 		ns = 1
@@ -234,16 +234,16 @@ func (c *Cluster) newNode(i int, spec chaos.NodeSpec, shards int, bin string) (*
 		clockPath: filepath.Join(c.workDir, spec.Name+".faketime"),
 		log:       c.log,
 	}
-	if spec.Role == chaos.RoleCoordinator {
+	if spec.Role == topology.RoleCoordinator {
 		n.configPath = filepath.Join(c.workDir, spec.Name, "coordinator.toml")
 		n.secret = c.secret
 	}
-	if c.topo.Replicated() && spec.Role != chaos.RoleCoordinator {
+	if c.topo.Replicated() && spec.Role != topology.RoleCoordinator {
 		// Every data node of a replicated group listens for replicas,
 		// the replicas too: REPLICAOF NO ONE may promote any of them.
 		n.role = c.topo.ReplicationRole(spec.Name)
 		if n.role == "" {
-			n.role = chaos.RolePrimary
+			n.role = topology.RolePrimary
 		}
 	}
 	if err := c.pickPorts(n); err != nil {
@@ -305,11 +305,11 @@ func (c *Cluster) prepare(n *node) error {
 func (c *Cluster) setEnv(n *node) error {
 	extra := n.spec.Env
 	if n.role != "" {
-		rs := chaos.ReplicationSettings{Role: n.role, Listen: n.replAddr(), Password: c.password, Announce: n.addrs()[0]}
+		rs := topology.ReplicationSettings{Role: n.role, Listen: n.replAddr(), Password: c.password, Announce: n.addrs()[0]}
 		if c.coordinated() {
 			rs.Announce = c.MemberAddr(n.spec.Name)
 		}
-		if n.role == chaos.RoleReplica {
+		if n.role == topology.RoleReplica {
 			addr, err := c.ReplAddrFrom(n.spec.Name, n.spec.ReplicaOf)
 			if err != nil {
 				return err

@@ -16,7 +16,7 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
-	"github.com/ruvio/ruvio/chaos"
+	"github.com/ruvio/ruvio/chaos/topology"
 )
 
 // binary is the ruvio binary built once for every test of the package.
@@ -47,10 +47,10 @@ func runTests(m *testing.M) int {
 // cut or to a paused node must give up after it.
 const opTimeout = 300 * time.Millisecond
 
-func startCluster(t *testing.T, topo chaos.Topology) *Cluster {
+func startCluster(t *testing.T, topo topology.Topology) *Cluster {
 	t.Helper()
 	dir := t.TempDir()
-	ctx, cancel := context.WithTimeout(context.Background(), chaos.ReadyTimeout+10*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), topology.ReadyTimeout+10*time.Second)
 	defer cancel()
 	cl, err := New(testLogger(t)).Start(ctx, topo, binary, dir)
 	if err != nil {
@@ -132,7 +132,7 @@ func getIs(rc *redis.Client, key, want string) func() error {
 // TestSingleNodeFaults walks one node through every fault the backend
 // offers, checking each through a real client.
 func TestSingleNodeFaults(t *testing.T) {
-	c := startCluster(t, chaos.Topology{Nodes: []chaos.NodeSpec{
+	c := startCluster(t, topology.Topology{Nodes: []topology.NodeSpec{
 		{Name: "n1", Role: "node", Args: []string{"server", "--durability", "always"}},
 	}})
 	ctx := context.Background()
@@ -153,7 +153,7 @@ func TestSingleNodeFaults(t *testing.T) {
 	})
 
 	t.Run("cut-heal", func(t *testing.T) {
-		if err := c.Cut(ctx, []chaos.Link{{From: chaos.Client, To: "n1"}}); err != nil {
+		if err := c.Cut(ctx, []topology.Link{{From: topology.Client, To: "n1"}}); err != nil {
 			t.Fatal(err)
 		}
 		timesOut(t, rc, "k")
@@ -172,7 +172,7 @@ func TestSingleNodeFaults(t *testing.T) {
 	t.Run("reply-cut", func(t *testing.T) {
 		// Cutting only n1 -> client lets the write in and loses its
 		// acknowledgement: an indeterminate operation.
-		if err := c.Cut(ctx, []chaos.Link{{From: "n1", To: chaos.Client}}); err != nil {
+		if err := c.Cut(ctx, []topology.Link{{From: "n1", To: topology.Client}}); err != nil {
 			t.Fatal(err)
 		}
 		err := rc.Set(ctx, "k", "v2", 0).Err()
@@ -330,11 +330,11 @@ func TestTwoNodesTwoShards(t *testing.T) {
 	// Inherited RUVIO_* settings would override the backend's flags.
 	t.Setenv("RUVIO_PORT", "1")
 	t.Setenv("RUVIO_DURABILITY", "bogus")
-	spec := func(name string) chaos.NodeSpec {
-		return chaos.NodeSpec{Name: name, Role: "node", Args: []string{"server", "--durability", "memory"},
+	spec := func(name string) topology.NodeSpec {
+		return topology.NodeSpec{Name: name, Role: "node", Args: []string{"server", "--durability", "memory"},
 			Env: map[string]string{"RUVIO_MAXCLIENTS": "77"}}
 	}
-	c := startCluster(t, chaos.Topology{Nodes: []chaos.NodeSpec{spec("n1"), spec("n2")}, Shards: 2})
+	c := startCluster(t, topology.Topology{Nodes: []topology.NodeSpec{spec("n1"), spec("n2")}, Shards: 2})
 	ctx := context.Background()
 
 	ip1, _, _ := net.SplitHostPort(c.NodeAddrs("n1")[0])
@@ -364,7 +364,7 @@ func TestTwoNodesTwoShards(t *testing.T) {
 		}
 	}
 
-	if err := c.Cut(ctx, []chaos.Link{{From: chaos.Client, To: "n1"}, {From: "n1", To: chaos.Client}}); err != nil {
+	if err := c.Cut(ctx, []topology.Link{{From: topology.Client, To: "n1"}, {From: "n1", To: topology.Client}}); err != nil {
 		t.Fatal(err)
 	}
 	for _, a := range c.ShardAddrs("n1") {
@@ -382,7 +382,7 @@ func TestTwoNodesTwoShards(t *testing.T) {
 
 	// A link that no proxy carries yet is remembered: a proxy created on
 	// it while it is cut starts cut.
-	if err := c.Cut(ctx, []chaos.Link{{From: "n1", To: "n2"}}); err != nil {
+	if err := c.Cut(ctx, []topology.Link{{From: "n1", To: "n2"}}); err != nil {
 		t.Fatal(err)
 	}
 	pa, err := c.Proxy("n1", "n2", c.NodeAddrs("n2")[0])
@@ -398,7 +398,7 @@ func TestTwoNodesTwoShards(t *testing.T) {
 	}
 	eventually(t, "n1->n2 after heal", func() error { return client(t, pa).Ping(ctx).Err() })
 
-	if err := c.Cut(ctx, []chaos.Link{{From: "n1", To: "n9"}}); err == nil {
+	if err := c.Cut(ctx, []topology.Link{{From: "n1", To: "n9"}}); err == nil {
 		t.Fatal("Cut accepted a link to an unknown node")
 	}
 	if _, err := c.Proxy("n1", "n1", "127.0.0.1:1"); err == nil {
@@ -412,26 +412,26 @@ func TestStartRejects(t *testing.T) {
 	if b.Name() != "local" {
 		t.Fatalf("Name = %q", b.Name())
 	}
-	node := func(name string) chaos.NodeSpec { return chaos.NodeSpec{Name: name, Args: []string{"server"}} }
-	bad := map[string]chaos.Topology{
+	node := func(name string) topology.NodeSpec { return topology.NodeSpec{Name: name, Args: []string{"server"}} }
+	bad := map[string]topology.Topology{
 		"no nodes":        {},
-		"client name":     {Nodes: []chaos.NodeSpec{node(chaos.Client)}},
-		"duplicate":       {Nodes: []chaos.NodeSpec{node("n1"), node("n1")}},
-		"path":            {Nodes: []chaos.NodeSpec{node("../n1")}},
-		"owned env":       {Nodes: []chaos.NodeSpec{{Name: "n1", Env: map[string]string{"RUVIO_PORT": "7000"}}}},
-		"negative":        {Nodes: []chaos.NodeSpec{node("n1")}, Shards: -1},
-		"empty name":      {Nodes: []chaos.NodeSpec{node("")}},
-		"faketime env":    {Nodes: []chaos.NodeSpec{{Name: "n1", Env: map[string]string{"RUVIO_FAKETIME": "+1h"}}}},
-		"replication env": {Nodes: []chaos.NodeSpec{{Name: "n1", Env: map[string]string{"RUVIO_REPLICATION_ROLE": "primary"}}}},
-		"unknown primary": {Nodes: []chaos.NodeSpec{{Name: "n1", ReplicaOf: "n0", Args: []string{"server"}}}},
-		"chain":           {Nodes: []chaos.NodeSpec{node("n1"), {Name: "n2", ReplicaOf: "n1"}, {Name: "n3", ReplicaOf: "n2"}}},
+		"client name":     {Nodes: []topology.NodeSpec{node(topology.Client)}},
+		"duplicate":       {Nodes: []topology.NodeSpec{node("n1"), node("n1")}},
+		"path":            {Nodes: []topology.NodeSpec{node("../n1")}},
+		"owned env":       {Nodes: []topology.NodeSpec{{Name: "n1", Env: map[string]string{"RUVIO_PORT": "7000"}}}},
+		"negative":        {Nodes: []topology.NodeSpec{node("n1")}, Shards: -1},
+		"empty name":      {Nodes: []topology.NodeSpec{node("")}},
+		"faketime env":    {Nodes: []topology.NodeSpec{{Name: "n1", Env: map[string]string{"RUVIO_FAKETIME": "+1h"}}}},
+		"replication env": {Nodes: []topology.NodeSpec{{Name: "n1", Env: map[string]string{"RUVIO_REPLICATION_ROLE": "primary"}}}},
+		"unknown primary": {Nodes: []topology.NodeSpec{{Name: "n1", ReplicaOf: "n0", Args: []string{"server"}}}},
+		"chain":           {Nodes: []topology.NodeSpec{node("n1"), {Name: "n2", ReplicaOf: "n1"}, {Name: "n3", ReplicaOf: "n2"}}},
 	}
 	for what, topo := range bad {
 		if _, err := b.Start(ctx, topo, binary, t.TempDir()); err == nil {
 			t.Errorf("%s: Start accepted the topology", what)
 		}
 	}
-	ok := chaos.Topology{Nodes: []chaos.NodeSpec{node("n1")}}
+	ok := topology.Topology{Nodes: []topology.NodeSpec{node("n1")}}
 	if _, err := b.Start(ctx, ok, filepath.Join(t.TempDir(), "missing"), t.TempDir()); err == nil {
 		t.Error("Start accepted a missing binary")
 	}
@@ -441,7 +441,7 @@ func TestStartRejects(t *testing.T) {
 // with its log in the error, and that nothing stays running.
 func TestStartFailingNode(t *testing.T) {
 	dir := t.TempDir()
-	topo := chaos.Topology{Nodes: []chaos.NodeSpec{
+	topo := topology.Topology{Nodes: []topology.NodeSpec{
 		{Name: "good", Args: []string{"server", "--durability", "memory"}},
 		{Name: "bad", Args: []string{"server", "--durability", "bogus"}},
 	}}
@@ -466,12 +466,12 @@ func TestStartFailingNode(t *testing.T) {
 // cut reaches the replication stream; a restarted replica keeps its
 // configuration; REPLICAOF at run time names a proxy too.
 func TestReplicatedGroup(t *testing.T) {
-	node := func(name, of string) chaos.NodeSpec {
-		return chaos.NodeSpec{Name: name, Role: "node", ReplicaOf: of, Args: []string{"server", "--durability", "always"}}
+	node := func(name, of string) topology.NodeSpec {
+		return topology.NodeSpec{Name: name, Role: "node", ReplicaOf: of, Args: []string{"server", "--durability", "always"}}
 	}
-	c := startCluster(t, chaos.Topology{Nodes: []chaos.NodeSpec{node("n1", ""), node("n2", "n1"), node("n3", "n1")}, Shards: 2})
+	c := startCluster(t, topology.Topology{Nodes: []topology.NodeSpec{node("n1", ""), node("n2", "n1"), node("n3", "n1")}, Shards: 2})
 	ctx := context.Background()
-	var _ chaos.Replicated = c
+	var _ topology.Replicated = c
 	n1, n2, n3 := client(t, c.Addr("n1")), client(t, c.Addr("n2")), client(t, c.Addr("n3"))
 
 	for _, name := range []string{"n1", "n2", "n3"} {
@@ -491,7 +491,7 @@ func TestReplicatedGroup(t *testing.T) {
 	if again, _ := c.ReplAddrFrom("n2", "n1"); again != via {
 		t.Fatalf("a second route for the same link: %s, %s", via, again)
 	}
-	for _, bad := range [][2]string{{"n2", "n9"}, {chaos.Client, "n1"}, {"n1", "n1"}} {
+	for _, bad := range [][2]string{{"n2", "n9"}, {topology.Client, "n1"}, {"n1", "n1"}} {
 		if _, err := c.ReplAddrFrom(bad[0], bad[1]); err == nil {
 			t.Errorf("ReplAddrFrom(%s, %s) accepted", bad[0], bad[1])
 		}
@@ -530,7 +530,7 @@ func TestReplicatedGroup(t *testing.T) {
 	t.Run("cut replication link", func(t *testing.T) {
 		// The primary's stream to n2 is the reply direction of n2's
 		// link to n1.
-		if err := c.Cut(ctx, []chaos.Link{{From: "n1", To: "n2"}}); err != nil {
+		if err := c.Cut(ctx, []topology.Link{{From: "n1", To: "n2"}}); err != nil {
 			t.Fatal(err)
 		}
 		write("v2")
@@ -573,7 +573,7 @@ func TestReplicatedGroup(t *testing.T) {
 		}
 		eventually(t, "n3 follows n2", func() error { return getIs(n3, "b", "v4")() })
 		// Cuts reach the route made at run time too.
-		if err := c.Cut(ctx, []chaos.Link{{From: "n2", To: "n3"}}); err != nil {
+		if err := c.Cut(ctx, []topology.Link{{From: "n2", To: "n3"}}); err != nil {
 			t.Fatal(err)
 		}
 		if err := n2.Set(ctx, "b", "v5", 0).Err(); err != nil {
@@ -592,14 +592,14 @@ func TestReplicatedGroup(t *testing.T) {
 
 // coordinatedTopology is n1 primary, n2 n3 replicas and three
 // coordinators.
-func coordinatedTopology() chaos.Topology {
-	node := func(name, of string) chaos.NodeSpec {
-		return chaos.NodeSpec{Name: name, Role: chaos.RoleNode, ReplicaOf: of, Args: []string{"server", "--durability", "always"}}
+func coordinatedTopology() topology.Topology {
+	node := func(name, of string) topology.NodeSpec {
+		return topology.NodeSpec{Name: name, Role: topology.RoleNode, ReplicaOf: of, Args: []string{"server", "--durability", "always"}}
 	}
-	coord := func(name string) chaos.NodeSpec {
-		return chaos.NodeSpec{Name: name, Role: chaos.RoleCoordinator, Args: []string{"coordinator"}}
+	coord := func(name string) topology.NodeSpec {
+		return topology.NodeSpec{Name: name, Role: topology.RoleCoordinator, Args: []string{"coordinator"}}
 	}
-	return chaos.Topology{Nodes: []chaos.NodeSpec{node("n1", ""), node("n2", "n1"), node("n3", "n1"),
+	return topology.Topology{Nodes: []topology.NodeSpec{node("n1", ""), node("n2", "n1"), node("n3", "n1"),
 		coord("c1"), coord("c2"), coord("c3")}, Shards: 2}
 }
 
@@ -635,7 +635,7 @@ func TestCoordinatedGroup(t *testing.T) {
 	}
 	for name, cl := range coords {
 		eventually(t, name+" names n1 primary", func() error {
-			addr, err := cl.Do(ctx, "SENTINEL", "GET-MASTER-ADDR-BY-NAME", chaos.GroupName).StringSlice()
+			addr, err := cl.Do(ctx, "SENTINEL", "GET-MASTER-ADDR-BY-NAME", topology.GroupName).StringSlice()
 			if err != nil {
 				return err
 			}
@@ -648,7 +648,7 @@ func TestCoordinatedGroup(t *testing.T) {
 			return nil
 		})
 	}
-	if err := c.Cut(ctx, []chaos.Link{{From: "c1", To: "n1"}, {From: "n1", To: "c1"}}); err != nil {
+	if err := c.Cut(ctx, []topology.Link{{From: "c1", To: "n1"}, {From: "n1", To: "c1"}}); err != nil {
 		t.Fatal(err)
 	}
 	eventually(t, "c1 loses n1", func() error {

@@ -18,7 +18,7 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/ruvio/ruvio/chaos"
+	"github.com/ruvio/ruvio/chaos/topology"
 )
 
 // ErrNotRunning is returned by faults that need a live process (Pause) when
@@ -28,7 +28,7 @@ var ErrNotRunning = errors.New("node is not running")
 // node is one process of the topology and everything needed to start it
 // again exactly as before.
 type node struct {
-	spec   chaos.NodeSpec
+	spec   topology.NodeSpec
 	ip     string
 	port   int
 	shards int
@@ -109,7 +109,7 @@ func (n *node) replAddrs() []string {
 }
 
 // coordinator says whether n is a coordinator.
-func (n *node) coordinator() bool { return n.spec.Role == chaos.RoleCoordinator }
+func (n *node) coordinator() bool { return n.spec.Role == topology.RoleCoordinator }
 
 // args is the command line after the binary: the scenario's arguments, then
 // the ones the backend owns (a coordinator's are all in its
@@ -238,9 +238,9 @@ const stopTimeout = 5 * time.Second
 const readyPoll = 25 * time.Millisecond
 
 // waitReadyLocked polls every shard with PING until all answer, the
-// process exits, chaos.ReadyTimeout passes or ctx ends.
+// process exits, topology.ReadyTimeout passes or ctx ends.
 func (n *node) waitReadyLocked(ctx context.Context) error {
-	ctx, cancel := context.WithTimeout(ctx, chaos.ReadyTimeout)
+	ctx, cancel := context.WithTimeout(ctx, topology.ReadyTimeout)
 	defer cancel()
 	p := n.proc
 	for _, addr := range n.addrs() {

@@ -8,7 +8,7 @@ import (
 	"net"
 	"strconv"
 
-	"github.com/ruvio/ruvio/chaos"
+	"github.com/ruvio/ruvio/chaos/topology"
 )
 
 // route is the replication path of one link replica -> primary: a proxy
@@ -52,11 +52,11 @@ func (c *Cluster) ReplAddr(name string) string {
 // from} the stream its primary sends. A route made while its link is cut
 // starts cut.
 func (c *Cluster) ReplAddrFrom(from, to string) (string, error) {
-	link := chaos.Link{From: from, To: to}
+	link := topology.Link{From: from, To: to}
 	if err := c.checkLink(link); err != nil {
 		return "", err
 	}
-	if from == chaos.Client || to == chaos.Client {
+	if from == topology.Client || to == topology.Client {
 		return "", errors.New("local backend: the client does not replicate")
 	}
 	target := c.nodes[to]
@@ -89,7 +89,7 @@ func (c *Cluster) ReplAddrFrom(from, to string) (string, error) {
 
 // newRouteLocked binds one proxy per target on consecutive free ports;
 // c.mu is held.
-func (c *Cluster) newRouteLocked(link chaos.Link, targets []string) (*route, error) {
+func (c *Cluster) newRouteLocked(link topology.Link, targets []string) (*route, error) {
 	base, err := freePorts(proxyHost, len(targets), c.taken)
 	if err != nil {
 		return nil, err
@@ -107,7 +107,7 @@ func (c *Cluster) newRouteLocked(link chaos.Link, targets []string) (*route, err
 		if c.cuts[link] {
 			p.Cut(Forward)
 		}
-		if c.cuts[chaos.Link{From: link.To, To: link.From}] {
+		if c.cuts[topology.Link{From: link.To, To: link.From}] {
 			p.Cut(Backward)
 		}
 		r.proxies = append(r.proxies, p)

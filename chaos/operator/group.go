@@ -9,7 +9,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/ruvio/ruvio/chaos"
+	"github.com/ruvio/ruvio/chaos/topology"
 	"github.com/ruvio/ruvio/nemesis"
 	"github.com/ruvio/ruvio/reports/history"
 )
@@ -44,7 +44,7 @@ const (
 // not catch up within CatchUpLimit) is recorded as a failed observation, a
 // finding the checkers report, rather than stopping the run.
 type Group struct {
-	c     chaos.Replicated
+	c     topology.Replicated
 	rec   history.Observer
 	log   *slog.Logger
 	probe *probe
@@ -79,9 +79,9 @@ var (
 )
 
 // New returns the operator of topo's replicated group running on c, whose
-// backend must offer chaos.Replicated.
-func New(c chaos.Cluster, topo chaos.Topology, rec history.Observer, log *slog.Logger) (*Group, error) {
-	rc, ok := c.(chaos.Replicated)
+// backend must offer topology.Replicated.
+func New(c topology.Cluster, topo topology.Topology, rec history.Observer, log *slog.Logger) (*Group, error) {
+	rc, ok := c.(topology.Replicated)
 	if !ok {
 		return nil, fmt.Errorf("operator: the %s backend cannot address replication", c.Backend())
 	}
@@ -113,7 +113,7 @@ func New(c chaos.Cluster, topo chaos.Topology, rec history.Observer, log *slog.L
 // primary(), the node the coordinators record, "" while unknown) and
 // checks convergence. A catch-up that sees the recorded primary change is
 // cut short.
-func NewWatching(c chaos.Cluster, topo chaos.Topology, rec history.Observer, log *slog.Logger, primary func() string) (*Group, error) {
+func NewWatching(c topology.Cluster, topo topology.Topology, rec history.Observer, log *slog.Logger, primary func() string) (*Group, error) {
 	g, err := New(c, topo, rec, log)
 	if err != nil {
 		return nil, err

@@ -18,10 +18,10 @@ import (
 	"sync"
 	"time"
 
-	"github.com/ruvio/ruvio/chaos"
 	"github.com/ruvio/ruvio/chaos/coordinators"
 	"github.com/ruvio/ruvio/chaos/operator"
 	"github.com/ruvio/ruvio/chaos/scenarios"
+	"github.com/ruvio/ruvio/chaos/topology"
 	"github.com/ruvio/ruvio/nemesis"
 	"github.com/ruvio/ruvio/reports/check"
 	"github.com/ruvio/ruvio/reports/history"
@@ -32,7 +32,7 @@ import (
 // Options are a run's settings from the command line.
 type Options struct {
 	Scenario scenarios.Scenario
-	Backend  chaos.Backend
+	Backend  topology.Backend
 	Runs     int
 	Seed     int64
 	// Out is the results root; the run writes Out/<scenario>/<timestamp>.
@@ -175,7 +175,7 @@ func runOnce(ctx context.Context, o Options, sc scenarios.Scenario, dur time.Dur
 	if err := os.MkdirAll(work, 0o755); err != nil {
 		return check.Summary{}, err
 	}
-	startCtx, cancel := context.WithTimeout(ctx, 2*chaos.ReadyTimeout)
+	startCtx, cancel := context.WithTimeout(ctx, 2*topology.ReadyTimeout)
 	cluster, err := o.Backend.Start(startCtx, sc.Topology, binary, work)
 	cancel()
 	if err != nil {
@@ -202,7 +202,7 @@ func runOnce(ctx context.Context, o Options, sc scenarios.Scenario, dur time.Dur
 			return check.Summary{}, err
 		}
 		defer coords.Close()
-		v, err := coords.WaitAgreed(ctx, chaos.ReadyTimeout)
+		v, err := coords.WaitAgreed(ctx, topology.ReadyTimeout)
 		if err != nil {
 			return check.Summary{}, err
 		}
@@ -274,7 +274,7 @@ func runOnce(ctx context.Context, o Options, sc scenarios.Scenario, dur time.Dur
 			return check.Summary{}, fmt.Errorf("workload %s: %w", spec.Kind, err)
 		}
 		if spec.Via == workloads.ViaSentinel {
-			spec.SentinelPassword = cluster.(chaos.Coordinated).CoordinatorSecret()
+			spec.SentinelPassword = cluster.(topology.Coordinated).CoordinatorSecret()
 		}
 		wg.Add(1)
 		go func() {
@@ -299,7 +299,7 @@ func runOnce(ctx context.Context, o Options, sc scenarios.Scenario, dur time.Dur
 	for err := range errs {
 		return check.Summary{}, err
 	}
-	// Every fault is ended (nemesis.Run heals on return); let the node
+	// Every fault is ended (nemesis.RunWithOperator heals on return); let the node
 	// settle, then read back what survived.
 	fmt.Fprintf(o.Progress, "run %d: healed; settling %s, then final reads\n", n, sc.Settle)
 	select {
@@ -332,7 +332,7 @@ func runOnce(ctx context.Context, o Options, sc scenarios.Scenario, dur time.Dur
 	names := map[string]string{}
 	for _, ns := range sc.Topology.Nodes {
 		names[cluster.Addr(ns.Name)] = ns.Name
-		if cc, ok := cluster.(chaos.Coordinated); ok && coords != nil {
+		if cc, ok := cluster.(topology.Coordinated); ok && coords != nil {
 			// A Sentinel client dials the address the coordinators
 			// answer.
 			if a := cc.MemberAddr(ns.Name); a != "" {
@@ -354,7 +354,7 @@ func runOnce(ctx context.Context, o Options, sc scenarios.Scenario, dur time.Dur
 // workloadTargets is the target list of one workload: the scenario's
 // (targets), one pinned node's (spec.Node), or the coordinators, for
 // clients that ask them themselves (workloads.ViaSentinel).
-func workloadTargets(spec workloads.Spec, cluster chaos.Cluster, topo chaos.Topology, targets func() []string) (func() []string, error) {
+func workloadTargets(spec workloads.Spec, cluster topology.Cluster, topo topology.Topology, targets func() []string) (func() []string, error) {
 	switch {
 	case spec.Node != "":
 		addr := cluster.Addr(spec.Node)

@@ -12,10 +12,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ruvio/ruvio/chaos"
 	"github.com/ruvio/ruvio/chaos/docker"
 	"github.com/ruvio/ruvio/chaos/local"
 	"github.com/ruvio/ruvio/chaos/scenarios"
+	"github.com/ruvio/ruvio/chaos/topology"
 	"github.com/ruvio/ruvio/reports/check"
 	"github.com/ruvio/ruvio/reports/history"
 )
@@ -35,7 +35,7 @@ func TestMain(m *testing.M) {
 	os.Exit(code)
 }
 
-func runScenario(t *testing.T, name string, backend chaos.Backend, d time.Duration) (string, check.Summary) {
+func runScenario(t *testing.T, name string, backend topology.Backend, d time.Duration) (string, check.Summary) {
 	t.Helper()
 	return runScenarioAt(t, name, backend, d, 0)
 }
@@ -43,7 +43,7 @@ func runScenario(t *testing.T, name string, backend chaos.Backend, d time.Durati
 // runScenarioAt runs the scenario with every client limited to rate
 // operations per second (0: unlimited), so the history, and the time its
 // check takes, stay small.
-func runScenarioAt(t *testing.T, name string, backend chaos.Backend, d time.Duration, rate float64) (string, check.Summary) {
+func runScenarioAt(t *testing.T, name string, backend topology.Backend, d time.Duration, rate float64) (string, check.Summary) {
 	t.Helper()
 	sc, ok := scenarios.Get(name)
 	if !ok {
@@ -104,7 +104,7 @@ func TestCrashMemoryIsCaught(t *testing.T) {
 
 // dockerBackend returns the Docker backend, or skips the test where no
 // engine answers (fails it under CHAOS_REQUIRE_DOCKER=1, as CI sets).
-func dockerBackend(t *testing.T) chaos.Backend {
+func dockerBackend(t *testing.T) topology.Backend {
 	t.Helper()
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
 	if err := docker.Answers(context.Background(), log); err != nil {
@@ -126,7 +126,9 @@ func TestCrashScenarioDocker(t *testing.T) {
 	}
 }
 
-func localBackend() chaos.Backend { return local.New(slog.New(slog.NewTextHandler(io.Discard, nil))) }
+func localBackend() topology.Backend {
+	return local.New(slog.New(slog.NewTextHandler(io.Discard, nil)))
+}
 
 // passesItsGate re-reads the run's expectations and holds the summary to
 // them, and checks that re-analysing the saved history agrees.
@@ -172,7 +174,7 @@ func observed(t *testing.T, dir, kind string) []history.Observation {
 // clients follow it, the old primary rejoins as a replica, and every node
 // ends with the same data. Acknowledged writes lost to asynchronous
 // replication are counted but do not fail the run.
-func testFailoverManual(t *testing.T, backend chaos.Backend) {
+func testFailoverManual(t *testing.T, backend topology.Backend) {
 	dir, s := runScenarioAt(t, "failover-manual", backend, 6*time.Second, testRate)
 	passesItsGate(t, dir, s)
 	if s.Converged == nil || !*s.Converged || s.FailoverMs == nil || s.CatchUps < 1 {
@@ -194,7 +196,7 @@ func testFailoverManual(t *testing.T, backend chaos.Backend) {
 
 // Faults on the replicas only, briefly: nothing is lost, the registers
 // stay linearizable, every replica catches up and the nodes converge.
-func testReplicaFlap(t *testing.T, backend chaos.Backend) {
+func testReplicaFlap(t *testing.T, backend topology.Backend) {
 	dir, s := runScenarioAt(t, "replica-flap", backend, 8*time.Second, testRate)
 	passesItsGate(t, dir, s)
 	if s.Lost != 0 || s.Linearizable == nil || !*s.Linearizable || s.Converged == nil || !*s.Converged {
@@ -220,7 +222,7 @@ func TestReplicaFlapDocker(t *testing.T)    { testReplicaFlap(t, dockerBackend(t
 
 // testCoordinated runs a coordinator scenario briefly and holds it to its
 // own gate, which asks for exactly the failovers the scenario is about.
-func testCoordinated(t *testing.T, name string, backend chaos.Backend, d time.Duration) (string, check.Summary) {
+func testCoordinated(t *testing.T, name string, backend topology.Backend, d time.Duration) (string, check.Summary) {
 	t.Helper()
 	dir, s := runScenarioAt(t, name, backend, d, testRate)
 	passesItsGate(t, dir, s)
@@ -237,7 +239,7 @@ func testCoordinated(t *testing.T, name string, backend chaos.Backend, d time.Du
 // The coordinators fail over a killed primary once; the clients, asking
 // them, write to the new one; the old one rejoins and every node ends
 // with the same data.
-func testKillCoordinated(t *testing.T, backend chaos.Backend) {
+func testKillCoordinated(t *testing.T, backend topology.Backend) {
 	_, s := testCoordinated(t, "kill", backend, 8*time.Second)
 	if s.FailoverMs == nil || s.CatchUps < 1 {
 		t.Fatalf("failover %v catch-ups %d", s.FailoverMs, s.CatchUps)

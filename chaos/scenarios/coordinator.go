@@ -4,7 +4,7 @@ import (
 	"math/rand/v2"
 	"time"
 
-	"github.com/ruvio/ruvio/chaos"
+	"github.com/ruvio/ruvio/chaos/topology"
 	"github.com/ruvio/ruvio/nemesis"
 	"github.com/ruvio/ruvio/reports/check"
 	"github.com/ruvio/ruvio/workloads"
@@ -20,13 +20,13 @@ var coordinators = []string{"c1", "c2", "c3"}
 
 // coordinatedGroup is n1 primary, n2 n3 replicas (durability always, two
 // shards, min-replicas-to-write 1) and coordinators c1 c2 c3.
-func coordinatedGroup() chaos.Topology {
+func coordinatedGroup() topology.Topology {
 	t := replicatedGroup()
 	for i := range t.Nodes {
 		t.Nodes[i].Env = map[string]string{"RUVIO_MIN_REPLICAS_TO_WRITE": "1"}
 	}
 	for _, c := range coordinators {
-		t.Nodes = append(t.Nodes, chaos.NodeSpec{Name: c, Role: chaos.RoleCoordinator, Args: []string{"coordinator"}})
+		t.Nodes = append(t.Nodes, topology.NodeSpec{Name: c, Role: topology.RoleCoordinator, Args: []string{"coordinator"}})
 	}
 	return t
 }
@@ -205,7 +205,7 @@ func init() {
 			lag.Target, lag.At, lag.For = "n3 cut from n1 (n3 falls behind)", d/5, heal-d/5
 			cut := nemesis.Split([]string{"n1", "n2"}, append([]string{"n3"}, coordinators...))
 			cut.Target, cut.At, cut.For = "{n1 + n2} | {n3, c1, c2, c3}", d*3/10, heal-d*3/10
-			return []nemesis.Step{lag, cut, {Kind: nemesis.Force, Target: chaos.GroupName, At: d * 6 / 10}}
+			return []nemesis.Step{lag, cut, {Kind: nemesis.Force, Target: topology.GroupName, At: d * 6 / 10}}
 		},
 		Expect: check.Expectations{MinAcknowledged: 1, RequireConverged: true, Failovers: i64(1), EpochRise: i64(1),
 			MaxUnforcedFailovers: i64(0)},
@@ -387,7 +387,7 @@ func init() {
 func sentinelClients() []workloads.Spec {
 	specs := coordinatedLoad()
 	for i := range specs {
-		specs[i].Via, specs[i].Master = workloads.ViaSentinel, chaos.GroupName
+		specs[i].Via, specs[i].Master = workloads.ViaSentinel, topology.GroupName
 	}
 	return specs
 }

@@ -5,7 +5,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/ruvio/ruvio/chaos"
+	"github.com/ruvio/ruvio/chaos/topology"
 	"github.com/ruvio/ruvio/nemesis"
 	"github.com/ruvio/ruvio/reports/check"
 	"github.com/ruvio/ruvio/workloads"
@@ -33,7 +33,7 @@ const (
 // min-replicas-to-write 1) and three coordinators at ping 500 / down 3000;
 // with on, primary_lease_ms 2000 (drift 10 %) on the coordinators and
 // primary-lease yes on the nodes.
-func leaseGroup(on bool) chaos.Topology {
+func leaseGroup(on bool) topology.Topology {
 	t := replicatedGroup()
 	for i := range t.Nodes {
 		env := map[string]string{"RUVIO_MIN_REPLICAS_TO_WRITE": "1"}
@@ -44,9 +44,9 @@ func leaseGroup(on bool) chaos.Topology {
 		t.Nodes[i].Env = env
 	}
 	for _, c := range leaseCoordinatorNames {
-		t.Nodes = append(t.Nodes, chaos.NodeSpec{Name: c, Role: chaos.RoleCoordinator, Args: []string{"coordinator"}})
+		t.Nodes = append(t.Nodes, topology.NodeSpec{Name: c, Role: topology.RoleCoordinator, Args: []string{"coordinator"}})
 	}
-	t.Coordination = chaos.CoordinatorSettings{PingIntervalMs: leasePingMs, DownAfterMs: leaseDownMs}
+	t.Coordination = topology.CoordinatorSettings{PingIntervalMs: leasePingMs, DownAfterMs: leaseDownMs}
 	if on {
 		t.Coordination.PrimaryLeaseMs, t.Coordination.PrimaryLeaseDriftPercent = leaseMs, leaseDriftPerc
 	}

@@ -8,7 +8,7 @@ import (
 
 	"github.com/BurntSushi/toml"
 
-	"github.com/ruvio/ruvio/chaos"
+	"github.com/ruvio/ruvio/chaos/topology"
 	"github.com/ruvio/ruvio/coordinator"
 	"github.com/ruvio/ruvio/nemesis"
 	"github.com/ruvio/ruvio/reports/check"
@@ -16,8 +16,8 @@ import (
 
 // layout is a coordinator layout for the lease topology, enough for
 // CoordinatorTOML to validate.
-func layout(t *testing.T, topo chaos.Topology) chaos.CoordinatorLayout {
-	l := chaos.CoordinatorLayout{Listen: "127.0.0.1:7001", DataDir: t.TempDir(), Secret: "s",
+func layout(t *testing.T, topo topology.Topology) topology.CoordinatorLayout {
+	l := topology.CoordinatorLayout{Listen: "127.0.0.1:7001", DataDir: t.TempDir(), Secret: "s",
 		Peers: map[string]string{}, Members: map[string]coordinator.Member{}}
 	for i, c := range topo.Coordinators() {
 		l.Peers[c] = "127.0.0.1:" + strconv.Itoa(7001+i)
@@ -51,7 +51,7 @@ func TestLeaseTopologies(t *testing.T) {
 			t.Fatalf("lease %v: coordinator.toml %+v", on, cfg)
 		}
 		for _, n := range topo.Nodes {
-			if n.Role == chaos.RoleCoordinator {
+			if n.Role == topology.RoleCoordinator {
 				continue
 			}
 			got := n.Env["RUVIO_PRIMARY_LEASE"] == "yes" && n.Env["RUVIO_PRIMARY_LEASE_COORDINATORS"] == "1,2,3"
@@ -66,13 +66,13 @@ func TestLeaseTopologies(t *testing.T) {
 // both ways, and nothing else: the clients keep every node.
 func TestSplitBrainShape(t *testing.T) {
 	st := splitBrain(rand.New(rand.NewPCG(1, 1)), 20*time.Second)
-	cut := map[chaos.Link]bool{}
+	cut := map[topology.Link]bool{}
 	for _, l := range st.Links {
 		cut[l] = true
 	}
 	for _, a := range []string{"n1", "n2"} {
 		for _, b := range []string{"n3", "c1", "c2", "c3"} {
-			if !cut[chaos.Link{From: a, To: b}] || !cut[chaos.Link{From: b, To: a}] {
+			if !cut[topology.Link{From: a, To: b}] || !cut[topology.Link{From: b, To: a}] {
 				t.Fatalf("%s <-> %s not cut: %v", a, b, st.Links)
 			}
 		}

@@ -4,19 +4,19 @@ import (
 	"math/rand/v2"
 	"time"
 
-	"github.com/ruvio/ruvio/chaos"
+	"github.com/ruvio/ruvio/chaos/topology"
 	"github.com/ruvio/ruvio/nemesis"
 	"github.com/ruvio/ruvio/reports/check"
 )
 
 // replicatedGroup is n1 primary and n2, n3 its replicas, durability always,
 // two shards each (so that every per-shard rule is exercised).
-func replicatedGroup() chaos.Topology {
-	node := func(name, primary string) chaos.NodeSpec {
-		return chaos.NodeSpec{Name: name, Role: "node", ReplicaOf: primary,
+func replicatedGroup() topology.Topology {
+	node := func(name, primary string) topology.NodeSpec {
+		return topology.NodeSpec{Name: name, Role: "node", ReplicaOf: primary,
 			Args: []string{"server", "--durability", "always"}}
 	}
-	return chaos.Topology{Nodes: []chaos.NodeSpec{node("n1", ""), node("n2", "n1"), node("n3", "n1")}, Shards: 2}
+	return topology.Topology{Nodes: []topology.NodeSpec{node("n1", ""), node("n2", "n1"), node("n3", "n1")}, Shards: 2}
 }
 
 func init() {

@@ -9,7 +9,7 @@ import (
 	"sort"
 	"time"
 
-	"github.com/ruvio/ruvio/chaos"
+	"github.com/ruvio/ruvio/chaos/topology"
 	"github.com/ruvio/ruvio/nemesis"
 	"github.com/ruvio/ruvio/reports/check"
 	"github.com/ruvio/ruvio/workloads"
@@ -20,7 +20,7 @@ type Scenario struct {
 	Name    string
 	Summary string
 	// Topology is what the backend starts.
-	Topology chaos.Topology
+	Topology topology.Topology
 	// Workloads run side by side on disjoint keys.
 	Workloads []workloads.Spec
 	// ClientsOnPrimary sends every client to the replicated group's
@@ -91,8 +91,8 @@ func All() []Scenario {
 func i64(n int64) *int64 { return &n }
 
 // singleNode is one data node with the given durability profile.
-func singleNode(durability string) chaos.Topology {
-	return chaos.Topology{Nodes: []chaos.NodeSpec{{Name: "n1", Role: "node",
+func singleNode(durability string) topology.Topology {
+	return topology.Topology{Nodes: []topology.NodeSpec{{Name: "n1", Role: "node",
 		Args: []string{"server", "--durability", durability}}}}
 }
 

@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ruvio/ruvio/chaos"
+	"github.com/ruvio/ruvio/chaos/topology"
 	"github.com/ruvio/ruvio/nemesis"
 )
 
@@ -40,7 +40,7 @@ func TestReplicaFlapFaultsOnlyReplicas(t *testing.T) {
 		steps := sc.Schedule(rand.New(rand.NewPCG(seed, 1)), d)
 		seen := map[string]bool{}
 		for i, st := range steps {
-			if sc.Topology.ReplicationRole(st.Target) != chaos.RoleReplica {
+			if sc.Topology.ReplicationRole(st.Target) != topology.RoleReplica {
 				t.Fatalf("seed %d: step %+v is not on a replica", seed, st)
 			}
 			if st.At+st.For > d || i > 0 && st.At < steps[i-1].At+steps[i-1].For {

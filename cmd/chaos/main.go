@@ -20,11 +20,11 @@ import (
 	"text/tabwriter"
 	"time"
 
-	"github.com/ruvio/ruvio/chaos"
 	"github.com/ruvio/ruvio/chaos/docker"
 	"github.com/ruvio/ruvio/chaos/local"
 	"github.com/ruvio/ruvio/chaos/runner"
 	"github.com/ruvio/ruvio/chaos/scenarios"
+	"github.com/ruvio/ruvio/chaos/topology"
 	"github.com/ruvio/ruvio/reports/check"
 )
 
@@ -114,7 +114,7 @@ func cmdRun(args []string) int {
 // session sets up what run and figures share: the log, a context that
 // Ctrl-C cancels (so faults are healed and containers removed), and the
 // backend. ok is false (and the problem printed) when no backend fits.
-func session(backendName string) (context.Context, context.CancelFunc, chaos.Backend, string, *slog.Logger, bool) {
+func session(backendName string) (context.Context, context.CancelFunc, topology.Backend, string, *slog.Logger, bool) {
 	log := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	backend, why, err := pickBackend(ctx, backendName, log)
@@ -131,7 +131,7 @@ func session(backendName string) (context.Context, context.CancelFunc, chaos.Bac
 func newSeed() int64 { return time.Now().UnixNano() % 1_000_000_000 }
 
 // pickBackend resolves --backend; auto takes Docker when an engine answers.
-func pickBackend(ctx context.Context, name string, log *slog.Logger) (chaos.Backend, string, error) {
+func pickBackend(ctx context.Context, name string, log *slog.Logger) (topology.Backend, string, error) {
 	switch name {
 	case "local":
 		return local.New(log), "requested", nil

@@ -1,4 +1,4 @@
-package chaos
+package topology
 
 import (
 	"bytes"
@@ -23,7 +23,8 @@ const GroupName = "main"
 
 // CoordinatorSettings are the coordinator.toml settings a scenario
 // chooses; the backend adds ids, addresses, data directories and the
-// secret. Zero values take ../shared/FIGURES.md's settings.
+// secret. Zero values take the defaults below, those docs/figures.md
+// is measured with.
 type CoordinatorSettings struct {
 	PingIntervalMs int
 	DownAfterMs    int

@@ -1,7 +1,6 @@
-// Package chaos runs scenarios: it starts a topology on a backend (Docker
-// containers or local processes), drives a workload, injects faults on a
-// schedule, and hands the history to the checkers and reports.
-package chaos
+// Package topology is the seam between the chaos harness and its backends:
+// the nodes a scenario starts, and the running Cluster the faults act on.
+package topology
 
 import (
 	"context"
