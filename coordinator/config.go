@@ -1,7 +1,5 @@
-// Package coordinator is `ruvio coordinator`: three or five of them agree
-// through Raft on the primary of each replication group, fail a group
-// over when its primary stops answering, and answer the part of the Redis
-// Sentinel protocol clients use.
+// Package coordinator runs `ruvio coordinator`: it gathers what its pings and the other coordinators
+// observe, asks package rules what to do, and carries it out through Raft and data-node commands.
 package coordinator
 
 import (
@@ -41,7 +39,7 @@ type Config struct {
 	DownAfterMs     int  `toml:"down_after_ms"`
 	UncleanFailover bool `toml:"unclean_failover"`
 	// PrimaryLeaseMs (0: off) and PrimaryLeaseDriftPercent are the
-	// primary lease (docs/lease.md), validated by the spec's rules.
+	// primary lease (docs/lease.md), validated by the lease package's rules.
 	PrimaryLeaseMs           int `toml:"primary_lease_ms"`
 	PrimaryLeaseDriftPercent int `toml:"primary_lease_drift_percent"`
 	// Auth is how coordinators log in to data nodes: "password" or
@@ -62,7 +60,7 @@ type Peer struct {
 	Addr string
 }
 
-// DefaultConfig has the spec's defaults.
+// DefaultConfig has the documented defaults (docs/coordinator.md).
 func DefaultConfig() *Config {
 	return &Config{PingIntervalMs: 500, DownAfterMs: 3000, PrimaryLeaseDriftPercent: 10, DataDir: "./coordinator-data"}
 }

@@ -48,7 +48,7 @@ func TestConfig(t *testing.T) {
 		{"public listen without secret", strings.Replace(goodConfig, `listen = "127.0.0.1:26400"`, `listen = "0.0.0.0:26400"`, 1),
 			[]string{"secret: required when listen (0.0.0.0:26400) is not a loopback address"}},
 		{"the lease must fit in down_after_ms", strings.Replace(goodConfig, "[[groups]]", "primary_lease_ms = 2500\n[[groups]]", 1), []string{"primary_lease_ms = 2500: the stretched lease plus 200 ms (3256 ms) must fit in down_after_ms (3000)"}},
-		{"the spec's lease with the defaults", strings.Replace(goodConfig, "[[groups]]", "primary_lease_ms = 2000\n[[groups]]", 1), nil},
+		{"the documented lease with the defaults", strings.Replace(goodConfig, "[[groups]]", "primary_lease_ms = 2000\n[[groups]]", 1), nil},
 		{"insecure_no_secret allows it", strings.Replace(goodConfig, `listen = "127.0.0.1:26400"`, "listen = \"0.0.0.0:26400\"\ninsecure_no_secret = true", 1), nil},
 		{"everything wrong at once", `
 id = 9

@@ -89,7 +89,7 @@ func (c *Coordinator) downAfter() time.Duration {
 }
 
 // commandTimeout is what a data node gets to answer: down_after_ms, at
-// least one second (C-LEAD).
+// least one second, so a slow node is not taken for a dead one.
 func (c *Coordinator) commandTimeout() time.Duration {
 	return max(c.downAfter(), time.Second)
 }
@@ -279,7 +279,7 @@ func (m peerAddrMap) ServerAddr(id raft.ServerID) (raft.ServerAddress, error) {
 func (c *Coordinator) isLeader() bool { return c.raft.State() == raft.Leader }
 
 // ready reports whether this leader has applied the log of its own term
-// (a new leader acts only then, C-LEAD).
+// (a new leader acts only then, so it never decides from an old record).
 func (c *Coordinator) ready() bool {
 	term := c.raft.CurrentTerm()
 	c.readyMu.Lock()
@@ -302,7 +302,7 @@ var errNoMajority = errReply("this leader cannot reach a majority of coordinator
 // confirmLeader confirms, with a heartbeat to a majority, that this
 // coordinator still leads. A confirmation is trusted for one ping
 // interval (at most a second) and shared by every caller in that window;
-// it waits at most that long (C-LEAD).
+// it waits at most that long.
 func (c *Coordinator) confirmLeader() bool {
 	c.confirmMu.Lock()
 	defer c.confirmMu.Unlock()

@@ -1,8 +1,5 @@
-// Package rules is what the coordinators decide, as pure functions: the
-// group record and how each Raft log entry changes it, when a primary is
-// down, which replica to promote, and which commands bring members in
-// line. It does no I/O and holds no locks; package coordinator gathers
-// the observations and carries the decisions out.
+// Package rules is what the coordinators decide, as pure functions over observations: the group
+// record and its Raft transitions, failover, votes, leases, committed sequences; no I/O, no locks.
 package rules
 
 // Member is one data node of a group. Its fields carry no JSON tags on
