@@ -13,6 +13,7 @@ const (
 	VoteWon
 )
 
+// String names the result for logs: won, lost or pending.
 func (r VoteResult) String() string {
 	switch r {
 	case VoteWon:
