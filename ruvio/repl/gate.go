@@ -6,15 +6,13 @@ import (
 )
 
 // GateInterval is how often a primary checks its write-safety gates
-// (min-replicas-to-write, and the primary lease), never per command
-// (N-GATE-2, N-LEASE-10).
+// (min-replicas-to-write, and the primary lease), never per command.
 const GateInterval = 100 * time.Millisecond
 
 // GoodReplicas counts the replicas whose last acknowledgement (Unix ms in
 // ackAtMs) is at most maxLagS seconds old at nowMs. Counting in
 // milliseconds rather than Redis's whole seconds keeps the promise that a
-// refusal begins within maxLag + 0.1 s of the last needed acknowledgement
-// (N-GATE-2).
+// refusal begins within maxLag + 0.1 s of the last needed acknowledgement.
 func GoodReplicas(ackAtMs []int64, nowMs int64, maxLagS int) int {
 	n := 0
 	for _, t := range ackAtMs {
@@ -26,7 +24,7 @@ func GoodReplicas(ackAtMs []int64, nowMs int64, maxLagS int) int {
 }
 
 // RefuseWrites reports whether a primary with good replicas must refuse
-// writes under min-replicas-to-write minReplicas (0: never, N-CFG-5).
+// writes under min-replicas-to-write minReplicas (0: never).
 func RefuseWrites(minReplicas, good int) bool {
 	return minReplicas > 0 && good < minReplicas
 }

@@ -2,7 +2,7 @@ package repl
 
 import "testing"
 
-// N-GATE-1, N-GATE-2, N-CFG-5: a replica is good while its last
+// A replica is good while its last
 // acknowledgement is at most min-replicas-max-lag old, to the millisecond.
 func TestGoodReplicasAndRefusal(t *testing.T) {
 	now := int64(100_000)

@@ -70,7 +70,7 @@ type Replica struct {
 }
 
 // Decide chooses between continuing a replica from its own log and a full
-// copy (N-REPL-6, N-REPL-7): CONTINUE from the next sequence when the
+// copy: CONTINUE from the next sequence when the
 // replica's whole log is a prefix of the primary's (its history agrees
 // with the primary's up to its last record, so it wrote nothing after the
 // point where the primary forked) and the primary still holds every
@@ -106,7 +106,7 @@ func ForkPoint(a []EpochStart, aLast uint64, b []EpochStart, bLast uint64) uint6
 }
 
 // NextEpoch is the epoch REPLICAOF NO ONE starts: larger than any the
-// node has seen (N-REPL-2).
+// node has seen.
 func NextEpoch(seen ...uint64) uint64 {
 	var m uint64
 	for _, e := range seen {
@@ -123,17 +123,17 @@ const (
 	// Accept: go on.
 	Accept Fence = iota
 	// RefuseOlderPrimary: a replica that follows epoch E refuses a
-	// primary whose epoch is older (N-REPL-9).
+	// primary whose epoch is older.
 	RefuseOlderPrimary
 	// StopWrites: a primary that sees a replica of a newer epoch has been
-	// replaced and stops taking writes (N-REPL-10).
+	// replaced and stops taking writes.
 	StopWrites
 )
 
 // ReplicaSeesPrimary decides whether a replica that has followed epoch
 // followed may follow a primary at epoch primaryEpoch. yield (REPLICAOF
 // ... YIELD) makes a node that forked a newer epoch of its own follow the
-// named primary anyway (N-REPL-4).
+// named primary anyway.
 func ReplicaSeesPrimary(followed, primaryEpoch uint64, yield bool) Fence {
 	if primaryEpoch < followed && !yield {
 		return RefuseOlderPrimary

@@ -19,7 +19,7 @@ import (
 // a majority's grants run for more than 300 ms more.
 
 // keptTokens is how many BEGIN instants the node keeps, across all
-// connections (N-LEASE-15).
+// connections.
 const keptTokens = 64
 
 type leaseState struct {

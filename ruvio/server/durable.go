@@ -16,12 +16,12 @@ import (
 // (conn.seen). With CLIENT DURABILITY REPLICAS k on, every reply is held
 // until k replicas acknowledged that record on disk (their
 // wal_durable_sequence), reads included, so the connection never shows a
-// write a failover could take back (N-DUR-1). A reply whose wait runs out
+// write a failover could take back. A reply whose wait runs out
 // becomes NOREPLICAS; the write stays applied, and every later reply
-// waits for the same records again until a replica has them (N-DUR-2..4).
+// waits for the same records again until a replica has them.
 
 // DefaultDurabilityTimeout is the wait before a durable reply becomes
-// NOREPLICAS (N-DUR-2).
+// NOREPLICAS.
 const DefaultDurabilityTimeout = 5000 * time.Millisecond
 
 // durability is a connection's CLIENT DURABILITY setting.
@@ -161,7 +161,7 @@ func cmdClientDurability(c *conn, args [][]byte) {
 
 // cmdWait: WAIT numreplicas timeout, Redis's command: block until
 // numreplicas replicas hold this connection's writes on disk, or timeout
-// ms (0: no limit); answer how many do (N-DUR-7).
+// ms (0: no limit); answer how many do.
 func cmdWait(c *conn, args [][]byte) {
 	if c.srv.repl.Role() == replication.Replica {
 		c.w.Error("ERR WAIT cannot be used with replica instances. Please also note that since Redis 4.0 if a replica is configured to be writable (which is not the default) writes to replicas are just local and are not propagated.")

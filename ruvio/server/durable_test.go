@@ -29,7 +29,7 @@ func durableConn(t *testing.T, n *node, shard int, args ...any) *redis.Conn {
 	return conn
 }
 
-// N-DUR-1..5, N-DUR-14: with its replica stopped, a durable write answers
+// With its replica stopped, a durable write answers
 // NOREPLICAS after the timeout while the key holds the value; the next
 // read on that connection waits and answers NOREPLICAS too; other
 // connections go on; once the replica is back and caught up, replies flow.
@@ -110,7 +110,7 @@ func TestDurablePipelinesAndTransactions(t *testing.T) {
 	}
 }
 
-// N-DUR-7: WAIT counts the replicas holding the connection's writes.
+// WAIT counts the replicas holding the connection's writes.
 func TestWaitCountsReplicasHoldingTheWrites(t *testing.T) {
 	ctx := context.Background()
 	p := newNode(t, "primary", 1, asPrimary).start()
@@ -134,7 +134,7 @@ func TestWaitCountsReplicasHoldingTheWrites(t *testing.T) {
 	}
 }
 
-// N-DUR-9..11: replication_committed_sequence is 0 everywhere while no
+// replication_committed_sequence is 0 everywhere while no
 // client asks for durability; a satisfied durable reply raises it on the
 // primary, and the replicas report the primary's value after its next
 // heartbeat.

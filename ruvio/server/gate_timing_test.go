@@ -120,7 +120,7 @@ func gatedPair(t testing.TB) (*node, *freezer) {
 	return p, f
 }
 
-// N-GATE-1: a primary keeps taking writes while its replica acknowledged
+// A primary keeps taking writes while its replica acknowledged
 // within min-replicas-max-lag, and refuses once it did not. (How soon
 // after that the refusal begins is measured by the benchmark below.)
 func TestNoReplicasNotBeforeMaxLag(t *testing.T) {
@@ -130,7 +130,7 @@ func TestNoReplicasNotBeforeMaxLag(t *testing.T) {
 	}
 }
 
-// BenchmarkNoReplicasRefusalDelay measures N-GATE-2: the time from a
+// BenchmarkNoReplicasRefusalDelay measures the time from a
 // frozen replica's last acknowledgement to the primary's first NOREPLICAS,
 // minus min-replicas-max-lag (1 s). The spec promises at most 100 ms.
 //

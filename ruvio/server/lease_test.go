@@ -23,7 +23,7 @@ func grantLease(t *testing.T, c *redis.Client, coord, voters int, epoch uint64, 
 	return c.Do(ctx, "RUVIO", "LEASE", "GRANT", tok, coord, voters, epoch, ms).Err()
 }
 
-// N-LEASE-1..16, N-CFG-9..11: a writer with primary-lease yes takes
+// A writer with primary-lease yes takes
 // writes only while a majority's grants run for more than 300 ms more;
 // grants are checked against primary_lease_coordinators; off, the node
 // keeps taking grants but does not gate.
@@ -40,7 +40,7 @@ func TestPrimaryLeaseGatesWrites(t *testing.T) {
 		return err != nil && err.Error() == repl.ErrLeaseExpired
 	}
 	if !expired() {
-		t.Fatal("a primary with primary-lease yes took a write before any grant (N-LEASE-12)")
+		t.Fatal("a primary with primary-lease yes took a write before any grant")
 	}
 	if err := grantLease(t, c, 1, 3, 7, 3000); err != nil {
 		t.Fatal(err)
@@ -89,7 +89,7 @@ func TestPrimaryLeaseGatesWrites(t *testing.T) {
 	poll.Until(t, 2*time.Second, "writes with the lease off", func() bool { return !expired() && c.Set(ctx, "k", "v", 0).Err() == nil })
 }
 
-// N-LEASE-5: a replica refuses grants.
+// A replica refuses grants.
 func TestReplicaRefusesLeaseGrants(t *testing.T) {
 	p := newNode(t, "primary", 1, asPrimary).start()
 	r := newNode(t, "replica", 1, func(c *config.Config) {

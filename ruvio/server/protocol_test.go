@@ -102,7 +102,7 @@ func (r *rawConn) expectContains(want string) {
 	}
 }
 
-// N-SEC-1/2: a coordinator's user needs exactly ROLE, INFO, CONFIG GET,
+// A coordinator's user needs exactly ROLE, INFO, CONFIG GET,
 // REPLICAOF and RUVIO; prove such a user can run those and nothing else.
 func TestCoordinatorUserRunsExactlyItsCommands(t *testing.T) {
 	s := startServer(t, func(c *config.Config) {

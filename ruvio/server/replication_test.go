@@ -16,7 +16,7 @@ import (
 	"github.com/ruvio/ruvio/ruvio/resp"
 )
 
-// N-REPL-3, N-REPL-12, N-REPL-15, N-GATE-13: a replica copies every type,
+// A replica copies every type,
 // TTLs included, answers reads, refuses writes, and both sides answer ROLE
 // and INFO replication in Redis's shapes on every shard port.
 func TestReplicaMatchesPrimaryAfterMixedWorkload(t *testing.T) {
@@ -60,7 +60,7 @@ func TestReplicaMatchesPrimaryAfterMixedWorkload(t *testing.T) {
 	}
 }
 
-// N-REPL-19, N-REPL-16, N-REPL-6: a replica that was down continues from
+// A replica that was down continues from
 // its own log on every shard, without a full copy, and reads as the
 // primary does afterwards.
 func TestRestartedReplicaContinuesFromItsLog(t *testing.T) {
@@ -79,7 +79,7 @@ func TestRestartedReplicaContinuesFromItsLog(t *testing.T) {
 	}
 }
 
-// N-REPL-2, N-REPL-7: an old primary that took writes after a replica was
+// An old primary that took writes after a replica was
 // promoted takes a full copy when made a replica, and ends identical: its
 // divergent writes are gone.
 func TestOldPrimaryThatWroteAfterTheForkTakesAFullCopy(t *testing.T) {
@@ -117,7 +117,7 @@ func TestOldPrimaryThatWroteAfterTheForkTakesAFullCopy(t *testing.T) {
 	}
 }
 
-// N-REPL-6: an old primary that wrote nothing after the fork continues
+// An old primary that wrote nothing after the fork continues
 // from its own log.
 func TestOldPrimaryThatWroteNothingContinues(t *testing.T) {
 	a := newNode(t, "a", 1, asPrimary).start()
@@ -134,7 +134,7 @@ func TestOldPrimaryThatWroteNothingContinues(t *testing.T) {
 	}
 }
 
-// N-REPL-9, N-REPL-10, N-REPL-4: a replica of a newer epoch fences an old
+// A replica of a newer epoch fences an old
 // primary it connects to (and refuses to follow it); YIELD follows anyway
 // without fencing; REPLICAOF NO ONE gives the fenced node a new epoch.
 func TestEpochFencingAndYield(t *testing.T) {
@@ -199,7 +199,7 @@ func TestChainsAreRefused(t *testing.T) {
 	}
 }
 
-// N-REPL-17, N-REPL-18: a replica speaking another handshake version is
+// A replica speaking another handshake version is
 // refused with a clear error; the primary keeps working.
 func TestHandshakeVersionMismatchIsRefused(t *testing.T) {
 	a := newNode(t, "a", 1, asPrimary).start()
@@ -224,7 +224,7 @@ func TestHandshakeVersionMismatchIsRefused(t *testing.T) {
 	a.do("SET", "k", "v")
 }
 
-// N-GATE-1, N-GATE-3, N-CFG-7: min-replicas-to-write set on one shard's
+// min-replicas-to-write set on one shard's
 // port refuses writes on every shard while too few replicas acknowledge;
 // reads go on; writes resume when a replica is back.
 func TestMinReplicasToWrite(t *testing.T) {
@@ -254,7 +254,7 @@ func TestMinReplicasToWrite(t *testing.T) {
 	poll.Until(t, 10*time.Second, "writes once the replica is back", func() bool { return !refused() })
 }
 
-// N-REPL-11: while a shard loads a full copy, data commands answer
+// While a shard loads a full copy, data commands answer
 // LOADING and INFO, ROLE and PING-like admin commands still work.
 func TestLoadingAnswersLoading(t *testing.T) {
 	ctx := context.Background()
@@ -290,7 +290,7 @@ func TestMemoryProfileReplicaRestart(t *testing.T) {
 	caughtUp(t, p, r)
 }
 
-// N-REPL-7 and the "snapshot streamed while writes go on": a
+// A full copy is streamed while writes go on: a
 // replica that joins after the primary dropped the start of its log (a
 // snapshot replaced it) and outgrew its backlog takes a full copy while a
 // writer keeps writing, then continues from the log and matches.

@@ -1,6 +1,5 @@
-// Package server is the data node: it listens on one port per shard,
-// speaks RESP to clients, checks ACLs and routes each command to the shard
-// that owns its keys.
+// Package server is the data node's front: one port per shard, RESP to clients,
+// ACLs, the gates, and routing each command to the shard that owns its keys.
 package server
 
 import (
@@ -143,7 +142,7 @@ func (s *Server) Start() error {
 		s.listeners = append(s.listeners, ln)
 	}
 	// The gates hold from the first write on: a primary with
-	// primary-lease yes refuses until its first grants (N-LEASE-12).
+	// primary-lease yes refuses until its first grants.
 	s.checkGates()
 	if err := s.repl.Start(); err != nil {
 		for _, l := range s.listeners {

@@ -1,10 +1,5 @@
-// Package shard is one partition of a data node's keyspace with its log
-// and snapshots: commands run on it one at a time and every change is a record.
-//
-// The server routes commands to a shard; replication reads a shard's
-// history and log and writes a replica shard's records and full copies
-// through the exported API here, so neither reaches into the keyspace,
-// the log or the files behind the shard's lock.
+// Package shard is one partition of a data node's keyspace with its log and snapshots:
+// commands run on it one at a time, every change is a record, and it recovers from its files.
 package shard
 
 import (
