@@ -4,14 +4,15 @@ package repl
 
 import "fmt"
 
-// EpochStart says that an epoch's records begin at FirstSeq. A shard's
-// history lists its epochs in increasing order (epochs and first
+// EpochStart says that a replication epoch's records begin at FirstSeq
+// (a node starts a new replication epoch whenever it becomes a writer). A
+// shard's history lists its replication epochs in increasing order (epochs and first
 // sequences both increase).
 type EpochStart struct {
 	Epoch, FirstSeq uint64
 }
 
-// Position is a record's place: its epoch and sequence. The zero Position
+// Position is a record's place: its replication epoch and sequence. The zero Position
 // is an empty log.
 type Position struct {
 	Epoch, Seq uint64
@@ -62,8 +63,8 @@ func OnHistory(h []EpochStart, last uint64, pos Position) bool {
 	return false
 }
 
-// Replica is what a replica presents in its handshake: its epoch
-// history and the sequence of its last record.
+// Replica is what a replica presents in its handshake: its history
+// (replication epochs and their first sequences) and the sequence of its last record.
 type Replica struct {
 	History []EpochStart
 	Last    uint64
@@ -105,7 +106,7 @@ func ForkPoint(a []EpochStart, aLast uint64, b []EpochStart, bLast uint64) uint6
 	return fork
 }
 
-// NextEpoch is the epoch REPLICAOF NO ONE starts: larger than any the
+// NextEpoch is the replication epoch REPLICAOF NO ONE starts: larger than any the
 // node has seen.
 func NextEpoch(seen ...uint64) uint64 {
 	var m uint64
@@ -116,7 +117,7 @@ func NextEpoch(seen ...uint64) uint64 {
 }
 
 // Fence is what a node does when the other side of a replication link
-// presents its epoch.
+// presents its replication epoch.
 type Fence int
 
 const (
