@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ruvio/ruvio/internal/poll"
 	"github.com/ruvio/ruvio/reports/history"
 )
 
@@ -43,16 +44,16 @@ func TestKillMidRunRefusedIsFailLostConnectionIsInfo(t *testing.T) {
 	srv := startServer(t, port, dir)
 	rec := NewRecorder()
 	stop := background(t, Spec{Kind: KindSet, Clients: 3, Timeout: 300 * time.Millisecond}, srv.addr, rec, 11)
-	waitFor(t, 10*time.Second, "50 acknowledged ops", func() bool { return rec.Stats().OK >= 50 })
+	poll.Until(t, 10*time.Second, "50 acknowledged ops", func() bool { return rec.Stats().OK >= 50 })
 
 	killAt := rec.Now()
 	srv.kill(t)
 	deadAt := rec.Now()
-	waitFor(t, 10*time.Second, "10 failed ops", func() bool { return rec.Stats().Fail >= 10 })
+	poll.Until(t, 10*time.Second, "10 failed ops", func() bool { return rec.Stats().Fail >= 10 })
 	restartAt := rec.Now()
 	startServer(t, port, dir)
 	readyAt := rec.Now()
-	waitFor(t, 10*time.Second, "an op acknowledged by the restarted node", func() bool {
+	poll.Until(t, 10*time.Second, "an op acknowledged by the restarted node", func() bool {
 		_, ok := firstOKAfter(rec.History(), readyAt)
 		return ok
 	})
@@ -103,17 +104,17 @@ func TestPauseTimeoutIsInfoAndUnsentIsFail(t *testing.T) {
 	rec := NewRecorder()
 	spec := Spec{Kind: KindSet, Clients: 3, Timeout: 200 * time.Millisecond}
 	stop := background(t, spec, srv.addr, rec, 12)
-	waitFor(t, 10*time.Second, "50 acknowledged ops", func() bool { return rec.Stats().OK >= 50 })
+	poll.Until(t, 10*time.Second, "50 acknowledged ops", func() bool { return rec.Stats().OK >= 50 })
 
 	srv.signal(t, syscall.SIGSTOP)
 	pausedAt := rec.Now()
-	waitFor(t, 10*time.Second, "info and fail ops", func() bool {
+	poll.Until(t, 10*time.Second, "info and fail ops", func() bool {
 		st := rec.Stats()
 		return st.Info >= 1 && st.Fail >= 1
 	})
 	resumeAt := rec.Now()
 	srv.signal(t, syscall.SIGCONT)
-	waitFor(t, 10*time.Second, "an op acknowledged after SIGCONT", func() bool {
+	poll.Until(t, 10*time.Second, "an op acknowledged after SIGCONT", func() bool {
 		_, ok := firstOKAfter(rec.History(), resumeAt)
 		return ok
 	})
@@ -190,12 +191,12 @@ func TestClientsFollowTheTargetList(t *testing.T) {
 		done <- Run(ctx, Spec{Kind: KindSet, Clients: 3, Timeout: 300 * time.Millisecond},
 			func() []string { return []string{target.Load().(string)} }, rec, rand.New(rand.NewPCG(5, 6)))
 	}()
-	waitFor(t, 10*time.Second, "failures against the closing node", func() bool { return rec.Stats().Fail >= 10 })
+	poll.Until(t, 10*time.Second, "failures against the closing node", func() bool { return rec.Stats().Fail >= 10 })
 	if rec.Stats().OK != 0 {
 		t.Fatal("a node that closes every connection acknowledged an op")
 	}
 	target.Store(srv.addr)
-	waitFor(t, 10*time.Second, "every client acknowledged by the new target", func() bool {
+	poll.Until(t, 10*time.Second, "every client acknowledged by the new target", func() bool {
 		procs := map[int]bool{}
 		for _, op := range rec.History().Ops {
 			if op.Type == history.OK && op.Node == srv.addr {

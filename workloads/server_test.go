@@ -17,6 +17,8 @@ import (
 	"time"
 
 	"github.com/redis/go-redis/v9"
+
+	"github.com/ruvio/ruvio/internal/poll"
 )
 
 // binary is the ruvio server the tests run, built once by TestMain.
@@ -110,7 +112,7 @@ func startServer(t *testing.T, port int, dataDir string) *server {
 	})
 	c := redis.NewClient(&redis.Options{Addr: s.addr, MaxRetries: -1, DialTimeout: time.Second, ReadTimeout: time.Second})
 	defer c.Close()
-	waitFor(t, 20*time.Second, "the server answers PING", func() bool {
+	poll.Until(t, 20*time.Second, "the server answers PING", func() bool {
 		select {
 		case <-s.done:
 			t.Fatalf("server exited during start: %s", s.logs.String())
@@ -135,18 +137,6 @@ func (s *server) signal(t *testing.T, sig os.Signal) {
 	t.Helper()
 	if err := s.cmd.Process.Signal(sig); err != nil {
 		t.Fatal(err)
-	}
-}
-
-// waitFor polls cond until it holds, failing the test after limit.
-func waitFor(t *testing.T, limit time.Duration, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(limit)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out after %s waiting until %s", limit, what)
-		}
-		time.Sleep(5 * time.Millisecond)
 	}
 }
 

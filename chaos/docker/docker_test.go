@@ -23,6 +23,7 @@ import (
 	"github.com/testcontainers/testcontainers-go"
 
 	"github.com/ruvio/ruvio/chaos/topology"
+	"github.com/ruvio/ruvio/internal/poll"
 )
 
 var (
@@ -144,20 +145,19 @@ func wantTimeout(t *testing.T, ctx context.Context, c *redis.Client, what string
 
 // eventually polls GET key until it returns want, for at most 10 s: a
 // healed or resumed node answers on a fresh connection at once, but the
-// pool may first hand out a connection that died.
+// pool may first hand out a connection that died. Each GET has its own
+// bound, so one stuck on a dead connection cannot outlast the wait.
 func eventually(t *testing.T, ctx context.Context, c *redis.Client, key, want, what string) {
 	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for {
+	poll.UntilNil(t, 10*time.Second, what, func() error {
+		ctx, cancel := context.WithTimeout(ctx, 2*time.Second)
+		defer cancel()
 		got, err := c.Get(ctx, key).Result()
-		if err == nil && got == want {
-			return
+		if err == nil && got != want {
+			err = fmt.Errorf("GET %s = %q, want %q", key, got, want)
 		}
-		if time.Now().After(deadline) {
-			t.Fatalf("%s: GET %s = %q, %v; want %q", what, key, got, err, want)
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
+		return err
+	})
 }
 
 // dialFrom sends PING to addr from inside node's network namespace (a host
@@ -495,13 +495,12 @@ func TestCoordinatedGroup(t *testing.T) {
 	}
 	waitState := func(coord, want string) {
 		t.Helper()
-		deadline := time.Now().Add(20 * time.Second)
-		for got := state(coord); got != want; got = state(coord) {
-			if time.Now().After(deadline) {
-				t.Fatalf("%s sees n1 as %q, want %q", coord, got, want)
+		poll.UntilNil(t, 20*time.Second, coord+" to see n1 as "+want, func() error {
+			if got := state(coord); got != want {
+				return fmt.Errorf("%s sees n1 as %q", coord, got)
 			}
-			time.Sleep(100 * time.Millisecond)
-		}
+			return nil
+		})
 	}
 	for _, c := range []string{"c1", "c2", "c3"} {
 		waitState(c, "master")

@@ -17,6 +17,7 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/ruvio/ruvio/chaos/topology"
+	"github.com/ruvio/ruvio/internal/poll"
 )
 
 // binary is the ruvio binary built once for every test of the package.
@@ -100,22 +101,6 @@ func timesOut(t *testing.T, rc *redis.Client, key string) {
 	}
 }
 
-// eventually polls f until it returns nil.
-func eventually(t *testing.T, what string, f func() error) {
-	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for {
-		err := f()
-		if err == nil {
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("%s: %v", what, err)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
-}
-
 func getIs(rc *redis.Client, key, want string) func() error {
 	return func() error {
 		got, err := rc.Get(context.Background(), key).Result()
@@ -149,7 +134,7 @@ func TestSingleNodeFaults(t *testing.T) {
 		if err := rc.Set(ctx, "k", "v1", 0).Err(); err != nil {
 			t.Fatal(err)
 		}
-		eventually(t, "GET", getIs(rc, "k", "v1"))
+		poll.UntilNil(t, 10*time.Second, "GET", getIs(rc, "k", "v1"))
 	})
 
 	t.Run("cut-heal", func(t *testing.T) {
@@ -166,7 +151,7 @@ func TestSingleNodeFaults(t *testing.T) {
 		if err := c.Heal(ctx); err != nil {
 			t.Fatal(err)
 		}
-		eventually(t, "GET after heal", getIs(rc, "k", "v1"))
+		poll.UntilNil(t, 10*time.Second, "GET after heal", getIs(rc, "k", "v1"))
 	})
 
 	t.Run("reply-cut", func(t *testing.T) {
@@ -183,7 +168,7 @@ func TestSingleNodeFaults(t *testing.T) {
 		if err := c.Heal(ctx); err != nil {
 			t.Fatal(err)
 		}
-		eventually(t, "the write that lost its reply", getIs(rc, "k", "v2"))
+		poll.UntilNil(t, 10*time.Second, "the write that lost its reply", getIs(rc, "k", "v2"))
 	})
 
 	t.Run("kill-restart", func(t *testing.T) {
@@ -208,7 +193,7 @@ func TestSingleNodeFaults(t *testing.T) {
 		if err := c.Restart(ctx, "n1"); err != nil {
 			t.Fatalf("Restart of a running node: %v", err)
 		}
-		eventually(t, "acknowledged key after restart", getIs(rc, "durable", "yes"))
+		poll.UntilNil(t, 10*time.Second, "acknowledged key after restart", getIs(rc, "durable", "yes"))
 	})
 
 	t.Run("pause-resume", func(t *testing.T) {
@@ -222,7 +207,7 @@ func TestSingleNodeFaults(t *testing.T) {
 		if err := c.Resume(ctx, "n1"); err != nil {
 			t.Fatal(err)
 		}
-		eventually(t, "GET after resume", getIs(rc, "durable", "yes"))
+		poll.UntilNil(t, 10*time.Second, "GET after resume", getIs(rc, "durable", "yes"))
 	})
 
 	t.Run("clock", func(t *testing.T) {
@@ -271,8 +256,7 @@ func TestSingleNodeFaults(t *testing.T) {
 
 // testSetClock skews the node by an hour and reads TIME. It needs the clock
 // package to honour RUVIO_FAKETIME_FILE; a binary that does not even
-// contain the variable's name cannot, and the test says so rather than
-// pass.
+// contain the variable's name cannot, and the test fails.
 func testSetClock(t *testing.T, c *Cluster, rc *redis.Client) {
 	ctx := context.Background()
 	b, err := os.ReadFile(binary)
@@ -289,7 +273,7 @@ func testSetClock(t *testing.T, c *Cluster, rc *redis.Client) {
 		t.Fatalf("clock file holds %q (%v), want +1h", got, err)
 	}
 	if !supported {
-		t.Skip("the ruvio binary does not read RUVIO_FAKETIME_FILE: package ruvio/clock has no FAKETIME support yet, so SetClock cannot move TIME")
+		t.Fatal("the ruvio binary does not read RUVIO_FAKETIME_FILE, so SetClock cannot move TIME")
 	}
 	skew := func() (time.Duration, error) {
 		tm, err := rc.Time(ctx).Result()
@@ -298,7 +282,7 @@ func testSetClock(t *testing.T, c *Cluster, rc *redis.Client) {
 		}
 		return time.Until(tm), nil
 	}
-	eventually(t, "TIME an hour ahead", func() error {
+	poll.UntilNil(t, 10*time.Second, "TIME an hour ahead", func() error {
 		d, err := skew()
 		if err != nil {
 			return err
@@ -311,7 +295,7 @@ func testSetClock(t *testing.T, c *Cluster, rc *redis.Client) {
 	if err := c.SetClock(ctx, "n1", ""); err != nil {
 		t.Fatal(err)
 	}
-	eventually(t, "TIME back to real time", func() error {
+	poll.UntilNil(t, 10*time.Second, "TIME back to real time", func() error {
 		d, err := skew()
 		if err != nil {
 			return err
@@ -378,7 +362,7 @@ func TestTwoNodesTwoShards(t *testing.T) {
 	if err := c.Heal(ctx); err != nil {
 		t.Fatal(err)
 	}
-	eventually(t, "n1 after heal", func() error { return client(t, c.Addr("n1")).Ping(ctx).Err() })
+	poll.UntilNil(t, 10*time.Second, "n1 after heal", func() error { return client(t, c.Addr("n1")).Ping(ctx).Err() })
 
 	// A link that no proxy carries yet is remembered: a proxy created on
 	// it while it is cut starts cut.
@@ -396,7 +380,7 @@ func TestTwoNodesTwoShards(t *testing.T) {
 	if err := c.Heal(ctx); err != nil {
 		t.Fatal(err)
 	}
-	eventually(t, "n1->n2 after heal", func() error { return client(t, pa).Ping(ctx).Err() })
+	poll.UntilNil(t, 10*time.Second, "n1->n2 after heal", func() error { return client(t, pa).Ping(ctx).Err() })
 
 	if err := c.Cut(ctx, []topology.Link{{From: "n1", To: "n9"}}); err == nil {
 		t.Fatal("Cut accepted a link to an unknown node")
@@ -521,8 +505,8 @@ func TestReplicatedGroup(t *testing.T) {
 		}
 	}
 	write("v1")
-	eventually(t, "n2 has v1", seen(n2, "v1"))
-	eventually(t, "n3 has v1", seen(n3, "v1"))
+	poll.UntilNil(t, 10*time.Second, "n2 has v1", seen(n2, "v1"))
+	poll.UntilNil(t, 10*time.Second, "n3 has v1", seen(n3, "v1"))
 	if err := n2.Set(ctx, "a", "x", 0).Err(); err == nil || !strings.HasPrefix(err.Error(), "READONLY") {
 		t.Fatalf("SET on a replica = %v, want READONLY", err)
 	}
@@ -534,15 +518,12 @@ func TestReplicatedGroup(t *testing.T) {
 			t.Fatal(err)
 		}
 		write("v2")
-		eventually(t, "n3 has v2", seen(n3, "v2"))
-		time.Sleep(300 * time.Millisecond)
-		if err := seen(n2, "v1")(); err != nil {
-			t.Fatalf("n2 moved on across a cut link: %v", err)
-		}
+		poll.UntilNil(t, 10*time.Second, "n3 has v2", seen(n3, "v2"))
+		poll.Stays(t, 300*time.Millisecond, "n2 at v1 across a cut link", func() bool { return seen(n2, "v1")() == nil })
 		if err := c.Heal(ctx); err != nil {
 			t.Fatal(err)
 		}
-		eventually(t, "n2 has v2 after heal", seen(n2, "v2"))
+		poll.UntilNil(t, 10*time.Second, "n2 has v2 after heal", seen(n2, "v2"))
 	})
 
 	t.Run("restarted replica keeps following", func(t *testing.T) {
@@ -553,7 +534,7 @@ func TestReplicatedGroup(t *testing.T) {
 		if err := c.Restart(ctx, "n2"); err != nil {
 			t.Fatal(err)
 		}
-		eventually(t, "n2 has v3 after its restart", seen(client(t, c.Addr("n2")), "v3"))
+		poll.UntilNil(t, 10*time.Second, "n2 has v3 after its restart", seen(client(t, c.Addr("n2")), "v3"))
 	})
 
 	t.Run("repoint at run time", func(t *testing.T) {
@@ -571,7 +552,7 @@ func TestReplicatedGroup(t *testing.T) {
 		if err := n2.Set(ctx, "b", "v4", 0).Err(); err != nil {
 			t.Fatal(err)
 		}
-		eventually(t, "n3 follows n2", func() error { return getIs(n3, "b", "v4")() })
+		poll.UntilNil(t, 10*time.Second, "n3 follows n2", func() error { return getIs(n3, "b", "v4")() })
 		// Cuts reach the route made at run time too.
 		if err := c.Cut(ctx, []topology.Link{{From: "n2", To: "n3"}}); err != nil {
 			t.Fatal(err)
@@ -579,14 +560,11 @@ func TestReplicatedGroup(t *testing.T) {
 		if err := n2.Set(ctx, "b", "v5", 0).Err(); err != nil {
 			t.Fatal(err)
 		}
-		time.Sleep(300 * time.Millisecond)
-		if err := getIs(n3, "b", "v4")(); err != nil {
-			t.Fatalf("n3 moved on across a cut link: %v", err)
-		}
+		poll.Stays(t, 300*time.Millisecond, "n3 at v4 across a cut link", func() bool { return getIs(n3, "b", "v4")() == nil })
 		if err := c.Heal(ctx); err != nil {
 			t.Fatal(err)
 		}
-		eventually(t, "n3 catches up after heal", func() error { return getIs(n3, "b", "v5")() })
+		poll.UntilNil(t, 10*time.Second, "n3 catches up after heal", func() error { return getIs(n3, "b", "v5")() })
 	})
 }
 
@@ -634,7 +612,7 @@ func TestCoordinatedGroup(t *testing.T) {
 		t.Fatalf("MemberAddr(n1) = %q", n1)
 	}
 	for name, cl := range coords {
-		eventually(t, name+" names n1 primary", func() error {
+		poll.UntilNil(t, 10*time.Second, name+" names n1 primary", func() error {
 			addr, err := cl.Do(ctx, "SENTINEL", "GET-MASTER-ADDR-BY-NAME", topology.GroupName).StringSlice()
 			if err != nil {
 				return err
@@ -651,7 +629,7 @@ func TestCoordinatedGroup(t *testing.T) {
 	if err := c.Cut(ctx, []topology.Link{{From: "c1", To: "n1"}, {From: "n1", To: "c1"}}); err != nil {
 		t.Fatal(err)
 	}
-	eventually(t, "c1 loses n1", func() error {
+	poll.UntilNil(t, 10*time.Second, "c1 loses n1", func() error {
 		if st, err := memberState(ctx, coords["c1"], n1); err != nil || st != "down" {
 			return fmt.Errorf("c1 sees n1 %q (%v)", st, err)
 		}
@@ -665,7 +643,7 @@ func TestCoordinatedGroup(t *testing.T) {
 	if err := c.Heal(ctx); err != nil {
 		t.Fatal(err)
 	}
-	eventually(t, "c1 hears n1 again", func() error {
+	poll.UntilNil(t, 10*time.Second, "c1 hears n1 again", func() error {
 		if st, err := memberState(ctx, coords["c1"], n1); err != nil || st != "master" {
 			return fmt.Errorf("c1 sees n1 %q (%v)", st, err)
 		}
@@ -678,5 +656,5 @@ func TestCoordinatedGroup(t *testing.T) {
 	if err := c.Restart(ctx, "c2"); err != nil {
 		t.Fatal(err)
 	}
-	eventually(t, "c2 back", func() error { return coords["c2"].Ping(ctx).Err() })
+	poll.UntilNil(t, 10*time.Second, "c2 back", func() error { return coords["c2"].Ping(ctx).Err() })
 }

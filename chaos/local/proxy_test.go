@@ -3,12 +3,15 @@ package local
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"io"
 	"log/slog"
 	"net"
 	"os"
 	"testing"
 	"time"
+
+	"github.com/ruvio/ruvio/internal/poll"
 )
 
 // quiet is how long a test listens to prove that nothing arrives. The
@@ -179,13 +182,9 @@ func TestProxyForwardsBothWays(t *testing.T) {
 	expect(t, c, "reply!")
 	// The pump counts a write after it returns, which can be after the
 	// reader saw the bytes.
-	deadline := time.Now().Add(patience)
-	for p.Forwarded(Forward) != 7 || p.Forwarded(Backward) != 6 {
-		if time.Now().After(deadline) {
-			t.Fatalf("forwarded %d forward and %d backward, want 7 and 6", p.Forwarded(Forward), p.Forwarded(Backward))
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
+	poll.Until(t, patience, "7 bytes forwarded forward and 6 backward", func() bool {
+		return p.Forwarded(Forward) == 7 && p.Forwarded(Backward) == 6
+	})
 	// A close crosses an uncut link.
 	c.Close()
 	closedSoon(t, s)
@@ -316,18 +315,13 @@ func TestProxyCutStopsBlockedWrite(t *testing.T) {
 
 	// The target reads nothing, so the proxy ends up blocked in a write:
 	// poll until it is writing and its count stopped moving.
-	deadline := time.Now().Add(patience)
-	for prev := int64(-1); ; {
+	prev := int64(-1)
+	poll.Until(t, patience, "the proxy to block writing to the target", func() bool {
 		now := p.Forwarded(Forward)
-		if p.writingNow(Forward) && now == prev && now > 0 {
-			break
-		}
+		blocked := p.writingNow(Forward) && now == prev && now > 0
 		prev = now
-		if time.Now().After(deadline) {
-			t.Fatal("the proxy never blocked writing to the target")
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+		return blocked
+	})
 
 	done := make(chan struct{})
 	go func() { p.Cut(Forward); close(done) }()
@@ -357,19 +351,11 @@ func TestProxyCutStopsBlockedWrite(t *testing.T) {
 // waitConns polls until the proxy has accepted n connections.
 func waitConns(t *testing.T, p *Proxy, n int) {
 	t.Helper()
-	deadline := time.Now().Add(patience)
-	for {
+	poll.Until(t, patience, fmt.Sprintf("the proxy to hold %d connections", n), func() bool {
 		p.mu.Lock()
-		got := len(p.conns)
-		p.mu.Unlock()
-		if got == n {
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("the proxy holds %d connections, want %d", got, n)
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
+		defer p.mu.Unlock()
+		return len(p.conns) == n
+	})
 }
 
 func (p *Proxy) writingNow(d Direction) bool {
