@@ -214,7 +214,7 @@ func isErrorReply(err error) bool {
 
 // appliedAnyway reports whether an error reply still leaves the write
 // applied: the NOREPLICAS CLIENT DURABILITY answers when too few replicas
-// acknowledged in time ("the writes stay applied", N-DUR-2), unlike the
+// acknowledged in time (the writes stay applied), unlike the
 // NOREPLICAS of min-replicas-to-write, which refuses the write.
 func appliedAnyway(err error) bool {
 	msg := err.Error()

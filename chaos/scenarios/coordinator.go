@@ -10,10 +10,10 @@ import (
 	"github.com/ruvio/ruvio/workloads"
 )
 
-// Coordinator scenarios (issues 6, 7 and 8): the group of replicatedGroup
-// with min-replicas-to-write 1 and three coordinators that fail it over
-// (ping_interval_ms 200, down_after_ms 1000: ../shared/FIGURES.md's
-// settings). Clients find the primary by asking the coordinators.
+// Coordinator scenarios: the group of replicatedGroup with
+// min-replicas-to-write 1 and three coordinators that fail it over
+// (ping_interval_ms 200, down_after_ms 1000: the settings the figures are
+// measured with). Clients find the primary by asking the coordinators.
 
 // coordinators are the three coordinators' names.
 var coordinators = []string{"c1", "c2", "c3"}
@@ -110,7 +110,7 @@ func init() {
 				"find it on their next look-up. failover_ms runs from the kill to the first write the new primary acknowledged. " +
 				"n1 restarts as a primary (its configured role), refuses writes (min-replicas-to-write 1, no replica) and is made " +
 				"a replica of the new primary on the coordinators' next ping. Writes are not durable here, so those n1 acknowledged " +
-				"but had not shipped can be lost (N-REPL-8): counted and tolerated (see the loss scenario)."},
+				"but had not shipped can be lost: counted and tolerated (see the loss scenario)."},
 	})
 	register(Scenario{
 		Name:             "leader",
@@ -145,7 +145,7 @@ func init() {
 		Expect:   check.Expectations{MinAcknowledged: 1, RequireConverged: true, Failovers: i64(1), EpochRise: i64(1)},
 		Figures:  []Figure{lostFigure("F3", "acknowledged writes lost: primary killed under continuous undurable writes", "report the count; 0 - 1")},
 		Notes: []string{noteCoordinated,
-			"Six clients add to sets, 1500 writes a second in all, none durable. Replication is asynchronous (N-REPL-8): the " +
+			"Six clients add to sets, 1500 writes a second in all, none durable. Replication is asynchronous: the " +
 				"primary acknowledges a write once it is in its own log and ships it " +
 				"afterwards, so writes acknowledged just before the SIGKILL may be on no replica; the promoted replica lacks " +
 				"them and n1, rejoining, discards them. lost counts them (acknowledged, missing from the final read); the " +
@@ -165,7 +165,7 @@ func init() {
 		Notes: []string{noteCoordinated,
 			"Every client connection runs CLIENT DURABILITY REPLICAS 1: the primary holds each reply until a replica has the " +
 				"write on disk, so an acknowledged write is on a replica when the primary dies. The coordinators promote only a " +
-				"replica holding every committed record (replication_committed_sequence), so none may be lost (issue 8), and " +
+				"replica holding every committed record (replication_committed_sequence), so none may be lost, and " +
 				"the registers, durable too, must stay linearizable. The set clients pipeline 32 adds per round trip. A write " +
 				"whose wait for a replica runs out is answered NOREPLICAS and stays applied: the history records it as " +
 				"indeterminate (not acknowledged, perhaps applied), never as failed."},
@@ -180,11 +180,11 @@ func init() {
 		Duration:         20 * time.Second, Settle: 2 * time.Second,
 		Schedule: killPrimary,
 		Expect:   check.Expectations{MinAcknowledged: 1, MaxLost: i64(0), RequireConverged: true},
-		Figures:  []Figure{lostFigure("D1", "acknowledged durable writes lost by a manual failover (issue 6)", "0, every run")},
+		Figures:  []Figure{lostFigure("D1", "acknowledged durable writes lost by a manual failover", "0, every run")},
 		Notes: []string{
 			"No coordinator runs: the harness is the operator, as in failover-manual. After the kill it promotes the replica " +
 				"with the highest wal_durable_sequence summed over its shards (REPLICAOF NO ONE) and repoints the other.",
-			"Every client connection runs CLIENT DURABILITY REPLICAS 1 (issue 6): a reply, and so an acknowledgement, waits " +
+			"Every client connection runs CLIENT DURABILITY REPLICAS 1: a reply, and so an acknowledgement, waits " +
 				"until a replica holds the write on disk. An acknowledged write is therefore on a replica when the primary dies, " +
 				"and none may be missing after the manual promotion. The set clients pipeline 32 adds per round trip. A write " +
 				"whose wait runs out is answered NOREPLICAS and stays applied: recorded as indeterminate, not as failed."},
@@ -209,7 +209,7 @@ func init() {
 		},
 		Expect: check.Expectations{MinAcknowledged: 1, RequireConverged: true, Failovers: i64(1), EpochRise: i64(1),
 			MaxUnforcedFailovers: i64(0)},
-		Figures: []Figure{lostFigure("D2", "acknowledged durable writes COORDINATOR FAILOVER FORCE lost (issue 8)", "report")},
+		Figures: []Figure{lostFigure("D2", "acknowledged durable writes COORDINATOR FAILOVER FORCE lost", "report")},
 		Notes: []string{noteCoordinated,
 			"Every client runs CLIENT DURABILITY REPLICAS 1 with batches of 32. First n3 is cut from n1 and falls behind " +
 				"while n2 keeps acknowledging the durable writes, so the committed sequence the coordinators record passes n3's " +
@@ -251,8 +251,8 @@ func init() {
 			"The primary n1 is cut from the three coordinators only: its replicas and the clients still reach it. The " +
 				"coordinators promote a replica and point the other at it; n1 then has no replica left and min-replicas-to-write 1 " +
 				"makes it refuse writes with NOREPLICAS. A second set workload is pinned to n1 throughout, so the report sees the " +
-				"old primary's last acknowledged write and its first refusal. refusal_ms runs from the fault (FIGURES.md's " +
-				"refusal time); refusal_after_failover_ms from the new primary's first acknowledged write, the spec's \"first " +
+				"old primary's last acknowledged write and its first refusal. refusal_ms runs from the fault (the " +
+				"refusal time); refusal_after_failover_ms from the new primary's first acknowledged write, the \"first " +
 				"refusal after the failover\" (negative: n1 refused first). Writes n1 acknowledged after the promotion are " +
 				"discarded when it rejoins: counted as lost and tolerated."},
 	})

@@ -11,9 +11,9 @@ import (
 	"github.com/ruvio/ruvio/workloads"
 )
 
-// Primary lease scenarios (issue 9, docs/lease.md): the spec's split
-// brain, {old primary n1 + replica n2} | {replica n3 + the coordinators},
-// with FIGURES.md rows F6 and F7's settings (ping_interval_ms 500,
+// Primary lease scenarios (docs/lease.md): a split brain, {old primary
+// n1 + replica n2} | {replica n3 + the coordinators}, with the settings
+// of figures F6 and F7 (ping_interval_ms 500,
 // down_after_ms 3000, min-replicas-to-write 1, durability always), the
 // lease off and on, with skewed clocks, and with the primary frozen.
 
@@ -128,19 +128,19 @@ func leaseSkew(d time.Duration, node, coordinator string) []nemesis.Step {
 // The notes every lease scenario's report carries.
 const (
 	noteLeaseSetup = "Three coordinators watch the group with ping_interval_ms 500 and down_after_ms 3000; the data nodes run " +
-		"durability always and min-replicas-to-write 1 (FIGURES.md rows F6 and F7). Two set workloads run: one pinned to the " +
+		"durability always and min-replicas-to-write 1 (figures F6 and F7). Two set workloads run: one pinned to the " +
 		"old primary n1 throughout (2 clients, 60 adds a second), so the report sees n1's last acknowledged write and first " +
 		"refusal, and one following the primary the coordinators record (2 clients, 10 adds a second), so it sees the new " +
 		"primary's first acknowledged write. The harness polls every data node's INFO replication every 50 ms; the " +
 		"Replication table's lease-held and lease-ended rows are what it saw (a lease-ended row starts when the last holding " +
 		"poll said the lease would stop writes: its remaining ms less the node's 300 ms margin)."
-	noteLeaseShape = "The partition is the spec's split brain: {n1 + n2} | {n3, c1, c2, c3}, every link between the sides cut in " +
+	noteLeaseShape = "The partition is a split brain: {n1 + n2} | {n3, c1, c2, c3}, every link between the sides cut in " +
 		"both directions; the clients reach every node. n1 keeps its replica n2, so min-replicas-to-write 1 never refuses. " +
 		"The coordinators find n1 silent after down_after_ms and promote n3. After the heal n1 and n2 are made replicas of " +
 		"n3 and drop what n3 never had: every write n1 acknowledged after the cut is lost (counted, tolerated here). " +
 		"n3, promoted, cannot take writes either until the heal: its replicas are on the other side and " +
 		"min-replicas-to-write 1 makes it refuse. Its first acknowledged write therefore comes after the heal, and the " +
-		"two-writer window (FIGURES.md: the new primary's first acknowledged write to the old one's last) is about 0 in " +
+		"two-writer window (the new primary's first acknowledged write to the old one's last) is about 0 in " +
 		"this shape whatever n1 did; old_last_ack_after_promotion_ms and acks_after_promotion show how long and how much " +
 		"n1 went on acknowledging once n3 had been promoted."
 	noteLeaseFigures = "The lease figures (the lease rows of the table) run from the partition's start: first_refusal_ms is n1's " +
@@ -165,9 +165,9 @@ func init() {
 		Expect:   check.Expectations{MinAcknowledged: 1, RequireConverged: true, Failovers: i64(1), EpochRise: i64(1)},
 		Figures: []Figure{
 			lostFigure("F6", "lease off, {old primary + replica} | {replica + coordinators}: acknowledged writes lost",
-				"report the count (spec: about 475)"),
+				"report the count (expected: about 475)"),
 			twoWriterFigure("F6w", "lease off: two-writer window (new primary's first write to the old one's last)",
-				"report (spec: the whole partition)"),
+				"report (expected: the whole partition)"),
 			leaseFigure("F6o", "lease off: old primary's last acknowledged write after the promotion was seen", "ms",
 				"report (the partition lasts 10000)", func(r *check.LeaseResult) *int64 { return r.OldLastAckAfterPromotionMs }),
 			leaseFigure("F6a", "lease off: old primary's acknowledged writes after the promotion was seen", "writes", "report",
@@ -192,13 +192,13 @@ func init() {
 		Schedule: func(rng *rand.Rand, d time.Duration) []nemesis.Step { return []nemesis.Step{splitBrain(rng, d)} },
 		Expect:   leaseOnExpect(),
 		Figures: []Figure{
-			leaseFigure("F7", "lease on: old primary's first refusal after the cut", "ms", "report (spec: 1200 - 1300)",
+			leaseFigure("F7", "lease on: old primary's first refusal after the cut", "ms", "report (expected: 1200 - 1300)",
 				func(r *check.LeaseResult) *int64 { return r.FirstRefusalMs }),
 			leaseFigure("F7p", "lease on: promotion seen after the cut", "ms", "report",
 				func(r *check.LeaseResult) *int64 { return r.PromotionMs }),
-			leaseFigure("F7r", "lease on: promotion seen after the old primary's first refusal", "ms", "report (spec: 1300 - 1800)",
+			leaseFigure("F7r", "lease on: promotion seen after the old primary's first refusal", "ms", "report (expected: 1300 - 1800)",
 				func(r *check.LeaseResult) *int64 { return r.PromotionAfterRefusalMs }),
-			lostFigure("F7l", "lease on: acknowledged writes lost (all before the refusal)", "report (spec: 70 - 80)"),
+			lostFigure("F7l", "lease on: acknowledged writes lost (all before the refusal)", "report (expected: 70 - 80)"),
 			leaseFigure("F7a", "lease on: old primary's acknowledged writes after its first refusal", "writes", "0",
 				func(r *check.LeaseResult) *int64 { return &r.AcksAfterRefusal }),
 			twoWriterFigure("F7w", "lease on: two-writer window", "0"),

@@ -28,7 +28,7 @@ func layout(t *testing.T, topo topology.Topology) topology.CoordinatorLayout {
 	return l
 }
 
-// The lease scenarios run FIGURES.md's F6/F7 settings: ping 500, down
+// The lease scenarios run the F6/F7 settings: ping 500, down
 // 3000, and with the lease on primary_lease_ms 2000 at 10 % drift in
 // every coordinator.toml, which the coordinator's own Validate accepts,
 // and primary-lease yes with coordinators 1,2,3 on every data node.

@@ -36,7 +36,7 @@ func init() {
 		},
 		Expect: check.Expectations{MinAcknowledged: 1, RequireConverged: true},
 		Figures: []Figure{
-			lostFigure("R1", "acknowledged writes lost by a manual failover of asynchronous replication", "report; loss allowed (N-REPL-8)"),
+			lostFigure("R1", "acknowledged writes lost by a manual failover of asynchronous replication", "report; loss allowed (asynchronous replication)"),
 			{ID: "R2", Figure: "primary killed -> first acknowledged write on the replica promoted by hand", Unit: "ms", Target: "n/a (no coordinator)",
 				Value: func(s check.Summary) (float64, bool) {
 					if s.FailoverMs == nil {
@@ -46,13 +46,13 @@ func init() {
 				}},
 		},
 		Notes: []string{
-			"Replication is asynchronous (spec N-REPL-8): the primary acknowledges a write once it is in its own log " +
+			"Replication is asynchronous: the primary acknowledges a write once it is in its own log " +
 				"(fsynced: durability always) and ships it afterwards, so the writes acknowledged in the last moments " +
 				"before the SIGKILL can be missing on the replica that is promoted. Those are the lost writes this report " +
-				"counts: the undurable loss the spec describes, expected here, and tolerated by this scenario's gate " +
+				"counts: the undurable loss the design allows, expected here, and tolerated by this scenario's gate " +
 				"(the register anomalies they cause too). What the gate does require is acknowledged work and that, " +
 				"after the heal, every node holds the same data (RUVIO DIGEST and last log record on every shard). " +
-				"A run that loses nothing does not contradict the spec, which allows the loss without promising it: " +
+				"A run that loses nothing does not contradict the design, which allows the loss without promising it: " +
 				"a record enters the replication stream when it is appended, before the fsync that precedes the " +
 				"acknowledgement, so the window is often shorter than that fsync.",
 			"No coordinator runs: the harness is the operator. After the kill it reads INFO replication on every shard " +
@@ -60,7 +60,7 @@ func init() {
 				"REPLICAOF NO ONE, moves the clients to it, and points the other replica at it with REPLICAOF host port " +
 				"(the new primary's replication address). At the end of the fault window n1 restarts with its configured " +
 				"role (primary: a node forgets REPLICAOF when it restarts) and is sent REPLICAOF to the new primary; the " +
-				"writes it acknowledged but never shipped are discarded (N-REPL-7).",
+				"writes it acknowledged but never shipped are discarded.",
 			"failover time here is the kill to the first write the promoted replica acknowledged: the operator's own " +
 				"reaction plus the clients finding the new primary, not a coordinator's detection.",
 		},
@@ -92,8 +92,8 @@ func init() {
 				"and the registers must stay linearizable.",
 			"A replica's catch-up runs from its restart (once it answers PING) or its resume until its last log record " +
 				"reaches, on every shard, the epoch and sequence the primary's had at that moment (INFO replication " +
-				"polled every 20 ms). A restarted replica continues from its own log (N-REPL-19); a resumed one from " +
-				"where it stopped (N-REPL-20). A catch-up the next fault on the same replica cuts short is not counted.",
+				"polled every 20 ms). A restarted replica continues from its own log; a resumed one from " +
+				"where it stopped. A catch-up the next fault on the same replica cuts short is not counted.",
 		},
 	})
 }

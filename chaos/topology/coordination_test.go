@@ -19,7 +19,7 @@ func coordinatedTopology() Topology {
 }
 
 // The file a backend writes is one the coordinator loads as meant: ids
-// from the topology order, the scenario's timings over FIGURES.md's, every
+// from the topology order, the scenario's timings over the defaults, every
 // peer and member where the layout put them.
 func TestCoordinatorTOMLLoads(t *testing.T) {
 	topo := coordinatedTopology()

@@ -40,7 +40,7 @@ func Fold(values []float64) (min, median, max float64) {
 	return vs[0], median, vs[n-1]
 }
 
-// Row is one figure of ../shared/FIGURES.md as measured: which scenario
+// Row is one figure as measured: which scenario
 // produced it, its fold over Runs runs, the target it is held to, and the
 // command that reproduces it.
 type Row struct {
@@ -56,8 +56,7 @@ type Row struct {
 	Command  string // e.g. "chaos run kill --runs 5"
 }
 
-// SortRows orders rows by their IDs as ../shared/FIGURES.md numbers
-// them: by the letters in front, then the number, then what follows it
+// SortRows orders rows by their IDs: by the letters in front, then the number, then what follows it
 // (C1 < C2 < F1 < F2 < F5 < F5a < F10 < R1).
 func SortRows(rows []Row) {
 	slices.SortStableFunc(rows, func(a, b Row) int {

@@ -45,8 +45,8 @@ var (
 )
 
 // definitions are the meanings of the figures, printed next to the tables
-// so that a number is never read without what it measures. They restate
-// ../shared/FIGURES.md "Definitions" and the history package's outcomes.
+// so that a number is never read without what it measures, and the
+// history package's outcomes.
 var definitions = []struct{ term, meaning string }{
 	{"failover time", "the time from the moment the nemesis injected the fault until the client " +
 		"first saw a write acknowledged by the new primary. It is measured on the client's side, " +
