@@ -151,7 +151,7 @@ func cmdHello(c *conn, args [][]byte) {
 
 func cmdReset(c *conn, args [][]byte) {
 	c.resetMulti()
-	c.srv.hub.unsubscribeAll(c)
+	c.srv.hub.Drop(c.sub)
 	c.w.Proto = 2
 	c.proto.Store(2)
 	c.name.Store("")
@@ -217,10 +217,11 @@ func cmdClientSetInfo(c *conn, args [][]byte) {
 func (c *conn) describe() string {
 	now := clock.NowMs()
 	user := c.userName.Load().(string)
+	nsub, npsub := c.sub.Counts()
 	return fmt.Sprintf("id=%d addr=%s laddr=%s fd=-1 name=%s age=%d idle=%d flags=%s db=0 sub=%d psub=%d ssub=0 multi=-1 qbuf=0 qbuf-free=0 argv-mem=0 multi-mem=0 rbs=0 rbp=0 obl=0 oll=0 omem=0 tot-mem=0 events=r cmd=%s user=%s redir=-1 resp=%d lib-name=%s lib-ver=%s",
 		c.id, c.nc.RemoteAddr(), c.nc.LocalAddr(), c.clientName(),
 		int(clock.Default.Since(c.created)/time.Second), (now-c.lastActive.Load())/1000,
-		c.flagsString(), c.nsub.Load(), c.npsub.Load(), c.lastCmdName(), user,
+		c.flagsString(), nsub, npsub, c.lastCmdName(), user,
 		c.proto.Load(), c.libName.Load().(string), c.libVer.Load().(string))
 }
 
@@ -268,7 +269,7 @@ func cmdClientList(c *conn, args [][]byte) {
 }
 
 func (c *conn) clientType() string {
-	if c.nsub.Load() > 0 || c.npsub.Load() > 0 {
+	if c.sub.Active() {
 		return "pubsub"
 	}
 	return "normal"
@@ -402,7 +403,7 @@ func (s *Server) closeIdleClients() {
 	}
 	now := clock.NowMs()
 	for _, c := range s.clientsSorted() {
-		if c.nsub.Load() > 0 || c.npsub.Load() > 0 {
+		if c.sub.Active() {
 			continue
 		}
 		if now-c.lastActive.Load() > int64(timeout)*1000 {

@@ -13,6 +13,7 @@ import (
 	"github.com/ruvio/ruvio/ruvio/clock"
 	"github.com/ruvio/ruvio/ruvio/command"
 	"github.com/ruvio/ruvio/ruvio/keyspace"
+	"github.com/ruvio/ruvio/ruvio/pubsub"
 	"github.com/ruvio/ruvio/ruvio/resp"
 	"github.com/ruvio/ruvio/ruvio/shard"
 )
@@ -68,16 +69,13 @@ type conn struct {
 	watches    []watchEntry
 	locked     []*shard.Shard // shards EXEC holds while queued commands run
 
-	// Pub/sub state, guarded by the hub's lock for membership and by
-	// outMu for the outbox.
-	channels map[string]struct{}
-	patterns map[string]struct{}
-	nsub     atomic.Int32 // channel and pattern counts, for CLIENT LIST
-	npsub    atomic.Int32
-	outMu    sync.Mutex
-	outbox   []byte
-	outWake  chan struct{}
-	pusher   bool
+	// Pub/sub: the connection's channels and patterns, and the outbox
+	// (guarded by outMu) that pushes are queued in.
+	sub     *pubsub.Subscription
+	outMu   sync.Mutex
+	outbox  []byte
+	outWake chan struct{}
+	pusher  bool
 
 	writeMu sync.Mutex // serialises socket writes of replies and pushes
 }
@@ -108,6 +106,7 @@ func (s *Server) newConn(nc net.Conn, sh *shard.Shard) *conn {
 	cfg := s.Config()
 	c.r.Limits.MaxBulk = cfg.ProtoMaxBulkLen
 	c.proto.Store(2)
+	c.sub = pubsub.NewSubscription(pushReceiver{c})
 	c.setUser(nil)
 	if u, ok := s.acl.Get("default"); ok && u.Enabled() && u.NoPass() {
 		c.setUser(u)
@@ -212,7 +211,7 @@ func (c *conn) cleanup() {
 	c.srv.stats.commands.Add(c.cmds)
 	c.close()
 	c.unwatchAll()
-	c.srv.hub.unsubscribeAll(c)
+	c.srv.hub.Drop(c.sub)
 	c.srv.clientsMu.Lock()
 	delete(c.srv.clients, c.id)
 	c.srv.clientsMu.Unlock()
@@ -304,15 +303,21 @@ func (c *conn) unwatchAll() {
 
 // subscribed reports whether the connection is in RESP2 subscriber mode.
 func (c *conn) subscribed() bool {
-	return c.w.Proto < 3 && (len(c.channels) > 0 || len(c.patterns) > 0)
+	return c.w.Proto < 3 && c.sub.Active()
 }
+
+// pushReceiver is the connection as the pub/sub hub sees it.
+type pushReceiver struct{ c *conn }
+
+func (r pushReceiver) Push(b []byte) { r.c.push(b) }
+func (r pushReceiver) Proto() int    { return int(r.c.proto.Load()) }
 
 func (c *conn) clientName() string { return c.name.Load().(string) }
 
 // flagsString renders CLIENT LIST's flags field.
 func (c *conn) flagsString() string {
 	var b strings.Builder
-	if c.nsub.Load() > 0 || c.npsub.Load() > 0 {
+	if c.sub.Active() {
 		b.WriteByte('P')
 	}
 	if b.Len() == 0 {

@@ -81,7 +81,7 @@ func (s *Server) infoSection(sec string, c *conn) [][2]string {
 			st.KeyspaceMisses += sh.DB().Stats.KeyspaceMisses
 			sh.Unlock()
 		}
-		ch, pat := s.hub.counts()
+		ch, pat := s.hub.Counts()
 		return [][2]string{
 			kv("total_connections_received", s.stats.connections.Load()),
 			kv("total_commands_processed", s.stats.commands.Load()),
@@ -118,7 +118,7 @@ func (s *Server) infoSection(sec string, c *conn) [][2]string {
 func (s *Server) pubsubClients() int {
 	n := 0
 	for _, c := range s.clientsSorted() {
-		if c.nsub.Load() > 0 || c.npsub.Load() > 0 {
+		if c.sub.Active() {
 			n++
 		}
 	}

@@ -20,6 +20,7 @@ import (
 	"github.com/ruvio/ruvio/ruvio/command"
 	"github.com/ruvio/ruvio/ruvio/config"
 	"github.com/ruvio/ruvio/ruvio/lease"
+	"github.com/ruvio/ruvio/ruvio/pubsub"
 	"github.com/ruvio/ruvio/ruvio/replication"
 	"github.com/ruvio/ruvio/ruvio/shard"
 	"github.com/ruvio/ruvio/ruvio/slots"
@@ -41,7 +42,7 @@ type Server struct {
 	table  *command.Table
 	acl    *acl.Registry
 	shards []*shard.Shard
-	hub    *hub
+	hub    *pubsub.Hub
 
 	listeners []net.Listener
 	clientsMu sync.Mutex
@@ -82,7 +83,7 @@ func New(cfg *config.Config, log *slog.Logger) (*Server, error) {
 		clients:  make(map[int64]*conn),
 		done:     make(chan struct{}),
 		tickStop: make(chan struct{}),
-		hub:      newHub(),
+		hub:      pubsub.NewHub(),
 	}
 	s.table = s.commandTable()
 	reg := acl.NewRegistry(tableCatalog{s.table}, cfg.Auth)

@@ -234,6 +234,21 @@ func TestPubSubDeliversToSubscribersOnEveryShardPort(t *testing.T) {
 	}
 }
 
+// UNSUBSCRIBE with no channel drops them all: a PUBLISH afterwards counts
+// no subscriber, and the connection leaves subscriber mode.
+func TestUnsubscribeWithoutChannelsStopsDelivery(t *testing.T) {
+	s := startServer(t, nil)
+	r := dialRaw(t, s.Addr(0))
+	r.send("SUBSCRIBE a b\r\n")
+	r.expect("*3\r\n$9\r\nsubscribe\r\n$1\r\na\r\n:1\r\n*3\r\n$9\r\nsubscribe\r\n$1\r\nb\r\n:2\r\n")
+	r.send("UNSUBSCRIBE\r\n")
+	r.expect("*3\r\n$11\r\nunsubscribe\r\n$1\r\na\r\n:1\r\n*3\r\n$11\r\nunsubscribe\r\n$1\r\nb\r\n:0\r\n")
+	r.send("PUBLISH a hello\r\n")
+	r.expect(":0\r\n")
+	r.send("PING\r\n")
+	r.expect("+PONG\r\n")
+}
+
 func TestBlockingPopWaitsForPushAndTimesOut(t *testing.T) {
 	s := startServer(t, nil)
 	ctx := context.Background()
