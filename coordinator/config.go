@@ -7,12 +7,10 @@ import (
 	"net"
 	"strconv"
 	"strings"
-	"time"
 
 	"github.com/BurntSushi/toml"
 
 	"github.com/ruvio/ruvio/coordinator/rules"
-	"github.com/ruvio/ruvio/ruvio/lease"
 )
 
 // Member is one data node of a group (rules.Member, named here for the
@@ -151,14 +149,13 @@ func (c *Config) problems() []string {
 		for _, p := range peers {
 			found = found || p.ID == c.ID
 		}
-		if !found && !c.Join {
-			add("peers: this coordinator's id %d is not listed", c.ID)
+		// Also with join = true: the entry for itself is the address the
+		// others reach it at, which Raft advertises.
+		if !found && len(peers) > 0 {
+			add("peers: this coordinator's id %d is not listed (peers must list at least itself)", c.ID)
 		}
 		if len(peers) == 0 {
-			add("peers: at least one coordinator must be listed")
-		}
-		if len(peers) > 255 {
-			add("peers: at most 255 coordinators")
+			add("peers: at least one coordinator must be listed, this one included")
 		}
 	}
 	if c.PingIntervalMs < 10 {
@@ -172,15 +169,8 @@ func (c *Config) problems() []string {
 	}
 	if c.PrimaryLeaseDriftPercent < 0 || c.PrimaryLeaseDriftPercent >= 100 {
 		add("primary_lease_drift_percent = %d: must be 0-99", c.PrimaryLeaseDriftPercent)
-	} else {
-		ms := time.Millisecond
-		for _, p := range lease.CheckConfig(time.Duration(c.PrimaryLeaseMs)*ms, time.Duration(c.PingIntervalMs)*ms,
-			time.Duration(c.DownAfterMs)*ms, c.PrimaryLeaseDriftPercent, len(c.Peers)) {
-			if !strings.Contains(p, "primary_lease_drift_percent") {
-				add("%s", p)
-			}
-		}
 	}
+	ps = append(ps, rules.LeaseProblems(c.PrimaryLeaseMs, c.PingIntervalMs, c.DownAfterMs, c.PrimaryLeaseDriftPercent, len(c.Peers))...)
 	if f := strings.Fields(c.Auth); len(f) > 2 {
 		add(`auth: must be "password" or "user password"`)
 	}

@@ -1,6 +1,7 @@
 package coordinator
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -47,7 +48,14 @@ func TestConfig(t *testing.T) {
 	}{
 		{"public listen without secret", strings.Replace(goodConfig, `listen = "127.0.0.1:26400"`, `listen = "0.0.0.0:26400"`, 1),
 			[]string{"secret: required when listen (0.0.0.0:26400) is not a loopback address"}},
-		{"the lease must fit in down_after_ms", strings.Replace(goodConfig, "[[groups]]", "primary_lease_ms = 2500\n[[groups]]", 1), []string{"primary_lease_ms = 2500: the stretched lease plus 200 ms (3256 ms) must fit in down_after_ms (3000)"}},
+		{"the lease must fit in down_after_ms", strings.Replace(goodConfig, "[[groups]]", "primary_lease_ms = 2500\n[[groups]]", 1), []string{"primary_lease_ms = 2500: the stretched lease plus 200 ms must fit in down_after_ms (3256 ms + 200 ms = 3456 ms > 3000)"}},
+		{"a lease that fits only when the 200 ms are counted once", strings.Replace(goodConfig, "[[groups]]", "primary_lease_ms = 2200\n[[groups]]", 1),
+			[]string{"primary_lease_ms = 2200: the stretched lease plus 200 ms must fit in down_after_ms"}},
+		{"join = true still lists itself", strings.Replace(goodConfig, "id = 1", "id = 4\njoin = true", 1),
+			[]string{"peers: this coordinator's id 4 is not listed (peers must list at least itself)"}},
+		{"more than 255 peers without the lease", strings.Replace(goodConfig, `peers = ["1@127.0.0.1:26400", "2@127.0.0.1:26401", "3@127.0.0.1:26402"]`, manyPeers(300), 1), nil},
+		{"more than 255 peers with the lease", strings.Replace(goodConfig, `peers = ["1@127.0.0.1:26400", "2@127.0.0.1:26401", "3@127.0.0.1:26402"]`, manyPeers(300)+"\nprimary_lease_ms = 2000", 1),
+			[]string{"peers: at most 255 coordinators can grant a lease (300 listed)"}},
 		{"the documented lease with the defaults", strings.Replace(goodConfig, "[[groups]]", "primary_lease_ms = 2000\n[[groups]]", 1), nil},
 		{"insecure_no_secret allows it", strings.Replace(goodConfig, `listen = "127.0.0.1:26400"`, "listen = \"0.0.0.0:26400\"\ninsecure_no_secret = true", 1), nil},
 		{"everything wrong at once", `
@@ -82,6 +90,15 @@ members = [{ address = "a:1", replication = "a" }, { address = "a:1", replicatio
 			}
 		}
 	}
+}
+
+// manyPeers is a peers line with n coordinators, this one first.
+func manyPeers(n int) string {
+	var ps []string
+	for i := 1; i <= n; i++ {
+		ps = append(ps, fmt.Sprintf("%q", fmt.Sprintf("%d@127.0.0.1:%d", i, 20000+i)))
+	}
+	return "peers = [" + strings.Join(ps, ", ") + "]"
 }
 
 // The example in deploy/ is a valid configuration.

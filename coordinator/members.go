@@ -4,11 +4,11 @@ import (
 	"context"
 	"sort"
 	"strconv"
-	"strings"
 	"time"
 
 	"github.com/hashicorp/raft"
 
+	"github.com/ruvio/ruvio/coordinator/rules"
 	"github.com/ruvio/ruvio/ruvio/infotext"
 )
 
@@ -82,16 +82,15 @@ func (c *Coordinator) warnIfPeersDiffer() {
 	if len(rec) == 0 {
 		return
 	}
-	var have, want []string
+	var have, want []int
 	for _, s := range rec {
-		have = append(have, strconv.Itoa(s.ID))
+		have = append(have, s.ID)
 	}
 	for _, p := range c.peers {
-		want = append(want, strconv.Itoa(p.ID))
+		want = append(want, p.ID)
 	}
-	sort.Strings(want)
-	if strings.Join(have, ",") != strings.Join(want, ",") {
-		c.log.Warn("peers differs from the recorded coordinators: using the record", "peers", strings.Join(want, ","), "recorded", strings.Join(have, ","))
+	if differ, recorded, listed := rules.PeersDiffer(have, want); differ {
+		c.log.Warn("peers differs from the recorded coordinators: using the record", "peers", listed, "recorded", recorded)
 	}
 }
 
