@@ -4,16 +4,50 @@ import (
 	"context"
 	"errors"
 	"strings"
+	"time"
 
 	"github.com/ruvio/ruvio/chaos/topology"
 )
 
+// Kinds of fault, as they appear in the history and the reports.
+const (
+	Kill      = "kill"      // SIGKILL, then restart at the end of the window
+	Pause     = "pause"     // SIGSTOP, then SIGCONT
+	Partition = "partition" // links cut, then healed
+	Clock     = "clock"     // skewed clock, then reset
+	// Force is not a fault but an operator's command carried out at its
+	// place in the schedule: COORDINATOR FAILOVER <group> FORCE sent to
+	// the coordinators' leader (Target is the group). The Operator, an
+	// Actor, sends it; it is recorded like a fault, with no window.
+	Force = "force"
+)
+
+// Actor carries out a step that is an operator's command (Force); the
+// note says what came of it, for the report.
+type Actor interface {
+	Act(ctx context.Context, st Step) (note string, err error)
+}
+
+// Step is one fault: what, on whom, when it starts and how long it lasts
+// (offsets from the start of the run).
+type Step struct {
+	Kind   string
+	Target string // the node (kill, pause, clock); a shape's name (partition)
+	At     time.Duration
+	For    time.Duration
+	// Links are the directed links a partition cuts.
+	Links []topology.Link
+	// Clock is the skew spec for a clock fault.
+	Clock string
+}
+
 // kind is one kind of fault: how it is put in and taken out, and how the
 // history names its target. Every kind is registered once, in kinds.
 type kind struct {
-	// start puts the fault in and returns the note the report shows
-	// beside it.
-	start func(ctx context.Context, c topology.Cluster, op Operator, st Step) (note string, err error)
+	// start puts the fault in (a, which may be nil, carries out the
+	// steps that are an operator's command) and returns the note the
+	// report shows beside it.
+	start func(ctx context.Context, c topology.Cluster, a Actor, st Step) (note string, err error)
 	// stop takes the fault out.
 	stop func(ctx context.Context, c topology.Cluster, st Step) error
 	// describe is the fault's target as the history records it.
@@ -57,9 +91,8 @@ var kinds = map[string]kind{
 	Force: {
 		// The operator carries it out and says what came of it; there is
 		// nothing to undo.
-		start: func(ctx context.Context, _ topology.Cluster, op Operator, st Step) (string, error) {
-			a, ok := op.(Actor)
-			if !ok {
+		start: func(ctx context.Context, _ topology.Cluster, a Actor, st Step) (string, error) {
+			if a == nil {
 				return "", errors.New("no operator carries it out")
 			}
 			return a.Act(ctx, st)
@@ -71,8 +104,8 @@ var kinds = map[string]kind{
 
 // noted is a start that acts on the cluster and notes plainly what the
 // fault is and is not, for the report.
-func noted(note string, act func(ctx context.Context, c topology.Cluster, st Step) error) func(context.Context, topology.Cluster, Operator, Step) (string, error) {
-	return func(ctx context.Context, c topology.Cluster, _ Operator, st Step) (string, error) {
+func noted(note string, act func(ctx context.Context, c topology.Cluster, st Step) error) func(context.Context, topology.Cluster, Actor, Step) (string, error) {
+	return func(ctx context.Context, c topology.Cluster, _ Actor, st Step) (string, error) {
 		return note, act(ctx, c, st)
 	}
 }

@@ -15,19 +15,6 @@ import (
 	"github.com/ruvio/ruvio/reports/history"
 )
 
-// Kinds of fault, as they appear in the history and the reports.
-const (
-	Kill      = "kill"      // SIGKILL, then restart at the end of the window
-	Pause     = "pause"     // SIGSTOP, then SIGCONT
-	Partition = "partition" // links cut, then healed
-	Clock     = "clock"     // skewed clock, then reset
-	// Force is not a fault but an operator's command carried out at its
-	// place in the schedule: COORDINATOR FAILOVER <group> FORCE sent to
-	// the coordinators' leader (Target is the group). The Operator, an
-	// Actor, sends it; it is recorded like a fault, with no window.
-	Force = "force"
-)
-
 // Targets a scenario cannot name before the run, resolved by the
 // Operator (a Resolver) when the step starts; the history records the
 // node it was.
@@ -41,25 +28,6 @@ const (
 // Resolver names the node behind a target such as Leader.
 type Resolver interface {
 	Resolve(ctx context.Context, target string) (string, error)
-}
-
-// Actor carries out a step that is an operator's command (Force); the
-// note says what came of it, for the report.
-type Actor interface {
-	Act(ctx context.Context, st Step) (note string, err error)
-}
-
-// Step is one fault: what, on whom, when it starts and how long it lasts
-// (offsets from the start of the run).
-type Step struct {
-	Kind   string
-	Target string // the node (kill, pause, clock); a shape's name (partition)
-	At     time.Duration
-	For    time.Duration
-	// Links are the directed links a partition cuts.
-	Links []topology.Link
-	// Clock is the skew spec for a clock fault.
-	Clock string
 }
 
 // Recorder is where faults are written: the workload's recorder.
@@ -162,7 +130,8 @@ func RunWithOperator(ctx context.Context, c topology.Cluster, steps []Step, rec 
 		// The window opens when the fault is sent, not when the backend
 		// confirms it (a container kill takes a while to report).
 		startMs := rec.SinceStartMs()
-		text, err := k.start(ctx, c, op, st)
+		actor, _ := op.(Actor)
+		text, err := k.start(ctx, c, actor, st)
 		if err != nil {
 			return fmt.Errorf("%s %s: %w", st.Kind, st.Target, err)
 		}

@@ -1,4 +1,8 @@
-// Package workloads drives a running ruvio cluster with go-redis v9
+// Package workloads drives a running cluster with go-redis clients and
+// records every operation, its outcome and times in the run's history.
+package workloads
+
+// This package drives a running ruvio cluster with go-redis v9
 // clients and records what happened in a history (reports/history): every
 // operation with its outcome (ok, fail, or info when it is indeterminate),
 // its invocation and completion times, and the node it went to.
@@ -7,7 +11,6 @@
 // (SADD), so that a final read after the faults shows which acknowledged
 // values survived. "register" runs GET, SET and compare-and-set on a few
 // keys with unique values, for a linearizability check.
-package workloads
 
 import (
 	"context"

@@ -1,7 +1,5 @@
-// Package coordinators is the harness's side of a running cluster's
-// coordinators: which primary and epoch they record (where the workloads
-// write, and the history's record observations), which of them leads, and
-// an operator's commands to them (COORDINATOR FAILOVER FORCE).
+// Package coordinators is the harness's client of a cluster's coordinators:
+// the primary and epoch they record, their leader, and FORCE failovers.
 package coordinators
 
 import (

@@ -1,4 +1,8 @@
-// Package docker is the chaos harness's Docker backend: every node of a
+// Package docker is the chaos backend that runs each node in a container
+// built FROM scratch, with real SIGKILL, SIGSTOP and packet drops.
+package docker
+
+// This package is the chaos harness's Docker backend: every node of a
 // topology is a container built FROM scratch around a static ruvio binary,
 // on a network made for the run, and faults are real: SIGKILL, SIGSTOP and
 // packet drops in the container's network namespace.
@@ -38,7 +42,6 @@
 //   - Everything made is labelled ruvio.chaos=<run id>; Close removes a
 //     run's containers and network and Sweep removes leftovers of runs that
 //     were killed before they could.
-package docker
 
 import (
 	"context"

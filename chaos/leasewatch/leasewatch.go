@@ -1,7 +1,5 @@
-// Package leasewatch polls the primary lease of every data node of a
-// running cluster (INFO replication) and records in the run's history when
-// a node's lease starts to hold and when it ends, with the instant its
-// last holding poll said it would stop writes.
+// Package leasewatch polls every data node's primary lease and records in
+// the run's history when it starts to hold and when it ends.
 package leasewatch
 
 import (

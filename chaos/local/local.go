@@ -1,4 +1,8 @@
 // Package local is the chaos backend that runs a topology as processes on
+// this machine, every link through a fault Proxy: no Docker, no root.
+package local
+
+// This package is the chaos backend that runs a topology as processes on
 // this machine: node i listens on 127.0.0.<i+2> (or on 127.0.0.1 with its
 // own ports where only that address exists), and every link a scenario may
 // cut goes through a fault Proxy, so partitions work without Docker or root.
@@ -31,7 +35,6 @@
 // CLUSTER SLOTS or follows MOVED learns the node's real ports and bypasses
 // the proxies, so its traffic is not cut. Workloads must dial the proxied
 // addresses only.
-package local
 
 import (
 	"context"

@@ -1,4 +1,8 @@
-// Package operator does by hand what the operator of a replicated ruvio
+// Package operator fails a replicated group over by hand when there is no
+// coordinator: it promotes the most durable replica and repoints the rest.
+package operator
+
+// This package does by hand what the operator of a replicated ruvio
 // group does when there is no coordinator: read every shard's INFO
 // replication, promote the most durable replica with REPLICAOF NO ONE
 // once the primary is gone, point the other nodes at it with REPLICAOF
@@ -10,4 +14,3 @@
 // whether nodes converged) are functions of plain values in decide.go;
 // Group gathers the observations over the network, calls them and carries
 // out the result, recording what it did in the run's history.
-package operator

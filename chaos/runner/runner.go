@@ -1,6 +1,5 @@
-// Package runner carries out a chaos run: build the binary, start the
-// scenario's topology on a backend, run its workloads and fault schedule,
-// heal, settle, read back, check, and write the results folder.
+// Package runner carries out a chaos run: start the topology, run workloads
+// and faults, heal, read back, check, and write the results folder.
 package runner
 
 import (

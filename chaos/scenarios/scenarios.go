@@ -1,7 +1,5 @@
-// Package scenarios is the registry of chaos scenarios: each is a Go value
-// naming its topology, workloads, fault schedule and the thresholds
-// `chaos gate` holds a run to. Randomised schedules draw from the run's
-// seed, so a run can be replayed.
+// Package scenarios is the registry of chaos scenarios: topology, workloads,
+// seeded fault schedule and the thresholds `chaos gate` holds a run to.
 package scenarios
 
 import (

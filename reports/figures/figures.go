@@ -1,6 +1,5 @@
-// Package figures is the `make figures` mechanism: it folds a figure's
-// measurements over many chaos runs into min / median / max and rewrites the
-// tables in docs/ between markers, so no measured number is typed by hand.
+// Package figures folds a figure's measurements over runs into min, median
+// and max, and rewrites the tables between markers in docs/.
 package figures
 
 import (

@@ -1,10 +1,13 @@
-// Package history is the record of a chaos run: every client operation
+// Package history is the record of a chaos run, one JSON object a line:
+// client operations, injected faults and what the harness observed.
+package history
+
+// This package is the record of a chaos run: every client operation
 // with its outcome and times, every fault the nemesis injected, and what
 // the harness observed on the nodes themselves (a replica's catch-up, a
 // promotion, the final convergence check), one JSON object per line
 // (history.jsonl). Checkers and reports read it;
 // `chaos analyze` re-checks a saved one.
-package history
 
 import (
 	"bufio"

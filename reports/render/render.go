@@ -1,6 +1,5 @@
-// Package render turns one chaos run (its history and its checked summary)
-// into the files people read: summary.json, report.md, timeline.html and a
-// latency/throughput plot with the fault windows shaded.
+// Package render turns one checked run into the files people read:
+// summary.json, report.md, timeline.html and a latency plot.
 package render
 
 import (
