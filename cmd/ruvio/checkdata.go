@@ -21,12 +21,16 @@ import (
 // found (or the repair failed), 2 usage.
 func runCheckData(args []string, out io.Writer) int {
 	fs := flag.NewFlagSet("check-data", flag.ContinueOnError)
-	fs.SetOutput(out)
+	fs.SetOutput(io.Discard)
 	dataDir := fs.String("data-dir", "./data", "the node's data directory")
 	shard := fs.Int("shard", 0, "the shard whose log --truncate-at repairs")
 	truncateAt := fs.String("truncate-at", "", "repair: cut the shard's log at FILE:OFFSET (a segment file name and byte offset from the report)")
 	if err := fs.Parse(args); err != nil {
-		return 2
+		return usageError(err, func(w io.Writer) {
+			fmt.Fprintln(w, "Usage: ruvio check-data [--data-dir DIR] [--shard N --truncate-at FILE:OFFSET]")
+			fs.SetOutput(w)
+			fs.PrintDefaults()
+		})
 	}
 	if *truncateAt != "" {
 		return truncate(out, *dataDir, *shard, *truncateAt)

@@ -1,8 +1,10 @@
 package main
 
 import (
+	"errors"
 	"flag"
 	"fmt"
+	"io"
 	"log/slog"
 	"os"
 	"os/signal"
@@ -15,14 +17,24 @@ import (
 // runCoordinator is `ruvio coordinator --config coordinator.toml`.
 func runCoordinator(args []string) int {
 	fs := flag.NewFlagSet("coordinator", flag.ContinueOnError)
-	path := fs.String("config", "", "coordinator.toml `file`")
+	fs.SetOutput(io.Discard)
+	path := fs.String("config", "", "coordinator.toml `file` (required; see deploy/coordinator.toml for every key)")
 	level := fs.String("log-level", "info", "log `level`: debug, info, warn or error")
+	usage := func(w io.Writer) {
+		fmt.Fprintln(w, "Usage: ruvio coordinator --config coordinator.toml [--log-level LEVEL]")
+		fs.SetOutput(w)
+		fs.PrintDefaults()
+		fs.SetOutput(io.Discard)
+		fmt.Fprintln(w, "\nEnvironment:\n  RUVIO_COORDINATOR_SECRET\toverrides secret in the file")
+	}
 	if err := fs.Parse(args); err != nil {
-		return 2
+		return usageError(err, usage)
+	}
+	if fs.NArg() > 0 {
+		return usageError(fmt.Errorf("unexpected argument %q", fs.Arg(0)), usage)
 	}
 	if *path == "" {
-		fmt.Fprintln(os.Stderr, "ruvio coordinator: --config coordinator.toml is required")
-		return 2
+		return usageError(errors.New("--config coordinator.toml is required"), usage)
 	}
 	cfg, err := coordinator.LoadConfig(*path, os.Getenv)
 	if err != nil {

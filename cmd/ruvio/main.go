@@ -5,7 +5,10 @@ package main
 
 import (
 	"context"
+	"errors"
+	"flag"
 	"fmt"
+	"io"
 	"log/slog"
 	"os"
 	"os/signal"
@@ -39,21 +42,56 @@ func run(args []string) int {
 	case "version":
 		fmt.Printf("ruvio %s (redis_version %s)\n", server.BuildVersion, server.Version)
 		return 0
-	case "help", "-h", "--help":
-		fmt.Println("usage: ruvio [server] [--config ruvio.toml] [--port N] [--bind ADDR] [--shards N] [--data-dir DIR] [--durability PROFILE]\n       ruvio coordinator --config coordinator.toml\n       ruvio check-data [--data-dir DIR] [--shard N --truncate-at FILE:OFFSET]\n       ruvio version")
+	case "help":
+		printUsage(os.Stdout)
 		return 0
 	default:
-		fmt.Fprintf(os.Stderr, "ruvio: unknown subcommand %q (want server, coordinator, check-data or version)\n", sub)
+		fmt.Fprintf(os.Stderr, "ruvio: unknown subcommand %q\n\n", sub)
+		printUsage(os.Stderr)
 		return 2
 	}
+}
+
+// printUsage is the whole command line: the subcommands, then the data
+// node's flags (the default subcommand).
+func printUsage(w io.Writer) {
+	fmt.Fprint(w, `Usage:
+  ruvio [server] [flags]         run a data node (the default)
+  ruvio coordinator --config F   run a failover coordinator (ruvio coordinator --help)
+  ruvio check-data [flags]       verify a stopped node's data (ruvio check-data --help)
+  ruvio version                  print the build
+  ruvio help                     print this
+
+ruvio server
+`)
+	config.PrintUsage(w)
+}
+
+// usageError reports a command line that cannot be parsed: the error, then
+// the usage, on stderr, with exit status 2; --help prints the usage on
+// stdout with status 0.
+func usageError(err error, usage func(io.Writer)) int {
+	if errors.Is(err, flag.ErrHelp) {
+		usage(os.Stdout)
+		return 0
+	}
+	fmt.Fprintf(os.Stderr, "ruvio: %v\n\n", err)
+	usage(os.Stderr)
+	return 2
 }
 
 func runServer(args []string) int {
 	config.RuleValidator = acl.ParseRules
 	cfg, err := config.Load(args, os.Getenv)
-	if err != nil {
+	var ve *config.ValidationError
+	switch {
+	case errors.As(err, &ve):
+		// A bad value: the problems say what to change, the usage would
+		// only bury them.
 		fmt.Fprintf(os.Stderr, "ruvio: %v\n", err)
 		return 2
+	case err != nil:
+		return usageError(err, printUsage)
 	}
 	log := newLogger(cfg)
 	if err := clock.FromEnvironment(log); err != nil {

@@ -3,6 +3,7 @@ package main
 import (
 	"bufio"
 	"context"
+	"errors"
 	"math/rand/v2"
 	"net"
 	"os"
@@ -205,5 +206,50 @@ func TestRedisCLI(t *testing.T) {
 	}
 	if strings.Join(got, ",") != "1,2,2" {
 		t.Fatalf("stdin session = %q", got)
+	}
+}
+
+// --help on every subcommand prints its usage on stdout and exits 0; the
+// data node's usage names every flag with its default and its variable.
+func TestHelpPrintsTheUsageAndExitsZero(t *testing.T) {
+	for _, args := range [][]string{{"--help"}, {"-h"}, {"help"}, {"server", "--help"}, {"coordinator", "--help"}, {"check-data", "--help"}} {
+		cmd := exec.Command(binary, args...)
+		var stderr strings.Builder
+		cmd.Stderr = &stderr
+		out, err := cmd.Output()
+		if err != nil {
+			t.Fatalf("ruvio %v: %v\n%s", args, err, stderr.String())
+		}
+		if !strings.Contains(string(out), "Usage") || strings.Contains(string(out)+stderr.String(), "help requested") {
+			t.Fatalf("ruvio %v printed no usage:\n%s%s", args, out, stderr.String())
+		}
+	}
+	out, _ := exec.Command(binary, "--help").Output()
+	for _, want := range []string{"--port PORT", "default 6379; RUVIO_PORT", "--durability MODE", "RUVIO_DURABILITY", "--config FILE", "coordinator", "check-data", "RUVIO_MIN_REPLICAS_TO_WRITE"} {
+		if !strings.Contains(string(out), want) {
+			t.Errorf("usage lacks %q:\n%s", want, out)
+		}
+	}
+	out, _ = exec.Command(binary, "coordinator", "--help").Output()
+	if !strings.Contains(string(out), "RUVIO_COORDINATOR_SECRET") {
+		t.Errorf("coordinator usage lacks its variable:\n%s", out)
+	}
+}
+
+// An unknown subcommand or flag prints what was wrong and the usage on
+// stderr, and exits 2.
+func TestUnknownSubcommandOrFlagPrintsTheUsageAndExitsTwo(t *testing.T) {
+	for _, args := range [][]string{{"frobnicate"}, {"--no-such-flag"}, {"server", "--no-such-flag"}, {"coordinator", "--no-such-flag"}, {"coordinator"}, {"check-data", "--no-such-flag"}} {
+		cmd := exec.Command(binary, args...)
+		var stderr strings.Builder
+		cmd.Stderr = &stderr
+		err := cmd.Run()
+		var ee *exec.ExitError
+		if !errors.As(err, &ee) || ee.ExitCode() != 2 {
+			t.Fatalf("ruvio %v: %v, want exit status 2\n%s", args, err, stderr.String())
+		}
+		if !strings.Contains(stderr.String(), "Usage") {
+			t.Fatalf("ruvio %v printed no usage on stderr:\n%s", args, stderr.String())
+		}
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"io"
 	"slices"
 	"strconv"
+	"strings"
 
 	"github.com/BurntSushi/toml"
 )
@@ -45,6 +46,8 @@ var envVars = []envVar{
 	{"RUVIO_PRIMARY_LEASE_COORDINATORS", "primary_lease_coordinators"},
 	{"RUVIO_MIN_REPLICAS_TO_WRITE", "min_replicas_to_write"},
 	{"RUVIO_MIN_REPLICAS_MAX_LAG", "min_replicas_max_lag"},
+	{"RUVIO_CLUSTER_TOPOLOGY", "cluster_topology"},
+	{"RUVIO_CLUSTER_GROUP", "cluster_group"},
 	{"RUVIO_REPLICATION_ROLE", "replication.role"},
 	{"RUVIO_REPLICATION_PRIMARY", "replication.primary"},
 	{"RUVIO_REPLICATION_LISTEN", "replication.listen"},
@@ -109,16 +112,59 @@ func newFlagSet() (*flag.FlagSet, *string) {
 	return fs, path
 }
 
-// PrintUsage writes the flags and environment variables Load understands.
+// PrintUsage writes every flag Load understands with its default and the
+// RUVIO_ variable that overrides it, then the variables of the keys that
+// have no flag.
 func PrintUsage(w io.Writer) {
-	fs, _ := newFlagSet()
-	fs.SetOutput(w)
-	fmt.Fprintln(w, "Usage: ruvio [flags]")
-	fs.PrintDefaults()
-	fmt.Fprintln(w, "\nEnvironment variables override flags, which override the file:")
-	for _, e := range envVars {
-		fmt.Fprintf(w, "  %s\t(%s)\n", e.name, e.key)
+	def := Default()
+	envOf := func(key string) string {
+		for _, e := range envVars {
+			if e.key == key {
+				return e.name
+			}
+		}
+		return ""
 	}
+	fmt.Fprintln(w, "Flags (a flag overrides the file; a RUVIO_ variable overrides both):")
+	fmt.Fprintln(w, "  --config FILE\n        TOML configuration file (see deploy/ruvio.toml for every key)")
+	flagged := map[string]bool{}
+	for _, s := range flagSpecs {
+		flagged[s.key] = true
+		f, _ := fieldByKey(s.key)
+		name, usage := flagName(s)
+		line := fmt.Sprintf("  --%s", s.name)
+		if name != "" {
+			line += " " + strings.ToUpper(name)
+		}
+		// A usage that names its own default (a derived one) keeps it; a
+		// switch is off unless given.
+		note := envOf(s.key)
+		if !strings.Contains(usage, "(default ") && !f.isBool {
+			deflt := f.get(def)
+			if deflt == "" {
+				deflt = `""`
+			}
+			note = "default " + deflt + "; " + note
+		}
+		fmt.Fprintf(w, "%s\n        %s (%s)\n", line, usage, note)
+	}
+	fmt.Fprintln(w, "\nEnvironment variables of the keys without a flag:")
+	for _, e := range envVars {
+		if !flagged[e.key] {
+			fmt.Fprintf(w, "  %s\t(%s)\n", e.name, e.key)
+		}
+	}
+}
+
+// flagName splits a flag's usage into the name of its value (the word in
+// backquotes, as the flag package does) and the usage without the quotes.
+func flagName(s flagSpec) (name, usage string) {
+	f := &flag.Flag{Name: s.name, Usage: s.usage}
+	name, usage = flag.UnquoteUsage(f)
+	if f, _ := fieldByKey(s.key); f.isBool {
+		name = ""
+	}
+	return name, usage
 }
 
 // Load builds the configuration from defaults, then the TOML file named by

@@ -168,6 +168,7 @@ func TestLoadEveryEnvVar(t *testing.T) {
 		"RUVIO_REPLICATION_LISTEN": "0.0.0.0:27001", "RUVIO_REPLICATION_PASSWORD": "rpw",
 		"RUVIO_REPLICATION_ANNOUNCE": "203.0.113.7:7001", "RUVIO_REPLICATION_BACKLOG_BYTES": "1mb",
 		"RUVIO_PRIMARY_LEASE": "yes", "RUVIO_PRIMARY_LEASE_COORDINATORS": "1,2,3",
+		"RUVIO_CLUSTER_TOPOLOGY": "/etc/ruvio/topology", "RUVIO_CLUSTER_GROUP": "a",
 	}
 	if len(env) != len(envVars) {
 		t.Fatalf("test covers %d variables, table has %d", len(env), len(envVars))
@@ -183,6 +184,7 @@ func TestLoadEveryEnvVar(t *testing.T) {
 		Hz: 100, LogLevel: "warn", LogFormat: "json",
 		Save: "60 1", WALSegmentBytes: 1 << 20, WALSnapshotBytes: 0, Threads: 3,
 		MinReplicasToWrite: 1, MinReplicasMaxLag: 5, PrimaryLease: true, PrimaryLeaseCoordinators: []int{1, 2, 3},
+		ClusterTopology: "/etc/ruvio/topology", ClusterGroup: "a",
 		Replication: Replication{Role: "replica", Primary: "ruvio-1:26379", Listen: "0.0.0.0:27001",
 			Password: "rpw", Announce: "203.0.113.7:7001", BacklogBytes: 1 << 20},
 	}
@@ -313,8 +315,8 @@ func TestPrintUsage(t *testing.T) {
 	var b bytes.Buffer
 	PrintUsage(&b)
 	out := b.String()
-	for _, w := range []string{"-config", "-data-dir", "-enable-debug-command", "RUVIO_PORT", "RUVIO_LOG_FORMAT", "-port port", "(default 6379)",
-		"-replication-listen address", "RUVIO_REPLICATION_PASSWORD\t(replication.password)"} {
+	for _, w := range []string{"--config FILE", "--data-dir DIRECTORY", "--enable-debug-command\n", "RUVIO_LOG_FORMAT", "--port PORT", "(default 6379; RUVIO_PORT)",
+		"--replication-listen ADDRESS", "(default bind at port+20000) (RUVIO_REPLICATION_LISTEN)", "RUVIO_REPLICATION_PASSWORD\t(replication.password)"} {
 		if !strings.Contains(out, w) {
 			t.Errorf("usage lacks %q:\n%s", w, out)
 		}
