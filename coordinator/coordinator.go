@@ -9,7 +9,6 @@ import (
 	"net"
 	"os"
 	"path/filepath"
-	"slices"
 	"strconv"
 	"sync"
 	"sync/atomic"
@@ -351,7 +350,8 @@ func (c *Coordinator) propose(e rules.Entry) error {
 // applied runs on every coordinator when the log changes a group's
 // record: probers follow the members, and subscribers hear of a new
 // primary here.
-func (c *Coordinator) applied(group string, old, now rules.Record) {
+func (c *Coordinator) applied(res rules.Result) {
+	group, old, now := res.Group, res.Old, res.New
 	for _, m := range now.Members {
 		if !rules.HasMember(old.Members, m.Address) {
 			c.log.Info("member added", "group", group, "member", m.Address, "replication", m.Replication)
@@ -364,13 +364,13 @@ func (c *Coordinator) applied(group string, old, now rules.Record) {
 			c.dropProber(m.Address)
 		}
 	}
-	if now.Primary == old.Primary {
-		return
-	}
-	if !slices.Equal(old.Stale, now.Stale) {
+	if res.Unclean {
 		// An unclean promotion dropped the committed values: what this
 		// coordinator learned of them goes too.
 		c.forgetKnown(group)
+	}
+	if now.Primary == old.Primary {
+		return
 	}
 	c.log.Info("recorded primary", "group", group, "primary", now.Primary, "group_epoch", now.GroupEpoch, "previous", old.Primary)
 	if old.Primary == "" {

@@ -18,7 +18,7 @@ type fsm struct {
 	mu      sync.RWMutex
 	state   rules.State
 	file    map[string][]Member                       // members the configuration lists
-	onApply func(group string, old, now rules.Record) // called after a change, outside the lock
+	onApply func(res rules.Result) // called after a change, outside the lock
 }
 
 func newFSM(groups []Group) *fsm {
@@ -54,7 +54,8 @@ func (f *fsm) Apply(l *raft.Log) any {
 		return fmt.Errorf("log entry %d: %w", l.Index, res.Err)
 	}
 	if res.Changed && f.onApply != nil {
-		f.onApply(res.Group, res.Old.Copy(), res.New.Copy())
+		res.Old, res.New = res.Old.Copy(), res.New.Copy()
+		f.onApply(res)
 	}
 	return nil
 }

@@ -91,8 +91,8 @@ func norm(r rules.Record) rules.Record {
 func TestFSMApplyReportsBadEntriesAndCallsBackOnChanges(t *testing.T) {
 	f := newFSM(testGroups)
 	var calls []string
-	f.onApply = func(group string, old, now rules.Record) {
-		calls = append(calls, group+" "+old.Primary+"->"+now.Primary)
+	f.onApply = func(res rules.Result) {
+		calls = append(calls, res.Group+" "+res.Old.Primary+"->"+res.New.Primary)
 	}
 	if err, _ := f.Apply(&raft.Log{Index: 7, Data: []byte("{")}).(error); err == nil {
 		t.Fatal("a log entry that is not JSON")

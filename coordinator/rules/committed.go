@@ -48,11 +48,17 @@ func MaxEach(a, b []uint64) []uint64 {
 }
 
 // Rises lists the shards whose committed value rose above the recorded
-// one (shard -> value); nil when none did.
+// one (shard -> value), a shard the record lacks counting as 0; nil when
+// none did, so a group whose clients never use CLIENT DURABILITY writes
+// nothing.
 func Rises(recorded, committed []uint64) map[int]uint64 {
 	var out map[int]uint64
 	for i, v := range committed {
-		if i >= len(recorded) || v > recorded[i] {
+		var r uint64
+		if i < len(recorded) {
+			r = recorded[i]
+		}
+		if v > r {
 			if out == nil {
 				out = map[int]uint64{}
 			}
@@ -93,4 +99,21 @@ func ShortReplicas(rec Record, st map[string]Status, committed []uint64) string 
 		return "no replica answers"
 	}
 	return strings.Join(parts, ", ")
+}
+
+// Dropped is what an unclean promotion drops, per shard: the larger of
+// the recorded and the learned committed value (what the observation
+// kept), without the zeros; nil when nothing was committed.
+func Dropped(committed []uint64) map[int]uint64 {
+	var out map[int]uint64
+	for i, v := range committed {
+		if v == 0 {
+			continue
+		}
+		if out == nil {
+			out = map[int]uint64{}
+		}
+		out[i] = v
+	}
+	return out
 }

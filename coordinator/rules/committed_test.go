@@ -58,7 +58,9 @@ func TestRises(t *testing.T) {
 		{"nothing rose", []uint64{3, 4}, []uint64{3, 4}, nil},
 		{"one shard rose", []uint64{3, 4}, []uint64{3, 6}, map[int]uint64{1: 6}},
 		{"a shard not yet recorded", []uint64{3}, []uint64{3, 1}, map[int]uint64{1: 1}},
-		{"a shard not yet recorded rises even at zero", nil, []uint64{0}, map[int]uint64{0: 0}},
+		{"a group that never used CLIENT DURABILITY writes nothing", nil, []uint64{0, 0}, nil},
+		{"nor after an unclean failover dropped its values", nil, []uint64{0}, nil},
+		{"a shard not yet recorded rises from zero", nil, []uint64{0, 2}, map[int]uint64{1: 2}},
 	}
 	for _, c := range cases {
 		got := Rises(c.recorded, c.committed)

@@ -150,6 +150,14 @@ func Recheck(o Observation, d Decision, fresh Status, force bool) (Promotion, er
 		return Promotion{}, fmt.Errorf("the chosen replica %s no longer holds every committed record (%s): choosing again next round", d.Candidate.Address, lacks)
 	}
 	e := Entry{Op: OpPrimary, Group: o.Group, Primary: d.Candidate.Address, GroupEpoch: o.Record.GroupEpoch + 1, Unclean: lacks != ""}
+	if e.Unclean {
+		// The values dropped are the ones this decision kept, also those
+		// learned from the members and not recorded yet: every
+		// coordinator ignores reports at or below them from now on.
+		if dropped := Dropped(o.Committed); dropped != nil {
+			e.Committed = map[string]map[int]uint64{o.Group: dropped}
+		}
+	}
 	return Promotion{Entry: e, Lacks: lacks}, nil
 }
 

@@ -153,3 +153,37 @@ func TestSameAddr(t *testing.T) {
 		}
 	}
 }
+
+// An unclean failover in the first second of durable writes, while the
+// record holds no committed value yet: the values the leader had learned
+// are dropped too, the stale reports replicas keep sending are ignored,
+// and nothing is written back as a rise.
+func TestAnUncleanFailoverBeforeAnyRecordDropsTheLearnedValues(t *testing.T) {
+	s := NewState(map[string][]Member{"main": {ma, mb, mc}})
+	s, _ = Apply(s, Entry{Op: OpPrimary, Group: "main", Primary: ma.Address, GroupEpoch: 4})
+	o := obs()
+	o.Record = s["main"].Copy()
+	// Learned from the pings, not recorded yet.
+	o.Committed = MaxEach(o.Record.Committed, []uint64{15})
+	p, err := Recheck(o, Decision{Outcome: Promote, Candidate: mc}, status("slave", 9), true)
+	if err != nil || !p.Entry.Unclean {
+		t.Fatalf("forced: %+v %v", p, err)
+	}
+	s, res := Apply(s, p.Entry)
+	if !res.Unclean || !reflect.DeepEqual(s["main"].Stale, []uint64{15}) || s["main"].Committed != nil {
+		t.Fatalf("after the unclean promotion: %+v (unclean %v)", s["main"], res.Unclean)
+	}
+	// The old primary's replica still reports 15; the new primary reuses
+	// sequences 10-15 and has committed 12 of them.
+	st := map[string]Status{mb.Address: committedStatus(true, 15), mc.Address: committedStatus(true, 12)}
+	known := FoldCommitted(nil, s["main"].Stale, st)
+	if r := Rises(s["main"].Committed, MaxEach(s["main"].Committed, known)); r != nil {
+		t.Fatalf("the dropped values come back as a rise: %v", r)
+	}
+	// Once the new primary commits past them they count again.
+	st[mc.Address] = committedStatus(true, 16)
+	known = FoldCommitted(known, s["main"].Stale, st)
+	if r := Rises(s["main"].Committed, known); !reflect.DeepEqual(r, map[int]uint64{0: 16}) {
+		t.Fatalf("a value past the dropped one: %v", r)
+	}
+}

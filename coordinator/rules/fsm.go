@@ -64,9 +64,35 @@ type Result struct {
 	// Changed reports whether that record's primary or members changed,
 	// which the coordinator acts on (probers, events, logs).
 	Changed bool
+	// Unclean reports an unclean promotion: the committed values were
+	// dropped, and what each coordinator learned of them goes too.
+	Unclean bool
 	// Err is an entry the state machine could not apply.
 	Err error
 }
+
+// staleAfter is, per shard, the larger of the recorded committed value
+// and the one an unclean promotion's entry says it dropped.
+func staleAfter(recorded []uint64, dropped map[int]uint64) []uint64 {
+	out := append([]uint64(nil), recorded...)
+	for i, v := range dropped {
+		if i < 0 || i >= MaxShards {
+			continue
+		}
+		for len(out) <= i {
+			out = append(out, 0)
+		}
+		out[i] = max(out[i], v)
+	}
+	if len(out) == 0 {
+		return nil
+	}
+	return out
+}
+
+// MaxShards bounds the shard numbers an entry may name (a data node has
+// at most 256 shards); a higher one is not a shard, and is not stored.
+const MaxShards = 256
 
 // ErrUnknownGroup is an entry naming a group the configuration lacks.
 var ErrUnknownGroup = errors.New("unknown group")
@@ -101,8 +127,11 @@ func Apply(s State, e Entry) (State, Result) {
 		n.Primary, n.GroupEpoch = e.Primary, e.GroupEpoch
 		if e.Unclean {
 			// The new primary reuses the sequences of the records it
-			// lacks: the old values no longer mean anything.
-			n.Stale, n.Committed = n.Committed, nil
+			// lacks: the old values no longer mean anything, neither the
+			// recorded ones nor those the promoting leader had learned
+			// (the entry carries them).
+			n.Stale, n.Committed = staleAfter(n.Committed, e.Committed[e.Group]), nil
+			res.Unclean = true
 		}
 	case OpAddMember:
 		if e.Member == nil || HasMember(r.Members, e.Member.Address) || contains(r.Forgotten, e.Member.Address) {
@@ -144,7 +173,7 @@ func applyCommitted(s State, e Entry) State {
 		}
 		c := append([]uint64(nil), r.Committed...)
 		for i, v := range shards {
-			if i < 0 {
+			if i < 0 || i >= MaxShards {
 				continue
 			}
 			for len(c) <= i {
