@@ -17,7 +17,7 @@ import (
 type fsm struct {
 	mu      sync.RWMutex
 	state   rules.State
-	file    map[string][]Member                       // members the configuration lists
+	file    map[string][]Member    // members the configuration lists
 	onApply func(res rules.Result) // called after a change, outside the lock
 }
 
