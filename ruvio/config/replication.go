@@ -64,10 +64,15 @@ type Replication struct {
 // ReplicationListen returns the replication base address in force:
 // Replication.Listen if set, else bind at the client port + 20000. It is
 // what CONFIG GET replication-listen answers, and may name every
-// interface (0.0.0.0 or [::]).
+// interface (0.0.0.0 or [::]). A derived address whose shard ports would
+// run past 65535 is no address at all, and it returns "" for it rather
+// than something no replica could reach (CheckReplicationListen says why).
 func (c *Config) ReplicationListen() string {
 	if c.Replication.Listen != "" {
 		return c.Replication.Listen
+	}
+	if c.Port+replicationPortOffset+max(c.Shards, 1)-1 > maxPort {
+		return ""
 	}
 	return net.JoinHostPort(c.Bind, strconv.Itoa(c.Port+replicationPortOffset))
 }

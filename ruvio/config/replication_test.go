@@ -261,7 +261,8 @@ func TestLoadReplicationProblemsBySource(t *testing.T) {
 }
 
 // CONFIG GET replication-listen answers the address in force, derived
-// when replication.listen is unset, and never "".
+// when replication.listen is unset; "" only when the derived ports would
+// not exist (past 65535), never an address that cannot be.
 func TestConfigGetReplicationListen(t *testing.T) {
 	tests := []struct {
 		name   string
@@ -273,6 +274,9 @@ func TestConfigGetReplicationListen(t *testing.T) {
 		{"every interface", func(c *Config) { c.Replication.Listen = "0.0.0.0:26379" }, "0.0.0.0:26379"},
 		{"derived from bind and port", func(c *Config) { c.Bind, c.Port = "0.0.0.0", 7000 }, "0.0.0.0:27000"},
 		{"derived from IPv6 bind", func(c *Config) { c.Bind = "::1" }, "[::1]:26379"},
+		{"derived past the last port", func(c *Config) { c.Port = 50000 }, ""},
+		{"derived, last shard past the last port", func(c *Config) { c.Port, c.Shards = 45530, 8 }, ""},
+		{"derived, last shard on the last port", func(c *Config) { c.Port, c.Shards = 45528, 8 }, "127.0.0.1:65528"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

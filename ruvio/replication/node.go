@@ -298,6 +298,16 @@ func (n *Node) Start() error {
 	case "replica":
 		_, err := n.BecomeReplica(cfg.Replication.Primary, false)
 		return err
+	default:
+		// A node without a role is a writer, and a writer accepts
+		// replicas, as every Redis master does. When its replication
+		// address cannot be used it still serves clients, and says at
+		// start what to set.
+		n.mu.Lock()
+		defer n.mu.Unlock()
+		if err := n.openListeners(); err != nil {
+			n.log.Warn("not accepting replicas", "reason", strings.TrimPrefix(err.Error(), "ERR "))
+		}
 	}
 	return nil
 }
