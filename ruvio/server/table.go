@@ -5,6 +5,7 @@ import (
 
 	"github.com/ruvio/ruvio/ruvio/acl"
 	"github.com/ruvio/ruvio/ruvio/command"
+	"github.com/ruvio/ruvio/ruvio/command/bitcmd"
 	"github.com/ruvio/ruvio/ruvio/command/hashcmd"
 	"github.com/ruvio/ruvio/ruvio/command/keycmd"
 	"github.com/ruvio/ruvio/ruvio/command/listcmd"
@@ -46,7 +47,7 @@ func container(name string, cats string, subs ...*command.Spec) *command.Spec {
 // server implements itself.
 func (s *Server) commandTable() *command.Table {
 	t := command.NewTable(stringcmd.Specs(), keycmd.Specs(), hashcmd.Specs(), listcmd.Specs(),
-		setcmd.Specs(), zsetcmd.Specs())
+		setcmd.Specs(), zsetcmd.Specs(), bitcmd.Specs())
 	t.Add(
 		// Connection.
 		ext("ping", -1, fast|subOK|stale|load, "fast connection", cmdPing),
