@@ -270,7 +270,7 @@ func buildImage(ctx context.Context, provider *testcontainers.DockerProvider, bi
 
 // fallbackDockerfile mirrors docker/Dockerfile for a harness run outside a
 // checkout of the repository.
-const fallbackDockerfile = "FROM scratch\nCOPY bin/ruvio /ruvio\nEXPOSE 6379\nENTRYPOINT [\"/ruvio\"]\n"
+const fallbackDockerfile = "FROM scratch\nCOPY bin/ruvio /ruvio\nENV RUVIO_PROTECTED_MODE=no\nEXPOSE 6379\nENTRYPOINT [\"/ruvio\"]\n"
 
 // dockerfile returns the repository's docker/Dockerfile, looked for from
 // the working directory upwards (the runner runs at the root, go test in

@@ -99,6 +99,10 @@ type Config struct {
 	ProtoMaxBulkLen int64 `toml:"-"`
 	// ClientQueryBufferLimit caps one client's unparsed input, in bytes.
 	ClientQueryBufferLimit int64 `toml:"-"`
+	// ProtectedMode refuses clients that connect from anywhere but the
+	// loopback interface while the default user has no password, as
+	// Redis's protected-mode does.
+	ProtectedMode bool `toml:"protected_mode"`
 	// EnableDebugCommand allows the DEBUG command, which can crash or stall
 	// the server and so is refused by default.
 	EnableDebugCommand bool `toml:"enable_debug_command"`
@@ -128,6 +132,14 @@ type Config struct {
 	// PrimaryLeaseCoordinators lists the coordinator ids a node takes
 	// lease grants from; read only at start.
 	PrimaryLeaseCoordinators []int `toml:"primary_lease_coordinators"`
+	// ClusterTopology names a file with the first cluster map (groups,
+	// their slots, version 1, each group named by its first member), for a
+	// node in one of several groups sharing the slots; "" runs the node
+	// as the one group owning every slot. See docs/coordinator.md.
+	ClusterTopology string `toml:"cluster_topology"`
+	// ClusterGroup is the name of this node's group in the cluster map;
+	// set exactly when ClusterTopology is.
+	ClusterGroup string `toml:"cluster_group"`
 	// Replication is the [replication] table.
 	Replication Replication `toml:"replication"`
 }
@@ -168,6 +180,7 @@ func Default() *Config {
 		ProtoMaxBulkLen:          512 * MB,
 		ClientQueryBufferLimit:   1 * GB,
 		EnableDebugCommand:       false,
+		ProtectedMode:            true,
 		Hz:                       10,
 		Threads:                  0,
 		LogLevel:                 LogInfo,

@@ -138,9 +138,9 @@ func TestTablesAreConsistent(t *testing.T) {
 		names = append(names, p.Name)
 	}
 	want := []string{
-		"appendonly", "bind", "client-query-buffer-limit", "dir", "durability", "enable-debug-command", "hz",
+		"appendonly", "bind", "client-query-buffer-limit", "cluster-group", "cluster-topology", "dir", "durability", "enable-debug-command", "hz",
 		"loglevel", "maxclients", "maxmemory", "maxmemory-policy", "min-replicas-max-lag", "min-replicas-to-write",
-		"port", "primary-lease", "primary-lease-coordinators", "proto-max-bulk-len", "repl-backlog-size", "replication-announce", "replication-listen",
+		"port", "primary-lease", "primary-lease-coordinators", "protected-mode", "proto-max-bulk-len", "repl-backlog-size", "replication-announce", "replication-listen",
 		"replication-primary", "replication-role", "requirepass", "save", "shards", "threads", "timeout",
 		"wal-segment-bytes", "wal-snapshot-bytes",
 	}

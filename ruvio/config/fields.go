@@ -71,6 +71,7 @@ var fields = []field{
 	// Redis also refuses to change this at run time: a client that could
 	// turn DEBUG on could use it.
 	boolField("enable_debug_command", "enable-debug-command", func(c *Config) *bool { return &c.EnableDebugCommand }),
+	boolField("protected_mode", "protected-mode", func(c *Config) *bool { return &c.ProtectedMode }).settable(),
 	intField("hz", "hz", func(c *Config) *int { return &c.Hz }, 1, 500).settable(),
 	intField("threads", "threads", func(c *Config) *int { return &c.Threads }, 0, 1024),
 	enumField("log_level", "loglevel", func(c *Config) *string { return &c.LogLevel }, logLevels).settable(),
@@ -85,6 +86,10 @@ var fields = []field{
 	intField("min_replicas_max_lag", "min-replicas-max-lag", func(c *Config) *int { return &c.MinReplicasMaxLag }, 0, noMax).settable(),
 	boolField("primary_lease", "primary-lease", func(c *Config) *bool { return &c.PrimaryLease }).settable(),
 	idListField("primary_lease_coordinators", "primary-lease-coordinators", func(c *Config) *[]int { return &c.PrimaryLeaseCoordinators }),
+	// The cluster map is read once at start; RUVIO TOPOLOGY SET replaces
+	// it at run time, not CONFIG SET.
+	stringField("cluster_topology", "cluster-topology", func(c *Config) *string { return &c.ClusterTopology }, false),
+	stringField("cluster_group", "cluster-group", func(c *Config) *string { return &c.ClusterGroup }, false),
 
 	// [replication]. The role and addresses are fixed at start: the
 	// listener is bound once, and a running node changes primary with

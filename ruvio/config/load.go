@@ -38,6 +38,7 @@ var envVars = []envVar{
 	{"RUVIO_PROTO_MAX_BULK_LEN", "proto_max_bulk_len"},
 	{"RUVIO_CLIENT_QUERY_BUFFER_LIMIT", "client_query_buffer_limit"},
 	{"RUVIO_ENABLE_DEBUG_COMMAND", "enable_debug_command"},
+	{"RUVIO_PROTECTED_MODE", "protected_mode"},
 	{"RUVIO_HZ", "hz"},
 	{"RUVIO_THREADS", "threads"},
 	{"RUVIO_LOG_LEVEL", "log_level"},

@@ -161,7 +161,7 @@ func TestLoadEveryEnvVar(t *testing.T) {
 		"RUVIO_DURABILITY": "always", "RUVIO_AUTH": "pw", "RUVIO_MAXMEMORY": "2gb",
 		"RUVIO_MAXMEMORY_POLICY": "noeviction", "RUVIO_MAXCLIENTS": "5", "RUVIO_TIMEOUT": "30",
 		"RUVIO_PROTO_MAX_BULK_LEN": "2mb", "RUVIO_CLIENT_QUERY_BUFFER_LIMIT": "4194304",
-		"RUVIO_ENABLE_DEBUG_COMMAND": "yes", "RUVIO_HZ": "100", "RUVIO_LOG_LEVEL": "warn", "RUVIO_LOG_FORMAT": "json",
+		"RUVIO_ENABLE_DEBUG_COMMAND": "yes", "RUVIO_PROTECTED_MODE": "no", "RUVIO_HZ": "100", "RUVIO_LOG_LEVEL": "warn", "RUVIO_LOG_FORMAT": "json",
 		"RUVIO_SAVE": "60 1", "RUVIO_WAL_SEGMENT_BYTES": "1mb", "RUVIO_WAL_SNAPSHOT_BYTES": "0",
 		"RUVIO_THREADS": "3", "RUVIO_MIN_REPLICAS_TO_WRITE": "1", "RUVIO_MIN_REPLICAS_MAX_LAG": "5",
 		"RUVIO_REPLICATION_ROLE": "Replica", "RUVIO_REPLICATION_PRIMARY": "ruvio-1:26379",
@@ -180,7 +180,7 @@ func TestLoadEveryEnvVar(t *testing.T) {
 	want := &Config{
 		Bind: "0.0.0.0", Port: 7001, Shards: 8, DataDir: "/d", Durability: "always", Auth: "pw",
 		MaxMemory: 2 << 30, MaxMemoryPolicy: "noeviction", MaxClients: 5, Timeout: 30,
-		ProtoMaxBulkLen: 2 << 20, ClientQueryBufferLimit: 4 << 20, EnableDebugCommand: true,
+		ProtoMaxBulkLen: 2 << 20, ClientQueryBufferLimit: 4 << 20, EnableDebugCommand: true, ProtectedMode: false,
 		Hz: 100, LogLevel: "warn", LogFormat: "json",
 		Save: "60 1", WALSegmentBytes: 1 << 20, WALSnapshotBytes: 0, Threads: 3,
 		MinReplicasToWrite: 1, MinReplicasMaxLag: 5, PrimaryLease: true, PrimaryLeaseCoordinators: []int{1, 2, 3},

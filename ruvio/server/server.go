@@ -59,6 +59,9 @@ type Server struct {
 	tickStop  chan struct{}
 	repl      *replication.Node
 	lease     leaseState
+	// cluster is the cluster map (cluster.go); its view is nil without
+	// cluster_topology.
+	cluster clusterState
 	// gates holds, per shard, what the last write-safety check found.
 	gates []atomic.Uint32
 }
@@ -103,6 +106,9 @@ func New(cfg *config.Config, log *slog.Logger) (*Server, error) {
 	s.lease.policy = lease.Policy{Coordinators: append([]int(nil), cfg.PrimaryLeaseCoordinators...)}
 	for i, r := range slots.Split(cfg.Shards) {
 		s.shards = append(s.shards, shard.New(i, r, log))
+	}
+	if err := s.loadCluster(cfg); err != nil {
+		return nil, err
 	}
 	s.gates = make([]atomic.Uint32, len(s.shards))
 	s.repl = replication.New(s.shards, replication.Options{Config: s.Config, Log: log, RunID: s.runID, OnFollow: s.lease.clear})
@@ -188,6 +194,12 @@ func (s *Server) accept(ln net.Listener, sh *shard.Shard) {
 		}
 		backoff = 0
 		s.stats.connections.Add(1)
+		if s.protectedModeRefuses(nc.RemoteAddr()) {
+			s.stats.rejected.Add(1)
+			nc.Write([]byte(errProtected))
+			nc.Close()
+			continue
+		}
 		if s.clientCount() >= s.Config().MaxClients {
 			s.stats.rejected.Add(1)
 			nc.Write([]byte("-ERR max number of clients reached\r\n"))
@@ -201,6 +213,16 @@ func (s *Server) accept(ln net.Listener, sh *shard.Shard) {
 			c.serve()
 		}()
 	}
+}
+
+// protectedModeRefuses applies protected mode to a client connecting
+// from remote, with the configuration and default user in force now.
+func (s *Server) protectedModeRefuses(remote net.Addr) bool {
+	if !s.Config().ProtectedMode {
+		return false
+	}
+	u, ok := s.acl.Get("default")
+	return refusedByProtectedMode(true, ok && u.NoPass(), remote)
 }
 
 func (s *Server) clientCount() int {
@@ -290,7 +312,8 @@ func (s *Server) shardFor(key []byte) *shard.Shard {
 	if len(s.shards) == 1 {
 		return s.shards[0]
 	}
-	return s.shards[slots.Owner(slots.Of(key), len(s.shards))]
+	sh, _ := s.slotShard(slots.Of(key))
+	return sh
 }
 
 // recover opens every shard's files and loads its data, the shards in
