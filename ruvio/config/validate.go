@@ -103,6 +103,7 @@ func (c *Config) Validate() error {
 	}
 	ps = append(ps, c.validateReplication()...)
 	ps = append(ps, c.validateUsers()...)
+	ps = append(ps, c.validateCluster()...)
 	return problems(ps)
 }
 
@@ -137,4 +138,19 @@ func (c *Config) validateUsers() []Problem {
 		}
 	}
 	return ps
+}
+
+// validateCluster checks that cluster_topology and cluster_group come
+// together: a node in a cluster map must know its own group. The file
+// itself is read when the node starts.
+func (c *Config) validateCluster() []Problem {
+	switch {
+	case c.ClusterTopology != "" && c.ClusterGroup == "":
+		return []Problem{{Key: "cluster_group", Value: `""`, Msg: "must name this node's group when cluster_topology is set"}}
+	case c.ClusterTopology == "" && c.ClusterGroup != "":
+		return []Problem{{Key: "cluster_topology", Value: `""`, Msg: "must name the cluster map file when cluster_group is set"}}
+	case strings.ContainsAny(c.ClusterGroup, " \t\r\n"):
+		return []Problem{{Key: "cluster_group", Value: strconv.Quote(c.ClusterGroup), Msg: "must not contain spaces"}}
+	}
+	return nil
 }

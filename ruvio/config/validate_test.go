@@ -116,3 +116,23 @@ func TestValidationErrorSingleProblem(t *testing.T) {
 		t.Errorf("got %q, want %q", got, want)
 	}
 }
+
+func TestClusterKeysComeTogether(t *testing.T) {
+	cases := []struct {
+		topology, group, want string
+	}{
+		{"", "", ""},
+		{"/etc/ruvio/topology", "a", ""},
+		{"/etc/ruvio/topology", "", "cluster_group"},
+		{"", "a", "cluster_topology"},
+		{"/etc/ruvio/topology", "a b", "must not contain spaces"},
+	}
+	for _, c := range cases {
+		cfg := Default()
+		cfg.ClusterTopology, cfg.ClusterGroup = c.topology, c.group
+		err := cfg.Validate()
+		if c.want == "" && err != nil || c.want != "" && (err == nil || !strings.Contains(err.Error(), c.want)) {
+			t.Errorf("topology %q group %q: %v, want %q", c.topology, c.group, err, c.want)
+		}
+	}
+}

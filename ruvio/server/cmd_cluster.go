@@ -5,17 +5,22 @@ import (
 	"encoding/hex"
 	"fmt"
 	"net"
+	"strconv"
 	"strings"
 
 	"github.com/ruvio/ruvio/ruvio/command"
 	"github.com/ruvio/ruvio/ruvio/keyspace"
 	"github.com/ruvio/ruvio/ruvio/slots"
+	"github.com/ruvio/ruvio/ruvio/topology"
 )
 
 // The CLUSTER commands describe each shard as a node of a cluster whose
 // slots it owns, so cluster-aware clients send each key straight to the
-// owning shard's port. Any port still serves any key, so a client that
-// ignores the topology never sees MOVED.
+// owning shard's port. Without a cluster map they describe this node's
+// shards; with one, every group's shards with the group's primary and
+// replicas. Any port of a node still serves any key of its group, so a
+// client that ignores the topology sees MOVED only for other groups'
+// keys.
 
 // shardHost is the address clients should use: the one they reached us
 // on, which is right whether the node binds one address or every one.
@@ -36,61 +41,190 @@ func (s *Server) nodeID(i int) string {
 	return hex.EncodeToString(sum[:])
 }
 
+// clusterNode is one shard of one member, as the CLUSTER commands show it.
+type clusterNode struct {
+	id, host string
+	port     int
+	primary  bool
+	self     bool // this connection's own shard
+	offset   int64
+}
+
+// clusterEntry is a shard of a group: its slot ranges, its primary's
+// node first, then the replicas'.
+type clusterEntry struct {
+	ranges []topology.Range
+	nodes  []clusterNode
+	epoch  uint64
+}
+
+// clusterEntries lists every shard that owns slots: without a map, this
+// node's shards, each its own primary; with one, every group's shards.
+func (c *conn) clusterEntries() []clusterEntry {
+	v := c.srv.cluster.view.Load()
+	if v == nil {
+		host := c.shardHost()
+		out := make([]clusterEntry, 0, len(c.srv.shards))
+		for _, sh := range c.srv.shards {
+			out = append(out, clusterEntry{
+				ranges: []topology.Range{{First: sh.Slots.First, Last: sh.Slots.Last, Shard: sh.ID}},
+				nodes: []clusterNode{{id: c.srv.nodeID(sh.ID), host: host, port: c.srv.shardPort(sh.ID), primary: true,
+					self: sh == c.shard, offset: int64(sh.Last())}},
+				epoch: 1,
+			})
+		}
+		return out
+	}
+	self := c.selfAddr(v)
+	var out []clusterEntry
+	for gi, g := range v.m.Groups {
+		for i := 0; i < g.Shards; i++ {
+			e := clusterEntry{epoch: g.Epoch}
+			for _, r := range g.Ranges {
+				if r.Shard == i {
+					e.ranges = append(e.ranges, r)
+				}
+			}
+			if len(e.ranges) == 0 {
+				continue
+			}
+			for j, addr := range g.Members {
+				host, port := splitAddr(topology.ShardAddr(addr, i))
+				n := clusterNode{id: memberNodeID(addr, i), host: host, port: port, primary: j == 0}
+				if gi == v.self && addr == self {
+					n.self = i == c.shard.ID
+					n.offset = int64(c.srv.shards[i].Last())
+				}
+				e.nodes = append(e.nodes, n)
+			}
+			out = append(out, e)
+		}
+	}
+	return out
+}
+
+// selfAddr is this node's address in its group of the map: the member on
+// this node's port whose host is the address the client reached, else
+// the only member on this node's port.
+func (c *conn) selfAddr(v *clusterView) string {
+	port := c.srv.Config().Port
+	local := c.shardHost()
+	var onPort []string
+	for _, a := range v.m.Groups[v.self].Members {
+		h, p := splitAddr(a)
+		if p != port {
+			continue
+		}
+		if h == local {
+			return a
+		}
+		onPort = append(onPort, a)
+	}
+	if len(onPort) == 1 {
+		return onPort[0]
+	}
+	return ""
+}
+
+func splitAddr(addr string) (string, int) {
+	h, p, err := net.SplitHostPort(addr)
+	if err != nil {
+		return addr, 0
+	}
+	n, _ := strconv.Atoi(p)
+	return h, n
+}
+
+// memberNodeID is the node ID of shard i of the member at addr in a
+// cluster map: stable, and the same on every node that shows it.
+func memberNodeID(addr string, i int) string {
+	sum := sha1.Sum([]byte(fmt.Sprintf("ruvio:%s:%d", addr, i)))
+	return hex.EncodeToString(sum[:])
+}
+
 func cmdClusterSlots(c *conn, args [][]byte) {
-	host := c.shardHost()
-	c.w.Array(len(c.srv.shards))
-	for _, sh := range c.srv.shards {
-		c.w.Array(3)
-		c.w.Int(int64(sh.Slots.First))
-		c.w.Int(int64(sh.Slots.Last))
-		c.w.Array(4)
-		c.w.BulkString(host)
-		c.w.Int(int64(c.srv.shardPort(sh.ID)))
-		c.w.BulkString(c.srv.nodeID(sh.ID))
-		c.w.Map(0)
+	entries := c.clusterEntries()
+	n := 0
+	for _, e := range entries {
+		n += len(e.ranges)
+	}
+	c.w.Array(n)
+	for _, e := range entries {
+		for _, r := range e.ranges {
+			c.w.Array(2 + len(e.nodes))
+			c.w.Int(int64(r.First))
+			c.w.Int(int64(r.Last))
+			for _, nd := range e.nodes {
+				c.w.Array(4)
+				c.w.BulkString(nd.host)
+				c.w.Int(int64(nd.port))
+				c.w.BulkString(nd.id)
+				c.w.Map(0)
+			}
+		}
 	}
 }
 
 func cmdClusterShards(c *conn, args [][]byte) {
-	host := c.shardHost()
-	c.w.Array(len(c.srv.shards))
-	for _, sh := range c.srv.shards {
+	entries := c.clusterEntries()
+	c.w.Array(len(entries))
+	for _, e := range entries {
 		c.w.Map(2)
 		c.w.BulkString("slots")
-		c.w.Array(2)
-		c.w.Int(int64(sh.Slots.First))
-		c.w.Int(int64(sh.Slots.Last))
+		c.w.Array(2 * len(e.ranges))
+		for _, r := range e.ranges {
+			c.w.Int(int64(r.First))
+			c.w.Int(int64(r.Last))
+		}
 		c.w.BulkString("nodes")
-		c.w.Array(1)
-		c.w.Map(7)
-		c.w.BulkString("id")
-		c.w.BulkString(c.srv.nodeID(sh.ID))
-		c.w.BulkString("port")
-		c.w.Int(int64(c.srv.shardPort(sh.ID)))
-		c.w.BulkString("ip")
-		c.w.BulkString(host)
-		c.w.BulkString("endpoint")
-		c.w.BulkString(host)
-		c.w.BulkString("role")
-		c.w.BulkString("master")
-		c.w.BulkString("replication-offset")
-		c.w.Int(int64(sh.Last()))
-		c.w.BulkString("health")
-		c.w.BulkString("online")
+		c.w.Array(len(e.nodes))
+		for _, nd := range e.nodes {
+			role := "replica"
+			if nd.primary {
+				role = "master"
+			}
+			c.w.Map(7)
+			c.w.BulkString("id")
+			c.w.BulkString(nd.id)
+			c.w.BulkString("port")
+			c.w.Int(int64(nd.port))
+			c.w.BulkString("ip")
+			c.w.BulkString(nd.host)
+			c.w.BulkString("endpoint")
+			c.w.BulkString(nd.host)
+			c.w.BulkString("role")
+			c.w.BulkString(role)
+			c.w.BulkString("replication-offset")
+			c.w.Int(nd.offset)
+			c.w.BulkString("health")
+			c.w.BulkString("online")
+		}
 	}
 }
 
 func cmdClusterNodes(c *conn, args [][]byte) {
-	host := c.shardHost()
 	var b strings.Builder
-	for _, sh := range c.srv.shards {
-		flags := "master"
-		if sh == c.shard {
-			flags = "myself,master"
+	for _, e := range c.clusterEntries() {
+		for _, nd := range e.nodes {
+			flags, master := "master", "-"
+			if !nd.primary {
+				flags, master = "slave", e.nodes[0].id
+			}
+			if nd.self {
+				flags = "myself," + flags
+			}
+			fmt.Fprintf(&b, "%s %s:%d@%d %s %s 0 0 %d connected", nd.id, nd.host, nd.port, nd.port+10000, flags, master, e.epoch)
+			if nd.primary {
+				for _, r := range e.ranges {
+					if r.First == r.Last {
+						fmt.Fprintf(&b, " %d", r.First)
+					} else {
+						fmt.Fprintf(&b, " %d-%d", r.First, r.Last)
+					}
+				}
+			}
+			b.WriteString("\n")
 		}
-		port := c.srv.shardPort(sh.ID)
-		fmt.Fprintf(&b, "%s %s:%d@%d %s - 0 0 1 connected %d-%d\n",
-			c.srv.nodeID(sh.ID), host, port, port+10000, flags, sh.Slots.First, sh.Slots.Last)
 	}
 	c.w.Verbatim(b.String())
 }
@@ -98,13 +232,29 @@ func cmdClusterNodes(c *conn, args [][]byte) {
 func cmdClusterKeySlot(c *conn, args [][]byte) { c.w.Int(int64(slots.Of(args[2]))) }
 
 func cmdClusterInfo(c *conn, args [][]byte) {
-	n := len(c.srv.shards)
-	info := fmt.Sprintf("cluster_state:ok\r\ncluster_slots_assigned:%d\r\ncluster_slots_ok:%d\r\ncluster_slots_pfail:0\r\ncluster_slots_fail:0\r\ncluster_known_nodes:%d\r\ncluster_size:%d\r\ncluster_current_epoch:1\r\ncluster_my_epoch:1\r\n",
-		slots.Count, slots.Count, n, n)
+	entries := c.clusterEntries()
+	known := 0
+	for _, e := range entries {
+		known += len(e.nodes)
+	}
+	current, mine := uint64(1), uint64(1)
+	if v := c.srv.cluster.view.Load(); v != nil {
+		current, mine = v.m.Version, v.m.Groups[v.self].Epoch
+	}
+	info := fmt.Sprintf("cluster_state:ok\r\ncluster_slots_assigned:%d\r\ncluster_slots_ok:%d\r\ncluster_slots_pfail:0\r\ncluster_slots_fail:0\r\ncluster_known_nodes:%d\r\ncluster_size:%d\r\ncluster_current_epoch:%d\r\ncluster_my_epoch:%d\r\n",
+		slots.Count, slots.Count, known, len(entries), current, mine)
 	c.w.Verbatim(info)
 }
 
-func cmdClusterMyID(c *conn, args [][]byte) { c.w.BulkString(c.srv.nodeID(c.shard.ID)) }
+func cmdClusterMyID(c *conn, args [][]byte) {
+	if v := c.srv.cluster.view.Load(); v != nil {
+		if self := c.selfAddr(v); self != "" {
+			c.w.BulkString(memberNodeID(self, c.shard.ID))
+			return
+		}
+	}
+	c.w.BulkString(c.srv.nodeID(c.shard.ID))
+}
 
 func parseSlot(b []byte) (int, bool) {
 	n, ok := command.ParseInt(b)
@@ -120,7 +270,11 @@ func cmdClusterCountKeys(c *conn, args [][]byte) {
 		c.w.Error("ERR Invalid slot")
 		return
 	}
-	sh := c.srv.shards[slots.Owner(slot, len(c.srv.shards))]
+	sh, own := c.srv.slotShard(slot)
+	if !own {
+		c.w.Int(0) // another group's slot: its keys are not here
+		return
+	}
 	n := 0
 	c.withShard(sh, func() { sh.DB().ScanSlot(slot, func(string, *keyspace.Entry) { n++ }) })
 	c.w.Int(int64(n))
@@ -137,7 +291,11 @@ func cmdClusterGetKeys(c *conn, args [][]byte) {
 		c.w.Error("ERR Invalid number of keys")
 		return
 	}
-	sh := c.srv.shards[slots.Owner(slot, len(c.srv.shards))]
+	sh, own := c.srv.slotShard(slot)
+	if !own {
+		c.w.Array(0)
+		return
+	}
 	var keys []string
 	c.withShard(sh, func() {
 		sh.DB().ScanSlot(slot, func(k string, _ *keyspace.Entry) {
@@ -154,9 +312,9 @@ func cmdClusterGetKeys(c *conn, args [][]byte) {
 
 func cmdClusterHelp(c *conn, args [][]byte) {
 	writeHelp(c, "CLUSTER",
-		"SLOTS", "    Return the slot ranges of the node's shards and their ports.",
-		"SHARDS", "    Return the node's shards, their slots and ports.",
-		"NODES", "    Return the node's shards in CLUSTER NODES format.",
+		"SLOTS", "    Return the slot ranges of every shard of the cluster and their nodes' ports.",
+		"SHARDS", "    Return every shard of the cluster, its slots and nodes.",
+		"NODES", "    Return every shard of every member in CLUSTER NODES format.",
 		"KEYSLOT <key>", "    Return the hash slot for <key>.",
 		"INFO", "    Return information about the cluster.",
 		"MYID", "    Return the node ID of this connection's shard.",

@@ -159,7 +159,10 @@ func cmdRuvioVersion(c *conn, args [][]byte) {
 
 func cmdRuvioHelp(c *conn, args [][]byte) {
 	writeHelp(c, "RUVIO", "VERSION", "    Return the Redis version claimed and the number of shards.",
-		"DIGEST", "    Return a hex digest of every key, type, value and expiry on the node, like DEBUG DIGEST.")
+		"DIGEST", "    Return a hex digest of every key, type, value and expiry on the node, like DEBUG DIGEST.",
+		"TOPOLOGY SET <line> [<line> ...]", "    Install a newer cluster map (the coordinators send it); return the version served.",
+		"TOPOLOGY GET", "    Return the cluster map served, or nil without one.",
+		"TOPOLOGY VERSION", "    Return the cluster map's version (0 without one).")
 }
 
 // cmdRuvioDigest answers a digest of the node's data that is equal on two
@@ -265,11 +268,18 @@ func cmdScan(c *conn, args [][]byte) {
 	var keys []string
 	slot := int(min(cur, slots.Count))
 	for slot < slots.Count && int64(len(keys)) < count {
-		sh := c.srv.shards[slots.Owner(slot, len(c.srv.shards))]
+		sh, own := c.srv.slotShard(slot)
+		if !own {
+			slot++ // another group's slot: its keys are not here
+			continue
+		}
 		c.withShard(sh, func() {
-			// Visit up to the end of this shard's range while the count
+			// Visit the following slots of this shard while the count
 			// is not met, without releasing the lock per slot.
-			for ; slot <= sh.Slots.Last && int64(len(keys)) < count; slot++ {
+			for ; slot < slots.Count && int64(len(keys)) < count; slot++ {
+				if next, own := c.srv.slotShard(slot); !own || next != sh {
+					break
+				}
 				sh.DB().ScanSlot(slot, func(k string, e *keyspace.Entry) {
 					if match != nil && !glob.Match(match, []byte(k)) {
 						return

@@ -46,6 +46,10 @@ func (c *conn) execute(args [][]byte) {
 		c.fail(msg)
 		return
 	}
+	if msg := s.movedReply(run, args); msg != "" {
+		c.fail(msg)
+		return
+	}
 	if c.subscribed() && run.Flags&command.AllowSubscribed == 0 {
 		c.fail("ERR Can't execute '" + run.Name + "': only (P|S)SUBSCRIBE / (P|S)UNSUBSCRIBE / PING / QUIT / RESET are allowed in this context")
 		return

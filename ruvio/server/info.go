@@ -99,7 +99,11 @@ func (s *Server) infoSection(sec string, c *conn) [][2]string {
 	case "cpu":
 		return [][2]string{kv("goroutines", runtime.NumGoroutine()), kv("gomaxprocs", runtime.GOMAXPROCS(0))}
 	case "cluster":
-		return [][2]string{kv("cluster_enabled", 1)}
+		out := [][2]string{kv("cluster_enabled", 1)}
+		if v := s.cluster.view.Load(); v != nil {
+			out = append(out, kv("cluster_map_version", v.m.Version), kv("cluster_group", s.cluster.group))
+		}
+		return out
 	case "keyspace":
 		keys, expires := 0, 0
 		for _, sh := range s.shards {

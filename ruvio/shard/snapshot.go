@@ -7,6 +7,7 @@ import (
 	"github.com/ruvio/ruvio/ruvio/clock"
 	"github.com/ruvio/ruvio/ruvio/config"
 	"github.com/ruvio/ruvio/ruvio/keyspace"
+	"github.com/ruvio/ruvio/ruvio/slots"
 	"github.com/ruvio/ruvio/ruvio/snapshot"
 )
 
@@ -113,9 +114,11 @@ func (sh *Shard) writeImage(dir string, h snapshot.Header) (string, error) {
 			addErr = w.Add(k, e)
 		}
 	}
-	for slot := sh.Slots.First; slot <= sh.Slots.Last; {
+	// Every slot, not only the shard's first range: a cluster map may put
+	// any slot on any shard. An empty slot costs one map lookup.
+	for slot := 0; slot < slots.Count; {
 		sh.mu.Lock()
-		for end := min(slot+64, sh.Slots.Last+1); slot < end; slot++ {
+		for end := min(slot+64, slots.Count); slot < end; slot++ {
 			sh.db.SnapshotSlot(slot, add)
 		}
 		sh.mu.Unlock()

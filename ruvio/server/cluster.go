@@ -1,0 +1,248 @@
+package server
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/ruvio/ruvio/ruvio/command"
+	"github.com/ruvio/ruvio/ruvio/config"
+	"github.com/ruvio/ruvio/ruvio/shard"
+	"github.com/ruvio/ruvio/ruvio/slots"
+	"github.com/ruvio/ruvio/ruvio/topology"
+)
+
+// A node started with cluster_topology is one member of one of several
+// groups sharing the slots. It serves the slots the cluster map gives its
+// group, on the shards the map names, and answers a key of another group
+// with MOVED naming that group's primary. Without cluster_topology there
+// is no map: the node is the one group owning every slot, as it always
+// was.
+
+// topologyFile is the file in data_dir holding the newest map received.
+const topologyFile = "TOPOLOGY"
+
+// refusalLogEvery is how often a refused map is logged at most: the
+// coordinators send it again on every ping.
+const refusalLogEvery = time.Minute
+
+// clusterView is one cluster map as the node uses it.
+type clusterView struct {
+	m     *topology.Map
+	table *topology.Table
+	self  int // index of this node's group in m.Groups
+}
+
+func newClusterView(m *topology.Map, group string) *clusterView {
+	gi, _ := m.Group(group)
+	return &clusterView{m: m, table: m.Table(), self: gi}
+}
+
+// clusterState is the node's map, nil without cluster_topology.
+type clusterState struct {
+	mu         sync.Mutex // serializes installs
+	view       atomic.Pointer[clusterView]
+	group      string
+	lastRefuse atomic.Int64 // Unix ns of the last refusal logged
+}
+
+// loadCluster reads the starting map: the newer of cluster_topology and
+// the TOPOLOGY file (the TOPOLOGY file at the same version), which must
+// list this node's group with its shard count.
+func (s *Server) loadCluster(cfg *config.Config) error {
+	if cfg.ClusterTopology == "" {
+		return nil
+	}
+	b, err := os.ReadFile(cfg.ClusterTopology)
+	if err != nil {
+		return fmt.Errorf("cluster_topology: %w", err)
+	}
+	m, err := topology.Parse(string(b))
+	if err != nil {
+		return fmt.Errorf("cluster_topology %s: %s", cfg.ClusterTopology, oneLine(err))
+	}
+	from := cfg.ClusterTopology
+	kept := filepath.Join(cfg.DataDir, topologyFile)
+	switch b, err := os.ReadFile(kept); {
+	case err == nil:
+		k, err := topology.Parse(string(b))
+		if err != nil {
+			return fmt.Errorf("%s: %s", kept, oneLine(err))
+		}
+		if !topology.Newer(m, k) {
+			m, from = k, kept
+		}
+	case !errors.Is(err, fs.ErrNotExist):
+		return err
+	}
+	all := func(int, int) bool { return true }
+	if err := topology.CheckFor(m, cfg.ClusterGroup, cfg.Shards, all); err != nil {
+		return fmt.Errorf("%s: %s", from, oneLine(err))
+	}
+	s.cluster.group = cfg.ClusterGroup
+	s.cluster.view.Store(newClusterView(m, cfg.ClusterGroup))
+	s.log.Info("cluster map loaded", "version", m.Version, "from", from, "group", cfg.ClusterGroup, "groups", len(m.Groups))
+	return nil
+}
+
+// installCluster installs a map sent with RUVIO TOPOLOGY SET when it is
+// newer than the one served and gives this node's group no slot whose
+// data is not here; it is stored in TOPOLOGY first. It returns the
+// version served afterwards.
+func (s *Server) installCluster(text string) (uint64, error) {
+	cs := &s.cluster
+	cs.mu.Lock()
+	defer cs.mu.Unlock()
+	cur := cs.view.Load()
+	if cur == nil {
+		return 0, errors.New("ERR this node has no cluster_topology: it serves every slot as the only group")
+	}
+	next, err := topology.Parse(text)
+	if err != nil {
+		return cur.m.Version, fmt.Errorf("ERR invalid cluster map: %s", oneLine(err))
+	}
+	if !topology.Newer(next, cur.m) {
+		return cur.m.Version, nil
+	}
+	if err := topology.CheckFor(next, cs.group, len(s.shards), cur.m.HoldsOwn(cs.group)); err != nil {
+		now := time.Now().UnixNano()
+		if last := cs.lastRefuse.Load(); now-last >= int64(refusalLogEvery) && cs.lastRefuse.CompareAndSwap(last, now) {
+			s.log.Warn("refused a cluster map", "version", next.Version, "serving", cur.m.Version, "why", oneLine(err))
+		}
+		return cur.m.Version, fmt.Errorf("ERR cluster map version %d refused: %s", next.Version, oneLine(err))
+	}
+	if err := writeFileAtomic(filepath.Join(s.Config().DataDir, topologyFile), []byte(next.String())); err != nil {
+		return cur.m.Version, fmt.Errorf("ERR cannot store the cluster map: %s", oneLine(err))
+	}
+	cs.view.Store(newClusterView(next, cs.group))
+	s.log.Info("cluster map installed", "version", next.Version, "previous", cur.m.Version)
+	return next.Version, nil
+}
+
+// writeFileAtomic replaces path with data so that a crash leaves either
+// the old file or the new one: a temporary file, fsynced, renamed over
+// path, and the directory fsynced.
+func writeFileAtomic(path string, data []byte) error {
+	dir := filepath.Dir(path)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	f, err := os.CreateTemp(dir, filepath.Base(path)+".tmp*")
+	if err != nil {
+		return err
+	}
+	tmp := f.Name()
+	_, err = f.Write(data)
+	if err == nil {
+		err = f.Sync()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Rename(tmp, path)
+	}
+	if err != nil {
+		os.Remove(tmp)
+		return err
+	}
+	d, err := os.Open(dir)
+	if err != nil {
+		return err
+	}
+	defer d.Close()
+	return d.Sync()
+}
+
+func oneLine(err error) string {
+	return strings.ReplaceAll(strings.ReplaceAll(err.Error(), "\r", ""), "\n", "; ")
+}
+
+// slotShard returns the shard holding slot on this node, and whether the
+// slot is this node's group's at all. Without a map every slot is, on
+// the shard the node's own split gives it.
+func (s *Server) slotShard(slot int) (*shard.Shard, bool) {
+	if v := s.cluster.view.Load(); v != nil {
+		g, sh := v.table.Owner(slot)
+		if g != v.self || sh >= len(s.shards) {
+			return s.shards[slots.Owner(slot, len(s.shards))], false
+		}
+		return s.shards[sh], true
+	}
+	if len(s.shards) == 1 {
+		return s.shards[0], true
+	}
+	return s.shards[slots.Owner(slot, len(s.shards))], true
+}
+
+// movedReply is the MOVED (or CROSSSLOT) reply for a command whose keys
+// are not this group's, "" when they are or it has none. Keys of
+// another group are redirected when they all sit on one shard of that
+// group; keys spread over groups get CROSSSLOT.
+func (s *Server) movedReply(run *command.Spec, args [][]byte) string {
+	v := s.cluster.view.Load()
+	if v == nil {
+		return ""
+	}
+	own, foreign, slot := false, -1, 0
+	for _, i := range run.KeyIndexes(args) {
+		sl := slots.Of(args[i])
+		g, sh := v.table.Owner(sl)
+		if g == v.self {
+			own = true
+			continue
+		}
+		switch key := g<<16 | sh; {
+		case foreign < 0:
+			foreign, slot = key, sl
+		case foreign != key:
+			return command.ErrCrossSlot
+		}
+	}
+	switch {
+	case foreign < 0:
+		return ""
+	case own:
+		return command.ErrCrossSlot
+	}
+	g := v.m.Groups[foreign>>16]
+	return fmt.Sprintf("MOVED %d %s", slot, topology.ShardAddr(g.Primary(), foreign&0xffff))
+}
+
+// cmdRuvioTopology: RUVIO TOPOLOGY SET line... | GET | VERSION.
+func cmdRuvioTopology(c *conn, args [][]byte) {
+	sub := args[2]
+	switch {
+	case command.Eq(sub, "set") && len(args) > 3:
+		lines := make([]string, 0, len(args)-3)
+		for _, a := range args[3:] {
+			lines = append(lines, string(a))
+		}
+		v, err := c.srv.installCluster(strings.Join(lines, "\n"))
+		if err != nil {
+			c.w.Error(err.Error())
+			return
+		}
+		c.w.Int(int64(v))
+	case command.Eq(sub, "get") && len(args) == 3:
+		if v := c.srv.cluster.view.Load(); v != nil {
+			c.w.BulkString(v.m.String())
+		} else {
+			c.w.Null()
+		}
+	case command.Eq(sub, "version") && len(args) == 3:
+		var n uint64
+		if v := c.srv.cluster.view.Load(); v != nil {
+			n = v.m.Version
+		}
+		c.w.Int(int64(n))
+	default:
+		c.w.Error("ERR usage: RUVIO TOPOLOGY SET line [line ...] | RUVIO TOPOLOGY GET | RUVIO TOPOLOGY VERSION")
+	}
+}
