@@ -37,6 +37,8 @@ FUZZ_TARGETS := \
 	./ruvio/resp/:FuzzReadCommand \
 	./ruvio/wal/:FuzzSegment \
 	./ruvio/wal/:FuzzFrameReader \
+	./ruvio/repl/:FuzzDecoder \
+	./ruvio/repl/:FuzzHandshake \
 	./ruvio/snapshot/:FuzzLoad \
 	./ruvio/config/:FuzzLoadFile \
 	./ruvio/glob/:FuzzMatch

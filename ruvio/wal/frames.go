@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"hash/crc32"
 	"io"
+	"slices"
 )
 
 // Replication ships records in the log's own frame encoding (length, CRC,
@@ -50,14 +51,8 @@ func (f *FrameReader) Next() (Record, error) {
 	if fr.length < minBodySize || (f.Max > 0 && fr.length > f.Max) {
 		return Record{}, corrupt(fmt.Sprintf("invalid record length %d", fr.length))
 	}
-	if cap(f.body) < int(fr.length) {
-		f.body = make([]byte, fr.length)
-	}
-	body := f.body[:fr.length]
-	if _, err := io.ReadFull(f.r, body); err != nil {
-		if errors.Is(err, io.EOF) {
-			err = io.ErrUnexpectedEOF
-		}
+	body, err := f.readBody(int(fr.length))
+	if err != nil {
 		return Record{}, err
 	}
 	if crc32.Checksum(body, castagnoli) != fr.crc {
@@ -68,6 +63,43 @@ func (f *FrameReader) Next() (Record, error) {
 		return Record{}, corrupt(reason)
 	}
 	return Record{Seq: seq, Epoch: epoch, Ops: ops}, nil
+}
+
+// growStep is the most the reader allocates ahead of the bytes that
+// actually arrived: a header that claims a huge body costs its sender the
+// bytes, not the reader the memory.
+const growStep = 1 << 20
+
+// readBody reads the n-byte body of a frame into the reader's buffer,
+// growing it no faster than the body arrives.
+func (f *FrameReader) readBody(n int) ([]byte, error) {
+	if cap(f.body) >= n {
+		body := f.body[:n]
+		if _, err := io.ReadFull(f.r, body); err != nil {
+			return nil, unexpected(err)
+		}
+		return body, nil
+	}
+	body := f.body[:0]
+	for len(body) < n {
+		step := min(n-len(body), max(growStep, len(body)))
+		body = slices.Grow(body, step)
+		if _, err := io.ReadFull(f.r, body[len(body):len(body)+step]); err != nil {
+			return nil, unexpected(err)
+		}
+		body = body[:len(body)+step]
+	}
+	f.body = body
+	return body, nil
+}
+
+// unexpected turns the end of the stream inside a frame into
+// io.ErrUnexpectedEOF: only the end between frames is a clean io.EOF.
+func unexpected(err error) error {
+	if errors.Is(err, io.EOF) {
+		return io.ErrUnexpectedEOF
+	}
+	return err
 }
 
 // FrameSize is the number of bytes AppendFrame adds for r.

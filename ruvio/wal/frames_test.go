@@ -58,3 +58,28 @@ func TestFramesRoundTripAndDamage(t *testing.T) {
 		t.Fatalf("over Max: %v", err)
 	}
 }
+
+// A frame header that claims a body far larger than what follows costs
+// the reader no more memory than the bytes that came, and a large frame
+// that does arrive whole is read in full.
+func TestFrameReaderAllocatesOnlyWhatArrives(t *testing.T) {
+	hdr := make([]byte, frameHeaderSize)
+	hdr[0], hdr[1], hdr[2], hdr[3] = 0, 0, 0, 0x40 // a 1 GiB body
+	fr := NewFrameReader(io.MultiReader(bytes.NewReader(hdr), bytes.NewReader(make([]byte, 10))))
+	if _, err := fr.Next(); !errors.Is(err, io.ErrUnexpectedEOF) {
+		t.Fatalf("Next = %v, want io.ErrUnexpectedEOF", err)
+	}
+	if c := cap(fr.body); c > 2*growStep {
+		t.Fatalf("the reader allocated %d bytes for a stream of %d", c, len(hdr)+10)
+	}
+
+	big := bytes.Repeat([]byte("v"), 3*growStep+17)
+	frame, err := AppendFrame(nil, Record{Seq: 1, Epoch: 1, Ops: [][][]byte{{[]byte("SET"), []byte("k"), big}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec, err := NewFrameReader(bytes.NewReader(frame)).Next()
+	if err != nil || !bytes.Equal(rec.Ops[0][2], big) {
+		t.Fatalf("large frame: err %v, value of %d bytes", err, len(rec.Ops[0][2]))
+	}
+}
