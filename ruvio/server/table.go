@@ -92,6 +92,7 @@ func (s *Server) commandTable() *command.Table {
 			ext("help", 2, stale|load, "slow", cmdRuvioHelp),
 			ext("digest", 2, stale, "slow", cmdRuvioDigest),
 			ext("lease", -3, stale|load|fast, "fast", cmdRuvioLease),
+			ext("topology", -3, admin|stale|load, "admin slow dangerous", cmdRuvioTopology),
 		),
 		// Keyspace-wide: these span every shard of the node.
 		ext("dbsize", 1, command.ReadOnly|fast, "keyspace read fast", cmdDBSize),
