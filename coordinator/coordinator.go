@@ -1,7 +1,6 @@
 package coordinator
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -70,6 +69,8 @@ func New(cfg *Config, log *slog.Logger) (*Coordinator, error) {
 		probers: map[string]*prober{}, hub: newHub(), stop: make(chan struct{}), known: map[string][]uint64{},
 		leases: newLeaseBook(), groupLocks: map[string]*sync.Mutex{}}
 	c.fsm.onApply = c.applied
+	c.fsm.onHalt = c.halt
+	c.fsm.log = log
 	for _, g := range cfg.Groups {
 		for _, m := range g.Members {
 			c.probers[m.Address] = newProber(c, m)
@@ -150,6 +151,14 @@ func (c *Coordinator) Start() error {
 		ln.Close()
 		return err
 	}
+	boot, err := checkLog(store)
+	if err != nil {
+		ln.Close()
+		store.Close()
+		c.log.Error("refusing to start: the coordinators' Raft log holds an entry this build cannot read; upgrade this coordinator", "err", err)
+		return err
+	}
+	c.fsm.boot = boot
 	r, err := raft.NewRaft(rc, c.fsm, store, store, snaps, c.trans)
 	if err != nil {
 		ln.Close()
@@ -181,10 +190,11 @@ func (c *Coordinator) Start() error {
 		go func() { defer c.wg.Done(); p.run(c.stop) }()
 	}
 	c.probersMu.Unlock()
-	c.wg.Add(3)
+	c.wg.Add(4)
 	go func() { defer c.wg.Done(); c.others.run(c.stop) }()
 	go func() { defer c.wg.Done(); c.recordCommitted() }()
 	go func() { defer c.wg.Done(); c.discover() }()
+	go func() { defer c.wg.Done(); c.sendMaps() }()
 	for _, g := range c.cfg.Groups {
 		c.wg.Add(1)
 		go func() { defer c.wg.Done(); c.tend(g.Name) }()
@@ -196,6 +206,59 @@ func (c *Coordinator) Start() error {
 	c.log.Info("coordinator started", "id", c.cfg.ID, "listen", ln.Addr().String(), "groups", len(c.cfg.Groups),
 		"ping_interval_ms", c.cfg.PingIntervalMs, "down_after_ms", c.cfg.DownAfterMs)
 	return nil
+}
+
+// checkLog reads every command entry of the stored Raft log, so a
+// coordinator restarted on a log a newer build wrote refuses to start
+// instead of applying part of it. It returns the last index, which the
+// state machine uses to tell forgets recorded before this start.
+func checkLog(store raft.LogStore) (uint64, error) {
+	first, err := store.FirstIndex()
+	if err != nil {
+		return 0, fmt.Errorf("raft log: %w", err)
+	}
+	last, err := store.LastIndex()
+	if err != nil {
+		return 0, fmt.Errorf("raft log: %w", err)
+	}
+	for i := first; i > 0 && i <= last; i++ {
+		var l raft.Log
+		if err := store.GetLog(i, &l); err != nil {
+			if errors.Is(err, raft.ErrLogNotFound) {
+				continue
+			}
+			return 0, fmt.Errorf("raft log entry %d: %w", i, err)
+		}
+		if l.Type != raft.LogCommand {
+			continue
+		}
+		if _, err := rules.DecodeEntry(l.Data); err != nil {
+			var u *rules.UnreadableError
+			if errors.As(err, &u) {
+				return 0, fmt.Errorf("raft log entry %d needs coordinator log version %s (this build reads up to %d): %w", i, u.Needs(), rules.LogVersion, err)
+			}
+			return 0, fmt.Errorf("raft log entry %d: %w", i, err)
+		}
+	}
+	return last, nil
+}
+
+// halt is called once when the log holds an entry this build cannot
+// read: the coordinator stops applying the log, leaves Raft (it can
+// neither lead nor vote from a state the others do not have), and acts on
+// nothing more.
+func (c *Coordinator) halt(index uint64, u *rules.UnreadableError) {
+	needs := "unknown"
+	if u != nil {
+		needs = u.Needs()
+	}
+	c.log.Error("cannot follow the coordinators' log: this build cannot read an entry; applying nothing more and leaving Raft. Upgrade this coordinator",
+		"index", index, "needs_log_version", needs, "reads_up_to", rules.LogVersion, "err", u)
+	go func() {
+		if c.raft != nil {
+			c.raft.Shutdown()
+		}
+	}()
 }
 
 // prober returns the member's prober (nil for an unknown member).
@@ -336,8 +399,10 @@ func (c *Coordinator) confirmLeader() bool {
 
 // propose records an entry through Raft and waits for it to apply.
 func (c *Coordinator) propose(e rules.Entry) error {
-	b, _ := json.Marshal(e)
-	f := c.raft.Apply(b, 5*time.Second)
+	if err := c.fsm.stopped(); err != nil {
+		return err
+	}
+	f := c.raft.Apply(rules.EncodeEntry(e), 5*time.Second)
 	if err := f.Error(); err != nil {
 		return err
 	}

@@ -2,8 +2,10 @@ package coordinator
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"sync"
 
 	"github.com/hashicorp/raft"
@@ -15,10 +17,18 @@ import (
 // are rules.Apply and rules.Restore; fsm adds the lock, the encoding, and
 // the call that lets the coordinator act on a change.
 type fsm struct {
-	mu      sync.RWMutex
-	state   rules.State
-	file    map[string][]Member    // members the configuration lists
+	mu    sync.RWMutex
+	state rules.State
+	file  map[string][]Member // members the configuration lists
+	// boot is the last log index this coordinator started with: a forget
+	// recorded up to it does not remove a member the file lists.
+	boot    uint64
 	onApply func(res rules.Result) // called after a change, outside the lock
+	// halted is the first entry this build could not read: from then on
+	// nothing more is applied. onHalt is told once, outside the lock.
+	halted error
+	onHalt func(index uint64, err *rules.UnreadableError)
+	log    *slog.Logger
 }
 
 func newFSM(groups []Group) *fsm {
@@ -40,13 +50,42 @@ func (f *fsm) get(group string) (rules.Record, bool) {
 	return r.Copy(), true
 }
 
-// Apply implements raft.FSM.
+// stopped returns why the log stopped being applied (nil while it is).
+func (f *fsm) stopped() error {
+	f.mu.RLock()
+	defer f.mu.RUnlock()
+	return f.halted
+}
+
+// Apply implements raft.FSM. An entry this build cannot read stops the
+// log here: every later entry is left unapplied, because applying them
+// without it would build a state the other coordinators do not have.
 func (f *fsm) Apply(l *raft.Log) any {
-	var e rules.Entry
-	if err := json.Unmarshal(l.Data, &e); err != nil {
-		return fmt.Errorf("bad log entry %d: %w", l.Index, err)
-	}
 	f.mu.Lock()
+	if f.halted != nil {
+		err := f.halted
+		f.mu.Unlock()
+		return err
+	}
+	e, err := rules.DecodeEntry(l.Data)
+	if err != nil {
+		var u *rules.UnreadableError
+		errors.As(err, &u)
+		f.halted = fmt.Errorf("log entry %d: %w", l.Index, err)
+		halted := f.halted
+		f.mu.Unlock()
+		if f.onHalt != nil {
+			f.onHalt(l.Index, u)
+		}
+		return halted
+	}
+	if rules.SkipForget(e, l.Index, f.boot, f.file) {
+		f.mu.Unlock()
+		if f.log != nil {
+			f.log.Info("a member forgotten before this start is listed in the file: it stays a member", "group", e.Group, "member", e.Primary, "index", l.Index)
+		}
+		return nil
+	}
 	next, res := rules.Apply(f.state, e)
 	f.state = next
 	f.mu.Unlock()
@@ -73,8 +112,8 @@ func (f *fsm) Snapshot() (raft.FSMSnapshot, error) {
 // configuration added since the snapshot.
 func (f *fsm) Restore(rc io.ReadCloser) error {
 	defer rc.Close()
-	var snap rules.State
-	if err := json.NewDecoder(rc).Decode(&snap); err != nil {
+	snap, err := rules.DecodeState(io.LimitReader(rc, maxSnapshot))
+	if err != nil {
 		return err
 	}
 	f.mu.Lock()
@@ -82,6 +121,10 @@ func (f *fsm) Restore(rc io.ReadCloser) error {
 	f.state = rules.Restore(f.state, snap, f.file)
 	return nil
 }
+
+// maxSnapshot bounds what Restore reads: far above any real state (a
+// record per group of a few members), far below what would exhaust memory.
+const maxSnapshot = 64 << 20
 
 type fsmSnapshot struct{ data []byte }
 

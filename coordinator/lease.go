@@ -146,8 +146,8 @@ func (c *Coordinator) renewLeases(group string) {
 		case <-t.C:
 		}
 		rec, ok := c.fsm.get(group)
-		if !ok || rec.Primary == "" {
-			continue
+		if !ok || rec.Primary == "" || c.fsm.stopped() != nil {
+			continue // a coordinator that stopped following the log grants nothing
 		}
 		// A primary with a shard this coordinator cannot reach gets no
 		// grant: the lease must not outlive what the majority hears.

@@ -167,6 +167,9 @@ func (c *Coordinator) removeCoordinator(id int) error {
 // leaderCheck refuses a command on a follower (naming the leader) or on a
 // leader that cannot confirm its majority.
 func (c *Coordinator) leaderCheck() error {
+	if err := c.fsm.stopped(); err != nil {
+		return errReply("this coordinator stopped following the coordinators' log (%v): upgrade it", err)
+	}
 	if !c.isLeader() {
 		return errReply("not the leader; send it to coordinator %s", c.leaderID())
 	}

@@ -18,8 +18,11 @@ const (
 
 // Entry is one Raft log entry. The JSON names are the log's encoding.
 type Entry struct {
-	Op    string `json:"op"`
-	Group string `json:"group,omitempty"`
+	// Version is the entry's log version (LogVersion when written by this
+	// build); entries of earlier builds carry none and read as 1.
+	Version int    `json:"v,omitempty"`
+	Op      string `json:"op"`
+	Group   string `json:"group,omitempty"`
 	// Primary is the new primary (OpPrimary) or the member forgotten
 	// (OpForget: the log has always carried it in this field).
 	Primary    string `json:"primary,omitempty"`
@@ -199,8 +202,10 @@ func applyCommitted(s State, e Entry) State {
 
 // Restore is the state after restoring snap over cur: every group of
 // snap still configured (in cur) takes the snapshot's record, with the
-// configured members it lacks and has not forgotten added back; groups
-// configured since the snapshot keep their current record.
+// configured members it lacks added back, forgotten ones included (they
+// leave the forgotten list): listing a forgotten replica in the file is
+// how it is taken back. Groups configured since the snapshot keep their
+// current record.
 func Restore(cur, snap State, configured map[string][]Member) State {
 	out := make(State, len(cur))
 	for g, r := range cur {
@@ -212,11 +217,36 @@ func Restore(cur, snap State, configured map[string][]Member) State {
 		}
 		r = r.Copy()
 		for _, m := range configured[g] {
-			if !HasMember(r.Members, m.Address) && !contains(r.Forgotten, m.Address) {
+			if !HasMember(r.Members, m.Address) {
 				r.Members = append(r.Members, m)
 			}
+			r.Forgotten = without(r.Forgotten, m.Address)
+		}
+		if len(r.Forgotten) == 0 {
+			r.Forgotten = nil
 		}
 		out[g] = r
+	}
+	return out
+}
+
+// SkipForget reports whether a forget entry at index is one a coordinator
+// skips: it names a member the configuration file lists and was recorded
+// before this coordinator started (index at most boot, the last index of
+// the log it started with). The member was forgotten, then listed in the
+// file again, so it is a member again; FORGET is refused for a listed
+// member, so a forget recorded after the start comes from a coordinator
+// whose file does not list it, and applies.
+func SkipForget(e Entry, index, boot uint64, configured map[string][]Member) bool {
+	return e.Op == OpForget && index <= boot && HasMember(configured[e.Group], e.Primary)
+}
+
+func without(ss []string, s string) []string {
+	var out []string
+	for _, x := range ss {
+		if x != s {
+			out = append(out, x)
+		}
 	}
 	return out
 }

@@ -119,10 +119,34 @@ func TestRestore(t *testing.T) {
 	if _, ok := got["gone"]; ok || len(got) != 2 {
 		t.Fatalf("a group no longer configured came back: %v", got)
 	}
-	// A configured member the snapshot forgot stays forgotten.
-	snap["main"] = Record{Primary: ma.Address, GroupEpoch: 3, Members: []Member{ma}, Forgotten: []string{mb.Address}}
-	if got := Restore(cur, snap, configured); !reflect.DeepEqual(got["main"].Members, []Member{ma, mc}) {
-		t.Fatalf("forgotten member restored: %+v", got["main"])
+	// A member the snapshot forgot and the file lists is taken back:
+	// listed in the file, it is a member again and no longer forgotten.
+	snap["main"] = Record{Primary: ma.Address, GroupEpoch: 3, Members: []Member{ma}, Forgotten: []string{mb.Address, "z:1"}}
+	if got := Restore(cur, snap, configured); !reflect.DeepEqual(got["main"].Members, []Member{ma, mb, mc}) || !reflect.DeepEqual(got["main"].Forgotten, []string{"z:1"}) {
+		t.Fatalf("a forgotten member listed in the file: %+v", got["main"])
+	}
+}
+
+func TestSkipForget(t *testing.T) {
+	configured := map[string][]Member{"main": {ma, mb}}
+	forget := func(addr string) Entry { return Entry{Op: OpForget, Group: "main", Primary: addr} }
+	cases := []struct {
+		name        string
+		e           Entry
+		index, boot uint64
+		want        bool
+	}{
+		{"a listed member forgotten before the start", forget(mb.Address), 5, 10, true},
+		{"at the last index of the start", forget(mb.Address), 10, 10, true},
+		{"forgotten after the start", forget(mb.Address), 11, 10, false},
+		{"a member the file does not list", forget(mc.Address), 5, 10, false},
+		{"another group", Entry{Op: OpForget, Group: "other", Primary: mb.Address}, 5, 10, false},
+		{"not a forget", Entry{Op: OpAddMember, Group: "main", Member: &mb}, 5, 10, false},
+	}
+	for _, c := range cases {
+		if got := SkipForget(c.e, c.index, c.boot, configured); got != c.want {
+			t.Errorf("%s: %v, want %v", c.name, got, c.want)
+		}
 	}
 }
 

@@ -167,9 +167,19 @@ func TestAMinorityOfVotesNeverFailsOver(t *testing.T) {
 	})
 }
 
+// A snapshot restored over the same configuration gives the state the log
+// built. The log here forgets no member the file lists: a coordinator
+// refuses that FORGET, and listing a forgotten member in the file is how
+// it is taken back, so restoring over such a file re-lists it.
 func TestSnapshotThenRestoreGivesTheSameState(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
-		s := genState(t)
+		s := NewState(config)
+		for _, e := range rapid.SliceOfN(rapid.Custom(genEntry), 0, 30).Draw(t, "entries") {
+			if e.Op == OpForget && HasMember(config[e.Group], e.Primary) {
+				continue
+			}
+			s, _ = Apply(s, e)
+		}
 		b, err := json.Marshal(s)
 		if err != nil {
 			t.Fatal(err)

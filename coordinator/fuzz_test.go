@@ -1,0 +1,102 @@
+package coordinator
+
+import (
+	"bytes"
+	"io"
+	"strings"
+	"testing"
+
+	"github.com/hashicorp/raft"
+
+	"github.com/ruvio/ruvio/coordinator/rules"
+)
+
+// Seeds: the log entries and snapshots this build and earlier ones write.
+var entrySeeds = []string{
+	`{"op":"primary","group":"main","primary":"b:6379","epoch":2,"unclean":true}`,
+	`{"op":"committed","committed":{"main":{"0":7,"2":1}}}`,
+	`{"op":"add-member","group":"main","member":{"Address":"c:6379","Replication":"c:26379"}}`,
+	`{"op":"forget-member","group":"main","primary":"b:6379"}`,
+	`{"v":1,"op":"primary","group":"main","primary":"a:6379","epoch":1}`,
+	`{"v":1,"op":"primary","group":"main","primary":"b:6379","epoch":3,"unclean":true,"committed":{"main":{"0":15}}}`,
+	`{"v":2,"op":"primary","group":"main","primary":"b:6379","epoch":2}`,
+	`{"op":"committed","committed":{"main":{"999999999":1,"-1":2}}}`,
+}
+
+var snapshotSeeds = []string{
+	`{"b":{"primary":"","epoch":0,"members":[]},"main":{"primary":"a:1","epoch":3,"members":[{"Address":"a:1","Replication":"a:2"}],"committed":[5],"stale":[2],"forgotten":["z:1"]}}`,
+	`{"main":{"primary":"a:6379","epoch":1,"members":[{"Address":"a:6379","Replication":"a:26379"}],"forgotten":["b:6379"]}}`,
+	`{}`,
+}
+
+// Raft log entries: whatever the bytes, the state machine answers (an
+// error for what it cannot read, after which it applies nothing) and
+// never panics; a later entry is refused once the log stopped.
+func FuzzFSMApply(f *testing.F) {
+	for _, s := range entrySeeds {
+		f.Add([]byte(s), []byte(entrySeeds[0]))
+	}
+	f.Fuzz(func(t *testing.T, first, second []byte) {
+		m := newFSM(testGroups)
+		m.boot = 1
+		halts := 0
+		m.onHalt = func(uint64, *rules.UnreadableError) { halts++ }
+		r1 := m.Apply(&raft.Log{Index: 1, Type: raft.LogCommand, Data: first})
+		_, decErr := rules.DecodeEntry(first)
+		if (decErr != nil) != (halts == 1) {
+			t.Fatalf("decode error %v but %d halts", decErr, halts)
+		}
+		if decErr != nil {
+			if err, _ := r1.(error); err == nil || !strings.HasPrefix(err.Error(), "log entry 1: ") {
+				t.Fatalf("an unreadable entry answered %v", r1)
+			}
+		}
+		before := states(m)
+		r2 := m.Apply(&raft.Log{Index: 2, Type: raft.LogCommand, Data: second})
+		if halts > 0 {
+			if r2 == nil {
+				t.Fatal("applied an entry after the log stopped")
+			}
+			if after := states(m); len(after) != len(before) {
+				t.Fatal("the state changed after the log stopped")
+			}
+		}
+		for g, r := range states(m) {
+			if len(r.Committed) > rules.MaxShards || len(r.Stale) > rules.MaxShards {
+				t.Fatalf("%s: %d shards stored", g, len(r.Committed))
+			}
+		}
+		if snap, err := m.Snapshot(); err == nil {
+			snap.Release()
+		}
+	})
+}
+
+// Snapshots: whatever the bytes, Restore answers an error or a state, and
+// never panics; a restored state snapshots and restores to itself.
+func FuzzFSMRestore(f *testing.F) {
+	for _, s := range snapshotSeeds {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		m := newFSM(testGroups)
+		if err := m.Restore(io.NopCloser(bytes.NewReader(data))); err != nil {
+			if !rules.IsUnreadable(err) {
+				t.Fatalf("not a clear refusal: %v", err)
+			}
+			return
+		}
+		snap, err := m.Snapshot()
+		if err != nil {
+			t.Fatal(err)
+		}
+		var sink memSink
+		if err := snap.Persist(&sink); err != nil {
+			t.Fatal(err)
+		}
+		again := newFSM(testGroups)
+		if err := again.Restore(io.NopCloser(&sink)); err != nil {
+			t.Fatalf("a state this build wrote does not restore: %v", err)
+		}
+	})
+}
