@@ -21,6 +21,12 @@ type Member = rules.Member
 type Group struct {
 	Name    string   `toml:"name"`
 	Members []Member `toml:"members"`
+	// Shards and Slots place the group in a cluster map, when several
+	// groups share the hash slots (clustermap.go): how many shards each
+	// member runs, and its slot ranges ("first-last", or
+	// "first-last@shard"). Either every group sets shards or none does.
+	Shards int      `toml:"shards"`
+	Slots  []string `toml:"slots"`
 }
 
 // Config is coordinator.toml.
@@ -211,6 +217,7 @@ func (c *Config) problems() []string {
 			addrs[m.Address] = true
 		}
 	}
+	ps = append(ps, c.clusterProblems()...)
 	return ps
 }
 

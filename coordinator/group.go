@@ -167,6 +167,7 @@ func (c *Coordinator) promote(o rules.Observation, d rules.Decision, force bool)
 	if !c.confirmLeader() {
 		return Member{}, errNoMajority
 	}
+	c.sendMapBeforePromotion(d.Candidate.Address)
 	group, rec := o.Group, o.Record
 	h, port, _ := net.SplitHostPort(rec.Primary)
 	c.hub.publish("+elected-leader", strings.Join([]string{"master", group, h, port}, " "))

@@ -35,6 +35,9 @@ type Record struct {
 	Stale []uint64 `json:"stale,omitempty"`
 	// Forgotten members are never discovered again.
 	Forgotten []string `json:"forgotten,omitempty"`
+	// Moved lists the slot ranges moved into this group from another one,
+	// in a cluster map (clustermap.go); absent in records without one.
+	Moved []MovedRange `json:"moved,omitempty"`
 }
 
 // Copy is a deep copy, so a caller may keep or change it freely.
@@ -44,6 +47,7 @@ func (r Record) Copy() Record {
 	c.Committed = append([]uint64(nil), r.Committed...)
 	c.Stale = append([]uint64(nil), r.Stale...)
 	c.Forgotten = append([]string(nil), r.Forgotten...)
+	c.Moved = append([]MovedRange(nil), r.Moved...)
 	return c
 }
 

@@ -419,3 +419,8 @@ func (m *Map) Move(first, last int, group string, shard int) (*Map, error) {
 	n.Version++
 	return n, nil
 }
+
+// CoverageProblems reports the slots groups own twice and the slots no
+// group owns, for a configuration that lists groups and their slots
+// before any map is made from it.
+func CoverageProblems(groups []Group) []error { return coverage(groups) }
