@@ -60,3 +60,13 @@ func (c *Ctx) Changed(key string, size, n int) {
 	}
 	c.Dirty += n
 }
+
+// DestAndNumKeys returns a Keys function for commands of the form NAME
+// destination numkeys key [key ...] (ZUNIONSTORE, ZDIFFSTORE): the
+// destination, then the counted keys (none when the count is bad).
+func DestAndNumKeys(args [][]byte) []int {
+	if len(args) < 2 {
+		return nil
+	}
+	return append([]int{1}, NumKeysAt(2)(args)...)
+}

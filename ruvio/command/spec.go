@@ -43,6 +43,10 @@ const (
 	NoMulti
 	// AllowSubscribed commands run on a connection in RESP2 subscriber mode.
 	AllowSubscribed
+	// MovableKeys commands find their keys from their arguments (a numkeys
+	// count, a STORE option) rather than at fixed positions: COMMAND INFO
+	// says so, and Keys locates them.
+	MovableKeys
 )
 
 var flagNames = []struct {
@@ -52,6 +56,7 @@ var flagNames = []struct {
 	{Write, "write"}, {ReadOnly, "readonly"}, {DenyOOM, "denyoom"}, {Admin, "admin"},
 	{PubSub, "pubsub"}, {NoScript, "noscript"}, {Loading, "loading"}, {Stale, "stale"},
 	{Fast, "fast"}, {Blocking, "blocking"}, {NoAuth, "no_auth"}, {NoMulti, "no_multi"},
+	{MovableKeys, "movablekeys"},
 }
 
 // Names returns the flag names COMMAND INFO reports.

@@ -28,9 +28,10 @@ import (
 // BlockTimeoutNull reports which null a blocking list command answers
 // when its time runs out: true for the null array (BLPOP, BRPOP), false
 // for the null bulk string (BLMOVE, BRPOPLPUSH, and any other name).
+// BLMPOP answers the null array.
 func BlockTimeoutNull(name string) (array bool) {
 	switch strings.ToLower(name) {
-	case "blpop", "brpop":
+	case "blpop", "brpop", "blmpop":
 		return true
 	}
 	return false

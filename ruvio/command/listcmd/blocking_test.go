@@ -212,7 +212,7 @@ func TestSpecs(t *testing.T) {
 			t.Errorf("%s must be exactly one of write and readonly", sp.Name)
 		}
 	}
-	if len(byName) != 20 {
+	if len(byName) != 22 {
 		t.Errorf("%d commands", len(byName))
 	}
 }

@@ -1,6 +1,7 @@
 package listcmd_test
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/ruvio/ruvio/ruvio/command/cmdtest"
@@ -39,3 +40,12 @@ func runSteps(t *testing.T, steps cmdtest.Steps) {
 
 // lastEffect renders the last effect logged.
 func lastEffect(h *cmdtest.Harness) string { return h.Logged(len(h.Log) - 1)[0] }
+
+// splitArgs splits a command on spaces into an argv.
+func splitArgs(s string) [][]byte {
+	var out [][]byte
+	for _, f := range strings.Fields(s) {
+		out = append(out, []byte(f))
+	}
+	return out
+}

@@ -24,6 +24,7 @@ func Specs() []*command.Spec {
 		r   = command.ReadOnly
 		rf  = command.ReadOnly | command.Fast
 		b   = command.Blocking
+		mk  = command.MovableKeys
 	)
 	f := command.Family("list")
 	return []*command.Spec{
@@ -47,6 +48,8 @@ func Specs() []*command.Spec {
 		f.Spec("brpop", -3, w|b, bpopCmd("RPOP", tail)).KeysAt(1, -2, 1),
 		f.Spec("blmove", 6, wd|b, blmove).KeysAt(1, 2, 1),
 		f.Spec("brpoplpush", 4, wd|b, brpoplpush).KeysAt(1, 2, 1),
+		f.Spec("lmpop", -4, w|mk, lmpop).KeysAt(0, 0, 0).KeysBy(command.NumKeysAt(1)),
+		f.Spec("blmpop", -5, w|b|mk, blmpop).KeysAt(0, 0, 0).KeysBy(command.NumKeysAt(2)),
 	}
 }
 

@@ -31,6 +31,7 @@ func Specs() []*command.Spec {
 		ro  = command.ReadOnly
 		rof = command.ReadOnly | command.Fast
 		bl  = command.Write | command.NoScript | command.Fast | command.Blocking
+		mk  = command.MovableKeys
 	)
 	f := command.Family("sortedset")
 	return []*command.Spec{
@@ -60,6 +61,15 @@ func Specs() []*command.Spec {
 		f.Spec("zremrangebylex", 4, w, zremrangebylex),
 		f.Spec("zrandmember", -2, ro, zrandmember),
 		f.Spec("zscan", -3, ro, zscan),
+		f.Spec("zunion", -3, ro|mk, algebraCmd(opUnion)).KeysAt(0, 0, 0).KeysBy(command.NumKeysAt(1)),
+		f.Spec("zinter", -3, ro|mk, algebraCmd(opInter)).KeysAt(0, 0, 0).KeysBy(command.NumKeysAt(1)),
+		f.Spec("zdiff", -3, ro|mk, algebraCmd(opDiff)).KeysAt(0, 0, 0).KeysBy(command.NumKeysAt(1)),
+		f.Spec("zunionstore", -4, wd|mk, storeCmd(opUnion)).KeysBy(command.DestAndNumKeys),
+		f.Spec("zinterstore", -4, wd|mk, storeCmd(opInter)).KeysBy(command.DestAndNumKeys),
+		f.Spec("zdiffstore", -4, wd|mk, storeCmd(opDiff)).KeysBy(command.DestAndNumKeys),
+		f.Spec("zintercard", -3, ro|mk, zintercard).KeysAt(0, 0, 0).KeysBy(command.NumKeysAt(1)),
+		f.Spec("zmpop", -4, w|mk, zmpop).KeysAt(0, 0, 0).KeysBy(command.NumKeysAt(1)),
+		f.Spec("bzmpop", -5, w|command.Blocking|mk, bzmpop).KeysAt(0, 0, 0).KeysBy(command.NumKeysAt(2)),
 	}
 }
 
