@@ -15,6 +15,8 @@ import (
 	"time"
 
 	"github.com/redis/go-redis/v9"
+
+	"github.com/ruvio/ruvio/internal/poll"
 )
 
 // startNodeIn runs a node on an existing data directory.
@@ -42,18 +44,18 @@ func startNodeIn(t *testing.T, dir string, env []string, args ...string) *proc {
 	})
 	c := redis.NewClient(&redis.Options{Addr: p.addr(), MaxRetries: -1})
 	defer c.Close()
-	deadline := time.Now().Add(20 * time.Second)
-	for c.Ping(context.Background()).Err() != nil {
+	// Wait until it answers, or exits (the caller inspects an exit).
+	poll.UntilNil(t, 20*time.Second, "the node to start", func() error {
 		select {
 		case <-p.done:
-			return p // exited: the caller inspects it
+			return nil
 		default:
 		}
-		if time.Now().After(deadline) {
-			t.Fatalf("node did not start: %s", logs.String())
+		if err := c.Ping(context.Background()).Err(); err != nil {
+			return fmt.Errorf("%v; logs:\n%s", err, logs.String())
 		}
-		time.Sleep(20 * time.Millisecond)
-	}
+		return nil
+	})
 	return p
 }
 

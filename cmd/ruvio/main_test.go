@@ -16,6 +16,8 @@ import (
 	"time"
 
 	"github.com/redis/go-redis/v9"
+
+	"github.com/ruvio/ruvio/internal/poll"
 )
 
 // These tests run the real binary as a separate process.
@@ -142,13 +144,7 @@ func TestFlagsOverrideFileAndEnvironmentOverridesBoth(t *testing.T) {
 	defer func() { cmd.Process.Kill(); cmd.Wait() }()
 	c := redis.NewClient(&redis.Options{Addr: "127.0.0.1:" + strconv.Itoa(port)})
 	defer c.Close()
-	deadline := time.Now().Add(10 * time.Second)
-	for c.Ping(context.Background()).Err() != nil {
-		if time.Now().After(deadline) {
-			t.Fatal("node did not start")
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+	poll.Until(t, 10*time.Second, "the node to answer PING", func() bool { return c.Ping(context.Background()).Err() == nil })
 	if got := c.ConfigGet(context.Background(), "shards").Val()["shards"]; got != "3" {
 		t.Fatalf("shards = %q, want the environment's 3", got)
 	}

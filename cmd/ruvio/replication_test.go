@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"fmt"
 	"net"
 	"strconv"
 	"strings"
@@ -10,6 +11,8 @@ import (
 	"time"
 
 	"github.com/redis/go-redis/v9"
+
+	"github.com/ruvio/ruvio/internal/poll"
 	"github.com/ruvio/ruvio/ruvio/infotext"
 )
 
@@ -43,17 +46,13 @@ func do(t *testing.T, p *proc, args ...any) any {
 func inSync(t *testing.T, primary, replica *proc, shards int) {
 	t.Helper()
 	for i := 0; i < shards; i++ {
-		deadline := time.Now().Add(20 * time.Second)
-		for {
+		poll.UntilNil(t, 20*time.Second, fmt.Sprintf("shard %d to catch up", i), func() error {
 			p, r := replInfo(t, shardAddr(primary, i)), replInfo(t, shardAddr(replica, i))
 			if p != nil && r != nil && p["wal_last_sequence"] == r["wal_last_sequence"] && r["master_link_status"] == "up" {
-				break
+				return nil
 			}
-			if time.Now().After(deadline) {
-				t.Fatalf("shard %d did not catch up: primary %v replica %v\nreplica logs:\n%s", i, p, r, replica.logs.String())
-			}
-			time.Sleep(20 * time.Millisecond)
-		}
+			return fmt.Errorf("primary %v replica %v\nreplica logs:\n%s", p, r, replica.logs.String())
+		})
 	}
 	if a, b := do(t, primary, "RUVIO", "DIGEST"), do(t, replica, "RUVIO", "DIGEST"); a != b {
 		t.Fatalf("digests differ: %v %v", a, b)
@@ -133,13 +132,9 @@ func TestReplicationPassword(t *testing.T) {
 	primary := strings.Replace(la, "0.0.0.0", "127.0.0.1", 1)
 	bad := startNodeIn(t, t.TempDir(), []string{"RUVIO_REPLICATION_ROLE=replica", "RUVIO_REPLICATION_PRIMARY=" + primary,
 		"RUVIO_REPLICATION_LISTEN=" + lb, "RUVIO_REPLICATION_PASSWORD=wrong"})
-	deadline := time.Now().Add(10 * time.Second)
-	for !strings.Contains(replInfo(t, bad.addr())["master_link_error"], "WRONGPASS") {
-		if time.Now().After(deadline) {
-			t.Fatalf("no WRONGPASS reported: %v", replInfo(t, bad.addr()))
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+	poll.Until(t, 10*time.Second, "WRONGPASS in master_link_error", func() bool {
+		return strings.Contains(replInfo(t, bad.addr())["master_link_error"], "WRONGPASS")
+	})
 	bad.cmd.Process.Signal(syscall.SIGKILL)
 	<-bad.done
 	good := startNodeIn(t, t.TempDir(), []string{"RUVIO_REPLICATION_ROLE=replica", "RUVIO_REPLICATION_PRIMARY=" + primary,

@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"testing"
 	"time"
+
+	"github.com/ruvio/ruvio/internal/poll"
 )
 
 func TestParseSpec(t *testing.T) {
@@ -67,13 +69,7 @@ func TestSpecFileIsReReadAtRunTime(t *testing.T) {
 	s := NewSkewed(Spec{Rate: 1})
 	s.watchFile(path, 10*time.Millisecond, slog.New(slog.NewTextHandler(io.Discard, nil)))
 	os.WriteFile(path, []byte("+24h\n"), 0o644)
-	deadline := time.Now().Add(5 * time.Second)
-	for time.Until(s.Now()) < 23*time.Hour {
-		if time.Now().After(deadline) {
-			t.Fatal("the new spec was not picked up")
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
+	poll.Until(t, 5*time.Second, "the new spec to be picked up", func() bool { return time.Until(s.Now()) >= 23*time.Hour })
 }
 
 // The lease clock follows the spec's rate, never its offset, and runs on

@@ -9,6 +9,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/ruvio/ruvio/internal/poll"
 )
 
 // copyDir copies the regular files of src into a new temporary directory,
@@ -212,13 +214,7 @@ func TestEverySecLagsAndCatchesUp(t *testing.T) {
 // waitFor polls cond until it holds, failing after a generous deadline.
 func waitFor(t *testing.T, what string, cond func() bool) {
 	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting: %s", what)
-		}
-		time.Sleep(time.Millisecond)
-	}
+	poll.Until(t, 10*time.Second, what, cond)
 }
 
 func TestFsyncFailureIsFatal(t *testing.T) {

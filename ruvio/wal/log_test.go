@@ -12,6 +12,8 @@ import (
 	"strconv"
 	"testing"
 	"time"
+
+	"github.com/ruvio/ruvio/internal/poll"
 )
 
 // quiet is a logger for tests that do not look at the log.
@@ -122,20 +124,12 @@ func segNames(t testing.TB, dir string) []string {
 // test that looks at the segment list after Sync must wait for this.
 func settle(t testing.TB, l *Log) {
 	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for {
+	poll.Until(t, 10*time.Second, "the writer to settle", func() bool {
 		l.mu.Lock()
-		ok := l.written == l.last.Load() && len(l.pending) == 0 &&
+		defer l.mu.Unlock()
+		return l.written == l.last.Load() && len(l.pending) == 0 &&
 			(len(l.segs) == 0 || l.segs[len(l.segs)-1].size <= l.segBytes)
-		l.mu.Unlock()
-		if ok {
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatal("writer did not settle")
-		}
-		time.Sleep(time.Millisecond)
-	}
+	})
 }
 
 func segNamesOf(bases []uint64) []string {
