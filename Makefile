@@ -15,7 +15,7 @@ CHAOS_ARGS ?=
 
 FIGURE_RUNS ?= 3
 
-.PHONY: build run test fuzz bench lint image chaos figures clean
+.PHONY: build run test fuzz bench lint image chaos figures partition-table clean
 
 build:
 	CGO_ENABLED=0 $(GO) build -ldflags '$(LDFLAGS)' -o $(BIN) ./cmd/ruvio
@@ -80,6 +80,17 @@ chaos:
 # forces processes.
 figures:
 	$(GO) run ./cmd/chaos figures --runs $(FIGURE_RUNS) --backend $(BACKEND)
+
+# The partition table: every fault shape against every protection, ruvio
+# and Redis + Sentinel side by side, RUNS times per cell (default 1: about
+# 50 minutes locally; RUNS=3 for the published table); rewrites the table
+# between the markers of docs/partition-table.md and prints it. Exits 1
+# when a cell breaks what the documentation promises. Needs redis-server
+# (Debian: redis-server, redis-sentinel) for the Redis cells.
+RUNS ?= 1
+TABLE_ARGS ?=
+partition-table:
+	$(GO) run ./cmd/chaos table --runs $(RUNS) --backend $(BACKEND) $(TABLE_ARGS)
 
 lint:
 	@out=$$(gofmt -l .); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi

@@ -3,6 +3,7 @@ package nemesis
 import (
 	"context"
 	"errors"
+	"fmt"
 	"strings"
 	"time"
 
@@ -15,6 +16,7 @@ const (
 	Pause     = "pause"     // SIGSTOP, then SIGCONT
 	Partition = "partition" // links cut, then healed
 	Clock     = "clock"     // skewed clock, then reset
+	Slow      = "slow"      // links delayed, jittered and lossy, then healed
 	// Force is not a fault but an operator's command carried out at its
 	// place in the schedule: COORDINATOR FAILOVER <group> FORCE sent to
 	// the coordinators' leader (Target is the group). The Operator, an
@@ -39,6 +41,8 @@ type Step struct {
 	Links []topology.Link
 	// Clock is the skew spec for a clock fault.
 	Clock string
+	// Netem is how a slow fault degrades its Links.
+	Netem topology.Netem
 }
 
 // kind is one kind of fault: how it is put in and taken out, and how the
@@ -87,6 +91,27 @@ var kinds = map[string]kind{
 			}),
 		stop:     func(ctx context.Context, c topology.Cluster, st Step) error { return c.SetClock(ctx, st.Target, "") },
 		describe: func(st Step) string { return st.Target + " " + st.Clock },
+	},
+	Slow: {
+		start: func(ctx context.Context, c topology.Cluster, _ Actor, st Step) (string, error) {
+			d, ok := c.(topology.Degrader)
+			if !ok {
+				return "", fmt.Errorf("the %s backend cannot slow links down", c.Backend())
+			}
+			note := "listed links are slowed (" + st.Netem.String() + "), not cut"
+			if c.Backend() == "local" {
+				note += "; on the local proxies a lost packet is a chunk held one retransmission timeout (200 ms) more"
+			}
+			return note, d.Degrade(ctx, st.Links, st.Netem)
+		},
+		stop: func(ctx context.Context, c topology.Cluster, _ Step) error { return c.Heal(ctx) },
+		describe: func(st Step) string {
+			var parts []string
+			for _, l := range st.Links {
+				parts = append(parts, l.From+"->"+l.To)
+			}
+			return st.Target + " (" + st.Netem.String() + ") [" + strings.Join(parts, " ") + "]"
+		},
 	},
 	Force: {
 		// The operator carries it out and says what came of it; there is

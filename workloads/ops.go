@@ -3,6 +3,7 @@ package workloads
 import (
 	"context"
 	"errors"
+	"fmt"
 	"log/slog"
 	"sort"
 
@@ -29,6 +30,9 @@ func (w *worker) setOp(ctx context.Context, c *conn) string {
 	op := history.Op{Process: w.proc, F: history.FAdd, Key: key, Value: w.nextValue(), Node: c.node()}
 	op.T0 = w.rec.Now()
 	err := c.rdb.SAdd(ctx, key, op.Value).Err()
+	if err == nil {
+		err = w.wait(ctx, c)
+	}
 	op.T1 = w.rec.Now()
 	op.Node = c.node() // a Sentinel client may have dialled another primary
 	op.Type = classify(err, c)
@@ -60,6 +64,9 @@ func (w *worker) registerOp(ctx context.Context, c *conn) string {
 	op := history.Op{Process: w.proc, F: history.FWrite, Key: key, Value: w.nextValue(), Node: c.node()}
 	op.T0 = w.rec.Now()
 	err := c.rdb.Set(ctx, key, op.Value, 0).Err()
+	if err == nil {
+		err = w.wait(ctx, c)
+	}
 	op.T1 = w.rec.Now()
 	op.Node = c.node()
 	op.Type = classify(err, c)
@@ -118,6 +125,9 @@ func (w *worker) cas(ctx context.Context, c *conn, key, expect string) string {
 		})
 		return err
 	}, key)
+	if err == nil {
+		err = w.wait(ctx, c)
+	}
 	op.T1 = w.rec.Now()
 	op.Node = c.node()
 	switch {
@@ -201,6 +211,15 @@ func (w *worker) setBatch(ctx context.Context, c *conn) string {
 		}
 		return nil
 	})
+	if perr == nil {
+		if werr := w.wait(ctx, c); werr != nil {
+			// Every add of the batch is applied; none is acknowledged.
+			perr = werr
+			for i := range cmds {
+				cmds[i].SetErr(werr)
+			}
+		}
+	}
 	t1 := w.rec.Now()
 	// go-redis leaves the commands of a pipeline unmarked when the
 	// connection's set-up failed with an error reply (a replica refusing
@@ -222,6 +241,40 @@ func (w *worker) setBatch(ctx context.Context, c *conn) string {
 		worst = worse(worst, ops[i].Type)
 	}
 	return worst
+}
+
+// errWaitShort is the answer to a write whose WAIT found fewer replicas
+// than asked within its timeout: the write stays applied on the primary
+// but is not acknowledged, as a durable NOREPLICAS (classify: info).
+type errWaitShort struct{ got, want int64 }
+
+func (e errWaitShort) Error() string {
+	return fmt.Sprintf("NOREPLICAS WAIT %d: %d replicas acknowledged in time; the writes stay applied", e.want, e.got)
+}
+
+// RedisError makes it an error reply, as the server's own NOREPLICAS.
+func (errWaitShort) RedisError() {}
+
+// wait sends WAIT spec.Wait after a write that succeeded (nothing
+// without Wait), with a timeout of 3/4 of the client's, and says whether
+// enough replicas acknowledged it. A WAIT that gets no answer leaves
+// the write's outcome unknown, like any lost reply.
+func (w *worker) wait(ctx context.Context, c *conn) error {
+	if w.spec.Wait <= 0 {
+		return nil
+	}
+	got, err := c.rdb.Wait(ctx, w.spec.Wait, w.spec.Timeout*3/4).Result()
+	switch {
+	case err != nil && isErrorReply(err):
+		// A refused WAIT (not a writer any more) says nothing of the
+		// write before it.
+		return errWaitShort{got: 0, want: int64(w.spec.Wait)}
+	case err != nil:
+		return err
+	case got < int64(w.spec.Wait):
+		return errWaitShort{got: got, want: int64(w.spec.Wait)}
+	}
+	return nil
 }
 
 // worse is the outcome that says less of two: info over fail over ok.

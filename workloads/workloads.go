@@ -67,6 +67,12 @@ type Spec struct {
 	// answered NOREPLICAS and stays applied on the primary, so it is
 	// recorded as indeterminate (not acknowledged, perhaps applied).
 	Durable int
+	// Wait is k in a WAIT k sent after every write that succeeded (0:
+	// off), the protection Redis has: a write is acknowledged only when
+	// WAIT answers at least k replicas within 3/4 of the client's
+	// timeout; otherwise it stays applied and is recorded as
+	// indeterminate.
+	Wait int
 	// Batch is how many adds a set client pipelines in one round trip
 	// (0 or 1: one at a time). Each add is its own operation in the
 	// history, with the batch's invocation and completion times.

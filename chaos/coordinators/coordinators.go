@@ -73,11 +73,21 @@ type View struct {
 func Decide(answers []Answer, nodeOf func(addr string) string) View {
 	var v View
 	var leaderTerm uint64
+	// Among answers of the highest epoch, the address most of them
+	// give (then the first): Sentinels mid-failover answer one epoch
+	// with two addresses for a moment.
+	votes := map[string]int{}
+	for _, a := range answers {
+		if a.Err == nil && a.Addr != "" {
+			votes[fmt.Sprint(a.Epoch, " ", a.Addr)]++
+		}
+	}
 	for _, a := range answers {
 		if a.Err != nil {
 			continue
 		}
-		if a.Addr != "" && (v.Addr == "" || a.Epoch > v.Epoch) {
+		if a.Addr != "" && (v.Addr == "" || a.Epoch > v.Epoch ||
+			a.Epoch == v.Epoch && votes[fmt.Sprint(a.Epoch, " ", a.Addr)] > votes[fmt.Sprint(v.Epoch, " ", v.Addr)]) {
 			v.Addr, v.Epoch = a.Addr, a.Epoch
 		}
 		if a.Leader && (v.Leader == "" || a.Term > leaderTerm) {
@@ -143,6 +153,9 @@ type Set struct {
 
 	clients map[string]*redis.Client
 	force   map[string]*redis.Client
+	// sentinels says the coordinators are Redis Sentinels, which answer
+	// SENTINEL MASTER but have no COORDINATOR commands and no leader.
+	sentinels bool
 
 	// askMu makes concurrent Targets share one Ask.
 	askMu  sync.Mutex
@@ -168,7 +181,8 @@ func New(c topology.Cluster, topo topology.Topology, log *slog.Logger) (*Set, er
 		log = slog.Default()
 	}
 	s := &Set{c: cc, names: topo.Coordinators(), nodeOf: map[string]string{},
-		log: log.With("component", "coordinators"), clients: map[string]*redis.Client{}, force: map[string]*redis.Client{}}
+		log: log.With("component", "coordinators"), clients: map[string]*redis.Client{}, force: map[string]*redis.Client{},
+		sentinels: topo.System == topology.SystemRedis}
 	if len(s.names) == 0 {
 		return nil, errors.New("coordinators: the topology has none")
 	}
@@ -205,7 +219,10 @@ func (s *Set) ask(ctx context.Context, name string) Answer {
 	a := Answer{Coordinator: name}
 	pipe := s.clients[name].Pipeline()
 	master := pipe.Do(ctx, "SENTINEL", "MASTER", topology.GroupName)
-	status := pipe.Do(ctx, "COORDINATOR", "STATUS")
+	var status *redis.Cmd
+	if !s.sentinels {
+		status = pipe.Do(ctx, "COORDINATOR", "STATUS")
+	}
 	if _, err := pipe.Exec(ctx); err != nil {
 		a.Err = err
 		return a
@@ -223,6 +240,9 @@ func (s *Set) ask(ctx context.Context, name string) Answer {
 		a.Addr = net.JoinHostPort(kv["ip"], kv["port"])
 	}
 	a.Epoch, _ = strconv.ParseUint(kv["config-epoch"], 10, 64)
+	if status == nil {
+		return a
+	}
 	text, _ := status.Text()
 	st := infotext.Parse(text)
 	a.Leader = st["state"] == "leader"

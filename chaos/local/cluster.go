@@ -40,6 +40,8 @@ type Cluster struct {
 	// routes are the replication proxies, one set per link.
 	routes map[topology.Link]*route
 	cuts   map[topology.Link]bool
+	// slow are the degraded links (Degrade).
+	slow map[topology.Link]topology.Netem
 	// taken are the addresses handed to nodes and replication proxies,
 	// so that no two of them, nor a node that is down, share a port.
 	taken  map[string]bool
@@ -56,7 +58,10 @@ type Cluster struct {
 	ownerWarn sync.Once
 }
 
-var _ topology.Coordinated = (*Cluster)(nil)
+var (
+	_ topology.Coordinated = (*Cluster)(nil)
+	_ topology.Degrader    = (*Cluster)(nil)
+)
 
 // proxyKey names one proxy: a link carries one proxy per target address
 // (a node with two shards has two client -> node proxies).
@@ -124,6 +129,7 @@ func (c *Cluster) Proxy(from, to, target string) (string, error) {
 	if c.cuts[topology.Link{From: to, To: from}] {
 		p.Cut(Backward)
 	}
+	c.applySlowLocked(key.link, p)
 	c.proxies[key] = p
 	return p.Addr(), nil
 }
@@ -278,12 +284,52 @@ func (c *Cluster) Cut(ctx context.Context, links []topology.Link) error {
 	return nil
 }
 
+// Degrade slows each link down with n (see Proxy.Degrade): the proxies
+// of link From -> To in their forward direction, those of To -> From in
+// their reply direction; proxies made later on a slowed link start slow.
+// Heal restores full speed.
+func (c *Cluster) Degrade(ctx context.Context, links []topology.Link, n topology.Netem) error {
+	for _, l := range links {
+		if err := c.checkLink(l); err != nil {
+			return err
+		}
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for _, l := range links {
+		c.slow[l] = n
+		back := topology.Link{From: l.To, To: l.From}
+		c.eachProxyLocked(func(link topology.Link, p *Proxy) {
+			switch link {
+			case l:
+				p.Degrade(Forward, n)
+			case back:
+				p.Degrade(Backward, n)
+			}
+		})
+	}
+	c.log.Info("links slowed", "links", len(links), "netem", n.String())
+	return nil
+}
+
+// applySlowLocked starts a new proxy of link slowed as its link is;
+// c.mu is held.
+func (c *Cluster) applySlowLocked(link topology.Link, p *Proxy) {
+	if n, ok := c.slow[link]; ok {
+		p.Degrade(Forward, n)
+	}
+	if n, ok := c.slow[topology.Link{From: link.To, To: link.From}]; ok {
+		p.Degrade(Backward, n)
+	}
+}
+
 // Heal restores every link; connections that lived through a cut are
 // closed (see Proxy).
 func (c *Cluster) Heal(ctx context.Context) error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	clear(c.cuts)
+	clear(c.slow)
 	c.eachProxyLocked(func(_ topology.Link, p *Proxy) { p.Heal() })
 	c.log.Info("links healed")
 	return nil

@@ -168,6 +168,7 @@ func (c *Cluster) handoffProxy(link topology.Link, target string) (*Proxy, error
 	if c.cuts[topology.Link{From: link.To, To: link.From}] {
 		p.Cut(Backward)
 	}
+	c.applySlowLocked(link, p)
 	c.handoff[key] = p
 	return p, nil
 }

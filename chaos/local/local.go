@@ -116,6 +116,7 @@ func (b *backend) Start(ctx context.Context, topo topology.Topology, binary, wor
 		proxies:  make(map[proxyKey]*Proxy),
 		routes:   make(map[topology.Link]*route),
 		cuts:     make(map[topology.Link]bool),
+		slow:     make(map[topology.Link]topology.Netem),
 		taken:    make(map[string]bool),
 		password: newPassword(),
 		inbound:  make(map[inboundKey]*inbound),
@@ -138,9 +139,24 @@ func (b *backend) Start(ctx context.Context, topo topology.Topology, binary, wor
 		// which the nodes' own environment names too.
 		for _, name := range topo.DataNodes() {
 			n := c.nodes[name]
-			if err := errors.Join(c.newInbound(n, false, n.addrs()), c.newInbound(n, true, n.replAddrs())); err != nil {
+			err := c.newInbound(n, false, n.addrs())
+			if !n.redis {
+				err = errors.Join(err, c.newInbound(n, true, n.replAddrs()))
+			}
+			if err != nil {
 				c.Close(context.WithoutCancel(ctx))
 				return nil, err
+			}
+		}
+		if c.redisSystem() {
+			// Sentinels find each other by what they announce, one
+			// address each: their inbound ones.
+			for _, name := range topo.Coordinators() {
+				n := c.nodes[name]
+				if err := c.newInbound(n, false, n.addrs()); err != nil {
+					c.Close(context.WithoutCancel(ctx))
+					return nil, err
+				}
 			}
 		}
 	}
@@ -241,6 +257,17 @@ func (c *Cluster) newNode(i int, spec topology.NodeSpec, shards int, bin string)
 		n.configPath = filepath.Join(c.workDir, spec.Name, "coordinator.toml")
 		n.secret = c.secret
 	}
+	if c.redisSystem() {
+		rb, err := redisBinary()
+		if err != nil {
+			return nil, err
+		}
+		n.redis, n.binary = true, rb
+		n.configPath = filepath.Join(c.workDir, spec.Name, "redis.conf")
+		if spec.Role == topology.RoleCoordinator {
+			n.configPath = filepath.Join(c.workDir, spec.Name, "sentinel.conf")
+		}
+	}
 	if c.topo.Replicated() && spec.Role != topology.RoleCoordinator {
 		// Every data node of a replicated group listens for replicas,
 		// the replicas too: REPLICAOF NO ONE may promote any of them.
@@ -276,7 +303,7 @@ func (c *Cluster) pickPorts(n *node) error {
 	for _, a := range n.addrs() {
 		c.taken[a] = true
 	}
-	if n.role == "" {
+	if n.role == "" || n.redis {
 		return nil
 	}
 	if n.replPort, err = freePorts(n.ip, n.shards, c.taken); err != nil {
@@ -291,6 +318,10 @@ func (c *Cluster) pickPorts(n *node) error {
 // prepare makes n's environment and, for a coordinator, its
 // coordinator.toml.
 func (c *Cluster) prepare(n *node) error {
+	if n.redis {
+		n.env = nodeEnv(os.Environ(), nil, n.clockPath)
+		return c.writeRedisConfig(n)
+	}
 	if err := c.setEnv(n); err != nil {
 		return err
 	}

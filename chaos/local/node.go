@@ -44,8 +44,10 @@ type node struct {
 	// node); secret is what it wants clients to AUTH with.
 	configPath string
 	secret     string
-	env        []string
-	log        *slog.Logger
+	// redis marks a Redis or Sentinel process (topology.SystemRedis).
+	redis bool
+	env   []string
+	log   *slog.Logger
 	// clientAddrs are the proxies of the client -> node link, one per
 	// shard; set by Start, read-only after.
 	clientAddrs []string
@@ -115,6 +117,9 @@ func (n *node) coordinator() bool { return n.spec.Role == topology.RoleCoordinat
 // the ones the backend owns (a coordinator's are all in its
 // coordinator.toml).
 func (n *node) args() []string {
+	if n.redis {
+		return n.redisArgs()
+	}
 	if n.coordinator() {
 		return []string{"coordinator", "--config", n.configPath}
 	}

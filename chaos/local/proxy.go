@@ -5,10 +5,13 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	mrand "math/rand/v2"
 	"net"
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/ruvio/ruvio/chaos/topology"
 )
 
 // Direction is one direction of the connections a Proxy carries.
@@ -83,8 +86,10 @@ type Proxy struct {
 	// written is signalled whenever a pump finishes a write, for Cut.
 	written *sync.Cond
 	cut     [2]bool
-	conns   map[*proxyConn]struct{}
-	closed  bool
+	// slow degrades a direction (nil: full speed); see Degrade.
+	slow   [2]*topology.Netem
+	conns  map[*proxyConn]struct{}
+	closed bool
 
 	// wg counts the accept loop, dials and pumps, so Close can wait for
 	// every goroutine the proxy started.
@@ -276,6 +281,11 @@ func (p *Proxy) pump(pc *proxyConn, d Direction) {
 		n, rerr := src.Read(buf)
 		if n > 0 {
 			p.mu.Lock()
+			if slow := p.slow[d]; slow != nil && !p.cut[d] && !pc.closed {
+				p.mu.Unlock()
+				time.Sleep(slowHold(*slow))
+				p.mu.Lock()
+			}
 			if p.cut[d] || pc.closed {
 				// Dropped, and the source is not read again: the sender's
 				// buffers fill as behind a real partition. Heal or Close
@@ -370,6 +380,32 @@ func (p *Proxy) writingLocked(d Direction) bool {
 	return false
 }
 
+// Degrade slows direction d down with n until Heal: each chunk read is
+// held n.Delay plus up to n.Jitter before it is passed on, and
+// n.LossPercent of them a retransmission timeout (200 ms) more, which is
+// what a lost packet costs a TCP stream. Bytes are never dropped: the
+// stream stays whole, only late.
+func (p *Proxy) Degrade(d Direction, n topology.Netem) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.slow[d] = &n
+}
+
+// lossRTO is what a lost packet adds to a chunk's hold on a slowed link:
+// Linux's minimum retransmission timeout.
+const lossRTO = 200 * time.Millisecond
+
+func slowHold(n topology.Netem) time.Duration {
+	h := n.Delay
+	if n.Jitter > 0 {
+		h += time.Duration(mrand.Int64N(int64(n.Jitter)))
+	}
+	if n.LossPercent > 0 && mrand.Float64()*100 < n.LossPercent {
+		h += lossRTO
+	}
+	return h
+}
+
 // Heal restores both directions and closes every connection that lived
 // through the cut, so clients reconnect instead of receiving stale bytes.
 func (p *Proxy) Heal() {
@@ -377,6 +413,7 @@ func (p *Proxy) Heal() {
 	defer p.mu.Unlock()
 	wasCut := p.cut[Forward] || p.cut[Backward]
 	p.cut = [2]bool{}
+	p.slow = [2]*topology.Netem{}
 	closed := 0
 	for pc := range p.conns {
 		if pc.held {

@@ -110,6 +110,7 @@ func (c *Cluster) newRouteLocked(link topology.Link, targets []string) (*route, 
 		if c.cuts[topology.Link{From: link.To, To: link.From}] {
 			p.Cut(Backward)
 		}
+		c.applySlowLocked(link, p)
 		r.proxies = append(r.proxies, p)
 	}
 	for i := range targets {

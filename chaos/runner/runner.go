@@ -206,6 +206,11 @@ func runOnce(ctx context.Context, o Options, sc scenarios.Scenario, dur time.Dur
 			return check.Summary{}, err
 		}
 		fmt.Fprintf(o.Progress, "run %d: coordinators agree: %s\n", n, v)
+		if sc.Topology.System == topology.SystemRedis {
+			if err := waitRedisGroup(ctx, cluster, sc.Topology); err != nil {
+				return check.Summary{}, err
+			}
+		}
 	}
 	rec := workloads.NewRecorder()
 	// The history counts from here; the nodes' logs are stamped in UTC.
@@ -217,6 +222,10 @@ func runOnce(ctx context.Context, o Options, sc scenarios.Scenario, dur time.Dur
 	var group *operator.Group
 	var op nemesis.Operator
 	switch {
+	case coords != nil && sc.Topology.System == topology.SystemRedis:
+		// Sentinel is the operator; the harness's replica timing and
+		// convergence check read ruvio's own INFO fields and digest.
+		op = coords
 	case coords != nil:
 		if group, err = operator.NewWatching(cluster, sc.Topology, rec, o.Log, coords.PrimaryNode); err != nil {
 			return check.Summary{}, err

@@ -72,8 +72,10 @@ func register(s Scenario) {
 
 // Get finds a scenario by name.
 func Get(name string) (Scenario, bool) {
-	s, ok := registry[name]
-	return s, ok
+	if s, ok := registry[name]; ok {
+		return s, true
+	}
+	return cellByName(name)
 }
 
 // All returns every scenario sorted by name.

@@ -35,6 +35,40 @@ type Topology struct {
 	Shards int
 	// Coordination is the coordinators' settings when Nodes has some.
 	Coordination CoordinatorSettings
+	// System is the software the topology runs: SystemRuvio ("", the
+	// default) or SystemRedis, whose data nodes are redis-server
+	// processes (each NodeSpec.Args line a redis.conf directive) and
+	// whose coordinators are Sentinels (down-after-milliseconds from
+	// Coordination.DownAfterMs, quorum a majority, Sentinel's defaults
+	// otherwise).
+	System string
+}
+
+// Systems a topology can run.
+const (
+	SystemRuvio = ""
+	SystemRedis = "redis"
+)
+
+// Netem is a degraded link: every chunk of traffic is held Delay plus up
+// to Jitter more, and LossPercent of them are lost (on a byte stream:
+// held one more retransmission timeout, as TCP's recovery of a lost
+// packet shows to the application).
+type Netem struct {
+	Delay, Jitter time.Duration
+	LossPercent   float64
+}
+
+// String says the degradation in tc netem's words.
+func (n Netem) String() string {
+	return fmt.Sprintf("delay %s %s loss %g%%", n.Delay, n.Jitter, n.LossPercent)
+}
+
+// Degrader is what a backend's clusters offer to slow links down rather
+// than cut them: Degrade applies n to each directed link (in addition to
+// those already degraded) until Heal, which restores every link.
+type Degrader interface {
+	Degrade(ctx context.Context, links []Link, n Netem) error
 }
 
 // Replication roles at start, as RUVIO_REPLICATION_ROLE spells them.

@@ -5,6 +5,8 @@
 //	chaos run SCENARIO [--backend docker|local|auto] [--runs N] [--seed S] [--out DIR] [--duration D]
 //	chaos analyze RESULTDIR
 //	chaos gate RESULTDIR...
+//	chaos figures [--runs N] [--backend B]
+//	chaos table [--runs N] [--backend B] [--systems S,...] [--shapes S,...]
 package main
 
 import (
@@ -36,7 +38,9 @@ func usage() {
   chaos run SCENARIO [--backend docker|local|auto] [--runs N] [--seed S] [--out DIR] [--duration D]
   chaos analyze RESULTDIR
   chaos gate RESULTDIR...
-  chaos figures [--runs N] [--backend B] [--doc docs/figures.md]`)
+  chaos figures [--runs N] [--backend B] [--doc docs/figures.md]
+  chaos table [--runs N] [--backend B] [--systems ruvio,redis] [--shapes kill,...] [--doc docs/partition-table.md]
+              [--duration D] [--at D] [--hold D] [--pause-hold D] [--settle D]`)
 }
 
 func run(args []string) int {
@@ -60,6 +64,8 @@ func run(args []string) int {
 		return cmdGate(args[1:])
 	case "figures":
 		return cmdFigures(args[1:])
+	case "table":
+		return cmdTable(args[1:])
 	case "help", "-h", "--help":
 		usage()
 		return 0
@@ -248,4 +254,59 @@ func cmdFigures(args []string) int {
 	}
 	fmt.Printf("updated %s\n", *doc)
 	return 0
+}
+
+// cmdTable runs the partition table and rewrites docs/partition-table.md;
+// it exits 1 when a cell broke what the documentation promises.
+func cmdTable(args []string) int {
+	fs := flag.NewFlagSet("table", flag.ContinueOnError)
+	runs := fs.Int("runs", 1, "runs per cell")
+	backendName := fs.String("backend", "auto", "docker, local, or auto")
+	doc := fs.String("doc", "docs/partition-table.md", "the document whose table is rewritten (\"\": none)")
+	out := fs.String("out", "results", "results root")
+	systems := fs.String("systems", "", "comma-separated systems to run (default all; the others keep their last cells)")
+	shapes := fs.String("shapes", "", "comma-separated shapes to run (default all)")
+	binary := fs.String("binary", "", "a prebuilt ruvio binary (default: build one)")
+	t := scenarios.DefaultTiming
+	fs.DurationVar(&t.Duration, "duration", t.Duration, "faulty phase of each cell")
+	fs.DurationVar(&t.At, "at", t.At, "when the fault starts")
+	fs.DurationVar(&t.Hold, "hold", t.Hold, "how long the fault lasts")
+	fs.DurationVar(&t.PauseHold, "pause-hold", t.PauseHold, "how long the SIGSTOP lasts (longer than down_after_ms)")
+	fs.DurationVar(&t.Settle, "settle", t.Settle, "quiet time before the final reads")
+	if err := fs.Parse(args); err != nil {
+		return 2
+	}
+	ctx, stop, backend, why, log, ok := session(*backendName)
+	if !ok {
+		return 2
+	}
+	defer stop()
+	fmt.Printf("chaos table: backend %s (%s), %d run(s) per cell\n", backend.Name(), why, *runs)
+	md, broken, err := runner.Table(ctx, runner.TableOptions{Options: runner.Options{Backend: backend, Runs: *runs, Seed: newSeed(),
+		Out: *out, Binary: *binary, Progress: os.Stdout, Log: log, LinearizabilityLimit: time.Minute},
+		Timing: t, Systems: splitList(*systems), Shapes: splitList(*shapes), Doc: *doc})
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "chaos table: %v\n", err)
+		return 1
+	}
+	fmt.Println()
+	fmt.Println(md)
+	if *doc != "" {
+		fmt.Printf("updated %s\n", *doc)
+	}
+	if len(broken) > 0 {
+		fmt.Printf("chaos table: %d cell(s) broke a documented promise\n", len(broken))
+		return 1
+	}
+	return 0
+}
+
+func splitList(s string) []string {
+	var out []string
+	for _, f := range strings.Split(s, ",") {
+		if f = strings.TrimSpace(f); f != "" {
+			out = append(out, f)
+		}
+	}
+	return out
 }

@@ -30,6 +30,10 @@ type LeaseResult struct {
 	// OldLastAckMs is the old primary's last acknowledged write
 	// (completion), before the next primary's or to the end of the run.
 	OldLastAckMs *int64 `json:"old_last_ack_ms"`
+	// OldAckInFaultMs is its last acknowledged write completed while the
+	// fault lasted (nil: none): how long it went on acknowledging once
+	// cut off, the window min-replicas-to-write and the lease bound.
+	OldAckInFaultMs *int64 `json:"old_ack_in_fault_ms"`
 	// FirstRefusalMs is the old primary's first NOREPLICAS after the
 	// fault began (completion); FirstRefusal its text.
 	FirstRefusalMs *int64 `json:"first_refusal_ms"`
@@ -110,10 +114,13 @@ type StallResult struct {
 
 // leaseFaultKinds are the faults that take a primary away from the
 // coordinators that renew its lease.
-var leaseFaultKinds = map[string]bool{"partition": true, "pause": true}
+var leaseFaultKinds = map[string]bool{"partition": true, "pause": true, "kill": true, "slow": true}
 
-// CheckLease measures h around the first partition or pause that names
-// primary (empty: the node of the first acknowledged write). Ops must
+// CheckLease measures h around the last partition, pause, kill or
+// slow-down that names primary (empty: the node of the first acknowledged
+// write): a schedule that prepares the shape with an earlier fault (a
+// replica made to fall behind) measures from the one that takes the
+// primary away. Ops must
 // name nodes as fault targets do. A history without such a fault gives a
 // result with only OldPrimary set.
 func CheckLease(h *history.History, primary string) LeaseResult {
@@ -139,7 +146,6 @@ func CheckLease(h *history.History, primary string) LeaseResult {
 	for i, f := range faults {
 		if leaseFaultKinds[f.Kind] && primary != "" && targets(f, primary) {
 			fault = &faults[i]
-			break
 		}
 	}
 	if fault == nil {
@@ -190,6 +196,9 @@ func CheckLease(h *history.History, primary string) LeaseResult {
 		switch {
 		case op.Type == history.OK:
 			lastAck = max(lastAck, op.T1)
+			if op.T1 >= cut && (fault.EndMs == 0 || op.T1 <= fault.EndMs*int64(time.Millisecond)) {
+				r.OldAckInFaultMs = rel(op.T1)
+			}
 		case refusal < 0 && op.Type == history.Fail && op.T1 >= cut && strings.HasPrefix(op.Err, "NOREPLICAS"):
 			refusal = op.T1
 			r.FirstRefusalMs, r.FirstRefusal = rel(op.T1), op.Err
@@ -326,6 +335,7 @@ func (r *LeaseResult) String() string {
 	num("lease.first_refusal_ms", r.FirstRefusalMs)
 	num("lease.promotion_ms", r.PromotionMs)
 	num("lease.old_last_ack_ms", r.OldLastAckMs)
+	num("lease.old_ack_in_fault_ms", r.OldAckInFaultMs)
 	num("lease.old_last_ack_after_promotion_ms", r.OldLastAckAfterPromotionMs)
 	fmt.Fprintf(&b, " lease.acks_after_refusal=%d lease.acks_after_promotion=%d", r.AcksAfterRefusal, r.AcksAfterPromotion)
 	if s := r.Stall; s != nil {
@@ -345,6 +355,9 @@ type LeaseExpectations struct {
 	// LeaseResult.AcksAfterRefusal and AcksAfterPromotion.
 	MaxAcksAfterRefusal   *int64 `json:"max_acks_after_refusal,omitempty"`
 	MaxAcksAfterPromotion *int64 `json:"max_acks_after_promotion,omitempty"`
+	// MaxOldAckInFaultMs bounds LeaseResult.OldAckInFaultMs: the old
+	// primary acknowledges nothing later than that after the fault began.
+	MaxOldAckInFaultMs *int64 `json:"max_old_ack_in_fault_ms,omitempty"`
 	// RequirePromotion demands that another primary was seen.
 	RequirePromotion bool `json:"require_promotion,omitempty"`
 }
@@ -371,6 +384,9 @@ func gateLease(r *LeaseResult, e *LeaseExpectations) []string {
 	if e.MaxAcksAfterPromotion != nil && r.AcksAfterPromotion > *e.MaxAcksAfterPromotion {
 		miss = append(miss, fmt.Sprintf("lease.acks_after_promotion = %d, want <= %d", r.AcksAfterPromotion, *e.MaxAcksAfterPromotion))
 	}
+	if e.MaxOldAckInFaultMs != nil && r.OldAckInFaultMs != nil && *r.OldAckInFaultMs > *e.MaxOldAckInFaultMs {
+		miss = append(miss, fmt.Sprintf("lease.old_ack_in_fault_ms = %d, want <= %d", *r.OldAckInFaultMs, *e.MaxOldAckInFaultMs))
+	}
 	return miss
 }
 
@@ -384,7 +400,7 @@ func mergeLease(m, r *LeaseResult) *LeaseResult {
 		c := *r
 		c.Stall = nil
 		m = &c
-		for _, p := range []**int64{&m.OldLastAckMs, &m.FirstRefusalMs, &m.PromotionMs, &m.PromotionAfterRefusalMs,
+		for _, p := range []**int64{&m.OldLastAckMs, &m.OldAckInFaultMs, &m.FirstRefusalMs, &m.PromotionMs, &m.PromotionAfterRefusalMs,
 			&m.NewFirstAckMs, &m.OldLastAckAfterPromotionMs, &m.LeaseDueMs, &m.LeaseEndSeenMs} {
 			*p = maxPtr(nil, *p)
 		}
@@ -392,6 +408,7 @@ func mergeLease(m, r *LeaseResult) *LeaseResult {
 		return m
 	}
 	m.OldLastAckMs = maxPtr(m.OldLastAckMs, r.OldLastAckMs)
+	m.OldAckInFaultMs = maxPtr(m.OldAckInFaultMs, r.OldAckInFaultMs)
 	m.FirstRefusalMs = maxPtr(m.FirstRefusalMs, r.FirstRefusalMs)
 	m.PromotionMs = maxPtr(m.PromotionMs, r.PromotionMs)
 	m.PromotionAfterRefusalMs = maxPtr(m.PromotionAfterRefusalMs, r.PromotionAfterRefusalMs)
