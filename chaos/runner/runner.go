@@ -353,7 +353,7 @@ func runOnce(ctx context.Context, o Options, sc scenarios.Scenario, dur time.Dur
 			h.Ops[i].Node = name
 		}
 	}
-	if err := h.WriteFile(filepath.Join(dir, "history.jsonl")); err != nil {
+	if err := h.WriteFile(filepath.Join(dir, history.FileName)); err != nil {
 		return check.Summary{}, err
 	}
 	return analyze(dir, h, o.Scenario, o.Backend.Name(), o.Seed, o.LinearizabilityLimit)
@@ -414,7 +414,7 @@ func Analyze(dir string, limit time.Duration) ([]check.Summary, error) {
 	}
 	var out []check.Summary
 	for _, d := range RunDirs(dir) {
-		h, err := history.ReadFile(filepath.Join(d, "history.jsonl"))
+		h, err := history.ReadFile(history.Find(d))
 		if err != nil {
 			return nil, err
 		}
@@ -429,7 +429,7 @@ func Analyze(dir string, limit time.Duration) ([]check.Summary, error) {
 
 // RunDirs lists the folders of a result holding one run each.
 func RunDirs(dir string) []string {
-	if _, err := os.Stat(filepath.Join(dir, "history.jsonl")); err == nil {
+	if history.Find(dir) != "" {
 		return []string{dir}
 	}
 	matches, _ := filepath.Glob(filepath.Join(dir, "run-*"))

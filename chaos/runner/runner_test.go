@@ -64,7 +64,7 @@ func runScenarioAt(t *testing.T, name string, backend topology.Backend, d time.D
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, f := range []string{"history.jsonl", "summary.json", "report.md", "timeline.html", "latency.png", "meta.json"} {
+	for _, f := range []string{history.FileName, "summary.json", "report.md", "timeline.html", "latency.png", "meta.json"} {
 		if _, err := os.Stat(filepath.Join(dir, f)); err != nil {
 			t.Errorf("results lack %s", f)
 		}
@@ -157,7 +157,7 @@ const testRate = 100
 // observed returns the run's observations of the given kind.
 func observed(t *testing.T, dir, kind string) []history.Observation {
 	t.Helper()
-	h, err := history.ReadFile(filepath.Join(dir, "history.jsonl"))
+	h, err := history.ReadFile(history.Find(dir))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -254,7 +254,7 @@ func TestDurableFailoverLosesNothingLocal(t *testing.T) {
 	if s.Lost != 0 || s.FailoverMs == nil {
 		t.Fatalf("lost %d, failover %v", s.Lost, s.FailoverMs)
 	}
-	h, err := history.ReadFile(filepath.Join(dir, "history.jsonl"))
+	h, err := history.ReadFile(history.Find(dir))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -11,11 +11,16 @@ package history
 
 import (
 	"bufio"
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"sort"
+	"strings"
+
+	"github.com/klauspost/compress/zstd"
 )
 
 // Outcome of an operation, as Jepsen names them.
@@ -168,18 +173,57 @@ func (h *History) Write(w io.Writer) error {
 	return bw.Flush()
 }
 
-// WriteFile writes h to path.
+// File names of a run's history: the runner writes FileName, zstd
+// compressed (a 20 s crash run's history is about 100 MB as plain JSON
+// lines, a tenth of that or less compressed); PlainFileName is the form
+// older runs wrote. ReadFile reads both.
+const (
+	FileName      = "history.jsonl.zst"
+	PlainFileName = "history.jsonl"
+)
+
+// Find is the history file of a run folder: FileName, else
+// PlainFileName; "" when it has neither.
+func Find(dir string) string {
+	for _, name := range []string{FileName, PlainFileName} {
+		p := filepath.Join(dir, name)
+		if _, err := os.Stat(p); err == nil {
+			return p
+		}
+	}
+	return ""
+}
+
+// WriteFile writes h to path, zstd compressed when path ends in .zst.
 func (h *History) WriteFile(path string) error {
 	f, err := os.Create(path)
 	if err != nil {
 		return err
 	}
-	if err := h.Write(f); err != nil {
+	var w io.Writer = f
+	var zw *zstd.Encoder
+	if strings.HasSuffix(path, ".zst") {
+		if zw, err = zstd.NewWriter(f, zstd.WithEncoderLevel(zstd.SpeedBetterCompression)); err != nil {
+			f.Close()
+			return err
+		}
+		w = zw
+	}
+	if err := h.Write(w); err != nil {
 		f.Close()
 		return err
 	}
+	if zw != nil {
+		if err := zw.Close(); err != nil {
+			f.Close()
+			return err
+		}
+	}
 	return f.Close()
 }
+
+// zstdMagic starts every zstd frame.
+var zstdMagic = []byte{0x28, 0xb5, 0x2f, 0xfd}
 
 // Read decodes a history written by Write.
 func Read(r io.Reader) (*History, error) {
@@ -207,14 +251,24 @@ func Read(r io.Reader) (*History, error) {
 	return h, sc.Err()
 }
 
-// ReadFile reads a history from path.
+// ReadFile reads a history from path, plain or zstd compressed (told
+// apart by the content, not the name).
 func ReadFile(path string) (*History, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
-	return Read(f)
+	br := bufio.NewReader(f)
+	if magic, err := br.Peek(len(zstdMagic)); err == nil && bytes.Equal(magic, zstdMagic) {
+		zr, err := zstd.NewReader(br)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", path, err)
+		}
+		defer zr.Close()
+		return Read(zr)
+	}
+	return Read(br)
 }
 
 // SortByInvoke orders ops by invocation time.

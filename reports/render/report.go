@@ -162,7 +162,7 @@ func reportMarkdown(h *history.History, s summary, notes []string) string {
 	fmt.Fprintf(&b, "- [timeline](%s): every client operation as a bar per process, coloured by outcome, "+
 		"with the fault windows shaded.\n", TimelineFile)
 	fmt.Fprintf(&b, "- [latency and throughput plot](%s) (below).\n", PlotFile)
-	b.WriteString("- `history.jsonl`: the raw history; `chaos analyze` on this folder re-checks it.\n\n")
+	b.WriteString("- `history.jsonl.zst`: the raw history, JSON lines compressed with zstd (`zstd -dc` reads it); `chaos analyze` on this folder re-checks it.\n\n")
 	fmt.Fprintf(&b, "![latency and throughput](%s)\n", PlotFile)
 	return b.String()
 }
