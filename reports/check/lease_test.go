@@ -45,7 +45,7 @@ func TestCheckLease(t *testing.T) {
 			obs:    records,
 			faults: []history.Fault{cut},
 			want: LeaseResult{OldPrimary: "n1", NewPrimary: "n3", Fault: "partition " + cut.Target, FaultStartMs: 1000, FaultEndMs: 9000,
-				OldLastAckMs: i64(1250), FirstRefusalMs: i64(1300), FirstRefusal: leaseExpired,
+				OldLastAckMs: i64(1250), OldAckInFaultMs: i64(1250), FirstRefusalMs: i64(1300), FirstRefusal: leaseExpired,
 				PromotionMs: i64(3200), PromotionAfterRefusalMs: i64(1900), NewFirstAckMs: i64(3300),
 				OldLastAckAfterPromotionMs: i64(-1950)},
 		},
@@ -59,7 +59,7 @@ func TestCheckLease(t *testing.T) {
 			obs:    records,
 			faults: []history.Fault{cut},
 			want: LeaseResult{OldPrimary: "n1", NewPrimary: "n3", Fault: "partition " + cut.Target, FaultStartMs: 1000, FaultEndMs: 9000,
-				OldLastAckMs: i64(7050), PromotionMs: i64(3200), NewFirstAckMs: i64(3300), AcksAfterPromotion: 2,
+				OldLastAckMs: i64(7050), OldAckInFaultMs: i64(7050), PromotionMs: i64(3200), NewFirstAckMs: i64(3300), AcksAfterPromotion: 2,
 				OldLastAckAfterPromotionMs: i64(3850)},
 		},
 		{
@@ -70,7 +70,7 @@ func TestCheckLease(t *testing.T) {
 			},
 			faults: []history.Fault{cut},
 			want: LeaseResult{OldPrimary: "n1", Fault: "partition " + cut.Target, FaultStartMs: 1000, FaultEndMs: 9000,
-				OldLastAckMs: i64(1320), FirstRefusalMs: i64(1300), FirstRefusal: leaseExpired, AcksAfterRefusal: 1},
+				OldLastAckMs: i64(1320), OldAckInFaultMs: i64(1320), FirstRefusalMs: i64(1300), FirstRefusal: leaseExpired, AcksAfterRefusal: 1},
 		},
 		{
 			name: "the new primary's first write shows the promotion before the coordinators' record is polled",
@@ -81,7 +81,7 @@ func TestCheckLease(t *testing.T) {
 			obs:    records,
 			faults: []history.Fault{cut},
 			want: LeaseResult{OldPrimary: "n1", NewPrimary: "n3", Fault: "partition " + cut.Target, FaultStartMs: 1000, FaultEndMs: 9000,
-				OldLastAckMs: i64(3160), PromotionMs: i64(3100), NewFirstAckMs: i64(3100), AcksAfterPromotion: 1,
+				OldLastAckMs: i64(3160), OldAckInFaultMs: i64(3160), PromotionMs: i64(3100), NewFirstAckMs: i64(3100), AcksAfterPromotion: 1,
 				OldLastAckAfterPromotionMs: i64(60)},
 		},
 		{
@@ -104,7 +104,7 @@ func TestCheckLease(t *testing.T) {
 			},
 			faults: []history.Fault{cut},
 			want: LeaseResult{OldPrimary: "n1", Fault: "partition " + cut.Target, FaultStartMs: 1000, FaultEndMs: 9000,
-				OldLastAckMs: i64(8510), FirstRefusalMs: i64(1300), FirstRefusal: leaseExpired, AcksAfterRefusal: 1},
+				OldLastAckMs: i64(8510), OldAckInFaultMs: i64(1410), FirstRefusalMs: i64(1300), FirstRefusal: leaseExpired, AcksAfterRefusal: 1},
 		},
 		{
 			name: "a clock fault naming the primary is not the one measured",
