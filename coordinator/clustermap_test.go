@@ -1,8 +1,12 @@
 package coordinator
 
 import (
+	"os"
 	"strings"
 	"testing"
+
+	"github.com/ruvio/ruvio/coordinator/rules"
+	"github.com/ruvio/ruvio/ruvio/topology"
 )
 
 func clusterConfig(groups ...Group) *Config {
@@ -72,5 +76,25 @@ func TestPlacementsSplitSlotsAcrossShards(t *testing.T) {
 	}
 	if clusterConfig(grp("a", 0, nil, "a1:1")).clustered() {
 		t.Error("a configuration without shards is clustered")
+	}
+}
+
+// The two-group example in deploy/ is consistent: the coordinators' file
+// describes the same first map as the data nodes' topology file.
+func TestTwoGroupExampleMatchesItsTopologyFile(t *testing.T) {
+	c, err := LoadConfig("../deploy/cluster-two-groups/coordinator.toml", func(string) string { return "" })
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile("../deploy/cluster-two-groups/topology")
+	if err != nil {
+		t.Fatal(err)
+	}
+	file, err := topology.Parse(string(b))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := rules.FirstMap(c.placements()).String(); got != file.String() {
+		t.Errorf("coordinator.toml gives\n%s\nthe topology file\n%s", got, file)
 	}
 }

@@ -136,3 +136,13 @@ func TestClusterKeysComeTogether(t *testing.T) {
 		}
 	}
 }
+
+func TestTwoGroupExampleNodeFileLoads(t *testing.T) {
+	c, err := LoadFile("../../deploy/cluster-two-groups/a1.toml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.ClusterGroup != "a" || c.ClusterTopology == "" || c.Shards != 2 {
+		t.Errorf("a1.toml: group %q topology %q shards %d", c.ClusterGroup, c.ClusterTopology, c.Shards)
+	}
+}
