@@ -391,6 +391,13 @@ func (p *Proxy) Degrade(d Direction, n topology.Netem) {
 	p.slow[d] = &n
 }
 
+// slowFor is direction d's degradation, nil at full speed.
+func (p *Proxy) slowFor(d Direction) *topology.Netem {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.slow[d]
+}
+
 // lossRTO is what a lost packet adds to a chunk's hold on a slowed link:
 // Linux's minimum retransmission timeout.
 const lossRTO = 200 * time.Millisecond

@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ruvio/ruvio/chaos/topology"
 	"github.com/ruvio/ruvio/internal/poll"
 )
 
@@ -425,4 +426,49 @@ func TestProxyRetarget(t *testing.T) {
 	send(t, before, "three")
 	expect(t, s1, "three")
 	old.noAccept(t)
+}
+
+// A slowed link loses no byte and keeps their order in both directions,
+// and Heal restores it.
+func TestProxyDegradeKeepsTheStreamWhole(t *testing.T) {
+	srv := newServer(t)
+	p := newTestProxy(t, srv.addr())
+	n := topology.Netem{Delay: time.Millisecond, Jitter: time.Millisecond, LossPercent: 50}
+	p.Degrade(Forward, n)
+	p.Degrade(Backward, n)
+	c := dial(t, p.Addr())
+	s := srv.accept(t)
+	for i := range 20 {
+		msg := fmt.Sprintf("m%02d", i)
+		send(t, c, msg)
+		expect(t, s, msg)
+		send(t, s, msg)
+		expect(t, c, msg)
+	}
+	p.Heal()
+	if p.slowFor(Forward) != nil || p.slowFor(Backward) != nil {
+		t.Fatal("Heal left a direction slowed")
+	}
+}
+
+// slowHold holds a chunk the delay, up to the jitter more, and one
+// retransmission timeout more for a lost one; never less than the delay.
+func TestSlowHoldBounds(t *testing.T) {
+	n := topology.Netem{Delay: 150 * time.Millisecond, Jitter: 100 * time.Millisecond, LossPercent: 10}
+	lost := 0
+	for range 2000 {
+		h := slowHold(n)
+		if h < n.Delay || h >= n.Delay+n.Jitter+lossRTO {
+			t.Fatalf("hold %s outside [%s, %s)", h, n.Delay, n.Delay+n.Jitter+lossRTO)
+		}
+		if h >= n.Delay+n.Jitter {
+			lost++
+		}
+	}
+	if lost == 0 || lost > 600 {
+		t.Fatalf("%d of 2000 chunks lost at 10 %%", lost)
+	}
+	if h := slowHold(topology.Netem{Delay: 5 * time.Millisecond}); h != 5*time.Millisecond {
+		t.Fatalf("no jitter, no loss: hold %s", h)
+	}
 }
