@@ -24,6 +24,7 @@ type familyGen func(t *rapid.T) []any
 var familyGens = map[string]familyGen{
 	"bitmap":  bitmapCommand,
 	"algebra": algebraCommand,
+	"hll":     hllCommand,
 }
 
 // familyUnordered lists commands whose replies are compared as sorted
@@ -216,6 +217,11 @@ var familyWrites = [][]any{
 	{"RPUSH", "{f}l", "1", "2", "3", "4"},
 	{"LMPOP", "1", "{f}l", "RIGHT", "COUNT", "2"},
 	{"BLMPOP", "0", "2", "{f}none", "{f}l", "LEFT"},
+	{"PFADD", "{f}h1", "a", "b", "c"},
+	{"PFADD", "{f}h2", "c", "d"},
+	{"PFCOUNT", "{f}h1"},
+	{"PFMERGE", "{f}h3", "{f}h1", "{f}h2"},
+	{"PFCOUNT", "{f}h3", "{f}h1"},
 }
 
 // familyKeysOnTwoShards returns two keys owned by different shards of a
@@ -253,6 +259,7 @@ func TestFamiliesOnTheServer(t *testing.T) {
 		{"ZUNIONSTORE", a, "1", b}, {"ZINTERSTORE", a, "2", a, b}, {"ZDIFFSTORE", b, "1", a},
 		{"ZMPOP", "2", a, b, "MIN"}, {"BZMPOP", "0", "2", a, b, "MIN"},
 		{"LMPOP", "2", a, b, "LEFT"}, {"BLMPOP", "0", "2", a, b, "LEFT"},
+		{"PFCOUNT", a, b}, {"PFMERGE", a, b},
 	} {
 		if err := c.Do(ctx, cmd...).Err(); err == nil || !strings.HasPrefix(err.Error(), "CROSSSLOT") {
 			t.Errorf("%v across shards: %v", cmd, err)
@@ -373,5 +380,91 @@ func TestFamiliesReplicateAndRestart(t *testing.T) {
 	p.start()
 	if after := p.digest(); after != before {
 		t.Fatalf("digest after restart %s, before %s", after, before)
+	}
+}
+
+// hllCommand draws HyperLogLog commands: PFADD of a few or many elements
+// (many turn a value dense), PFCOUNT of one key (the cached cardinality)
+// and several, PFMERGE, and GET, so the stored bytes are compared too.
+func hllCommand(t *rapid.T) []any {
+	key := func(label string) string {
+		return rapid.SampledFrom([]string{"{h}1", "{h}2", "{h}3", "{h}str", "{h}list"}).Draw(t, label)
+	}
+	k := key("k")
+	elems := func() []any {
+		var out []any
+		n := rapid.SampledFrom([]int{0, 1, 3, 10, 200, 1500}).Draw(t, "n")
+		base := rapid.IntRange(0, 3000).Draw(t, "base")
+		for i := 0; i < n; i++ {
+			out = append(out, "e"+strconv.Itoa(base+i))
+		}
+		return out
+	}
+	cmds := [][]any{
+		append([]any{"PFADD", k}, elems()...),
+		append([]any{"PFADD", k}, elems()...),
+		{"PFCOUNT", k}, {"PFCOUNT", k, key("k2")}, {"PFCOUNT", k, key("k2"), key("k3")},
+		{"PFMERGE", k, key("k2")}, {"PFMERGE", k}, {"PFMERGE", k, key("k2"), key("k3")},
+		{"GET", k}, {"SET", "{h}str", rapid.SampledFrom([]string{"x", "HYLL\x02aaaaaaaaaaaaaaa", "HYLLxxxxxxxxxxxxxxxxxxx",
+			// A sparse header over too few registers, too many, and a
+			// dense header of the wrong size.
+			"HYLL\x01\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x80\x00",
+			"HYLL\x01\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x80\x7f\xff\x80",
+			"HYLL\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x80\x00"}).Draw(t, "s")},
+		{"RPUSH", "{h}list", "a"}, {"STRLEN", k},
+	}
+	return rapid.SampledFrom(cmds).Draw(t, "cmd")
+}
+
+// An HLL built by one server is a valid HLL to the other: PFADD on
+// redis-server, GET the bytes, SET them into ruvio, and the counts agree;
+// then both add the same elements and hold the same bytes again. And the
+// other way round, for sparse values, values turned dense, and values
+// past the sparse size limit.
+func TestHLLValuesMoveBetweenRedisAndRuvio(t *testing.T) {
+	ctx := context.Background()
+	r := startRedis(t, 2)
+	ru := client(t, startServer(t, nil), 0)
+	servers := map[string]*redis.Client{"redis": r, "ruvio": ru}
+	for _, n := range []int{0, 1, 7, 150, 900, 3000, 20000} {
+		for from, to := range map[string]string{"redis": "ruvio", "ruvio": "redis"} {
+			src, dst := servers[from], servers[to]
+			key := fmt.Sprintf("hll:%s:%d", from, n)
+			args := []any{"PFADD", key}
+			for i := 0; i < n; i++ {
+				args = append(args, "elem:"+strconv.Itoa(i))
+			}
+			if err := src.Do(ctx, args...).Err(); err != nil {
+				t.Fatal(err)
+			}
+			raw, err := src.Get(ctx, key).Result()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := dst.Set(ctx, key, raw, 0).Err(); err != nil {
+				t.Fatal(err)
+			}
+			want, err := src.PFCount(ctx, key).Result()
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, err := dst.PFCount(ctx, key).Result()
+			if err != nil || got != want {
+				t.Fatalf("%d elements from %s: PFCOUNT on %s = %d %v, want %d", n, from, to, got, err, want)
+			}
+			// Both caches are valid now; more elements invalidate them.
+			more := []any{"PFADD", key, "extra:1", "extra:2", "extra:3"}
+			for _, c := range servers {
+				if err := c.Do(ctx, more...).Err(); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if a, b := src.Get(ctx, key).Val(), dst.Get(ctx, key).Val(); a != b {
+				t.Fatalf("%d elements from %s: bytes differ after PFADD (%d and %d bytes)", n, from, len(a), len(b))
+			}
+			if a, b := src.PFCount(ctx, key).Val(), dst.PFCount(ctx, key).Val(); a != b {
+				t.Fatalf("%d elements from %s: PFCOUNT %d and %d after PFADD", n, from, a, b)
+			}
+		}
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"github.com/ruvio/ruvio/ruvio/command"
 	"github.com/ruvio/ruvio/ruvio/command/bitcmd"
 	"github.com/ruvio/ruvio/ruvio/command/hashcmd"
+	"github.com/ruvio/ruvio/ruvio/command/hllcmd"
 	"github.com/ruvio/ruvio/ruvio/command/keycmd"
 	"github.com/ruvio/ruvio/ruvio/command/listcmd"
 	"github.com/ruvio/ruvio/ruvio/command/setcmd"
@@ -47,7 +48,7 @@ func container(name string, cats string, subs ...*command.Spec) *command.Spec {
 // server implements itself.
 func (s *Server) commandTable() *command.Table {
 	t := command.NewTable(stringcmd.Specs(), keycmd.Specs(), hashcmd.Specs(), listcmd.Specs(),
-		setcmd.Specs(), zsetcmd.Specs(), bitcmd.Specs())
+		setcmd.Specs(), zsetcmd.Specs(), bitcmd.Specs(), hllcmd.Specs())
 	t.Add(
 		// Connection.
 		ext("ping", -1, fast|subOK|stale|load, "fast connection", cmdPing),
