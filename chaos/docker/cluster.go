@@ -58,6 +58,8 @@ type cluster struct {
 	// installed for them never disagree.
 	mu  sync.Mutex
 	cut map[topology.Link]bool
+	// shaped are the containers with a netem queue (Degrade).
+	shaped map[string]bool
 	// closed makes Close idempotent.
 	closed bool
 }

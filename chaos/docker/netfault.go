@@ -106,6 +106,9 @@ func (c *cluster) Heal(ctx context.Context) error {
 			}
 		}
 	}
+	if err := c.unshape(ctx); err != nil {
+		errs = append(errs, fmt.Errorf("docker backend: heal the slow links: %w", err))
+	}
 	if len(errs) == 0 {
 		clear(c.cut)
 	}

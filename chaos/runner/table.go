@@ -133,6 +133,45 @@ func tableLayout(systems, shapes []string) []tableCell {
 	return out
 }
 
+// MergeTables folds the cells of several table runs' caches (the later
+// file's cell wins), rewrites doc's table from them ("" : none) and
+// returns it with the cells whose promise a run broke: the nightly's
+// shapes run in parallel jobs and are published as one table.
+func MergeTables(caches []string, t scenarios.Timing, runs int, backend, doc string) (string, []CellResult, error) {
+	t = t.WithDefaults()
+	all := map[string]CellResult{}
+	for _, path := range caches {
+		b, err := os.ReadFile(path)
+		if err != nil {
+			return "", nil, fmt.Errorf("partition table: %w", err)
+		}
+		part := map[string]CellResult{}
+		if err := json.Unmarshal(b, &part); err != nil {
+			return "", nil, fmt.Errorf("partition table: %s: %w", path, err)
+		}
+		for k, v := range part {
+			all[k] = v
+		}
+	}
+	md := RenderTable(all, t, runs, backend)
+	if doc != "" {
+		if err := figures.UpdateMarkdown(doc, "partition-table", md); err != nil {
+			return md, nil, err
+		}
+	}
+	return md, brokenCells(all), nil
+}
+
+func brokenCells(cache map[string]CellResult) []CellResult {
+	var broken []CellResult
+	for _, c := range tableLayout(nil, nil) {
+		if r, ok := cache[scenarios.CellName(c.sys.Name(), c.shape.Name, c.prot.Name)]; ok && (len(r.Broken) > 0 || r.Error != "") {
+			broken = append(broken, r)
+		}
+	}
+	return broken
+}
+
 // Table runs every cell of the partition table o.Runs times (those of
 // o.Systems and o.Shapes), keeps the results in the cache, rewrites the
 // table between the markers of o.Doc and returns it as markdown, with
@@ -221,13 +260,7 @@ func Table(ctx context.Context, o TableOptions) (string, []CellResult, error) {
 			return md, nil, err
 		}
 	}
-	var broken []CellResult
-	for _, c := range tableLayout(nil, nil) {
-		if r, ok := cache[scenarios.CellName(c.sys.Name(), c.shape.Name, c.prot.Name)]; ok && (len(r.Broken) > 0 || r.Error != "") {
-			broken = append(broken, r)
-		}
-	}
-	return md, broken, nil
+	return md, brokenCells(cache), nil
 }
 
 type discard struct{}
@@ -277,7 +310,26 @@ func RenderTable(cache map[string]CellResult, t scenarios.Timing, runs int, back
 	var b strings.Builder
 	fmt.Fprintf(&b, "Measured by `make partition-table` (`chaos table --runs %d --backend %s`): each cell is one generated scenario "+
 		"run %d time(s), %s of faulty phase (the fault from %s for %s; the SIGSTOP for %s), %s settle; min/median/max over the runs "+
-		"(the median, with [min–max] where runs differ).\n\n", runs, backend, runs, t.Duration, t.At, t.Hold, t.PauseHold, t.Settle)
+		"(the median, with [min–max] where runs differ).", runs, backend, runs, t.Duration, t.At, t.Hold, t.PauseHold, t.Settle)
+	var where []string
+	for _, sys := range scenarios.Systems {
+		seen := map[string]bool{}
+		var bs []string
+		for _, c := range cache {
+			if c.System == sys.Name() && !seen[c.Backend] {
+				seen[c.Backend] = true
+				bs = append(bs, c.Backend)
+			}
+		}
+		slices.Sort(bs)
+		if len(bs) > 0 {
+			where = append(where, sys.Name()+" on "+strings.Join(bs, " and "))
+		}
+	}
+	if len(where) > 0 {
+		b.WriteString(" Backends: " + strings.Join(where, ", ") + ".")
+	}
+	b.WriteString("\n\n")
 	b.WriteString("Settings:\n\n")
 	for _, sys := range scenarios.Systems {
 		for _, line := range sys.Settings(t) {

@@ -39,7 +39,7 @@ func usage() {
   chaos analyze RESULTDIR
   chaos gate RESULTDIR...
   chaos figures [--runs N] [--backend B] [--doc docs/figures.md]
-  chaos table [--runs N] [--backend B] [--systems ruvio,redis] [--shapes kill,...] [--doc docs/partition-table.md]
+  chaos table [--runs N] [--backend B] [--systems ruvio,redis] [--shapes kill,...] [--doc docs/partition-table.md] [--merge cells.json,...]
               [--duration D] [--at D] [--hold D] [--pause-hold D] [--settle D]`)
 }
 
@@ -267,6 +267,7 @@ func cmdTable(args []string) int {
 	systems := fs.String("systems", "", "comma-separated systems to run (default all; the others keep their last cells)")
 	shapes := fs.String("shapes", "", "comma-separated shapes to run (default all)")
 	binary := fs.String("binary", "", "a prebuilt ruvio binary (default: build one)")
+	merge := fs.String("merge", "", "comma-separated cells.json files of earlier runs: render them as one table, run nothing")
 	t := scenarios.DefaultTiming
 	fs.DurationVar(&t.Duration, "duration", t.Duration, "faulty phase of each cell")
 	fs.DurationVar(&t.At, "at", t.At, "when the fault starts")
@@ -275,6 +276,10 @@ func cmdTable(args []string) int {
 	fs.DurationVar(&t.Settle, "settle", t.Settle, "quiet time before the final reads")
 	if err := fs.Parse(args); err != nil {
 		return 2
+	}
+	if *merge != "" {
+		md, broken, err := runner.MergeTables(splitList(*merge), t, *runs, *backendName, *doc)
+		return tableDone(md, broken, err, *doc)
 	}
 	ctx, stop, backend, why, log, ok := session(*backendName)
 	if !ok {
@@ -285,14 +290,19 @@ func cmdTable(args []string) int {
 	md, broken, err := runner.Table(ctx, runner.TableOptions{Options: runner.Options{Backend: backend, Runs: *runs, Seed: newSeed(),
 		Out: *out, Binary: *binary, Progress: os.Stdout, Log: log, LinearizabilityLimit: time.Minute},
 		Timing: t, Systems: splitList(*systems), Shapes: splitList(*shapes), Doc: *doc})
+	return tableDone(md, broken, err, *doc)
+}
+
+// tableDone prints a table run's outcome and returns the exit code.
+func tableDone(md string, broken []runner.CellResult, err error, doc string) int {
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "chaos table: %v\n", err)
 		return 1
 	}
 	fmt.Println()
 	fmt.Println(md)
-	if *doc != "" {
-		fmt.Printf("updated %s\n", *doc)
+	if doc != "" {
+		fmt.Printf("updated %s\n", doc)
 	}
 	if len(broken) > 0 {
 		fmt.Printf("chaos table: %d cell(s) broke a documented promise\n", len(broken))
