@@ -334,6 +334,9 @@ func (c *Coordinator) status() string {
 		fmt.Fprintf(&b, "group_%s:primary=%s,epoch=%d,members=%s,recorded=%s,committed=%s\r\n", g.Name, rec.Primary, rec.GroupEpoch,
 			c.memberStates(rec), seqList(rec.Committed), seqList(c.committed(g.Name, rec)))
 	}
+	if m, ok := c.clusterMap(); ok {
+		fmt.Fprintf(&b, "cluster_map_version:%d\r\ncluster_moved_ranges:%d\r\n", m.Version, m.Moved)
+	}
 	return b.String()
 }
 

@@ -234,6 +234,11 @@ func TestGroupsFailoverInOneGroupChangesTheOtherGroupsMoved(t *testing.T) {
 	if v := mapVersion(a.addr(0)); v != 4 {
 		t.Errorf("a's primary serves map version %d, want 4", v)
 	}
+	for _, c := range cs {
+		if v := leaderStatusField(c, "cluster_map_version"); v != "4" {
+			t.Errorf("coordinator %d: cluster_map_version = %q, want 4", c.id, v)
+		}
+	}
 
 	// The cluster clients follow: every acknowledged write is there, and
 	// a client writes to the new primary. (With CLIENT DURABILITY
@@ -327,4 +332,15 @@ func TestGroupsMapGivingSlotsWithoutTheirDataIsRefused(t *testing.T) {
 	if !strings.Contains(a.members[0].p.logs.String(), "gives this node slot 8192 on shard 1, whose data is not here") {
 		t.Errorf("a's log:\n%s", a.members[0].p.logs.String())
 	}
+}
+
+// leaderStatusField reads one field of a coordinator's COORDINATOR STATUS.
+func leaderStatusField(c *coord, field string) string {
+	cl := c.client("")
+	defer cl.Close()
+	txt, err := cl.Do(context.Background(), "COORDINATOR", "STATUS").Text()
+	if err != nil {
+		return ""
+	}
+	return infoLine(txt, field)
 }
