@@ -37,6 +37,9 @@ type clusterView struct {
 	m     *topology.Map
 	table *topology.Table
 	self  int // index of this node's group in m.Groups
+	// selfByHost caches, per local address clients reach, this node's
+	// member address in m (cmd_cluster.go).
+	selfByHost sync.Map
 }
 
 func newClusterView(m *topology.Map, group string) *clusterView {

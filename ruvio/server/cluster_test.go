@@ -426,3 +426,22 @@ func TestClusterShardSnapshotKeepsEverySlot(t *testing.T) {
 		return err
 	})
 }
+
+// With every member of the group on the same port, the node finds itself
+// by resolving the members' host names.
+func TestClusterMyIDResolvesMemberNames(t *testing.T) {
+	pa := freePorts(t, 2)
+	m := fmt.Sprintf("version 1\ngroup a shards 2 members 127.0.0.9:%d localhost:%d slots 0-16383\n", pa, pa)
+	a, err := startClusterNode(t, pa, "a", m, "", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	id, err := client(t, a.s, 1).ClusterMyID(context.Background()).Result()
+	if err != nil || id != memberNodeID(fmt.Sprintf("localhost:%d", pa), 1) {
+		t.Fatalf("MYID = %s %v", id, err)
+	}
+	nodes, _ := client(t, a.s, 1).ClusterNodes(context.Background()).Result()
+	if !strings.Contains(nodes, id+" localhost:"+fmt.Sprint(pa+1)+"@") || !strings.Contains(nodes, "myself,slave") {
+		t.Errorf("CLUSTER NODES:\n%s", nodes)
+	}
+}

@@ -1,12 +1,15 @@
 package server
 
 import (
+	"context"
 	"crypto/sha1"
 	"encoding/hex"
 	"fmt"
 	"net"
+	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/ruvio/ruvio/ruvio/command"
 	"github.com/ruvio/ruvio/ruvio/keyspace"
@@ -103,27 +106,46 @@ func (c *conn) clusterEntries() []clusterEntry {
 	return out
 }
 
-// selfAddr is this node's address in its group of the map: the member on
-// this node's port whose host is the address the client reached, else
-// the only member on this node's port.
+// selfAddr is this node's address in its group of the map: the member
+// on this node's port whose host is the address the client reached (as
+// written, or once resolved), else the only member on this node's port.
+// The answer is kept per local address with the map.
 func (c *conn) selfAddr(v *clusterView) string {
-	port := c.srv.Config().Port
 	local := c.shardHost()
+	if a, ok := v.selfByHost.Load(local); ok {
+		return a.(string)
+	}
+	port := c.srv.Config().Port
 	var onPort []string
+	found := ""
 	for _, a := range v.m.Groups[v.self].Members {
 		h, p := splitAddr(a)
 		if p != port {
 			continue
 		}
-		if h == local {
-			return a
-		}
 		onPort = append(onPort, a)
+		if h == local {
+			found = a
+			break
+		}
 	}
-	if len(onPort) == 1 {
-		return onPort[0]
+	if found == "" && len(onPort) == 1 {
+		found = onPort[0]
 	}
-	return ""
+	if found == "" {
+		ctx, cancel := context.WithTimeout(context.Background(), 500*time.Millisecond)
+		defer cancel()
+		for _, a := range onPort {
+			h, _ := splitAddr(a)
+			ips, _ := net.DefaultResolver.LookupHost(ctx, h)
+			if slices.Contains(ips, local) {
+				found = a
+				break
+			}
+		}
+	}
+	v.selfByHost.Store(local, found)
+	return found
 }
 
 func splitAddr(addr string) (string, int) {
