@@ -121,6 +121,16 @@ func startCluster(ctx context.Context, log *slog.Logger, provider *testcontainer
 		}
 	}
 	for _, spec := range topo.Nodes {
+		if topo.System == topology.SystemRedis {
+			config, err := redisConfig(topo, spec, ips, c.secret)
+			if err != nil {
+				return fail(err)
+			}
+			if err := c.runRedis(ctx, spec, image, ips[spec.Name], config); err != nil {
+				return fail(err)
+			}
+			continue
+		}
 		env := replicationEnv(topo, spec, ips, password)
 		var config []byte
 		if spec.Role == topology.RoleCoordinator {
@@ -294,6 +304,33 @@ func (c *cluster) run(ctx context.Context, spec topology.NodeSpec, image string,
 	)
 	if ctr != nil {
 		// Even a failed Run may leave a container to remove.
+		c.nodes[spec.Name] = &node{spec: spec, ctr: ctr, ip: ip}
+		c.order = append(c.order, spec.Name)
+	}
+	if err != nil {
+		return fmt.Errorf("docker backend: start %s: %w", spec.Name, err)
+	}
+	return nil
+}
+
+// runRedis creates and starts a Redis or Sentinel container on its
+// configuration file.
+func (c *cluster) runRedis(ctx context.Context, spec topology.NodeSpec, image string, ip netip.Addr, config []byte) error {
+	netName := c.net.Name
+	ctr, err := testcontainers.Run(ctx, image,
+		testcontainers.WithLogger(tcLogger{c.log}),
+		testcontainers.WithName("ruvio-chaos-"+c.runID+"-"+spec.Name),
+		testcontainers.WithCmd(redisArgs(spec)...),
+		testcontainers.WithLabels(map[string]string{LabelKey: c.runID, ownerLabel: owner(), "ruvio.chaos.node": spec.Name}),
+		testcontainers.WithFiles(testcontainers.ContainerFile{Reader: bytes.NewReader(config), ContainerFilePath: redisConfPath, FileMode: 0o644}),
+		tcnetwork.WithNetwork([]string{spec.Name}, c.net),
+		testcontainers.WithEndpointSettingsModifier(func(m map[string]*network.EndpointSettings) {
+			if es := m[netName]; es != nil {
+				es.IPAMConfig = &network.EndpointIPAMConfig{IPv4Address: ip}
+			}
+		}),
+	)
+	if ctr != nil {
 		c.nodes[spec.Name] = &node{spec: spec, ctr: ctr, ip: ip}
 		c.order = append(c.order, spec.Name)
 	}

@@ -164,7 +164,12 @@ func (b *Backend) Start(ctx context.Context, topo topology.Topology, binary stri
 		return nil, fmt.Errorf("docker backend: no engine answers: %w", err)
 	}
 	began := time.Now()
-	image, err := b.image(ctx, provider, binary, workDir)
+	var image string
+	if topo.System == topology.SystemRedis {
+		image, err = b.redisImage(ctx, provider, workDir)
+	} else {
+		image, err = b.image(ctx, provider, binary, workDir)
+	}
 	if err != nil {
 		return nil, err
 	}

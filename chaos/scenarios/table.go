@@ -84,9 +84,11 @@ type Promise struct {
 	NoLoss              bool
 	NoAckAfterPromotion bool
 	// WindowMs bounds the old primary's last acknowledged write after
-	// the fault began (0: no bound); WindowWhy names the bound.
-	WindowMs  int64
-	WindowWhy string
+	// the fault began, or after the promotion with WindowFromPromotion
+	// (0: no bound); WindowWhy names the bound.
+	WindowMs            int64
+	WindowFromPromotion bool
+	WindowWhy           string
 }
 
 // Any says the cell promises something `chaos gate` can hold it to.
@@ -102,7 +104,11 @@ func (p Promise) String() string {
 		parts = append(parts, "no ack after promotion")
 	}
 	if p.WindowMs > 0 {
-		parts = append(parts, fmt.Sprintf("window <= %d ms (%s)", p.WindowMs, p.WindowWhy))
+		from := "the fault"
+		if p.WindowFromPromotion {
+			from = "the promotion"
+		}
+		parts = append(parts, fmt.Sprintf("acks end <= %d ms after %s (%s)", p.WindowMs, from, p.WindowWhy))
 	}
 	if len(parts) == 0 {
 		return "loses writes"
@@ -121,7 +127,10 @@ func (p Promise) Expect() check.Expectations {
 		if p.NoAckAfterPromotion {
 			e.Lease.MaxAcksAfterPromotion = i64(0)
 		}
-		if p.WindowMs > 0 {
+		switch {
+		case p.WindowMs > 0 && p.WindowFromPromotion:
+			e.Lease.MaxOldAckAfterPromotionMs = i64(p.WindowMs)
+		case p.WindowMs > 0:
 			e.Lease.MaxOldAckInFaultMs = i64(p.WindowMs)
 		}
 	}
@@ -355,6 +364,9 @@ func (Ruvio) Promise(shape nemesis.Shape, p Protection, t Timing) Promise {
 		}
 		if loses {
 			pr.WindowMs, pr.WindowWhy = lagBound, "min-replicas-max-lag + 0.1 s"
+			// Cut from the coordinators only, its replicas acknowledge it
+			// until they are pointed at the new primary.
+			pr.WindowFromPromotion = shape.Name == nemesis.ShapeFromCoordinators.Name
 		}
 	}
 	return pr

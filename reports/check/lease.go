@@ -358,6 +358,10 @@ type LeaseExpectations struct {
 	// MaxOldAckInFaultMs bounds LeaseResult.OldAckInFaultMs: the old
 	// primary acknowledges nothing later than that after the fault began.
 	MaxOldAckInFaultMs *int64 `json:"max_old_ack_in_fault_ms,omitempty"`
+	// MaxOldAckAfterPromotionMs bounds
+	// LeaseResult.OldLastAckAfterPromotionMs: the old primary
+	// acknowledges nothing later than that after the promotion was seen.
+	MaxOldAckAfterPromotionMs *int64 `json:"max_old_ack_after_promotion_ms,omitempty"`
 	// RequirePromotion demands that another primary was seen.
 	RequirePromotion bool `json:"require_promotion,omitempty"`
 }
@@ -383,6 +387,9 @@ func gateLease(r *LeaseResult, e *LeaseExpectations) []string {
 	}
 	if e.MaxAcksAfterPromotion != nil && r.AcksAfterPromotion > *e.MaxAcksAfterPromotion {
 		miss = append(miss, fmt.Sprintf("lease.acks_after_promotion = %d, want <= %d", r.AcksAfterPromotion, *e.MaxAcksAfterPromotion))
+	}
+	if e.MaxOldAckAfterPromotionMs != nil && r.OldLastAckAfterPromotionMs != nil && *r.OldLastAckAfterPromotionMs > *e.MaxOldAckAfterPromotionMs {
+		miss = append(miss, fmt.Sprintf("lease.old_last_ack_after_promotion_ms = %d, want <= %d", *r.OldLastAckAfterPromotionMs, *e.MaxOldAckAfterPromotionMs))
 	}
 	if e.MaxOldAckInFaultMs != nil && r.OldAckInFaultMs != nil && *r.OldAckInFaultMs > *e.MaxOldAckInFaultMs {
 		miss = append(miss, fmt.Sprintf("lease.old_ack_in_fault_ms = %d, want <= %d", *r.OldAckInFaultMs, *e.MaxOldAckInFaultMs))
