@@ -40,9 +40,7 @@ type Coordinator struct {
 	others    *peerSet
 	hub       *hub
 
-	confirmMu   sync.Mutex
-	confirmedAt time.Time
-	cutOff      bool // the last confirmation failed (logged once)
+	conf *confirmer // leadership confirmations
 
 	readyMu   sync.Mutex
 	readyTerm uint64
@@ -68,6 +66,7 @@ func New(cfg *Config, log *slog.Logger) (*Coordinator, error) {
 	c := &Coordinator{cfg: cfg, log: log, start: time.Now(), peers: peers, fsm: newFSM(cfg.Groups),
 		probers: map[string]*prober{}, hub: newHub(), stop: make(chan struct{}), known: map[string][]uint64{},
 		leases: newLeaseBook(), groupLocks: map[string]*sync.Mutex{}}
+	c.conf = newConfirmer(log, c.confirmWindow())
 	c.fsm.onApply = c.applied
 	c.fsm.onHalt = c.halt
 	c.fsm.log = log
@@ -95,10 +94,13 @@ func (c *Coordinator) commandTimeout() time.Duration {
 }
 
 // confirmWindow is how long a leadership confirmation is trusted: one
-// ping interval, at most a second (below the election timeout).
+// ping interval, at most a second, and always ending before another
+// coordinator could have been elected (rules.ConfirmWindow).
 func (c *Coordinator) confirmWindow() time.Duration {
-	return min(c.pingInterval(), time.Second)
+	return rules.ConfirmWindow(c.pingInterval(), heartbeatTimeout, electionTimeout, c.cfg.PrimaryLeaseDriftPercent)
 }
+
+func (c *Coordinator) idString() string { return strconv.Itoa(c.cfg.ID) }
 
 func (c *Coordinator) advertise() string {
 	for _, p := range c.peers {
@@ -139,9 +141,9 @@ func (c *Coordinator) Start() error {
 	rc.LocalID = raft.ServerID(strconv.Itoa(c.cfg.ID))
 	// A dead leader is noticed after 0.5-1.5 s and replaced within about
 	// another second: a new leader in 1-2 s.
-	rc.HeartbeatTimeout = 500 * time.Millisecond
-	rc.ElectionTimeout = 500 * time.Millisecond
-	rc.LeaderLeaseTimeout = 250 * time.Millisecond
+	rc.HeartbeatTimeout = heartbeatTimeout
+	rc.ElectionTimeout = electionTimeout
+	rc.LeaderLeaseTimeout = leaderLeaseTimeout
 	rc.CommitTimeout = 20 * time.Millisecond
 	rc.SnapshotThreshold = 1024
 	rc.TrailingLogs = 1024
@@ -165,6 +167,9 @@ func (c *Coordinator) Start() error {
 		return fmt.Errorf("raft: %w", err)
 	}
 	c.raft = r
+	c.conf.view = r
+	c.wg.Add(1)
+	go func() { defer c.wg.Done(); c.watchLeadership(c.stop) }()
 	switch {
 	case has:
 		c.warnIfPeersDiffer()
@@ -362,40 +367,8 @@ func (c *Coordinator) ready() bool {
 var errNoMajority = errReply("this leader cannot reach a majority of coordinators; try again")
 
 // confirmLeader confirms, with a heartbeat to a majority, that this
-// coordinator still leads. A confirmation is trusted for one ping
-// interval (at most a second) and shared by every caller in that window;
-// it waits at most that long.
-func (c *Coordinator) confirmLeader() bool {
-	c.confirmMu.Lock()
-	defer c.confirmMu.Unlock()
-	if time.Since(c.confirmedAt) < c.confirmWindow() {
-		return true
-	}
-	if c.raft.State() != raft.Leader {
-		return false
-	}
-	done := make(chan error, 1)
-	go func() { done <- c.raft.VerifyLeader().Error() }()
-	var err error
-	select {
-	case err = <-done:
-	case <-time.After(c.confirmWindow()):
-		err = errors.New("no answer from a majority in time")
-	}
-	if err != nil {
-		if !c.cutOff {
-			c.log.Warn("this leader cannot reach a majority of coordinators: acting on nothing", "err", err)
-			c.cutOff = true
-		}
-		return false
-	}
-	if c.cutOff {
-		c.log.Info("this leader reaches a majority of coordinators again")
-		c.cutOff = false
-	}
-	c.confirmedAt = time.Now()
-	return true
-}
+// coordinator still leads (see confirmer).
+func (c *Coordinator) confirmLeader() bool { return c.conf.confirm() }
 
 // propose records an entry through Raft and waits for it to apply.
 func (c *Coordinator) propose(e rules.Entry) error {

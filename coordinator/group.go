@@ -211,17 +211,37 @@ func (c *Coordinator) force(group string) (Member, error) {
 // correct sends the commands that make answering members agree with the
 // record, confirming leadership before each.
 func (c *Coordinator) correct(group string, rec rules.Record, st map[string]rules.Status) {
-	for _, a := range rules.Corrections(rec, st) {
-		if !c.confirmLeader() {
-			return
+	c.applyCorrections(group, rec, rules.Corrections(rec, st), c.confirmLeader, func(addr string, args []string) error {
+		p := c.prober(addr)
+		if p == nil {
+			return errors.New("not pinged")
 		}
-		p := c.prober(a.Member.Address)
+		return p.send(args...)
+	})
+}
+
+// applyCorrections sends each action's command, confirming leadership
+// before every one: a leader that loses its majority in the middle stops
+// there, and sends nothing more from a record a newer leader may have
+// replaced. A member of an older build that refuses YIELD gets plain
+// REPLICAOF. It returns how many commands were sent.
+func (c *Coordinator) applyCorrections(group string, rec rules.Record, actions []rules.Action, confirm func() bool, send func(addr string, args []string) error) int {
+	sent := 0
+	for _, a := range actions {
+		if !confirm() {
+			return sent
+		}
 		args := a.Args
-		err := p.send(args...)
+		err := send(a.Member.Address, args)
+		sent++
 		if plain, ok := a.WithoutYield(); ok && errors.Is(err, errSyntax) {
 			// A member of an older build does not know YIELD.
+			if !confirm() {
+				return sent
+			}
 			args = plain
-			err = p.send(args...)
+			err = send(a.Member.Address, args)
+			sent++
 		}
 		if err != nil {
 			c.log.Warn("correcting a member failed", "group", group, "member", a.Member.Address, "command", strings.Join(args, " "), "err", err)
@@ -232,6 +252,7 @@ func (c *Coordinator) correct(group string, rec rules.Record, st map[string]rule
 			c.hub.publish("+convert-to-slave", instanceEvent("slave", group, a.Member.Address, rec.Primary))
 		}
 	}
+	return sent
 }
 
 // errNoSuchMaster is Sentinel's answer for an unknown group name.

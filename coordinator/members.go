@@ -164,6 +164,10 @@ func (c *Coordinator) removeCoordinator(id int) error {
 	return nil
 }
 
+// errNoLeader is what a coordinator that knows of no leader, and did not
+// lead itself, answers the leader's commands.
+var errNoLeader = errReply("no coordinator leads yet (an election is running, or this coordinator cannot reach a majority of coordinators); try again")
+
 // leaderCheck refuses a command on a follower (naming the leader) or on a
 // leader that cannot confirm its majority.
 func (c *Coordinator) leaderCheck() error {
@@ -171,7 +175,17 @@ func (c *Coordinator) leaderCheck() error {
 		return errReply("this coordinator stopped following the coordinators' log (%v): upgrade it", err)
 	}
 	if !c.isLeader() {
-		return errReply("not the leader; send it to coordinator %s", c.leaderID())
+		if id := c.leaderID(); id != "" && id != c.idString() {
+			return errReply("not the leader; send it to coordinator %s", id)
+		}
+		// No leader is known: a leader cut off from the others (the
+		// library may have stepped it down already), or an election.
+		// Never an empty id.
+		c.conf.confirm() // logs the cut-off warning once when it led
+		if c.conf.lostMajority() {
+			return errNoMajority
+		}
+		return errNoLeader
 	}
 	if !c.ready() || !c.confirmLeader() {
 		return errNoMajority

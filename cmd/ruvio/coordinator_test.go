@@ -210,6 +210,29 @@ func TestLeaderCutOffFromTheOthersDoesNothing(t *testing.T) {
 		l := leaderOf(others[0])
 		return l != "" && l != strconv.Itoa(leader.id)
 	})
+	// The cut-off leader (stepped down by the library by now, or not)
+	// refuses the leader's commands as a leader without a majority, never
+	// with an empty id; a follower of the majority names its leader.
+	newLeader := leaderOf(others[0])
+	for _, args := range [][]any{{"COORDINATOR", "FAILOVER", "main", "FORCE"}, {"COORDINATOR", "ADD", 9, "127.0.0.1:1"}, {"COORDINATOR", "REMOVE", 9}} {
+		cl := leader.client("")
+		err := cl.Do(context.Background(), args...).Err()
+		cl.Close()
+		if err == nil || err.Error() != "ERR this leader cannot reach a majority of coordinators; try again" {
+			t.Fatalf("%v on the cut-off leader: %v", args, err)
+		}
+	}
+	for _, c := range others {
+		if c.id == atoi(newLeader) {
+			continue
+		}
+		cl := c.client("")
+		err := cl.Do(context.Background(), "COORDINATOR", "REMOVE", 9).Err()
+		cl.Close()
+		if err == nil || err.Error() != "ERR not the leader; send it to coordinator "+newLeader {
+			t.Fatalf("a follower answered %v, want it to name coordinator %s", err, newLeader)
+		}
+	}
 	// The primary dies: only the majority may act, and only once.
 	g[0].p.cmd.Process.Signal(syscall.SIGKILL)
 	<-g[0].p.done
@@ -229,11 +252,20 @@ func TestLeaderCutOffFromTheOthersDoesNothing(t *testing.T) {
 			t.Fatalf("the cut-off coordinator acted after the cut: %s", l)
 		}
 	}
-	// Heal: the old leader follows the new record.
+	// One warning, however often it was asked and whether the library
+	// stepped it down first.
+	if n := strings.Count(leader.logs.String()[mark:], "cannot reach a majority of coordinators: acting on nothing"); n != 1 {
+		t.Fatalf("the cut-off leader logged %d warnings, want 1:\n%s", n, leader.logs.String()[mark:])
+	}
+	// Heal: the old leader follows the new record, and says so once.
 	for _, p := range proxies {
 		p.setCut(false)
 	}
 	poll.Until(t, 15*time.Second, "the old leader to learn the new record", func() bool { return primaryOf(leader, "") == promoted })
+	poll.Until(t, 10*time.Second, "the old leader to log that it follows", func() bool {
+		return strings.Contains(leader.logs.String()[mark:], "following the leader the majority of coordinators elected") ||
+			strings.Contains(leader.logs.String()[mark:], "reaches a majority of coordinators again")
+	})
 	if e := masterField(t, leader, "config-epoch"); e != "2" {
 		t.Fatalf("after the heal config-epoch is %q: the epoch must rise exactly once", e)
 	}
@@ -298,4 +330,9 @@ func TestASilentMemberDoesNotDelayAnotherGroup(t *testing.T) {
 	killed := time.Now()
 	poll.Until(t, 10*time.Second, "group b to fail over", func() bool { return primaryB() == b[1].p.addr() })
 	t.Logf("group b failed over %v after the kill, next to a member that never answers", time.Since(killed))
+}
+
+func atoi(s string) int {
+	n, _ := strconv.Atoi(s)
+	return n
 }
