@@ -27,8 +27,10 @@ import (
 type leaseBook struct {
 	mu sync.Mutex
 	// granted is when this coordinator last granted each (group, member)
-	// a lease: the lease clock when BEGIN's answer arrived, which is no
-	// earlier than the node's BEGIN instant.
+	// a lease: its monotonic clock (clock.MonoNow, which the chaos clock
+	// nemesis skews) when BEGIN's answer arrived, which is no earlier
+	// than the node's BEGIN instant. The data node holds the lease on
+	// CLOCK_BOOTTIME; the coordinator measures it on the monotonic clock.
 	granted map[[2]string]time.Duration
 	// confirmed lists the (group, member) pairs the leader confirmed
 	// since this coordinator last reported their lease ended (or
@@ -38,7 +40,7 @@ type leaseBook struct {
 }
 
 func newLeaseBook() *leaseBook {
-	return &leaseBook{granted: map[[2]string]time.Duration{}, confirmed: map[[2]string]bool{}, start: clock.LeaseNow()}
+	return &leaseBook{granted: map[[2]string]time.Duration{}, confirmed: map[[2]string]bool{}, start: clock.MonoNow()}
 }
 
 func (c *Coordinator) leaseOn() bool { return c.cfg.PrimaryLeaseMs > 0 }
@@ -61,7 +63,7 @@ func (c *Coordinator) leaseEnded(group, member string) bool {
 	if !ok {
 		last = b.start
 	}
-	ended := rules.LeaseEnded(c.leaseOn(), last, clock.LeaseNow(), lease.Stretched(c.leaseLen(), c.cfg.PrimaryLeaseDriftPercent))
+	ended := rules.LeaseEnded(c.leaseOn(), last, clock.MonoNow(), lease.Stretched(c.leaseLen(), c.cfg.PrimaryLeaseDriftPercent))
 	if ended {
 		delete(b.confirmed, k)
 	}
@@ -194,7 +196,7 @@ func (c *Coordinator) grantOnce(cl *redis.Client, group string, rec rules.Record
 		c.leases.mu.Unlock()
 		return // reported ended meanwhile: keep the promise
 	}
-	c.leases.granted[k] = clock.LeaseNow()
+	c.leases.granted[k] = clock.MonoNow()
 	c.leases.mu.Unlock()
 	err = cl.Do(ctx, "RUVIO", "LEASE", "GRANT", tok, c.cfg.ID, c.voters(), rec.GroupEpoch, c.cfg.PrimaryLeaseMs).Err()
 	if err != nil && c.leaseWarned.CompareAndSwap(false, true) {

@@ -6,6 +6,7 @@ import (
 	"os"
 	"strconv"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"time"
 )
@@ -88,6 +89,11 @@ type Skewed struct {
 	// replace them.
 	real func() time.Time
 	boot func() time.Duration
+	// mono is the monotonic reading (mono.go) and monoOf the state of
+	// the skewed monotonic clock for each spec.
+	mono   func() time.Duration
+	monoMu sync.Mutex
+	monoOf map[*skew][2]time.Duration // raw reading and clock value when the spec took effect
 }
 
 // NewSkewed returns a clock applying spec from now on.
@@ -104,6 +110,7 @@ func (s *Skewed) Set(spec Spec) {
 	if old := s.cur.Load(); old != nil {
 		k.leaseBase = old.lease(k.bootBase)
 	}
+	s.setMono(k)
 	s.cur.Store(k)
 }
 
