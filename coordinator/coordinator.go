@@ -40,7 +40,8 @@ type Coordinator struct {
 	others    *peerSet
 	hub       *hub
 
-	conf *confirmer // leadership confirmations
+	conf          *confirmer // leadership confirmations
+	recordedAddrs sync.Map   // recorded coordinators' addresses, by Raft id
 
 	readyMu   sync.Mutex
 	readyTerm uint64
@@ -123,7 +124,7 @@ func (c *Coordinator) Start() error {
 	c.ln = ln
 	stream, _ := newStreamLayer(c.advertise(), c.cfg.Secret)
 	c.stream = stream
-	hlog := hclog.New(&hclog.LoggerOptions{Name: "raft", Level: hclog.Warn, Output: slogWriter{c.log}})
+	hlog := hclog.New(&hclog.LoggerOptions{Name: "raft", Level: hclog.Warn, Output: newSlogWriter(c.log), DisableTime: true})
 	c.trans = raft.NewNetworkTransportWithConfig(&raft.NetworkTransportConfig{Stream: stream, MaxPool: 3, Timeout: 2 * time.Second, Logger: hlog,
 		ServerAddressProvider: c.peerAddrs()})
 	store, err := raftboltdb.New(raftboltdb.Options{Path: filepath.Join(c.cfg.DataDir, "raft.db")})
@@ -170,6 +171,7 @@ func (c *Coordinator) Start() error {
 	c.conf.view = r
 	c.wg.Add(1)
 	go func() { defer c.wg.Done(); c.watchLeadership(c.stop) }()
+	c.noteRecorded(c.recorded())
 	switch {
 	case has:
 		c.warnIfPeersDiffer()
@@ -324,22 +326,39 @@ func (c *Coordinator) Close() error {
 // peerAddrs makes Raft dial each coordinator at the address this
 // coordinator's own peers list gives, whatever address the Raft
 // configuration recorded: coordinators that reach each other through
-// different names (NAT, proxies) agree on ids, not addresses.
+// different names (NAT, proxies) agree on ids, not addresses. A
+// coordinator peers does not list (one added with COORDINATOR ADD) is
+// dialled at its recorded address.
 func (c *Coordinator) peerAddrs() raft.ServerAddressProvider {
-	m := peerAddrMap{}
+	m := peerAddrMap{peers: map[raft.ServerID]raft.ServerAddress{}, recorded: &c.recordedAddrs}
 	for _, p := range c.peers {
-		m[raft.ServerID(strconv.Itoa(p.ID))] = raft.ServerAddress(p.Addr)
+		m.peers[raft.ServerID(strconv.Itoa(p.ID))] = raft.ServerAddress(p.Addr)
 	}
 	return m
 }
 
-type peerAddrMap map[raft.ServerID]raft.ServerAddress
+type peerAddrMap struct {
+	peers    map[raft.ServerID]raft.ServerAddress
+	recorded *sync.Map // raft.ServerID -> raft.ServerAddress, from the record
+}
 
 func (m peerAddrMap) ServerAddr(id raft.ServerID) (raft.ServerAddress, error) {
-	if a, ok := m[id]; ok {
+	if a, ok := m.peers[id]; ok {
 		return a, nil
 	}
-	return "", fmt.Errorf("coordinator %s is not in peers", id)
+	if a, ok := m.recorded.Load(id); ok {
+		return a.(raft.ServerAddress), nil
+	}
+	return "", fmt.Errorf("coordinator %s is neither in peers nor recorded", id)
+}
+
+// noteRecorded keeps the recorded coordinators' addresses for Raft's
+// dials (peerAddrs): read from the record on every refresh, never from
+// inside the transport.
+func (c *Coordinator) noteRecorded(rec []coordinatorInfo) {
+	for _, s := range rec {
+		c.recordedAddrs.Store(raft.ServerID(strconv.Itoa(s.ID)), raft.ServerAddress(s.Addr))
+	}
 }
 
 // isLeader reports whether Raft says this coordinator leads.
@@ -425,11 +444,52 @@ func (c *Coordinator) leaderID() string {
 	return string(id)
 }
 
-// slogWriter sends Raft's log lines to the coordinator's logger.
-type slogWriter struct{ log *slog.Logger }
+// slogWriter sends Raft's log lines to the coordinator's logger. A line
+// that repeats (Raft logs a failing RPC on every attempt) is logged at
+// most once a minute, with the count of those left out.
+type slogWriter struct {
+	log   *slog.Logger
+	now   func() time.Time
+	mu    sync.Mutex
+	lines map[string]*repeat
+}
 
-func (w slogWriter) Write(p []byte) (int, error) {
-	w.log.Warn("raft", "msg", string(trimNL(p)))
+type repeat struct {
+	at      time.Time
+	dropped int
+}
+
+// repeatEvery is how often one repeating Raft line is logged.
+const repeatEvery = time.Minute
+
+func newSlogWriter(log *slog.Logger) *slogWriter {
+	return &slogWriter{log: log, now: time.Now, lines: map[string]*repeat{}}
+}
+
+func (w *slogWriter) Write(p []byte) (int, error) {
+	msg := string(trimNL(p))
+	now := w.now()
+	w.mu.Lock()
+	r, seen := w.lines[msg]
+	if seen && now.Sub(r.at) < repeatEvery {
+		r.dropped++
+		w.mu.Unlock()
+		return len(p), nil
+	}
+	dropped := 0
+	if seen {
+		dropped = r.dropped
+	}
+	if len(w.lines) > 1000 {
+		clear(w.lines) // bounded: distinct lines are few
+	}
+	w.lines[msg] = &repeat{at: now}
+	w.mu.Unlock()
+	if dropped > 0 {
+		w.log.Warn("raft", "msg", msg, "repeated", dropped)
+	} else {
+		w.log.Warn("raft", "msg", msg)
+	}
 	return len(p), nil
 }
 
@@ -440,4 +500,4 @@ func trimNL(p []byte) []byte {
 	return p
 }
 
-var _ io.Writer = slogWriter{}
+var _ io.Writer = (*slogWriter)(nil)

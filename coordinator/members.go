@@ -111,6 +111,7 @@ func (c *Coordinator) addCoordinator(id int, addr string) error {
 	}
 	deadline := time.Now().Add(30 * time.Second)
 	sid, sa := raft.ServerID(strconv.Itoa(id)), raft.ServerAddress(addr)
+	c.recordedAddrs.Store(sid, sa) // dialled from the start, peers lists it or not
 	if err := c.raft.AddNonvoter(sid, sa, 0, time.Until(deadline)).Error(); err != nil {
 		return errReply("adding coordinator %d: %v", id, err)
 	}

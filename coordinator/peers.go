@@ -53,6 +53,7 @@ func (ps *peerSet) refresh() {
 	if len(rec) == 0 {
 		return
 	}
+	ps.c.noteRecorded(rec)
 	ps.mu.Lock()
 	defer ps.mu.Unlock()
 	byID := map[int]*peerConn{}
