@@ -10,8 +10,8 @@ import (
 
 // Durability returns an OnConnect hook that turns CLIENT DURABILITY
 // REPLICAS replicas [TIMEOUT timeout] on for every connection the client
-// opens, so no reply on it shows a write a failover could take back
-// (N-DUR-6). A zero timeout keeps the node's default (5000 ms). A
+// opens, so no reply on it shows a write a failover could take back.
+// A zero timeout keeps the node's default (5000 ms). A
 // connection the node refuses the setting on is not used.
 func Durability(replicas int, timeout time.Duration) func(ctx context.Context, cn *redis.Conn) error {
 	args := []any{"CLIENT", "DURABILITY", "REPLICAS", replicas}

@@ -41,7 +41,7 @@ func startNode(t *testing.T) string {
 	return s.Addr(0)
 }
 
-// N-DUR-6: every connection the client opens has durability on; with no
+// Every connection the client opens has durability on; with no
 // replica to hold the writes, they answer NOREPLICAS.
 func TestEveryPooledConnectionIsDurable(t *testing.T) {
 	ctx := context.Background()

@@ -14,7 +14,7 @@ import (
 	"github.com/ruvio/ruvio/internal/poll"
 )
 
-// N-DUR-8, N-DUR-13: every write acknowledged under CLIENT DURABILITY
+// Every write acknowledged under CLIENT DURABILITY
 // REPLICAS k is on at least k replicas' disks. Writers with k = 1 and
 // k = 2 pipeline batches of 32; the primary is SIGKILLed in the middle of
 // them, the replicas at the same instant (one of them frozen by SIGSTOP

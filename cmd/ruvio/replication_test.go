@@ -70,11 +70,10 @@ func writeKeys(t *testing.T, p *proc, prefix string, n int) {
 	}
 }
 
-// The process-level proof, with SIGKILL and restarts of real
-// processes: N-REPL-19 (a restarted replica continues from its own log,
-// every shard), N-REPL-2 (manual promotion), N-REPL-22 (an old primary
-// restarted with role primary takes writes that are then lost) and
-// N-REPL-7 (it takes a full copy when made a replica and ends identical).
+// Replication with SIGKILL and restarts of real processes: a restarted
+// replica continues from its own log on every shard; a manual promotion;
+// an old primary restarted with role primary takes writes that are then
+// lost; and it takes a full copy when made a replica and ends identical.
 func TestReplicationAcrossProcessRestarts(t *testing.T) {
 	const shards = 2
 	la := "127.0.0.1:" + strconv.Itoa(freePort(t, shards))
