@@ -328,7 +328,11 @@ func (c *Coordinator) groupNames() []string {
 // status is COORDINATOR STATUS: this coordinator's view.
 func (c *Coordinator) status() string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "id:%d\r\nstate:%s\r\nleader:%s\r\nterm:%d\r\napplied_index:%d\r\n", c.cfg.ID, strings.ToLower(c.raft.State().String()), c.leaderID(), c.raft.CurrentTerm(), c.raft.AppliedIndex())
+	join := 0
+	if c.cfg.Join {
+		join = 1
+	}
+	fmt.Fprintf(&b, "id:%d\r\nstate:%s\r\nleader:%s\r\nterm:%d\r\napplied_index:%d\r\njoin:%d\r\n", c.cfg.ID, strings.ToLower(c.raft.State().String()), c.leaderID(), c.raft.CurrentTerm(), c.raft.AppliedIndex(), join)
 	for _, g := range c.cfg.Groups {
 		rec, _ := c.fsm.get(g.Name)
 		fmt.Fprintf(&b, "group_%s:primary=%s,epoch=%d,members=%s,recorded=%s,committed=%s\r\n", g.Name, rec.Primary, rec.GroupEpoch,

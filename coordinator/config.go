@@ -3,8 +3,10 @@
 package coordinator
 
 import (
+	"errors"
 	"fmt"
 	"net"
+	"os"
 	"strconv"
 	"strings"
 
@@ -72,10 +74,27 @@ func DefaultConfig() *Config {
 // LoadConfig reads the file at path over the defaults, applies
 // RUVIO_COORDINATOR_SECRET from env, and validates.
 func LoadConfig(path string, env func(string) string) (*Config, error) {
-	c := DefaultConfig()
-	md, err := toml.DecodeFile(path, c)
+	b, err := os.ReadFile(path)
 	if err != nil {
 		return nil, fmt.Errorf("config file %s: %w", path, err)
+	}
+	c, err := ParseConfig(b, env)
+	var ce *ConfigError
+	if err != nil && !errors.As(err, &ce) {
+		return nil, fmt.Errorf("config file %s: %w", path, err)
+	}
+	return c, err
+}
+
+// ParseConfig reads a coordinator.toml's bytes over the defaults, applies
+// RUVIO_COORDINATOR_SECRET from env, and validates: a file that is not
+// TOML is an error, and every problem of one that is comes back at once
+// (a *ConfigError).
+func ParseConfig(data []byte, env func(string) string) (*Config, error) {
+	c := DefaultConfig()
+	md, err := toml.Decode(string(data), c)
+	if err != nil {
+		return nil, err
 	}
 	var problems []string
 	for _, k := range md.Undecoded() {

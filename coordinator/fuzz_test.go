@@ -3,6 +3,7 @@ package coordinator
 import (
 	"bytes"
 	"io"
+	"os"
 	"strings"
 	"testing"
 
@@ -97,6 +98,35 @@ func FuzzFSMRestore(f *testing.F) {
 		again := newFSM(testGroups)
 		if err := again.Restore(io.NopCloser(&sink)); err != nil {
 			t.Fatalf("a state this build wrote does not restore: %v", err)
+		}
+	})
+}
+
+// coordinator.toml: whatever the bytes, loading answers a configuration
+// or an error (every problem naming its key), and never panics.
+func FuzzParseConfig(f *testing.F) {
+	f.Add([]byte(goodConfig))
+	if b, err := os.ReadFile("../deploy/coordinator.toml"); err == nil {
+		f.Add(b)
+	}
+	f.Add([]byte(strings.Replace(goodConfig, "[[groups]]", "primary_lease_ms = 2000\nunclean_failover = true\njoin = true\n[[groups]]", 1)))
+	f.Add([]byte("id = 9\nlisten = \"nowhere\"\npeers = [\"bad\"]\nping_interval_ms = -1\n[[groups]]\nname = \"\"\nshards = 2\nslots = [\"0-99999\"]\n"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		if len(data) > 1<<16 {
+			return // a configuration file is small; keep each run fast
+		}
+		c, err := ParseConfig(data, func(string) string { return "" })
+		if err != nil {
+			if err.Error() == "" {
+				t.Fatal("an empty error")
+			}
+			return
+		}
+		if c == nil {
+			t.Fatal("no configuration and no error")
+		}
+		if err := c.Validate(); err != nil {
+			t.Fatalf("a loaded configuration does not validate: %v", err)
 		}
 	})
 }

@@ -65,7 +65,9 @@ func testConfirmer(window time.Duration) (*confirmer, *fakeRaft, *lockedLog) {
 // fresh it is.
 func TestACachedConfirmationIsDroppedWhenNoLongerLeader(t *testing.T) {
 	f, r, _ := testConfirmer(time.Hour)
-	if !f.confirm() || !f.confirm() || r.verifies != 1 {
+	first := f.confirm()
+	second := f.confirm()
+	if !first || !second || r.verifies != 1 {
 		t.Fatalf("a fresh confirmation is shared: %d heartbeat rounds", r.verifies)
 	}
 	r.set(raft.Follower)

@@ -109,6 +109,9 @@ func (c *Coordinator) addCoordinator(id int, addr string) error {
 			return errReply("coordinator %d is already recorded at %s", id, s.Addr)
 		}
 	}
+	if err := c.checkJoining(id, addr); err != nil {
+		return err
+	}
 	deadline := time.Now().Add(30 * time.Second)
 	sid, sa := raft.ServerID(strconv.Itoa(id)), raft.ServerAddress(addr)
 	c.recordedAddrs.Store(sid, sa) // dialled from the start, peers lists it or not
@@ -140,6 +143,24 @@ func (c *Coordinator) addCoordinator(id int, addr string) error {
 		return errReply("making coordinator %d a voter: %v", id, err)
 	}
 	c.log.Info("coordinator added as a voter", "id", id, "addr", addr)
+	return nil
+}
+
+// checkJoining asks the coordinator at addr (COORDINATOR STATUS) whether
+// it is coordinator id running with join = true: one that is not would
+// propose its peers as a membership of its own, so it is refused.
+func (c *Coordinator) checkJoining(id int, addr string) error {
+	cl := c.dialCoordinator(addr, c.commandTimeout(), 1)
+	defer cl.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), c.commandTimeout())
+	defer cancel()
+	txt, err := cl.Do(ctx, "COORDINATOR", "STATUS").Text()
+	if err != nil {
+		return errReply("cannot ask the coordinator at %s whether it runs with join = true: %v", addr, err)
+	}
+	if err := rules.JoinRefusal(infotext.Parse(txt), id, addr); err != nil {
+		return errReply("%v", err)
+	}
 	return nil
 }
 

@@ -36,7 +36,7 @@ func TestPrimaryLeaseStopsTheOldPrimaryBeforePromotion(t *testing.T) {
 		members = append(members, fmt.Sprintf("{ address = %q, replication = %q }", p.ln.Addr().String(), m.repl))
 	}
 	groups := fmt.Sprintf("[[groups]]\nname = \"main\"\nmembers = [%s]\n", strings.Join(members, ", "))
-	cs := startCoordinatorsVia(t, 3, groups, "primary_lease_ms = 600\ndown_after_ms = 1000", nil)
+	cs := startCoordinatorsVia(t, 3, groups, "primary_lease_ms = 600\ndown_after_ms = 1200", nil)
 	ctx := context.Background()
 	cl := redis.NewClient(&redis.Options{Addr: g[0].p.addr(), MaxRetries: -1})
 	defer cl.Close()

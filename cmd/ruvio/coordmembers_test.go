@@ -248,3 +248,41 @@ func TestAddAndRemoveACoordinator(t *testing.T) {
 		return p != "" && p != g[0].p.addr() && p != second
 	})
 }
+
+// COORDINATOR ADD asks the target first: a coordinator not running with
+// join = true (here one that bootstrapped a membership of its own) is
+// refused at once, and the recorded coordinators stay three.
+func TestAddRefusesACoordinatorWithoutJoin(t *testing.T) {
+	g := startGroup(t, 2)
+	groups := groupTOML("main", g)
+	cs := startCoordinatorsVia(t, 3, groups, "", nil)
+	poll.Until(t, 15*time.Second, "the first primary to be recorded", func() bool { return primaryOf(cs[0], "") == g[0].p.addr() })
+	c4 := &coord{id: 4, addr: "127.0.0.1:" + strconv.Itoa(freePort(t, 1))}
+	dir := t.TempDir()
+	c4.file = filepath.Join(dir, "coordinator.toml")
+	os.WriteFile(c4.file, []byte(fmt.Sprintf("id = 4\nlisten = %q\ndata_dir = %q\npeers = [%q]\nping_interval_ms = 100\ndown_after_ms = 500\n%s",
+		c4.addr, filepath.Join(dir, "data"), "4@"+c4.addr, groups)), 0o644)
+	c4.start(t)
+	poll.Until(t, 10*time.Second, "the fourth coordinator to answer", func() bool { return leaderOf(c4) != "" })
+	var leader *coord
+	poll.Until(t, 10*time.Second, "a leader", func() bool {
+		id, _ := strconv.Atoi(leaderOf(cs[0]))
+		if id < 1 || id > 3 {
+			return false
+		}
+		leader = cs[id-1]
+		return true
+	})
+	lc := leader.client("")
+	defer lc.Close()
+	err := lc.Do(context.Background(), "COORDINATOR", "ADD", 4, c4.addr).Err()
+	if err == nil || !strings.Contains(err.Error(), "coordinator 4 at "+c4.addr+" is not running with join = true: refused") {
+		t.Fatalf("COORDINATOR ADD of a coordinator without join = true: %v", err)
+	}
+	cl := cs[0].client("")
+	defer cl.Close()
+	txt, _ := cl.Info(context.Background()).Result()
+	if n := strings.Count(infoLine(txt, "coordinators"), "@"); n != 3 {
+		t.Fatalf("recorded coordinators: %s", infoLine(txt, "coordinators"))
+	}
+}

@@ -75,3 +75,16 @@ func joinInts(v []int) string {
 	}
 	return strings.Join(s, ",")
 }
+
+// JoinRefusal is why COORDINATOR ADD id addr is refused, given the
+// target's COORDINATOR STATUS fields; nil when it is coordinator id and
+// runs with join = true.
+func JoinRefusal(status map[string]string, id int, addr string) error {
+	if got := status["id"]; got != strconv.Itoa(id) {
+		return fmt.Errorf("the coordinator at %s is coordinator %s, not %d", addr, got, id)
+	}
+	if status["join"] != "1" {
+		return fmt.Errorf("coordinator %d at %s is not running with join = true: refused (a coordinator started without it has a membership of its own)", id, addr)
+	}
+	return nil
+}

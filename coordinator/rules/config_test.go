@@ -66,3 +66,21 @@ func TestPeersDiffer(t *testing.T) {
 		}
 	}
 }
+
+func TestJoinRefusal(t *testing.T) {
+	cases := []struct {
+		status map[string]string
+		want   string
+	}{
+		{map[string]string{"id": "4", "join": "1"}, ""},
+		{map[string]string{"id": "4", "join": "0"}, "coordinator 4 at h:1 is not running with join = true: refused"},
+		{map[string]string{"id": "4"}, "not running with join = true"},
+		{map[string]string{"id": "2", "join": "1"}, "the coordinator at h:1 is coordinator 2, not 4"},
+	}
+	for _, c := range cases {
+		err := JoinRefusal(c.status, 4, "h:1")
+		if (c.want == "") != (err == nil) || (err != nil && !strings.Contains(err.Error(), c.want)) {
+			t.Errorf("%v: %v, want %q", c.status, err, c.want)
+		}
+	}
+}

@@ -43,15 +43,6 @@ func genEntry(t *rapid.T) Entry {
 	return e
 }
 
-// genState is a state reached from the configuration by arbitrary entries.
-func genState(t *rapid.T) State {
-	s := NewState(config)
-	for _, e := range rapid.SliceOfN(rapid.Custom(genEntry), 0, 30).Draw(t, "entries") {
-		s, _ = Apply(s, e)
-	}
-	return s
-}
-
 func TestGroupEpochOnlyGrows(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
 		s := NewState(config)
