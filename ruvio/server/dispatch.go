@@ -50,6 +50,10 @@ func (c *conn) execute(args [][]byte) {
 		c.fail(msg)
 		return
 	}
+	if msg := c.memoryRefusal(spec, run); msg != "" {
+		c.fail(msg)
+		return
+	}
 	if c.subscribed() && run.Flags&command.AllowSubscribed == 0 {
 		c.fail("ERR Can't execute '" + run.Name + "': only (P|S)SUBSCRIBE / (P|S)UNSUBSCRIBE / PING / QUIT / RESET are allowed in this context")
 		return
@@ -60,10 +64,6 @@ func (c *conn) execute(args [][]byte) {
 	}
 	if c.multi && !isTxnControl(spec.Name) {
 		c.queue(run, args)
-		return
-	}
-	if msg := s.checkMemory(run); msg != "" {
-		c.w.Error(msg)
 		return
 	}
 	c.call(run, args)
@@ -115,6 +115,21 @@ func (c *conn) checkACL(spec, run *command.Spec, args [][]byte) string {
 		}
 	}
 	return ""
+}
+
+// memoryRefusal is the OOM reply a command gets while the node is over
+// maxmemory. Inside MULTI every command but EXEC, DISCARD, QUIT and RESET
+// counts as one that may grow memory (queueing does), as in Redis; EXEC
+// itself is checked against its queued commands in cmdExec.
+func (c *conn) memoryRefusal(spec, run *command.Spec) string {
+	if c.multi {
+		switch spec.Name {
+		case "exec", "discard", "quit", "reset":
+			return ""
+		}
+		return c.srv.checkMemory(&command.Spec{Flags: command.DenyOOM})
+	}
+	return c.srv.checkMemory(run)
 }
 
 // checkMemory refuses commands that may grow memory while the node is over

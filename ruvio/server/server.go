@@ -157,6 +157,8 @@ func (s *Server) Start() error {
 		}
 		return err
 	}
+	// Used memory is known before the first tick, as maxmemory needs.
+	s.sampleMemory()
 	for i, ln := range s.listeners {
 		s.wg.Add(1)
 		go s.accept(ln, s.shards[i])

@@ -74,6 +74,14 @@ func cmdExec(c *conn, args [][]byte) {
 		c.w.Error("ERR EXEC without MULTI")
 		return
 	}
+	// What would refuse one of the queued commands now (memory, the write
+	// gates) refuses EXEC as a whole, as Redis does.
+	if msg := c.execRefusal(); msg != "" {
+		c.resetMulti()
+		c.srv.stats.errorReplies.Add(1)
+		c.w.Error("EXECABORT Transaction discarded because of: " + msg)
+		return
+	}
 	queued := c.queued
 	dirty := c.multiDirty
 	c.multi = false
@@ -169,6 +177,23 @@ func cmdExec(c *conn, args [][]byte) {
 		// or copies the command made, so holding them here is safe.
 		c.ctx.EachEffect(func(argv [][]byte) { txnOps[sh] = append(txnOps[sh], argv) })
 	}
+}
+
+// execRefusal is the first refusal a queued command would get now.
+func (c *conn) execRefusal() string {
+	for _, q := range c.queued {
+		run := c.srv.table.Lookup(q[0])
+		if run.Subcommands != nil {
+			run = run.LookupSub(q[1])
+		}
+		if msg := c.srv.checkMemory(run); msg != "" {
+			return msg
+		}
+		if msg := c.srv.refusal(run, q, false); msg != "" {
+			return msg
+		}
+	}
+	return ""
 }
 
 // txnShards returns the shards EXEC must lock, in ID order: the

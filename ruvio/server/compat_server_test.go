@@ -1,0 +1,113 @@
+package server
+
+import (
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+
+	"github.com/ruvio/ruvio/internal/poll"
+)
+
+// Differential checks of server-level commands against redis-server, for
+// replies that are deterministic.
+
+// step is one command of a scripted exchange: on the main connection, or
+// (other) on a second one, as another client would.
+type step struct {
+	other bool
+	args  []any
+}
+
+func do(args ...any) step      { return step{args: args} }
+func doOther(args ...any) step { return step{other: true, args: args} }
+
+// runSteps plays steps against a server and returns the rendered replies.
+func runSteps(t *testing.T, c *redis.Client, steps []step) []string {
+	t.Helper()
+	ctx := context.Background()
+	main, other := c.Conn(), c.Conn()
+	defer main.Close()
+	defer other.Close()
+	var out []string
+	for _, s := range steps {
+		cn := main
+		if s.other {
+			cn = other
+		}
+		v, err := cn.Do(ctx, s.args...).Result()
+		out = append(out, render(v, err, false))
+	}
+	return out
+}
+
+// compareSteps plays the same steps on redis-server and on ruvio and
+// fails on the first reply that differs.
+func compareSteps(t *testing.T, proto int, steps []step) {
+	t.Helper()
+	want := runSteps(t, startRedis(t, proto), steps)
+	s := startServer(t, nil)
+	got := runSteps(t, client(t, s, 0, func(o *redis.Options) { o.Protocol = proto }), steps)
+	for i := range steps {
+		if got[i] != want[i] {
+			t.Fatalf("RESP%d step %d %v: ruvio %s, redis %s", proto, i, steps[i].args, got[i], want[i])
+		}
+	}
+}
+
+func TestMultiRefusedAtQueueTimeAbortsExecLikeRedis(t *testing.T) {
+	steps := []step{
+		do("SET", "a", "b"),
+		do("CONFIG", "SET", "maxmemory", "1"),
+		// Inside MULTI every command is refused over maxmemory, reads
+		// included, and EXEC then aborts.
+		do("MULTI"), do("GET", "a"), do("SET", "a", "c"), do("PING"), do("EXEC"),
+		do("GET", "a"),
+		// An empty transaction and DISCARD still work.
+		do("MULTI"), do("EXEC"), do("MULTI"), do("DISCARD"),
+		do("CONFIG", "SET", "maxmemory", "0"),
+		// Memory runs out between queueing and EXEC: EXEC aborts, naming
+		// the refusal.
+		do("MULTI"), do("SET", "a", "d"), do("GET", "a"),
+		doOther("CONFIG", "SET", "maxmemory", "1"),
+		do("EXEC"),
+		do("GET", "a"),
+		// A read-only transaction still runs.
+		doOther("CONFIG", "SET", "maxmemory", "0"),
+		do("MULTI"), do("GET", "a"),
+		doOther("CONFIG", "SET", "maxmemory", "1"),
+		do("EXEC"),
+		doOther("CONFIG", "SET", "maxmemory", "0"),
+		// Other queue-time errors abort as well.
+		do("MULTI"), do("SET", "a"), do("SET", "a", "e"), do("EXEC"),
+		do("MULTI"), do("NOSUCHCOMMAND"), do("EXEC"),
+		do("GET", "a"),
+	}
+	for _, proto := range []int{2, 3} {
+		compareSteps(t, proto, steps)
+	}
+}
+
+func TestExecAbortsWhenAWriteGateClosed(t *testing.T) {
+	s := startServer(t, nil)
+	ctx := context.Background()
+	c := client(t, s, 0)
+	cn := c.Conn()
+	defer cn.Close()
+	cn.Do(ctx, "MULTI")
+	cn.Do(ctx, "SET", "k", "v")
+	if err := c.ConfigSet(ctx, "min-replicas-to-write", "1").Err(); err != nil {
+		t.Fatal(err)
+	}
+	defer c.ConfigSet(ctx, "min-replicas-to-write", "0")
+	poll.Until(t, 5*time.Second, "NOREPLICAS", func() bool { return c.Set(ctx, "x", "1", 0).Err() != nil })
+	err := cn.Do(ctx, "EXEC").Err()
+	if err == nil || !strings.HasPrefix(err.Error(), "EXECABORT Transaction discarded because of: NOREPLICAS") {
+		t.Fatalf("EXEC with a closed gate: %v", err)
+	}
+	if c.Exists(ctx, "k").Val() != 0 {
+		t.Fatal("the aborted transaction ran")
+	}
+}
