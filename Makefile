@@ -30,7 +30,7 @@ test:
 	$(GO) test -race -count=1 ./...
 
 # A bounded fuzzing pass over every decoder of bytes that come from the
-# network or the disk, FUZZTIME each (seed corpora in the packages'
+# network or the disk (the coordinators' Raft entries and snapshots too), FUZZTIME each (seed corpora in the packages'
 # testdata/ and in the fuzz functions). `make test` runs the seeds alone.
 FUZZTIME ?= 30s
 FUZZ_TARGETS := \
@@ -41,7 +41,10 @@ FUZZ_TARGETS := \
 	./ruvio/repl/:FuzzHandshake \
 	./ruvio/snapshot/:FuzzLoad \
 	./ruvio/config/:FuzzLoadFile \
-	./ruvio/glob/:FuzzMatch
+	./ruvio/glob/:FuzzMatch \
+	./coordinator/:FuzzFSMApply \
+	./coordinator/:FuzzFSMRestore \
+	./coordinator/:FuzzParseConfig
 
 fuzz:
 	@set -e; for t in $(FUZZ_TARGETS); do \

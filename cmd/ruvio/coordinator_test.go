@@ -15,7 +15,7 @@ import (
 	"github.com/ruvio/ruvio/internal/poll"
 )
 
-// Coordinator failover with real processes (issue 7).
+// Coordinator failover with real processes.
 
 // The primary is killed, the coordinators promote a replica,
 // repoint the other, publish it, and the old primary, restarted with its

@@ -13,7 +13,7 @@ import (
 	"github.com/ruvio/ruvio/internal/poll"
 )
 
-// The primary lease with real processes (issue 9).
+// The primary lease with real processes.
 
 // With the primary lease, a primary cut off
 // from the coordinators (it still reaches its replicas) stops taking

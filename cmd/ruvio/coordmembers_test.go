@@ -19,7 +19,7 @@ import (
 )
 
 // Committed sequences, FORCE, discovery, FORGET and coordinator
-// membership with real processes (issue 8).
+// membership with real processes.
 
 // Committed sequences survive a restart of every
 // coordinator while the primary and the replica holding the committed

@@ -149,31 +149,3 @@ func Stretched(lease time.Duration, driftPercent int) time.Duration {
 	s := time.Duration(math.Ceil(float64(lease.Milliseconds())*(100+d)/(100-d))) * time.Millisecond
 	return s + 200*time.Millisecond
 }
-
-// CheckConfig returns why primary_lease_ms and primary_lease_drift_percent
-// are not allowed with the coordinator's ping interval, down_after_ms and
-// coordinator count, or nil (C-CFG, spec's rules).
-func CheckConfig(lease, ping, downAfter time.Duration, drift, coordinators int) []string {
-	if lease == 0 {
-		return nil
-	}
-	var ps []string
-	if lease < 3*ping {
-		ps = append(ps, fmt.Sprintf("primary_lease_ms = %d: must be at least three times ping_interval_ms (%d)", lease.Milliseconds(), 3*ping.Milliseconds()))
-	}
-	if lease < ping+500*time.Millisecond {
-		ps = append(ps, fmt.Sprintf("primary_lease_ms = %d: must be at least ping_interval_ms + 500 (%d)", lease.Milliseconds(), (ping+500*time.Millisecond).Milliseconds()))
-	}
-	if lease > 60*time.Second {
-		ps = append(ps, fmt.Sprintf("primary_lease_ms = %d: must be at most 60000", lease.Milliseconds()))
-	}
-	if drift < 0 || drift >= 100 {
-		ps = append(ps, fmt.Sprintf("primary_lease_drift_percent = %d: must be 0-99", drift))
-	} else if s := Stretched(lease, drift); s > downAfter {
-		ps = append(ps, fmt.Sprintf("primary_lease_ms = %d: the stretched lease plus 200 ms (%d ms) must fit in down_after_ms (%d)", lease.Milliseconds(), s.Milliseconds(), downAfter.Milliseconds()))
-	}
-	if coordinators > MaxVoters {
-		ps = append(ps, fmt.Sprintf("at most %d coordinators can grant a lease", MaxVoters))
-	}
-	return ps
-}
