@@ -185,10 +185,16 @@ func PickCandidate(rec Record, st map[string]Status, committed []uint64, now tim
 	return best, found
 }
 
-// Holds reports whether s holds every committed record, per shard.
+// Holds reports whether s holds every committed record, per shard: a
+// shard it does not report holds nothing, which is enough where nothing
+// was committed (the same count as Lacking).
 func Holds(s Status, committed []uint64) bool {
 	for i, c := range committed {
-		if i >= len(s.Shards) || s.Shards[i].WalDurable < c {
+		var have uint64
+		if i < len(s.Shards) {
+			have = s.Shards[i].WalDurable
+		}
+		if have < c {
 			return false
 		}
 	}
