@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/ruvio/ruvio/chaos/scenarios"
+	"github.com/ruvio/ruvio/chaos/topology"
 	"github.com/ruvio/ruvio/nemesis"
 	"github.com/ruvio/ruvio/reports/check"
 )
@@ -85,6 +86,11 @@ var shortTiming = scenarios.Timing{Duration: 7 * time.Second, Settle: time.Secon
 
 func runCell(t *testing.T, sys scenarios.System, shape nemesis.Shape, prot string) (string, check.Summary) {
 	t.Helper()
+	return runCellOn(t, localBackend(), sys, shape, prot)
+}
+
+func runCellOn(t *testing.T, backend topology.Backend, sys scenarios.System, shape nemesis.Shape, prot string) (string, check.Summary) {
+	t.Helper()
 	for _, p := range sys.Protections() {
 		if p.Name != prot {
 			continue
@@ -92,7 +98,7 @@ func runCell(t *testing.T, sys scenarios.System, shape nemesis.Shape, prot strin
 		sc := scenarios.Cell(sys, shape, p, shortTiming)
 		sc.Settle = time.Second
 		log := slog.New(slog.NewTextHandler(io.Discard, nil))
-		dir, s, err := Run(context.Background(), Options{Scenario: sc, Backend: localBackend(), Runs: 1, Seed: 7, Out: t.TempDir(),
+		dir, s, err := Run(context.Background(), Options{Scenario: sc, Backend: backend, Runs: 1, Seed: 7, Out: t.TempDir(),
 			Duration: shortTiming.Duration, Binary: binary, Progress: io.Discard, Log: log, LinearizabilityLimit: 30 * time.Second})
 		if err != nil {
 			t.Fatal(err)
@@ -118,13 +124,29 @@ func TestTableCellRuvioLocal(t *testing.T) {
 // asking the Sentinels, follow. Skipped without redis-server unless
 // CHAOS_REQUIRE_REDIS=1.
 func TestTableCellRedisLocal(t *testing.T) {
+	needRedis(t)
+	testRedisCell(t, localBackend())
+}
+
+// The same on Docker: an image FROM scratch around the host's
+// redis-server and its libraries, cuts by iptables.
+func TestTableCellRedisDocker(t *testing.T) {
+	needRedis(t)
+	testRedisCell(t, dockerBackend(t))
+}
+
+func needRedis(t *testing.T) {
+	t.Helper()
 	if _, err := exec.LookPath("redis-server"); err != nil {
 		if os.Getenv("CHAOS_REQUIRE_REDIS") == "1" {
 			t.Fatalf("CHAOS_REQUIRE_REDIS=1 but %v", err)
 		}
 		t.Skipf("%v; set CHAOS_REQUIRE_REDIS=1 to make this a failure", err)
 	}
-	dir, s := runCell(t, scenarios.Redis{}, nemesis.ShapeFromCoordinators, "mr1")
+}
+
+func testRedisCell(t *testing.T, backend topology.Backend) {
+	dir, s := runCellOn(t, backend, scenarios.Redis{}, nemesis.ShapeFromCoordinators, "mr1")
 	passesItsGate(t, dir, s)
 	if s.FailoverMs == nil || s.EpochRise == nil || *s.EpochRise != 1 {
 		t.Fatalf("failover %v epoch rise %v", s.FailoverMs, s.EpochRise)

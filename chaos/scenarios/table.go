@@ -344,10 +344,11 @@ func (Ruvio) Promise(shape nemesis.Shape, p Protection, t Timing) Promise {
 		pr.NoLoss = true
 	}
 	if p.Lease {
-		if shape.Name != nemesis.ShapePause.Name {
+		if shape.Name != nemesis.ShapePause.Name && shape.Name != nemesis.ShapeLeaderCut.Name {
 			// A stalled primary may apply what was queued on resuming,
-			// with no fixed bound; every other shape ends its lease
-			// before the promotion.
+			// with no fixed bound; every other shape that takes the
+			// primary away ends its lease before the promotion (cutting
+			// the leader off takes nothing from the group).
 			pr.NoAckAfterPromotion = true
 		}
 		if shape.CutsPrimary && shape.Name != nemesis.ShapeOneWay.Name {

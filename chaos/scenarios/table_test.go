@@ -76,6 +76,7 @@ func TestRuvioPromises(t *testing.T) {
 		{nemesis.ShapeIsolated, "lease", "no ack after promotion; acks end <= 900 ms after the fault (L + 0.1 s)"},
 		{nemesis.ShapePause, "lease", "loses writes"},
 		{nemesis.ShapeLeaderCut, "none", "0 lost"},
+		{nemesis.ShapeLeaderCut, "lease", "0 lost"},
 		{nemesis.ShapeSlow, "lease+replicas-r", "0 lost; no ack after promotion"},
 	}
 	for _, c := range cases {
