@@ -142,6 +142,8 @@ type Config struct {
 	ClusterGroup string `toml:"cluster_group"`
 	// Replication is the [replication] table.
 	Replication Replication `toml:"replication"`
+	// Tunables are the parameters only CONFIG GET/SET reach.
+	Tunables Tunables `toml:"-"`
 }
 
 // User is one [[users]] table: an ACL user besides "default".
@@ -188,6 +190,7 @@ func Default() *Config {
 		MinReplicasToWrite:       0,
 		MinReplicasMaxLag:        10,
 		PrimaryLeaseCoordinators: []int{},
+		Tunables:                 DefaultTunables(),
 		Replication: Replication{
 			Role:         RoleStandalone,
 			BacklogBytes: 64 * MB,

@@ -138,11 +138,15 @@ func TestTablesAreConsistent(t *testing.T) {
 		names = append(names, p.Name)
 	}
 	want := []string{
-		"appendonly", "bind", "client-query-buffer-limit", "cluster-group", "cluster-topology", "dir", "durability", "enable-debug-command", "hz",
+		"appendonly", "bind", "client-query-buffer-limit", "cluster-group", "cluster-topology", "dir", "durability", "enable-debug-command",
+		"hash-max-listpack-entries", "hash-max-listpack-value", "hash-max-ziplist-entries", "hash-max-ziplist-value", "hz",
+		"list-compress-depth", "list-max-listpack-size", "list-max-ziplist-size",
 		"loglevel", "maxclients", "maxmemory", "maxmemory-policy", "min-replicas-max-lag", "min-replicas-to-write",
 		"port", "primary-lease", "primary-lease-coordinators", "protected-mode", "proto-max-bulk-len", "repl-backlog-size", "replication-announce", "replication-listen",
-		"replication-primary", "replication-role", "requirepass", "save", "shards", "threads", "timeout",
+		"replication-primary", "replication-role", "requirepass", "save", "set-max-intset-entries", "set-max-listpack-entries", "set-max-listpack-value",
+		"shards", "slowlog-log-slower-than", "slowlog-max-len", "threads", "timeout",
 		"wal-segment-bytes", "wal-snapshot-bytes",
+		"zset-max-listpack-entries", "zset-max-listpack-value", "zset-max-ziplist-entries", "zset-max-ziplist-value",
 	}
 	if !slices.Equal(names, want) {
 		t.Errorf("Params() names = %v\nwant %v", names, want)

@@ -184,7 +184,7 @@ func TestLoadEveryEnvVar(t *testing.T) {
 		Hz: 100, LogLevel: "warn", LogFormat: "json",
 		Save: "60 1", WALSegmentBytes: 1 << 20, WALSnapshotBytes: 0, Threads: 3,
 		MinReplicasToWrite: 1, MinReplicasMaxLag: 5, PrimaryLease: true, PrimaryLeaseCoordinators: []int{1, 2, 3},
-		ClusterTopology: "/etc/ruvio/topology", ClusterGroup: "a",
+		ClusterTopology: "/etc/ruvio/topology", ClusterGroup: "a", Tunables: DefaultTunables(),
 		Replication: Replication{Role: "replica", Primary: "ruvio-1:26379", Listen: "0.0.0.0:27001",
 			Password: "rpw", Announce: "203.0.113.7:7001", BacklogBytes: 1 << 20},
 	}

@@ -48,6 +48,7 @@ func buildParams() []Param {
 		ps = append(ps, Param{Name: name, Get: func(*Config) string { return v },
 			Set: func(*Config, string) error { return errors.New("argument is fixed: ruvio uses its durability profile") }})
 	}
+	ps = append(ps, tunableParams()...)
 	slices.SortFunc(ps, func(a, b Param) int { return strings.Compare(a.Name, b.Name) })
 	return ps
 }
@@ -120,16 +121,36 @@ func setFailed(name, reason string) error {
 
 // SetParams is CONFIG SET with several name/value pairs. As in Redis 7 it
 // is all or nothing: if any pair is refused, or a parameter appears twice,
-// nothing changes.
+// nothing changes. Names are checked before any value, in Redis's order:
+// a parameter that cannot be set or appears twice first, then the first
+// unknown name.
 func (c *Config) SetParams(pairs ...[2]string) error {
-	trial := c.Clone()
 	seen := make(map[string]bool, len(pairs))
+	unknown := ""
 	for _, kv := range pairs {
-		lower := strings.ToLower(kv[0])
-		if seen[lower] {
+		p, ok := lookupParam(kv[0])
+		if !ok {
+			if unknown == "" {
+				unknown = kv[0]
+			}
+			continue
+		}
+		if unknown != "" {
+			continue
+		}
+		if !p.Mutable {
+			return setFailed(kv[0], "can't set immutable config")
+		}
+		if seen[p.Name] {
 			return setFailed(kv[0], "duplicate parameter")
 		}
-		seen[lower] = true
+		seen[p.Name] = true
+	}
+	if unknown != "" {
+		return fmt.Errorf("ERR Unknown option or number of arguments for CONFIG SET - '%s'", unknown)
+	}
+	trial := c.Clone()
+	for _, kv := range pairs {
 		if err := trial.SetParam(kv[0], kv[1]); err != nil {
 			return err
 		}

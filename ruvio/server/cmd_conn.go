@@ -376,7 +376,7 @@ func writeHelp(c *conn, cmd string, lines ...string) {
 		c.w.Simple(l)
 	}
 	c.w.Simple("HELP")
-	c.w.Simple("    Print this help.")
+	c.w.Simple("    Prints this help.")
 }
 
 func (s *Server) clientsSorted() []*conn {

@@ -45,21 +45,24 @@ func cmdConfigGet(c *conn, args [][]byte) {
 // cmdConfigSet applies name/value pairs all or nothing, as Redis 7 does.
 func cmdConfigSet(c *conn, args [][]byte) {
 	if len(args)%2 != 0 {
-		c.w.Error(command.ErrWrongArgs("config|set"))
+		c.w.Error("ERR syntax error")
 		return
 	}
 	s := c.srv
-	s.cfgMu.Lock()
-	trial := *s.cfg
+	pairs := make([][2]string, 0, len(args)/2-1)
 	for i := 2; i < len(args); i += 2 {
-		if err := trial.SetParam(strings.ToLower(string(args[i])), string(args[i+1])); err != nil {
-			s.cfgMu.Unlock()
-			c.w.Error(err.Error())
-			return
-		}
+		pairs = append(pairs, [2]string{strings.ToLower(string(args[i])), string(args[i+1])})
+	}
+	s.cfgMu.Lock()
+	trial := s.cfg.Clone()
+	if err := trial.SetParams(pairs...); err != nil {
+		s.cfgMu.Unlock()
+		c.w.Error(err.Error())
+		return
 	}
 	old := *s.cfg
-	*s.cfg = trial
+	*s.cfg = *trial
+	s.applyTunables(trial.Tunables)
 	s.cfgMu.Unlock()
 	if trial.Auth != old.Auth {
 		// requirepass sets the default user's only password, as in Redis.

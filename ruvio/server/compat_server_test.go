@@ -111,3 +111,67 @@ func TestExecAbortsWhenAWriteGateClosed(t *testing.T) {
 		t.Fatal("the aborted transaction ran")
 	}
 }
+
+func TestConfigTunablesLikeRedis(t *testing.T) {
+	var steps []step
+	for _, name := range []string{"hash-max-listpack-entries", "hash-max-ziplist-entries", "hash-max-listpack-value",
+		"hash-max-ziplist-value", "list-max-listpack-size", "list-max-ziplist-size", "list-compress-depth",
+		"set-max-intset-entries", "zset-max-listpack-entries", "zset-max-ziplist-entries", "zset-max-listpack-value",
+		"zset-max-ziplist-value", "slowlog-log-slower-than", "slowlog-max-len"} {
+		steps = append(steps, do("CONFIG", "GET", name))
+	}
+	steps = append(steps,
+		// Either name sets the value both answer.
+		do("CONFIG", "SET", "hash-max-ziplist-entries", "77"),
+		do("CONFIG", "GET", "hash-max-listpack-entries"),
+		do("CONFIG", "SET", "zset-max-listpack-value", "1kb"),
+		do("CONFIG", "GET", "zset-max-ziplist-value"),
+		do("CONFIG", "SET", "list-max-listpack-size", "-5"),
+		do("CONFIG", "GET", "list-max-ziplist-size"),
+		// Redis's errors.
+		do("CONFIG", "SET", "hash-max-listpack-value", "-1"),
+		do("CONFIG", "SET", "list-compress-depth", "-1"),
+		do("CONFIG", "SET", "set-max-intset-entries", "x"),
+		do("CONFIG", "SET", "set-max-intset-entries", "99999999999999999999"),
+		do("CONFIG", "SET", "hash-max-listpack-entries", "-1"),
+		do("CONFIG", "SET", "list-max-listpack-size", "99999999999"),
+		do("CONFIG", "SET", "slowlog-log-slower-than", "-2"),
+		do("CONFIG", "SET", "slowlog-max-len", "-1"),
+		// Several parameters at once, all or nothing.
+		do("CONFIG", "SET", "slowlog-max-len", "5", "list-compress-depth", "3"),
+		do("CONFIG", "GET", "slowlog-max-len"),
+		do("CONFIG", "GET", "list-compress-depth"),
+		do("CONFIG", "SET", "slowlog-max-len", "6", "list-compress-depth", "-3"),
+		do("CONFIG", "GET", "slowlog-max-len"),
+		do("CONFIG", "SET", "slowlog-max-len", "6", "slowlog-max-len", "7"),
+		do("CONFIG", "SET", "slowlog-max-len", "6", "no-such-parameter", "7"),
+		do("CONFIG", "SET", "slowlog-max-len", "6", "list-compress-depth"),
+		do("CONFIG", "SET", "hash-max-listpack-entries", "1", "hash-max-ziplist-entries", "2"),
+		do("CONFIG", "GET", "hash-max-listpack-entries"),
+		do("CONFIG", "GET", "slowlog-max-len"),
+	)
+	for _, proto := range []int{2, 3} {
+		compareSteps(t, proto, steps)
+	}
+}
+
+func TestInfoSeveralSectionsAndAll(t *testing.T) {
+	s := startServer(t, nil)
+	ctx := context.Background()
+	c := client(t, s, 0)
+	got := c.Info(ctx, "server", "CLIENTS").Val()
+	if !strings.Contains(got, "# Server\r\n") || !strings.Contains(got, "# Clients\r\n") || strings.Contains(got, "# Memory") {
+		t.Fatalf("INFO server clients:\n%s", got)
+	}
+	for _, sec := range []string{"all", "everything", "default"} {
+		got := c.Info(ctx, sec).Val()
+		for _, want := range []string{"# Server", "# Memory", "# Replication", "# Keyspace"} {
+			if !strings.Contains(got, want) {
+				t.Fatalf("INFO %s lacks %s", sec, want)
+			}
+		}
+	}
+	if got := c.Info(ctx, "nosuchsection").Val(); got != "" {
+		t.Fatalf("INFO of an unknown section: %q", got)
+	}
+}

@@ -42,6 +42,9 @@ type conn struct {
 	lastActive    atomic.Int64 // Unix ms
 	closed        atomic.Bool
 	closeAfter    bool // QUIT: close once the reply is sent
+	// waited is how long the current command waited blocked, which the
+	// slow log leaves out as Redis does.
+	waited time.Duration
 	// pending holds, per shard, the newest record this connection's
 	// writes appended that must be durable before replies go out.
 	pending    []uint64

@@ -66,7 +66,10 @@ func (c *conn) execute(args [][]byte) {
 		c.queue(run, args)
 		return
 	}
+	start := time.Now()
+	c.waited = 0
 	c.call(run, args)
+	c.logSlow(run, args, time.Since(start)-c.waited)
 }
 
 // fail answers an error that, inside MULTI, also dooms the transaction
@@ -270,6 +273,7 @@ func (c *conn) block(spec *command.Spec, sh *shard.Shard) {
 			timer = t.C
 		}
 		woke := false
+		waitStart := time.Now()
 		select {
 		case <-wake:
 			woke = true
@@ -277,6 +281,7 @@ func (c *conn) block(spec *command.Spec, sh *shard.Shard) {
 		case <-closed.gone:
 		case <-c.srv.tickStop:
 		}
+		c.waited += time.Since(waitStart)
 		if t != nil {
 			t.Stop()
 		}

@@ -24,6 +24,7 @@ import (
 	"github.com/ruvio/ruvio/ruvio/replication"
 	"github.com/ruvio/ruvio/ruvio/shard"
 	"github.com/ruvio/ruvio/ruvio/slots"
+	"github.com/ruvio/ruvio/ruvio/slowlog"
 )
 
 // Version is the Redis version the node claims in HELLO and INFO, so
@@ -43,6 +44,10 @@ type Server struct {
 	acl    *acl.Registry
 	shards []*shard.Shard
 	hub    *pubsub.Hub
+
+	slowlog       slowlog.Log
+	slowThreshold atomic.Int64 // slowlog-log-slower-than, µs
+	slowMaxLen    atomic.Int64
 
 	listeners []net.Listener
 	clientsMu sync.Mutex
@@ -89,6 +94,7 @@ func New(cfg *config.Config, log *slog.Logger) (*Server, error) {
 		hub:      pubsub.NewHub(),
 	}
 	s.table = s.commandTable()
+	s.applyTunables(cfg.Tunables)
 	reg := acl.NewRegistry(tableCatalog{s.table}, cfg.Auth)
 	for _, u := range cfg.Users {
 		rules := []string{"reset", "on"}

@@ -1,6 +1,8 @@
 package server
 
 import (
+	"time"
+
 	"github.com/ruvio/ruvio/ruvio/command"
 	"github.com/ruvio/ruvio/ruvio/shard"
 )
@@ -129,54 +131,61 @@ func cmdExec(c *conn, args [][]byte) {
 	}
 	defer appendOps()
 	for _, q := range queued {
-		spec := c.srv.table.Lookup(q[0])
-		run := spec
-		if spec.Subcommands != nil {
-			run = spec.LookupSub(q[1])
-		}
-		// Checks that depend on state at run time still apply: memory,
-		// and the write gates, which may have closed since MULTI.
-		if msg := c.srv.checkMemory(run); msg != "" {
-			c.w.Error(msg)
-			continue
-		}
-		if msg := c.srv.refusal(run, q, false); msg != "" {
-			c.w.Error(msg)
-			continue
-		}
-		if h, ok := run.Ext.(handler); ok {
-			// A server command may append records of its own (FLUSHALL):
-			// what ran before it goes to the log first, in order.
-			appendOps()
-			h(c, q)
-			continue
-		}
-		c.ctx.Reset()
-		c.ctx.Args, c.ctx.W, c.ctx.InMulti = q, c.w, true
-		c.ctx.Values = c.ctx.Values[:0]
-		sh, _ := c.srv.route(run, q)
-		if sh == nil {
-			sh = c.shard
-		}
-		c.ctx.DB, c.ctx.Now = sh.DB(), c.now
-		if run.Flags&command.Write != 0 && sh.DB().Snapshotting() {
-			for _, i := range run.KeyIndexes(q) {
-				sh.DB().WillModify(string(q[i]))
-			}
-		}
-		if run.PerKey != nil {
-			results := make([]int64, 0, len(q))
-			for _, i := range run.KeyIndexes(q) {
-				results = append(results, run.PerKey(&c.ctx, q[i]))
-			}
-			command.WritePerKey(&c.ctx, run, results)
-		} else {
-			run.Run(&c.ctx)
-		}
-		// Effects are either the queued arguments (kept until EXEC ends)
-		// or copies the command made, so holding them here is safe.
-		c.ctx.EachEffect(func(argv [][]byte) { txnOps[sh] = append(txnOps[sh], argv) })
+		c.execOne(q, appendOps, txnOps)
 	}
+}
+
+// execOne runs one queued command of EXEC, timed for the slow log.
+func (c *conn) execOne(q [][]byte, appendOps func(), txnOps map[*shard.Shard][][][]byte) {
+	start := time.Now()
+	spec := c.srv.table.Lookup(q[0])
+	defer func() { c.logSlow(spec, q, time.Since(start)) }()
+	run := spec
+	if spec.Subcommands != nil {
+		run = spec.LookupSub(q[1])
+	}
+	// Checks that depend on state at run time still apply: memory,
+	// and the write gates, which may have closed since MULTI.
+	if msg := c.srv.checkMemory(run); msg != "" {
+		c.w.Error(msg)
+		return
+	}
+	if msg := c.srv.refusal(run, q, false); msg != "" {
+		c.w.Error(msg)
+		return
+	}
+	if h, ok := run.Ext.(handler); ok {
+		// A server command may append records of its own (FLUSHALL):
+		// what ran before it goes to the log first, in order.
+		appendOps()
+		h(c, q)
+		return
+	}
+	c.ctx.Reset()
+	c.ctx.Args, c.ctx.W, c.ctx.InMulti = q, c.w, true
+	c.ctx.Values = c.ctx.Values[:0]
+	sh, _ := c.srv.route(run, q)
+	if sh == nil {
+		sh = c.shard
+	}
+	c.ctx.DB, c.ctx.Now = sh.DB(), c.now
+	if run.Flags&command.Write != 0 && sh.DB().Snapshotting() {
+		for _, i := range run.KeyIndexes(q) {
+			sh.DB().WillModify(string(q[i]))
+		}
+	}
+	if run.PerKey != nil {
+		results := make([]int64, 0, len(q))
+		for _, i := range run.KeyIndexes(q) {
+			results = append(results, run.PerKey(&c.ctx, q[i]))
+		}
+		command.WritePerKey(&c.ctx, run, results)
+	} else {
+		run.Run(&c.ctx)
+	}
+	// Effects are either the queued arguments (kept until EXEC ends)
+	// or copies the command made, so holding them here is safe.
+	c.ctx.EachEffect(func(argv [][]byte) { txnOps[sh] = append(txnOps[sh], argv) })
 }
 
 // execRefusal is the first refusal a queued command would get now.

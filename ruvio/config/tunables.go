@@ -1,0 +1,100 @@
+package config
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"strconv"
+)
+
+// Tunables are Redis parameters that exist only under CONFIG GET/SET, not
+// in the file: the slow log's two settings, and Redis's representation
+// thresholds (listpack, intset, quicklist sizes) that Redis tools read and
+// set. ruvio stores the latter and answers them back, but its own
+// representation of values does not depend on them.
+type Tunables struct {
+	SlowlogLogSlowerThan int64 // µs; -1 disables the slow log, 0 logs every command
+	SlowlogMaxLen        int64
+	HashMaxListpackEntries,
+	HashMaxListpackValue,
+	ListMaxListpackSize,
+	ListCompressDepth,
+	SetMaxIntsetEntries,
+	SetMaxListpackEntries,
+	SetMaxListpackValue,
+	ZsetMaxListpackEntries,
+	ZsetMaxListpackValue int64
+}
+
+// DefaultTunables are Redis 7's defaults.
+func DefaultTunables() Tunables {
+	return Tunables{
+		SlowlogLogSlowerThan:   10000,
+		SlowlogMaxLen:          128,
+		HashMaxListpackEntries: 512,
+		HashMaxListpackValue:   64,
+		ListMaxListpackSize:    -2,
+		ListCompressDepth:      0,
+		SetMaxIntsetEntries:    512,
+		SetMaxListpackEntries:  128,
+		SetMaxListpackValue:    64,
+		ZsetMaxListpackEntries: 128,
+		ZsetMaxListpackValue:   64,
+	}
+}
+
+// tunable is one entry: its Redis name, the older name Redis 7 still
+// answers to (its own entry in CONFIG GET *), its range, and whether it
+// is a memory value ("1kb").
+type tunable struct {
+	name, alias string
+	lo, hi      int64
+	memory      bool
+	p           func(*Tunables) *int64
+}
+
+var tunables = []tunable{
+	{"slowlog-log-slower-than", "", -1, math.MaxInt64, false, func(t *Tunables) *int64 { return &t.SlowlogLogSlowerThan }},
+	{"slowlog-max-len", "", 0, math.MaxInt64, false, func(t *Tunables) *int64 { return &t.SlowlogMaxLen }},
+	{"hash-max-listpack-entries", "hash-max-ziplist-entries", 0, math.MaxInt64, false, func(t *Tunables) *int64 { return &t.HashMaxListpackEntries }},
+	{"hash-max-listpack-value", "hash-max-ziplist-value", 0, math.MaxInt64, true, func(t *Tunables) *int64 { return &t.HashMaxListpackValue }},
+	{"list-max-listpack-size", "list-max-ziplist-size", math.MinInt32, math.MaxInt32, false, func(t *Tunables) *int64 { return &t.ListMaxListpackSize }},
+	{"list-compress-depth", "", 0, math.MaxInt32, false, func(t *Tunables) *int64 { return &t.ListCompressDepth }},
+	{"set-max-intset-entries", "", 0, math.MaxInt64, false, func(t *Tunables) *int64 { return &t.SetMaxIntsetEntries }},
+	{"set-max-listpack-entries", "", 0, math.MaxInt64, false, func(t *Tunables) *int64 { return &t.SetMaxListpackEntries }},
+	{"set-max-listpack-value", "", 0, math.MaxInt64, true, func(t *Tunables) *int64 { return &t.SetMaxListpackValue }},
+	{"zset-max-listpack-entries", "zset-max-ziplist-entries", 0, math.MaxInt64, false, func(t *Tunables) *int64 { return &t.ZsetMaxListpackEntries }},
+	{"zset-max-listpack-value", "zset-max-ziplist-value", 0, math.MaxInt64, true, func(t *Tunables) *int64 { return &t.ZsetMaxListpackValue }},
+}
+
+// tunableParams returns the CONFIG parameters of the tunables, aliases
+// included.
+func tunableParams() []Param {
+	var ps []Param
+	for _, tu := range tunables {
+		tu := tu
+		get := func(c *Config) string { return strconv.FormatInt(*tu.p(&c.Tunables), 10) }
+		set := func(c *Config, value string) error {
+			var n int64
+			var err error
+			if tu.memory {
+				n, err = ParseBytes(value)
+				if err != nil || n < 0 {
+					return errors.New("argument " + errNotMemory.Error())
+				}
+			} else if n, err = strconv.ParseInt(value, 10, 64); err != nil {
+				return errors.New("argument " + errNotInt.Error())
+			}
+			if n < tu.lo || n > tu.hi {
+				return fmt.Errorf("argument must be between %d and %d inclusive", tu.lo, tu.hi)
+			}
+			*tu.p(&c.Tunables) = n
+			return nil
+		}
+		ps = append(ps, Param{Name: tu.name, Mutable: true, Get: get, Set: set})
+		if tu.alias != "" {
+			ps = append(ps, Param{Name: tu.alias, Mutable: true, Get: get, Set: set})
+		}
+	}
+	return ps
+}

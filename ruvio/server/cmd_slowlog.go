@@ -1,0 +1,78 @@
+package server
+
+import (
+	"strconv"
+	"time"
+
+	"github.com/ruvio/ruvio/ruvio/command"
+	"github.com/ruvio/ruvio/ruvio/config"
+	"github.com/ruvio/ruvio/ruvio/slowlog"
+)
+
+// applyTunables makes the CONFIG-only settings the server acts on take
+// effect; the hot path reads them from atomics.
+func (s *Server) applyTunables(t config.Tunables) {
+	s.slowThreshold.Store(t.SlowlogLogSlowerThan)
+	s.slowMaxLen.Store(t.SlowlogMaxLen)
+}
+
+// logSlow adds a command that ran for d to the slow log if it was slow
+// enough.
+func (c *conn) logSlow(spec *command.Spec, args [][]byte, d time.Duration) {
+	if spec.Name == "exec" {
+		// Its commands are logged one by one, as in Redis.
+		return
+	}
+	s := c.srv
+	th := s.slowThreshold.Load()
+	if th < 0 || d.Microseconds() < th {
+		return
+	}
+	s.slowlog.Add(th, s.slowMaxLen.Load(), d, slowlog.Redact(args), c.nc.RemoteAddr().String(), c.clientName())
+}
+
+func cmdSlowlogGet(c *conn, args [][]byte) {
+	n := 10
+	if len(args) == 3 {
+		v, err := strconv.ParseInt(string(args[2]), 10, 64)
+		if err != nil || v < -1 {
+			c.w.Error("ERR count should be greater than or equal to -1")
+			return
+		}
+		n = int(min(v, 1<<31))
+	}
+	entries := c.srv.slowlog.Get(n)
+	c.w.Array(len(entries))
+	for _, e := range entries {
+		c.w.Array(6)
+		c.w.Int(e.ID)
+		c.w.Int(e.Time)
+		c.w.Int(e.Duration)
+		c.w.Array(len(e.Args))
+		for _, a := range e.Args {
+			c.w.Bulk(a)
+		}
+		c.w.BulkString(e.Addr)
+		c.w.BulkString(e.Name)
+	}
+}
+
+func cmdSlowlogLen(c *conn, args [][]byte) { c.w.Int(int64(c.srv.slowlog.Len())) }
+
+func cmdSlowlogReset(c *conn, args [][]byte) {
+	c.srv.slowlog.Reset()
+	c.w.OK()
+}
+
+func cmdSlowlogHelp(c *conn, args [][]byte) {
+	writeHelp(c, "SLOWLOG",
+		"GET [<count>]",
+		"    Return top <count> entries from the slowlog (default: 10, -1 mean all).",
+		"    Entries are made of:",
+		"    id, timestamp, time in microseconds, arguments array, client IP and port,",
+		"    client name",
+		"LEN",
+		"    Return the length of the slowlog.",
+		"RESET",
+		"    Reset the slowlog.")
+}
