@@ -155,6 +155,8 @@ func cmdReset(c *conn, args [][]byte) {
 	c.w.Proto = 2
 	c.proto.Store(2)
 	c.name.Store("")
+	c.replyMode, c.replySkip = replyOn, 0
+	c.noEvict.Store(false)
 	c.setUser(nil)
 	if u, ok := c.srv.acl.Get("default"); ok && u.Enabled() && u.NoPass() {
 		c.setUser(u)
@@ -365,7 +367,12 @@ func cmdClientHelp(c *conn, args [][]byte) {
 		"SETINFO <LIB-NAME|LIB-VER> <value>", "    Set client library name or version.",
 		"INFO", "    Return information about the current client connection.",
 		"LIST [TYPE <normal|pubsub>] [ID <id> ...]", "    Return information about client connections.",
-		"KILL <ip:port> | <filter> <value> ...", "    Kill connections: filters ID, ADDR, LADDR, USER, TYPE, SKIPME.")
+		"KILL <ip:port> | <filter> <value> ...", "    Kill connections: filters ID, ADDR, LADDR, USER, TYPE, SKIPME.",
+		"REPLY (ON|OFF|SKIP)", "    Control the replies sent to the current connection.",
+		"PAUSE <timeout> [WRITE|ALL]", "    Suspend all, or just write, clients for <timeout> milliseconds.",
+		"UNPAUSE", "    Stop the current client pause, resuming traffic.",
+		"UNBLOCK <clientid> [TIMEOUT|ERROR]", "    Unblock the specified blocked client.",
+		"NO-EVICT (ON|OFF)", "    Protect current client connection from eviction.")
 }
 
 // writeHelp writes a HELP reply in Redis's layout.

@@ -42,6 +42,13 @@ type conn struct {
 	lastActive    atomic.Int64 // Unix ms
 	closed        atomic.Bool
 	closeAfter    bool // QUIT: close once the reply is sent
+	// CLIENT REPLY's mode, and how many replies SKIP still drops.
+	replyMode, replySkip int
+	noEvict              atomic.Bool // CLIENT NO-EVICT, stored only
+	// blocked is set while the client waits in a blocking command, which
+	// CLIENT UNBLOCK then wakes through unblock with a reason.
+	blocked atomic.Bool
+	unblock chan int
 	// waited is how long the current command waited blocked, which the
 	// slow log leaves out as Redis does.
 	waited time.Duration
@@ -96,6 +103,7 @@ func (s *Server) newConn(nc net.Conn, sh *shard.Shard) *conn {
 		id:      s.nextID.Add(1),
 		created: clock.Default.Now(),
 		outWake: make(chan struct{}, 1),
+		unblock: make(chan int, 1),
 	}
 	c.name.Store("")
 	c.libName.Store("")
@@ -189,6 +197,12 @@ func (c *conn) serve() {
 		}
 		mark, flushes := c.w.Buffered(), c.flushes
 		c.execute(args)
+		if c.replyMode != replyOn || c.replySkip > 0 {
+			if flushes != c.flushes {
+				mark = 0
+			}
+			c.dropReply(mark)
+		}
 		if c.dur.replicas > 0 {
 			if flushes != c.flushes {
 				mark = 0

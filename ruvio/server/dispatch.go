@@ -62,7 +62,9 @@ func (c *conn) execute(args [][]byte) {
 		c.fail(msg)
 		return
 	}
-	if c.multi && !isTxnControl(spec.Name) {
+	queueing := c.multi && !isTxnControl(spec.Name)
+	c.waitPause(run, queueing)
+	if queueing {
 		c.queue(run, args)
 		return
 	}
@@ -260,6 +262,12 @@ func (c *conn) block(spec *command.Spec, sh *shard.Shard) {
 	wake := make(chan struct{}, 1)
 	closed := c.watchClose()
 	defer closed.end(c)
+	select {
+	case <-c.unblock: // left from a wait that ended on its own
+	default:
+	}
+	c.blocked.Store(true)
+	defer c.blocked.Store(false)
 	for {
 		sh.Lock()
 		for _, k := range req.Keys {
@@ -272,11 +280,12 @@ func (c *conn) block(spec *command.Spec, sh *shard.Shard) {
 			t = time.NewTimer(time.Until(deadline))
 			timer = t.C
 		}
-		woke := false
+		woke, unblocked := false, 0
 		waitStart := time.Now()
 		select {
 		case <-wake:
 			woke = true
+		case unblocked = <-c.unblock:
 		case <-timer:
 		case <-closed.gone:
 		case <-c.srv.tickStop:
@@ -292,6 +301,11 @@ func (c *conn) block(spec *command.Spec, sh *shard.Shard) {
 		sh.Unlock()
 		if !woke {
 			if c.closed.Load() {
+				return
+			}
+			if unblocked == unblockError {
+				c.srv.stats.errorReplies.Add(1)
+				c.w.Error("UNBLOCKED client unblocked via CLIENT UNBLOCK")
 				return
 			}
 			if req.NullArray {

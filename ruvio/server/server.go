@@ -20,6 +20,7 @@ import (
 	"github.com/ruvio/ruvio/ruvio/command"
 	"github.com/ruvio/ruvio/ruvio/config"
 	"github.com/ruvio/ruvio/ruvio/lease"
+	"github.com/ruvio/ruvio/ruvio/pause"
 	"github.com/ruvio/ruvio/ruvio/pubsub"
 	"github.com/ruvio/ruvio/ruvio/replication"
 	"github.com/ruvio/ruvio/ruvio/shard"
@@ -46,6 +47,7 @@ type Server struct {
 	hub    *pubsub.Hub
 
 	slowlog       slowlog.Log
+	pause         pause.Pause
 	slowThreshold atomic.Int64 // slowlog-log-slower-than, µs
 	slowMaxLen    atomic.Int64
 
@@ -254,8 +256,12 @@ func (s *Server) ticker() {
 			return
 		case now := <-t.C:
 			cfg := s.Config()
-			for _, sh := range s.shards {
-				sh.Tick(&cfg)
+			// While writes are paused the shards expire nothing either,
+			// so their logs stand still as a switchover needs.
+			if !s.pause.Holds(true) {
+				for _, sh := range s.shards {
+					sh.Tick(&cfg)
+				}
 			}
 			s.sampleMemory()
 			if now.Sub(last) >= time.Second {

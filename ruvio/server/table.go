@@ -69,6 +69,11 @@ func (s *Server) commandTable() *command.Table {
 			ext("list", -2, admin|stale|load, "admin slow dangerous connection", cmdClientList),
 			ext("kill", -3, admin|stale|load, "admin slow dangerous connection", cmdClientKill),
 			ext("help", 2, stale|load, "slow connection", cmdClientHelp),
+			ext("reply", 3, stale|load, "slow connection", cmdClientReply),
+			ext("pause", -3, admin|stale|load, "admin slow dangerous connection", cmdClientPause),
+			ext("unpause", 2, admin|stale|load, "admin slow dangerous connection", cmdClientUnpause),
+			ext("unblock", -3, admin|stale|load, "admin slow dangerous connection", cmdClientUnblock),
+			ext("no-evict", 3, admin|stale|load, "admin slow dangerous connection", cmdClientNoEvict),
 		),
 		// Server.
 		ext("info", -1, stale|load, "slow dangerous", cmdInfo),

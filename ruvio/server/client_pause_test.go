@@ -1,0 +1,113 @@
+package server
+
+import (
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+)
+
+// bothAddrs returns the address of a redis-server and of a ruvio node.
+func bothAddrs(t *testing.T) []string {
+	r := startRedis(t, 2)
+	s := startServer(t, nil)
+	return []string{r.Options().Addr, s.Addr(0)}
+}
+
+func TestClientReplyLikeRedis(t *testing.T) {
+	for _, addr := range bothAddrs(t) {
+		r := dialRaw(t, addr)
+		r.send("CLIENT REPLY OFF\r\nSET a 1\r\nGET a\r\nCLIENT REPLY SKIP\r\nCLIENT REPLY ON\r\nGET a\r\n")
+		r.send("CLIENT REPLY SKIP\r\nGET a\r\nGET a\r\nCLIENT REPLY MAYBE\r\n")
+		r.expect("+OK\r\n$1\r\n1\r\n$1\r\n1\r\n-ERR syntax error\r\n")
+	}
+}
+
+func TestClientPauseUnblockErrorsLikeRedis(t *testing.T) {
+	steps := []step{
+		do("CLIENT", "PAUSE", "x"),
+		do("CLIENT", "PAUSE", "-1"),
+		do("CLIENT", "PAUSE", "10", "NONE"),
+		do("CLIENT", "UNPAUSE"),
+		do("CLIENT", "UNBLOCK", "x"),
+		do("CLIENT", "UNBLOCK", "12345"),
+		do("CLIENT", "UNBLOCK", "12345", "MAYBE"),
+		do("CLIENT", "NO-EVICT", "on"),
+		do("CLIENT", "NO-EVICT", "off"),
+		do("CLIENT", "NO-EVICT", "maybe"),
+	}
+	for _, proto := range []int{2, 3} {
+		compareSteps(t, proto, steps)
+	}
+}
+
+func TestClientPauseWriteHoldsWritesOnly(t *testing.T) {
+	s := startServer(t, nil)
+	ctx := context.Background()
+	admin, other := client(t, s, 0), client(t, s, 0)
+	if err := admin.Do(ctx, "CLIENT", "PAUSE", "100000", "WRITE").Err(); err != nil {
+		t.Fatal(err)
+	}
+	if err := other.Get(ctx, "k").Err(); err != redis.Nil {
+		t.Fatalf("read under WRITE pause: %v", err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- other.Set(ctx, "k", "v", 0).Err() }()
+	select {
+	case err := <-done:
+		t.Fatalf("write ran under a pause: %v", err)
+	case <-time.After(200 * time.Millisecond):
+	}
+	admin.Do(ctx, "CLIENT", "UNPAUSE")
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatal(err)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("write still held after UNPAUSE")
+	}
+	// A pause that runs out lets the held command run.
+	admin.Do(ctx, "CLIENT", "PAUSE", "300")
+	start := time.Now()
+	if err := other.Get(ctx, "k").Err(); err != nil || time.Since(start) < 200*time.Millisecond {
+		t.Fatalf("ALL pause: %v after %v", err, time.Since(start))
+	}
+}
+
+func TestClientUnblock(t *testing.T) {
+	for _, addr := range bothAddrs(t) {
+		ctx := context.Background()
+		admin := redis.NewClient(&redis.Options{Addr: addr})
+		t.Cleanup(func() { admin.Close() })
+		for _, tc := range []struct{ reason, want string }{{"TIMEOUT", "(nil)"}, {"ERROR", "UNBLOCKED client unblocked via CLIENT UNBLOCK"}} {
+			blocked := redis.NewClient(&redis.Options{Addr: addr})
+			id := blocked.ClientID(ctx).Val()
+			done := make(chan string, 1)
+			go func() {
+				err := blocked.BLPop(ctx, 0, "nothing").Err()
+				if err == redis.Nil {
+					done <- "(nil)"
+				} else {
+					done <- err.Error()
+				}
+			}()
+			var n int64
+			for deadline := time.Now().Add(5 * time.Second); time.Now().Before(deadline) && n == 0; time.Sleep(10 * time.Millisecond) {
+				n, _ = admin.Do(ctx, "CLIENT", "UNBLOCK", id, tc.reason).Int64()
+			}
+			if n != 1 {
+				t.Fatalf("%s: CLIENT UNBLOCK never found the client blocked", addr)
+			}
+			if got := <-done; !strings.HasPrefix(got, tc.want) {
+				t.Fatalf("%s %s: blocked client got %q", addr, tc.reason, got)
+			}
+			if n, _ := admin.Do(ctx, "CLIENT", "UNBLOCK", id).Int64(); n != 0 {
+				t.Fatal("unblocked a client that is not blocked")
+			}
+			blocked.Close()
+		}
+	}
+}
