@@ -44,7 +44,7 @@ func (c *Coordinator) discover() {
 				continue
 			}
 			for _, addr := range st.Shards[0].Replicas {
-				if isKnownMember(rec, addr) || time.Since(failed[addr]) < discoverRetry {
+				if isKnownMember(rec, addr) || !retryDue(failed[addr], time.Now()) {
 					continue
 				}
 				m, runID, err := c.readReplica(addr)
@@ -63,6 +63,10 @@ func (c *Coordinator) discover() {
 		}
 	}
 }
+
+// retryDue reports whether a listed replica last failed to be read at
+// failed (zero: never) is read again at now.
+func retryDue(failed, now time.Time) bool { return now.Sub(failed) >= discoverRetry }
 
 // isKnownMember reports whether addr is a member, or was forgotten: as
 // written, or, when not, under a name that resolves to the same address.
