@@ -23,10 +23,12 @@ type fakeMember struct {
 	silent      bool     // answers nothing at all
 	leaseSilent bool     // answers everything but RUVIO LEASE GRANT
 	listenErr   bool     // CONFIG GET replication-listen fails
+	durable     uint64   // wal_durable_sequence (5 unless set)
+	committed   uint64   // replication_committed_sequence
 }
 
 func newFakeMember(t *testing.T, role, runID string) *fakeMember {
-	f := &fakeMember{role: role, runID: runID}
+	f := &fakeMember{role: role, runID: runID, durable: 5}
 	f.respNode = newRespNode(t, "127.0.0.1:0", f.reply)
 	return f
 }
@@ -58,7 +60,7 @@ func (f *fakeMember) reply(args []string) string {
 	case cmd == "ROLE":
 		return "*3\r\n" + bulk(f.role) + ":0\r\n*0\r\n"
 	case cmd == "INFO REPLICATION":
-		s := "# Replication\r\nrole:" + f.role + "\r\nwal_durable_sequence:5\r\n"
+		s := fmt.Sprintf("# Replication\r\nrole:%s\r\nwal_durable_sequence:%d\r\nreplication_committed_sequence:%d\r\n", f.role, f.durable, f.committed)
 		if f.role == "slave" {
 			s += "master_host:127.0.0.1\r\nmaster_port:1\r\nmaster_link_status:up\r\n"
 		}

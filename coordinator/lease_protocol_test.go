@@ -363,3 +363,31 @@ func TestAMemberIsHeardOnlyWhenEveryShardAnswers(t *testing.T) {
 		t.Fatalf("every shard answers: %+v", st)
 	}
 }
+
+// With unclean_failover the coordinator promotes the best replica even
+// when it lacks the committed records, and the record says the promotion
+// was unclean (the committed values dropped, kept as stale); without it,
+// nothing is promoted.
+func TestUncleanFailoverPromotesAReplicaLackingCommittedRecords(t *testing.T) {
+	for _, unclean := range []bool{false, true} {
+		a := newFakeMember(t, "master", "a")
+		b := newFakeMember(t, "slave", "b")
+		a.set(func(f *fakeMember) { f.durable, f.committed = 50, 50 })
+		c := startCoordinator(t, []Group{{Name: "main", Members: []Member{a.member(), b.member()}}},
+			func(cfg *Config) { cfg.UncleanFailover = unclean })
+		poll.Until(t, 20*time.Second, "committed 50 recorded", func() bool {
+			rec, _ := c.fsm.get("main")
+			return rec.Primary == a.addr() && len(rec.Committed) == 1 && rec.Committed[0] == 50
+		})
+		a.set(func(f *fakeMember) { f.silent = true })
+		if !unclean {
+			poll.Stays(t, 3*time.Second, "no clean failover to a replica lacking records", func() bool { return recordedPrimary(c, "main") == a.addr() })
+			continue
+		}
+		poll.Until(t, 10*time.Second, "b promoted", func() bool { return recordedPrimary(c, "main") == b.addr() })
+		rec, _ := c.fsm.get("main")
+		if rec.Committed != nil || fmt.Sprint(rec.Stale) != "[50]" {
+			t.Fatalf("the unclean promotion is not recorded as such: %+v", rec)
+		}
+	}
+}
