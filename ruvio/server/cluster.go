@@ -13,6 +13,7 @@ import (
 
 	"github.com/ruvio/ruvio/ruvio/command"
 	"github.com/ruvio/ruvio/ruvio/config"
+	"github.com/ruvio/ruvio/ruvio/replication"
 	"github.com/ruvio/ruvio/ruvio/shard"
 	"github.com/ruvio/ruvio/ruvio/slots"
 	"github.com/ruvio/ruvio/ruvio/topology"
@@ -188,10 +189,17 @@ func (s *Server) slotShard(slot int) (*shard.Shard, bool) {
 // are not this group's, "" when they are or it has none. Keys of
 // another group are redirected when they all sit on one shard of that
 // group; keys spread over groups get CROSSSLOT.
-func (s *Server) movedReply(run *command.Spec, args [][]byte) string {
+//
+// On a replica, keys of its own group are redirected to the group's
+// primary as Redis Cluster does, unless the client sent READONLY and the
+// command only reads.
+func (s *Server) movedReply(c *conn, run *command.Spec, args [][]byte) string {
 	v := s.cluster.view.Load()
 	if v == nil {
 		return ""
+	}
+	if msg := s.replicaMoved(v, c, run, args); msg != "" {
+		return msg
 	}
 	own, foreign, slot := false, -1, 0
 	for _, i := range run.KeyIndexes(args) {
@@ -217,6 +225,50 @@ func (s *Server) movedReply(run *command.Spec, args [][]byte) string {
 	g := v.m.Groups[foreign>>16]
 	return fmt.Sprintf("MOVED %d %s", slot, topology.ShardAddr(g.Primary(), foreign&0xffff))
 }
+
+// replicaMoved is a replica's MOVED to its group's primary for a command
+// on its own slots, or "".
+func (s *Server) replicaMoved(v *clusterView, c *conn, run *command.Spec, args [][]byte) string {
+	if s.repl.Role() != replication.Replica || (c.readonly && run.Flags&command.ReadOnly != 0 && run.Flags&command.Write == 0) {
+		return ""
+	}
+	if run.Name == "exec" && c.readonly && !c.mayWrite(run) {
+		return ""
+	}
+	idx := run.KeyIndexes(args)
+	if len(idx) == 0 {
+		return ""
+	}
+	sl := slots.Of(args[idx[0]])
+	g, sh := v.table.Owner(sl)
+	if g != v.self {
+		return ""
+	}
+	for _, i := range idx[1:] {
+		if g2, sh2 := v.table.Owner(slots.Of(args[i])); g2 != g || sh2 != sh {
+			return ""
+		}
+	}
+	primary := v.m.Groups[g].Primary()
+	if primary == "" {
+		return ""
+	}
+	return fmt.Sprintf("MOVED %d %s", sl, topology.ShardAddr(primary, sh))
+}
+
+func cmdReadonly(c *conn, args [][]byte) {
+	c.readonly = true
+	c.w.OK()
+}
+
+func cmdReadwrite(c *conn, args [][]byte) {
+	c.readonly = false
+	c.w.OK()
+}
+
+// cmdAsking is accepted for cluster clients following an ASK redirect;
+// ruvio moves slots without ASK, so it changes nothing.
+func cmdAsking(c *conn, args [][]byte) { c.w.OK() }
 
 // cmdRuvioTopology: RUVIO TOPOLOGY SET line... | GET | VERSION.
 func cmdRuvioTopology(c *conn, args [][]byte) {

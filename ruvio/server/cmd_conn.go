@@ -157,6 +157,7 @@ func cmdReset(c *conn, args [][]byte) {
 	c.name.Store("")
 	c.replyMode, c.replySkip = replyOn, 0
 	c.noEvict.Store(false)
+	c.readonly = false
 	c.setUser(nil)
 	if u, ok := c.srv.acl.Get("default"); ok && u.Enabled() && u.NoPass() {
 		c.setUser(u)

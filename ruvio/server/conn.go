@@ -45,6 +45,7 @@ type conn struct {
 	// CLIENT REPLY's mode, and how many replies SKIP still drops.
 	replyMode, replySkip int
 	noEvict              atomic.Bool // CLIENT NO-EVICT, stored only
+	readonly             bool        // READONLY: a replica serves this client's reads
 	// blocked is set while the client waits in a blocking command, which
 	// CLIENT UNBLOCK then wakes through unblock with a reason.
 	blocked atomic.Bool

@@ -46,7 +46,7 @@ func (c *conn) execute(args [][]byte) {
 		c.fail(msg)
 		return
 	}
-	if msg := s.movedReply(run, args); msg != "" {
+	if msg := s.movedReply(c, run, args); msg != "" {
 		c.fail(msg)
 		return
 	}

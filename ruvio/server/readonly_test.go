@@ -1,0 +1,61 @@
+package server
+
+import (
+	"context"
+	"fmt"
+	"testing"
+
+	"github.com/redis/go-redis/v9"
+
+	"github.com/ruvio/ruvio/ruvio/config"
+	"github.com/ruvio/ruvio/ruvio/slots"
+)
+
+// A replica of a cluster group redirects its own slots to the group's
+// primary unless the client sent READONLY, which lets reads through.
+func TestReplicaServesReadsAfterReadonly(t *testing.T) {
+	pa, pb := freePorts(t, 2), freePorts(t, 2)
+	primary := "127.0.0.1:1" // nobody answers there: the replica only needs its name
+	m := fmt.Sprintf("version 1\ngroup a shards 2 members %s %s slots 0-8191\ngroup b shards 2 members %s 127.0.0.1:2 slots 8192-16383\n",
+		primary, addr(pa), addr(pb))
+	n, err := startClusterNode(t, pa, "a", m, "", func(c *config.Config) {
+		c.Replication.Role = config.RoleReplica
+		c.Replication.Primary = "127.0.0.1:1"
+		c.Replication.Listen = addr(freePorts(t, 1))
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	c := client(t, n.s, 0)
+	cn := c.Conn()
+	defer cn.Close()
+	ka0 := keyIn(0, 4095, "a0-")
+	ka1 := keyIn(4096, 8191, "a1-")
+	kb := keyIn(8192, 12287, "b0-")
+	moved := func(k, to string) string { return fmt.Sprintf("MOVED %d %s", slots.Of([]byte(k)), to) }
+	expectErr := func(what string, err error, want string) {
+		t.Helper()
+		if err == nil || err.Error() != want {
+			t.Fatalf("%s: %v, want %s", what, err, want)
+		}
+	}
+	expectErr("GET before READONLY", cn.Get(ctx, ka0).Err(), moved(ka0, primary))
+	// Shard 1 of the primary listens on its port + 1.
+	expectErr("GET of shard 1", cn.Get(ctx, ka1).Err(), moved(ka1, "127.0.0.1:2"))
+	if err := cn.ReadOnly(ctx).Err(); err != nil {
+		t.Fatal(err)
+	}
+	if err := cn.Get(ctx, ka0).Err(); err != redis.Nil {
+		t.Fatalf("GET after READONLY: %v", err)
+	}
+	expectErr("SET after READONLY", cn.Set(ctx, ka0, "v", 0).Err(), moved(ka0, primary))
+	expectErr("another group's key", cn.Get(ctx, kb).Err(), moved(kb, addr(pb)))
+	if err := cn.Do(ctx, "ASKING").Err(); err != nil {
+		t.Fatal(err)
+	}
+	if err := cn.ReadWrite(ctx).Err(); err != nil {
+		t.Fatal(err)
+	}
+	expectErr("GET after READWRITE", cn.Get(ctx, ka0).Err(), moved(ka0, primary))
+}
