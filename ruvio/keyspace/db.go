@@ -15,6 +15,10 @@ import (
 type Entry struct {
 	Val      any
 	ExpireAt int64
+	// Access is when the key was last stored or looked up, in Unix ms,
+	// for OBJECT IDLETIME. It is no part of the value: snapshots, digests
+	// and replication ignore it.
+	Access int64
 }
 
 // DB is the keyspace of one shard.
@@ -94,10 +98,22 @@ func (db *DB) Get(key string) *Entry {
 	if e == nil {
 		return nil
 	}
-	if e.ExpireAt != 0 && !db.Loading && e.ExpireAt <= db.Now() {
+	now := db.Now()
+	if e.ExpireAt != 0 && !db.Loading && e.ExpireAt <= now {
 		if !db.Replica {
 			db.expire(key)
 		}
+		return nil
+	}
+	e.Access = now
+	return e
+}
+
+// Peek returns the live entry of key like Get, without counting it as an
+// access (OBJECT's lookup) and without removing an expired entry.
+func (db *DB) Peek(key string) *Entry {
+	e := db.raw(key)
+	if e == nil || (e.ExpireAt != 0 && !db.Loading && e.ExpireAt <= db.Now()) {
 		return nil
 	}
 	return e
@@ -145,6 +161,7 @@ func (db *DB) SetWithExpiry(key string, val any, expireAt int64) *Entry {
 		db.count++
 	}
 	e.Val = val
+	e.Access = db.Now()
 	db.setExpiry(key, e, expireAt)
 	db.Touch(key)
 	return e

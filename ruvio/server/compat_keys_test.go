@@ -3,8 +3,10 @@ package server
 import (
 	"context"
 	"fmt"
+	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"pgregory.net/rapid"
 
@@ -74,5 +76,98 @@ func TestCopyOnTheServer(t *testing.T) {
 	}
 	if err := c.Do(ctx, "COPY", "{x}a", "{x}b", "DB", "3").Err(); err == nil || err.Error() != "ERR Copying to another database is not allowed in cluster mode" {
 		t.Errorf("COPY to DB 3: %v", err)
+	}
+}
+
+// objectCommand draws values around Redis 7.0's encoding thresholds, each
+// made by commands that only grow it (Redis never converts a value back),
+// and OBJECT's answers about them.
+func objectCommand(t *rapid.T) []any {
+	k := rapid.SampledFrom([]string{"{o}a", "{o}b", "{o}none"}).Draw(t, "k")
+	many := func(label string, prefix func(i int) string, pairs bool) []any {
+		n := rapid.SampledFrom([]int{1, 3, 127, 128, 129, 511, 512, 513}).Draw(t, label)
+		base := rapid.IntRange(0, 1<<30).Draw(t, label+"base")
+		var out []any
+		for i := 0; i < n; i++ {
+			if pairs {
+				out = append(out, strconv.Itoa(rapid.IntRange(0, 9).Draw(t, "score")))
+			}
+			out = append(out, prefix(base+i))
+		}
+		return out
+	}
+	elem := func(label string) func(i int) string {
+		switch rapid.IntRange(0, 3).Draw(t, label) {
+		case 0:
+			return func(i int) string { return strconv.Itoa(i) }
+		case 1:
+			return func(i int) string { return "m" + strconv.Itoa(i) }
+		case 2:
+			return func(i int) string { return strings.Repeat("x", 55) + strconv.Itoa(i) }
+		}
+		return func(i int) string { return strings.Repeat("y", 64-len(strconv.Itoa(i))) + strconv.Itoa(i) }
+	}
+	hashArgs := func() []any {
+		var out []any
+		e := elem("he")
+		for i, f := range many("hn", func(i int) string { return "f" + strconv.Itoa(i) }, false) {
+			out = append(out, f, e(i))
+		}
+		return out
+	}
+	cmds := [][]any{
+		{"SET", k, rapid.SampledFrom([]string{"1", "9999", "10000", "-5", "01", "abc", "", strings.Repeat("s", 44),
+			strings.Repeat("s", 45), "9223372036854775807", "9223372036854775808", "1.5"}).Draw(t, "s")},
+		append([]any{"HSET", k}, hashArgs()...),
+		append([]any{"SADD", k}, many("sn", elem("se"), false)...),
+		append([]any{"ZADD", k}, many("zn", elem("ze"), true)...),
+		append([]any{"RPUSH", k}, many("ln", elem("le"), false)...),
+		{"OBJECT", "ENCODING", k}, {"OBJECT", "ENCODING", k}, {"OBJECT", "REFCOUNT", k}, {"OBJECT", "FREQ", k},
+		{"OBJECT", "HELP"}, {"OBJECT", "ENCODING"}, {"OBJECT", "NOPE", k}, {"TOUCH", k, "{o}none"},
+		{"DEL", k},
+	}
+	return rapid.SampledFrom(cmds).Draw(t, "cmd")
+}
+
+// OBJECT IDLETIME is left out above: Redis counts it on a clock of
+// whole seconds, so the two servers may differ by one; the idle time is
+// checked on its own below.
+
+// OBJECT answers redis-server 7's encodings for values of every type
+// around the default thresholds, in RESP2 and RESP3.
+func TestObjectRepliesMatchRedis(t *testing.T) {
+	for _, proto := range []int{2, 3} {
+		t.Run(fmt.Sprintf("resp%d", proto), func(t *testing.T) { compareFamily(t, proto, objectCommand) })
+	}
+}
+
+// OBJECT IDLETIME counts whole seconds since the last store or access;
+// OBJECT itself is no access, TOUCH is.
+func TestObjectIdletime(t *testing.T) {
+	ctx := context.Background()
+	c := client(t, startServer(t, nil), 0)
+	if err := c.Set(ctx, "k", "v", 0).Err(); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(2100 * time.Millisecond)
+	if n, err := c.Do(ctx, "OBJECT", "IDLETIME", "k").Int64(); err != nil || n != 2 {
+		t.Fatalf("OBJECT IDLETIME after 2.1s = %d %v", n, err)
+	}
+	if n, err := c.Do(ctx, "OBJECT", "IDLETIME", "k").Int64(); err != nil || n != 2 {
+		t.Fatalf("OBJECT IDLETIME again = %d %v", n, err)
+	}
+	if err := c.Do(ctx, "TOUCH", "k").Err(); err != nil {
+		t.Fatal(err)
+	}
+	if n, err := c.Do(ctx, "OBJECT", "IDLETIME", "k").Int64(); err != nil || n != 0 {
+		t.Fatalf("OBJECT IDLETIME after TOUCH = %d %v", n, err)
+	}
+	v, err := c.Do(ctx, "COMMAND", "INFO", "object|encoding").Result()
+	if err != nil {
+		t.Fatal(err)
+	}
+	ci := v.([]any)[0].([]any)
+	if got := fmt.Sprintf("%v %v %v %v %v", ci[1], ci[2], ci[3], ci[4], ci[6]); got != "3 [readonly] 2 2 [@keyspace @read @slow]" {
+		t.Errorf("COMMAND INFO object|encoding = %s", got)
 	}
 }

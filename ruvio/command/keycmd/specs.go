@@ -1,7 +1,7 @@
 // Package keycmd implements Redis's commands that act on a key whatever
 // its type: deletion and existence (DEL, UNLINK, EXISTS, TOUCH), TYPE,
 // time to live (EXPIRE and its variants, TTL, PERSIST), RENAME and COPY,
-// and LCS, a string command comparing two keys.
+// OBJECT, and LCS, a string command comparing two keys.
 // Commands that walk the whole keyspace (KEYS, SCAN, DBSIZE, FLUSHDB...)
 // span shards and belong to the server.
 package keycmd
@@ -36,5 +36,6 @@ func Specs() []*command.Spec {
 		f.Spec("renamenx", 3, wf, renamenx).KeysAt(1, 2, 1),
 		f.Spec("copy", -3, w|command.DenyOOM, copyCmd).KeysAt(1, 2, 1),
 		command.Family("string").Spec("lcs", -3, command.ReadOnly, lcs).KeysAt(1, 2, 1),
+		objectSpec(),
 	}
 }

@@ -1,0 +1,162 @@
+package keycmd
+
+import (
+	"github.com/ruvio/ruvio/ruvio/command"
+	"github.com/ruvio/ruvio/ruvio/deque"
+	"github.com/ruvio/ruvio/ruvio/sortedset"
+)
+
+// Redis 7.0's default encoding thresholds, which OBJECT ENCODING applies
+// to a value's size and contents. ruvio's own representation does not
+// change with them.
+const (
+	embstrMax          = 44
+	hashListpackFields = 512
+	hashListpackValue  = 64
+	setIntsetEntries   = 512
+	zsetListpackItems  = 128
+	zsetListpackValue  = 64
+	sharedIntegers     = 10000
+	sharedRefcount     = 2147483647
+)
+
+const errFreqNotLFU = "ERR An LFU maxmemory policy is not selected, access frequency not tracked. Please note that when switching between policies at runtime LRU and LFU data will take some time to adjust."
+
+// objectSpec is the OBJECT container and its subcommands.
+func objectSpec() *command.Spec {
+	f := command.Family("keyspace")
+	ro := command.ReadOnly
+	return &command.Spec{Name: "object", Arity: -2, Categories: []string{"slow"}, Subcommands: []*command.Spec{
+		f.Spec("object|encoding", 3, ro, objectEncoding).KeysAt(2, 2, 1),
+		f.Spec("object|freq", 3, ro, objectFreq).KeysAt(2, 2, 1),
+		f.Spec("object|idletime", 3, ro, objectIdletime).KeysAt(2, 2, 1),
+		f.Spec("object|refcount", 3, ro, objectRefcount).KeysAt(2, 2, 1),
+		f.Spec("object|help", 2, command.Loading|command.Stale, objectHelp).KeysAt(0, 0, 0),
+	}}
+}
+
+// objectLookup finds OBJECT's key without counting an access, writing a
+// null for a missing one.
+func objectLookup(c *command.Ctx) (any, int64, bool) {
+	e := c.DB.Peek(string(c.Args[2]))
+	if e == nil {
+		c.W.Null()
+		return nil, 0, false
+	}
+	return e.Val, e.Access, true
+}
+
+// Encoding is the encoding Redis 7.0 would report for v with its default
+// thresholds.
+func Encoding(v any) string {
+	switch x := v.(type) {
+	case []byte:
+		if len(x) <= 20 {
+			if _, ok := command.ParseInt(x); ok {
+				return "int"
+			}
+		}
+		if len(x) <= embstrMax {
+			return "embstr"
+		}
+		return "raw"
+	case *deque.Deque:
+		return "quicklist"
+	case map[string][]byte:
+		if len(x) > hashListpackFields {
+			return "hashtable"
+		}
+		for k, val := range x {
+			if len(k) > hashListpackValue || len(val) > hashListpackValue {
+				return "hashtable"
+			}
+		}
+		return "listpack"
+	case map[string]struct{}:
+		if len(x) > setIntsetEntries {
+			return "hashtable"
+		}
+		for m := range x {
+			if _, ok := command.ParseInt([]byte(m)); !ok {
+				return "hashtable"
+			}
+		}
+		return "intset"
+	case *sortedset.Set:
+		if x.Len() > zsetListpackItems {
+			return "skiplist"
+		}
+		for it := range x.Each {
+			if len(it.Member) > zsetListpackValue {
+				return "skiplist"
+			}
+		}
+		return "listpack"
+	}
+	return "raw"
+}
+
+// objectEncoding is OBJECT ENCODING key.
+func objectEncoding(c *command.Ctx) {
+	if v, _, ok := objectLookup(c); ok {
+		c.W.BulkString(Encoding(v))
+	}
+}
+
+// objectFreq is OBJECT FREQ key: ruvio evicts nothing by access
+// frequency, so it answers as Redis does without an LFU policy.
+func objectFreq(c *command.Ctx) {
+	if _, _, ok := objectLookup(c); ok {
+		c.W.Error(errFreqNotLFU)
+	}
+}
+
+// objectIdletime is OBJECT IDLETIME key: whole seconds since the key was
+// last stored or looked up.
+func objectIdletime(c *command.Ctx) {
+	if _, at, ok := objectLookup(c); ok {
+		c.W.Int(max(c.Now-at, 0) / 1000)
+	}
+}
+
+// objectRefcount is OBJECT REFCOUNT key: Redis shares the objects of the
+// integers 0 to 9999, which report a huge count; any other value has one
+// reference.
+func objectRefcount(c *command.Ctx) {
+	v, _, ok := objectLookup(c)
+	if !ok {
+		return
+	}
+	if b, isStr := v.([]byte); isStr && len(b) <= 20 {
+		if n, ok := command.ParseInt(b); ok && n >= 0 && n < sharedIntegers {
+			c.W.Int(sharedRefcount)
+			return
+		}
+	}
+	c.W.Int(1)
+}
+
+var objectHelpLines = []string{
+	"OBJECT <subcommand> [<arg> [value] [opt] ...]. Subcommands are:",
+	"ENCODING <key>",
+	"    Return the kind of internal representation used in order to store the value",
+	"    associated with a <key>.",
+	"FREQ <key>",
+	"    Return the access frequency index of the <key>. The returned integer is",
+	"    proportional to the logarithm of the recent access frequency of the key.",
+	"IDLETIME <key>",
+	"    Return the idle time of the <key>, that is the approximated number of",
+	"    seconds elapsed since the last access to the key.",
+	"REFCOUNT <key>",
+	"    Return the number of references of the value associated with the specified",
+	"    <key>.",
+	"HELP",
+	"    Prints this help.",
+}
+
+func objectHelp(c *command.Ctx) {
+	c.W.Array(len(objectHelpLines))
+	for _, l := range objectHelpLines {
+		c.W.Simple(l)
+	}
+}

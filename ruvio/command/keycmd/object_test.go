@@ -1,0 +1,96 @@
+package keycmd_test
+
+import (
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/ruvio/ruvio/ruvio/command/cmdtest"
+	"github.com/ruvio/ruvio/ruvio/command/keycmd"
+)
+
+// objectHarness also serves OBJECT's subcommands under their full names,
+// since the harness does not descend into containers: "object|idletime
+// IDLETIME key" runs OBJECT IDLETIME key.
+func objectHarness(t *testing.T) *cmdtest.Harness {
+	h := newHarness(t)
+	for _, s := range keycmd.Specs() {
+		h.Table.Add(s.Subcommands...)
+	}
+	return h
+}
+
+func TestObject(t *testing.T) {
+	h := objectHarness(t)
+	r := cmdtest.Row
+	long := strings.Repeat("x", 45)
+	cmdtest.Steps{
+		r("object|encoding", "ENCODING", "nope", nil),
+		r("SET", "i", "123", "OK"),
+		r("SET", "e", "12a", "OK"),
+		r("SET", "r", long, "OK"),
+		r("SET", "big", "12345", "OK"),
+		r("object|encoding", "ENCODING", "i", "int"),
+		r("object|encoding", "ENCODING", "e", "embstr"),
+		r("object|encoding", "ENCODING", "r", "raw"),
+		r("object|refcount", "REFCOUNT", "i", 2147483647),
+		r("object|refcount", "REFCOUNT", "big", 1),
+		r("object|freq", "FREQ", "i", cmdtest.Error("ERR An LFU maxmemory policy is not selected, access frequency not tracked. Please note that when switching between policies at runtime LRU and LFU data will take some time to adjust.")),
+		r("object|freq", "FREQ", "nope", nil),
+		r("TESTHASH", "h", "OK"),
+		r("TESTSET", "s", "OK"),
+		r("TESTLIST", "l", "OK"),
+		r("TESTZSET", "z", "OK"),
+		r("object|encoding", "ENCODING", "h", "listpack"),
+		r("object|encoding", "ENCODING", "s", "hashtable"),
+		r("object|encoding", "ENCODING", "l", "quicklist"),
+		r("object|encoding", "ENCODING", "z", "listpack"),
+
+		// Idle time counts from the last store or lookup, in seconds;
+		// OBJECT itself is no access, TOUCH and reads are.
+		r("object|idletime", "IDLETIME", "i", 0),
+		{Adv: 5500},
+		r("object|idletime", "IDLETIME", "i", 5),
+		r("object|idletime", "IDLETIME", "i", 5),
+		r("TOUCH", "i", "nope", 1),
+		r("object|idletime", "IDLETIME", "i", 0),
+		{Adv: 3000},
+		r("GET", "i", "123"),
+		r("object|idletime", "IDLETIME", "e", 8),
+		r("object|idletime", "IDLETIME", "i", 0),
+		r("object|idletime", "IDLETIME", "nope", nil),
+	}.Run(t, h)
+	if got := h.Do("object|help", "HELP"); len(got.([]any)) != 15 {
+		t.Errorf("OBJECT HELP = %v", got)
+	}
+}
+
+func TestEncodingThresholds(t *testing.T) {
+	hash := func(n, vlen int) map[string][]byte {
+		m := map[string][]byte{}
+		for i := 0; i < n; i++ {
+			m["f"+strconv.Itoa(i)] = []byte(strings.Repeat("v", vlen))
+		}
+		return m
+	}
+	set := func(n int, prefix string) map[string]struct{} {
+		m := map[string]struct{}{}
+		for i := 0; i < n; i++ {
+			m[prefix+strconv.Itoa(i)] = struct{}{}
+		}
+		return m
+	}
+	for _, tc := range []struct {
+		v    any
+		want string
+	}{
+		{[]byte("-9223372036854775808"), "int"}, {[]byte("9223372036854775808"), "embstr"}, {[]byte("01"), "embstr"},
+		{[]byte(strings.Repeat("a", 44)), "embstr"}, {[]byte(strings.Repeat("a", 45)), "raw"}, {[]byte(""), "embstr"},
+		{hash(512, 64), "listpack"}, {hash(513, 1), "hashtable"}, {hash(1, 65), "hashtable"},
+		{set(512, ""), "intset"}, {set(513, ""), "hashtable"}, {set(2, "m"), "hashtable"},
+	} {
+		if got := keycmd.Encoding(tc.v); got != tc.want {
+			t.Errorf("Encoding(%.40v) = %s, want %s", tc.v, got, tc.want)
+		}
+	}
+}
