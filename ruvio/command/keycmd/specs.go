@@ -1,7 +1,7 @@
 // Package keycmd implements Redis's commands that act on a key whatever
 // its type: deletion and existence (DEL, UNLINK, EXISTS, TOUCH), TYPE,
 // time to live (EXPIRE and its variants, TTL, PERSIST), RENAME and COPY,
-// OBJECT, and LCS, a string command comparing two keys.
+// OBJECT, SORT and SORT_RO, and LCS, a string command comparing two keys.
 // Commands that walk the whole keyspace (KEYS, SCAN, DBSIZE, FLUSHDB...)
 // span shards and belong to the server.
 package keycmd
@@ -17,7 +17,7 @@ func Specs() []*command.Spec {
 		rof = command.ReadOnly | command.Fast
 	)
 	f := command.Family("keyspace")
-	return []*command.Spec{
+	return append([]*command.Spec{
 		f.PerKey("del", w, command.ReplySum, del),
 		f.PerKey("unlink", wf, command.ReplySum, del),
 		f.PerKey("exists", rof, command.ReplySum, exists),
@@ -37,5 +37,5 @@ func Specs() []*command.Spec {
 		f.Spec("copy", -3, w|command.DenyOOM, copyCmd).KeysAt(1, 2, 1),
 		command.Family("string").Spec("lcs", -3, command.ReadOnly, lcs).KeysAt(1, 2, 1),
 		objectSpec(),
-	}
+	}, sortSpecs()...)
 }
