@@ -27,8 +27,10 @@ type Subscription struct {
 	r        Receiver
 	channels map[string]struct{}
 	patterns map[string]struct{}
+	shard    map[string]struct{} // shard channels (SSUBSCRIBE)
 	nsub     atomic.Int32
 	npsub    atomic.Int32
+	nssub    atomic.Int32
 }
 
 // NewSubscription returns an empty subscription delivering to r.
@@ -39,9 +41,12 @@ func (s *Subscription) Counts() (channels, patterns int) {
 	return int(s.nsub.Load()), int(s.npsub.Load())
 }
 
-// Active reports whether s has any channel or pattern.
+// ShardCount returns how many shard channels s is subscribed to.
+func (s *Subscription) ShardCount() int { return int(s.nssub.Load()) }
+
+// Active reports whether s has any channel, pattern or shard channel.
 func (s *Subscription) Active() bool {
-	return s.nsub.Load() > 0 || s.npsub.Load() > 0
+	return s.nsub.Load() > 0 || s.npsub.Load() > 0 || s.nssub.Load() > 0
 }
 
 func (s *Subscription) total() int { return len(s.channels) + len(s.patterns) }
@@ -49,6 +54,7 @@ func (s *Subscription) total() int { return len(s.channels) + len(s.patterns) }
 func (s *Subscription) recount() {
 	s.nsub.Store(int32(len(s.channels)))
 	s.npsub.Store(int32(len(s.patterns)))
+	s.nssub.Store(int32(len(s.shard)))
 }
 
 // Hub is the node's table of subscriptions. A message published on any
@@ -58,33 +64,67 @@ type Hub struct {
 	mu       sync.RWMutex
 	channels map[string]map[*Subscription]struct{}
 	patterns map[string]map[*Subscription]struct{}
+	shard    map[string]map[*Subscription]struct{}
 }
 
 // NewHub returns a hub with no subscriptions.
 func NewHub() *Hub {
-	return &Hub{channels: map[string]map[*Subscription]struct{}{}, patterns: map[string]map[*Subscription]struct{}{}}
+	return &Hub{channels: map[string]map[*Subscription]struct{}{}, patterns: map[string]map[*Subscription]struct{}{},
+		shard: map[string]map[*Subscription]struct{}{}}
 }
 
-// sets returns the hub's table and s's own set, for channels or for
-// patterns.
-func (h *Hub) sets(s *Subscription, pattern bool) (map[string]map[*Subscription]struct{}, *map[string]struct{}) {
+// The three kinds of names a subscription holds.
+const (
+	kindChannel = iota
+	kindPattern
+	kindShard
+)
+
+func kindOf(pattern bool) int {
 	if pattern {
+		return kindPattern
+	}
+	return kindChannel
+}
+
+// sets returns the hub's table and s's own set for a kind of name.
+func (h *Hub) sets(s *Subscription, kind int) (map[string]map[*Subscription]struct{}, *map[string]struct{}) {
+	switch kind {
+	case kindPattern:
 		return h.patterns, &s.patterns
+	case kindShard:
+		return h.shard, &s.shard
 	}
 	return h.channels, &s.channels
+}
+
+// count is the number a confirmation carries: shard channels for the
+// sharded commands, channels and patterns for the others, as in Redis.
+func (s *Subscription) count(kind int) int {
+	if kind == kindShard {
+		return len(s.shard)
+	}
+	return s.total()
 }
 
 // Subscribe adds names (channels, or patterns when pattern is set) to s
 // and queues one confirmation per name, in order. The confirmations are
 // queued under the hub's lock, so each precedes any message on its name.
 func (h *Hub) Subscribe(s *Subscription, names [][]byte, pattern bool) {
+	h.subscribe(s, names, kindOf(pattern))
+}
+
+// SSubscribe adds shard channels to s (SSUBSCRIBE).
+func (h *Hub) SSubscribe(s *Subscription, names [][]byte) { h.subscribe(s, names, kindShard) }
+
+var subscribeKinds = [...]string{"subscribe", "psubscribe", "ssubscribe"}
+var unsubscribeKinds = [...]string{"unsubscribe", "punsubscribe", "sunsubscribe"}
+
+func (h *Hub) subscribe(s *Subscription, names [][]byte, k int) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	kind := "subscribe"
-	if pattern {
-		kind = "psubscribe"
-	}
-	table, mine := h.sets(s, pattern)
+	kind := subscribeKinds[k]
+	table, mine := h.sets(s, k)
 	if *mine == nil {
 		*mine = map[string]struct{}{}
 	}
@@ -98,7 +138,7 @@ func (h *Hub) Subscribe(s *Subscription, names [][]byte, pattern bool) {
 			table[name][s] = struct{}{}
 		}
 		s.recount()
-		s.r.Push(EncodeConfirmation(s.r.Proto(), kind, n, s.total()))
+		s.r.Push(EncodeConfirmation(s.r.Proto(), kind, n, s.count(k)))
 	}
 }
 
@@ -106,19 +146,23 @@ func (h *Hub) Subscribe(s *Subscription, names [][]byte, pattern bool) {
 // when names is empty, and queues one confirmation per name; with nothing
 // to remove it queues one confirmation with a null name, as Redis does.
 func (h *Hub) Unsubscribe(s *Subscription, names [][]byte, pattern bool) {
+	h.unsubscribe(s, names, kindOf(pattern))
+}
+
+// SUnsubscribe removes shard channels from s (SUNSUBSCRIBE).
+func (h *Hub) SUnsubscribe(s *Subscription, names [][]byte) { h.unsubscribe(s, names, kindShard) }
+
+func (h *Hub) unsubscribe(s *Subscription, names [][]byte, k int) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	kind := "unsubscribe"
-	if pattern {
-		kind = "punsubscribe"
-	}
-	table, mine := h.sets(s, pattern)
+	kind := unsubscribeKinds[k]
+	table, mine := h.sets(s, k)
 	if len(names) == 0 {
 		for _, name := range slices.Sorted(keys(*mine)) {
 			names = append(names, []byte(name))
 		}
 		if len(names) == 0 {
-			s.r.Push(EncodeConfirmation(s.r.Proto(), kind, nil, s.total()))
+			s.r.Push(EncodeConfirmation(s.r.Proto(), kind, nil, s.count(k)))
 			return
 		}
 	}
@@ -129,7 +173,7 @@ func (h *Hub) Unsubscribe(s *Subscription, names [][]byte, pattern bool) {
 			removeFrom(table, name, s)
 		}
 		s.recount()
-		s.r.Push(EncodeConfirmation(s.r.Proto(), kind, n, s.total()))
+		s.r.Push(EncodeConfirmation(s.r.Proto(), kind, n, s.count(k)))
 	}
 }
 
@@ -144,7 +188,10 @@ func (h *Hub) Drop(s *Subscription) {
 	for name := range s.patterns {
 		removeFrom(h.patterns, name, s)
 	}
-	s.channels, s.patterns = nil, nil
+	for name := range s.shard {
+		removeFrom(h.shard, name, s)
+	}
+	s.channels, s.patterns, s.shard = nil, nil, nil
 	s.recount()
 }
 
@@ -170,13 +217,29 @@ func (h *Hub) Publish(channel, msg []byte) int {
 	return n
 }
 
+// SPublish delivers msg on a shard channel to its subscribers (patterns
+// do not apply) and returns how many received it.
+func (h *Hub) SPublish(channel, msg []byte) int {
+	h.mu.RLock()
+	defer h.mu.RUnlock()
+	for s := range h.shard[string(channel)] {
+		s.r.Push(EncodeMessage(s.r.Proto(), []byte("smessage"), channel, msg))
+	}
+	return len(h.shard[string(channel)])
+}
+
 // Channels returns the channels with at least one subscriber, sorted,
 // those matching pattern when it is not nil (PUBSUB CHANNELS).
-func (h *Hub) Channels(pattern []byte) []string {
+func (h *Hub) Channels(pattern []byte) []string { return h.names(h.channels, pattern) }
+
+// ShardChannels is Channels for shard channels (PUBSUB SHARDCHANNELS).
+func (h *Hub) ShardChannels(pattern []byte) []string { return h.names(h.shard, pattern) }
+
+func (h *Hub) names(table map[string]map[*Subscription]struct{}, pattern []byte) []string {
 	h.mu.RLock()
 	defer h.mu.RUnlock()
 	var names []string
-	for name := range h.channels {
+	for name := range table {
 		if pattern == nil || glob.Match(pattern, []byte(name)) {
 			names = append(names, name)
 		}
@@ -190,6 +253,14 @@ func (h *Hub) NumSub(channel []byte) int {
 	h.mu.RLock()
 	defer h.mu.RUnlock()
 	return len(h.channels[string(channel)])
+}
+
+// ShardNumSub returns the number of subscribers of a shard channel
+// (PUBSUB SHARDNUMSUB).
+func (h *Hub) ShardNumSub(channel []byte) int {
+	h.mu.RLock()
+	defer h.mu.RUnlock()
+	return len(h.shard[string(channel)])
 }
 
 // Counts returns the numbers of channels and of patterns that have

@@ -1,5 +1,13 @@
 package server
 
+import (
+	"fmt"
+
+	"github.com/ruvio/ruvio/ruvio/command"
+	"github.com/ruvio/ruvio/ruvio/slots"
+	"github.com/ruvio/ruvio/ruvio/topology"
+)
+
 // The pub/sub commands. The hub (ruvio/pubsub) holds the subscriptions;
 // these handlers order its confirmations with the connection's replies.
 
@@ -38,7 +46,7 @@ func cmdPubsubChannels(c *conn, args [][]byte) {
 }
 
 func cmdPubsubNumsub(c *conn, args [][]byte) {
-	c.w.Map(len(args) - 2)
+	c.w.Array(2 * (len(args) - 2)) // a flat array in RESP3 too, as Redis 7 answers
 	for _, a := range args[2:] {
 		c.w.Bulk(a)
 		c.w.Int(int64(c.srv.hub.NumSub(a)))
@@ -48,4 +56,79 @@ func cmdPubsubNumsub(c *conn, args [][]byte) {
 func cmdPubsubNumpat(c *conn, args [][]byte) {
 	_, patterns := c.srv.hub.Counts()
 	c.w.Int(int64(patterns))
+}
+
+// Sharded pub/sub: a shard channel hashes to a slot like a key, and is
+// served by the group owning that slot. The node's hub carries it to the
+// subscribers of this node.
+
+// shardChannelRefusal is the CROSSSLOT or MOVED reply for shard channels
+// that are not all of one slot of this group, or "".
+func (c *conn) shardChannelRefusal(channels [][]byte) string {
+	if len(channels) == 0 {
+		return ""
+	}
+	sl := slots.Of(channels[0])
+	for _, ch := range channels[1:] {
+		if slots.Of(ch) != sl {
+			return command.ErrCrossSlot
+		}
+	}
+	v := c.srv.cluster.view.Load()
+	if v == nil {
+		return ""
+	}
+	g, sh := v.table.Owner(sl)
+	if g == v.self {
+		return ""
+	}
+	return fmt.Sprintf("MOVED %d %s", sl, topology.ShardAddr(v.m.Groups[g].Primary(), sh))
+}
+
+func cmdSSubscribe(c *conn, args [][]byte) {
+	if msg := c.shardChannelRefusal(args[1:]); msg != "" {
+		c.fail(msg)
+		return
+	}
+	c.flushBeforePush()
+	c.srv.hub.SSubscribe(c.sub, args[1:])
+	c.drainOutbox()
+}
+
+func cmdSUnsubscribe(c *conn, args [][]byte) {
+	if msg := c.shardChannelRefusal(args[1:]); msg != "" {
+		c.fail(msg)
+		return
+	}
+	c.flushBeforePush()
+	c.srv.hub.SUnsubscribe(c.sub, args[1:])
+	c.drainOutbox()
+}
+
+func cmdSPublish(c *conn, args [][]byte) {
+	if msg := c.shardChannelRefusal(args[1:2]); msg != "" {
+		c.fail(msg)
+		return
+	}
+	c.w.Int(int64(c.srv.hub.SPublish(args[1], args[2])))
+}
+
+func cmdPubsubShardChannels(c *conn, args [][]byte) {
+	var pattern []byte
+	if len(args) >= 3 {
+		pattern = args[2]
+	}
+	names := c.srv.hub.ShardChannels(pattern)
+	c.w.Array(len(names))
+	for _, n := range names {
+		c.w.BulkString(n)
+	}
+}
+
+func cmdPubsubShardNumsub(c *conn, args [][]byte) {
+	c.w.Array(2 * (len(args) - 2)) // a flat array in RESP3 too, as Redis 7 answers
+	for _, a := range args[2:] {
+		c.w.Bulk(a)
+		c.w.Int(int64(c.srv.hub.ShardNumSub(a)))
+	}
 }
