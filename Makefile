@@ -26,8 +26,11 @@ run: build
 
 # Unit, property and integration tests (real TCP clients: go-redis, and
 # redis-cli where installed), with the race detector.
+# The chaos runner's package runs a short form of every scenario with
+# real processes; on a loaded 2-core machine it needs more than go test's
+# default 10 minutes, so the limit is set here (CI's budget is 90).
 test:
-	$(GO) test -race -count=1 ./...
+	$(GO) test -race -count=1 -timeout 30m ./...
 
 # A bounded fuzzing pass over every decoder of bytes that come from the
 # network or the disk (the coordinators' Raft entries and snapshots too), FUZZTIME each (seed corpora in the packages'
