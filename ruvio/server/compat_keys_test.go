@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/redis/go-redis/v9"
 	"pgregory.net/rapid"
 
 	"github.com/ruvio/ruvio/ruvio/config"
@@ -231,5 +232,70 @@ func sortCommand(t *rapid.T) []any {
 func TestSortRepliesMatchRedis(t *testing.T) {
 	for _, proto := range []int{2, 3} {
 		t.Run(fmt.Sprintf("resp%d", proto), func(t *testing.T) { compareFamily(t, proto, sortCommand) })
+	}
+}
+
+// keyWrites are COPY and SORT ... STORE writes on one hash tag.
+var keyWrites = [][]any{
+	{"RPUSH", "{kw}l", "3", "1", "2"},
+	{"SET", "{kw}w_1", "9"},
+	{"PEXPIRE", "{kw}l", "1000000"},
+	{"COPY", "{kw}l", "{kw}c"},
+	{"SORT", "{kw}l", "BY", "{kw}w_*", "DESC", "STORE", "{kw}s"},
+	{"SORT", "{kw}l", "ALPHA", "GET", "#", "GET", "{kw}w_*", "STORE", "{kw}g"},
+	{"COPY", "{kw}s", "{kw}c", "REPLACE"},
+}
+
+// COPY and SORT ... STORE replicate and come back over a restart, and run
+// inside MULTI/EXEC and under WATCH.
+func TestKeyWritesReplicateAndRestart(t *testing.T) {
+	p := newNode(t, "primary", 2, asPrimary).start()
+	r := newNode(t, "replica", 2, asReplicaOf(p)).start()
+	for _, cmd := range keyWrites {
+		p.do(cmd...)
+	}
+	caughtUp(t, p, r)
+	before := p.digest()
+	p.stop()
+	p.start()
+	if after := p.digest(); after != before {
+		t.Fatalf("digest after restart %s, before %s", after, before)
+	}
+
+	ctx := context.Background()
+	srv := startServer(t, nil)
+	c := client(t, srv, 0)
+	cmds, err := c.TxPipelined(ctx, func(p redis.Pipeliner) error {
+		p.Do(ctx, "RPUSH", "{m}l", "b", "a")
+		p.Do(ctx, "COPY", "{m}l", "{m}c")
+		p.Do(ctx, "SORT", "{m}c", "ALPHA", "STORE", "{m}s")
+		p.Do(ctx, "LRANGE", "{m}s", "0", "-1")
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, cmd := range cmds {
+		v, err := cmd.(*redis.Cmd).Result()
+		got = append(got, render(v, err, false))
+	}
+	if want := "int64:2 int64:1 int64:2 [string:a,string:b]"; strings.Join(got, " ") != want {
+		t.Errorf("EXEC = %s, want %s", strings.Join(got, " "), want)
+	}
+	// SORT ... STORE by another client fails a WATCH on its destination.
+	other := client(t, srv, 0)
+	err = c.Watch(ctx, func(tx *redis.Tx) error {
+		if err := other.Do(ctx, "SORT", "{m}l", "ALPHA", "STORE", "{m}s").Err(); err != nil {
+			return err
+		}
+		_, err := tx.TxPipelined(ctx, func(p redis.Pipeliner) error {
+			p.Do(ctx, "LLEN", "{m}s")
+			return nil
+		})
+		return err
+	}, "{m}s")
+	if err != redis.TxFailedErr {
+		t.Errorf("WATCH over SORT STORE: %v", err)
 	}
 }
