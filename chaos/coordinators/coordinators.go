@@ -239,6 +239,12 @@ func (s *Set) ask(ctx context.Context, name string) Answer {
 	if kv["ip"] != "" {
 		a.Addr = net.JoinHostPort(kv["ip"], kv["port"])
 	}
+	if s.sentinels && strings.Contains(kv["flags"], "failover_in_progress") {
+		// The Sentinel leading a failover raises the epoch at the
+		// promotion and names the new primary only at its end: no record
+		// until then.
+		a.Addr = ""
+	}
 	a.Epoch, _ = strconv.ParseUint(kv["config-epoch"], 10, 64)
 	if status == nil {
 		return a
