@@ -2,6 +2,7 @@ package replication
 
 import (
 	"bufio"
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -127,8 +128,23 @@ func (l *Link) run() {
 // for one, then applying the stream.
 func (l *Link) session() error {
 	l.setState("connecting")
-	nc, err := net.DialTimeout("tcp", l.addr, time.Second)
+	// A dial to a primary that died hangs until its timeout; stopping the
+	// link (REPLICAOF NO ONE, a new primary) must not wait for it.
+	ctx, cancel := context.WithCancel(context.Background())
+	go func() {
+		select {
+		case <-l.quit:
+			cancel()
+		case <-ctx.Done():
+		}
+	}()
+	d := net.Dialer{Timeout: time.Second}
+	nc, err := d.DialContext(ctx, "tcp", l.addr)
+	cancel()
 	if err != nil {
+		if l.stopped() {
+			return nil
+		}
 		return err
 	}
 	l.mu.Lock()
