@@ -342,7 +342,10 @@ func RenderTable(cache map[string]CellResult, t scenarios.Timing, runs int, back
 		return r, ok
 	}
 	header := func(title string) {
-		fmt.Fprintf(&b, "**%s**\n\n| shape |", title)
+		if title != "" {
+			fmt.Fprintf(&b, "**%s**\n\n", title)
+		}
+		b.WriteString("| shape |")
 		sep := "|---|"
 		for _, sys := range scenarios.Systems {
 			for _, p := range sys.Protections() {
