@@ -69,3 +69,23 @@ func ParseMPop(c *Ctx, at int, sides [2]string) (MPop, bool) {
 	}
 	return p, true
 }
+
+// ServeMPop runs a multi-key pop (LMPOP, ZMPOP and their blocking forms):
+// it parses the arguments, lets pop serve the first key that has
+// elements, and with every key missing answers a null array, or, for a
+// blocking form outside MULTI, blocks on the keys until one has some.
+func ServeMPop(c *Ctx, blocking bool, sides [2]string, pop func(*Ctx, MPop) bool) {
+	at := 1
+	if blocking {
+		at = 2
+	}
+	p, ok := ParseMPop(c, at, sides)
+	if !ok || pop(c, p) {
+		return
+	}
+	if !blocking || c.InMulti {
+		c.W.NullArray()
+		return
+	}
+	c.BlockOn(p.Keys, p.TimeoutMs, true)
+}

@@ -38,30 +38,9 @@ func mpop(c *command.Ctx, p command.MPop) (served bool) {
 
 // lmpop is LMPOP numkeys key [key ...] LEFT|RIGHT [COUNT count]; with
 // every key missing it answers a null array.
-func lmpop(c *command.Ctx) {
-	p, ok := command.ParseMPop(c, 1, leftRight)
-	if !ok {
-		return
-	}
-	if !mpop(c, p) {
-		c.W.NullArray()
-	}
-}
+func lmpop(c *command.Ctx) { command.ServeMPop(c, false, leftRight, mpop) }
 
 // blmpop is BLMPOP timeout numkeys key [key ...] LEFT|RIGHT [COUNT
 // count]: LMPOP that waits while every key is missing, under the blocking
 // contract above; a timeout (or MULTI) answers a null array.
-func blmpop(c *command.Ctx) {
-	p, ok := command.ParseMPop(c, 2, leftRight)
-	if !ok {
-		return
-	}
-	if mpop(c, p) {
-		return
-	}
-	if c.InMulti {
-		c.W.NullArray()
-		return
-	}
-	c.BlockOn(p.Keys, p.TimeoutMs, true)
-}
+func blmpop(c *command.Ctx) { command.ServeMPop(c, true, leftRight, mpop) }

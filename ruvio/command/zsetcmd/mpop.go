@@ -42,30 +42,9 @@ var minMax = [2]string{"min", "max"}
 
 // zmpop is ZMPOP numkeys key [key ...] MIN|MAX [COUNT count]; with every
 // key missing it answers a null array.
-func zmpop(c *command.Ctx) {
-	p, ok := command.ParseMPop(c, 1, minMax)
-	if !ok {
-		return
-	}
-	if !mpop(c, p) {
-		c.W.NullArray()
-	}
-}
+func zmpop(c *command.Ctx) { command.ServeMPop(c, false, minMax, mpop) }
 
 // bzmpop is BZMPOP timeout numkeys key [key ...] MIN|MAX [COUNT count]:
 // ZMPOP that waits for one of the keys while all are missing, answering a
 // null array at the timeout and at once inside MULTI.
-func bzmpop(c *command.Ctx) {
-	p, ok := command.ParseMPop(c, 2, minMax)
-	if !ok {
-		return
-	}
-	if mpop(c, p) {
-		return
-	}
-	if c.InMulti {
-		c.W.NullArray()
-		return
-	}
-	c.BlockOn(p.Keys, p.TimeoutMs, true)
-}
+func bzmpop(c *command.Ctx) { command.ServeMPop(c, true, minMax, mpop) }
