@@ -277,10 +277,10 @@ func geodist(c *command.Ctx) {
 
 const geoAlphabet = "0123456789bcdefghjkmnpqrstuvwxyz"
 
-// geohash is GEOHASH key [member ...]: each member's point as an
-// 11-character standard geohash (over latitudes -90 to 90), null for a
-// missing member.
-func geohash(c *command.Ctx) {
+// eachMember answers GEOHASH and GEOPOS: after the array header it calls
+// point with the position of every member argument in the set, and
+// missing for one that is not there.
+func eachMember(c *command.Ctx, missing func(), point func(lon, lat float64)) {
 	s, ok := readSet(c, string(c.Args[1]))
 	if !ok {
 		return
@@ -293,10 +293,18 @@ func geohash(c *command.Ctx) {
 			score, in = s.Score(string(m))
 		}
 		if !in {
-			c.W.Null()
+			missing()
 			continue
 		}
-		lon, lat := pointOf(score)
+		point(pointOf(score))
+	}
+}
+
+// geohash is GEOHASH key [member ...]: each member's point as an
+// 11-character standard geohash (over latitudes -90 to 90), null for a
+// missing member.
+func geohash(c *command.Ctx) {
+	eachMember(c, c.W.Null, func(lon, lat float64) {
 		h, _ := encode(span{-180, 180}, span{-90, 90}, lon, lat, stepMax)
 		var buf [11]byte
 		for i := range buf {
@@ -307,28 +315,11 @@ func geohash(c *command.Ctx) {
 			buf[i] = geoAlphabet[idx]
 		}
 		c.W.Bulk(buf[:])
-	}
+	})
 }
 
 // geopos is GEOPOS key [member ...]: each member's [longitude, latitude],
 // a null array for a missing member.
 func geopos(c *command.Ctx) {
-	s, ok := readSet(c, string(c.Args[1]))
-	if !ok {
-		return
-	}
-	c.W.Array(len(c.Args) - 2)
-	for _, m := range c.Args[2:] {
-		var score float64
-		var in bool
-		if s != nil {
-			score, in = s.Score(string(m))
-		}
-		if !in {
-			c.W.NullArray()
-			continue
-		}
-		lon, lat := pointOf(score)
-		writePoint(c.W, lon, lat)
-	}
+	eachMember(c, c.W.NullArray, func(lon, lat float64) { writePoint(c.W, lon, lat) })
 }
