@@ -284,13 +284,8 @@ func TestFamiliesOnTheServer(t *testing.T) {
 	if err != nil && err != redis.Nil {
 		t.Fatal(err)
 	}
-	var got []string
-	for _, cmd := range cmds {
-		v, err := cmd.(*redis.Cmd).Result()
-		got = append(got, render(v, err, false))
-	}
-	if want := "int64:0 int64:1 [[string:a,float64:2],[string:d,float64:3.5],[string:c,float64:6],[string:b,float64:11]] (nil) (nil)"; strings.Join(got, " ") != want {
-		t.Errorf("EXEC = %s, want %s", strings.Join(got, " "), want)
+	if got, want := renderReplies(cmds), "int64:0 int64:1 [[string:a,float64:2],[string:d,float64:3.5],[string:c,float64:6],[string:b,float64:11]] (nil) (nil)"; got != want {
+		t.Errorf("EXEC = %s, want %s", got, want)
 	}
 
 	// WATCH: a bitmap write by another client fails the transaction.
@@ -369,18 +364,7 @@ func TestFamiliesOnTheServer(t *testing.T) {
 // digest, blocking pops included) and come back over a restart from the
 // log.
 func TestFamiliesReplicateAndRestart(t *testing.T) {
-	p := newNode(t, "primary", 2, asPrimary).start()
-	r := newNode(t, "replica", 2, asReplicaOf(p)).start()
-	for _, cmd := range familyWrites {
-		p.do(cmd...)
-	}
-	caughtUp(t, p, r)
-	before := p.digest()
-	p.stop()
-	p.start()
-	if after := p.digest(); after != before {
-		t.Fatalf("digest after restart %s, before %s", after, before)
-	}
+	writesReplicateAndSurviveRestart(t, familyWrites)
 }
 
 // hllCommand draws HyperLogLog commands: PFADD of a few or many elements
@@ -467,4 +451,34 @@ func TestHLLValuesMoveBetweenRedisAndRuvio(t *testing.T) {
 			}
 		}
 	}
+}
+
+// writesReplicateAndSurviveRestart runs writes on a two-shard primary with
+// one replica: the replica reaches the primary's digest, and the primary
+// has the same digest after a restart from its log.
+func writesReplicateAndSurviveRestart(t *testing.T, writes [][]any) {
+	t.Helper()
+	p := newNode(t, "primary", 2, asPrimary).start()
+	r := newNode(t, "replica", 2, asReplicaOf(p)).start()
+	for _, cmd := range writes {
+		p.do(cmd...)
+	}
+	caughtUp(t, p, r)
+	before := p.digest()
+	p.stop()
+	p.start()
+	if after := p.digest(); after != before {
+		t.Fatalf("digest after restart %s, before %s", after, before)
+	}
+}
+
+// renderReplies renders the replies of a pipeline or transaction of Do
+// commands, one after the other, as render does.
+func renderReplies(cmds []redis.Cmder) string {
+	var got []string
+	for _, cmd := range cmds {
+		v, err := cmd.(*redis.Cmd).Result()
+		got = append(got, render(v, err, false))
+	}
+	return strings.Join(got, " ")
 }

@@ -222,13 +222,8 @@ func TestGeoOnTheServer(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var got []string
-	for _, cmd := range cmds {
-		v, err := cmd.(*redis.Cmd).Result()
-		got = append(got, render(v, err, false))
-	}
-	if want := "int64:1 [[float64:0.9999999403953552,float64:2.000000185646549]] string:162.4846 [string:Rome,string:Palermo]"; strings.Join(got, " ") != want {
-		t.Errorf("EXEC = %s, want %s", strings.Join(got, " "), want)
+	if got, want := renderReplies(cmds), "int64:1 [[float64:0.9999999403953552,float64:2.000000185646549]] string:162.4846 [string:Rome,string:Palermo]"; got != want {
+		t.Errorf("EXEC = %s, want %s", got, want)
 	}
 	other := client(t, s, 1)
 	err = c.Watch(ctx, func(tx *redis.Tx) error {
@@ -266,16 +261,5 @@ func TestGeoOnTheServer(t *testing.T) {
 // Geo writes replicate (the replica reaches the primary's digest) and come
 // back over a restart from the log.
 func TestGeoReplicatesAndRestarts(t *testing.T) {
-	p := newNode(t, "primary", 2, asPrimary).start()
-	r := newNode(t, "replica", 2, asReplicaOf(p)).start()
-	for _, cmd := range geoWrites {
-		p.do(cmd...)
-	}
-	caughtUp(t, p, r)
-	before := p.digest()
-	p.stop()
-	p.start()
-	if after := p.digest(); after != before {
-		t.Fatalf("digest after restart %s, before %s", after, before)
-	}
+	writesReplicateAndSurviveRestart(t, geoWrites)
 }

@@ -249,18 +249,7 @@ var keyWrites = [][]any{
 // COPY and SORT ... STORE replicate and come back over a restart, and run
 // inside MULTI/EXEC and under WATCH.
 func TestKeyWritesReplicateAndRestart(t *testing.T) {
-	p := newNode(t, "primary", 2, asPrimary).start()
-	r := newNode(t, "replica", 2, asReplicaOf(p)).start()
-	for _, cmd := range keyWrites {
-		p.do(cmd...)
-	}
-	caughtUp(t, p, r)
-	before := p.digest()
-	p.stop()
-	p.start()
-	if after := p.digest(); after != before {
-		t.Fatalf("digest after restart %s, before %s", after, before)
-	}
+	writesReplicateAndSurviveRestart(t, keyWrites)
 
 	ctx := context.Background()
 	srv := startServer(t, nil)
@@ -275,13 +264,8 @@ func TestKeyWritesReplicateAndRestart(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var got []string
-	for _, cmd := range cmds {
-		v, err := cmd.(*redis.Cmd).Result()
-		got = append(got, render(v, err, false))
-	}
-	if want := "int64:2 int64:1 int64:2 [string:a,string:b]"; strings.Join(got, " ") != want {
-		t.Errorf("EXEC = %s, want %s", strings.Join(got, " "), want)
+	if got, want := renderReplies(cmds), "int64:2 int64:1 int64:2 [string:a,string:b]"; got != want {
+		t.Errorf("EXEC = %s, want %s", got, want)
 	}
 	// SORT ... STORE by another client fails a WATCH on its destination.
 	other := client(t, srv, 0)
