@@ -43,14 +43,18 @@ type Link struct {
 	// link's goroutine uses it.
 	committedEpoch uint64
 
-	mu   sync.Mutex
-	nc   net.Conn
-	quit chan struct{}
-	done chan struct{}
+	mu sync.Mutex
+	nc net.Conn
+	// ctx ends when the link is stopped; it also cancels a dial in
+	// progress.
+	ctx    context.Context
+	cancel context.CancelFunc
+	done   chan struct{}
 }
 
 func newLink(n *Node, st *ShardState, addr string, yield bool) *Link {
-	l := &Link{n: n, st: st, addr: addr, yield: yield, quit: make(chan struct{}), done: make(chan struct{})}
+	l := &Link{n: n, st: st, addr: addr, yield: yield, done: make(chan struct{})}
+	l.ctx, l.cancel = context.WithCancel(context.Background())
 	l.setState("connect")
 	return l
 }
@@ -80,7 +84,7 @@ func (l *Link) Err() string {
 }
 
 func (l *Link) stop() {
-	close(l.quit)
+	l.cancel()
 	l.mu.Lock()
 	if l.nc != nil {
 		l.nc.Close()
@@ -89,14 +93,7 @@ func (l *Link) stop() {
 	<-l.done
 }
 
-func (l *Link) stopped() bool {
-	select {
-	case <-l.quit:
-		return true
-	default:
-		return false
-	}
-}
+func (l *Link) stopped() bool { return l.ctx.Err() != nil }
 
 func (l *Link) run() {
 	defer close(l.done)
@@ -117,7 +114,7 @@ func (l *Link) run() {
 			}
 		}
 		select {
-		case <-l.quit:
+		case <-l.ctx.Done():
 			return
 		case <-time.After(retryEvery):
 		}
@@ -129,18 +126,10 @@ func (l *Link) run() {
 func (l *Link) session() error {
 	l.setState("connecting")
 	// A dial to a primary that died hangs until its timeout; stopping the
-	// link (REPLICAOF NO ONE, a new primary) must not wait for it.
-	ctx, cancel := context.WithCancel(context.Background())
-	go func() {
-		select {
-		case <-l.quit:
-			cancel()
-		case <-ctx.Done():
-		}
-	}()
+	// link (REPLICAOF NO ONE, a new primary) cancels it rather than
+	// waiting.
 	d := net.Dialer{Timeout: time.Second}
-	nc, err := d.DialContext(ctx, "tcp", l.addr)
-	cancel()
+	nc, err := d.DialContext(l.ctx, "tcp", l.addr)
 	if err != nil {
 		if l.stopped() {
 			return nil
