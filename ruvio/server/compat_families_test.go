@@ -113,24 +113,7 @@ func TestFamilyRepliesMatchRedis(t *testing.T) {
 }
 
 func compareFamily(t *testing.T, proto int, gen familyGen) {
-	r := startRedis(t, proto)
-	s := startServer(t, nil)
-	ru := client(t, s, 0, func(o *redis.Options) { o.Protocol = proto })
-	ctx := context.Background()
-	rapid.Check(t, func(rt *rapid.T) {
-		r.FlushAll(ctx)
-		ru.FlushAll(ctx)
-		for i, n := 0, rapid.IntRange(1, 30).Draw(rt, "len"); i < n; i++ {
-			cmd := gen(rt)
-			name := strings.ToLower(fmt.Sprint(cmd[0]))
-			wv, we := r.Do(ctx, cmd...).Result()
-			gv, ge := ru.Do(ctx, cmd...).Result()
-			want, got := render(wv, we, familyUnordered[name]), render(gv, ge, familyUnordered[name])
-			if got != want {
-				rt.Fatalf("%q\n  redis: %s\n  ruvio: %s", cmd, want, got)
-			}
-		}
-	})
+	compareSequences(t, proto, gen, 30, familyUnordered)
 }
 
 // algebraCommand draws the sorted-set algebra (ZUNION, ZINTER, ZDIFF,

@@ -113,6 +113,14 @@ func TestRepliesMatchRedis(t *testing.T) {
 }
 
 func compareWithRedis(t *testing.T, proto int) {
+	compareSequences(t, proto, diffCommand, 40, unordered)
+}
+
+// compareSequences sends the same random sequences of up to maxLen
+// commands drawn by gen to redis-server and to ruvio, and fails on the
+// first reply that differs; the replies of commands in unordered are
+// compared as sets.
+func compareSequences(t *testing.T, proto int, gen func(*rapid.T) []any, maxLen int, unordered map[string]bool) {
 	r := startRedis(t, proto)
 	s := startServer(t, nil)
 	ru := client(t, s, 0, func(o *redis.Options) { o.Protocol = proto })
@@ -120,14 +128,14 @@ func compareWithRedis(t *testing.T, proto int) {
 	rapid.Check(t, func(rt *rapid.T) {
 		r.FlushAll(ctx)
 		ru.FlushAll(ctx)
-		for i, n := 0, rapid.IntRange(1, 40).Draw(rt, "len"); i < n; i++ {
-			cmd := diffCommand(rt)
+		for i, n := 0, rapid.IntRange(1, maxLen).Draw(rt, "len"); i < n; i++ {
+			cmd := gen(rt)
 			name := strings.ToLower(fmt.Sprint(cmd[0]))
 			wv, we := r.Do(ctx, cmd...).Result()
 			gv, ge := ru.Do(ctx, cmd...).Result()
 			want, got := render(wv, we, unordered[name]), render(gv, ge, unordered[name])
 			if got != want {
-				rt.Fatalf("%v\n  redis: %s\n  ruvio: %s", cmd, want, got)
+				rt.Fatalf("%q\n  redis: %s\n  ruvio: %s", cmd, want, got)
 			}
 		}
 	})
