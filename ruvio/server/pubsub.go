@@ -33,26 +33,6 @@ func cmdPublish(c *conn, args [][]byte) {
 	c.w.Int(int64(c.srv.hub.Publish(args[1], args[2])))
 }
 
-func cmdPubsubChannels(c *conn, args [][]byte) {
-	var pattern []byte
-	if len(args) >= 3 {
-		pattern = args[2]
-	}
-	names := c.srv.hub.Channels(pattern)
-	c.w.Array(len(names))
-	for _, n := range names {
-		c.w.BulkString(n)
-	}
-}
-
-func cmdPubsubNumsub(c *conn, args [][]byte) {
-	c.w.Array(2 * (len(args) - 2)) // a flat array in RESP3 too, as Redis 7 answers
-	for _, a := range args[2:] {
-		c.w.Bulk(a)
-		c.w.Int(int64(c.srv.hub.NumSub(a)))
-	}
-}
-
 func cmdPubsubNumpat(c *conn, args [][]byte) {
 	_, patterns := c.srv.hub.Counts()
 	c.w.Int(int64(patterns))
@@ -113,22 +93,30 @@ func cmdSPublish(c *conn, args [][]byte) {
 	c.w.Int(int64(c.srv.hub.SPublish(args[1], args[2])))
 }
 
-func cmdPubsubShardChannels(c *conn, args [][]byte) {
+func cmdPubsubChannels(c *conn, args [][]byte)      { writeChannels(c, args, c.srv.hub.Channels) }
+func cmdPubsubShardChannels(c *conn, args [][]byte) { writeChannels(c, args, c.srv.hub.ShardChannels) }
+func cmdPubsubNumsub(c *conn, args [][]byte)        { writeNumsub(c, args, c.srv.hub.NumSub) }
+func cmdPubsubShardNumsub(c *conn, args [][]byte)   { writeNumsub(c, args, c.srv.hub.ShardNumSub) }
+
+// writeChannels answers PUBSUB CHANNELS and SHARDCHANNELS [pattern].
+func writeChannels(c *conn, args [][]byte, list func(pattern []byte) []string) {
 	var pattern []byte
 	if len(args) >= 3 {
 		pattern = args[2]
 	}
-	names := c.srv.hub.ShardChannels(pattern)
+	names := list(pattern)
 	c.w.Array(len(names))
 	for _, n := range names {
 		c.w.BulkString(n)
 	}
 }
 
-func cmdPubsubShardNumsub(c *conn, args [][]byte) {
-	c.w.Array(2 * (len(args) - 2)) // a flat array in RESP3 too, as Redis 7 answers
+// writeNumsub answers PUBSUB NUMSUB and SHARDNUMSUB channel...: a flat
+// array of channel and count, in RESP3 too, as Redis 7 answers.
+func writeNumsub(c *conn, args [][]byte, count func(channel []byte) int) {
+	c.w.Array(2 * (len(args) - 2))
 	for _, a := range args[2:] {
 		c.w.Bulk(a)
-		c.w.Int(int64(c.srv.hub.ShardNumSub(a)))
+		c.w.Int(int64(count(a)))
 	}
 }
