@@ -39,7 +39,9 @@ func TestAStandaloneWriterAcceptsReplicas(t *testing.T) {
 	ctx := context.Background()
 	port := freeClientPortWithReplication(t)
 	primary := startNode(t, "--port", strconv.Itoa(port))
-	replica := startNode(t)
+	// The replica listens for replicas of its own too (a replica is
+	// refused when its own replication address cannot be used).
+	replica := startNode(t, "--port", strconv.Itoa(freeClientPortWithReplication(t)))
 	listen := do(t, primary, "CONFIG", "GET", "replication-listen").(map[any]any)["replication-listen"]
 	if listen != "127.0.0.1:"+strconv.Itoa(port+20000) {
 		t.Fatalf("CONFIG GET replication-listen = %v", listen)
