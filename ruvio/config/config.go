@@ -140,6 +140,16 @@ type Config struct {
 	// ClusterGroup is the name of this node's group in the cluster map;
 	// set exactly when ClusterTopology is.
 	ClusterGroup string `toml:"cluster_group"`
+	// MigrationMaxBytesPerSec caps how fast this node, as the source of a
+	// slot move, copies the range to the target (0: no cap). The frozen
+	// hand-over at the end of a move is never slowed down.
+	MigrationMaxBytesPerSec int64 `toml:"migration_max_bytes_per_sec"`
+	// MigrationUser and MigrationPassword are how this node logs in to
+	// the target's client port as the source of a slot move: the user
+	// needs the RUVIO commands. Both empty: the default user with auth
+	// (none when auth is empty too).
+	MigrationUser     string `toml:"migration_user"`
+	MigrationPassword string `toml:"migration_password"`
 	// Replication is the [replication] table.
 	Replication Replication `toml:"replication"`
 	// Tunables are the parameters only CONFIG GET/SET reach.

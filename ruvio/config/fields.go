@@ -90,6 +90,12 @@ var fields = []field{
 	// it at run time, not CONFIG SET.
 	stringField("cluster_topology", "cluster-topology", func(c *Config) *string { return &c.ClusterTopology }, false),
 	stringField("cluster_group", "cluster-group", func(c *Config) *string { return &c.ClusterGroup }, false),
+	// Slot moves: the copy's rate cap, read when each batch is sent, and
+	// the login the source uses on the target. The password is not
+	// exposed, like replication.password.
+	bytesField("migration_max_bytes_per_sec", "migration-max-bytes-per-sec", func(c *Config) *int64 { return &c.MigrationMaxBytesPerSec }, 0).settable(),
+	stringField("migration_user", "migration-user", func(c *Config) *string { return &c.MigrationUser }, false).settable(),
+	stringField("migration_password", "", func(c *Config) *string { return &c.MigrationPassword }, false).settable(),
 
 	// [replication]. The role and addresses are fixed at start: the
 	// listener is bound once, and a running node changes primary with

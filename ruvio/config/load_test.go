@@ -169,6 +169,7 @@ func TestLoadEveryEnvVar(t *testing.T) {
 		"RUVIO_REPLICATION_ANNOUNCE": "203.0.113.7:7001", "RUVIO_REPLICATION_BACKLOG_BYTES": "1mb",
 		"RUVIO_PRIMARY_LEASE": "yes", "RUVIO_PRIMARY_LEASE_COORDINATORS": "1,2,3",
 		"RUVIO_CLUSTER_TOPOLOGY": "/etc/ruvio/topology", "RUVIO_CLUSTER_GROUP": "a",
+		"RUVIO_MIGRATION_MAX_BYTES_PER_SEC": "1mb", "RUVIO_MIGRATION_USER": "mover", "RUVIO_MIGRATION_PASSWORD": "mpw",
 	}
 	if len(env) != len(envVars) {
 		t.Fatalf("test covers %d variables, table has %d", len(env), len(envVars))
@@ -185,6 +186,7 @@ func TestLoadEveryEnvVar(t *testing.T) {
 		Save: "60 1", WALSegmentBytes: 1 << 20, WALSnapshotBytes: 0, Threads: 3,
 		MinReplicasToWrite: 1, MinReplicasMaxLag: 5, PrimaryLease: true, PrimaryLeaseCoordinators: []int{1, 2, 3},
 		ClusterTopology: "/etc/ruvio/topology", ClusterGroup: "a", Tunables: DefaultTunables(),
+		MigrationMaxBytesPerSec: 1 << 20, MigrationUser: "mover", MigrationPassword: "mpw",
 		Replication: Replication{Role: "replica", Primary: "ruvio-1:26379", Listen: "0.0.0.0:27001",
 			Password: "rpw", Announce: "203.0.113.7:7001", BacklogBytes: 1 << 20},
 	}
