@@ -41,8 +41,8 @@ func TestMatchTopology(t *testing.T) {
 		topo topology.Topology
 		want string
 	}{
-		"a service left out": {missing, `leaves out service "ruvio-1"`},
-		"a node not in file": {extra, `no service "n4"`},
+		"a service left out":  {missing, `leaves out service "ruvio-1"`},
+		"a node not in file":  {extra, `no service "n4"`},
 		"a role that differs": {wrongRole, `service "ruvio-1" is a data node`},
 	} {
 		err := matchTopology(tc.topo, services)
