@@ -150,6 +150,9 @@ type Config struct {
 	// (none when auth is empty too).
 	MigrationUser     string `toml:"migration_user"`
 	MigrationPassword string `toml:"migration_password"`
+	// MetricsListen is the address (host:port) of the Prometheus metrics
+	// and health listener (/metrics, /healthz, /readyz); "" turns it off.
+	MetricsListen string `toml:"metrics_listen"`
 	// Replication is the [replication] table.
 	Replication Replication `toml:"replication"`
 	// Tunables are the parameters only CONFIG GET/SET reach.

@@ -96,6 +96,8 @@ var fields = []field{
 	bytesField("migration_max_bytes_per_sec", "migration-max-bytes-per-sec", func(c *Config) *int64 { return &c.MigrationMaxBytesPerSec }, 0).settable(),
 	stringField("migration_user", "migration-user", func(c *Config) *string { return &c.MigrationUser }, false).settable(),
 	stringField("migration_password", "", func(c *Config) *string { return &c.MigrationPassword }, false).settable(),
+	// The metrics listener opens at start only.
+	stringField("metrics_listen", "metrics-listen", func(c *Config) *string { return &c.MetricsListen }, false),
 
 	// [replication]. The role and addresses are fixed at start: the
 	// listener is bound once, and a running node changes primary with

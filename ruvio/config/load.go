@@ -52,6 +52,7 @@ var envVars = []envVar{
 	{"RUVIO_MIGRATION_MAX_BYTES_PER_SEC", "migration_max_bytes_per_sec"},
 	{"RUVIO_MIGRATION_USER", "migration_user"},
 	{"RUVIO_MIGRATION_PASSWORD", "migration_password"},
+	{"RUVIO_METRICS_LISTEN", "metrics_listen"},
 	{"RUVIO_REPLICATION_ROLE", "replication.role"},
 	{"RUVIO_REPLICATION_PRIMARY", "replication.primary"},
 	{"RUVIO_REPLICATION_LISTEN", "replication.listen"},

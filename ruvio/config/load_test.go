@@ -170,6 +170,7 @@ func TestLoadEveryEnvVar(t *testing.T) {
 		"RUVIO_PRIMARY_LEASE": "yes", "RUVIO_PRIMARY_LEASE_COORDINATORS": "1,2,3",
 		"RUVIO_CLUSTER_TOPOLOGY": "/etc/ruvio/topology", "RUVIO_CLUSTER_GROUP": "a",
 		"RUVIO_MIGRATION_MAX_BYTES_PER_SEC": "1mb", "RUVIO_MIGRATION_USER": "mover", "RUVIO_MIGRATION_PASSWORD": "mpw",
+		"RUVIO_METRICS_LISTEN": "0.0.0.0:9121",
 	}
 	if len(env) != len(envVars) {
 		t.Fatalf("test covers %d variables, table has %d", len(env), len(envVars))
@@ -187,6 +188,7 @@ func TestLoadEveryEnvVar(t *testing.T) {
 		MinReplicasToWrite: 1, MinReplicasMaxLag: 5, PrimaryLease: true, PrimaryLeaseCoordinators: []int{1, 2, 3},
 		ClusterTopology: "/etc/ruvio/topology", ClusterGroup: "a", Tunables: DefaultTunables(),
 		MigrationMaxBytesPerSec: 1 << 20, MigrationUser: "mover", MigrationPassword: "mpw",
+		MetricsListen: "0.0.0.0:9121",
 		Replication: Replication{Role: "replica", Primary: "ruvio-1:26379", Listen: "0.0.0.0:27001",
 			Password: "rpw", Announce: "203.0.113.7:7001", BacklogBytes: 1 << 20},
 	}

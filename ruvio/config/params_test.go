@@ -150,6 +150,7 @@ func TestGetParams(t *testing.T) {
 		{"maxclients", "10000"},
 		{"maxmemory", "0"},
 		{"maxmemory-policy", "noeviction"},
+		{"metrics-listen", ""},
 		{"migration-max-bytes-per-sec", "0"},
 		{"migration-user", ""},
 		{"min-replicas-max-lag", "10"},
