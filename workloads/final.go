@@ -38,6 +38,9 @@ func FinalRead(ctx context.Context, spec Spec, targets []string, rec *Recorder, 
 	}
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
+	if spec.Kind == KindAppend {
+		return finalReadAppend(ctx, spec, targets, rec)
+	}
 	// The final reads go straight to the targets and wait for nothing:
 	// what they read is what survived.
 	plain := spec

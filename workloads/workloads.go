@@ -104,8 +104,8 @@ const ViaSentinel = "sentinel"
 
 // withDefaults fills the zero fields and rejects what cannot run.
 func (s Spec) withDefaults() (Spec, error) {
-	if s.Kind != KindSet && s.Kind != KindRegister && s.Kind != KindTTL {
-		return s, fmt.Errorf("workloads: unknown kind %q (want %q, %q or %q)", s.Kind, KindSet, KindRegister, KindTTL)
+	if s.Kind != KindSet && s.Kind != KindRegister && s.Kind != KindTTL && s.Kind != KindAppend {
+		return s, fmt.Errorf("workloads: unknown kind %q (want %q, %q, %q or %q)", s.Kind, KindSet, KindRegister, KindTTL, KindAppend)
 	}
 	if s.Clients <= 0 {
 		s.Clients = DefaultClients
@@ -289,6 +289,8 @@ func (w *worker) loop(ctx context.Context) {
 			typ = w.setOp(opCtx, c)
 		case w.spec.Kind == KindTTL:
 			typ = w.ttlOp(opCtx, c)
+		case w.spec.Kind == KindAppend:
+			typ = w.appendOp(opCtx, c)
 		default:
 			typ = w.registerOp(opCtx, c)
 		}

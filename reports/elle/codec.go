@@ -31,3 +31,7 @@ func ParseMop(s string) (Mop, error) {
 	}
 	return Mop{}, fmt.Errorf("elle: bad micro-op %q (want \"append KEY VALUE\" or \"r KEY ELEMENTS...\")", s)
 }
+
+// OpF is the function of a history op that holds a transaction: its
+// Values are the micro-ops, one FormatMop line each.
+const OpF = "txn"
