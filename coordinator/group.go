@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"net"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -159,15 +160,26 @@ func (c *Coordinator) promote(o rules.Observation, d rules.Decision, force bool)
 	if d.Outcome != rules.Promote {
 		return Member{}, d.Err
 	}
-	fresh := c.prober(d.Candidate.Address).probe()
-	p, err := rules.Recheck(o, d, fresh, force)
+	fenced, err := c.fence(o)
+	if err != nil {
+		return Member{}, err
+	}
+	choice, ok := rules.ChooseFenced(o.Record, fenced, o.Committed, force || o.Unclean)
+	if !ok {
+		return Member{}, fmt.Errorf("no fenced replica may be promoted (%s): choosing again next round", rules.ShortReplicas(o.Record, fenced, o.Committed))
+	}
+	if !choice.Covers {
+		c.log.Warn("no fenced replica holds everything the others received: promoting the one holding the most history; writes only the others confirmed are lost",
+			"group", o.Group, "promoted", choice.Member.Address, "short", choice.Short)
+	}
+	d.Candidate = choice.Member
+	p, err := rules.Recheck(o, d, fenced[d.Candidate.Address], force)
 	if err != nil {
 		return Member{}, err
 	}
 	if !c.confirmLeader() {
 		return Member{}, errNoMajority
 	}
-	c.sendMapBeforePromotion(d.Candidate.Address)
 	group, rec := o.Group, o.Record
 	h, port, _ := net.SplitHostPort(rec.Primary)
 	c.hub.publish("+elected-leader", strings.Join([]string{"master", group, h, port}, " "))
@@ -179,9 +191,67 @@ func (c *Coordinator) promote(o rules.Observation, d rules.Decision, force bool)
 	}
 	c.log.Warn("failed over", "group", group, "old_primary", rec.Primary, "new_primary", d.Candidate.Address, "group_epoch", p.Entry.GroupEpoch)
 	if now, ok := c.fsm.get(group); ok {
-		c.correct(group, now, c.statuses(now))
+		c.correctOldPrimaryLast(group, now, c.statuses(now), rec.Primary)
 	}
 	return d.Candidate, nil
+}
+
+// fence stops every replica the leader reaches from following the old
+// primary before a promotion (rules.FenceTargets, rules.FenceArgs), each
+// after the newest cluster map, confirming leadership before every
+// command, and returns the statuses of those that were fenced, pinged
+// once the fence answered. A replica that does not answer the fence is
+// left out: it cannot be promoted this round.
+func (c *Coordinator) fence(o rules.Observation) (map[string]rules.Status, error) {
+	fenced := map[string]rules.Status{}
+	for _, m := range rules.FenceTargets(o.Record, o.Statuses, time.Now(), o.DownAfter) {
+		p := c.prober(m.Address)
+		if p == nil {
+			continue
+		}
+		if !c.confirmLeader() {
+			return nil, errNoMajority
+		}
+		c.sendMapBeforePromotion(m.Address)
+		if err := p.send(rules.FenceArgs()...); err != nil {
+			c.log.Warn("fencing a replica before the promotion failed: it is not promoted this round", "group", o.Group, "member", m.Address, "err", err)
+			continue
+		}
+		fenced[m.Address] = p.probe()
+		c.log.Info("fenced a replica from the old primary", "group", o.Group, "member", m.Address, "old_primary", o.Record.Primary)
+	}
+	if len(fenced) == 0 {
+		return nil, errors.New("no replica could be fenced from the old primary: choosing again next round")
+	}
+	return fenced, nil
+}
+
+// correctOldPrimaryLast corrects the members after a promotion with the
+// old primary last: it may not answer, and its command's timeout must not
+// delay the others.
+func (c *Coordinator) correctOldPrimaryLast(group string, rec rules.Record, st map[string]rules.Status, old string) {
+	actions := rules.Corrections(rec, st)
+	slices.SortStableFunc(actions, func(a, b rules.Action) int {
+		return cmpBool(a.Member.Address == old, b.Member.Address == old)
+	})
+	c.applyCorrections(group, rec, actions, c.confirmLeader, func(addr string, args []string) error {
+		p := c.prober(addr)
+		if p == nil {
+			return errors.New("not pinged")
+		}
+		return p.send(args...)
+	})
+}
+
+// cmpBool orders false before true.
+func cmpBool(a, b bool) int {
+	switch {
+	case a == b:
+		return 0
+	case a:
+		return 1
+	}
+	return -1
 }
 
 // force is COORDINATOR FAILOVER group FORCE: on the leader, once, even to

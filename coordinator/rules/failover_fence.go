@@ -1,0 +1,122 @@
+package rules
+
+import (
+	"fmt"
+	"strings"
+	"time"
+)
+
+// Fencing before a promotion. A write acknowledged with CLIENT DURABILITY
+// REPLICAS 1 is held by at least one replica, but the old primary goes on
+// acknowledging writes for as long as any replica still follows it. A
+// replica promoted while another still follows the old primary can
+// therefore lack writes that the other one confirmed after the promotion,
+// and those are lost when the other is pointed at the new primary and
+// takes a full copy from it.
+//
+// So before recording a promotion the leader fences every replica it
+// reaches: each one is sent REPLICAOF NO ONE, which ends its stream from
+// the old primary before the command answers. From then on no fenced
+// replica takes another record of the old primary, so none confirms
+// another of its writes, and what each holds is final. The leader then
+// promotes the fenced replica whose log reaches, on every shard, at least
+// as far as every other fenced replica's: it holds every write a fenced
+// replica could have confirmed. The others are pointed at it afterwards,
+// as after any failover.
+//
+// A replica the leader cannot reach cannot be fenced: if it still follows
+// the old primary it may confirm writes no fenced replica holds, which
+// are lost (the primary cut off together with a replica; the committed
+// sequences cover only what the coordinators saw).
+
+// FenceTargets lists the members to fence before promoting: every member
+// but the recorded primary that answered within downAfter, in the
+// record's order.
+func FenceTargets(rec Record, st map[string]Status, now time.Time, downAfter time.Duration) []Member {
+	var out []Member
+	for _, m := range rec.Members {
+		s, ok := st[m.Address]
+		if !ok || m.Address == rec.Primary || !s.OK || now.Sub(s.At) >= downAfter {
+			continue
+		}
+		out = append(out, m)
+	}
+	return out
+}
+
+// FenceArgs is the command that fences a replica: it stops following and
+// forks an epoch of its own, so its log holds exactly what it had
+// received when the command answered, plus the fork's own record.
+func FenceArgs() []string { return []string{"REPLICAOF", "NO", "ONE"} }
+
+// Fenced is the choice among the fenced replicas.
+type Fenced struct {
+	Member Member
+	// Covers: the chosen replica's log reaches, on every shard, at least
+	// as far as every other fenced replica's, so it holds every write any
+	// of them confirmed. When no replica covers the others (they lag on
+	// different shards), the one holding the most history is chosen and
+	// Short says what it lacks.
+	Covers bool
+	Short  string
+}
+
+// ChooseFenced picks the member to promote among the fenced ones, given
+// their statuses pinged after the fence answered: it answers, is not
+// loading, holds every committed record (unless unclean), and covers the
+// others; ties go to the most history, then to the member listed first.
+// Every fenced replica's log ends with one fork record, so comparing the
+// last sequences compares what each had received. ok is false when no
+// fenced member qualifies.
+func ChooseFenced(rec Record, fenced map[string]Status, committed []uint64, unclean bool) (Fenced, bool) {
+	var eligible []Member
+	for _, m := range rec.Members {
+		s, ok := fenced[m.Address]
+		if !ok || m.Address == rec.Primary || !s.OK || s.Loading() {
+			continue
+		}
+		if !unclean && !Holds(s, committed) {
+			continue
+		}
+		eligible = append(eligible, m)
+	}
+	if len(eligible) == 0 {
+		return Fenced{}, false
+	}
+	var best Fenced
+	var bestHist uint64
+	found := false
+	for _, m := range eligible {
+		s := fenced[m.Address]
+		short := shortOf(s, rec, fenced)
+		covers := short == ""
+		h := s.History()
+		better := !found || (covers && !best.Covers) || (covers == best.Covers && h > bestHist)
+		if better {
+			best, bestHist, found = Fenced{Member: m, Covers: covers, Short: short}, h, true
+		}
+	}
+	return best, true
+}
+
+// shortOf describes, per shard, where another answering fenced replica's
+// log reaches past s's ("" when s covers them all).
+func shortOf(s Status, rec Record, fenced map[string]Status) string {
+	var parts []string
+	for _, m := range rec.Members {
+		o, ok := fenced[m.Address]
+		if !ok || m.Address == rec.Primary || !o.OK {
+			continue
+		}
+		for i, sh := range o.Shards {
+			var have uint64
+			if i < len(s.Shards) {
+				have = s.Shards[i].WalLast
+			}
+			if sh.WalLast > have {
+				parts = append(parts, fmt.Sprintf("shard %d: records %d-%d held by %s", i, have+1, sh.WalLast, m.Address))
+			}
+		}
+	}
+	return strings.Join(parts, "; ")
+}
