@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/anishathalye/porcupine"
+	"github.com/ruvio/ruvio/reports/elle"
 	"github.com/ruvio/ruvio/reports/history"
 )
 
@@ -35,6 +36,10 @@ type Options struct {
 	// values nobody wrote, nodes that did not converge) still is a
 	// violation.
 	AcceptLoss bool
+	// Consistency is the model the transaction checker holds the append
+	// workload's transactions to (reports/elle): "" is
+	// DefaultConsistency.
+	Consistency elle.Model
 }
 
 // maxListed bounds the examples a violation sentence quotes.
@@ -43,7 +48,8 @@ const maxListed = 10
 // Checkers are the checkers opts configure, in the order their findings
 // are listed: the op counts, the set checker, the register checker, the
 // windows, the coordinators' record, the lease (with Options.Lease) and
-// the replication checks.
+// the replication checks; the transaction checker (reports/elle) runs
+// just before the replication checks.
 func Checkers(opts Options) All {
 	cs := All{opsChecker{}, setChecker{acceptLoss: opts.AcceptLoss},
 		registerChecker{limit: opts.LinearizabilityLimit, visualize: opts.VisualizePath, acceptLoss: opts.AcceptLoss},
@@ -51,6 +57,7 @@ func Checkers(opts Options) All {
 	if opts.Lease {
 		cs = append(cs, leaseChecker{primary: opts.Primary})
 	}
+	cs = append(cs, txnChecker{model: opts.Consistency, acceptLoss: opts.AcceptLoss})
 	return append(cs, replicationChecker{})
 }
 
@@ -112,7 +119,7 @@ func (opsChecker) Check(h *history.History) Result {
 	}}
 	if acked == 0 {
 		r.violate("no acknowledged operations: the run proves nothing")
-	} else if !hasSetOps(h.Ops) && !hasRegisterOps(h.Ops) {
+	} else if !hasSetOps(h.Ops) && !hasRegisterOps(h.Ops) && !hasTxnOps(h.Ops) {
 		r.undecided("no op is one the set or register checker reads")
 	}
 	return r.judged()

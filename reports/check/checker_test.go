@@ -108,11 +108,11 @@ func TestCheckersFollowOptions(t *testing.T) {
 		}
 		return out
 	}
-	base := []string{"ops", "set", "register", "windows", "coordination", "replication"}
+	base := []string{"ops", "set", "register", "windows", "coordination", "transactions", "replication"}
 	if got := names(Checkers(Options{})); !reflect.DeepEqual(got, base) {
 		t.Errorf("checkers %v, want %v", got, base)
 	}
-	withLease := []string{"ops", "set", "register", "windows", "coordination", "lease", "replication"}
+	withLease := []string{"ops", "set", "register", "windows", "coordination", "lease", "transactions", "replication"}
 	if got := names(Checkers(Options{Lease: true})); !reflect.DeepEqual(got, withLease) {
 		t.Errorf("checkers with a lease %v, want %v", got, withLease)
 	}

@@ -129,6 +129,9 @@ type Summary struct {
 	// Lease is the primary lease scenarios' figures (LeaseResult); absent
 	// from other scenarios' summaries.
 	Lease *LeaseResult `json:"lease,omitempty"`
+	// Transactions is the transaction checker's figures (TxnResult);
+	// absent from runs without the append workload.
+	Transactions *TxnResult `json:"transactions,omitempty"`
 
 	Faults     []history.Fault `json:"faults"`
 	Violations []string        `json:"violations"`
@@ -219,6 +222,7 @@ func Merge(runs []Summary) Summary {
 		m.PrimaryHeldMs = minPtr(m.PrimaryHeldMs, s.PrimaryHeldMs)
 		m.UnforcedFailovers = maxPtr(m.UnforcedFailovers, s.UnforcedFailovers)
 		m.Lease = mergeLease(m.Lease, s.Lease)
+		m.Transactions = mergeTxns(m.Transactions, s.Transactions)
 		if s.Converged != nil {
 			convChecked = true
 			convTrue = convTrue && *s.Converged
