@@ -59,6 +59,9 @@ func (c *conn) execute(args [][]byte) {
 		return
 	}
 	if msg := s.refusal(run, args, true); msg != "" {
+		if m := s.metrics; m != nil {
+			m.refusal(msg)
+		}
 		c.fail(msg)
 		return
 	}
@@ -71,7 +74,11 @@ func (c *conn) execute(args [][]byte) {
 	start := time.Now()
 	c.waited = 0
 	c.call(run, args)
-	c.logSlow(run, args, time.Since(start)-c.waited)
+	took := time.Since(start) - c.waited
+	c.logSlow(run, args, took)
+	if m := s.metrics; m != nil {
+		m.observe(c.shard.ID, run, took)
+	}
 }
 
 // fail answers an error that, inside MULTI, also dooms the transaction

@@ -87,6 +87,9 @@ func (c *conn) releaseHeld() {
 			c.srv.stats.errorReplies.Add(1)
 			c.w.Error(msg)
 		}
+		if m := c.srv.metrics; m != nil {
+			m.refused[refusedDurability].Add(uint64(len(c.held) - covered))
+		}
 	}
 	c.held = c.held[:0]
 }

@@ -20,6 +20,7 @@ import (
 	"github.com/ruvio/ruvio/ruvio/command"
 	"github.com/ruvio/ruvio/ruvio/config"
 	"github.com/ruvio/ruvio/ruvio/lease"
+	"github.com/ruvio/ruvio/ruvio/metrics"
 	"github.com/ruvio/ruvio/ruvio/pause"
 	"github.com/ruvio/ruvio/ruvio/pubsub"
 	"github.com/ruvio/ruvio/ruvio/replication"
@@ -71,6 +72,11 @@ type Server struct {
 	cluster clusterState
 	// gates holds, per shard, what the last write-safety check found.
 	gates []atomic.Uint32
+	// metrics are the counters the metrics listener exports; nil when
+	// metrics_listen is off, so commands pay nothing for them.
+	metrics     *nodeMetrics
+	metricsLn   *metrics.Listener
+	initialized atomic.Bool // Start has recovered the data and listens
 }
 
 type stats struct {
@@ -96,6 +102,9 @@ func New(cfg *config.Config, log *slog.Logger) (*Server, error) {
 		hub:      pubsub.NewHub(),
 	}
 	s.table = s.commandTable()
+	if cfg.MetricsListen != "" {
+		s.metrics = newNodeMetrics(s.table, cfg.Shards)
+	}
 	s.applyTunables(cfg.Tunables)
 	reg := acl.NewRegistry(tableCatalog{s.table}, cfg.Auth)
 	for _, u := range cfg.Users {
@@ -142,7 +151,17 @@ func (s *Server) Config() config.Config {
 // and serves until Shutdown.
 func (s *Server) Start() error {
 	cfg := s.Config()
+	// The health listener answers while the data loads, so that an
+	// orchestrator sees the node alive but not ready.
+	if s.metrics != nil {
+		ln, err := s.ServeMetrics(cfg.MetricsListen)
+		if err != nil {
+			return err
+		}
+		s.metricsLn = ln
+	}
 	if err := s.recover(&cfg); err != nil {
+		s.closeMetrics()
 		return err
 	}
 	for i := range s.shards {
@@ -174,6 +193,7 @@ func (s *Server) Start() error {
 	s.wg.Add(2)
 	go s.ticker()
 	go s.gateTicker()
+	s.initialized.Store(true)
 	s.log.Info("ready to accept connections", "bind", cfg.Bind, "port", cfg.Port,
 		"shards", len(s.shards), "run_id", s.runID)
 	return nil
@@ -290,6 +310,7 @@ func (s *Server) Shutdown(ctx context.Context) error {
 			ln.Close()
 		}
 		close(s.tickStop)
+		s.closeMetrics()
 		s.repl.Close()
 		s.clientsMu.Lock()
 		for _, c := range s.clients {

@@ -11,6 +11,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/ruvio/ruvio/ruvio/metrics"
 )
 
 // Mode says when records count as durable.
@@ -108,6 +110,10 @@ type Log struct {
 	// WaitDurable returns for sequences that will never become durable.
 	failure atomic.Pointer[error]
 	fsyncs  atomic.Int64
+	// appends and appendedBytes count records and their encoded bytes;
+	// fsyncTime is how long each segment fsync took.
+	appends, appendedBytes atomic.Int64
+	fsyncTime              metrics.Latency
 
 	wake chan struct{} // cap 1: "there is work"
 	done chan struct{} // closed when the writer goroutine exits
@@ -372,6 +378,7 @@ func (l *Log) SetNext(seq uint64) {
 func (l *Log) Append(epoch uint64, ops [][][]byte) uint64 {
 	l.mu.Lock()
 	seq := l.last.Load() + 1
+	l.appends.Add(1)
 	if l.mode == Memory {
 		l.last.Store(seq)
 		l.durable.Store(seq)
@@ -382,7 +389,9 @@ func (l *Log) Append(epoch uint64, ops [][][]byte) uint64 {
 	var tooBig error
 	if l.err == nil && !l.closing {
 		if size := bodySize(seq, epoch, ops); size <= maxBodySize {
+			before := len(l.pending)
 			l.pending = appendRecord(l.pending, seq, epoch, ops, size)
+			l.appendedBytes.Add(int64(len(l.pending) - before))
 		} else {
 			// Unreachable within Redis's own limits; refusing the record
 			// silently would break the sequence, so the log fails.
@@ -558,13 +567,20 @@ type Stats struct {
 	Bytes        int64
 	PendingBytes int   // appended, not yet taken by the writer
 	Fsyncs       int64 // file fsyncs issued (directory fsyncs not counted)
+	// Appends and AppendedBytes count the records appended since the log
+	// opened and their encoded size (0 bytes in Memory mode, which
+	// encodes nothing).
+	Appends, AppendedBytes int64
+	// FsyncTime is the distribution of segment fsync durations.
+	FsyncTime metrics.Snapshot
 }
 
 // Stats returns current counters.
 func (l *Log) Stats() Stats {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	st := Stats{Segments: len(l.segs), PendingBytes: len(l.pending), Fsyncs: l.fsyncs.Load()}
+	st := Stats{Segments: len(l.segs), PendingBytes: len(l.pending), Fsyncs: l.fsyncs.Load(),
+		Appends: l.appends.Load(), AppendedBytes: l.appendedBytes.Load(), FsyncTime: l.fsyncTime.Snapshot()}
 	for _, s := range l.segs {
 		st.Bytes += s.size
 	}

@@ -292,7 +292,10 @@ func (l *Log) createSegment(base uint64) (*segment, error) {
 // syncFile fsyncs one segment, counting it.
 func (l *Log) syncFile(s *segment) error {
 	l.fsyncs.Add(1)
-	if err := s.h.f.Sync(); err != nil {
+	began := time.Now()
+	err := s.h.f.Sync()
+	l.fsyncTime.Observe(time.Since(began))
+	if err != nil {
 		return fmt.Errorf("wal: fsync %s: %w", s.path, err)
 	}
 	return nil
