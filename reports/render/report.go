@@ -146,6 +146,8 @@ func reportMarkdown(h *history.History, s summary, notes []string) string {
 		b.WriteString("\n")
 	}
 
+	writeAnomalies(&b, h, s)
+
 	if len(notes) > 0 {
 		b.WriteString("## Notes\n\n")
 		for _, n := range notes {
