@@ -160,20 +160,20 @@ func (c *Coordinator) promote(o rules.Observation, d rules.Decision, force bool)
 	if d.Outcome != rules.Promote {
 		return Member{}, d.Err
 	}
-	fenced, err := c.fence(o)
+	detached, err := c.detach(o)
 	if err != nil {
 		return Member{}, err
 	}
-	choice, ok := rules.ChooseFenced(o.Record, fenced, o.Committed, force || o.Unclean)
+	choice, ok := rules.ChooseDetached(o.Record, detached, o.Committed, force || o.Unclean)
 	if !ok {
-		return Member{}, fmt.Errorf("no fenced replica may be promoted (%s): choosing again next round", rules.ShortReplicas(o.Record, fenced, o.Committed))
+		return Member{}, fmt.Errorf("no detached replica may be promoted (%s): choosing again next round", rules.ShortReplicas(o.Record, detached, o.Committed))
 	}
 	if !choice.Covers {
-		c.log.Warn("no fenced replica holds everything the others received: promoting the one holding the most history; writes only the others confirmed are lost",
+		c.log.Warn("no detached replica holds everything the others received: promoting the one holding the most history; writes only the others confirmed are lost",
 			"group", o.Group, "promoted", choice.Member.Address, "short", choice.Short)
 	}
 	d.Candidate = choice.Member
-	p, err := rules.Recheck(o, d, fenced[d.Candidate.Address], force)
+	p, err := rules.Recheck(o, d, detached[d.Candidate.Address], force)
 	if err != nil {
 		return Member{}, err
 	}
@@ -196,15 +196,15 @@ func (c *Coordinator) promote(o rules.Observation, d rules.Decision, force bool)
 	return d.Candidate, nil
 }
 
-// fence stops every replica the leader reaches from following the old
-// primary before a promotion (rules.FenceTargets, rules.FenceArgs), each
+// detach stops every replica the leader reaches from following the old
+// primary before a promotion (rules.DetachTargets, rules.DetachArgs), each
 // after the newest cluster map, confirming leadership before every
-// command, and returns the statuses of those that were fenced, pinged
-// once the fence answered. A replica that does not answer the fence is
+// command, and returns the statuses of those that were detached, pinged
+// once the detach answered. A replica that does not answer REPLICAOF NO ONE is
 // left out: it cannot be promoted this round.
-func (c *Coordinator) fence(o rules.Observation) (map[string]rules.Status, error) {
-	fenced := map[string]rules.Status{}
-	for _, m := range rules.FenceTargets(o.Record, o.Statuses, time.Now(), o.DownAfter) {
+func (c *Coordinator) detach(o rules.Observation) (map[string]rules.Status, error) {
+	detached := map[string]rules.Status{}
+	for _, m := range rules.DetachTargets(o.Record, o.Statuses, time.Now(), o.DownAfter) {
 		p := c.prober(m.Address)
 		if p == nil {
 			continue
@@ -213,17 +213,17 @@ func (c *Coordinator) fence(o rules.Observation) (map[string]rules.Status, error
 			return nil, errNoMajority
 		}
 		c.sendMapBeforePromotion(m.Address)
-		if err := p.send(rules.FenceArgs()...); err != nil {
-			c.log.Warn("fencing a replica before the promotion failed: it is not promoted this round", "group", o.Group, "member", m.Address, "err", err)
+		if err := p.send(rules.DetachArgs()...); err != nil {
+			c.log.Warn("detaching a replica before the promotion failed: it is not promoted this round", "group", o.Group, "member", m.Address, "err", err)
 			continue
 		}
-		fenced[m.Address] = p.probe()
-		c.log.Info("fenced a replica from the old primary", "group", o.Group, "member", m.Address, "old_primary", o.Record.Primary)
+		detached[m.Address] = p.probe()
+		c.log.Info("detached a replica from the old primary", "group", o.Group, "member", m.Address, "old_primary", o.Record.Primary)
 	}
-	if len(fenced) == 0 {
-		return nil, errors.New("no replica could be fenced from the old primary: choosing again next round")
+	if len(detached) == 0 {
+		return nil, errors.New("no replica could be detached from the old primary: choosing again next round")
 	}
-	return fenced, nil
+	return detached, nil
 }
 
 // correctOldPrimaryLast corrects the members after a promotion with the

@@ -6,7 +6,7 @@ import (
 	"time"
 )
 
-// Fencing before a promotion. A write acknowledged with CLIENT DURABILITY
+// Detaching before a promotion. A write acknowledged with CLIENT DURABILITY
 // REPLICAS 1 is held by at least one replica, but the old primary goes on
 // acknowledging writes for as long as any replica still follows it. A
 // replica promoted while another still follows the old primary can
@@ -14,25 +14,25 @@ import (
 // and those are lost when the other is pointed at the new primary and
 // takes a full copy from it.
 //
-// So before recording a promotion the leader fences every replica it
+// So before recording a promotion the leader detaches every replica it
 // reaches: each one is sent REPLICAOF NO ONE, which ends its stream from
-// the old primary before the command answers. From then on no fenced
+// the old primary before the command answers. From then on no detached
 // replica takes another record of the old primary, so none confirms
 // another of its writes, and what each holds is final. The leader then
-// promotes the fenced replica whose log reaches, on every shard, at least
-// as far as every other fenced replica's: it holds every write a fenced
+// promotes the detached replica whose log reaches, on every shard, at least
+// as far as every other detached replica's: it holds every write a detached
 // replica could have confirmed. The others are pointed at it afterwards,
 // as after any failover.
 //
-// A replica the leader cannot reach cannot be fenced: if it still follows
-// the old primary it may confirm writes no fenced replica holds, which
+// A replica the leader cannot reach cannot be detached: if it still follows
+// the old primary it may confirm writes no detached replica holds, which
 // are lost (the primary cut off together with a replica; the committed
 // sequences cover only what the coordinators saw).
 
-// FenceTargets lists the members to fence before promoting: every member
+// DetachTargets lists the members to detach before promoting: every member
 // but the recorded primary that answered within downAfter, in the
 // record's order.
-func FenceTargets(rec Record, st map[string]Status, now time.Time, downAfter time.Duration) []Member {
+func DetachTargets(rec Record, st map[string]Status, now time.Time, downAfter time.Duration) []Member {
 	var out []Member
 	for _, m := range rec.Members {
 		s, ok := st[m.Address]
@@ -44,16 +44,16 @@ func FenceTargets(rec Record, st map[string]Status, now time.Time, downAfter tim
 	return out
 }
 
-// FenceArgs is the command that fences a replica: it stops following and
+// DetachArgs is the command that detaches a replica: it stops following and
 // forks an epoch of its own, so its log holds exactly what it had
 // received when the command answered, plus the fork's own record.
-func FenceArgs() []string { return []string{"REPLICAOF", "NO", "ONE"} }
+func DetachArgs() []string { return []string{"REPLICAOF", "NO", "ONE"} }
 
-// Fenced is the choice among the fenced replicas.
-type Fenced struct {
+// Detached is the choice among the detached replicas.
+type Detached struct {
 	Member Member
 	// Covers: the chosen replica's log reaches, on every shard, at least
-	// as far as every other fenced replica's, so it holds every write any
+	// as far as every other detached replica's, so it holds every write any
 	// of them confirmed. When no replica covers the others (they lag on
 	// different shards), the one holding the most history is chosen and
 	// Short says what it lacks.
@@ -61,17 +61,17 @@ type Fenced struct {
 	Short  string
 }
 
-// ChooseFenced picks the member to promote among the fenced ones, given
-// their statuses pinged after the fence answered: it answers, is not
+// ChooseDetached picks the member to promote among the detached ones, given
+// their statuses pinged after the detach answered: it answers, is not
 // loading, holds every committed record (unless unclean), and covers the
 // others; ties go to the most history, then to the member listed first.
-// Every fenced replica's log ends with one fork record, so comparing the
+// Every detached replica's log ends with one fork record, so comparing the
 // last sequences compares what each had received. ok is false when no
-// fenced member qualifies.
-func ChooseFenced(rec Record, fenced map[string]Status, committed []uint64, unclean bool) (Fenced, bool) {
+// detached member qualifies.
+func ChooseDetached(rec Record, detached map[string]Status, committed []uint64, unclean bool) (Detached, bool) {
 	var eligible []Member
 	for _, m := range rec.Members {
-		s, ok := fenced[m.Address]
+		s, ok := detached[m.Address]
 		if !ok || m.Address == rec.Primary || !s.OK || s.Loading() {
 			continue
 		}
@@ -81,30 +81,30 @@ func ChooseFenced(rec Record, fenced map[string]Status, committed []uint64, uncl
 		eligible = append(eligible, m)
 	}
 	if len(eligible) == 0 {
-		return Fenced{}, false
+		return Detached{}, false
 	}
-	var best Fenced
+	var best Detached
 	var bestHist uint64
 	found := false
 	for _, m := range eligible {
-		s := fenced[m.Address]
-		short := shortOf(s, rec, fenced)
+		s := detached[m.Address]
+		short := shortOf(s, rec, detached)
 		covers := short == ""
 		h := s.History()
 		better := !found || (covers && !best.Covers) || (covers == best.Covers && h > bestHist)
 		if better {
-			best, bestHist, found = Fenced{Member: m, Covers: covers, Short: short}, h, true
+			best, bestHist, found = Detached{Member: m, Covers: covers, Short: short}, h, true
 		}
 	}
 	return best, true
 }
 
-// shortOf describes, per shard, where another answering fenced replica's
+// shortOf describes, per shard, where another answering detached replica's
 // log reaches past s's ("" when s covers them all).
-func shortOf(s Status, rec Record, fenced map[string]Status) string {
+func shortOf(s Status, rec Record, detached map[string]Status) string {
 	var parts []string
 	for _, m := range rec.Members {
-		o, ok := fenced[m.Address]
+		o, ok := detached[m.Address]
 		if !ok || m.Address == rec.Primary || !o.OK {
 			continue
 		}

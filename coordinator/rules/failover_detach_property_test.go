@@ -10,25 +10,25 @@ import (
 // A model of a group during a failover: the old primary keeps writing,
 // its records reach each replica that still follows it, and a write is
 // acknowledged (REPLICAS 1) once a following replica holds it. The leader
-// fences the replicas it reaches one after the other while all of that
-// goes on, then chooses among the fenced. After any interleaving, every
+// detaches the replicas it reaches one after the other while all of that
+// goes on, then chooses among the detached. After any interleaving, every
 // write a reachable replica confirmed is held by the one promoted, when
 // it covers the others (always, with one shard).
-type fenceModel struct {
+type detachModel struct {
 	shards    int
 	primary   []uint64   // the old primary's last sequence per shard
 	pos       [][]uint64 // each replica's last sequence per shard
 	follows   []bool     // still takes the old primary's stream
-	reachable []bool     // the leader reaches it (so can fence it)
+	reachable []bool     // the leader reaches it (so can detach it)
 	// confirmed is, per shard, the highest sequence a reachable replica
 	// confirmed to the old primary (every write up to it may have been
 	// acknowledged).
 	confirmed []uint64
 }
 
-var fenceMembers = []Member{mb, mc, md}
+var detachMembers = []Member{mb, mc, md}
 
-func (m *fenceModel) step(t *rapid.T, label string) {
+func (m *detachModel) step(t *rapid.T, label string) {
 	k := rapid.IntRange(0, m.shards-1).Draw(t, label+" shard")
 	r := rapid.IntRange(0, len(m.pos)-1).Draw(t, label+" replica")
 	switch rapid.IntRange(0, 2).Draw(t, label) {
@@ -45,10 +45,10 @@ func (m *fenceModel) step(t *rapid.T, label string) {
 	}
 }
 
-func TestFencedChoiceHoldsEveryConfirmedWrite(t *testing.T) {
+func TestDetachedChoiceHoldsEveryConfirmedWrite(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
 		n := rapid.IntRange(1, 3).Draw(t, "replicas")
-		m := &fenceModel{shards: rapid.IntRange(1, 2).Draw(t, "shards")}
+		m := &detachModel{shards: rapid.IntRange(1, 2).Draw(t, "shards")}
 		m.primary = make([]uint64, m.shards)
 		m.confirmed = make([]uint64, m.shards)
 		for i := 0; i < n; i++ {
@@ -56,19 +56,19 @@ func TestFencedChoiceHoldsEveryConfirmedWrite(t *testing.T) {
 			m.follows = append(m.follows, true)
 			m.reachable = append(m.reachable, i == 0 || rapid.Bool().Draw(t, "reachable"))
 		}
-		rec := Record{Primary: ma.Address, Members: append([]Member{ma}, fenceMembers[:n]...)}
+		rec := Record{Primary: ma.Address, Members: append([]Member{ma}, detachMembers[:n]...)}
 		for i := rapid.IntRange(0, 60).Draw(t, "before"); i > 0; i-- {
 			m.step(t, "before")
 		}
-		// The leader fences the reachable replicas in the record's order
-		// (FenceTargets), while the rest of the group goes on between
+		// The leader detaches the reachable replicas in the record's order
+		// (DetachTargets), while the rest of the group goes on between
 		// the commands.
 		st := map[string]Status{}
 		for i := range n {
-			st[fenceMembers[i].Address] = Status{OK: m.reachable[i], At: genTime}
+			st[detachMembers[i].Address] = Status{OK: m.reachable[i], At: genTime}
 		}
-		fenced := map[string]Status{}
-		for _, target := range FenceTargets(rec, st, genTime, time.Second) {
+		detached := map[string]Status{}
+		for _, target := range DetachTargets(rec, st, genTime, time.Second) {
 			i := indexOf(target)
 			for j := rapid.IntRange(0, 10).Draw(t, "between"); j > 0; j-- {
 				m.step(t, "between")
@@ -76,17 +76,17 @@ func TestFencedChoiceHoldsEveryConfirmedWrite(t *testing.T) {
 			m.follows[i] = false
 			s := Status{OK: true, At: genTime}
 			for k := range m.shards {
-				// The fence forks an epoch: one record more.
+				// Detaching forks an epoch: one record more.
 				s.Shards = append(s.Shards, ShardStatus{Role: "master", WalLast: m.pos[i][k] + 1, WalDurable: m.pos[i][k] + 1})
 			}
-			fenced[target.Address] = s
+			detached[target.Address] = s
 		}
 		for i := rapid.IntRange(0, 30).Draw(t, "after"); i > 0; i-- {
 			m.step(t, "after")
 		}
-		choice, ok := ChooseFenced(rec, fenced, nil, false)
+		choice, ok := ChooseDetached(rec, detached, nil, false)
 		if !ok {
-			t.Fatalf("no choice among %d fenced", len(fenced))
+			t.Fatalf("no choice among %d detached", len(detached))
 		}
 		if m.shards == 1 && !choice.Covers {
 			t.Fatalf("one shard, yet %s does not cover: %s", choice.Member.Address, choice.Short)
@@ -104,10 +104,10 @@ func TestFencedChoiceHoldsEveryConfirmedWrite(t *testing.T) {
 }
 
 func indexOf(m Member) int {
-	for i, f := range fenceMembers {
+	for i, f := range detachMembers {
 		if f == m {
 			return i
 		}
 	}
-	panic("not a fenced member: " + m.Address)
+	panic("not a detached member: " + m.Address)
 }

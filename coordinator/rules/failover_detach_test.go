@@ -1,0 +1,94 @@
+package rules
+
+import (
+	"strings"
+	"testing"
+	"time"
+)
+
+// detachedStatus is a detached member's ping: the last sequence per shard
+// (fork record included), durable as far.
+func detachedStatus(last ...uint64) Status {
+	s := Status{OK: true, At: time.Unix(2000, 0)}
+	for _, l := range last {
+		s.Shards = append(s.Shards, ShardStatus{Role: "master", WalLast: l, WalDurable: l})
+	}
+	return s
+}
+
+// Every answering member but the recorded primary is detached; one silent
+// for down_after, or not answering, is not.
+func TestDetachTargets(t *testing.T) {
+	now := time.Unix(2000, 500)
+	d := time.Second
+	rec := Record{Primary: ma.Address, Members: []Member{ma, mb, mc, md}}
+	old := status("slave", 5)
+	old.At = now.Add(-d)
+	cases := []struct {
+		name string
+		st   map[string]Status
+		want []Member
+	}{
+		{"both replicas answer", map[string]Status{ma.Address: status("master", 9), mb.Address: status("slave", 5), mc.Address: status("slave", 3)}, []Member{mb, mc}},
+		{"one does not answer", map[string]Status{mb.Address: {Err: "i/o timeout"}, mc.Address: status("slave", 3)}, []Member{mc}},
+		{"one last heard down_after ago", map[string]Status{mb.Address: old, mc.Address: status("slave", 3)}, []Member{mc}},
+		{"one never pinged", map[string]Status{mc.Address: status("slave", 3), md.Address: status("slave", 1)}, []Member{mc, md}},
+		{"none", map[string]Status{ma.Address: status("master", 9)}, nil},
+	}
+	for _, c := range cases {
+		got := DetachTargets(rec, c.st, now, d)
+		if len(got) != len(c.want) {
+			t.Errorf("%s: %v, want %v", c.name, got, c.want)
+			continue
+		}
+		for i := range got {
+			if got[i] != c.want[i] {
+				t.Errorf("%s: %v, want %v", c.name, got, c.want)
+			}
+		}
+	}
+}
+
+// The promoted replica covers every other detached one on every shard; it
+// need not be the one that held the most history before it was detached.
+func TestChooseDetached(t *testing.T) {
+	rec := Record{Primary: ma.Address, Members: []Member{ma, mb, mc, md}}
+	loading := detachedStatus(50)
+	loading.Shards[0].Syncing = true
+	cases := []struct {
+		name      string
+		detached  map[string]Status
+		committed []uint64
+		unclean   bool
+		want      Member
+		covers    bool
+		short     string // a part of Short
+		none      bool
+	}{
+		{"the further one", map[string]Status{mb.Address: detachedStatus(10), mc.Address: detachedStatus(12)}, nil, false, mc, true, "", false},
+		{"equal: listed first", map[string]Status{mb.Address: detachedStatus(12), mc.Address: detachedStatus(12)}, nil, false, mb, true, "", false},
+		{"covers on both shards", map[string]Status{mb.Address: detachedStatus(10, 7), mc.Address: detachedStatus(10, 8)}, nil, false, mc, true, "", false},
+		{"more history but short on one shard: none covers, most history wins", map[string]Status{mb.Address: detachedStatus(20, 3), mc.Address: detachedStatus(10, 8)}, nil, false, mb, false, "shard 1: records 4-8 held by c:6379", false},
+		{"covering beats more history", map[string]Status{mb.Address: detachedStatus(20, 3), mc.Address: detachedStatus(20, 3), md.Address: detachedStatus(20, 4)}, nil, false, md, true, "", false},
+		{"the old primary is never chosen", map[string]Status{ma.Address: detachedStatus(99), mb.Address: detachedStatus(5)}, nil, false, mb, true, "", false},
+		{"a loading one is never chosen, and what it holds still counts", map[string]Status{mb.Address: loading, mc.Address: detachedStatus(12)}, nil, false, mc, false, "records 13-50 held by b:6379", false},
+		{"lacking committed records", map[string]Status{mb.Address: detachedStatus(10)}, []uint64{11}, false, Member{}, false, "", true},
+		{"lacking committed records, unclean", map[string]Status{mb.Address: detachedStatus(10)}, []uint64{11}, true, mb, true, "", false},
+		{"only the one holding the committed records", map[string]Status{mb.Address: detachedStatus(10), mc.Address: detachedStatus(12)}, []uint64{11}, false, mc, true, "", false},
+		{"a member that does not answer is not detached", map[string]Status{mb.Address: {Err: "i/o timeout"}}, nil, false, Member{}, false, "", true},
+		{"nothing detached", nil, nil, false, Member{}, false, "", true},
+	}
+	for _, c := range cases {
+		got, ok := ChooseDetached(rec, c.detached, c.committed, c.unclean)
+		if ok == c.none {
+			t.Errorf("%s: ok %v", c.name, ok)
+			continue
+		}
+		if !ok {
+			continue
+		}
+		if got.Member != c.want || got.Covers != c.covers || (c.short == "") != (got.Short == "") || !strings.Contains(got.Short, c.short) {
+			t.Errorf("%s: %+v, want %v covers %v short %q", c.name, got, c.want.Address, c.covers, c.short)
+		}
+	}
+}
