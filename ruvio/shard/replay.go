@@ -52,6 +52,10 @@ func (r *replayer) apply(rec wal.Record) error {
 			r.sh.db.Flush()
 			continue
 		}
+		if command.Eq(op[0], SlotsArrivedOp) {
+			r.sh.slotsArrived(rec.Seq, op)
+			continue
+		}
 		spec := r.sh.table.Lookup(op[0])
 		if spec == nil || (spec.Run == nil && spec.PerKey == nil) {
 			return fmt.Errorf("record %d: %q is not a command the log can hold", rec.Seq, op[0])

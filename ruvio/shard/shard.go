@@ -61,6 +61,8 @@ type Shard struct {
 	// keepLog keeps the log a snapshot covers, so a test can compare a
 	// replay of the whole log with snapshot + replay.
 	keepLog bool
+	// Slot moves (moves.go).
+	moves moveHooks
 }
 
 // LogSubscriber is told of every record the shard appends, in log order,
@@ -118,6 +120,9 @@ func (sh *Shard) AppendLocked(ops [][][]byte) uint64 {
 func (sh *Shard) appendAt(replEpoch uint64, ops [][][]byte) uint64 {
 	sh.changes.Add(1)
 	seq := sh.wlog().Append(replEpoch, ops)
+	if sh.moves.tap != nil {
+		sh.moves.tap(ops)
+	}
 	if sh.sub != nil {
 		sh.sub.Appended(seq, replEpoch, ops)
 	}
@@ -138,6 +143,11 @@ func (sh *Shard) RecordLocked(ctx *command.Ctx) uint64 {
 // Observed). The caller sets ctx.Now.
 func (sh *Shard) Run(spec *command.Spec, ctx *command.Ctx) uint64 {
 	sh.mu.Lock()
+	if msg := sh.fenced(spec, ctx.Args); msg != "" {
+		sh.mu.Unlock()
+		ctx.W.Error(msg)
+		return 0
+	}
 	ctx.DB = sh.db
 	if spec.Flags&command.Write != 0 && sh.db.Snapshotting() {
 		for _, i := range spec.KeyIndexes(ctx.Args) {
