@@ -312,9 +312,57 @@ func (a *apiConn) coordinator(args [][]byte) {
 			return
 		}
 		a.w.BulkString(m.Address)
+	case len(args) >= 2 && command.Eq(args[1], "move"):
+		a.move(args)
+	case len(args) == 2 && command.Eq(args[1], "cancel"):
+		if err := a.c.cancelMove(); err != nil {
+			a.w.Error(replyText(err))
+			return
+		}
+		a.w.OK()
+	case (len(args) == 2 || len(args) == 3) && command.Eq(args[1], "rebalance"):
+		dry := len(args) == 3
+		if dry && !command.Eq(args[2], "dryrun") {
+			a.w.Error("ERR usage: COORDINATOR REBALANCE [DRYRUN]")
+			return
+		}
+		lines, n, err := a.c.startRebalance(dry)
+		if err != nil {
+			a.w.Error(replyText(err))
+			return
+		}
+		if !dry {
+			a.w.Int(int64(n))
+			return
+		}
+		a.w.Array(len(lines))
+		for _, l := range lines {
+			a.w.BulkString(l)
+		}
 	default:
 		a.w.Error("ERR unknown COORDINATOR subcommand or wrong number of arguments; try COORDINATOR STATUS or COORDINATOR FAILOVER group FORCE")
 	}
+}
+
+// move is COORDINATOR MOVE first last group shard.
+func (a *apiConn) move(args [][]byte) {
+	if len(args) != 6 {
+		a.w.Error("ERR usage: COORDINATOR MOVE first last group shard")
+		return
+	}
+	first, err1 := strconv.Atoi(string(args[2]))
+	last, err2 := strconv.Atoi(string(args[3]))
+	shard, err3 := strconv.Atoi(string(args[5]))
+	if err1 != nil || err2 != nil || err3 != nil || first < 0 || last > 16383 || first > last || shard < 0 {
+		a.w.Error("ERR usage: COORDINATOR MOVE first last group shard (slots 0-16383, first <= last, shard from 0)")
+		return
+	}
+	id, err := a.c.startMove(first, last, string(args[4]), shard)
+	if err != nil {
+		a.w.Error(replyText(err))
+		return
+	}
+	a.w.Int(int64(id))
 }
 
 func (c *Coordinator) groupNames() []string {
@@ -340,6 +388,10 @@ func (c *Coordinator) status() string {
 	}
 	if m, ok := c.clusterMap(); ok {
 		fmt.Fprintf(&b, "cluster_map_version:%d\r\ncluster_moved_ranges:%d\r\n", m.Version, m.Moved)
+	}
+	if c.cfg.clustered() {
+		c.moveStatus(&b)
+		c.rebalanceStatus(&b)
 	}
 	return b.String()
 }

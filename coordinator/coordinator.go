@@ -54,6 +54,8 @@ type Coordinator struct {
 	groupLocksMu sync.Mutex
 	groupLocks   map[string]*sync.Mutex
 
+	moves *mover // slot moves and rebalances (move.go)
+
 	stop chan struct{}
 	wg   sync.WaitGroup
 }
@@ -66,7 +68,7 @@ func New(cfg *Config, log *slog.Logger) (*Coordinator, error) {
 	}
 	c := &Coordinator{cfg: cfg, log: log, start: time.Now(), peers: peers, fsm: newFSM(cfg.Groups),
 		probers: map[string]*prober{}, hub: newHub(), stop: make(chan struct{}), known: map[string][]uint64{},
-		leases: newLeaseBook(), groupLocks: map[string]*sync.Mutex{}}
+		leases: newLeaseBook(), groupLocks: map[string]*sync.Mutex{}, moves: newMover()}
 	c.conf = newConfirmer(log, c.confirmWindow())
 	c.fsm.onApply = c.applied
 	c.fsm.onHalt = c.halt
@@ -197,7 +199,8 @@ func (c *Coordinator) Start() error {
 		go func() { defer c.wg.Done(); p.run(c.stop) }()
 	}
 	c.probersMu.Unlock()
-	c.wg.Add(4)
+	c.wg.Add(5)
+	go func() { defer c.wg.Done(); c.driveMoves() }()
 	go func() { defer c.wg.Done(); c.others.run(c.stop) }()
 	go func() { defer c.wg.Done(); c.recordCommitted() }()
 	go func() { defer c.wg.Done(); c.discover() }()

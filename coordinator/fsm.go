@@ -86,6 +86,7 @@ func (f *fsm) Apply(l *raft.Log) any {
 		}
 		return nil
 	}
+	e = rules.StampMove(e, l.Index)
 	next, res := rules.Apply(f.state, e)
 	f.state = next
 	f.mu.Unlock()

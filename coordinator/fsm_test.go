@@ -119,7 +119,7 @@ func TestFSMApplyReportsBadEntriesAndCallsBackOnChanges(t *testing.T) {
 	}
 }
 
-// A hand-made entry of a newer build (version 2), one with a field this
+// A hand-made entry of a newer build (version 3), one with a field this
 // build does not know, one of an unknown kind, and bytes that are no
 // entry: each stops the log where it stands, names the entry's index and
 // the version it needs, and nothing after it is applied.
@@ -127,10 +127,10 @@ func TestFSMStopsAtAnEntryItCannotRead(t *testing.T) {
 	cases := []struct {
 		name, data, want string
 	}{
-		{"a newer version", `{"v":2,"op":"primary","group":"main","primary":"b:6379","epoch":2}`, "log entry 7: written by a newer coordinator: it needs log version 2, this build reads up to version 1"},
-		{"an unknown field", `{"op":"primary","group":"main","primary":"b:6379","epoch":2,"lease_epoch":3}`, `log entry 7: this build (log version 1) cannot read it: json: unknown field "lease_epoch"`},
-		{"an unknown kind", `{"op":"move-slots","group":"main"}`, `log entry 7: this build (log version 1) cannot read it: unknown kind of entry "move-slots"`},
-		{"not an entry", `{`, "log entry 7: this build (log version 1) cannot read it: not a log entry"},
+		{"a newer version", `{"v":3,"op":"primary","group":"main","primary":"b:6379","epoch":2}`, "log entry 7: written by a newer coordinator: it needs log version 3, this build reads up to version 2"},
+		{"an unknown field", `{"op":"primary","group":"main","primary":"b:6379","epoch":2,"lease_epoch":3}`, `log entry 7: this build (log version 2) cannot read it: json: unknown field "lease_epoch"`},
+		{"an unknown kind", `{"op":"move-slots","group":"main"}`, `log entry 7: this build (log version 2) cannot read it: unknown kind of entry "move-slots"`},
+		{"not an entry", `{`, "log entry 7: this build (log version 2) cannot read it: not a log entry"},
 		{"a version that is no number", `{"v":"2","op":"primary"}`, `version "2" is not a positive integer`},
 	}
 	for _, tc := range cases {
@@ -152,17 +152,21 @@ func TestFSMStopsAtAnEntryItCannotRead(t *testing.T) {
 		if len(halts) != 1 || !strings.HasPrefix(halts[0], "7 ") {
 			t.Errorf("%s: halts %v", tc.name, halts)
 		}
-		if tc.name == "a newer version" && halts[0] != "7 2" {
-			t.Errorf("needs %q, want version 2", halts[0])
+		if tc.name == "a newer version" && halts[0] != "7 3" {
+			t.Errorf("needs %q, want version 3", halts[0])
 		}
 	}
 	// Today's entries carry no version and read as version 1; this
-	// build writes version 1.
+	// build writes version 1 for every kind but the slot-move entries,
+	// which an older build could not apply (version 2).
 	f := newFSM(testGroups)
 	if r := f.Apply(&raft.Log{Index: 1, Data: []byte(`{"op":"primary","group":"main","primary":"a:6379","epoch":1}`)}); r != nil {
 		t.Fatal(r)
 	}
 	if b := string(rules.EncodeEntry(rules.Entry{Op: rules.OpForget, Group: "main", Primary: "b:6379"})); b != `{"v":1,"op":"forget-member","group":"main","primary":"b:6379"}` {
+		t.Fatalf("writes %s", b)
+	}
+	if b := string(rules.EncodeEntry(rules.Entry{Op: rules.OpMoveEnd, Group: "main", Move: &rules.Move{ID: 4, State: rules.MoveCancelled}})); !strings.HasPrefix(b, `{"v":2,"op":"move-end"`) {
 		t.Fatalf("writes %s", b)
 	}
 }
@@ -196,7 +200,7 @@ func TestStartRefusesALogItCannotRead(t *testing.T) {
 		c.Close()
 		t.Fatal("started on a log it cannot read")
 	}
-	if want := "raft log entry 2 needs coordinator log version 3 (this build reads up to 1)"; !strings.Contains(err.Error(), want) {
+	if want := "raft log entry 2 needs coordinator log version 3 (this build reads up to 2)"; !strings.Contains(err.Error(), want) {
 		t.Fatalf("%v, want %q", err, want)
 	}
 }

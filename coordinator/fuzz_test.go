@@ -22,12 +22,17 @@ var entrySeeds = []string{
 	`{"v":1,"op":"primary","group":"main","primary":"b:6379","epoch":3,"unclean":true,"committed":{"main":{"0":15}}}`,
 	`{"v":2,"op":"primary","group":"main","primary":"b:6379","epoch":2}`,
 	`{"op":"committed","committed":{"main":{"999999999":1,"-1":2}}}`,
+	`{"v":2,"op":"move-begin","group":"other","move":{"id":0,"first":0,"last":99,"from":"main","from_shard":0,"shard":1,"from_epoch":0,"to_epoch":0}}`,
+	`{"v":2,"op":"move-restart","group":"other","move":{"id":1,"first":0,"last":0,"from":"","from_shard":0,"shard":0,"from_epoch":2,"to_epoch":0,"error":"a group failed over"}}`,
+	`{"v":2,"op":"move-commit","group":"other","move":{"id":1,"first":0,"last":0,"from":"","from_shard":0,"shard":0,"starts":[1],"from_epoch":0,"to_epoch":0}}`,
+	`{"v":2,"op":"move-end","group":"other","move":{"id":1,"first":0,"last":0,"from":"","from_shard":0,"shard":0,"from_epoch":0,"to_epoch":0,"state":"cancelled"}}`,
 }
 
 var snapshotSeeds = []string{
 	`{"b":{"primary":"","epoch":0,"members":[]},"main":{"primary":"a:1","epoch":3,"members":[{"Address":"a:1","Replication":"a:2"}],"committed":[5],"stale":[2],"forgotten":["z:1"]}}`,
 	`{"main":{"primary":"a:6379","epoch":1,"members":[{"Address":"a:6379","Replication":"a:26379"}],"forgotten":["b:6379"]}}`,
 	`{}`,
+	`{"main":{"primary":"a:1","epoch":2,"members":[]},"other":{"primary":"c:1","epoch":1,"members":[],"moved":[{"first":0,"last":99,"shard":1,"seq":1}],"move":{"id":7,"first":0,"last":99,"from":"main","from_shard":0,"shard":1,"starts":[7,9],"from_epoch":2,"to_epoch":1,"state":"committed"}}}`,
 }
 
 // Raft log entries: whatever the bytes, the state machine answers (an

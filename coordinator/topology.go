@@ -64,7 +64,9 @@ func (c *Coordinator) sendMaps() {
 			continue
 		}
 		m, ok := c.clusterMap()
-		if !ok || !c.confirmLeader() {
+		if !ok || c.moves.hold.Load() || !c.confirmLeader() {
+			// While a committed move's map goes out in order (move.go),
+			// the move task sends it.
 			continue
 		}
 		if m.Version != s.lastSent {
@@ -121,11 +123,16 @@ func isUnreachable(err error) bool {
 // sendMap sends m to the member at addr; with check it first asks the
 // version the member serves and sends nothing when it is not older.
 func (c *Coordinator) sendMap(addr string, m *topology.Map, check bool) error {
+	return c.sendMapWithin(addr, m, check, c.commandTimeout())
+}
+
+// sendMapWithin is sendMap giving the member at most timeout.
+func (c *Coordinator) sendMapWithin(addr string, m *topology.Map, check bool, timeout time.Duration) error {
 	p := c.prober(addr)
 	if p == nil {
 		return nil
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), c.commandTimeout())
+	ctx, cancel := context.WithTimeout(context.Background(), timeout)
 	defer cancel()
 	cl := p.client(0)
 	if check {

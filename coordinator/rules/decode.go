@@ -13,8 +13,21 @@ import (
 // and the highest it reads. Entries of earlier builds carry no version
 // and read as version 1. A build that writes an entry an older one cannot
 // apply correctly (a new kind, a new field that changes a transition)
-// raises it.
-const LogVersion = 1
+// raises it. Each entry is written at the lowest version that reads it
+// (entryVersion): the slot-move entries need 2, the others 1, so an older
+// coordinator stops on a move entry and nothing else.
+const LogVersion = 2
+
+// moveOps are the kinds of entry log version 2 added.
+var moveOps = map[string]bool{OpMoveBegin: true, OpMoveRestart: true, OpMoveCommit: true, OpMoveEnd: true}
+
+// entryVersion is the lowest log version that reads e.
+func entryVersion(e Entry) int {
+	if moveOps[e.Op] || e.Move != nil {
+		return 2
+	}
+	return 1
+}
 
 // UnreadableError is a log entry or snapshot this build cannot read: one
 // written by a newer build (Version above LogVersion, or a kind or field
@@ -50,7 +63,8 @@ func IsUnreadable(err error) bool {
 	return errors.As(err, &u)
 }
 
-var knownOps = map[string]bool{OpPrimary: true, OpCommitted: true, OpAddMember: true, OpForget: true}
+var knownOps = map[string]bool{OpPrimary: true, OpCommitted: true, OpAddMember: true, OpForget: true,
+	OpMoveBegin: true, OpMoveRestart: true, OpMoveCommit: true, OpMoveEnd: true}
 
 // DecodeEntry reads one Raft log entry. Anything this build cannot read
 // exactly (a newer version, an unknown kind or field, trailing bytes, no
@@ -103,9 +117,10 @@ func DecodeState(r io.Reader) (State, error) {
 	return s, nil
 }
 
-// EncodeEntry is the log's encoding of e, at this build's version.
+// EncodeEntry is the log's encoding of e, at the lowest version that
+// reads it.
 func EncodeEntry(e Entry) []byte {
-	e.Version = LogVersion
+	e.Version = entryVersion(e)
 	b, _ := json.Marshal(e) // an Entry always encodes
 	return b
 }

@@ -33,6 +33,9 @@ type Entry struct {
 	// Committed holds rises: group -> shard -> value.
 	Committed map[string]map[int]uint64 `json:"committed,omitempty"`
 	Member    *Member                   `json:"member,omitempty"`
+	// Move is the move a move entry (move.go) begins, starts again,
+	// commits or ends; Group is the group receiving the range.
+	Move *Move `json:"move,omitempty"`
 }
 
 // State is the replicated state: a Record per group. Apply never changes
@@ -112,6 +115,7 @@ var ErrUnknownGroup = errors.New("unknown group")
 //   - add-member: appended unless already a member or forgotten.
 //   - forget-member: removed and remembered as forgotten, unless it is
 //     the primary.
+//   - move-begin, move-restart, move-commit, move-end: see applyMove.
 func Apply(s State, e Entry) (State, Result) {
 	if e.Op == OpCommitted {
 		return applyCommitted(s, e), Result{}
@@ -119,6 +123,9 @@ func Apply(s State, e Entry) (State, Result) {
 	r, ok := s[e.Group]
 	if !ok {
 		return s, Result{Group: e.Group, Err: fmt.Errorf("%w %q", ErrUnknownGroup, e.Group)}
+	}
+	if moveOps[e.Op] {
+		return applyMove(s, e)
 	}
 	res := Result{Group: e.Group, Old: r, New: r}
 	n := r.Copy()

@@ -38,6 +38,9 @@ type Record struct {
 	// Moved lists the slot ranges moved into this group from another one,
 	// in a cluster map (clustermap.go); absent in records without one.
 	Moved []MovedRange `json:"moved,omitempty"`
+	// Move is the newest slot move into this group (move.go), running
+	// or ended; absent in records that never received one.
+	Move *Move `json:"move,omitempty"`
 }
 
 // Copy is a deep copy, so a caller may keep or change it freely.
@@ -48,6 +51,11 @@ func (r Record) Copy() Record {
 	c.Stale = append([]uint64(nil), r.Stale...)
 	c.Forgotten = append([]string(nil), r.Forgotten...)
 	c.Moved = append([]MovedRange(nil), r.Moved...)
+	if r.Move != nil {
+		mv := *r.Move
+		mv.Starts = append([]uint64(nil), r.Move.Starts...)
+		c.Move = &mv
+	}
 	return c
 }
 
