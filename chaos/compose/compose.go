@@ -80,8 +80,8 @@ func Available(ctx context.Context) error {
 // Start builds an image from binary, brings the Compose file up with it
 // and returns once every service answers PING.
 func (b *Backend) Start(ctx context.Context, topo topology.Topology, binary, workDir string) (topology.Cluster, error) {
-	if topo.System != topology.SystemRuvio || len(topo.Groups) > 0 {
-		return nil, errors.New("compose backend: the Compose file runs one ruvio group")
+	if topo.System != topology.SystemRuvio {
+		return nil, errors.New("compose backend: the Compose file runs ruvio, not " + topo.System)
 	}
 	image, err := buildImage(ctx, binary, workDir)
 	if err != nil {
