@@ -6,6 +6,7 @@ import (
 	"github.com/ruvio/ruvio/ruvio/deque"
 	"github.com/ruvio/ruvio/ruvio/slots"
 	"github.com/ruvio/ruvio/ruvio/sortedset"
+	"github.com/ruvio/ruvio/ruvio/stream"
 )
 
 // Snapshots are copy-on-write at key granularity. BeginSnapshot marks the
@@ -134,6 +135,8 @@ func CloneValue(v any) any {
 	case *deque.Deque:
 		return x.Clone()
 	case *sortedset.Set:
+		return x.Clone()
+	case *stream.Stream:
 		return x.Clone()
 	}
 	return v

@@ -11,7 +11,7 @@ import (
 //
 // Val holds one of: []byte (string), *deque.Deque (list),
 // map[string][]byte (hash), map[string]struct{} (set), *sortedset.Set
-// (sorted set).
+// (sorted set), *stream.Stream (stream).
 type Entry struct {
 	Val      any
 	ExpireAt int64

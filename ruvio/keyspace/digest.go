@@ -9,6 +9,7 @@ import (
 
 	"github.com/ruvio/ruvio/ruvio/deque"
 	"github.com/ruvio/ruvio/ruvio/sortedset"
+	"github.com/ruvio/ruvio/ruvio/stream"
 )
 
 // Digest summarizes the whole keyspace (keys, types, values and expiry
@@ -65,6 +66,9 @@ func appendEntry(b []byte, key string, e *Entry) []byte {
 			b = appendField(b, []byte(it.Member))
 			b = binary.LittleEndian.AppendUint64(b, math.Float64bits(it.Score))
 		}
+	case *stream.Stream:
+		b = append(b, 'x')
+		b = v.AppendDigest(b)
 	}
 	return b
 }

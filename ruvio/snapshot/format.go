@@ -46,6 +46,8 @@ const (
 	typeSet    = 2
 	typeZSet   = 3
 	typeHash   = 4
+	// typeStream holds a stream as stream.Marshal encodes it.
+	typeStream = 15
 )
 
 // castagnoli is the CRC-32C table; the polynomial has hardware support on

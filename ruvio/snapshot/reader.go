@@ -12,6 +12,7 @@ import (
 	"github.com/ruvio/ruvio/ruvio/deque"
 	"github.com/ruvio/ruvio/ruvio/keyspace"
 	"github.com/ruvio/ruvio/ruvio/sortedset"
+	"github.com/ruvio/ruvio/ruvio/stream"
 )
 
 // readBufSize is the bufio buffer: several blocks per read system call.
@@ -266,7 +267,7 @@ func (r *reader) entry() (key string, e keyspace.Entry, ok bool) {
 	}
 	start := r.at()
 	typ := r.byte()
-	if typ > typeHash {
+	if typ > typeHash && typ != typeStream {
 		r.fail(r.corrupt(start, "entry %d has unknown type %d", r.entries, typ))
 		return "", e, false
 	}
@@ -283,6 +284,8 @@ func (r *reader) entry() (key string, e keyspace.Entry, ok bool) {
 		e.Val = r.zset()
 	case typeHash:
 		e.Val = r.hash()
+	case typeStream:
+		e.Val = r.stream()
 	}
 	if r.err != nil {
 		return "", keyspace.Entry{}, false
@@ -333,6 +336,20 @@ func (r *reader) zset() *sortedset.Set {
 			r.fail(r.corrupt(r.at(), "entry %d: sorted set repeats a member", r.entries))
 			return nil
 		}
+	}
+	return s
+}
+
+func (r *reader) stream() *stream.Stream {
+	at := r.at()
+	b := r.bytes(r.length())
+	if r.err != nil {
+		return nil
+	}
+	s, err := stream.Unmarshal(b)
+	if err != nil {
+		r.fail(r.corrupt(at, "entry %d: %v", r.entries, err))
+		return nil
 	}
 	return s
 }

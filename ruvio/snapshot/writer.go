@@ -11,6 +11,7 @@ import (
 	"github.com/ruvio/ruvio/ruvio/deque"
 	"github.com/ruvio/ruvio/ruvio/keyspace"
 	"github.com/ruvio/ruvio/ruvio/sortedset"
+	"github.com/ruvio/ruvio/ruvio/stream"
 )
 
 // errClosed is returned by a Writer used after Commit or Abort.
@@ -130,6 +131,9 @@ func (w *Writer) Add(key string, e *keyspace.Entry) error {
 			w.putString(f)
 			w.putBytes(val)
 		}
+	case *stream.Stream:
+		w.entryHead(typeStream, key, e.ExpireAt)
+		w.putBytes(v.Marshal())
 	default:
 		return fmt.Errorf("snapshot: key %q: unsupported value type %T", key, e.Val)
 	}

@@ -4,6 +4,7 @@ import (
 	"github.com/ruvio/ruvio/ruvio/command"
 	"github.com/ruvio/ruvio/ruvio/deque"
 	"github.com/ruvio/ruvio/ruvio/sortedset"
+	"github.com/ruvio/ruvio/ruvio/stream"
 )
 
 // del deletes one key of DEL or UNLINK (memory is reclaimed by the
@@ -50,8 +51,10 @@ func TypeName(v any) string {
 		return "set"
 	case *sortedset.Set:
 		return "zset"
+	case *stream.Stream:
+		return "stream"
 	}
-	// Only the five representations above are ever stored; answering
+	// Only the six representations above are ever stored; answering
 	// "none" for anything else keeps a stray value from crashing a shard.
 	return "none"
 }

@@ -4,6 +4,7 @@ import (
 	"github.com/ruvio/ruvio/ruvio/command"
 	"github.com/ruvio/ruvio/ruvio/deque"
 	"github.com/ruvio/ruvio/ruvio/sortedset"
+	"github.com/ruvio/ruvio/ruvio/stream"
 )
 
 // Redis 7.0's default encoding thresholds, which OBJECT ENCODING applies
@@ -92,6 +93,8 @@ func Encoding(v any) string {
 			}
 		}
 		return "listpack"
+	case *stream.Stream:
+		return "stream"
 	}
 	return "raw"
 }
