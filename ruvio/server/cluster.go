@@ -90,7 +90,7 @@ func (s *Server) loadCluster(cfg *config.Config) error {
 		return fmt.Errorf("%s: %s", from, oneLine(err))
 	}
 	s.cluster.group = cfg.ClusterGroup
-	s.cluster.view.Store(newClusterView(m, cfg.ClusterGroup))
+	s.cluster.view.Store(s.newView(m))
 	s.log.Info("cluster map loaded", "version", m.Version, "from", from, "group", cfg.ClusterGroup, "groups", len(m.Groups))
 	return nil
 }
@@ -114,17 +114,19 @@ func (s *Server) installCluster(text string) (uint64, error) {
 	if !topology.Newer(next, cur.m) {
 		return cur.m.Version, nil
 	}
-	if err := topology.CheckFor(next, cs.group, len(s.shards), cur.m.HoldsOwn(cs.group)); err != nil {
+	if err := topology.CheckFor(next, cs.group, len(s.shards), s.holdsForMap(cur.m)); err != nil {
 		now := time.Now().UnixNano()
 		if last := cs.lastRefuse.Load(); now-last >= int64(refusalLogEvery) && cs.lastRefuse.CompareAndSwap(last, now) {
 			s.log.Warn("refused a cluster map", "version", next.Version, "serving", cur.m.Version, "why", oneLine(err))
 		}
 		return cur.m.Version, fmt.Errorf("ERR cluster map version %d refused: %s", next.Version, oneLine(err))
 	}
+	s.beforeMap(next)
 	if err := writeFileAtomic(filepath.Join(s.Config().DataDir, topologyFile), []byte(next.String())); err != nil {
 		return cur.m.Version, fmt.Errorf("ERR cannot store the cluster map: %s", oneLine(err))
 	}
-	cs.view.Store(newClusterView(next, cs.group))
+	cs.view.Store(s.newView(next))
+	s.afterMap(next)
 	s.log.Info("cluster map installed", "version", next.Version, "previous", cur.m.Version)
 	return next.Version, nil
 }

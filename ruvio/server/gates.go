@@ -76,7 +76,11 @@ func (s *Server) checkGates() int64 {
 // refusal is what a command gets instead of running, or "". withLoading
 // is false inside EXEC: LOADING was checked when the command was queued,
 // and only the write gates, which may have closed since, apply again.
+// A key of a slot move's frozen range gets TRYAGAIN before anything else.
 func (s *Server) refusal(run *command.Spec, args [][]byte, withLoading bool) string {
+	if msg := s.moveFence(run, args); msg != "" {
+		return msg
+	}
 	g := repl.Gates{
 		Write:            run.Flags&command.Write != 0,
 		RunsWhileLoading: run.Flags&command.Loading != 0,

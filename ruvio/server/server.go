@@ -70,6 +70,8 @@ type Server struct {
 	// cluster is the cluster map (cluster.go); its view is nil without
 	// cluster_topology.
 	cluster clusterState
+	// moves are the node's slot moves between groups (migrate.go).
+	moves moveState
 	// gates holds, per shard, what the last write-safety check found.
 	gates []atomic.Uint32
 	// metrics are the counters the metrics listener exports; nil when
@@ -124,6 +126,9 @@ func New(cfg *config.Config, log *slog.Logger) (*Server, error) {
 	for i, r := range slots.Split(cfg.Shards) {
 		s.shards = append(s.shards, shard.New(i, r, log))
 	}
+	if err := s.loadMoves(); err != nil {
+		return nil, err
+	}
 	if err := s.loadCluster(cfg); err != nil {
 		return nil, err
 	}
@@ -162,6 +167,9 @@ func (s *Server) Start() error {
 	}
 	if err := s.recover(&cfg); err != nil {
 		s.closeMetrics()
+		return err
+	}
+	if err := s.resumeMoves(); err != nil {
 		return err
 	}
 	for i := range s.shards {

@@ -1,0 +1,371 @@
+package server
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/ruvio/ruvio/ruvio/command"
+	"github.com/ruvio/ruvio/ruvio/keyspace"
+	"github.com/ruvio/ruvio/ruvio/migrate"
+	"github.com/ruvio/ruvio/ruvio/replication"
+	"github.com/ruvio/ruvio/ruvio/slots"
+	"github.com/ruvio/ruvio/ruvio/topology"
+)
+
+// Slot moves between groups, the data node's side. A node runs at most
+// one export (it is the source of a move) and one import (the target) at
+// a time; the coordinators run one move at a time. The decisions are in
+// package migrate; this file keeps the state, its files and the map's
+// effects, migrate_export.go drives the source, migrate_import.go the
+// target, cmd_migrate.go answers RUVIO MIGRATE.
+
+// errTryAgain is what a command on a frozen range's keys gets, in Redis
+// Cluster's words.
+const errTryAgain = "TRYAGAIN Multiple keys request during rehashing of slot"
+
+// moveState is the node's slot moves.
+type moveState struct {
+	mu  sync.Mutex
+	out *export
+	in  *importMove
+	// lastOut and lastIn are the moves STATUS still reports once ended.
+	lastOut, lastIn *moveStatus
+	// arrivals are the ranges SlotsArrived records brought, as the SLOTS
+	// file keeps them.
+	arrivals []migrate.Arrival
+	// frozen is the source's frozen range, checked on every command.
+	frozen atomic.Pointer[frozenRange]
+}
+
+// frozenRange is a range whose commands answer TRYAGAIN.
+type frozenRange struct{ first, last, shard int }
+
+func (f *frozenRange) holds(slot int) bool { return slot >= f.first && slot <= f.last }
+
+// moveStatus is what RUVIO MIGRATE STATUS reports of a move.
+type moveStatus struct {
+	id, role, peer string
+	first, last    int
+	state, err     string
+	keys, bytes    int64
+}
+
+func (m *moveStatus) pairs() [][2]string {
+	return [][2]string{
+		{"id", m.id}, {"role", m.role}, {"first", fmt.Sprint(m.first)}, {"last", fmt.Sprint(m.last)},
+		{"peer", m.peer}, {"state", m.state}, {"keys", fmt.Sprint(m.keys)}, {"bytes", fmt.Sprint(m.bytes)},
+		{"error", m.err},
+	}
+}
+
+// moveFile is where the node keeps one of its move files.
+func (s *Server) moveFile(name string) string { return filepath.Join(s.Config().DataDir, name) }
+
+// removeMoveFile removes a move file durably; a missing one is fine.
+func (s *Server) removeMoveFile(name string) error {
+	path := s.moveFile(name)
+	if err := os.Remove(path); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return err
+	}
+	if d, err := os.Open(filepath.Dir(path)); err == nil {
+		d.Sync()
+		d.Close()
+	}
+	return nil
+}
+
+// readMoveFile reads a MIGRATE_OUT or MIGRATE_IN file (ok false: none).
+func (s *Server) readMoveFile(name string) (migrate.Move, bool, error) {
+	b, err := os.ReadFile(s.moveFile(name))
+	if errors.Is(err, fs.ErrNotExist) {
+		return migrate.Move{}, false, nil
+	}
+	if err != nil {
+		return migrate.Move{}, false, err
+	}
+	m, err := migrate.ParseMove(string(b))
+	if err != nil {
+		return migrate.Move{}, false, fmt.Errorf("%s: %w", s.moveFile(name), err)
+	}
+	return m, true, nil
+}
+
+// loadMoves reads the SLOTS file and hooks the shards' SlotsArrived
+// records, before the map is loaded and the shards opened.
+func (s *Server) loadMoves() error {
+	b, err := os.ReadFile(s.moveFile(migrate.SlotsFile))
+	switch {
+	case err == nil:
+		as, err := migrate.ParseArrivals(string(b))
+		if err != nil {
+			return fmt.Errorf("%s: %w", s.moveFile(migrate.SlotsFile), err)
+		}
+		s.moves.arrivals = as
+	case !errors.Is(err, fs.ErrNotExist):
+		return err
+	}
+	for _, sh := range s.shards {
+		id := sh.ID
+		sh.OnSlotsArrived(func(first, last int, version uint64) {
+			s.slotsArrived(migrate.Arrival{First: first, Last: last, Shard: id, Version: version})
+		})
+	}
+	return nil
+}
+
+// slotsArrived notes a range that arrived on one of this node's shards
+// (a SlotsArrived record replayed or applied from the primary): it is
+// kept in SLOTS and served from now on, whatever map the node has.
+func (s *Server) slotsArrived(a migrate.Arrival) {
+	if !s.noteArrival(a) {
+		return
+	}
+	s.refreshClusterView()
+}
+
+// noteArrival adds a to the arrivals and rewrites SLOTS; false when it
+// was known already.
+func (s *Server) noteArrival(a migrate.Arrival) bool {
+	ms := &s.moves
+	ms.mu.Lock()
+	defer ms.mu.Unlock()
+	next := migrate.Arrive(ms.arrivals, a)
+	if len(next) == len(ms.arrivals) && slicesEqualArrivals(next, ms.arrivals) {
+		return false
+	}
+	if err := writeFileAtomic(s.moveFile(migrate.SlotsFile), []byte(migrate.FormatArrivals(next))); err != nil {
+		s.log.Error("cannot store the SLOTS file", "err", err)
+	}
+	ms.arrivals = next
+	s.log.Info("slots arrived", "first", a.First, "last", a.Last, "shard", a.Shard, "version", a.Version)
+	return true
+}
+
+func slicesEqualArrivals(a, b []migrate.Arrival) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// pendingArrivals are the arrivals a map of version version lacks.
+func (s *Server) pendingArrivals(version uint64) []migrate.Arrival {
+	s.moves.mu.Lock()
+	defer s.moves.mu.Unlock()
+	return migrate.Pending(s.moves.arrivals, version)
+}
+
+// clusterTable is the slot table a node serving m uses: m's, with the
+// ranges that arrived for newer maps given to this node's group.
+func (s *Server) clusterTable(m *topology.Map, group string) *topology.Table {
+	eff := m
+	for _, a := range s.pendingArrivals(m.Version) {
+		if n, err := eff.Move(a.First, a.Last, group, a.Shard); err == nil {
+			eff = n
+		}
+	}
+	return eff.Table()
+}
+
+// refreshClusterView rebuilds the served view from the current map, for
+// an arrival that changes what the node serves.
+func (s *Server) refreshClusterView() {
+	cs := &s.cluster
+	cs.mu.Lock()
+	defer cs.mu.Unlock()
+	if cur := cs.view.Load(); cur != nil {
+		cs.view.Store(s.newView(cur.m))
+	}
+}
+
+// newView is the view of m for this node, arrivals included.
+func (s *Server) newView(m *topology.Map) *clusterView {
+	v := newClusterView(m, s.cluster.group)
+	v.table = s.clusterTable(m, s.cluster.group)
+	return v
+}
+
+// holdsForMap is what the node holds when it checks a new map: what cur
+// gives its group, the ranges that arrived, and a prepared import on
+// its shard.
+func (s *Server) holdsForMap(cur *topology.Map) topology.Holds {
+	own := cur.HoldsOwn(s.cluster.group)
+	arrived := s.pendingArrivals(cur.Version)
+	var in *migrate.Move
+	s.moves.mu.Lock()
+	if im := s.moves.in; im != nil && im.state() == migrate.StatePrepared && s.repl.Role() != replication.Replica {
+		m := im.move
+		in = &m
+	}
+	s.moves.mu.Unlock()
+	return func(slot, sh int) bool {
+		if own(slot, sh) {
+			return true
+		}
+		for _, a := range arrived {
+			if slot >= a.First && slot <= a.Last && sh == a.Shard {
+				return true
+			}
+		}
+		return in != nil && slot >= in.First && slot <= in.Last && sh == in.Shard
+	}
+}
+
+// beforeMap runs when next is accepted, before it is stored and served:
+// a prepared import that next gives to this group arrives (its
+// SlotsArrived record is logged). Caller holds the cluster lock.
+func (s *Server) beforeMap(next *topology.Map) {
+	ms := &s.moves
+	ms.mu.Lock()
+	im := ms.in
+	ms.mu.Unlock()
+	if im == nil || im.state() != migrate.StatePrepared {
+		return
+	}
+	gi, _ := next.Group(s.cluster.group)
+	t := next.Table()
+	for sl := im.move.First; sl <= im.move.Last; sl++ {
+		if g, sh := t.Owner(sl); g != gi || sh != im.move.Shard {
+			return
+		}
+	}
+	s.importArrived(im, next.Version)
+}
+
+// afterMap runs once next is served: an export whose range next gives
+// away is done, and the source drops its copy.
+func (s *Server) afterMap(next *topology.Map) {
+	ms := &s.moves
+	ms.mu.Lock()
+	ex := ms.out
+	ms.mu.Unlock()
+	if ex == nil {
+		return
+	}
+	gi, _ := next.Group(s.cluster.group)
+	if g, _ := next.Table().Owner(ex.move.First); g == gi {
+		return
+	}
+	s.exportHandedOver(ex)
+}
+
+// moveFence is the TRYAGAIN a command gets when a key of it is in the
+// frozen range, "" otherwise.
+func (s *Server) moveFence(run *command.Spec, args [][]byte) string {
+	f := s.moves.frozen.Load()
+	if f == nil {
+		return ""
+	}
+	for _, i := range run.KeyIndexes(args) {
+		if f.holds(slots.Of(args[i])) {
+			return errTryAgain
+		}
+	}
+	return ""
+}
+
+// resumeMoves takes up the moves the files record, once the shards are
+// open: a frozen export stays frozen (or is handed over, when the map
+// already gives its range away), a prepared import waits for its map.
+func (s *Server) resumeMoves() error {
+	out, ok, err := s.readMoveFile(migrate.OutFile)
+	if err != nil {
+		return err
+	}
+	if ok {
+		ex := newExport(out)
+		ex.setState("prepared")
+		s.moves.out = ex
+		s.freeze(ex)
+		s.log.Info("slot move kept frozen across the restart", "id", out.ID, "first", out.First, "last", out.Last)
+		if v := s.cluster.view.Load(); v != nil {
+			s.afterMap(v.m)
+		}
+	}
+	in, ok, err := s.readMoveFile(migrate.InFile)
+	if err != nil {
+		return err
+	}
+	if ok {
+		s.moves.in = newImport(in)
+		s.log.Info("slot import kept across the restart", "id", in.ID, "first", in.First, "last", in.Last, "state", in.State)
+		if v := s.cluster.view.Load(); v != nil {
+			gi, _ := v.m.Group(s.cluster.group)
+			if g, sh := v.m.Table().Owner(in.First); g == gi && sh == in.Shard && in.State == migrate.StatePrepared {
+				// The map arrived and the node stopped before logging
+				// the range's arrival.
+				s.importArrived(s.moves.in, v.m.Version)
+			}
+		}
+	}
+	return nil
+}
+
+// freeze makes the export's range answer TRYAGAIN, in the server's
+// checks and under the shard's lock.
+func (s *Server) freeze(ex *export) {
+	f := &frozenRange{first: ex.move.First, last: ex.move.Last, shard: ex.move.Shard}
+	s.moves.frozen.Store(f)
+	sh := s.shards[ex.move.Shard]
+	sh.SetFence(func(spec *command.Spec, args [][]byte) string { return s.moveFence(spec, args) })
+}
+
+// unfreeze serves the range again.
+func (s *Server) unfreeze(ex *export) {
+	s.moves.frozen.Store(nil)
+	s.shards[ex.move.Shard].SetFence(nil)
+}
+
+// dropRange deletes the keys of slots first..last on shard sh in steps
+// of at most migrate.DropStep keys, each one record of DELs, until none
+// is left or keep says to stop; then done runs.
+func (s *Server) dropRange(shardID, first, last int, keep func() bool, done func()) {
+	s.wg.Add(1)
+	go func() {
+		defer s.wg.Done()
+		sh := s.shards[shardID]
+		dropped := 0
+		for keep() {
+			ops := make([][][]byte, 0, migrate.DropStep)
+			sh.Lock()
+			for sl := first; sl <= last && len(ops) < migrate.DropStep; sl++ {
+				if sh.DB().SlotLen(sl) == 0 {
+					continue
+				}
+				sh.DB().ScanSlot(sl, func(key string, _ *keyspace.Entry) {
+					if len(ops) < migrate.DropStep {
+						ops = append(ops, migrate.DelOp(key))
+					}
+				})
+			}
+			if len(ops) > 0 {
+				if _, err := sh.ApplyLocked(ops); err != nil {
+					s.log.Warn("dropping a moved range", "err", err)
+				}
+			}
+			sh.Unlock()
+			dropped += len(ops)
+			if len(ops) < migrate.DropStep {
+				break
+			}
+			select {
+			case <-s.tickStop:
+				return
+			case <-time.After(time.Millisecond):
+			}
+		}
+		s.log.Info("moved range dropped", "first", first, "last", last, "shard", shardID, "keys", dropped)
+		done()
+	}()
+}

@@ -1,0 +1,459 @@
+package server
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+
+	"github.com/ruvio/ruvio/internal/poll"
+	"github.com/ruvio/ruvio/ruvio/config"
+	"github.com/ruvio/ruvio/ruvio/migrate"
+	"github.com/ruvio/ruvio/ruvio/slots"
+	"github.com/ruvio/ruvio/ruvio/topology"
+)
+
+// The node side of a slot move driven by hand: slots 100-199 move from
+// shard 0 of group a to shard 0 of group b, as the coordinators would
+// drive it (IMPORT, EXPORT, STATUS until prepared, REPLICAS, the new map
+// to the target, then the source).
+
+const moveFirst, moveLast = 100, 199
+
+// moveNodes are the two groups' primaries (and b's replica, when asked)
+// with the first map.
+type moveNodes struct {
+	a, b, b2 *node
+	m        *topology.Map
+}
+
+func startMoveNodes(t *testing.T, withReplica bool) *moveNodes {
+	t.Helper()
+	mapFile := filepath.Join(t.TempDir(), "topology")
+	inGroup := func(g string) func(*config.Config) {
+		return func(c *config.Config) {
+			c.ClusterTopology, c.ClusterGroup = mapFile, g
+			c.Replication.Role = config.RolePrimary
+		}
+	}
+	mn := &moveNodes{}
+	mn.a = newNode(t, "a", 2, inGroup("a"))
+	mn.b = newNode(t, "b", 2, inGroup("b"))
+	bMembers := addr(mn.b.cfg.Port)
+	if withReplica {
+		mn.b2 = newNode(t, "b2", 2, func(c *config.Config) {
+			inGroup("b")(c)
+			c.Replication.Role = config.RoleReplica
+			c.Replication.Primary = mn.b.replAddr()
+		})
+		bMembers += " " + addr(mn.b2.cfg.Port)
+	}
+	text := fmt.Sprintf("version 1\ngroup a shards 2 members %s slots 0-8191\ngroup b shards 2 members %s slots 8192-16383\n",
+		addr(mn.a.cfg.Port), bMembers)
+	if err := os.WriteFile(mapFile, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	m, err := topology.Parse(text)
+	if err != nil {
+		t.Fatal(err)
+	}
+	mn.m = m
+	mn.a.start()
+	mn.b.start()
+	if mn.b2 != nil {
+		mn.b2.start()
+	}
+	return mn
+}
+
+// committed is the map after the move.
+func (mn *moveNodes) committed(t *testing.T) *topology.Map {
+	n, err := mn.m.Move(moveFirst, moveLast, "b", 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return n
+}
+
+func setMap(n *node, m *topology.Map) error {
+	args := []any{"RUVIO", "TOPOLOGY", "SET"}
+	for _, l := range strings.Split(strings.TrimSpace(m.String()), "\n") {
+		args = append(args, l)
+	}
+	c := n.client(0)
+	defer c.Close()
+	return c.Do(context.Background(), args...).Err()
+}
+
+func rdo(c *redis.Client, args ...any) (any, error) {
+	return c.Do(context.Background(), args...).Result()
+}
+
+func mustDo(t *testing.T, c *redis.Client, args ...any) any {
+	t.Helper()
+	v, err := rdo(c, args...)
+	if err != nil {
+		t.Fatalf("%v: %v", args, err)
+	}
+	return v
+}
+
+// status is RUVIO MIGRATE STATUS as a map.
+func status(t *testing.T, c *redis.Client, id string) map[string]string {
+	t.Helper()
+	v, err := rdo(c, "RUVIO", "MIGRATE", "STATUS", id)
+	if err != nil {
+		t.Fatalf("STATUS %s: %v", id, err)
+	}
+	out := map[string]string{}
+	switch r := v.(type) {
+	case []any:
+		for i := 0; i+1 < len(r); i += 2 {
+			out[fmt.Sprint(r[i])] = fmt.Sprint(r[i+1])
+		}
+	case map[any]any:
+		for k, x := range r {
+			out[fmt.Sprint(k)] = fmt.Sprint(x)
+		}
+	}
+	return out
+}
+
+// rangeKeys writes count keys of every type into the moving range on
+// a, and returns their names with what DUMP-free reads should find.
+func rangeKeys(t *testing.T, c *redis.Client, count int) []string {
+	t.Helper()
+	ctx := context.Background()
+	var keys []string
+	for i := 0; len(keys) < count; i++ {
+		k := fmt.Sprintf("mv%d", i)
+		if sl := slots.Of([]byte(k)); sl < moveFirst || sl > moveLast {
+			continue
+		}
+		var err error
+		switch len(keys) % 5 {
+		case 0:
+			err = c.Set(ctx, k, "v"+k, time.Hour).Err()
+		case 1:
+			err = c.RPush(ctx, k, "x", "y", k).Err()
+		case 2:
+			err = c.HSet(ctx, k, "f", k, "g", "2").Err()
+		case 3:
+			err = c.SAdd(ctx, k, "a", k).Err()
+		case 4:
+			err = c.ZAdd(ctx, k, redis.Z{Score: 1.5, Member: k}, redis.Z{Score: -2, Member: "m"}).Err()
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		keys = append(keys, k)
+	}
+	return keys
+}
+
+// describe reads key of any type into one comparable string.
+func describe(c *redis.Client, k string) string {
+	ctx := context.Background()
+	typ, err := c.Type(ctx, k).Result()
+	if err != nil {
+		return "error " + err.Error()
+	}
+	var v any
+	switch typ {
+	case "string":
+		v, err = c.Get(ctx, k).Result()
+	case "list":
+		v, err = c.LRange(ctx, k, 0, -1).Result()
+	case "hash":
+		v, err = c.HGetAll(ctx, k).Result()
+	case "set":
+		v, err = c.SMembers(ctx, k).Result()
+		if s, ok := v.([]string); ok {
+			v = fmt.Sprint(len(s), s != nil)
+		}
+	case "zset":
+		v, err = c.ZRangeWithScores(ctx, k, 0, -1).Result()
+	}
+	if err != nil {
+		return "error " + err.Error()
+	}
+	ttl := c.TTL(ctx, k).Val() > 0
+	return fmt.Sprintf("%s %v ttl=%v", typ, v, ttl)
+}
+
+func snapshotKeys(c *redis.Client, keys []string) map[string]string {
+	out := map[string]string{}
+	for _, k := range keys {
+		out[k] = describe(c, k)
+	}
+	return out
+}
+
+// writer keeps writing keys of the range on a, following TRYAGAIN (it
+// waits) and MOVED (it goes to b), and records the last acknowledged
+// value of each key.
+type writer struct {
+	mu    sync.Mutex
+	acked map[string]string
+	tries int // TRYAGAIN replies seen
+	stop  chan struct{}
+	done  chan struct{}
+}
+
+func startWriter(a, b *redis.Client) *writer {
+	w := &writer{acked: map[string]string{}, stop: make(chan struct{}), done: make(chan struct{})}
+	keys := []string{}
+	for i := 0; len(keys) < 5; i++ {
+		k := fmt.Sprintf("w%d", i)
+		if sl := slots.Of([]byte(k)); sl >= moveFirst && sl <= moveLast {
+			keys = append(keys, k)
+		}
+	}
+	go func() {
+		defer close(w.done)
+		to := a
+		for i := 0; ; i++ {
+			select {
+			case <-w.stop:
+				return
+			default:
+			}
+			k, v := keys[i%len(keys)], fmt.Sprint(i)
+			err := to.Set(context.Background(), k, v, 0).Err()
+			switch {
+			case err == nil:
+				w.mu.Lock()
+				w.acked[k] = v
+				w.mu.Unlock()
+			case strings.HasPrefix(err.Error(), "TRYAGAIN"):
+				w.mu.Lock()
+				w.tries++
+				w.mu.Unlock()
+				time.Sleep(5 * time.Millisecond)
+			case strings.HasPrefix(err.Error(), "MOVED"):
+				to = b
+			default:
+				time.Sleep(5 * time.Millisecond)
+			}
+		}
+	}()
+	return w
+}
+
+func (w *writer) end() map[string]string {
+	close(w.stop)
+	<-w.done
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.acked
+}
+
+// prepare runs IMPORT and EXPORT of move id and waits until the source
+// says prepared.
+func prepare(t *testing.T, mn *moveNodes, id string) {
+	t.Helper()
+	ca, cb := mn.a.client(0), mn.b.client(0)
+	mustDo(t, cb, "RUVIO", "MIGRATE", "IMPORT", id, moveFirst, moveLast, addr(mn.a.cfg.Port))
+	mustDo(t, ca, "RUVIO", "MIGRATE", "EXPORT", id, moveFirst, moveLast, addr(mn.b.cfg.Port))
+	poll.Until(t, 30*time.Second, "the source to say prepared", func() bool {
+		st := status(t, ca, id)
+		if st["state"] == "failed" {
+			t.Fatalf("the move failed: %v", st)
+		}
+		return st["state"] == "prepared"
+	})
+	if st := status(t, cb, id); st["state"] != "prepared" || st["role"] != "import" {
+		t.Fatalf("target status %v", st)
+	}
+}
+
+func isMoved(err error, to string) bool {
+	return err != nil && strings.HasPrefix(err.Error(), "MOVED ") && strings.HasSuffix(err.Error(), " "+to)
+}
+
+func TestMoveByHand(t *testing.T) {
+	mn := startMoveNodes(t, false)
+	ca, cb := mn.a.client(0), mn.b.client(0)
+	keys := rangeKeys(t, ca, 300)
+	before := snapshotKeys(ca, keys)
+	w := startWriter(ca, cb)
+
+	prepare(t, mn, "7")
+	// Frozen: the range answers TRYAGAIN on the source, reads included;
+	// the target sends it back to the source until it has the map.
+	if err := ca.Get(context.Background(), keys[0]).Err(); err == nil || !strings.HasPrefix(err.Error(), "TRYAGAIN") {
+		t.Fatalf("GET of a frozen key: %v, want TRYAGAIN", err)
+	}
+	if err := cb.Get(context.Background(), keys[0]).Err(); !isMoved(err, addr(mn.a.cfg.Port)) {
+		t.Fatalf("GET on the target before the map: %v, want MOVED to the source", err)
+	}
+	if _, err := os.Stat(filepath.Join(mn.a.cfg.DataDir, migrate.OutFile)); err != nil {
+		t.Fatalf("MIGRATE_OUT while prepared: %v", err)
+	}
+	mustDo(t, cb, "RUVIO", "MIGRATE", "REPLICAS", "7", 1000)
+
+	next := mn.committed(t)
+	if err := setMap(mn.b, next); err != nil {
+		t.Fatal(err)
+	}
+	if err := setMap(mn.a, next); err != nil {
+		t.Fatal(err)
+	}
+	acked := w.end()
+	if err := ca.Get(context.Background(), keys[0]).Err(); !isMoved(err, addr(mn.b.cfg.Port)) {
+		t.Fatalf("GET on the source after the map: %v, want MOVED to the target", err)
+	}
+	// Every key of the range, and every acknowledged write, is on b.
+	after := snapshotKeys(cb, keys)
+	for _, k := range keys {
+		if after[k] != before[k] {
+			t.Errorf("%s on the target: %s, want %s", k, after[k], before[k])
+		}
+	}
+	if len(acked) == 0 {
+		t.Fatal("the writer got no write through")
+	}
+	for k, v := range acked {
+		if got, err := cb.Get(context.Background(), k).Result(); err != nil || got != v {
+			t.Errorf("acknowledged %s=%s; the target has %q (%v)", k, v, got, err)
+		}
+	}
+	// The source drops its copy and ends the move.
+	poll.Until(t, 10*time.Second, "the source to drop the range", func() bool {
+		for sl := moveFirst; sl <= moveLast; sl++ {
+			if n, _ := ca.ClusterCountKeysInSlot(context.Background(), sl).Result(); n != 0 {
+				return false
+			}
+		}
+		return status(t, ca, "7")["state"] == "done"
+	})
+	if _, err := os.Stat(filepath.Join(mn.a.cfg.DataDir, migrate.OutFile)); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("MIGRATE_OUT after the move: %v", err)
+	}
+	if st := status(t, cb, "7"); st["state"] != "done" || st["keys"] == "0" {
+		t.Errorf("target status after the map: %v", st)
+	}
+	// The target's copy is in its log: it survives a restart.
+	mn.b.stop()
+	mn.b.start()
+	cb = mn.b.client(0)
+	for _, k := range keys[:20] {
+		if got := describe(cb, k); got != before[k] {
+			t.Errorf("%s after the target's restart: %s, want %s", k, got, before[k])
+		}
+	}
+}
+
+func TestMoveCancelledBeforeCommitMovesNothing(t *testing.T) {
+	mn := startMoveNodes(t, false)
+	ca, cb := mn.a.client(0), mn.b.client(0)
+	keys := rangeKeys(t, ca, 50)
+	before := snapshotKeys(ca, keys)
+	prepare(t, mn, "8")
+	mustDo(t, ca, "RUVIO", "MIGRATE", "CANCEL", "8")
+	mustDo(t, cb, "RUVIO", "MIGRATE", "CANCEL", "8")
+	if got := snapshotKeys(ca, keys); fmt.Sprint(got) != fmt.Sprint(before) {
+		t.Fatalf("the source after the cancel:\n%v\nwant\n%v", got, before)
+	}
+	if err := ca.Set(context.Background(), keys[0], "again", 0).Err(); err != nil {
+		t.Fatalf("a write on the source after the cancel: %v", err)
+	}
+	if st := status(t, ca, "8"); st["state"] != "cancelled" {
+		t.Errorf("source status %v", st)
+	}
+	// The target dropped what it received and takes no map for it.
+	poll.Until(t, 10*time.Second, "the target to drop the received keys", func() bool {
+		n, _ := cb.DBSize(context.Background()).Result()
+		return n == 0
+	})
+	if err := setMap(mn.b, mn.committed(t)); err == nil || !strings.Contains(err.Error(), "whose data is not here") {
+		t.Fatalf("the map after a cancel: %v", err)
+	}
+	for _, f := range []string{filepath.Join(mn.a.cfg.DataDir, migrate.OutFile), filepath.Join(mn.b.cfg.DataDir, migrate.InFile)} {
+		if _, err := os.Stat(f); !errors.Is(err, os.ErrNotExist) {
+			t.Errorf("%s after the cancel: %v", f, err)
+		}
+	}
+}
+
+func TestPreparedMoveKeptAcrossRestartsUntilCancelled(t *testing.T) {
+	mn := startMoveNodes(t, false)
+	ca := mn.a.client(0)
+	keys := rangeKeys(t, ca, 30)
+	prepare(t, mn, "9")
+	mn.a.stop()
+	mn.b.stop()
+	mn.a.start()
+	mn.b.start()
+	ca, cb := mn.a.client(0), mn.b.client(0)
+	if err := ca.Get(context.Background(), keys[0]).Err(); err == nil || !strings.HasPrefix(err.Error(), "TRYAGAIN") {
+		t.Fatalf("the source after its restart: %v, want TRYAGAIN", err)
+	}
+	if st := status(t, cb, "9"); st["state"] != "prepared" {
+		t.Fatalf("the target after its restart: %v", st)
+	}
+	mustDo(t, ca, "RUVIO", "MIGRATE", "CANCEL", "9")
+	mustDo(t, cb, "RUVIO", "MIGRATE", "CANCEL", "9")
+	if err := ca.Get(context.Background(), keys[0]).Err(); err != nil {
+		t.Fatalf("the source after the cancel: %v", err)
+	}
+	// Cancelled stays cancelled across another restart.
+	mn.a.stop()
+	mn.a.start()
+	if err := mn.a.client(0).Get(context.Background(), keys[0]).Err(); err != nil {
+		t.Fatalf("the source restarted after the cancel: %v", err)
+	}
+}
+
+func TestReplicaServesTheRangeFromSlotsArrived(t *testing.T) {
+	mn := startMoveNodes(t, true)
+	ca, cb := mn.a.client(0), mn.b.client(0)
+	keys := rangeKeys(t, ca, 40)
+	before := snapshotKeys(ca, keys)
+	caughtUp(t, mn.b, mn.b2)
+	prepare(t, mn, "10")
+	mustDo(t, cb, "RUVIO", "MIGRATE", "REPLICAS", "10", 5000)
+	// Only the target's primary gets the map.
+	if err := setMap(mn.b, mn.committed(t)); err != nil {
+		t.Fatal(err)
+	}
+	ro := func() *redis.Client {
+		c := redis.NewClient(&redis.Options{Addr: mn.b2.srv.Addr(0), MaxRetries: -1,
+			OnConnect: func(ctx context.Context, cn *redis.Conn) error { return cn.ReadOnly(ctx).Err() }})
+		t.Cleanup(func() { c.Close() })
+		return c
+	}
+	c2 := ro()
+	poll.Until(t, 10*time.Second, "the replica to serve the range", func() bool {
+		return c2.Get(context.Background(), keys[0]).Err() == nil
+	})
+	if v := mustDo(t, c2, "RUVIO", "TOPOLOGY", "VERSION"); v != int64(1) {
+		t.Fatalf("the replica got the map: version %v", v)
+	}
+	for _, k := range keys {
+		if got := describe(c2, k); got != before[k] {
+			t.Errorf("%s on the replica: %s, want %s", k, got, before[k])
+		}
+	}
+	// Without READONLY the replica sends the range to its primary.
+	if err := mn.b2.client(0).Get(context.Background(), keys[0]).Err(); !isMoved(err, addr(mn.b.cfg.Port)) {
+		t.Errorf("GET on the replica without READONLY: %v, want MOVED to b", err)
+	}
+	// The replica keeps serving it after a restart, and takes the map.
+	mn.b2.stop()
+	mn.b2.start()
+	c2 = ro()
+	poll.Until(t, 10*time.Second, "the restarted replica to serve the range", func() bool {
+		return c2.Get(context.Background(), keys[0]).Err() == nil
+	})
+	if err := setMap(mn.b2, mn.committed(t)); err != nil {
+		t.Fatalf("the map on the replica: %v", err)
+	}
+}
