@@ -10,6 +10,7 @@ import (
 	"strings"
 	"sync/atomic"
 	"syscall"
+	"time"
 
 	"github.com/redis/go-redis/v9"
 
@@ -24,7 +25,10 @@ import (
 // its node is the primary it last dialled.
 type conn struct {
 	addr string
-	rdb  *redis.Client
+	rdb  redisClient
+	// cluster is set for a cluster client (ViaCluster), which finds each
+	// key's node itself.
+	cluster *clusterState
 	// sentinel marks a FailoverClient; master is then the address of
 	// the primary it last dialled.
 	sentinel bool
@@ -40,6 +44,15 @@ type conn struct {
 	// restarted node is seen as soon as it listens, not up to a second
 	// later, which would inflate the measured unavailability.
 	dialFailed atomic.Bool
+}
+
+// redisClient is what the workloads use of a go-redis client, single
+// node, Sentinel or cluster.
+type redisClient interface {
+	redis.Cmdable
+	Watch(ctx context.Context, fn func(*redis.Tx) error, keys ...string) error
+	Wait(ctx context.Context, numSlaves int, timeout time.Duration) *redis.IntCmd
+	Close() error
 }
 
 // dialError marks an error from our dialer: the TCP connection was never
@@ -166,10 +179,20 @@ func (c *conn) node() string {
 	return ""
 }
 
+// nodeOf is the address an op on key went to: node(), or for a cluster
+// client the node its last command on key was sent to.
+func (c *conn) nodeOf(key string) string {
+	if c.cluster != nil {
+		return c.cluster.servedBy(key)
+	}
+	return c.node()
+}
+
 // replaceable says whether the workload may drop this client for a new
-// one after a failure. A Sentinel client is kept: following the primary
-// is its own job, and how fast it does so is what its scenario measures.
-func (c *conn) replaceable() bool { return !c.sentinel }
+// one after a failure. Sentinel and cluster clients are kept: following
+// the primary is their own job, and how fast they do so is what their
+// scenarios measure.
+func (c *conn) replaceable() bool { return !c.sentinel && c.cluster == nil }
 
 func (c *conn) close() { _ = c.rdb.Close() }
 
@@ -229,6 +252,9 @@ func neverSent(err error, c *conn) bool {
 		return true
 	case errors.Is(err, redis.ErrPoolTimeout), errors.Is(err, redis.ErrClosed):
 		return true
+	case c != nil && c.cluster != nil:
+		// Its ready flag is not kept (see cluster.go).
+		return false
 	case c != nil && !c.ready.Load():
 		return true
 	}

@@ -41,6 +41,9 @@ func FinalRead(ctx context.Context, spec Spec, targets []string, rec *Recorder, 
 	if spec.Kind == KindAppend {
 		return finalReadAppend(ctx, spec, targets, rec)
 	}
+	if spec.Via == ViaCluster {
+		return finalReadCluster(ctx, spec, targets, rec)
+	}
 	// The final reads go straight to the targets and wait for nothing:
 	// what they read is what survived.
 	plain := spec
@@ -104,4 +107,42 @@ func FinalRead(ctx context.Context, spec Spec, targets []string, rec *Recorder, 
 	}
 	return fmt.Errorf("workloads: final read: no successful read of %s within %s: %w",
 		strings.Join(missed, ", "), timeout, ctx.Err())
+}
+
+// finalReadCluster is FinalRead of a cluster workload: one cluster client
+// seeded with targets reads every key once from the primary of the group
+// that owns it (the others would answer MOVED), retrying until ctx ends.
+func finalReadCluster(ctx context.Context, spec Spec, targets []string, rec *Recorder) error {
+	plain := spec
+	plain.Durable = 0
+	c := newClusterConn(targets, plain)
+	defer c.close()
+	proc := rec.NewProcess()
+	opCtx := context.WithoutCancel(ctx)
+	pending := spec.KeyNames()
+	for {
+		var left []string
+		for _, k := range pending {
+			if ctx.Err() != nil {
+				left = append(left, k)
+				continue
+			}
+			op := read(opCtx, c, spec.Kind, k, rec)
+			if op.Type != history.OK {
+				left = append(left, k)
+				continue
+			}
+			op.Process, op.Final = proc, true
+			rec.Record(op)
+		}
+		pending = left
+		if len(pending) == 0 {
+			return nil
+		}
+		if !sleepUntil(ctx, time.Now().Add(finalRetry)) {
+			break
+		}
+	}
+	return fmt.Errorf("workloads: final read: no successful read of %s through the cluster client: %w",
+		strings.Join(pending, ", "), ctx.Err())
 }

@@ -27,14 +27,14 @@ func (w *worker) setOp(ctx context.Context, c *conn) string {
 		w.rec.Record(op)
 		return op.Type
 	}
-	op := history.Op{Process: w.proc, F: history.FAdd, Key: key, Value: w.nextValue(), Node: c.node()}
+	op := history.Op{Process: w.proc, F: history.FAdd, Key: key, Value: w.nextValue(), Node: c.nodeOf(key)}
 	op.T0 = w.rec.Now()
 	err := c.rdb.SAdd(ctx, key, op.Value).Err()
 	if err == nil {
 		err = w.wait(ctx, c)
 	}
 	op.T1 = w.rec.Now()
-	op.Node = c.node() // a Sentinel client may have dialled another primary
+	op.Node = c.nodeOf(key) // a Sentinel client may have dialled another primary
 	op.Type = classify(err, c)
 	finish(&op, err)
 	w.rec.Record(op)
@@ -61,14 +61,14 @@ func (w *worker) registerOp(ctx context.Context, c *conn) string {
 		// Nothing is known at this key yet: there is nothing to compare
 		// with, so write instead.
 	}
-	op := history.Op{Process: w.proc, F: history.FWrite, Key: key, Value: w.nextValue(), Node: c.node()}
+	op := history.Op{Process: w.proc, F: history.FWrite, Key: key, Value: w.nextValue(), Node: c.nodeOf(key)}
 	op.T0 = w.rec.Now()
 	err := c.rdb.Set(ctx, key, op.Value, 0).Err()
 	if err == nil {
 		err = w.wait(ctx, c)
 	}
 	op.T1 = w.rec.Now()
-	op.Node = c.node()
+	op.Node = c.nodeOf(key)
 	op.Type = classify(err, c)
 	finish(&op, err)
 	if op.Type == history.OK {
@@ -104,7 +104,7 @@ func (e *errPrecondition) Error() string {
 // when the connection failed after MULTI/SET/EXEC were sent, or when a
 // durable connection's wait for replicas ran out (the SET stays applied).
 func (w *worker) cas(ctx context.Context, c *conn, key, expect string) string {
-	op := history.Op{Process: w.proc, F: history.FCAS, Key: key, Expect: expect, Value: w.nextValue(), Node: c.node()}
+	op := history.Op{Process: w.proc, F: history.FCAS, Key: key, Expect: expect, Value: w.nextValue(), Node: c.nodeOf(key)}
 	sent := false
 	op.T0 = w.rec.Now()
 	err := c.rdb.Watch(ctx, func(tx *redis.Tx) error {
@@ -129,7 +129,7 @@ func (w *worker) cas(ctx context.Context, c *conn, key, expect string) string {
 		err = w.wait(ctx, c)
 	}
 	op.T1 = w.rec.Now()
-	op.Node = c.node()
+	op.Node = c.nodeOf(key)
 	switch {
 	case err == nil:
 		op.Type = history.OK
@@ -155,7 +155,7 @@ func (w *worker) cas(ctx context.Context, c *conn, key, expect string) string {
 // like any other op; the checkers drop indeterminate reads, which tell
 // nothing.
 func read(ctx context.Context, c *conn, kind, key string, rec *Recorder) history.Op {
-	op := history.Op{Key: key, Node: c.node()}
+	op := history.Op{Key: key, Node: c.nodeOf(key)}
 	var err error
 	op.T0 = rec.Now()
 	if kind == KindSet {
@@ -169,7 +169,7 @@ func read(ctx context.Context, c *conn, kind, key string, rec *Recorder) history
 		op.Nil = errors.Is(err, redis.Nil)
 	}
 	op.T1 = rec.Now()
-	op.Node = c.node()
+	op.Node = c.nodeOf(key)
 	op.Type = classify(err, c)
 	finish(&op, err)
 	return op
@@ -235,7 +235,7 @@ func (w *worker) setBatch(ctx context.Context, c *conn) string {
 		if err == nil && perr != nil && !stamped {
 			err = perr
 		}
-		ops[i].T1, ops[i].Node, ops[i].Type = t1, c.node(), classify(err, c)
+		ops[i].T1, ops[i].Node, ops[i].Type = t1, c.nodeOf(ops[i].Key), classify(err, c)
 		finish(&ops[i], err)
 		w.rec.Record(ops[i])
 		worst = worse(worst, ops[i].Type)

@@ -32,11 +32,11 @@ const ttlProbe = 50 * time.Millisecond
 // expires them at once.
 func (w *worker) ttlOp(ctx context.Context, c *conn) string {
 	key := w.key()
-	op := history.Op{Process: w.proc, F: FSetTTL, Key: key, Value: w.nextValue(), Node: c.node()}
+	op := history.Op{Process: w.proc, F: FSetTTL, Key: key, Value: w.nextValue(), Node: c.nodeOf(key)}
 	op.T0 = w.rec.Now()
 	err := c.rdb.Set(ctx, key, op.Value, TTLMillis*time.Millisecond).Err()
 	op.T1 = w.rec.Now()
-	op.Node = c.node()
+	op.Node = c.nodeOf(key)
 	op.Type = classify(err, c)
 	finish(&op, err)
 	w.rec.Record(op)
@@ -51,11 +51,11 @@ func (w *worker) ttlOp(ctx context.Context, c *conn) string {
 			return history.OK
 		case <-time.After(ttlProbe):
 		}
-		probe := history.Op{Process: w.proc, F: FGone, Key: key, Node: c.node()}
+		probe := history.Op{Process: w.proc, F: FGone, Key: key, Node: c.nodeOf(key)}
 		probe.T0 = w.rec.Now()
 		err := c.rdb.Get(ctx, key).Err()
 		probe.T1 = w.rec.Now()
-		probe.Node = c.node()
+		probe.Node = c.nodeOf(key)
 		if err == redis.Nil {
 			probe.Type = history.OK
 			probe.Value = strconv.FormatInt((probe.T1-acked)/int64(time.Millisecond), 10)

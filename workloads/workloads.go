@@ -80,7 +80,8 @@ type Spec struct {
 	// Via is how a client finds its node: "" dials targets()[i mod n];
 	// ViaSentinel makes each client a go-redis FailoverClient whose
 	// sentinels are targets() (the coordinators), asking them for
-	// Master's primary as Sentinel clients do.
+	// Master's primary as Sentinel clients do; ViaCluster a go-redis
+	// ClusterClient seeded with targets() (see cluster.go).
 	Via string
 	// Master is the Sentinel service name (ViaSentinel).
 	Master string
@@ -130,12 +131,16 @@ func (s Spec) withDefaults() (Spec, error) {
 	}
 	switch s.Via {
 	case "":
+	case ViaCluster:
+		if s.Batch > 1 || s.Wait > 0 {
+			return s, errors.New("workloads: a cluster client sends neither batches nor WAIT (no single node answers for them)")
+		}
 	case ViaSentinel:
 		if s.Master == "" {
 			return s, errors.New("workloads: a sentinel client needs the Master name")
 		}
 	default:
-		return s, fmt.Errorf("workloads: unknown Via %q (want \"\" or %q)", s.Via, ViaSentinel)
+		return s, fmt.Errorf("workloads: unknown Via %q (want \"\", %q or %q)", s.Via, ViaSentinel, ViaCluster)
 	}
 	return s, nil
 }
@@ -319,8 +324,12 @@ func (w *worker) connect() *conn {
 	if len(addrs) == 0 {
 		return nil
 	}
-	if w.spec.Via == ViaSentinel {
+	switch w.spec.Via {
+	case ViaSentinel:
 		w.c = newSentinelConn(addrs, w.spec)
+		return w.c
+	case ViaCluster:
+		w.c = newClusterConn(addrs, w.spec)
 		return w.c
 	}
 	w.c = newConn(addrs[w.slot%len(addrs)], w.spec)

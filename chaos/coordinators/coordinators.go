@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -146,7 +147,9 @@ func (v View) String() string {
 // nemesis operator too: it names the leader (Resolver) and sends FORCE
 // (Actor); it reacts to no fault.
 type Set struct {
-	c      topology.Coordinated
+	c topology.Coordinated
+	// group is the service name the Set asks about.
+	group  string
 	names  []string
 	nodeOf map[string]string
 	log    *slog.Logger
@@ -173,6 +176,16 @@ var (
 // New returns the client of topo's coordinators on c, which must offer
 // topology.Coordinated.
 func New(c topology.Cluster, topo topology.Topology, log *slog.Logger) (*Set, error) {
+	return ForGroup(c, topo, topology.GroupName, log)
+}
+
+// ForGroup returns the client of topo's coordinators that asks them about
+// group: one of a clustered topology's groups (topology.ClusterGroup).
+// What it records, Targets and PrimaryNode are that group's.
+func ForGroup(c topology.Cluster, topo topology.Topology, group string, log *slog.Logger) (*Set, error) {
+	if !slices.Contains(topo.GroupNames(), group) {
+		return nil, fmt.Errorf("coordinators: the topology has no group %q (have %v)", group, topo.GroupNames())
+	}
 	cc, ok := c.(topology.Coordinated)
 	if !ok {
 		return nil, fmt.Errorf("coordinators: the %s backend does not run coordinators", c.Backend())
@@ -180,13 +193,13 @@ func New(c topology.Cluster, topo topology.Topology, log *slog.Logger) (*Set, er
 	if log == nil {
 		log = slog.Default()
 	}
-	s := &Set{c: cc, names: topo.Coordinators(), nodeOf: map[string]string{},
-		log: log.With("component", "coordinators"), clients: map[string]*redis.Client{}, force: map[string]*redis.Client{},
+	s := &Set{c: cc, group: group, names: topo.Coordinators(), nodeOf: map[string]string{},
+		log: log.With("component", "coordinators", "group", group), clients: map[string]*redis.Client{}, force: map[string]*redis.Client{},
 		sentinels: topo.System == topology.SystemRedis}
 	if len(s.names) == 0 {
 		return nil, errors.New("coordinators: the topology has none")
 	}
-	for _, n := range topo.DataNodes() {
+	for _, n := range topo.GroupMembers(group) {
 		s.nodeOf[cc.MemberAddr(n)] = n
 	}
 	for _, name := range s.names {
@@ -218,7 +231,7 @@ func (s *Set) node(addr string) string { return s.nodeOf[addr] }
 func (s *Set) ask(ctx context.Context, name string) Answer {
 	a := Answer{Coordinator: name}
 	pipe := s.clients[name].Pipeline()
-	master := pipe.Do(ctx, "SENTINEL", "MASTER", topology.GroupName)
+	master := pipe.Do(ctx, "SENTINEL", "MASTER", s.group)
 	var status *redis.Cmd
 	if !s.sentinels {
 		status = pipe.Do(ctx, "COORDINATOR", "STATUS")
@@ -365,7 +378,7 @@ func (s *Set) Watch(ctx context.Context, rec history.Observer) {
 		if v.Primary != "" && (last == nil || v.Primary != last.Primary || v.Epoch != last.Epoch) {
 			now := rec.SinceStartMs()
 			rec.Observe(history.Observation{Kind: history.ObsRecord, Node: v.Primary, Epoch: v.Epoch, Type: history.OK,
-				StartMs: now, EndMs: now, Detail: v.String()})
+				StartMs: now, EndMs: now, Detail: s.says(v.String())})
 			if last != nil {
 				s.log.Info("coordinators recorded a new primary", "primary", v.Primary, "epoch", v.Epoch)
 			}
@@ -381,12 +394,21 @@ func (s *Set) Watch(ctx context.Context, rec history.Observer) {
 			if last != nil {
 				now := rec.SinceStartMs()
 				rec.Observe(history.Observation{Kind: history.ObsRecord, Node: last.Primary, Epoch: last.Epoch, Type: history.Info,
-					StartMs: now, EndMs: now, Detail: "end of the watch: " + v.String()})
+					StartMs: now, EndMs: now, Detail: s.says("end of the watch: " + v.String())})
 			}
 			return
 		case <-t.C:
 		}
 	}
+}
+
+// says puts the group's name before a record's detail when the
+// topology has several groups.
+func (s *Set) says(detail string) string {
+	if s.group == topology.GroupName {
+		return detail
+	}
+	return "group " + s.group + ": " + detail
 }
 
 // Resolve names the coordinator behind nemesis.Leader or

@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"maps"
 	"net"
 	"net/netip"
 	"os"
@@ -62,7 +63,14 @@ type cluster struct {
 	shaped map[string]bool
 	// closed makes Close idempotent.
 	closed bool
+	// clusterMap is a clustered topology's cluster_topology file, which
+	// every data node gets at clusterMapPath; nil otherwise.
+	clusterMap []byte
 }
+
+// clusterMapPath is where a data node of a clustered topology finds its
+// cluster_topology file.
+const clusterMapPath = "/cluster_topology"
 
 var _ topology.Coordinated = (*cluster)(nil)
 
@@ -86,7 +94,7 @@ func startCluster(ctx context.Context, log *slog.Logger, provider *testcontainer
 		}
 		return nil, err
 	}
-	if err := errors.Join(topo.CheckReplication(), topo.CheckCoordinators()); err != nil {
+	if err := errors.Join(topo.CheckReplication(), topo.CheckCoordinators(), topo.CheckGroups()); err != nil {
 		return fail(fmt.Errorf("docker backend: %w", err))
 	}
 	if err := c.makeNetwork(ctx); err != nil {
@@ -120,6 +128,16 @@ func startCluster(ctx context.Context, log *slog.Logger, provider *testcontainer
 			return fail(fmt.Errorf("docker backend: coordinator secret: %w", err))
 		}
 	}
+	if topo.Clustered() {
+		// Every data node starts with the same first map, naming the
+		// members by their addresses on the run network.
+		c.clusterMap, err = topo.ClusterMap(func(name string) string {
+			return net.JoinHostPort(ips[name].String(), strconv.Itoa(nodePort))
+		})
+		if err != nil {
+			return fail(fmt.Errorf("docker backend: %w", err))
+		}
+	}
 	for _, spec := range topo.Nodes {
 		if topo.System == topology.SystemRedis {
 			config, err := redisConfig(topo, spec, ips, c.secret)
@@ -132,6 +150,12 @@ func startCluster(ctx context.Context, log *slog.Logger, provider *testcontainer
 			continue
 		}
 		env := replicationEnv(topo, spec, ips, password)
+		if cenv := topo.ClusterEnv(spec.Name, clusterMapPath); cenv != nil && spec.Role != topology.RoleCoordinator {
+			if env == nil {
+				env = map[string]string{}
+			}
+			maps.Copy(env, cenv)
+		}
 		var config []byte
 		if spec.Role == topology.RoleCoordinator {
 			if config, err = coordinatorConfig(topo, spec.Name, ips, c.secret); err != nil {
@@ -275,6 +299,9 @@ func (c *cluster) run(ctx context.Context, spec topology.NodeSpec, image string,
 		// no skew, and SetClock later overwrites it.
 		Reader: strings.NewReader(""), ContainerFilePath: faketimePath, FileMode: 0o644,
 	}}
+	if c.clusterMap != nil && spec.Role != topology.RoleCoordinator {
+		files = append(files, testcontainers.ContainerFile{Reader: bytes.NewReader(c.clusterMap), ContainerFilePath: clusterMapPath, FileMode: 0o644})
+	}
 	if spec.Role == topology.RoleCoordinator {
 		args = []string{"coordinator", "--config", coordConfigPath}
 		files = append(files, testcontainers.ContainerFile{Reader: bytes.NewReader(config), ContainerFilePath: coordConfigPath, FileMode: 0o644})

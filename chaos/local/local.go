@@ -160,6 +160,12 @@ func (b *backend) Start(ctx context.Context, topo topology.Topology, binary, wor
 			}
 		}
 	}
+	if topo.Clustered() {
+		if err := c.writeClusterMap(); err != nil {
+			c.Close(context.WithoutCancel(ctx))
+			return nil, err
+		}
+	}
 	// A replica's environment names a proxy to its primary, and a
 	// coordinator's file every member's address, so every node's ports
 	// are known before any environment is made.
@@ -228,7 +234,7 @@ func validate(topo topology.Topology) error {
 			}
 		}
 	}
-	if err := errors.Join(topo.CheckReplication(), topo.CheckCoordinators()); err != nil {
+	if err := errors.Join(topo.CheckReplication(), topo.CheckCoordinators(), topo.CheckGroups()); err != nil {
 		return fmt.Errorf("local backend: %w", err)
 	}
 	return nil
@@ -338,6 +344,13 @@ func (c *Cluster) prepare(n *node) error {
 // the replicas its primary lists.
 func (c *Cluster) setEnv(n *node) error {
 	extra := n.spec.Env
+	if env := c.topo.ClusterEnv(n.spec.Name, c.clusterMapPath()); env != nil && !n.coordinator() {
+		extra = maps.Clone(extra)
+		if extra == nil {
+			extra = map[string]string{}
+		}
+		maps.Copy(extra, env)
+	}
 	if n.role != "" {
 		rs := topology.ReplicationSettings{Role: n.role, Listen: n.replAddr(), Password: c.password, Announce: n.addrs()[0]}
 		if c.coordinated() {
@@ -409,4 +422,24 @@ func (c *Cluster) awaitFirstStart(ctx context.Context, n *node) error {
 			return err
 		}
 	}
+}
+
+// clusterMapPath is where a clustered topology's cluster_topology file
+// is: one for every data node, as on machines that share it.
+func (c *Cluster) clusterMapPath() string { return filepath.Join(c.workDir, "cluster_topology") }
+
+// writeClusterMap writes the cluster_topology file of a clustered
+// topology, naming each member by the address the coordinators know it
+// by (its own shard 0 address when there are no coordinators).
+func (c *Cluster) writeClusterMap() error {
+	b, err := c.topo.ClusterMap(func(name string) string {
+		if a := c.MemberAddr(name); a != "" {
+			return a
+		}
+		return c.nodes[name].addrs()[0]
+	})
+	if err != nil {
+		return fmt.Errorf("local backend: %w", err)
+	}
+	return writeFileAtomic(c.clusterMapPath(), b)
 }

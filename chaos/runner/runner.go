@@ -10,9 +10,11 @@ import (
 	"io"
 	"log/slog"
 	"math/rand/v2"
+	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -148,6 +150,9 @@ func ReplicationText(s check.Summary) string {
 		fmt.Fprintf(&b, " unacknowledged_writes=%d", s.UnacknowledgedWrites)
 	}
 	b.WriteString(s.Lease.String())
+	for _, g := range s.Groups {
+		b.WriteString("; " + g.String())
+	}
 	if len(s.Tolerated) > 0 {
 		fmt.Fprintf(&b, " tolerated=%d", len(s.Tolerated))
 	}
@@ -195,17 +200,30 @@ func runOnce(ctx context.Context, o Options, sc scenarios.Scenario, dur time.Dur
 	// the harness asks them where the primary is and records what they
 	// decide. They must agree on the first primary before anything
 	// starts.
+	// A clustered topology's coordinators are asked about each group:
+	// coords is the first group's client (it also names the leader and
+	// sends FORCE), sets every group's.
 	var coords *coordinators.Set
+	var sets []*coordinators.Set
 	if len(sc.Topology.Coordinators()) > 0 {
-		if coords, err = coordinators.New(cluster, sc.Topology, o.Log); err != nil {
-			return check.Summary{}, err
+		for _, g := range sc.Topology.GroupNames() {
+			set, err := coordinators.ForGroup(cluster, sc.Topology, g, o.Log)
+			if err != nil {
+				return check.Summary{}, err
+			}
+			defer set.Close()
+			v, err := set.WaitAgreed(ctx, topology.ReadyTimeout)
+			if err != nil {
+				return check.Summary{}, fmt.Errorf("group %s: %w", g, err)
+			}
+			if sc.Topology.Clustered() {
+				fmt.Fprintf(o.Progress, "run %d: coordinators agree on group %s: %s\n", n, g, v)
+			} else {
+				fmt.Fprintf(o.Progress, "run %d: coordinators agree: %s\n", n, v)
+			}
+			sets = append(sets, set)
 		}
-		defer coords.Close()
-		v, err := coords.WaitAgreed(ctx, topology.ReadyTimeout)
-		if err != nil {
-			return check.Summary{}, err
-		}
-		fmt.Fprintf(o.Progress, "run %d: coordinators agree: %s\n", n, v)
+		coords = sets[0]
 		if sc.Topology.System == topology.SystemRedis {
 			if err := waitRedisGroup(ctx, cluster, sc.Topology); err != nil {
 				return check.Summary{}, err
@@ -220,23 +238,39 @@ func runOnce(ctx context.Context, o Options, sc scenarios.Scenario, dur time.Dur
 	// by hand, repoints restarted nodes and times the replicas. With
 	// coordinators it only times the replicas; they do the rest.
 	var group *operator.Group
+	// groups are the operators of every group (group among them).
+	var groups []*operator.Group
 	var op nemesis.Operator
 	switch {
 	case coords != nil && sc.Topology.System == topology.SystemRedis:
 		// Sentinel is the operator; the harness's replica timing and
 		// convergence check read ruvio's own INFO fields and digest.
 		op = coords
+	case coords != nil && sc.Topology.Clustered():
+		ops := []nemesis.Operator{coords}
+		for i, g := range sc.Topology.GroupNames() {
+			og, err := operator.NewWatching(cluster, sc.Topology.GroupTopology(g), rec, o.Log, sets[i].PrimaryNode)
+			if err != nil {
+				return check.Summary{}, fmt.Errorf("group %s: %w", g, err)
+			}
+			defer og.Close()
+			groups = append(groups, og)
+			ops = append(ops, og)
+		}
+		op = nemesis.Operators(ops...)
 	case coords != nil:
 		if group, err = operator.NewWatching(cluster, sc.Topology, rec, o.Log, coords.PrimaryNode); err != nil {
 			return check.Summary{}, err
 		}
 		defer group.Close()
+		groups = []*operator.Group{group}
 		op = nemesis.Operators(coords, group)
 	case sc.Topology.Replicated():
 		if group, err = operator.New(cluster, sc.Topology, rec, o.Log); err != nil {
 			return check.Summary{}, err
 		}
 		defer group.Close()
+		groups = []*operator.Group{group}
 		op = group
 	case sc.ClientsOnPrimary:
 		return check.Summary{}, fmt.Errorf("scenario %s sends clients to the primary but its topology does not replicate", sc.Name)
@@ -262,7 +296,11 @@ func runOnce(ctx context.Context, o Options, sc scenarios.Scenario, dur time.Dur
 		defer stopWatch()
 		go func() {
 			defer close(watched)
-			coords.Watch(watchCtx, rec)
+			var wg sync.WaitGroup
+			for _, set := range sets {
+				wg.Go(func() { set.Watch(watchCtx, rec) })
+			}
+			wg.Wait()
 		}()
 	} else {
 		close(watched)
@@ -315,17 +353,21 @@ func runOnce(ctx context.Context, o Options, sc scenarios.Scenario, dur time.Dur
 	case <-ctx.Done():
 		return check.Summary{}, ctx.Err()
 	}
-	if group != nil {
+	for _, g := range groups {
 		// The catch-ups still being timed end quickly without load; then
 		// every node must come to hold the same data.
-		group.WaitCatchUps(ctx)
-		obs := group.Converge(ctx, convergeLimit)
+		g.WaitCatchUps(ctx)
+		obs := g.Converge(ctx, convergeLimit)
 		fmt.Fprintf(o.Progress, "run %d: convergence %s after %d ms: %s\n", n,
 			map[string]string{history.OK: "reached", history.Fail: "NOT reached"}[obs.Type], obs.EndMs-obs.StartMs, obs.Detail)
 	}
 	for i, spec := range sc.Workloads {
 		spec.KeyPrefix = fmt.Sprintf("%s%d:", spec.Kind, i)
-		if err := workloads.FinalRead(ctx, spec, targets(), rec, 20*time.Second); err != nil {
+		final := targets
+		if spec.Via == workloads.ViaCluster {
+			final = clusterSeeds(cluster, sc.Topology)
+		}
+		if err := workloads.FinalRead(ctx, spec, final(), rec, 20*time.Second); err != nil {
 			o.Log.Warn("final read incomplete", "workload", spec.Kind, "err", err)
 		}
 	}
@@ -344,6 +386,13 @@ func runOnce(ctx context.Context, o Options, sc scenarios.Scenario, dur time.Dur
 			// A Sentinel client dials the address the coordinators
 			// answer.
 			if a := cc.MemberAddr(ns.Name); a != "" {
+				names[a] = ns.Name
+			}
+		}
+		if sc.Topology.Clustered() && ns.Role != topology.RoleCoordinator {
+			// A cluster client dials the shards' addresses the map
+			// gives.
+			for _, a := range memberShardAddrs(cluster, sc.Topology, ns.Name) {
 				names[a] = ns.Name
 			}
 		}
@@ -370,6 +419,11 @@ func workloadTargets(spec workloads.Spec, cluster topology.Cluster, topo topolog
 			return nil, fmt.Errorf("pinned to %q, which is no node of the topology", spec.Node)
 		}
 		return func() []string { return []string{addr} }, nil
+	case spec.Via == workloads.ViaCluster:
+		if !topo.Clustered() {
+			return nil, errors.New("a cluster client needs a topology whose groups share the slots (Topology.Groups)")
+		}
+		return clusterSeeds(cluster, topo), nil
 	case spec.Via == workloads.ViaSentinel:
 		var addrs []string
 		for _, c := range topo.Coordinators() {
@@ -389,7 +443,7 @@ func analyze(dir string, h *history.History, sc scenarios.Scenario, backend stri
 		limit = time.Minute
 	}
 	s := check.Analyze(h, check.Options{LinearizabilityLimit: limit, VisualizePath: filepath.Join(dir, "linearizability.html"),
-		Primary: sc.Topology.Primary(), AcceptLoss: sc.AcceptLoss, Lease: sc.Lease})
+		Primary: sc.Topology.Primary(), AcceptLoss: sc.AcceptLoss, Lease: sc.Lease, Groups: checkGroups(sc.Topology)})
 	s.Scenario, s.Backend, s.Seed, s.Runs = sc.Name, backend, seed, 1
 	for _, miss := range check.Gate(s, sc.Expect) {
 		s.Violations = append(s.Violations, "gate: "+miss)
@@ -510,4 +564,59 @@ func repoRoot() (string, error) {
 		return "", errors.New("run chaos from inside the ruvio repository")
 	}
 	return filepath.Dir(mod), nil
+}
+
+// clusterSeeds are the addresses a cluster client of a clustered
+// topology starts from: every data node's shard 0 as the map names it
+// (the coordinators' member address), so that the slots it reads and the
+// MOVED it follows name addresses it can reach.
+func clusterSeeds(cluster topology.Cluster, topo topology.Topology) func() []string {
+	var addrs []string
+	for _, n := range topo.DataNodes() {
+		addrs = append(addrs, memberAddr(cluster, n))
+	}
+	return func() []string { return addrs }
+}
+
+// memberAddr is the address the cluster map names data node n by.
+func memberAddr(cluster topology.Cluster, n string) string {
+	if cc, ok := cluster.(topology.Coordinated); ok {
+		if a := cc.MemberAddr(n); a != "" {
+			return a
+		}
+	}
+	return cluster.Addr(n)
+}
+
+// memberShardAddrs are the addresses of every shard of data node n as
+// the map names them (shard i on the member port + i).
+func memberShardAddrs(cluster topology.Cluster, topo topology.Topology, n string) []string {
+	host, port, err := net.SplitHostPort(memberAddr(cluster, n))
+	if err != nil {
+		return nil
+	}
+	base, err := strconv.Atoi(port)
+	if err != nil {
+		return nil
+	}
+	var out []string
+	for i := range max(topo.Shards, 1) {
+		out = append(out, net.JoinHostPort(host, strconv.Itoa(base+i)))
+	}
+	return out
+}
+
+// checkGroups are a clustered topology's groups as the checker needs
+// them; nil for other topologies.
+func checkGroups(topo topology.Topology) []check.Group {
+	var out []check.Group
+	for _, g := range topo.Groups {
+		members := topo.GroupMembers(g.Name)
+		cg := check.Group{Name: g.Name, Nodes: members, Slots: g.Slots}
+		if len(members) > 0 {
+			cg.Primary = members[0]
+		}
+		out = append(out, cg)
+	}
+	return out
 }

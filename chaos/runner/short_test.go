@@ -20,7 +20,7 @@ import (
 // coveredElsewhere are the scenarios a dedicated test of this package
 // runs (runner_test.go, lease_test.go).
 var coveredElsewhere = []string{"crash", "crash-memory", "failover-manual", "replica-flap", "durable", "partition",
-	"coord-partition", "lease-on"}
+	"coord-partition", "lease-on", "append-crash", "append-crash-memory"}
 
 // shortForms are every other scenario of the registry with the faulty
 // phase of its short local form: a few seconds of load at testRate,
@@ -31,7 +31,7 @@ var shortForms = map[string]time.Duration{
 	"restart": 6 * time.Second, "stall": 6 * time.Second, "client": 8 * time.Second, "durable-partition": 8 * time.Second,
 	"durable-manual": 6 * time.Second, "pause": 6 * time.Second, "clock": 6 * time.Second,
 	"lease-off": 12 * time.Second, "lease-clock": 12 * time.Second, "lease-clock-beyond": 12 * time.Second,
-	"lease-stall": 8 * time.Second,
+	"lease-stall": 8 * time.Second, "groups-kill": 8 * time.Second,
 }
 
 // shortGateless are the short forms held to less than their gate, and

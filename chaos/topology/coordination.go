@@ -126,7 +126,8 @@ type CoordinatorLayout struct {
 // CoordinatorTOML is coordinator.toml for coordinator name laid out as l:
 // the scenario's ping_interval_ms, down_after_ms and lease settings over
 // the coordinator's defaults, one group GroupName whose members are the
-// data nodes in topology order. The file is checked with the coordinator's own
+// data nodes in topology order, or in a clustered topology one group per
+// ClusterGroup with its members (the primary first), shards and slots. The file is checked with the coordinator's own
 // Validate, so a layout it would refuse fails here, naming the key.
 func (t Topology) CoordinatorTOML(name string, l CoordinatorLayout) ([]byte, error) {
 	id := t.CoordinatorID(name)
@@ -148,15 +149,29 @@ func (t Topology) CoordinatorTOML(name string, l CoordinatorLayout) ([]byte, err
 		}
 		cfg.Peers = append(cfg.Peers, strconv.Itoa(t.CoordinatorID(c))+"@"+addr)
 	}
-	g := coordinator.Group{Name: GroupName}
-	for _, n := range t.DataNodes() {
-		m, ok := l.Members[n]
-		if !ok {
-			return nil, fmt.Errorf("coordinator %s: no address for member %s", name, n)
+	if !t.Clustered() {
+		g := coordinator.Group{Name: GroupName}
+		for _, n := range t.DataNodes() {
+			m, ok := l.Members[n]
+			if !ok {
+				return nil, fmt.Errorf("coordinator %s: no address for member %s", name, n)
+			}
+			g.Members = append(g.Members, m)
 		}
-		g.Members = append(g.Members, m)
+		cfg.Groups = []coordinator.Group{g}
 	}
-	cfg.Groups = []coordinator.Group{g}
+	for _, cg := range t.Groups {
+		// The primary first, as in the nodes' cluster_topology file.
+		g := coordinator.Group{Name: cg.Name, Shards: max(t.Shards, 1), Slots: append([]string{}, cg.Slots...)}
+		for _, n := range t.GroupMembers(cg.Name) {
+			m, ok := l.Members[n]
+			if !ok {
+				return nil, fmt.Errorf("coordinator %s: no address for member %s", name, n)
+			}
+			g.Members = append(g.Members, m)
+		}
+		cfg.Groups = append(cfg.Groups, g)
+	}
 	if err := cfg.Validate(); err != nil {
 		return nil, fmt.Errorf("coordinator %s: %w", name, err)
 	}

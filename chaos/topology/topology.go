@@ -26,6 +26,9 @@ type NodeSpec struct {
 	// none. A node that another names is started as the primary of its
 	// group. The backend fills in the [replication] settings of both.
 	ReplicaOf string
+	// Group names the cluster group of a data node in a topology whose
+	// groups share the hash slots (Topology.Groups); "" otherwise.
+	Group string
 }
 
 // Topology is what a scenario starts.
@@ -35,6 +38,11 @@ type Topology struct {
 	Shards int
 	// Coordination is the coordinators' settings when Nodes has some.
 	Coordination CoordinatorSettings
+	// Groups, when set, make the topology several groups sharing the
+	// hash slots (see groups.go): every data node names its group, every
+	// node starts with the same cluster_topology file, and the
+	// coordinators watch every group.
+	Groups []ClusterGroup
 	// System is the software the topology runs: SystemRuvio ("", the
 	// default) or SystemRedis, whose data nodes are redis-server
 	// processes (each NodeSpec.Args line a redis.conf directive) and

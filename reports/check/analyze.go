@@ -40,6 +40,10 @@ type Options struct {
 	// workload's transactions to (reports/elle): "" is
 	// DefaultConsistency.
 	Consistency elle.Model
+	// Groups, for a run of several groups sharing the hash slots, measure
+	// each group on its own (Summary.Groups) in place of the windows and
+	// coordination checkers, which assume one group.
+	Groups []Group
 }
 
 // maxListed bounds the examples a violation sentence quotes.
@@ -47,13 +51,17 @@ const maxListed = 10
 
 // Checkers are the checkers opts configure, in the order their findings
 // are listed: the op counts, the set checker, the register checker, the
-// windows, the coordinators' record, the lease (with Options.Lease) and
+// windows and the coordinators' record (per group with Options.Groups), the lease (with Options.Lease) and
 // the replication checks; the transaction checker (reports/elle) runs
 // just before the replication checks.
 func Checkers(opts Options) All {
 	cs := All{opsChecker{}, setChecker{acceptLoss: opts.AcceptLoss},
-		registerChecker{limit: opts.LinearizabilityLimit, visualize: opts.VisualizePath, acceptLoss: opts.AcceptLoss},
-		windowsChecker{primary: opts.Primary}, coordinationChecker{}}
+		registerChecker{limit: opts.LinearizabilityLimit, visualize: opts.VisualizePath, acceptLoss: opts.AcceptLoss}}
+	if len(opts.Groups) > 0 {
+		cs = append(cs, groupsChecker{groups: opts.Groups})
+	} else {
+		cs = append(cs, windowsChecker{primary: opts.Primary}, coordinationChecker{})
+	}
 	if opts.Lease {
 		cs = append(cs, leaseChecker{primary: opts.Primary})
 	}

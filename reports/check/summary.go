@@ -132,6 +132,10 @@ type Summary struct {
 	// Transactions is the transaction checker's figures (TxnResult);
 	// absent from runs without the append workload.
 	Transactions *TxnResult `json:"transactions,omitempty"`
+	// Groups are each group's figures in a run of several groups sharing
+	// the hash slots (GroupResult); absent from other scenarios'
+	// summaries. The run's windows above are then the worst group's.
+	Groups []GroupResult `json:"groups,omitempty"`
 
 	Faults     []history.Fault `json:"faults"`
 	Violations []string        `json:"violations"`
@@ -223,6 +227,7 @@ func Merge(runs []Summary) Summary {
 		m.UnforcedFailovers = maxPtr(m.UnforcedFailovers, s.UnforcedFailovers)
 		m.Lease = mergeLease(m.Lease, s.Lease)
 		m.Transactions = mergeTxns(m.Transactions, s.Transactions)
+		m.Groups = mergeGroups(m.Groups, s.Groups)
 		if s.Converged != nil {
 			convChecked = true
 			convTrue = convTrue && *s.Converged
