@@ -50,14 +50,17 @@ type Config struct {
 	PrimaryLeaseDriftPercent int `toml:"primary_lease_drift_percent"`
 	// Auth is how coordinators log in to data nodes: "password" or
 	// "user password".
-	Auth             string  `toml:"auth"`
-	Join             bool    `toml:"join"`
-	TLSCert          string  `toml:"tls_cert"`
-	TLSKey           string  `toml:"tls_key"`
-	TLSCA            string  `toml:"tls_ca"`
-	NodeTLS          bool    `toml:"node_tls"`
-	InsecureNoSecret bool    `toml:"insecure_no_secret"`
-	Groups           []Group `toml:"groups"`
+	Auth             string `toml:"auth"`
+	Join             bool   `toml:"join"`
+	TLSCert          string `toml:"tls_cert"`
+	TLSKey           string `toml:"tls_key"`
+	TLSCA            string `toml:"tls_ca"`
+	NodeTLS          bool   `toml:"node_tls"`
+	InsecureNoSecret bool   `toml:"insecure_no_secret"`
+	// MetricsListen is the address of the Prometheus metrics and health
+	// listener (/metrics, /healthz, /readyz); "" serves none.
+	MetricsListen string  `toml:"metrics_listen"`
+	Groups        []Group `toml:"groups"`
 }
 
 // Peer is one entry of peers: "id@host:port".
@@ -164,6 +167,12 @@ func (c *Config) problems() []string {
 	}
 	if c.DataDir == "" {
 		add("data_dir: must not be empty")
+	}
+	if c.MetricsListen != "" {
+		// Port 0 (any free port) is allowed: tests read the address back.
+		if _, port, err := net.SplitHostPort(c.MetricsListen); err != nil || port == "" {
+			add("metrics_listen: %q is not host:port (\"\" serves no metrics)", c.MetricsListen)
+		}
 	}
 	peers, perr := c.ParsePeers()
 	for _, e := range perr {

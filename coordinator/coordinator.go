@@ -18,6 +18,7 @@ import (
 	raftboltdb "github.com/hashicorp/raft-boltdb/v2"
 
 	"github.com/ruvio/ruvio/coordinator/rules"
+	"github.com/ruvio/ruvio/ruvio/metrics"
 )
 
 // Coordinator is one running coordinator.
@@ -55,6 +56,8 @@ type Coordinator struct {
 	groupLocks   map[string]*sync.Mutex
 
 	moves *mover // slot moves and rebalances (move.go)
+
+	metricsLn *metrics.Listener // nil without metrics_listen
 
 	stop chan struct{}
 	wg   sync.WaitGroup
@@ -213,6 +216,9 @@ func (c *Coordinator) Start() error {
 			go func() { defer c.wg.Done(); c.renewLeases(g.Name) }()
 		}
 	}
+	if c.metricsLn, err = c.serveMetrics(); err != nil {
+		c.log.Error("metrics listener not started", "err", err)
+	}
 	c.log.Info("coordinator started", "id", c.cfg.ID, "listen", ln.Addr().String(), "groups", len(c.cfg.Groups),
 		"ping_interval_ms", c.cfg.PingIntervalMs, "down_after_ms", c.cfg.DownAfterMs)
 	return nil
@@ -311,6 +317,9 @@ func (c *Coordinator) Addr() string { return c.ln.Addr().String() }
 func (c *Coordinator) Close() error {
 	close(c.stop)
 	c.ln.Close()
+	if c.metricsLn != nil {
+		c.metricsLn.Close()
+	}
 	c.hub.closeAll()
 	err := c.raft.Shutdown().Error()
 	c.stream.Close()

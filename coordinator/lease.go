@@ -4,6 +4,7 @@ import (
 	"context"
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/redis/go-redis/v9"
@@ -37,6 +38,8 @@ type leaseBook struct {
 	// started); only those get grants.
 	confirmed map[[2]string]bool
 	start     time.Duration
+	// grants counts the grants this coordinator sent, for its metrics.
+	grants atomic.Uint64
 }
 
 func newLeaseBook() *leaseBook {
@@ -197,6 +200,7 @@ func (c *Coordinator) grantOnce(cl *redis.Client, group string, rec rules.Record
 		return // reported ended meanwhile: keep the promise
 	}
 	c.leases.granted[k] = clock.MonoNow()
+	c.leases.grants.Add(1)
 	c.leases.mu.Unlock()
 	err = cl.Do(ctx, "RUVIO", "LEASE", "GRANT", tok, c.cfg.ID, c.voters(), rec.GroupEpoch, c.cfg.PrimaryLeaseMs).Err()
 	if err != nil && c.leaseWarned.CompareAndSwap(false, true) {
