@@ -12,6 +12,7 @@ import (
 	"github.com/ruvio/ruvio/ruvio/command/keycmd"
 	"github.com/ruvio/ruvio/ruvio/command/listcmd"
 	"github.com/ruvio/ruvio/ruvio/command/setcmd"
+	"github.com/ruvio/ruvio/ruvio/command/streamcmd"
 	"github.com/ruvio/ruvio/ruvio/command/stringcmd"
 	"github.com/ruvio/ruvio/ruvio/command/zsetcmd"
 )
@@ -49,7 +50,7 @@ func container(name string, cats string, subs ...*command.Spec) *command.Spec {
 // server implements itself.
 func (s *Server) commandTable() *command.Table {
 	t := command.NewTable(stringcmd.Specs(), keycmd.Specs(), hashcmd.Specs(), listcmd.Specs(),
-		setcmd.Specs(), zsetcmd.Specs(), bitcmd.Specs(), hllcmd.Specs(), geocmd.Specs())
+		setcmd.Specs(), zsetcmd.Specs(), bitcmd.Specs(), hllcmd.Specs(), geocmd.Specs(), streamcmd.Specs())
 	t.Add(
 		// Connection.
 		ext("ping", -1, fast|subOK|stale|load, "fast connection", cmdPing),
