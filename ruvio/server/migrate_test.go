@@ -274,6 +274,19 @@ func prepare(t *testing.T, mn *moveNodes, id string) {
 	}
 }
 
+// rangeLen is how many keys shard 0 of s holds in the moving range,
+// whoever the map says owns it.
+func rangeLen(s *Server) int {
+	sh := s.shards[0]
+	sh.Lock()
+	defer sh.Unlock()
+	n := 0
+	for sl := moveFirst; sl <= moveLast; sl++ {
+		n += sh.DB().SlotLen(sl)
+	}
+	return n
+}
+
 func isMoved(err error, to string) bool {
 	return err != nil && strings.HasPrefix(err.Error(), "MOVED ") && strings.HasSuffix(err.Error(), " "+to)
 }
@@ -299,6 +312,9 @@ func TestMoveByHand(t *testing.T) {
 	}
 	mustDo(t, cb, "RUVIO", "MIGRATE", "REPLICAS", "7", 1000)
 
+	if n := rangeLen(mn.a.srv); n < len(keys) {
+		t.Fatalf("the source holds %d keys of the range before the map", n)
+	}
 	next := mn.committed(t)
 	if err := setMap(mn.b, next); err != nil {
 		t.Fatal(err)
@@ -327,12 +343,7 @@ func TestMoveByHand(t *testing.T) {
 	}
 	// The source drops its copy and ends the move.
 	poll.Until(t, 10*time.Second, "the source to drop the range", func() bool {
-		for sl := moveFirst; sl <= moveLast; sl++ {
-			if n, _ := ca.ClusterCountKeysInSlot(context.Background(), sl).Result(); n != 0 {
-				return false
-			}
-		}
-		return status(t, ca, "7")["state"] == "done"
+		return rangeLen(mn.a.srv) == 0 && status(t, ca, "7")["state"] == "done"
 	})
 	if _, err := os.Stat(filepath.Join(mn.a.cfg.DataDir, migrate.OutFile)); !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("MIGRATE_OUT after the move: %v", err)
@@ -357,6 +368,9 @@ func TestMoveCancelledBeforeCommitMovesNothing(t *testing.T) {
 	keys := rangeKeys(t, ca, 50)
 	before := snapshotKeys(ca, keys)
 	prepare(t, mn, "8")
+	if n := rangeLen(mn.b.srv); n != len(keys) {
+		t.Fatalf("the target holds %d keys of the range once prepared, want %d", n, len(keys))
+	}
 	mustDo(t, ca, "RUVIO", "MIGRATE", "CANCEL", "8")
 	mustDo(t, cb, "RUVIO", "MIGRATE", "CANCEL", "8")
 	if got := snapshotKeys(ca, keys); fmt.Sprint(got) != fmt.Sprint(before) {
@@ -370,9 +384,11 @@ func TestMoveCancelledBeforeCommitMovesNothing(t *testing.T) {
 	}
 	// The target dropped what it received and takes no map for it.
 	poll.Until(t, 10*time.Second, "the target to drop the received keys", func() bool {
-		n, _ := cb.DBSize(context.Background()).Result()
-		return n == 0
+		return rangeLen(mn.b.srv) == 0
 	})
+	if n := rangeLen(mn.a.srv); n != len(keys) {
+		t.Errorf("the source holds %d keys of the range after the cancel, want %d", n, len(keys))
+	}
 	if err := setMap(mn.b, mn.committed(t)); err == nil || !strings.Contains(err.Error(), "whose data is not here") {
 		t.Fatalf("the map after a cancel: %v", err)
 	}
