@@ -127,3 +127,6 @@ func (c *Coordinator) serveMetrics() (*metrics.Listener, error) {
 	c.log.Info("metrics listener started", "addr", ln.Addr())
 	return ln, nil
 }
+
+// Metrics is the collector of the coordinator's metrics, for a registry.
+func (c *Coordinator) Metrics() prometheus.Collector { return newCoordinatorCollector(c) }
