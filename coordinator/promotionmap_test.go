@@ -1,0 +1,181 @@
+package coordinator
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"net"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+
+	"github.com/ruvio/ruvio/internal/poll"
+	"github.com/ruvio/ruvio/ruvio/config"
+	"github.com/ruvio/ruvio/ruvio/server"
+)
+
+// logBuffer is a log the test reads while the node writes it.
+type logBuffer struct {
+	mu sync.Mutex
+	b  strings.Builder
+}
+
+func (l *logBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *logBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
+}
+
+// mapNode is an in-process data node of a cluster map, with its log.
+type mapNode struct {
+	s    *server.Server
+	m    Member
+	logs *logBuffer
+}
+
+// startMapNode starts a data node on addr (one shard) with the cluster
+// map file and its group.
+func startMapNode(t *testing.T, addr, repl, role, primary, file, group string) *mapNode {
+	t.Helper()
+	cfg := config.Default()
+	_, port, _ := net.SplitHostPort(addr)
+	cfg.Port, _ = strconv.Atoi(port)
+	cfg.DataDir, cfg.Durability = t.TempDir(), config.DurabilityAlways
+	cfg.Replication.Listen, cfg.Replication.Role, cfg.Replication.Primary = repl, role, primary
+	cfg.ClusterTopology, cfg.ClusterGroup = file, group
+	if err := cfg.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	n := &mapNode{logs: &logBuffer{}, m: Member{Address: addr, Replication: repl}}
+	s, err := server.New(cfg, slog.New(slog.NewTextHandler(n.logs, nil)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Start(); err != nil {
+		t.Fatal(err)
+	}
+	n.s = s
+	t.Cleanup(func() {
+		stop(s)
+		if t.Failed() {
+			t.Logf("node %s (group %s) log:\n%s", addr, group, n.logs.String())
+		}
+	})
+	return n
+}
+
+func servedVersion(addr string) int64 {
+	c := redis.NewClient(&redis.Options{Addr: addr, MaxRetries: -1, DialTimeout: 300 * time.Millisecond})
+	defer c.Close()
+	v, _ := c.Do(context.Background(), "RUVIO", "TOPOLOGY", "VERSION").Int64()
+	return v
+}
+
+// Before it promotes a replica the leader gives it the newest cluster
+// map, so that the new primary serves its group's slots as every other
+// node expects from its first write on. The test holds back the leader's
+// regular map pushes (the hold a committed slot move takes while its map
+// goes out in order), fails over group a (map version 3 -> 4, which no
+// node then receives), and then group b: b's replica, still on version
+// 3, must have installed version 4 before it became primary, as its own
+// log orders the two, and the leader must have sent it before detaching
+// it.
+func TestTheReplicaToPromoteGetsTheNewestMapFirst(t *testing.T) {
+	addrs := make([]string, 4)
+	repls := make([]string, 4)
+	for i := range addrs {
+		addrs[i], repls[i] = freeAddr(t), freeAddr(t)
+	}
+	file := filepath.Join(t.TempDir(), "topology")
+	text := fmt.Sprintf("version 1\ngroup a shards 1 members %s %s slots 0-8191\ngroup b shards 1 members %s %s slots 8192-16383\n",
+		addrs[0], addrs[1], addrs[2], addrs[3])
+	if err := os.WriteFile(file, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	a1 := startMapNode(t, addrs[0], repls[0], "primary", "", file, "a")
+	a2 := startMapNode(t, addrs[1], repls[1], "replica", repls[0], file, "a")
+	b1 := startMapNode(t, addrs[2], repls[2], "primary", "", file, "b")
+	b2 := startMapNode(t, addrs[3], repls[3], "replica", repls[2], file, "b")
+
+	leaderLog := &logBuffer{}
+	addr := freeAddr(t)
+	cfg := DefaultConfig()
+	cfg.ID, cfg.Listen, cfg.DataDir = 1, addr, t.TempDir()
+	cfg.Peers = []string{"1@" + addr}
+	cfg.PingIntervalMs, cfg.DownAfterMs = 50, 300
+	cfg.Groups = []Group{
+		{Name: "a", Shards: 1, Slots: []string{"0-8191"}, Members: []Member{a1.m, a2.m}},
+		{Name: "b", Shards: 1, Slots: []string{"8192-16383"}, Members: []Member{b1.m, b2.m}},
+	}
+	if err := cfg.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	c, err := New(cfg, slog.New(slog.NewTextHandler(leaderLog, nil)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		c.Close()
+		if t.Failed() {
+			t.Logf("coordinator log:\n%s", leaderLog.String())
+		}
+	})
+	all := []*mapNode{a1, a2, b1, b2}
+	poll.Until(t, 20*time.Second, "every node on map version 3", func() bool {
+		for _, n := range all {
+			if servedVersion(n.m.Address) != 3 {
+				return false
+			}
+		}
+		return true
+	})
+	sc := redis.NewSentinelClient(&redis.Options{Addr: c.Addr()})
+	defer sc.Close()
+	primaryOf := func(group string) string {
+		v, err := sc.GetMasterAddrByName(context.Background(), group).Result()
+		if err != nil {
+			return ""
+		}
+		return net.JoinHostPort(v[0], v[1])
+	}
+
+	c.moves.hold.Store(true)
+	stop(a1.s)
+	poll.Until(t, 20*time.Second, "group a failed over to a2", func() bool { return primaryOf("a") == a2.m.Address })
+	m, ok := c.clusterMap()
+	if !ok || m.Version != 4 {
+		t.Fatalf("the leader's map after a's failover: %v %v", m, ok)
+	}
+	// Held back: nobody was sent version 4 by the regular pushes.
+	poll.Stays(t, 300*time.Millisecond, "b2 on version 3", func() bool { return servedVersion(b2.m.Address) == 3 })
+
+	stop(b1.s)
+	poll.Until(t, 20*time.Second, "group b failed over to b2", func() bool { return primaryOf("b") == b2.m.Address })
+	log := b2.logs.String()
+	installed := strings.Index(log, `msg="cluster map installed" version=4`)
+	primary := strings.Index(log, `msg="MASTER MODE enabled"`)
+	if installed < 0 || primary < 0 || installed > primary {
+		t.Fatalf("b2 installed version 4 at %d of its log and became primary at %d: want the map first", installed, primary)
+	}
+	lead := leaderLog.String()
+	sent := strings.Index(lead, fmt.Sprintf(`msg="sent the cluster map" member=%s version=4`, b2.m.Address))
+	detached := strings.Index(lead, fmt.Sprintf(`msg="detached a replica from the old primary" group=b member=%s`, b2.m.Address))
+	if sent < 0 || detached < 0 || sent > detached {
+		t.Fatalf("the leader sent b2 version 4 at %d of its log and detached it at %d: want the map first", sent, detached)
+	}
+}
