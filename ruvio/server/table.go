@@ -6,6 +6,7 @@ import (
 	"github.com/ruvio/ruvio/ruvio/acl"
 	"github.com/ruvio/ruvio/ruvio/command"
 	"github.com/ruvio/ruvio/ruvio/command/bitcmd"
+	"github.com/ruvio/ruvio/ruvio/command/dumpcmd"
 	"github.com/ruvio/ruvio/ruvio/command/geocmd"
 	"github.com/ruvio/ruvio/ruvio/command/hashcmd"
 	"github.com/ruvio/ruvio/ruvio/command/hllcmd"
@@ -50,7 +51,8 @@ func container(name string, cats string, subs ...*command.Spec) *command.Spec {
 // server implements itself.
 func (s *Server) commandTable() *command.Table {
 	t := command.NewTable(stringcmd.Specs(), keycmd.Specs(), hashcmd.Specs(), listcmd.Specs(),
-		setcmd.Specs(), zsetcmd.Specs(), bitcmd.Specs(), hllcmd.Specs(), geocmd.Specs(), streamcmd.Specs())
+		setcmd.Specs(), zsetcmd.Specs(), bitcmd.Specs(), hllcmd.Specs(), geocmd.Specs(), streamcmd.Specs(),
+		dumpcmd.Specs())
 	t.Add(
 		// Connection.
 		ext("ping", -1, fast|subOK|stale|load, "fast connection", cmdPing),
