@@ -41,6 +41,9 @@ const (
 	MUnavailable   = "unavailable_ms"
 	MFailovers     = "failovers"
 	MFailoverMs    = "failover_ms"
+	// MAnomalies counts the transactional anomalies the append
+	// workload's checker found (reports/elle).
+	MAnomalies = "anomalies"
 )
 
 // Measure reads one measure from a run (ok false: the run had none).
@@ -72,11 +75,16 @@ func Measure(s check.Summary, m string) (float64, bool) {
 		return ptr(s.Failovers)
 	case MFailoverMs:
 		return ptr(s.FailoverMs)
+	case MAnomalies:
+		if s.Transactions == nil {
+			return 0, false
+		}
+		return float64(s.Transactions.Total()), true
 	}
 	return 0, false
 }
 
-var measures = []string{MLost, MAfterPromo, MTwoWriter, MOldAckInFault, MUnavailable, MFailovers, MFailoverMs}
+var measures = []string{MLost, MAfterPromo, MTwoWriter, MOldAckInFault, MUnavailable, MFailovers, MFailoverMs, MAnomalies}
 
 // CellResult is one measured cell: each measure per run (nil where the
 // run had none), what was promised and what `chaos gate` found broken.
@@ -336,7 +344,7 @@ func RenderTable(cache map[string]CellResult, t scenarios.Timing, runs int, back
 			fmt.Fprintf(&b, "- %s %s\n", sys.Name(), line)
 		}
 	}
-	b.WriteString("- load (both): a set workload following the primary the coordinators name (4 clients x 100 adds/s) and one pinned to the old primary n1 (2 clients x 50 adds/s); the clients reach every node throughout\n\n")
+	b.WriteString("- load (both): a set workload following the primary the coordinators name (4 clients x 100 adds/s) and one pinned to the old primary n1 (2 clients x 50 adds/s); the clients reach every node throughout; and a list-append transaction workload following the primary (2 clients x 50 transactions/s, 1-4 micro-ops each, MULTI/EXEC), checked by reports/elle\n\n")
 	get := func(sys, shape, prot string) (CellResult, bool) {
 		r, ok := cache[scenarios.CellName(sys, shape, prot)]
 		return r, ok
@@ -399,6 +407,7 @@ func RenderTable(cache map[string]CellResult, t scenarios.Timing, runs int, back
 	table("The old primary's last acknowledged write after the fault began (while it lasted), ms", MOldAckInFault, 1, "", false)
 	table("Longest unavailability, s", MUnavailable, 1000, "", false)
 	table("Failovers recorded", MFailovers, 1, "", false)
+	table("Transactional anomalies the append workload's checker found (cycles and the rest; see docs/chaos.md, Reading a cycle)", MAnomalies, 1, "", false)
 	b.WriteString("**What the documentation promises** (`chaos gate` holds each cell's runs to it; \"loses writes\" cells pass with the count reported)\n\n")
 	header("")
 	for _, shape := range nemesis.TableShapes {

@@ -205,6 +205,7 @@ func Cell(sys System, shape nemesis.Shape, p Protection, t Timing) Scenario {
 		Workloads: []workloads.Spec{
 			sys.Workload(p, 4, 100),
 			pinned(sys.Workload(p, 2, 50), tableGroup.Primary),
+			transactional(sys.Workload(p, 2, 50)),
 		},
 		ClientsOnPrimary: true,
 		AcceptLoss:       true,
@@ -220,10 +221,19 @@ func Cell(sys System, shape nemesis.Shape, p Protection, t Timing) Scenario {
 			"Two set workloads run: one following the primary the coordinators name (4 clients, 100 adds a second each), " +
 				"one pinned to the old primary n1 (2 clients, 50 a second each), so the report sees what n1 acknowledges " +
 				"after the fault and after the promotion. The clients reach every node throughout.",
+			"A list-append transaction workload follows the primary too (2 clients, 50 transactions a second each); " +
+				"its anomalies (reports/elle) are counted and tolerated like the loss: the cell measures them.",
 			"The documentation promises: " + promise.String() + ". `chaos gate` holds the run to that and nothing else; " +
 				"a cell promised to lose writes passes with its loss reported.",
 		},
 	}
+}
+
+// transactional is s as the list-append transaction workload, with the
+// same protection and the same way to the primary.
+func transactional(s workloads.Spec) workloads.Spec {
+	s.Kind = workloads.KindAppend
+	return s
 }
 
 func pinned(s workloads.Spec, node string) workloads.Spec {

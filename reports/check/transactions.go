@@ -120,6 +120,9 @@ func (c txnChecker) Check(h *history.History) Result {
 	return r.judged()
 }
 
+// maxCycleShown bounds the edges of a cycle a violation sentence quotes.
+const maxCycleShown = 8
+
 // firstWhy is the first listed anomaly of type t in a sentence: its
 // reason, or its cycle's edges.
 func firstWhy(er elle.Result, t string) string {
@@ -130,9 +133,13 @@ func firstWhy(er elle.Result, t string) string {
 		if a.Why != "" {
 			return "e.g. " + a.Why
 		}
-		steps := make([]string, len(a.Steps))
+		var steps []string
 		for i, s := range a.Steps {
-			steps[i] = fmt.Sprintf("T%d -%s-> T%d", s.From, s.Rel, s.To)
+			if i == maxCycleShown && len(a.Steps) > maxCycleShown+1 {
+				steps = append(steps, fmt.Sprintf("... %d more edges", len(a.Steps)-maxCycleShown))
+				break
+			}
+			steps = append(steps, fmt.Sprintf("T%d -%s-> T%d", s.From, s.Rel, s.To))
 		}
 		return "e.g. the cycle " + strings.Join(steps, ", ") + "; report.md explains each edge"
 	}

@@ -76,6 +76,9 @@ func (c *checker) search(s *bfs, comp int32, nodes []int32, sp spec, found map[s
 				continue
 			}
 			cycle := append([]int32{u}, path...)
+			if sp.rest&Realtime != 0 {
+				cycle = c.shortcut(cycle)
+			}
 			a := c.cycle(cycle, sp.first|sp.rest)
 			if found[a.Type] {
 				continue
@@ -138,6 +141,11 @@ func (c *checker) cycle(nodes []int32, allowed Rel) Anomaly {
 	for i := 0; i+1 < len(nodes); i++ {
 		u, v := nodes[i], nodes[i+1]
 		rels := c.g.rel(u, v) & allowed
+		if c.precedes(int(u), int(v)) {
+			// The graph holds real-time order transitively reduced; the
+			// order itself holds between any such pair.
+			rels |= Realtime & allowed
+		}
 		var rel Rel
 		for _, r := range labelOrder {
 			if rels&r != 0 {
@@ -228,4 +236,45 @@ func (c *checker) why(u, v int, rel Rel) string {
 		return fmt.Sprintf("T%d completed at %s, before T%d was invoked at %s", u, seconds(tu.T1), v, seconds(tv.T0))
 	}
 	return fmt.Sprintf("T%d precedes T%d by %s", u, v, rel)
+}
+
+// precedes says whether u completed before v was invoked: u was
+// acknowledged (an indeterminate or failed transaction never completed)
+// and its completion came first.
+func (c *checker) precedes(u, v int) bool {
+	tu := c.txns[u]
+	return tu.Type == OK && tu.T1 < c.txns[v].T0
+}
+
+// shortcut shortens a cycle (first node repeated last) found over the
+// reduced real-time edges: from each node it jumps to the farthest later
+// node of the cycle that the node precedes in real time, as the
+// unreduced order allows. The cycle stays a cycle of true dependencies.
+func (c *checker) shortcut(cycle []int32) []int32 {
+	n := len(cycle)
+	// latest[j] is the latest invocation among cycle[j:], so the farthest
+	// node invoked after time x is the last j with latest[j] > x.
+	latest := make([]int64, n+1)
+	latest[n] = -1 << 62
+	for j := n - 1; j >= 0; j-- {
+		latest[j] = max(latest[j+1], c.txns[cycle[j]].T0)
+	}
+	out := []int32{cycle[0]}
+	for i := 0; i < n-1; {
+		next := i + 1
+		if t := c.txns[cycle[i]]; t.Type == OK {
+			lo, hi := i+2, n-1
+			for lo <= hi {
+				mid := (lo + hi) / 2
+				if latest[mid] > t.T1 {
+					next, lo = max(next, mid), mid+1
+				} else {
+					hi = mid - 1
+				}
+			}
+		}
+		out = append(out, cycle[next])
+		i = next
+	}
+	return out
 }

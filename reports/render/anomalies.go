@@ -61,14 +61,22 @@ func writeAnomalies(b *strings.Builder, h *history.History, s summary) {
 				parts = append(parts, fmt.Sprintf("-%s-> T%d", st.Rel, st.To))
 			}
 			fmt.Fprintf(b, "Cycle: `%s`\n\n", strings.Join(parts, " "))
-			for _, st := range a.Steps {
+			for i, st := range a.Steps {
+				if i == maxEdgesExplained {
+					fmt.Fprintf(b, "- ... and %d more edges of the same kinds\n", len(a.Steps)-i)
+					break
+				}
 				fmt.Fprintf(b, "- T%d -%s-> T%d: %s\n", st.From, st.Rel, st.To, mdInline(st.Why))
 			}
 		} else {
 			fmt.Fprintf(b, "%s\n", mdInline(a.Why))
 		}
 		b.WriteString("\nTransactions:\n\n")
-		for _, d := range a.Txns {
+		for i, d := range a.Txns {
+			if i == maxEdgesExplained {
+				fmt.Fprintf(b, "- ... and %d more\n", len(a.Txns)-i)
+				break
+			}
 			fmt.Fprintf(b, "- `%s`\n", mdInline(d))
 		}
 		b.WriteString("\n")
@@ -77,6 +85,10 @@ func writeAnomalies(b *strings.Builder, h *history.History, s summary) {
 		fmt.Fprintf(b, "%d anomalies found, the first %d of each type listed.\n\n", total(r.Counts), elle.MaxListed)
 	}
 }
+
+// maxEdgesExplained bounds the edges (and transactions) of one cycle
+// the report explains; a cycle the search could not shorten may be long.
+const maxEdgesExplained = 40
 
 func total(counts map[string]int) int {
 	n := 0
