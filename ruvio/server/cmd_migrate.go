@@ -148,6 +148,17 @@ func (s *Server) migrateStart(c *conn, out bool, id string, first, last int, pee
 		}
 		return fmt.Sprintf("ERR another slot move (%s) is importing slots %d-%d here", im.move.ID, im.move.First, im.move.Last)
 	}
+	// The range's leftovers go before the first batch can arrive, with
+	// the lock let go meanwhile: an import recorded by then wins.
+	ms.mu.Unlock()
+	s.clearForImport(shardID, first, last)
+	ms.mu.Lock()
+	if im := ms.in; im != nil {
+		if cur := im.move; cur.ID == m.ID && cur.First == m.First && cur.Last == m.Last && cur.Shard == m.Shard && cur.Peer == m.Peer {
+			return ""
+		}
+		return fmt.Sprintf("ERR another slot move (%s) is importing slots %d-%d here", im.move.ID, im.move.First, im.move.Last)
+	}
 	m.State = migrate.StateImporting
 	im := newImport(m)
 	im.mu.Lock()

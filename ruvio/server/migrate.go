@@ -41,6 +41,9 @@ type moveState struct {
 	arrivals []migrate.Arrival
 	// frozen is the source's frozen range, checked on every command.
 	frozen atomic.Pointer[frozenRange]
+	// dropGen counts, per shard, the imports begun: a drop of a range
+	// stops once one begins on its shard.
+	dropGen []atomic.Uint64
 }
 
 // frozenRange is a range whose commands answer TRYAGAIN.
@@ -110,6 +113,7 @@ func (s *Server) loadMoves() error {
 	case !errors.Is(err, fs.ErrNotExist):
 		return err
 	}
+	s.moves.dropGen = make([]atomic.Uint64, len(s.shards))
 	for _, sh := range s.shards {
 		id := sh.ID
 		sh.OnSlotsArrived(func(first, last int, version uint64) {
@@ -327,36 +331,26 @@ func (s *Server) unfreeze(ex *export) {
 	s.shards[ex.move.Shard].SetFence(nil)
 }
 
-// dropRange deletes the keys of slots first..last on shard sh in steps
-// of at most migrate.DropStep keys, each one record of DELs, until none
-// is left or keep says to stop; then done runs.
+// dropRange deletes, in the background, the keys of slots first..last
+// on shard shardID in steps of at most migrate.DropStep keys, each one
+// record of DELs, until none is left or keep says to stop; then done
+// runs. It also stops on a node that became a replica (its log is its
+// primary's) and when an import onto the shard begins (the range's keys
+// are the import's from then on). Both checks are made under the shard's
+// lock, so no step runs after either.
 func (s *Server) dropRange(shardID, first, last int, keep func() bool, done func()) {
+	gen := s.moves.dropGen[shardID].Load()
 	s.wg.Add(1)
 	go func() {
 		defer s.wg.Done()
-		sh := s.shards[shardID]
+		going := func() bool {
+			return keep() && s.moves.dropGen[shardID].Load() == gen && s.repl.Role() != replication.Replica
+		}
 		dropped := 0
-		for keep() {
-			ops := make([][][]byte, 0, migrate.DropStep)
-			sh.Lock()
-			for sl := first; sl <= last && len(ops) < migrate.DropStep; sl++ {
-				if sh.DB().SlotLen(sl) == 0 {
-					continue
-				}
-				sh.DB().ScanSlot(sl, func(key string, _ *keyspace.Entry) {
-					if len(ops) < migrate.DropStep {
-						ops = append(ops, migrate.DelOp(key))
-					}
-				})
-			}
-			if len(ops) > 0 {
-				if _, err := sh.ApplyLocked(ops); err != nil {
-					s.log.Warn("dropping a moved range", "err", err)
-				}
-			}
-			sh.Unlock()
-			dropped += len(ops)
-			if len(ops) < migrate.DropStep {
+		for {
+			n, stopped := s.dropStep(shardID, first, last, going)
+			dropped += n
+			if stopped || n < migrate.DropStep {
 				break
 			}
 			select {
@@ -368,4 +362,85 @@ func (s *Server) dropRange(shardID, first, last int, keep func() bool, done func
 		s.log.Info("moved range dropped", "first", first, "last", last, "shard", shardID, "keys", dropped)
 		done()
 	}()
+}
+
+// dropStep deletes up to migrate.DropStep keys of the range as one
+// record, if going still holds under the shard's lock.
+func (s *Server) dropStep(shardID, first, last int, going func() bool) (n int, stopped bool) {
+	sh := s.shards[shardID]
+	sh.Lock()
+	defer sh.Unlock()
+	if !going() {
+		return 0, true
+	}
+	ops := make([][][]byte, 0, migrate.DropStep)
+	for sl := first; sl <= last && len(ops) < migrate.DropStep; sl++ {
+		if sh.DB().SlotLen(sl) == 0 {
+			continue
+		}
+		sh.DB().ScanSlot(sl, func(key string, _ *keyspace.Entry) {
+			if len(ops) < migrate.DropStep {
+				ops = append(ops, migrate.DelOp(key))
+			}
+		})
+	}
+	if len(ops) > 0 {
+		if _, err := sh.ApplyLocked(ops); err != nil {
+			s.log.Warn("dropping a moved range", "err", err)
+		}
+	}
+	return len(ops), false
+}
+
+// clearForImport stops any drop running on shard shardID and deletes
+// what the shard holds of slots first..last before an import begins:
+// keys a cancelled or failed earlier start left, or a replica's copy of
+// them on a promoted node. The range is not this group's, so nothing
+// served is lost.
+func (s *Server) clearForImport(shardID, first, last int) {
+	s.moves.dropGen[shardID].Add(1)
+	always := func() bool { return true }
+	for {
+		if n, _ := s.dropStep(shardID, first, last, always); n < migrate.DropStep {
+			return
+		}
+	}
+}
+
+// onFollow runs when the node becomes a replica.
+func (s *Server) onFollow() {
+	s.lease.clear()
+	s.movesOnFollow()
+}
+
+// movesOnFollow ends this node's moves when it becomes a replica: a
+// replica neither sends nor receives a range (its primary does), and a
+// frozen range must not outlive the role (a later promotion would find
+// it frozen). The coordinators start the move again with the new
+// primaries.
+func (s *Server) movesOnFollow() {
+	ms := &s.moves
+	ms.mu.Lock()
+	ex, im := ms.out, ms.in
+	ms.mu.Unlock()
+	if ex != nil {
+		s.cancelExport(ex)
+		s.log.Warn("slot move export ended: this node became a replica", "id", ex.move.ID)
+	}
+	if im != nil && im.state() != "done" {
+		if err := s.removeMoveFile(migrate.InFile); err != nil {
+			s.log.Error("cannot remove MIGRATE_IN", "err", err)
+		}
+		im.mu.Lock()
+		im.st.state, im.st.err = "cancelled", "this node became a replica"
+		st := im.st
+		im.mu.Unlock()
+		ms.mu.Lock()
+		if ms.in == im {
+			ms.in = nil
+		}
+		ms.lastIn = &st
+		ms.mu.Unlock()
+		s.log.Warn("slot move import ended: this node became a replica", "id", im.move.ID)
+	}
 }

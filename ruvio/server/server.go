@@ -133,7 +133,7 @@ func New(cfg *config.Config, log *slog.Logger) (*Server, error) {
 		return nil, err
 	}
 	s.gates = make([]atomic.Uint32, len(s.shards))
-	s.repl = replication.New(s.shards, replication.Options{Config: s.Config, Log: log, RunID: s.runID, OnFollow: s.lease.clear})
+	s.repl = replication.New(s.shards, replication.Options{Config: s.Config, Log: log, RunID: s.runID, OnFollow: s.onFollow})
 	return s, nil
 }
 
