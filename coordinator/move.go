@@ -23,11 +23,6 @@ import (
 // the recorded start from its first step, which the nodes answer the
 // same way again).
 
-// refusalGrace is how long a node may refuse a step (an error reply)
-// before the start is given up: a primary just promoted may still be
-// finishing its promotion when the new start reaches it.
-const refusalGrace = 5 * time.Second
-
 // mover is the leader-local state of the move task.
 type mover struct {
 	wake chan struct{}
@@ -36,23 +31,26 @@ type mover struct {
 	// new map before the target.
 	hold atomic.Bool
 
-	mu       sync.Mutex
-	prog     rules.MoveProgress
-	refused  time.Time // since when the current step is refused
-	newMaps  int       // tries of sending the new map to the target primary
-	source   map[string]string
-	lastErr  string
-	drove    *rules.Move // the last move this coordinator drove
-	droveTo  string
-	told     map[uint64]bool // starts this coordinator cancelled on the nodes
-	leading  bool
-	observed uint64 // the move id the progress belongs to
+	mu      sync.Mutex
+	prog    rules.MoveProgress
+	refused time.Time // since when the current step is refused
+	// cancelTried is when each start given up was last cancelled on the
+	// nodes without both answering (tried again a second later).
+	cancelTried map[uint64]time.Time
+	newMaps     int // tries of sending the new map to the target primary
+	source      map[string]string
+	lastErr     string
+	drove       *rules.Move // the last move this coordinator drove
+	droveTo     string
+	told        map[uint64]bool // starts this coordinator cancelled on the nodes
+	leading     bool
+	observed    uint64 // the move id the progress belongs to
 	// rebalance is the last rebalance this coordinator ran (nil: none).
 	rebalance *rebalance
 }
 
 func newMover() *mover {
-	return &mover{wake: make(chan struct{}, 1), told: map[uint64]bool{}}
+	return &mover{wake: make(chan struct{}, 1), told: map[uint64]bool{}, cancelTried: map[uint64]time.Time{}}
 }
 
 func (m *mover) poke() {
@@ -77,7 +75,8 @@ func (c *Coordinator) driveMoves() {
 				// A leader that stops leading forgets its progress and
 				// what it told the nodes: the next time it leads it
 				// reads the record again.
-				c.moves.leading, c.moves.prog, c.moves.told = false, rules.MoveProgress{}, map[uint64]bool{}
+				c.moves.leading, c.moves.prog = false, rules.MoveProgress{}
+				c.moves.told, c.moves.cancelTried = map[uint64]bool{}, map[uint64]time.Time{}
 				if rb := c.moves.rebalance; rb != nil && rb.state == rebalanceRunning {
 					rb.state = rebalanceStopped
 					c.log.Warn("no longer leading: the rebalance stops here; run COORDINATOR REBALANCE on the new leader to go on", "moves_done", rb.moves)
@@ -137,6 +136,20 @@ func (c *Coordinator) moveTick() time.Duration {
 			return c.pingInterval()
 		}
 		out := c.performStep(st, to, mv, p)
+		if out.Refused != "" {
+			out.Silent = c.silent(st[mv.From].Primary) || c.silent(st[to].Primary)
+			c.moves.mu.Lock()
+			if c.moves.refused.IsZero() {
+				c.moves.refused = time.Now()
+				c.log.Warn("a step of the slot move is refused", "move", mv.ID, "step", p.Step.String(), "why", out.Refused)
+			}
+			out.RefusedSince = c.moves.refused
+			c.moves.mu.Unlock()
+		} else {
+			c.moves.mu.Lock()
+			c.moves.refused = time.Time{}
+			c.moves.mu.Unlock()
+		}
 		p, v, why = rules.Next(mv, from, toEpoch, p, out, time.Now())
 	}
 	c.setProgress(p)
@@ -247,23 +260,16 @@ func (c *Coordinator) performStep(st rules.State, to string, mv rules.Move, p ru
 }
 
 // stepAnswer reads a node's answer to a step's command: nil is done, no
-// answer is tried again, and an error reply is a refusal once the node
-// kept refusing for refusalGrace.
+// answer is tried again, and an error reply is a refusal (which
+// rules.Next weighs).
 func (c *Coordinator) stepAnswer(what string, err error) rules.StepOutcome {
 	if err == nil {
 		return rules.StepOutcome{Done: true}
 	}
 	c.moves.mu.Lock()
-	defer c.moves.mu.Unlock()
 	c.moves.lastErr = what + ": " + err.Error()
+	c.moves.mu.Unlock()
 	if isUnreachable(err) {
-		return rules.StepOutcome{}
-	}
-	if c.moves.refused.IsZero() {
-		c.moves.refused = time.Now()
-		c.log.Warn("a data node refuses a step of the slot move", "step", what, "err", err)
-	}
-	if time.Since(c.moves.refused) < refusalGrace {
 		return rules.StepOutcome{}
 	}
 	return rules.StepOutcome{Refused: what + ": " + replyText(err)}
@@ -405,34 +411,42 @@ func (c *Coordinator) endMove(to string, mv rules.Move, state, why string) error
 }
 
 // tellCancel sends RUVIO MIGRATE CANCEL for each start to the source and
-// target primaries, once per leadership for each start both answered.
+// target primaries, once per leadership for each start both answered; a
+// start some node did not answer is tried again a second later (and
+// logged once), so a dead node never slows the move task down.
 func (c *Coordinator) tellCancel(st rules.State, to string, mv rules.Move, starts []uint64) {
 	for _, id := range starts {
 		c.moves.mu.Lock()
 		done := c.moves.told[id]
+		tried, retry := c.moves.cancelTried[id]
 		c.moves.mu.Unlock()
-		if done {
+		if done || retry && time.Since(tried) < time.Second {
 			continue
 		}
-		ok := true
+		var failed []string
 		for _, side := range []struct {
 			group string
 			shard int
 		}{{mv.From, mv.FromShard}, {to, mv.Shard}} {
 			_, p := c.primaryShard(st, side.group, side.shard)
 			if p == nil || !c.confirmLeader() {
-				ok = false
+				failed = append(failed, side.group+": no primary or no majority")
 				continue
 			}
 			if _, err := c.nodeDo(p, side.shard, "RUVIO", "MIGRATE", "CANCEL", strconv.FormatUint(id, 10)); err != nil {
-				ok = false
-				c.log.Info("cancelling a slot move's start on a node failed; trying again", "move", mv.ID, "start", id, "group", side.group, "err", err)
+				failed = append(failed, side.group+": "+err.Error())
 			}
 		}
-		if ok {
-			c.moves.mu.Lock()
+		c.moves.mu.Lock()
+		if len(failed) == 0 {
 			c.moves.told[id] = true
-			c.moves.mu.Unlock()
+			delete(c.moves.cancelTried, id)
+		} else {
+			c.moves.cancelTried[id] = time.Now()
+		}
+		c.moves.mu.Unlock()
+		if len(failed) > 0 && !retry {
+			c.log.Info("cancelling a slot move's start on the nodes failed; trying again every second", "move", mv.ID, "start", id, "err", strings.Join(failed, "; "))
 		}
 	}
 }

@@ -29,6 +29,9 @@ const (
 	MoveFailed    = "failed"
 )
 
+// RefusalGrace is how long a refusal lasts before it ends a start.
+const RefusalGrace = time.Second
+
 // MaxStarts is how many times a move starts at most: after a failover of
 // either group, or a target too slow to prepare, during the third start
 // the move ends as failed.
@@ -224,7 +227,7 @@ func applyMove(s State, e Entry) (State, Result) {
 			}
 		}
 		n.Moved = append(n.Moved, MovedRange{First: mv.First, Last: mv.Last, Shard: mv.Shard, Seq: seq + 1})
-		mv.State, mv.Error = MoveCommitted, ""
+		mv.State = MoveCommitted
 	case OpMoveEnd:
 		if in.State != MoveCancelled && in.State != MoveFailed {
 			res.Err = fmt.Errorf("a move cannot end %q", in.State)
@@ -287,9 +290,17 @@ type StepOutcome struct {
 	// Done: the step's command was answered as it should be (or its
 	// condition holds); the next step follows.
 	Done bool
-	// Refused: a node refused the step, or the source's copy failed;
-	// the start is over.
-	Refused string
+	// Refused: a node refused the step, or the source's copy failed,
+	// first seen at RefusedSince. The start is over once the refusal
+	// lasted RefusalGrace while both primaries answer the coordinators:
+	// a refusal that a primary's death caused (the source's copy failing
+	// when the target dies) waits for the failover, which ends the start
+	// itself, and a primary just promoted gets a moment to finish its
+	// promotion.
+	Refused      string
+	RefusedSince time.Time
+	// Silent: either group's primary does not answer the coordinators.
+	Silent bool
 	// Neither: no answer, or not yet (the source still copying, the
 	// replicas not caught up): the step is tried again.
 }
@@ -317,7 +328,8 @@ func (v Verdict) String() string {
 //     whatever the step: the move starts again with the new primaries,
 //     or fails after its MaxStarts-th start. After the commit the epochs
 //     no longer matter: nothing undoes a committed move.
-//   - A refusal ends the start the same way.
+//   - A refusal that lasted RefusalGrace, both primaries answering,
+//     ends the start the same way.
 //   - Target replicas that did not catch up within ReplicasWait end it.
 //   - A done step moves to the next one; after StepReplicas comes the
 //     commit, which only the recording of it (Committed) passes.
@@ -347,6 +359,9 @@ func Next(m Move, fromEpoch, toEpoch uint64, p MoveProgress, out StepOutcome, no
 		return again(fmt.Sprintf("a group failed over during start %d (epochs %d/%d, started at %d/%d)", len(m.Starts), fromEpoch, toEpoch, m.FromEpoch, m.ToEpoch))
 	}
 	if out.Refused != "" {
+		if out.Silent || now.Sub(out.RefusedSince) < RefusalGrace {
+			return p, DoStep, ""
+		}
 		return again(out.Refused)
 	}
 	if p.Step == StepReplicas && !out.Done && !p.Since.IsZero() && now.Sub(p.Since) >= ReplicasWait {
