@@ -1,6 +1,7 @@
 package elle
 
 import (
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
@@ -253,6 +254,27 @@ func TestMopRoundTrip(t *testing.T) {
 	for _, bad := range []string{"", "append k", "w k v", "r"} {
 		if _, err := ParseMop(bad); err == nil {
 			t.Errorf("%q parsed", bad)
+		}
+	}
+}
+
+// A stale read at the end of a long run of unrelated transactions, each
+// begun after the one before completed: the graph holds real-time order
+// reduced to that chain, and the cycle reported must still be the two
+// edges that make the anomaly, not the chain.
+func TestRealtimeCycleIsShortened(t *testing.T) {
+	txns := []Txn{tx(t, 0, OK, 0, 10, "append x 1")}
+	for i := 1; i <= 1000; i++ {
+		txns = append(txns, tx(t, i, OK, int64(20*i), int64(20*i+10), fmt.Sprintf("append y%d 1", i)))
+	}
+	txns = append(txns, tx(t, 2000, OK, 30000, 30010, "r x"), final(tx(t, 2001, OK, 40000, 40010, "r x 1")))
+	r := Check(txns, StrictSerializable)
+	if r.Counts[GSingle+RealtimeSuffix] != 1 {
+		t.Fatalf("anomalies %v, want one G-single-realtime", r.Counts)
+	}
+	for _, a := range r.Anomalies {
+		if a.Type == GSingle+RealtimeSuffix && len(a.Steps) != 2 {
+			t.Errorf("the stale read's cycle has %d edges, want 2:\n%s", len(a.Steps), dump(r))
 		}
 	}
 }
