@@ -357,3 +357,70 @@ func TestANewLeaderTakesOverAMove(t *testing.T) {
 	})
 	everyKeyOn(t, shardPort(b.addr(0), 0), keys)
 }
+
+// COORDINATOR REBALANCE evens the slots out: the dry run's plan, then the
+// moves one after another until the plan is empty, every key of a moved
+// range on its new owner; STATUS counts them.
+func TestRebalanceEvensTheSlotsOut(t *testing.T) {
+	a := planGroup(t, "a", "0-8703", 1)
+	b := planGroup(t, "b", "8704-16383", 1)
+	startClusterGroups(t, a, b)
+	cs := startCoordinators3(t, groupsTOML(nil, a, b))
+	poll.Until(t, 20*time.Second, "every member on map version 3", func() bool { return mapVersion(a.addr(0)) == 3 && mapVersion(b.addr(0)) == 3 })
+	ctx := context.Background()
+	cc := client.RetryClusterTryAgain(redis.NewClusterClient(&redis.ClusterOptions{Addrs: []string{a.addr(0)}, MaxRedirects: 8}))
+	defer cc.Close()
+	keys := keysOf(200, 0, 8703, "rb-")
+	for _, k := range keys {
+		if err := cc.Set(ctx, k, "v-"+k, 0).Err(); err != nil {
+			t.Fatalf("SET %s: %v", k, err)
+		}
+	}
+	leader := leaderCoord(t, cs)
+	lc := leader.client("")
+	defer lc.Close()
+	plan, err := lc.Do(ctx, "COORDINATOR", "REBALANCE", "DRYRUN").StringSlice()
+	if err != nil || len(plan) == 0 {
+		t.Fatalf("DRYRUN = %q %v", plan, err)
+	}
+	// a holds 8704 slots of its 8192 on two shards, b 7680: 512 slots move.
+	moved := 0
+	for _, l := range plan {
+		var first, last, fs, ts int
+		if _, err := fmt.Sscanf(l, "%d-%d a/%d -> b/%d", &first, &last, &fs, &ts); err != nil || last-first+1 > 256 {
+			t.Fatalf("plan line %q: %v", l, err)
+		}
+		moved += last - first + 1
+	}
+	if moved != 512 {
+		t.Fatalf("the plan %q moves %d slots, want 512", plan, moved)
+	}
+	if v := mapVersion(a.addr(0)); v != 3 {
+		t.Fatalf("the dry run moved something: version %d", v)
+	}
+	n, err := lc.Do(ctx, "COORDINATOR", "REBALANCE").Int()
+	if err != nil || n != len(plan) {
+		t.Fatalf("REBALANCE = %d %v, want %d", n, err, len(plan))
+	}
+	if err := lc.Do(ctx, "COORDINATOR", "MOVE", "0", "9", "b", "0").Err(); err == nil || !strings.Contains(err.Error(), "running") {
+		t.Fatalf("MOVE during a rebalance: %v", err)
+	}
+	if err := lc.Do(ctx, "COORDINATOR", "REBALANCE").Err(); err == nil || !strings.Contains(err.Error(), "running") {
+		t.Fatalf("a second REBALANCE: %v", err)
+	}
+	poll.Until(t, 60*time.Second, "the rebalance done", func() bool { return statusOf(leader)["rebalance"] == "done" })
+	st := statusOf(leader)
+	if st["rebalance_moves"] != fmt.Sprint(len(plan)) || st["rebalance_left"] != "0" || st["moved_ranges"] != fmt.Sprint(len(plan)) {
+		t.Fatalf("STATUS after the rebalance: %v", st)
+	}
+	if again, err := lc.Do(ctx, "COORDINATOR", "REBALANCE", "DRYRUN").StringSlice(); err != nil || len(again) != 0 {
+		t.Fatalf("DRYRUN after the rebalance = %q %v", again, err)
+	}
+	want := int64(3 + len(plan))
+	poll.Until(t, 10*time.Second, "both members on the last map", func() bool { return mapVersion(a.addr(0)) == want && mapVersion(b.addr(0)) == want })
+	for _, k := range keys {
+		if v, err := cc.Get(ctx, k).Result(); err != nil || v != "v-"+k {
+			t.Fatalf("GET %s after the rebalance = %q %v", k, v, err)
+		}
+	}
+}
