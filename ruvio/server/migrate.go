@@ -57,13 +57,16 @@ type moveStatus struct {
 	first, last    int
 	state, err     string
 	keys, bytes    int64
+	// dropped is, on a source whose range the map gave away, whether its
+	// copy is gone ("no" while the drop runs); "" otherwise.
+	dropped string
 }
 
 func (m *moveStatus) pairs() [][2]string {
 	return [][2]string{
 		{"id", m.id}, {"role", m.role}, {"first", fmt.Sprint(m.first)}, {"last", fmt.Sprint(m.last)},
 		{"peer", m.peer}, {"state", m.state}, {"keys", fmt.Sprint(m.keys)}, {"bytes", fmt.Sprint(m.bytes)},
-		{"error", m.err},
+		{"error", m.err}, {"dropped", m.dropped},
 	}
 }
 

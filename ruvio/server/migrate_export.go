@@ -115,7 +115,7 @@ func (s *Server) startExport(ex *export) {
 		sh.Lock()
 		sh.SetTapLocked(nil)
 		sh.Unlock()
-		if st := ex.state(); err == nil || st == "dropping" || st == "done" {
+		if st := ex.state(); err == nil || st == "done" {
 			return
 		}
 		cancelled := ex.ctx.Err() != nil
@@ -338,11 +338,13 @@ func (s *Server) sendKeys(ex *export, peer *peerConn, sh *shard.Shard, keys []st
 // MIGRATE_OUT goes and the range is no longer frozen.
 func (s *Server) exportHandedOver(ex *export) {
 	ex.mu.Lock()
-	if ex.st.state == "done" || ex.st.state == "dropping" {
+	if ex.st.state == "done" {
 		ex.mu.Unlock()
 		return
 	}
-	ex.st.state = "dropping"
+	// Done for the coordinators from now on: the range is the target's.
+	// The copy is dropped in the background; STATUS says when (dropped).
+	ex.st.state, ex.st.dropped = "done", "no"
 	ex.mu.Unlock()
 	ex.cancel()
 	keep := func() bool {
@@ -358,7 +360,9 @@ func (s *Server) exportHandedOver(ex *export) {
 		if err := s.removeMoveFile(migrate.OutFile); err != nil {
 			s.log.Error("cannot remove MIGRATE_OUT", "err", err)
 		}
-		ex.setState("done")
+		ex.mu.Lock()
+		ex.st.dropped = "yes"
+		ex.mu.Unlock()
 		s.endExport(ex)
 	})
 }
@@ -366,8 +370,7 @@ func (s *Server) exportHandedOver(ex *export) {
 // cancelExport ends the export before its hand-over: the range is served
 // again and MIGRATE_OUT removed.
 func (s *Server) cancelExport(ex *export) {
-	switch ex.state() {
-	case "dropping", "done":
+	if ex.state() == "done" {
 		return
 	}
 	ex.cancel()

@@ -135,4 +135,6 @@ func TestMoveEndsWhenTheSourceBecomesAReplica(t *testing.T) {
 	if mn.a.srv.moves.frozen.Load() != nil {
 		t.Error("the demoted source keeps the range frozen")
 	}
+	// It follows its new primary as any replica does.
+	caughtUp(t, mn.b, mn.a)
 }

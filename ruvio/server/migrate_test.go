@@ -343,10 +343,13 @@ func TestMoveByHand(t *testing.T) {
 	}
 	// The source drops its copy and ends the move.
 	poll.Until(t, 10*time.Second, "the source to drop the range", func() bool {
-		return rangeLen(mn.a.srv) == 0 && status(t, ca, "7")["state"] == "done"
+		return rangeLen(mn.a.srv) == 0 && status(t, ca, "7")["dropped"] == "yes"
 	})
 	if _, err := os.Stat(filepath.Join(mn.a.cfg.DataDir, migrate.OutFile)); !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("MIGRATE_OUT after the move: %v", err)
+	}
+	if st := status(t, ca, "7"); st["state"] != "done" {
+		t.Errorf("source status after the drop: %v", st)
 	}
 	if st := status(t, cb, "7"); st["state"] != "done" || st["keys"] == "0" {
 		t.Errorf("target status after the map: %v", st)
