@@ -105,6 +105,9 @@ const (
 	Garbage = "garbage-read"
 	// Lost: an acknowledged append is missing from a final read of its key.
 	Lost = "lost-append"
+	// Internal: a read disagrees with its own transaction's earlier
+	// micro-ops on the key (its reads and appends).
+	Internal = "internal"
 )
 
 // Suffixes of the cycles that need real-time or process order.
@@ -134,7 +137,10 @@ func forbids(m Model, typ string) bool {
 	switch base {
 	case G0, G1a, G1b, G1c, Duplicate, IncompatibleOrder, Garbage:
 		return true
-	case GSingle:
+	case GSingle, Internal:
+		// Elle counts a transaction that does not see its own state as
+		// ruled out by snapshot isolation and stronger, not by read
+		// committed.
 		return m != ReadCommitted
 	case G2Item:
 		return m == StrictSerializable || m == Serializable
@@ -279,6 +285,7 @@ func Check(txns []Txn, model Model) Result {
 	c := newChecker(txns)
 	c.orders()
 	c.readAnomalies()
+	c.internal()
 	c.lost()
 	c.graph()
 	c.cycles()

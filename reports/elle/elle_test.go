@@ -144,6 +144,19 @@ func TestAnomalies(t *testing.T) {
 				tx(t, 1, OK, 20, 30, "r x 1 9"),
 			}
 		}, []string{Garbage}, None, []int{1}},
+		{"internal", func(t *testing.T) []Txn {
+			return []Txn{
+				tx(t, 0, OK, 0, 10, "append x 1"),
+				tx(t, 1, OK, 20, 30, "r x 1", "append x 2", "r x 1"),
+				tx(t, 2, OK, 40, 50, "r x 1 2"),
+			}
+		}, []string{Internal}, ReadCommitted, []int{1}},
+		{"internal, own append unseen", func(t *testing.T) []Txn {
+			return []Txn{
+				tx(t, 0, OK, 0, 10, "append x 1", "r x"),
+				tx(t, 1, OK, 20, 30, "r x 1"),
+			}
+		}, []string{Internal}, ReadCommitted, []int{0}},
 		{"lost", func(t *testing.T) []Txn {
 			return []Txn{
 				tx(t, 0, OK, 0, 10, "append x 1"),

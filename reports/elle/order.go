@@ -2,6 +2,7 @@ package elle
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 )
@@ -198,6 +199,51 @@ func (c *checker) readAnomalies() {
 					i, m.Key, showList(m.List), v, w.txn, m.Key, v, w.txn)})
 		}
 	})
+}
+
+// internal checks each acknowledged transaction against itself: a read
+// of a key the transaction read before must be that read plus its
+// appends since; a read after appends it has not read back must end
+// with them.
+func (c *checker) internal() {
+	type view struct {
+		read   []string // the last read, when there was one
+		known  bool
+		suffix []string // appends since
+	}
+	for i, t := range c.txns {
+		if t.Type != OK || len(t.Mops) < 2 {
+			continue
+		}
+		views := map[string]*view{}
+		for _, m := range t.Mops {
+			v := views[m.Key]
+			if v == nil {
+				v = &view{}
+				views[m.Key] = v
+			}
+			if m.F == Append {
+				v.suffix = append(v.suffix, m.Value)
+				continue
+			}
+			var want string
+			switch {
+			case v.known && !slices.Equal(m.List, append(slices.Clone(v.read), v.suffix...)):
+				want = "exactly " + showList(append(slices.Clone(v.read), v.suffix...))
+			case !v.known && len(v.suffix) > 0 && !hasSuffix(m.List, v.suffix):
+				want = "a list ending in " + showList(v.suffix)
+			}
+			if want != "" {
+				c.res.add(Anomaly{Type: Internal, IDs: []int{i},
+					Why: fmt.Sprintf("T%d read %s = %s, but its own earlier micro-ops on %s make it %s", i, m.Key, showList(m.List), m.Key, want)})
+			}
+			v.read, v.known, v.suffix = m.List, true, nil
+		}
+	}
+}
+
+func hasSuffix(l, suffix []string) bool {
+	return len(l) >= len(suffix) && slices.Equal(l[len(l)-len(suffix):], suffix)
 }
 
 // elements reports the duplicated and unwritten elements of one read.
