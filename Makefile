@@ -15,7 +15,7 @@ CHAOS_ARGS ?=
 
 FIGURE_RUNS ?= 3
 
-.PHONY: build run test fuzz bench lint image chaos figures partition-table clean
+.PHONY: build run test fuzz bench lint image chaos figures partition-table compat-readme clean
 
 build:
 	CGO_ENABLED=0 $(GO) build -ldflags '$(LDFLAGS)' -o $(BIN) ./cmd/ruvio
@@ -97,6 +97,17 @@ RUNS ?= 1
 TABLE_ARGS ?=
 partition-table:
 	$(GO) run ./cmd/chaos table --runs $(RUNS) --backend $(BACKEND) $(TABLE_ARGS)
+
+# The "Compatibility with Redis 7" section of README.md, between its
+# markers: the Redis 7 commands ruvio does not implement (redis-server's
+# COMMAND against ruvio's) and how many of ruvio's commands the
+# differential tests exercise (they list what they send in
+# COMPAT_COVERAGE). Needs redis-server.
+COMPAT_COVERAGE ?= $(or $(TMPDIR),/tmp)/ruvio-compat-coverage.txt
+compat-readme:
+	rm -f $(COMPAT_COVERAGE)
+	RUVIO_COMPAT_COVERAGE=$(COMPAT_COVERAGE) $(GO) test -count=1 -run 'MatchRedis|AsRedis' ./ruvio/server
+	$(GO) run ./cmd/compatlist -coverage $(COMPAT_COVERAGE) -readme README.md
 
 lint:
 	@out=$$(gofmt -l .); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi

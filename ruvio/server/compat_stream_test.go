@@ -338,6 +338,7 @@ func compareFixed(t *testing.T, proto int, cmds [][]any) {
 	for _, cmd := range cmds {
 		wv, we := r.Do(ctx, cmd...).Result()
 		gv, ge := ru.Do(ctx, cmd...).Result()
+		noteExercised(cmd)
 		want := render(normalizeReply(cmd, wv), we, false)
 		got := render(normalizeReply(cmd, gv), ge, false)
 		if got != want {

@@ -134,6 +134,7 @@ func compareSequences(t *testing.T, proto int, gen func(*rapid.T) []any, maxLen 
 			wv, we := r.Do(ctx, cmd...).Result()
 			gv, ge := ru.Do(ctx, cmd...).Result()
 			wv, gv = normalizeReply(cmd, wv), normalizeReply(cmd, gv)
+			noteExercised(cmd)
 			want, got := render(wv, we, unordered[name]), render(gv, ge, unordered[name])
 			if got != want {
 				rt.Fatalf("%q\n  redis: %s\n  ruvio: %s", cmd, want, got)
