@@ -47,6 +47,10 @@ type Options struct {
 	Log      *slog.Logger
 	// LinearizabilityLimit bounds the porcupine check per run.
 	LinearizabilityLimit time.Duration
+	// BackendFor provides the backend a scenario insists on
+	// (Scenario.Backend) when it is not Backend; nil refuses such
+	// scenarios.
+	BackendFor func(name string) (topology.Backend, error)
 }
 
 // Meta is stored next to the results so `chaos analyze` and `chaos gate`
@@ -64,6 +68,16 @@ type Meta struct {
 // Run executes every run of the scenario and returns the results folder.
 func Run(ctx context.Context, o Options) (string, check.Summary, error) {
 	sc := o.Scenario
+	if sc.Backend != "" && sc.Backend != o.Backend.Name() {
+		if o.BackendFor == nil {
+			return "", check.Summary{}, fmt.Errorf("scenario %s runs only on the %s backend (--backend %s)", sc.Name, sc.Backend, sc.Backend)
+		}
+		b, err := o.BackendFor(sc.Backend)
+		if err != nil {
+			return "", check.Summary{}, fmt.Errorf("scenario %s: %w", sc.Name, err)
+		}
+		o.Backend = b
+	}
 	// go-redis logs every failed dial; during a kill that is thousands of
 	// lines. They go to the debug level of the run's logger instead.
 	workloads.RouteClientLogs(o.Log)

@@ -18,9 +18,9 @@ import (
 )
 
 // coveredElsewhere are the scenarios a dedicated test of this package
-// runs (runner_test.go, lease_test.go).
+// runs (runner_test.go, lease_test.go, compose_test.go).
 var coveredElsewhere = []string{"crash", "crash-memory", "failover-manual", "replica-flap", "durable", "partition",
-	"coord-partition", "lease-on", "append-crash", "append-crash-memory"}
+	"coord-partition", "lease-on", "append-crash", "append-crash-memory", "compose", "compose-leader"}
 
 // shortForms are every other scenario of the registry with the faulty
 // phase of its short local form: a few seconds of load at testRate,

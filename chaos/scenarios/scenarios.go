@@ -19,6 +19,10 @@ type Scenario struct {
 	Summary string
 	// Topology is what the backend starts.
 	Topology topology.Topology
+	// Backend, when set, is the one backend the scenario runs on: "compose"
+	// brings up the repository's Compose file, whose services the
+	// topology must name. "" runs on any backend.
+	Backend string
 	// Workloads run side by side on disjoint keys.
 	Workloads []workloads.Spec
 	// ClientsOnPrimary sends every client to the replicated group's

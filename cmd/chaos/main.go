@@ -2,7 +2,7 @@
 // survived:
 //
 //	chaos list
-//	chaos run SCENARIO [--backend docker|local|auto] [--runs N] [--seed S] [--out DIR] [--duration D]
+//	chaos run SCENARIO [--backend docker|local|compose|auto] [--runs N] [--seed S] [--out DIR] [--duration D]
 //	chaos analyze RESULTDIR
 //	chaos gate RESULTDIR...
 //	chaos figures [--runs N] [--backend B]
@@ -22,6 +22,7 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/ruvio/ruvio/chaos/compose"
 	"github.com/ruvio/ruvio/chaos/docker"
 	"github.com/ruvio/ruvio/chaos/local"
 	"github.com/ruvio/ruvio/chaos/runner"
@@ -35,7 +36,7 @@ func main() { os.Exit(run(os.Args[1:])) }
 func usage() {
 	fmt.Fprintln(os.Stderr, `usage:
   chaos list
-  chaos run SCENARIO [--backend docker|local|auto] [--runs N] [--seed S] [--out DIR] [--duration D]
+  chaos run SCENARIO [--backend docker|local|compose|auto] [--runs N] [--seed S] [--out DIR] [--duration D]
   chaos analyze RESULTDIR
   chaos gate RESULTDIR...
   chaos figures [--runs N] [--backend B] [--doc docs/figures.md]
@@ -100,6 +101,9 @@ func cmdRun(args []string) int {
 	if *seed == 0 {
 		*seed = newSeed()
 	}
+	if sc.Backend != "" && *backendName == "auto" {
+		*backendName = sc.Backend
+	}
 	ctx, stop, backend, why, log, ok := session(*backendName)
 	if !ok {
 		return 2
@@ -153,8 +157,20 @@ func pickBackend(ctx context.Context, name string, log *slog.Logger) (topology.B
 			return docker.New(log), "a Docker engine answers", nil
 		}
 		return local.New(log), "no Docker engine answers", nil
+	case "compose":
+		b, err := composeBackend(ctx, log)
+		return b, "requested", err
 	}
-	return nil, "", fmt.Errorf("unknown backend %q (docker, local or auto)", name)
+	return nil, "", fmt.Errorf("unknown backend %q (docker, local, compose or auto)", name)
+}
+
+// composeBackend is the backend of the scenarios that bring up the
+// repository's Compose file (Scenario.Backend "compose").
+func composeBackend(ctx context.Context, log *slog.Logger) (topology.Backend, error) {
+	if err := compose.Available(ctx); err != nil {
+		return nil, err
+	}
+	return compose.New(log)
 }
 
 func printSummary(s check.Summary) {
