@@ -174,12 +174,31 @@ func (c *checker) readAnomalies() {
 			c.elements(k.orderBy, k.name, k.order)
 		}
 	}
+	// failed[k] are the positions in k's order of elements a failed
+	// transaction appended: a read that is a prefix of the order holds
+	// one exactly when it is longer than such a position.
+	failed := map[string][]int{}
+	for _, k := range c.keyList {
+		for p, v := range k.order {
+			if w, ok := c.writers[kv{k.name, v}]; ok && c.txns[w.txn].Type == Fail {
+				failed[k.name] = append(failed[k.name], p)
+			}
+		}
+	}
 	seenG1a := map[[2]int]bool{}
 	c.reads(func(i, j int, m Mop) {
+		suspects := m.List
 		if !c.compatible(i, j) {
 			c.elements(i, m.Key, m.List)
+		} else {
+			suspects = nil
+			for _, p := range failed[m.Key] {
+				if p < len(m.List) {
+					suspects = append(suspects, m.List[p])
+				}
+			}
 		}
-		for _, v := range m.List {
+		for _, v := range suspects {
 			w, ok := c.writers[kv{m.Key, v}]
 			if !ok || c.txns[w.txn].Type != Fail || w.txn == i || seenG1a[[2]int{w.txn, i}] {
 				continue

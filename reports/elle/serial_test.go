@@ -157,8 +157,8 @@ func TestLargeBrokenHistory(t *testing.T) {
 // transactions.
 func BenchmarkCheck(b *testing.B) {
 	for _, n := range []int{10_000, 50_000, 100_000} {
-		txns := serialHistory(n, seeded(uint64(n)))
 		b.Run(fmt.Sprint(n), func(b *testing.B) {
+			txns := serialHistory(n, seeded(uint64(n)))
 			for b.Loop() {
 				if r := Check(txns, StrictSerializable); !r.Valid {
 					b.Fatal(r.Counts)
