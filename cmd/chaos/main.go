@@ -5,7 +5,7 @@
 //	chaos run SCENARIO [--backend docker|local|compose|auto] [--runs N] [--seed S] [--out DIR] [--duration D]
 //	chaos analyze RESULTDIR
 //	chaos gate RESULTDIR...
-//	chaos figures [--runs N] [--backend B]
+//	chaos figures [--runs N] [--backend B] [--scenarios a,b] [--binary PATH]
 //	chaos table [--runs N] [--backend B] [--systems S,...] [--shapes S,...]
 package main
 
@@ -39,7 +39,7 @@ func usage() {
   chaos run SCENARIO [--backend docker|local|compose|auto] [--runs N] [--seed S] [--out DIR] [--duration D]
   chaos analyze RESULTDIR
   chaos gate RESULTDIR...
-  chaos figures [--runs N] [--backend B] [--doc docs/figures.md]
+  chaos figures [--runs N] [--backend B] [--doc docs/figures.md] [--scenarios a,b] [--binary PATH]
   chaos table [--runs N] [--backend B] [--systems ruvio,redis] [--shapes kill,...] [--doc docs/partition-table.md] [--merge cells.json,...]
               [--duration D] [--at D] [--hold D] [--pause-hold D] [--settle D]`)
 }
@@ -254,8 +254,14 @@ func cmdFigures(args []string) int {
 	backendName := fs.String("backend", "auto", "docker, local, or auto")
 	doc := fs.String("doc", "docs/figures.md", "the document whose tables are rewritten")
 	out := fs.String("out", "results", "results root")
+	only := fs.String("scenarios", "", "comma-separated scenarios to measure again (default all; the others keep their rows)")
+	binary := fs.String("binary", "", "a prebuilt ruvio binary (default: build one per scenario)")
 	if err := fs.Parse(args); err != nil {
 		return 2
+	}
+	var names []string
+	if *only != "" {
+		names = strings.Split(*only, ",")
 	}
 	ctx, stop, backend, why, log, ok := session(*backendName)
 	if !ok {
@@ -263,8 +269,8 @@ func cmdFigures(args []string) int {
 	}
 	defer stop()
 	fmt.Printf("chaos figures: backend %s (%s), %d runs per scenario\n", backend.Name(), why, *runs)
-	if err := runner.Figures(ctx, runner.Options{Backend: backend, Runs: *runs, Seed: newSeed(), Out: *out, Progress: os.Stdout,
-		Log: log, LinearizabilityLimit: time.Minute}, *doc); err != nil {
+	if err := runner.FiguresOf(ctx, runner.Options{Backend: backend, Runs: *runs, Seed: newSeed(), Out: *out, Progress: os.Stdout,
+		Log: log, LinearizabilityLimit: time.Minute, Binary: *binary}, *doc, names); err != nil {
 		fmt.Fprintf(os.Stderr, "chaos figures: %v\n", err)
 		return 1
 	}
