@@ -116,6 +116,29 @@ func TestAnomalies(t *testing.T) {
 				final(tx(t, 3, OK, 200, 210, "r x 1", "r y 1")),
 			}
 		}, []string{G2Item + RealtimeSuffix}, Serializable, []int{0, 1, 2}},
+		{"G0-process", func(t *testing.T) []Txn {
+			return []Txn{
+				tx(t, 7, OK, 0, 10, "append x 1"),
+				tx(t, 7, OK, 20, 30, "append x 2"),
+				tx(t, 8, OK, 40, 50, "r x 2 1"),
+			}
+		}, []string{G0 + ProcessSuffix}, Serializable, []int{0, 1}},
+		{"G1c-process", func(t *testing.T) []Txn {
+			return []Txn{
+				tx(t, 7, OK, 0, 10, "r x 2"),
+				tx(t, 7, OK, 20, 30, "append x 2"),
+			}
+		}, []string{G1c + ProcessSuffix}, Serializable, []int{0, 1}},
+		{"G2-item-process", func(t *testing.T) []Txn {
+			// T2 runs throughout; T0 then T1 run on one process. T1
+			// misses T2's append, T2 misses T0's.
+			return []Txn{
+				tx(t, 7, OK, 0, 10, "append y 1"),
+				tx(t, 7, OK, 20, 30, "r x"),
+				tx(t, 8, OK, 0, 100, "append x 1", "r y"),
+				final(tx(t, 9, OK, 200, 210, "r x 1", "r y 1")),
+			}
+		}, []string{G2Item + ProcessSuffix}, Serializable, []int{0, 1, 2}},
 		{"G-single-process", func(t *testing.T) []Txn {
 			return []Txn{
 				tx(t, 7, OK, 0, 10, "append x 1"),
