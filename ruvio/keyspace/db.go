@@ -49,6 +49,10 @@ type DB struct {
 	// behave the same way since 3.2).
 	Replica bool
 
+	// ActiveExpireOff stops active expiry (DEBUG SET-ACTIVE-EXPIRE 0):
+	// keys whose time ran out go only when a command looks them up.
+	ActiveExpireOff bool
+
 	cow     *cowState // a snapshot in progress, or nil
 	watched map[string]*watch
 	waiters map[string][]chan struct{}

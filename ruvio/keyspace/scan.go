@@ -66,7 +66,7 @@ func (db *DB) RandomKey() (string, bool) {
 // ones, repeating while more than a quarter of a sample had expired, up to
 // maxRounds samples. It returns how many keys it removed.
 func (db *DB) ActiveExpire(maxRounds int) int {
-	if db.Replica || db.Loading {
+	if db.Replica || db.Loading || db.ActiveExpireOff {
 		return 0
 	}
 	removed := 0

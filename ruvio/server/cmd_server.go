@@ -123,8 +123,19 @@ func cmdDebug(c *conn, args [][]byte) {
 		}
 		time.Sleep(time.Duration(secs * float64(time.Second)))
 		c.w.OK()
+	case command.Eq(args[1], "set-active-expire") && len(args) == 3:
+		// Redis reads the flag with atoi: any text, non-zero enables.
+		off := atoi(args[2]) == 0
+		for _, sh := range c.srv.shards {
+			sh.Lock()
+			sh.DB().ActiveExpireOff = off
+			sh.Unlock()
+		}
+		c.w.OK()
 	case command.Eq(args[1], "help"):
-		writeHelp(c, "DEBUG", "SLEEP <seconds>", "    Stop the server for <seconds>. Decimals allowed.")
+		writeHelp(c, "DEBUG", "SLEEP <seconds>", "    Stop the server for <seconds>. Decimals allowed.",
+			"SET-ACTIVE-EXPIRE <0|1>",
+			"    Setting it to 0 disables expiring keys in background when they are not accessed (otherwise the Redis behavior). Setting it to 1 reenables back the default.")
 	default:
 		c.w.Error("ERR unknown subcommand or wrong number of arguments for '" + string(args[1]) + "'. Try DEBUG HELP.")
 	}
@@ -321,4 +332,26 @@ func cmdRandomKey(c *conn, args [][]byte) {
 		}
 	}
 	c.w.Null()
+}
+
+// atoi is C's atoi: optional blanks and sign, then as many digits as
+// there are; 0 when there are none.
+func atoi(b []byte) int64 {
+	i := 0
+	for i < len(b) && (b[i] == ' ' || (b[i] >= '\t' && b[i] <= '\r')) {
+		i++
+	}
+	neg := false
+	if i < len(b) && (b[i] == '+' || b[i] == '-') {
+		neg = b[i] == '-'
+		i++
+	}
+	var n int64
+	for ; i < len(b) && b[i] >= '0' && b[i] <= '9'; i++ {
+		n = n*10 + int64(b[i]-'0')
+	}
+	if neg {
+		return -n
+	}
+	return n
 }
