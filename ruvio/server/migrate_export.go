@@ -239,19 +239,31 @@ func (s *Server) handOver(ex *export, peer *peerConn, sh *shard.Shard) error {
 				"frozen_ms", time.Since(frozenAt).Milliseconds())
 			return nil
 		case migrate.StepGiveUp:
-			return fmt.Errorf("ERR the target did not take the last changes within %v of the freeze", migrate.FreezeBudget)
+			return errGaveUp
 		case migrate.StepSend:
 			synced = false
 			if _, err := s.sendDirty(ex, peer, sh); err != nil {
-				return err
+				return frozenErr(err, frozenAt)
 			}
 		case migrate.StepSync:
 			if _, err := peer.do(migrate.FreezeBudget, "RUVIO", "MIGRATE", "FINISH", ex.move.ID); err != nil {
-				return err
+				return frozenErr(err, frozenAt)
 			}
 			synced = true
 		}
 	}
+}
+
+// errGaveUp ends a hand-over that outlasted its budget.
+var errGaveUp = fmt.Errorf("ERR the target did not take the last changes within %v of the freeze", migrate.FreezeBudget)
+
+// frozenErr is the error of a call that failed while frozen: past the
+// budget (the call's deadline is the budget's end) it is the give-up.
+func frozenErr(err error, frozenAt time.Time) error {
+	if time.Since(frozenAt) >= migrate.FreezeBudget {
+		return fmt.Errorf("%w (%s)", errGaveUp, err)
+	}
+	return err
 }
 
 // sendDirty sends the keys written since they were last sent (a key

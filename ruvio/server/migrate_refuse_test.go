@@ -1,8 +1,11 @@
 package server
 
 import (
+	"bytes"
 	"context"
 	"errors"
+	"io"
+	"net"
 	"os"
 	"path/filepath"
 	"strings"
@@ -137,4 +140,86 @@ func TestMoveEndsWhenTheSourceBecomesAReplica(t *testing.T) {
 	}
 	// It follows its new primary as any replica does.
 	caughtUp(t, mn.b, mn.a)
+}
+
+// stallProxy forwards a TCP connection to to, until the client side
+// sends a command holding word: from then on nothing more goes through
+// (a target whose disk stalls, as the source sees it).
+func stallProxy(t *testing.T, to, word string) string {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ln.Close() })
+	go func() {
+		for {
+			in, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			out, err := net.Dial("tcp", to)
+			if err != nil {
+				in.Close()
+				continue
+			}
+			t.Cleanup(func() { in.Close(); out.Close() })
+			go io.Copy(in, out)
+			go func() {
+				buf := make([]byte, 64<<10)
+				var tail []byte
+				for {
+					n, err := in.Read(buf)
+					if err != nil {
+						return
+					}
+					tail = append(tail, buf[:n]...)
+					if bytes.Contains(tail, []byte(word)) {
+						return // held: never forwarded, never closed
+					}
+					if _, err := out.Write(buf[:n]); err != nil {
+						return
+					}
+					if len(tail) > len(word) {
+						tail = append(tail[:0], tail[len(tail)-len(word):]...)
+					}
+				}
+			}()
+		}
+	}()
+	return ln.Addr().String()
+}
+
+// A target that does not take the last changes within a second of the
+// freeze: the source serves the range again and the move fails.
+func TestFrozenHandOverGivesUpAfterOneSecond(t *testing.T) {
+	mn := startMoveNodes(t, false)
+	ca, cb := mn.a.client(0), mn.b.client(0)
+	keys := rangeKeys(t, ca, 20)
+	via := stallProxy(t, addr(mn.b.cfg.Port), "FINISH")
+	mustDo(t, cb, "RUVIO", "MIGRATE", "IMPORT", "12", moveFirst, moveLast, addr(mn.a.cfg.Port))
+	mustDo(t, ca, "RUVIO", "MIGRATE", "EXPORT", "12", moveFirst, moveLast, via)
+	poll.Until(t, 20*time.Second, "the source to freeze", func() bool {
+		return status(t, ca, "12")["state"] != "copying" && status(t, ca, "12")["state"] != "catching-up"
+	})
+	if st := status(t, ca, "12")["state"]; st == "frozen" {
+		if err := ca.Get(context.Background(), keys[1]).Err(); err == nil || !strings.HasPrefix(err.Error(), "TRYAGAIN") {
+			t.Errorf("GET while frozen: %v, want TRYAGAIN", err)
+		}
+	}
+	poll.Until(t, 20*time.Second, "the source to give up", func() bool {
+		return status(t, ca, "12")["state"] == "failed"
+	})
+	if st := status(t, ca, "12"); !strings.Contains(st["error"], "within 1s of the freeze") {
+		t.Errorf("the error: %v", st)
+	}
+	if err := ca.Set(context.Background(), keys[0], "served again", 0).Err(); err != nil {
+		t.Fatalf("the source after giving up: %v", err)
+	}
+	if _, err := os.Stat(filepath.Join(mn.a.cfg.DataDir, migrate.OutFile)); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("MIGRATE_OUT after giving up: %v", err)
+	}
+	if st := status(t, cb, "12"); st["state"] != "importing" {
+		t.Errorf("the target never prepared, yet says %v", st)
+	}
 }
