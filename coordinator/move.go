@@ -155,7 +155,7 @@ func (c *Coordinator) moveTick() time.Duration {
 	c.setProgress(p)
 	switch v {
 	case rules.DoRestart:
-		c.restartMove(to, mv, from, toEpoch, why)
+		c.restartMove(to, mv, why)
 		return 0
 	case rules.DoFail:
 		c.endMove(to, mv, rules.MoveFailed, why)
@@ -379,13 +379,13 @@ func (c *Coordinator) commitMove(to string, mv rules.Move) {
 	c.log.Info("slot move committed", "move", mv.ID, "range", mv.Range(to), "start", len(mv.Starts))
 }
 
-// restartMove records a new start at the groups' epochs now, then
-// cancels the start given up on the nodes.
-func (c *Coordinator) restartMove(to string, mv rules.Move, fromEpoch, toEpoch uint64, why string) {
+// restartMove records a new start (at the groups' epochs as it applies),
+// then cancels the start given up on the nodes.
+func (c *Coordinator) restartMove(to string, mv rules.Move, why string) {
 	if !c.confirmLeader() {
 		return
 	}
-	err := c.propose(rules.Entry{Op: rules.OpMoveRestart, Group: to, Move: &rules.Move{ID: mv.ID, FromEpoch: fromEpoch, ToEpoch: toEpoch, Error: why}})
+	err := c.propose(rules.Entry{Op: rules.OpMoveRestart, Group: to, Move: &rules.Move{ID: mv.ID, Error: why}})
 	if err != nil {
 		c.log.Warn("recording the slot move's new start failed", "move", mv.ID, "err", err)
 		return
@@ -472,11 +472,11 @@ func (c *Coordinator) startMove(first, last int, group string, shard int) (uint6
 	if !ok {
 		return 0, errReply("no cluster map yet: a group has no agreed primary")
 	}
-	return c.beginMove(st, m, first, last, group, shard)
+	return c.beginMove(m, first, last, group, shard)
 }
 
 // beginMove records a move the map allows.
-func (c *Coordinator) beginMove(st rules.State, m *topology.Map, first, last int, group string, shard int) (uint64, error) {
+func (c *Coordinator) beginMove(m *topology.Map, first, last int, group string, shard int) (uint64, error) {
 	if _, ok := m.Group(group); !ok {
 		return 0, errNoSuchMaster
 	}
@@ -485,8 +485,7 @@ func (c *Coordinator) beginMove(st rules.State, m *topology.Map, first, last int
 	}
 	from, fromShard := m.Table().Owner(first)
 	src := m.Groups[from].Name
-	mv := &rules.Move{First: first, Last: last, From: src, FromShard: fromShard, Shard: shard,
-		FromEpoch: st[src].GroupEpoch, ToEpoch: st[group].GroupEpoch}
+	mv := &rules.Move{First: first, Last: last, From: src, FromShard: fromShard, Shard: shard}
 	if !c.confirmLeader() {
 		return 0, errNoMajority
 	}

@@ -148,7 +148,7 @@ func (c *Coordinator) rebalanceTick(last rules.Move, hasLast bool) {
 	rb.left = len(plan)
 	next := plan[0]
 	c.moves.mu.Unlock()
-	id, err := c.beginMove(c.fsm.all(), m, next.First, next.Last, next.To, next.Shard)
+	id, err := c.beginMove(m, next.First, next.Last, next.To, next.Shard)
 	c.moves.mu.Lock()
 	if err != nil {
 		c.log.Warn("the rebalance could not begin its next move", "move", next.String(), "err", err)

@@ -424,3 +424,51 @@ func TestRebalanceEvensTheSlotsOut(t *testing.T) {
 		}
 	}
 }
+
+// A target that refuses every start (its durability is snapshot, which
+// slot moves do not support) ends the move as failed after its third
+// start: recorded, reported by STATUS with the node's words, nothing
+// moved.
+func TestAMoveEndsFailedAfterThreeStarts(t *testing.T) {
+	a := planGroup(t, "a", "0-8191", 1)
+	b := planGroup(t, "b", "8192-16383", 1)
+	startClusterGroups(t, a, b)
+	// b's only member again with durability snapshot (no replica, so no
+	// failover while it restarts).
+	bm := b.members[0]
+	bm.p.cmd.Process.Kill()
+	<-bm.p.done
+	bm.args[1] = "snapshot"
+	bm.restart(t)
+	cs := startCoordinators3(t, groupsTOML(nil, a, b))
+	poll.Until(t, 20*time.Second, "every member on map version 3", func() bool { return mapVersion(a.addr(0)) == 3 && mapVersion(b.addr(0)) == 3 })
+	leader := leaderCoord(t, cs)
+	lc := leader.client("")
+	defer lc.Close()
+	ctx := context.Background()
+	if err := lc.Do(ctx, "COORDINATOR", "MOVE", "0", "99", "b", "0").Err(); err != nil {
+		t.Fatal(err)
+	}
+	poll.Until(t, 30*time.Second, "the move failed", func() bool { return statusOf(leader)["move"] == "failed" })
+	st := statusOf(leader)
+	if st["move_starts"] != "3" || !strings.Contains(st["move_error"], "durability") || st["moved_ranges"] != "0" {
+		t.Fatalf("STATUS: %v", st)
+	}
+	// The record has the end too: the followers, once they applied it,
+	// report no running move.
+	poll.Until(t, 5*time.Second, "the followers applying the end", func() bool {
+		for _, c := range cs {
+			if c != leader && statusOf(c)["move"] != "none" {
+				return false
+			}
+		}
+		return true
+	})
+	poll.Stays(t, time.Second, "nothing moved", func() bool { return mapVersion(a.addr(0)) == 3 && mapVersion(b.addr(0)) == 3 })
+	cc := redis.NewClient(&redis.Options{Addr: a.addr(0), MaxRetries: -1})
+	defer cc.Close()
+	k := keysOf(1, 0, 99, "still-")[0]
+	if err := cc.Set(ctx, k, "on a", 0).Err(); err != nil {
+		t.Fatalf("a write to the range on a after the failed move: %v", err)
+	}
+}

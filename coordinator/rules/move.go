@@ -60,7 +60,8 @@ type Move struct {
 	// Starts are the ids of the starts, oldest first; the last one runs.
 	Starts []uint64 `json:"starts,omitempty"`
 	// FromEpoch and ToEpoch are the groups' epochs when the current
-	// start began: the move commits only at these.
+	// start began (when its entry applied, whatever the entry says): the
+	// move commits only at these.
 	FromEpoch uint64 `json:"from_epoch"`
 	ToEpoch   uint64 `json:"to_epoch"`
 	State     string `json:"state,omitempty"`
@@ -144,9 +145,11 @@ func (s State) MovedRanges() int {
 // receiving the range.
 //
 //   - begin: recorded only while no move runs, from another group that
-//     exists, at the groups' epochs the entry names.
-//   - restart: the running move with the entry's id starts again at the
-//     entry's epochs, unless it started MaxStarts times.
+//     exists, at the groups' epochs as this entry applies (a failover
+//     the proposing leader had not seen yet does not end the start).
+//   - restart: the running move with the entry's id starts again, at the
+//     groups' epochs as this entry applies, unless it started MaxStarts
+//     times.
 //   - commit: the running move's current start commits only while both
 //     groups are at the epochs it started at; the range joins the
 //     receiving group's moved ranges, after every earlier move.
@@ -186,6 +189,7 @@ func applyMove(s State, e Entry) (State, Result) {
 		mv := in
 		mv.State, mv.Error = MoveRunning, ""
 		mv.Starts = []uint64{in.ID}
+		mv.FromEpoch, mv.ToEpoch = s[in.From].GroupEpoch, r.GroupEpoch
 		n.Move = &mv
 		return out(n)
 	}
@@ -210,7 +214,7 @@ func applyMove(s State, e Entry) (State, Result) {
 			return s, res
 		}
 		mv.Starts = append(mv.Starts, in.Start())
-		mv.FromEpoch, mv.ToEpoch, mv.Error = in.FromEpoch, in.ToEpoch, in.Error
+		mv.FromEpoch, mv.ToEpoch, mv.Error = s[mv.From].GroupEpoch, r.GroupEpoch, in.Error
 	case OpMoveCommit:
 		if in.Start() != mv.Start() {
 			res.Err = fmt.Errorf("%w: start %d is not the current one (%d)", ErrNoMove, in.Start(), mv.Start())

@@ -268,3 +268,25 @@ func TestMoveSafety(t *testing.T) {
 		}
 	})
 }
+
+// A start takes the groups' epochs as its entry applies, not those the
+// proposing leader saw: a failover recorded in between does not end it.
+func TestAStartTakesTheEpochsItAppliesAt(t *testing.T) {
+	s, err := applyAll(moveStart(), Entry{Op: OpPrimary, Group: "main", Primary: mb.Address, GroupEpoch: 2},
+		StampMove(Entry{Op: OpMoveBegin, Group: "other", Move: &Move{First: 0, Last: 99, From: "main", FromEpoch: 1, ToEpoch: 1}}, 5))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m := s["other"].Move; m.FromEpoch != 2 || m.ToEpoch != 1 {
+		t.Fatalf("begun at %d/%d, want 2/1", m.FromEpoch, m.ToEpoch)
+	}
+	s, err = applyAll(s, Entry{Op: OpPrimary, Group: "other", Primary: md.Address, GroupEpoch: 2},
+		StampMove(Entry{Op: OpMoveRestart, Group: "other", Move: &Move{ID: 5}}, 7),
+		Entry{Op: OpMoveCommit, Group: "other", Move: &Move{ID: 5, Starts: []uint64{7}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m := s["other"].Move; m.State != MoveCommitted || m.FromEpoch != 2 || m.ToEpoch != 2 {
+		t.Fatalf("move %+v", m)
+	}
+}
