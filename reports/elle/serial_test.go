@@ -3,6 +3,7 @@ package elle
 import (
 	"fmt"
 	"math/rand/v2"
+	"slices"
 	"testing"
 
 	"pgregory.net/rapid"
@@ -166,4 +167,40 @@ func BenchmarkCheck(b *testing.B) {
 			}
 		})
 	}
+}
+
+// A serial execution whose final read drops one acknowledged append is
+// no longer strict serializable, and the checker names the loss.
+func TestDroppedAppendIsFound(t *testing.T) {
+	rapid.Check(t, func(rt *rapid.T) {
+		n := rapid.IntRange(1, 200).Draw(rt, "txns")
+		txns := serialHistory(n, func(k int) int { return rapid.IntRange(0, k-1).Draw(rt, "d") })
+		acked := map[kv]bool{}
+		for _, tx := range txns {
+			for _, m := range tx.Mops {
+				if tx.Type == OK && m.F == Append {
+					acked[kv{m.Key, m.Value}] = true
+				}
+			}
+		}
+		fin := &txns[len(txns)-1]
+		var candidates [][2]int
+		for j, m := range fin.Mops {
+			for p, v := range m.List {
+				if acked[kv{m.Key, v}] {
+					candidates = append(candidates, [2]int{j, p})
+				}
+			}
+		}
+		if len(candidates) == 0 {
+			rt.Skip("no acknowledged append")
+		}
+		c := candidates[rapid.IntRange(0, len(candidates)-1).Draw(rt, "dropped")]
+		m := &fin.Mops[c[0]]
+		m.List = append(slices.Clone(m.List[:c[1]]), m.List[c[1]+1:]...)
+		r := Check(txns, StrictSerializable)
+		if r.Valid || r.Counts[Lost] == 0 {
+			rt.Fatalf("an acknowledged append dropped from the final read went unseen: %v", r.Counts)
+		}
+	})
 }
