@@ -75,8 +75,10 @@ func init() {
 		Expect: check.Expectations{MinAcknowledged: 1, MaxLost: i64(0), RequireLinearizable: true, RequireConverged: true,
 			Failovers: i64(1), EpochRise: i64(1)},
 		Figures: []Figure{
-			groupFigure("G1", "primary of group a killed -> first op on a's keys acknowledged by its promoted replica", "report", groupA,
+			groupFigure("G1", "primary of group a killed -> first answer a cluster client got from a's promoted replica", "report", groupA,
 				func(g check.GroupResult) *int64 { return g.FailoverMs }),
+			groupFigure("G1a", "the same -> first op a's promoted replica acknowledged (durable: once the old primary is back as its replica)", "report", groupA,
+				func(g check.GroupResult) *int64 { return g.FirstAckMs }),
 			groupFigure("G2", "longest window without a success on group a's keys (the killed group)", "report", groupA,
 				func(g check.GroupResult) *int64 { return g.UnavailableMs }),
 			groupFigure("G3", "longest window without a success on group b's keys (the other group)", "about 0", groupB,
@@ -93,11 +95,13 @@ func init() {
 				"connection runs CLIENT DURABILITY REPLICAS 1, so a write is acknowledged only once the group's replica " +
 				"holds it. The harness asks the coordinators about each group and reports each group's figures on the " +
 				"keys it owns (the groups lines of the summary).",
-			"n1, group a's primary, is SIGKILLed from 30% to 70% of the run. The coordinators promote n2; a's keys are " +
-				"served again once the clients have the new map: failover_ms of group a runs from the kill to the first op " +
-				"on a's keys n2 acknowledged. n2 then has no replica, so its durable writes wait (answered NOREPLICAS, " +
-				"recorded as indeterminate) until n1 is back as its replica: first_write_ms. Group b is not touched: its " +
-				"window is the gap between two successes on its keys. No acknowledged write may be lost in either group.",
+			"n1, group a's primary, is SIGKILLed from 30% to 70% of the run. The coordinators promote n2 (promoted_ms of " +
+				"group a, from their record); the clients reach it once they have the new map (failover_ms: the first op on " +
+				"a's keys n2 answered, ok or with an error reply). n2 then has no replica, and on a durable connection reads " +
+				"too wait until what they see is on a replica, so n2 acknowledges nothing (writes are answered NOREPLICAS " +
+				"and recorded as indeterminate) until n1 is back as its replica: first_ack_ms, and a's longest unavailability " +
+				"spans the kill. Group b is not touched: its window is the gap between two successes on its keys. No " +
+				"acknowledged write may be lost in either group.",
 		},
 	})
 }
