@@ -46,11 +46,11 @@ func writeAnomalies(b *strings.Builder, h *history.History, s summary) {
 	for _, t := range r.Types() {
 		fmt.Fprintf(b, "| %s | %d | %s |\n", t, r.Counts[t], map[bool]string{true: "yes", false: "no"}[forbidden[t]])
 	}
-	b.WriteString("\nT*n* is the *n*-th transaction of the history (op ")
+	b.WriteString("\nT*n* is the *n*-th transaction of the history, the *n*-th op with `\"f\":\"txn\"`")
 	if len(ops) > 0 {
-		fmt.Fprintf(b, "T0 is line %d of history.jsonl", ops[0]+1)
+		fmt.Fprintf(b, " (T0 is on line %d of history.jsonl)", ops[0]+1)
 	}
-	b.WriteString("). An edge A -ww-> B: B appended right after A in a key's version order; A -wr-> B: B read A's append; " +
+	b.WriteString(". An edge A -ww-> B: B appended right after A in a key's version order; A -wr-> B: B read A's append; " +
 		"A -rw-> B: A read a state without B's append; A -process-> B: the same client ran A then B; " +
 		"A -realtime-> B: A completed before B was invoked. See docs/chaos.md, Reading a cycle.\n\n")
 	for _, a := range r.Anomalies {
