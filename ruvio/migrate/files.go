@@ -3,7 +3,6 @@ package migrate
 import (
 	"errors"
 	"fmt"
-	"slices"
 	"strconv"
 	"strings"
 
@@ -136,22 +135,40 @@ func ParseArrivals(text string) ([]Arrival, error) {
 	return out, nil
 }
 
-// Arrive adds a to as: an arrival that overlaps an older one replaces
-// it (the newer map is the one to follow). The same arrival twice (a
-// record replayed after a restart) changes nothing.
+// Arrive adds a to as, slot by slot: each slot keeps the newest
+// arrival that covered it (the newer map is the one to follow), so an
+// older arrival replayed after a newer one changes nothing, and a newer
+// one over part of an older range leaves the older one the rest. The
+// result is sorted and its ranges do not overlap.
 func Arrive(as []Arrival, a Arrival) []Arrival {
-	out := make([]Arrival, 0, len(as)+1)
+	type held struct {
+		shard   int
+		version uint64
+		ok      bool
+	}
+	var by [slots.Count]held
 	for _, o := range as {
-		if o == a {
-			return as
+		for s := o.First; s <= o.Last; s++ {
+			by[s] = held{o.Shard, o.Version, true}
 		}
-		if Overlaps(o.First, o.Last, a.First, a.Last) && o.Version <= a.Version {
+	}
+	for s := a.First; s <= a.Last; s++ {
+		if !by[s].ok || by[s].version <= a.Version {
+			by[s] = held{a.Shard, a.Version, true}
+		}
+	}
+	var out []Arrival
+	for s := 0; s < slots.Count; s++ {
+		h := by[s]
+		if !h.ok {
 			continue
 		}
-		out = append(out, o)
+		if n := len(out); n > 0 && out[n-1].Last == s-1 && out[n-1].Shard == h.shard && out[n-1].Version == h.version {
+			out[n-1].Last = s
+			continue
+		}
+		out = append(out, Arrival{First: s, Last: s, Shard: h.shard, Version: h.version})
 	}
-	out = append(out, a)
-	slices.SortFunc(out, func(x, y Arrival) int { return x.First - y.First })
 	return out
 }
 

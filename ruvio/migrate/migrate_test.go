@@ -1,6 +1,7 @@
 package migrate
 
 import (
+	"fmt"
 	"testing"
 	"time"
 
@@ -142,10 +143,17 @@ func TestArrivals(t *testing.T) {
 	if err != nil || len(back) != 2 || back[0] != a || back[1] != b {
 		t.Fatalf("ParseArrivals(%q) = %v, %v", text, back, err)
 	}
-	// A newer arrival over the same slots replaces the older one.
+	// A newer arrival over some of an older one's slots takes those;
+	// the older one keeps the rest, and an older one replayed later
+	// changes nothing.
 	c := Arrival{First: 150, Last: 160, Shard: 1, Version: 9}
-	if got := Arrive(as, c); len(got) != 2 || got[0] != c || got[1] != b {
-		t.Fatalf("Arrive over an older one: %v", got)
+	want := []Arrival{{100, 149, 0, 5}, c, {161, 199, 0, 5}, b}
+	got := Arrive(as, c)
+	if fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Fatalf("Arrive over an older one: %v, want %v", got, want)
+	}
+	if again := Arrive(got, a); fmt.Sprint(again) != fmt.Sprint(want) {
+		t.Fatalf("the older arrival replayed: %v, want %v", again, want)
 	}
 	for _, tc := range []struct {
 		version uint64
@@ -200,4 +208,63 @@ func TestEntryOps(t *testing.T) {
 	if _, _, err := EntryOps("k", 42, 0); err == nil {
 		t.Error("an unknown value type was accepted")
 	}
+}
+
+// Arrivals come in log order, each of a newer map; a restart replays
+// the records after the last snapshot. Whatever the ranges, no two
+// kept arrivals overlap, each slot is held by the last arrival that
+// covered it, and a replay changes nothing.
+func TestPropertyArrivalsNeverOverlapAndTheLastWins(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		var as []Arrival
+		last := map[int]Arrival{}
+		var seen []Arrival
+		version := uint64(1)
+		n := rapid.IntRange(1, 20).Draw(t, "n")
+		for i := 0; i < n; i++ {
+			if len(seen) > 0 && rapid.Bool().Draw(t, "replay") {
+				// A restart replays the log after the last snapshot: a
+				// suffix of the records, in order.
+				from := rapid.IntRange(0, len(seen)-1).Draw(t, "from")
+				before := fmt.Sprint(as)
+				for _, r := range seen[from:] {
+					as = Arrive(as, r)
+				}
+				if fmt.Sprint(as) != before {
+					t.Fatalf("replaying from record %d changed %s into %v", from, before, as)
+				}
+				continue
+			}
+			version += uint64(rapid.IntRange(1, 2).Draw(t, "step")) // each move raises the map version
+			first := rapid.IntRange(0, 60).Draw(t, "first")
+			a := Arrival{First: first, Last: first + rapid.IntRange(0, 20).Draw(t, "len"),
+				Shard: rapid.IntRange(0, 2).Draw(t, "shard"), Version: version}
+			as = Arrive(as, a)
+			seen = append(seen, a)
+			for s := a.First; s <= a.Last; s++ {
+				last[s] = a
+			}
+		}
+		for i, a := range as {
+			for _, b := range as[i+1:] {
+				if Overlaps(a.First, a.Last, b.First, b.Last) {
+					t.Fatalf("kept arrivals overlap: %v and %v", a, b)
+				}
+			}
+		}
+		for s, want := range last {
+			held := 0
+			for _, a := range as {
+				if s >= a.First && s <= a.Last {
+					held++
+					if a.Shard != want.Shard || a.Version != want.Version {
+						t.Fatalf("slot %d held by %v, the last covering it was %v", s, a, want)
+					}
+				}
+			}
+			if held != 1 {
+				t.Fatalf("slot %d held %d times in %v", s, held, as)
+			}
+		}
+	})
 }

@@ -226,6 +226,13 @@ func (c *conn) runPerKey(spec *command.Spec, ctx *command.Ctx) {
 	results := make([]int64, 0, len(idx))
 	if sh, same := c.srv.route(spec, ctx.Args); same {
 		sh.Lock()
+		if msg := c.srv.moveFence(spec, ctx.Args); msg != "" {
+			// Frozen since the checks before the lock (a slot move).
+			sh.Unlock()
+			c.srv.stats.errorReplies.Add(1)
+			c.w.Error(msg)
+			return
+		}
 		ctx.DB = sh.DB()
 		for _, i := range idx {
 			if spec.Flags&command.Write != 0 {

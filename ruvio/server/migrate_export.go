@@ -40,6 +40,8 @@ type export struct {
 	// by the shard's lock (the tap runs under it).
 	dirty   map[string]struct{}
 	flushed bool
+	// copyStart is when the copy began, for its cap.
+	copyStart time.Time
 }
 
 func newExport(m migrate.Move) *export {
@@ -163,7 +165,7 @@ func (s *Server) runExport(ex *export) error {
 	sh.Unlock()
 
 	// The copy: every key of the range, slot by slot, in batches.
-	start, sent := time.Now(), int64(0)
+	ex.copyStart = time.Now()
 	for sl := ex.move.First; sl <= ex.move.Last; sl++ {
 		sh.Lock()
 		var keys []string
@@ -173,19 +175,14 @@ func (s *Server) runExport(ex *export) error {
 			if err := ex.ctx.Err(); err != nil {
 				return err
 			}
-			if d := migrate.Throttle(sent, time.Since(start), s.Config().MigrationMaxBytesPerSec); d > 0 {
-				select {
-				case <-time.After(d):
-				case <-ex.ctx.Done():
-					return ex.ctx.Err()
-				}
+			if err := s.throttle(ex); err != nil {
+				return err
 			}
-			n, size, err := s.sendKeys(ex, peer, sh, keys, true)
+			n, _, err := s.sendKeys(ex, peer, sh, keys, true)
 			if err != nil {
 				return err
 			}
 			keys = keys[n:]
-			sent += int64(size)
 		}
 	}
 	ex.setState("catching-up")
@@ -196,7 +193,7 @@ func (s *Server) runExport(ex *export) error {
 		if err := ex.ctx.Err(); err != nil {
 			return err
 		}
-		if _, err := s.sendDirty(ex, peer, sh); err != nil {
+		if _, err := s.sendDirty(ex, peer, sh, true); err != nil {
 			return err
 		}
 		sh.Lock()
@@ -242,7 +239,7 @@ func (s *Server) handOver(ex *export, peer *peerConn, sh *shard.Shard) error {
 			return errGaveUp
 		case migrate.StepSend:
 			synced = false
-			if _, err := s.sendDirty(ex, peer, sh); err != nil {
+			if _, err := s.sendDirty(ex, peer, sh, false); err != nil {
 				return frozenErr(err, frozenAt)
 			}
 		case migrate.StepSync:
@@ -266,9 +263,26 @@ func frozenErr(err error, frozenAt time.Time) error {
 	return err
 }
 
+// throttle waits as long as the copy's cap asks before the next batch.
+func (s *Server) throttle(ex *export) error {
+	ex.mu.Lock()
+	sent := ex.st.bytes
+	ex.mu.Unlock()
+	d := migrate.Throttle(sent, time.Since(ex.copyStart), s.Config().MigrationMaxBytesPerSec)
+	if d <= 0 {
+		return nil
+	}
+	select {
+	case <-time.After(d):
+		return nil
+	case <-ex.ctx.Done():
+		return ex.ctx.Err()
+	}
+}
+
 // sendDirty sends the keys written since they were last sent (a key
-// gone by now is sent as a DEL).
-func (s *Server) sendDirty(ex *export, peer *peerConn, sh *shard.Shard) (int, error) {
+// gone by now is sent as a DEL), capped unless frozen.
+func (s *Server) sendDirty(ex *export, peer *peerConn, sh *shard.Shard, capped bool) (int, error) {
 	sh.Lock()
 	if ex.flushed {
 		sh.Unlock()
@@ -282,6 +296,11 @@ func (s *Server) sendDirty(ex *export, peer *peerConn, sh *shard.Shard) (int, er
 	sh.Unlock()
 	total := 0
 	for len(keys) > 0 {
+		if capped {
+			if err := s.throttle(ex); err != nil {
+				return total, err
+			}
+		}
 		n, _, err := s.sendKeys(ex, peer, sh, keys, false)
 		if err != nil {
 			return total, err

@@ -476,3 +476,73 @@ func TestReplicaServesTheRangeFromSlotsArrived(t *testing.T) {
 		t.Fatalf("the map on the replica: %v", err)
 	}
 }
+
+// A replica of the target down during two moves into its shard takes
+// both ranges from its primary's log once back, before any map names
+// them.
+func TestReplicaDownDuringTwoMovesCatchesUpFromTheLog(t *testing.T) {
+	mn := startMoveNodes(t, true)
+	ca, cb := mn.a.client(0), mn.b.client(0)
+	ranges := [][2]int{{100, 199}, {300, 399}}
+	var keys []string
+	for _, r := range ranges {
+		n := 0
+		for i := 0; n < 20; i++ {
+			k := fmt.Sprintf("two%d-%d", r[0], i)
+			if s := sl(k); s >= r[0] && s <= r[1] {
+				mustDo(t, ca, "SET", k, k)
+				keys = append(keys, k)
+				n++
+			}
+		}
+	}
+	caughtUp(t, mn.b, mn.b2)
+	mn.b2.stop()
+	m := mn.m
+	for i, r := range ranges {
+		id := fmt.Sprint(40 + i)
+		mustDo(t, cb, "RUVIO", "MIGRATE", "IMPORT", id, r[0], r[1], addr(mn.a.cfg.Port))
+		mustDo(t, ca, "RUVIO", "MIGRATE", "EXPORT", id, r[0], r[1], addr(mn.b.cfg.Port))
+		poll.Until(t, 30*time.Second, "move "+id+" to prepare", func() bool {
+			st := status(t, ca, id)
+			if st["state"] == "failed" {
+				t.Fatalf("move %s failed: %v", id, st)
+			}
+			return st["state"] == "prepared"
+		})
+		next, err := m.Move(r[0], r[1], "b", 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		m = next
+		if err := setMap(mn.b, m); err != nil {
+			t.Fatal(err)
+		}
+		if err := setMap(mn.a, m); err != nil {
+			t.Fatal(err)
+		}
+		poll.Until(t, 10*time.Second, "the source's copy of move "+id+" to go", func() bool {
+			return status(t, ca, id)["dropped"] == "yes"
+		})
+	}
+	mn.b2.start()
+	c2 := redis.NewClient(&redis.Options{Addr: mn.b2.srv.Addr(0), MaxRetries: -1,
+		OnConnect: func(ctx context.Context, cn *redis.Conn) error { return cn.ReadOnly(ctx).Err() }})
+	defer c2.Close()
+	poll.Until(t, 20*time.Second, "the replica to serve both ranges", func() bool {
+		for _, k := range keys {
+			if v, err := c2.Get(context.Background(), k).Result(); err != nil || v != k {
+				return false
+			}
+		}
+		return true
+	})
+	if v := mustDo(t, c2, "RUVIO", "TOPOLOGY", "VERSION"); v != int64(1) {
+		t.Fatalf("the replica's map version %v; none was sent to it", v)
+	}
+	if err := setMap(mn.b2, m); err != nil {
+		t.Fatalf("the map after both moves on the replica: %v", err)
+	}
+}
+
+func sl(k string) int { return slots.Of([]byte(k)) }
