@@ -157,6 +157,9 @@ type Config struct {
 	Replication Replication `toml:"replication"`
 	// Tunables are the parameters only CONFIG GET/SET reach.
 	Tunables Tunables `toml:"-"`
+	// File is the --config file the configuration was read from ("" for
+	// none): what CONFIG REWRITE rewrites.
+	File string `toml:"-"`
 }
 
 // User is one [[users]] table: an ACL user besides "default".

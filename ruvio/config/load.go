@@ -194,6 +194,7 @@ func Load(args []string, env func(string) string) (*Config, error) {
 		if err := decodeFile(*path, c); err != nil {
 			return nil, err
 		}
+		c.File = *path
 	}
 
 	var ps []Problem

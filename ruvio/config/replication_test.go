@@ -31,6 +31,7 @@ backlog_bytes = "1mb"
 	}
 	want := Default()
 	want.Bind, want.MinReplicasToWrite, want.MinReplicasMaxLag = "0.0.0.0", 1, 5
+	want.File = path
 	want.Replication = Replication{
 		Role: RoleReplica, Primary: "ruvio-1:26379", Listen: "0.0.0.0:27000",
 		Password: "repl-secret", Announce: "203.0.113.7:6379", BacklogBytes: MB,

@@ -9,6 +9,7 @@ import (
 
 	"github.com/ruvio/ruvio/ruvio/clock"
 	"github.com/ruvio/ruvio/ruvio/command"
+	"github.com/ruvio/ruvio/ruvio/config"
 	"github.com/ruvio/ruvio/ruvio/command/keycmd"
 	"github.com/ruvio/ruvio/ruvio/glob"
 	"github.com/ruvio/ruvio/ruvio/keyspace"
@@ -95,11 +96,29 @@ func cmdConfigResetStat(c *conn, args [][]byte) {
 	c.w.OK()
 }
 
+// cmdConfigRewrite writes the values CONFIG SET changed into the --config
+// file, as Redis does with redis.conf (config.Rewrite).
+func cmdConfigRewrite(c *conn, args [][]byte) {
+	s := c.srv
+	s.cfgMu.RLock()
+	cur := s.cfg.Clone()
+	s.cfgMu.RUnlock()
+	changed, err := config.Rewrite(cur.File, cur)
+	if err != nil {
+		s.log.Warn("CONFIG REWRITE failed", "file", cur.File, "err", err)
+		c.w.Error(err.Error())
+		return
+	}
+	s.log.Info("configuration file rewritten", "file", cur.File, "keys", changed)
+	c.w.OK()
+}
+
 func cmdConfigHelp(c *conn, args [][]byte) {
 	writeHelp(c, "CONFIG",
 		"GET <pattern>", "    Return parameters matching the glob-like <pattern> and their values.",
 		"SET <directive> <value>", "    Set the configuration <directive> to <value>.",
-		"RESETSTAT", "    Reset statistics reported by the INFO command.")
+		"RESETSTAT", "    Reset statistics reported by the INFO command.",
+		"REWRITE", "    Rewrite the configuration file.")
 }
 
 func cmdTime(c *conn, args [][]byte) {

@@ -87,6 +87,7 @@ func (s *Server) commandTable() *command.Table {
 			ext("get", -3, admin|stale|load, "admin slow dangerous", cmdConfigGet),
 			ext("set", -4, admin|stale|load, "admin slow dangerous", cmdConfigSet),
 			ext("resetstat", 2, admin|stale|load, "admin slow dangerous", cmdConfigResetStat),
+			ext("rewrite", 2, admin|stale|load, "admin slow dangerous", cmdConfigRewrite),
 			ext("help", 2, stale|load, "slow", cmdConfigHelp),
 		),
 		container("slowlog", "slow",
