@@ -238,6 +238,9 @@ func (c *Coordinator) performStep(st rules.State, to string, mv rules.Move, p ru
 		if rules.Exporting(state, known) {
 			return rules.StepOutcome{Done: true}
 		}
+		if !c.confirmLeader() {
+			return rules.StepOutcome{}
+		}
 		_, err = c.nodeDo(src, mv.FromShard, "RUVIO", "MIGRATE", "EXPORT", start, mv.First, mv.Last, dstAddr)
 		return c.stepAnswer("export", err)
 	case rules.StepPrepare:
