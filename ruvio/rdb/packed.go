@@ -3,6 +3,7 @@ package rdb
 import (
 	"encoding/binary"
 	"errors"
+	"math"
 	"strconv"
 )
 
@@ -85,16 +86,100 @@ func listpackEntries(lp []byte) ([][]byte, error) {
 // of l bytes.
 func backlenSize(l int) int {
 	switch {
-	case l < 128:
+	case l <= 127:
 		return 1
-	case l < 16384:
+	case l < 16383:
 		return 2
-	case l < 2097152:
+	case l < 2097151:
 		return 3
-	case l < 268435456:
+	case l < 268435455:
 		return 4
 	}
 	return 5
+}
+
+// appendBacklen appends the back length of an entry of l bytes, as
+// Redis's lpEncodeBacklen writes it.
+func appendBacklen(b []byte, l int) []byte {
+	switch backlenSize(l) {
+	case 1:
+		return append(b, byte(l))
+	case 2:
+		return append(b, byte(l>>7), byte(l&127)|128)
+	case 3:
+		return append(b, byte(l>>14), byte((l>>7)&127)|128, byte(l&127)|128)
+	case 4:
+		return append(b, byte(l>>21), byte((l>>14)&127)|128, byte((l>>7)&127)|128, byte(l&127)|128)
+	}
+	return append(b, byte(l>>28), byte((l>>21)&127)|128, byte((l>>14)&127)|128, byte((l>>7)&127)|128, byte(l&127)|128)
+}
+
+// listpackBuilder writes a listpack as Redis's lpAppend does: an element
+// that reads as a strict 64-bit integer takes the smallest integer
+// encoding, any other a string encoding.
+type listpackBuilder struct {
+	body []byte
+	n    int
+}
+
+func (lb *listpackBuilder) int(v int64) {
+	var e []byte
+	switch {
+	case v >= 0 && v <= 127:
+		e = []byte{byte(v)}
+	case v >= -4096 && v <= 4095:
+		u := uint64(v) & (1<<13 - 1)
+		e = []byte{0xc0 | byte(u>>8), byte(u)}
+	case v >= -32768 && v <= 32767:
+		e = binary.LittleEndian.AppendUint16([]byte{0xf1}, uint16(v))
+	case v >= -8388608 && v <= 8388607:
+		u := uint32(v)
+		e = []byte{0xf2, byte(u), byte(u >> 8), byte(u >> 16)}
+	case v >= math.MinInt32 && v <= math.MaxInt32:
+		e = binary.LittleEndian.AppendUint32([]byte{0xf3}, uint32(v))
+	default:
+		e = binary.LittleEndian.AppendUint64([]byte{0xf4}, uint64(v))
+	}
+	lb.entry(e)
+}
+
+func (lb *listpackBuilder) str(s []byte) {
+	if v, ok := strictInt(s); ok {
+		lb.int(v)
+		return
+	}
+	var e []byte
+	switch l := len(s); {
+	case l < 64:
+		e = append([]byte{0x80 | byte(l)}, s...)
+	case l < 4096:
+		e = append([]byte{0xe0 | byte(l>>8), byte(l)}, s...)
+	default:
+		e = append(binary.LittleEndian.AppendUint32([]byte{0xf0}, uint32(l)), s...)
+	}
+	lb.entry(e)
+}
+
+func (lb *listpackBuilder) entry(e []byte) {
+	lb.body = appendBacklen(append(lb.body, e...), len(e))
+	lb.n++
+}
+
+func (lb *listpackBuilder) bytes() []byte {
+	lp := binary.LittleEndian.AppendUint32(nil, uint32(6+len(lb.body)+1))
+	lp = binary.LittleEndian.AppendUint16(lp, uint16(min(lb.n, 65535)))
+	return append(append(lp, lb.body...), 0xff)
+}
+
+// strictInt is Redis's string2ll: a decimal 64-bit integer without
+// blanks, '+' or leading zeros.
+func strictInt(s []byte) (int64, bool) {
+	if len(s) == 0 || len(s) > 20 || s[0] == '+' || (len(s) > 1 && s[0] == '0') ||
+		(s[0] == '-' && (len(s) == 1 || s[1] == '0')) {
+		return 0, false
+	}
+	v, err := strconv.ParseInt(string(s), 10, 64)
+	return v, err == nil
 }
 
 // signedLE reads a little-endian two's complement integer of len(b) bytes.

@@ -9,6 +9,7 @@ import (
 
 	"github.com/ruvio/ruvio/ruvio/deque"
 	"github.com/ruvio/ruvio/ruvio/sortedset"
+	"github.com/ruvio/ruvio/ruvio/stream"
 )
 
 // Version is the RDB version written in a payload: Redis 7.0's, so every
@@ -79,6 +80,8 @@ func Encode(v any) ([]byte, error) {
 			b = appendString(b, []byte(it.Member))
 			b = binary.LittleEndian.AppendUint64(b, math.Float64bits(it.Score))
 		}
+	case *stream.Stream:
+		b = appendStream(b, x)
 	default:
 		return nil, ErrUnsupported
 	}
@@ -119,7 +122,8 @@ func Verify(p []byte) error {
 }
 
 // Decode reads a verified payload back into a keyspace value: []byte,
-// *deque.Deque, map[string]struct{}, map[string][]byte or *sortedset.Set.
+// *deque.Deque, map[string]struct{}, map[string][]byte, *sortedset.Set or
+// *stream.Stream.
 func Decode(p []byte) (any, error) {
 	if err := Verify(p); err != nil {
 		return nil, err
@@ -351,6 +355,8 @@ func (d *decoder) value(typ byte) any {
 			z.Add(string(es[i]), score)
 		}
 		return d.nonEmpty(z.Len(), z)
+	case typeStream, typeStream2, typeStream3:
+		return d.stream(typ)
 	}
 	d.fail(fmt.Errorf("rdb: unsupported object type %d", typ))
 	return nil

@@ -29,8 +29,9 @@ func dump(c *command.Ctx) {
 	}
 	p, err := rdb.Encode(e.Val)
 	if err != nil {
-		// Streams have no serialized form here yet.
-		c.W.Error("ERR DUMP of a value of this type is not supported by ruvio")
+		// Every type the keyspace stores has a serialized form; this only
+		// guards against a stray value.
+		c.W.Error("ERR " + err.Error())
 		return
 	}
 	c.W.Bulk(p)
