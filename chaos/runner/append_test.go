@@ -41,6 +41,13 @@ func TestAppendCrashMemoryFindsAnomalies(t *testing.T) {
 	if err != nil || len(again) != 1 || again[0].Transactions == nil || again[0].Transactions.Total() != tr.Total() {
 		t.Fatalf("analyze: %+v %v", again, err)
 	}
+	if _, err := AnalyzeAs(dir, 30*time.Second, "linearizable"); err == nil {
+		t.Error("analyze took a model the transactions checker does not know")
+	}
+	weak, err := AnalyzeAs(dir, 30*time.Second, string(elle.ReadCommitted))
+	if err != nil || len(weak) != 1 || weak[0].Transactions == nil || weak[0].Transactions.Model != string(elle.ReadCommitted) {
+		t.Fatalf("analyze as read-committed: %+v %v", weak, err)
+	}
 	t.Logf("%d transactions, anomalies %v, strongest model %s", tr.Transactions, tr.Anomalies, tr.Strongest)
 }
 

@@ -25,6 +25,7 @@ import (
 	"github.com/ruvio/ruvio/chaos/topology"
 	"github.com/ruvio/ruvio/nemesis"
 	"github.com/ruvio/ruvio/reports/check"
+	"github.com/ruvio/ruvio/reports/elle"
 	"github.com/ruvio/ruvio/reports/history"
 	"github.com/ruvio/ruvio/reports/render"
 	"github.com/ruvio/ruvio/workloads"
@@ -457,7 +458,8 @@ func analyze(dir string, h *history.History, sc scenarios.Scenario, backend stri
 		limit = time.Minute
 	}
 	s := check.Analyze(h, check.Options{LinearizabilityLimit: limit, VisualizePath: filepath.Join(dir, "linearizability.html"),
-		Primary: sc.Topology.Primary(), AcceptLoss: sc.AcceptLoss, Lease: sc.Lease, Groups: checkGroups(sc.Topology)})
+		Primary: sc.Topology.Primary(), AcceptLoss: sc.AcceptLoss, Lease: sc.Lease, Groups: checkGroups(sc.Topology),
+		Consistency: elle.Model(sc.Consistency)})
 	s.Scenario, s.Backend, s.Seed, s.Runs = sc.Name, backend, seed, 1
 	for _, miss := range check.Gate(s, sc.Expect) {
 		s.Violations = append(s.Violations, "gate: "+miss)
@@ -472,6 +474,12 @@ func analyze(dir string, h *history.History, sc scenarios.Scenario, backend stri
 // Analyze re-checks a saved results folder (each run-N subfolder too) and
 // rewrites its reports.
 func Analyze(dir string, limit time.Duration) ([]check.Summary, error) {
+	return AnalyzeAs(dir, limit, "")
+}
+
+// AnalyzeAs is Analyze with the transactions held to consistency, a model
+// of reports/elle ("": the scenario's).
+func AnalyzeAs(dir string, limit time.Duration, consistency string) ([]check.Summary, error) {
 	meta, err := ReadMeta(dir)
 	if err != nil {
 		return nil, err
@@ -479,6 +487,12 @@ func Analyze(dir string, limit time.Duration) ([]check.Summary, error) {
 	sc, ok := scenarios.Get(meta.Scenario)
 	if !ok {
 		return nil, fmt.Errorf("%s: unknown scenario %q", dir, meta.Scenario)
+	}
+	if consistency != "" {
+		if _, err := elle.ParseModel(consistency); err != nil {
+			return nil, err
+		}
+		sc.Consistency = consistency
 	}
 	var out []check.Summary
 	for _, d := range RunDirs(dir) {

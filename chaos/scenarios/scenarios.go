@@ -33,6 +33,10 @@ type Scenario struct {
 	// be lost (check.Options.AcceptLoss): they are reported as tolerated,
 	// not as violations.
 	AcceptLoss bool
+	// Consistency is the model the transactions checker holds the
+	// append workload's transactions to (check.Options.Consistency; ""
+	// is strict-serializable).
+	Consistency string
 	// Lease makes the harness poll every data node's primary lease (INFO
 	// replication) and the checker measure the old primary's refusals and
 	// the promotion around the fault that takes it away

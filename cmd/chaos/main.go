@@ -3,7 +3,7 @@
 //
 //	chaos list
 //	chaos run SCENARIO [--backend docker|local|compose|auto] [--runs N] [--seed S] [--out DIR] [--duration D]
-//	chaos analyze RESULTDIR
+//	chaos analyze [--consistency MODEL] RESULTDIR
 //	chaos gate RESULTDIR...
 //	chaos figures [--runs N] [--backend B] [--scenarios a,b] [--binary PATH]
 //	chaos table [--runs N] [--backend B] [--systems S,...] [--shapes S,...]
@@ -37,7 +37,7 @@ func usage() {
 	fmt.Fprintln(os.Stderr, `usage:
   chaos list
   chaos run SCENARIO [--backend docker|local|compose|auto] [--runs N] [--seed S] [--out DIR] [--duration D]
-  chaos analyze RESULTDIR
+  chaos analyze [--consistency MODEL] RESULTDIR
   chaos gate RESULTDIR...
   chaos figures [--runs N] [--backend B] [--doc docs/figures.md] [--scenarios a,b] [--binary PATH]
   chaos table [--runs N] [--backend B] [--systems ruvio,redis] [--shapes kill,...] [--doc docs/partition-table.md] [--merge cells.json,...]
@@ -194,11 +194,12 @@ func linear(b *bool) string {
 func cmdAnalyze(args []string) int {
 	fs := flag.NewFlagSet("analyze", flag.ContinueOnError)
 	limit := fs.Duration("linearizability-limit", time.Minute, "time limit of the linearizability check per run")
+	consistency := fs.String("consistency", "", "model the transactions are held to: strict-serializable, serializable, snapshot-isolation or read-committed (default: the scenario's)")
 	if err := fs.Parse(args); err != nil || fs.NArg() != 1 {
 		usage()
 		return 2
 	}
-	sums, err := runner.Analyze(fs.Arg(0), *limit)
+	sums, err := runner.AnalyzeAs(fs.Arg(0), *limit, *consistency)
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "chaos: %v\n", err)
 		return 1

@@ -90,6 +90,10 @@ func (c txnChecker) Check(h *history.History) Result {
 	if model == "" {
 		model = DefaultConsistency
 	}
+	if _, err := elle.ParseModel(string(model)); err != nil {
+		r.violate("transactions: %v", err)
+		return r.judged()
+	}
 	er := elle.Check(txns, model)
 	r.Figures = func(s *Summary) {
 		s.Transactions = &TxnResult{Transactions: len(txns), Model: string(model), Strongest: string(er.Strongest),

@@ -76,6 +76,13 @@ func TestTransactionsChecker(t *testing.T) {
 	}
 }
 
+func TestTransactionsCheckerRejectsAnUnknownModel(t *testing.T) {
+	h := &history.History{Ops: []history.Op{txnOp(0, history.OK, 0, 10, true, "r x")}}
+	if s := Analyze(h, Options{Consistency: "linearizable"}); s.Valid != ValidFalse {
+		t.Errorf("an unknown model passed: %v", s.Violations)
+	}
+}
+
 func TestMergeTransactions(t *testing.T) {
 	a := Summary{Transactions: &TxnResult{Transactions: 3, Strongest: "strict-serializable", Anomalies: map[string]int{}}}
 	b := Summary{Transactions: &TxnResult{Transactions: 4, Strongest: "serializable", Anomalies: map[string]int{elle.Lost: 2}}}
