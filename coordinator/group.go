@@ -160,7 +160,7 @@ func (c *Coordinator) promote(o rules.Observation, d rules.Decision, force bool)
 	if d.Outcome != rules.Promote {
 		return Member{}, d.Err
 	}
-	detached, err := c.detach(o)
+	detached, err := c.detach(o, d.Candidate)
 	if err != nil {
 		return Member{}, err
 	}
@@ -200,14 +200,18 @@ func (c *Coordinator) promote(o rules.Observation, d rules.Decision, force bool)
 // primary before a promotion (rules.DetachTargets, rules.DetachArgs), each
 // after the newest cluster map, confirming leadership before every
 // command, and returns the statuses of those that were detached, pinged
-// once the detach answered. A replica that does not answer REPLICAOF NO ONE is
-// left out: it cannot be promoted this round.
-func (c *Coordinator) detach(o rules.Observation) (map[string]rules.Status, error) {
+// once REPLICAOF NO ONE answered. The candidate comes last, once it caught
+// up with the others (catchUp). A replica that does not answer is left
+// out: it cannot be promoted this round.
+func (c *Coordinator) detach(o rules.Observation, candidate Member) (map[string]rules.Status, error) {
 	detached := map[string]rules.Status{}
-	for _, m := range rules.DetachTargets(o.Record, o.Statuses, time.Now(), o.DownAfter) {
+	for _, m := range rules.DetachTargets(o.Record, o.Statuses, time.Now(), o.DownAfter, candidate.Address) {
 		p := c.prober(m.Address)
 		if p == nil {
 			continue
+		}
+		if m.Address == candidate.Address && len(detached) > 0 {
+			c.catchUp(o.Group, o.Record, p, detached)
 		}
 		if !c.confirmLeader() {
 			return nil, errNoMajority
@@ -225,6 +229,37 @@ func (c *Coordinator) detach(o rules.Observation) (map[string]rules.Status, erro
 	}
 	return detached, nil
 }
+
+// catchUp waits, at most down_after_ms, for the candidate, still
+// streaming from the old primary, to hold everything the detached replicas
+// had received (rules.CatchUpShort), pinging it every catchUpEvery. An old
+// primary that no longer streams leaves it short: it is detached anyway,
+// and rules.ChooseDetached decides.
+func (c *Coordinator) catchUp(group string, rec rules.Record, p *prober, detached map[string]rules.Status) {
+	deadline := time.Now().Add(c.downAfter())
+	s := p.probe()
+	short := rules.CatchUpShort(s, rec, detached)
+	if short == "" {
+		return
+	}
+	t := time.NewTicker(catchUpEvery)
+	defer t.Stop()
+	for time.Now().Before(deadline) {
+		select {
+		case <-c.stop:
+			return
+		case <-t.C:
+		}
+		s = p.probe()
+		if short = rules.CatchUpShort(s, rec, detached); short == "" {
+			return
+		}
+	}
+	c.log.Warn("the candidate did not catch up with the detached replicas: detaching it anyway", "group", group, "candidate", p.member.Address, "short", short)
+}
+
+// catchUpEvery is how often catchUp pings the candidate.
+const catchUpEvery = 20 * time.Millisecond
 
 // correctOldPrimaryLast corrects the members after a promotion with the
 // old primary last: it may not answer, and its command's timeout must not

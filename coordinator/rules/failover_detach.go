@@ -18,11 +18,15 @@ import (
 // reaches: each one is sent REPLICAOF NO ONE, which ends its stream from
 // the old primary before the command answers. From then on no detached
 // replica takes another record of the old primary, so none confirms
-// another of its writes, and what each holds is final. The leader then
-// promotes the detached replica whose log reaches, on every shard, at least
-// as far as every other detached replica's: it holds every write a detached
-// replica could have confirmed. The others are pointed at it afterwards,
-// as after any failover.
+// another of its writes, and what each holds is final. The candidate is
+// detached last, once it caught up with the others where it lagged (the
+// old primary, if it still runs, streams to it meanwhile); the leader
+// then promotes the detached replica whose log reaches, on every shard,
+// at least as far as every other detached replica's: it holds every write
+// a detached replica could have confirmed. The others are pointed at it
+// afterwards, as after any failover. Two replicas lagging on different
+// shards, with an old primary that no longer streams, leave no replica
+// holding everything: the one holding the most history is promoted.
 //
 // A replica the leader cannot reach cannot be detached: if it still follows
 // the old primary it may confirm writes no detached replica holds, which
@@ -31,17 +35,36 @@ import (
 
 // DetachTargets lists the members to detach before promoting: every member
 // but the recorded primary that answered within downAfter, in the
-// record's order.
-func DetachTargets(rec Record, st map[string]Status, now time.Time, downAfter time.Duration) []Member {
+// record's order, except that the candidate comes last. It goes on
+// streaming from the old primary while the others are detached, so where
+// it lags one of them on a shard it can catch up (CatchUpShort) before it
+// is detached in turn.
+func DetachTargets(rec Record, st map[string]Status, now time.Time, downAfter time.Duration, candidate string) []Member {
 	var out []Member
+	var last *Member
 	for _, m := range rec.Members {
 		s, ok := st[m.Address]
 		if !ok || m.Address == rec.Primary || !s.OK || now.Sub(s.At) >= downAfter {
 			continue
 		}
+		if m.Address == candidate {
+			last = &m
+			continue
+		}
 		out = append(out, m)
 	}
+	if last != nil {
+		out = append(out, *last)
+	}
 	return out
+}
+
+// CatchUpShort describes, per shard, where a detached replica's log
+// reaches past that of s, a replica still streaming ("" when s holds
+// everything each of them had received). A detached replica's log ends
+// with its fork record, which s does not need.
+func CatchUpShort(s Status, rec Record, detached map[string]Status) string {
+	return shortOf(s, 1, rec, detached)
 }
 
 // DetachArgs is the command that detaches a replica: it stops following and
@@ -88,7 +111,7 @@ func ChooseDetached(rec Record, detached map[string]Status, committed []uint64, 
 	found := false
 	for _, m := range eligible {
 		s := detached[m.Address]
-		short := shortOf(s, rec, detached)
+		short := shortOf(s, 0, rec, detached)
 		covers := short == ""
 		h := s.History()
 		better := !found || (covers && !best.Covers) || (covers == best.Covers && h > bestHist)
@@ -100,8 +123,9 @@ func ChooseDetached(rec Record, detached map[string]Status, committed []uint64, 
 }
 
 // shortOf describes, per shard, where another answering detached replica's
-// log reaches past s's ("" when s covers them all).
-func shortOf(s Status, rec Record, detached map[string]Status) string {
+// log, less its last fork records, reaches past s's ("" when s covers
+// them all).
+func shortOf(s Status, fork uint64, rec Record, detached map[string]Status) string {
 	var parts []string
 	for _, m := range rec.Members {
 		o, ok := detached[m.Address]
@@ -113,8 +137,8 @@ func shortOf(s Status, rec Record, detached map[string]Status) string {
 			if i < len(s.Shards) {
 				have = s.Shards[i].WalLast
 			}
-			if sh.WalLast > have {
-				parts = append(parts, fmt.Sprintf("shard %d: records %d-%d held by %s", i, have+1, sh.WalLast, m.Address))
+			if reach := sh.WalLast - min(fork, sh.WalLast); reach > have {
+				parts = append(parts, fmt.Sprintf("shard %d: records %d-%d held by %s", i, have+1, reach, m.Address))
 			}
 		}
 	}

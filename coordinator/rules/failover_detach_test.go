@@ -36,7 +36,7 @@ func TestDetachTargets(t *testing.T) {
 		{"none", map[string]Status{ma.Address: status("master", 9)}, nil},
 	}
 	for _, c := range cases {
-		got := DetachTargets(rec, c.st, now, d)
+		got := DetachTargets(rec, c.st, now, d, "")
 		if len(got) != len(c.want) {
 			t.Errorf("%s: %v, want %v", c.name, got, c.want)
 			continue
@@ -89,6 +89,63 @@ func TestChooseDetached(t *testing.T) {
 		}
 		if got.Member != c.want || got.Covers != c.covers || (c.short == "") != (got.Short == "") || !strings.Contains(got.Short, c.short) {
 			t.Errorf("%s: %+v, want %v covers %v short %q", c.name, got, c.want.Address, c.covers, c.short)
+		}
+	}
+}
+
+// The candidate is detached last, after every other reachable replica.
+func TestDetachTargetsPutTheCandidateLast(t *testing.T) {
+	now := time.Unix(2000, 500)
+	rec := Record{Primary: ma.Address, Members: []Member{ma, mb, mc, md}}
+	st := map[string]Status{mb.Address: status("slave", 5), mc.Address: status("slave", 3), md.Address: status("slave", 1)}
+	cases := []struct {
+		candidate string
+		want      []Member
+	}{
+		{mb.Address, []Member{mc, md, mb}},
+		{mc.Address, []Member{mb, md, mc}},
+		{md.Address, []Member{mb, mc, md}},
+		{"", []Member{mb, mc, md}},
+		{"e:6379", []Member{mb, mc, md}}, // not a member: nothing moves
+	}
+	for _, c := range cases {
+		got := DetachTargets(rec, st, now, time.Second, c.candidate)
+		if len(got) != len(c.want) || got[0] != c.want[0] || got[1] != c.want[1] || got[2] != c.want[2] {
+			t.Errorf("candidate %q: %v, want %v", c.candidate, got, c.want)
+		}
+	}
+}
+
+// A replica still streaming has caught up with a detached one once it
+// holds the detached one's records before its fork record, on every shard.
+func TestCatchUpShort(t *testing.T) {
+	rec := Record{Primary: ma.Address, Members: []Member{ma, mb, mc, md}}
+	streaming := func(last ...uint64) Status {
+		s := detachedStatus(last...)
+		for i := range s.Shards {
+			s.Shards[i].Role = "slave"
+		}
+		return s
+	}
+	cases := []struct {
+		name     string
+		s        Status
+		detached map[string]Status
+		short    string // a part of the answer; "" for none
+	}{
+		{"level with the fork record left out", streaming(10), map[string]Status{mc.Address: detachedStatus(11)}, ""},
+		{"ahead", streaming(20, 9), map[string]Status{mc.Address: detachedStatus(11, 3)}, ""},
+		{"one behind", streaming(9), map[string]Status{mc.Address: detachedStatus(11)}, "shard 0: records 10-10 held by c:6379"},
+		{"behind on the second shard only", streaming(20, 2), map[string]Status{mc.Address: detachedStatus(11, 5)}, "shard 1: records 3-4 held by c:6379"},
+		{"behind the second of two", streaming(20), map[string]Status{mc.Address: detachedStatus(11), md.Address: detachedStatus(30)}, "records 21-29 held by d:6379"},
+		{"a detached one that did not answer its ping counts for nothing", streaming(1), map[string]Status{mc.Address: {Err: "i/o timeout"}}, ""},
+		{"nothing received anywhere", streaming(0), map[string]Status{mc.Address: detachedStatus(1)}, ""},
+		{"the streaming one not answering is short", Status{Err: "i/o timeout"}, map[string]Status{mc.Address: detachedStatus(4)}, "records 1-3"},
+	}
+	for _, c := range cases {
+		got := CatchUpShort(c.s, rec, c.detached)
+		if (c.short == "") != (got == "") || !strings.Contains(got, c.short) {
+			t.Errorf("%s: %q, want %q", c.name, got, c.short)
 		}
 	}
 }
