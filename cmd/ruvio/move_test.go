@@ -295,29 +295,64 @@ func everyKeyOn(t *testing.T, addr string, keys []string) {
 // that start: the leader starts the move again with the new primary, and
 // the second start commits, every key on the new primary.
 func TestMoveStartsAgainAfterAFailoverOfTheTarget(t *testing.T) {
+	moveThroughAFailover(t, "b")
+}
+
+// The same with a failover of the source group: the second start copies
+// the range from the promoted replica.
+func TestMoveStartsAgainAfterAFailoverOfTheSource(t *testing.T) {
+	moveThroughAFailover(t, "a")
+}
+
+func moveThroughAFailover(t *testing.T, failing string) {
 	a, b, cs := twoMovingGroups(t)
 	keys := slowKeys(t, a, 60, 0, 99, "60000")
+	ctx := context.Background()
+	// Every key on a's replica too, before its primary may die.
+	ap := redis.NewClient(&redis.Options{Addr: a.addr(0), MaxRetries: -1})
+	if n, err := ap.Wait(ctx, 1, 5000).Result(); err != nil || n < 1 {
+		t.Fatalf("WAIT on a's primary: %d %v", n, err)
+	}
+	ap.Close()
 	leader := leaderCoord(t, cs)
 	lc := leader.client("")
 	defer lc.Close()
-	ctx := context.Background()
 	if err := lc.Do(ctx, "COORDINATOR", "MOVE", "0", "99", "b", "0").Err(); err != nil {
 		t.Fatal(err)
 	}
 	poll.Until(t, 10*time.Second, "the copy under way", func() bool { return statusOf(leader)["move_source_state"] == "copying" })
-	b.members[0].p.cmd.Process.Kill()
-	<-b.members[0].p.done
-	poll.Until(t, 20*time.Second, "b failed over", func() bool { return primaryOfGroup(leader, "b") == b.addr(1) })
+	g := map[string]*clusterGroup{"a": a, "b": b}[failing]
+	g.members[0].p.cmd.Process.Kill()
+	<-g.members[0].p.done
+	poll.Until(t, 20*time.Second, failing+" failed over", func() bool { return primaryOfGroup(leader, failing) == g.addr(1) })
 	poll.Until(t, 40*time.Second, "the move committed", func() bool { return statusOf(leader)["move"] == "committed" })
 	st := statusOf(leader)
 	if st["move_starts"] != "2" || !strings.Contains(st["move_error"], "failed over") {
 		t.Fatalf("STATUS: %v", st)
 	}
-	// 1 + a's epoch 1 + b's epoch 2 + one moved range.
+	// 1 + one group at epoch 1, the other at 2 + one moved range, on
+	// every live member.
+	var live []string
+	for _, x := range []*clusterGroup{a, b} {
+		for i := range x.members {
+			if x != g || i != 0 {
+				live = append(live, x.addr(i))
+			}
+		}
+	}
 	poll.Until(t, 10*time.Second, "the live members on map version 5", func() bool {
-		return mapVersion(a.addr(0)) == 5 && mapVersion(a.addr(1)) == 5 && mapVersion(b.addr(1)) == 5
+		for _, m := range live {
+			if mapVersion(m) != 5 {
+				return false
+			}
+		}
+		return true
 	})
-	everyKeyOn(t, shardPort(b.addr(1), 0), keys)
+	target := b.addr(0)
+	if failing == "b" {
+		target = b.addr(1)
+	}
+	everyKeyOn(t, shardPort(target, 0), keys)
 }
 
 // The leader dies in the middle of a move: the coordinator the others
@@ -379,6 +414,18 @@ func TestRebalanceEvensTheSlotsOut(t *testing.T) {
 	leader := leaderCoord(t, cs)
 	lc := leader.client("")
 	defer lc.Close()
+	for _, c := range cs {
+		if c == leader {
+			continue
+		}
+		fc := c.client("")
+		for _, args := range [][]any{{"COORDINATOR", "REBALANCE"}, {"COORDINATOR", "MOVE", "0", "9", "b", "0"}, {"COORDINATOR", "CANCEL"}} {
+			if err := fc.Do(ctx, args...).Err(); err == nil || !strings.Contains(err.Error(), "not the leader; send it to coordinator "+fmt.Sprint(leader.id)) {
+				t.Errorf("%v on follower %d: %v", args, c.id, err)
+			}
+		}
+		fc.Close()
+	}
 	plan, err := lc.Do(ctx, "COORDINATOR", "REBALANCE", "DRYRUN").StringSlice()
 	if err != nil || len(plan) == 0 {
 		t.Fatalf("DRYRUN = %q %v", plan, err)
