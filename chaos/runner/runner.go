@@ -465,6 +465,11 @@ func analyze(dir string, h *history.History, sc scenarios.Scenario, backend stri
 		s.Violations = append(s.Violations, "gate: "+miss)
 	}
 	notes := append(append([]string(nil), sc.Notes...), ttlNotes(h)...)
+	for _, g := range s.Groups {
+		// The report's tables show the run's windows, the worst group's;
+		// each group's own are here (and in summary.json's groups).
+		notes = append(notes, "Measured on the keys of "+g.String()+".")
+	}
 	if err := render.Write(dir, h, s, notes); err != nil {
 		return s, fmt.Errorf("writing the report: %w", err)
 	}
