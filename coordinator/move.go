@@ -126,6 +126,7 @@ func (c *Coordinator) moveTick() time.Duration {
 	from, toEpoch := st[mv.From].GroupEpoch, st[to].GroupEpoch
 	now := time.Now()
 	p, v, why := rules.Next(mv, from, toEpoch, prog, rules.StepOutcome{}, now)
+	before := p
 	if v == rules.DoStep {
 		if p.Step == rules.StepDone {
 			c.setProgress(p)
@@ -156,21 +157,22 @@ func (c *Coordinator) moveTick() time.Duration {
 	switch v {
 	case rules.DoRestart:
 		c.restartMove(to, mv, why)
-		return 0
 	case rules.DoFail:
 		c.endMove(to, mv, rules.MoveFailed, why)
-		return 0
 	case rules.DoCommit:
 		c.commitMove(to, mv)
-		return 0
 	}
-	switch p.Step {
-	case rules.StepPrepare, rules.StepReplicas:
+	switch {
+	case v != rules.DoStep:
 		return rules.ReplicasPoll
-	case rules.StepDone:
-		return c.pingInterval()
+	case p.Step == rules.StepPrepare || p.Step == rules.StepReplicas:
+		return rules.ReplicasPoll
+	case p.Step != before.Step || p.Start != before.Start:
+		return 0 // the next step at once
 	}
-	return 0
+	// A step not done (no answer, a refusal in its grace): again after a
+	// ping interval, so an unreachable node is not dialled in a loop.
+	return c.pingInterval()
 }
 
 func (c *Coordinator) setProgress(p rules.MoveProgress) {
