@@ -6,6 +6,7 @@ import (
 	"net"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/redis/go-redis/v9"
 
@@ -67,6 +68,10 @@ func newClusterConn(seeds []string, spec Spec) *conn {
 		Protocol:        2,
 		DisableIdentity: true,
 		MaxRedirects:    clusterRedirects,
+		// A retry the hook ends at once, or of a refused dial, need not
+		// wait long: the workload's own back-off is failBackoff.
+		MinRetryBackoff: time.Millisecond,
+		MaxRetryBackoff: failBackoff,
 		MaxRetries:      -1,
 		DialerRetries:   1,
 		DialTimeout:     spec.Timeout,
