@@ -519,3 +519,56 @@ func TestAMoveEndsFailedAfterThreeStarts(t *testing.T) {
 		t.Fatalf("a write to the range on a after the failed move: %v", err)
 	}
 }
+
+// The leader dies during a rebalance: the new leader finishes the move in
+// flight and runs no rebalance of its own (the plan is not in the
+// record); COORDINATOR REBALANCE on it goes on from where the slots are.
+func TestANewLeaderFinishesTheRebalancesMoveAndStopsThere(t *testing.T) {
+	a := planGroup(t, "a", "0-9215", 1)
+	b := planGroup(t, "b", "9216-16383", 1)
+	startClusterGroups(t, a, b)
+	cs := startCoordinators3(t, groupsTOML(nil, a, b))
+	poll.Until(t, 20*time.Second, "every member on map version 3", func() bool { return mapVersion(a.addr(0)) == 3 && mapVersion(b.addr(0)) == 3 })
+	// The plan's first move takes 4352-4607 (the top of a's shard 0);
+	// keys there, copied slowly, keep it in flight for a while.
+	keys := slowKeys(t, a, 40, 4352, 4607, "30000")
+	leader := leaderCoord(t, cs)
+	lc := leader.client("")
+	ctx := context.Background()
+	plan, err := lc.Do(ctx, "COORDINATOR", "REBALANCE", "DRYRUN").StringSlice()
+	if err != nil || len(plan) != 4 || plan[0] != "4352-4607 a/0 -> b/0" {
+		t.Fatalf("DRYRUN = %q %v", plan, err)
+	}
+	if n, err := lc.Do(ctx, "COORDINATOR", "REBALANCE").Int(); err != nil || n != 4 {
+		t.Fatalf("REBALANCE = %d %v", n, err)
+	}
+	lc.Close()
+	poll.Until(t, 10*time.Second, "the first move copying", func() bool { return statusOf(leader)["move_source_state"] == "copying" })
+	leader.kill()
+	var rest []*coord
+	for _, c := range cs {
+		if c != leader {
+			rest = append(rest, c)
+		}
+	}
+	next := leaderCoord(t, rest)
+	poll.Until(t, 30*time.Second, "the move in flight committed", func() bool { return statusOf(next)["move"] == "committed" })
+	poll.Stays(t, time.Second, "no further move", func() bool {
+		st := statusOf(next)
+		return st["moved_ranges"] == "1" && st["rebalance"] == ""
+	})
+	everyKeyOn(t, shardPort(b.addr(0), 0), keys)
+	nc := next.client("")
+	defer nc.Close()
+	left, err := nc.Do(ctx, "COORDINATOR", "REBALANCE", "DRYRUN").StringSlice()
+	if err != nil || len(left) != 3 {
+		t.Fatalf("DRYRUN on the new leader = %q %v", left, err)
+	}
+	if n, err := nc.Do(ctx, "COORDINATOR", "REBALANCE").Int(); err != nil || n != 3 {
+		t.Fatalf("REBALANCE on the new leader = %d %v", n, err)
+	}
+	poll.Until(t, 30*time.Second, "the rebalance done", func() bool { return statusOf(next)["rebalance"] == "done" })
+	if st := statusOf(next); st["moved_ranges"] != "4" || st["rebalance_moves"] != "3" {
+		t.Fatalf("STATUS: %v", st)
+	}
+}
