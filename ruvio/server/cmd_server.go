@@ -195,7 +195,12 @@ func cmdRuvioHelp(c *conn, args [][]byte) {
 		"DIGEST", "    Return a hex digest of every key, type, value and expiry on the node, like DEBUG DIGEST.",
 		"TOPOLOGY SET <line> [<line> ...]", "    Install a newer cluster map (the coordinators send it); return the version served.",
 		"TOPOLOGY GET", "    Return the cluster map served, or nil without one.",
-		"TOPOLOGY VERSION", "    Return the cluster map's version (0 without one).")
+		"TOPOLOGY VERSION", "    Return the cluster map's version (0 without one).",
+		"MIGRATE IMPORT <id> <first> <last> <source>", "    Expect the slots on this port's shard from the source (a slot move's target).",
+		"MIGRATE EXPORT <id> <first> <last> <target>", "    Send the slots of this port's shard to the target (a slot move's source).",
+		"MIGRATE REPLICAS <id> [<timeout-ms>]", "    Wait until this shard's replicas hold what the move brought.",
+		"MIGRATE CANCEL <id>", "    End the move on this node before its hand-over.",
+		"MIGRATE STATUS <id>", "    Return the move's state, keys, bytes and error.")
 }
 
 // cmdRuvioDigest answers a digest of the node's data that is equal on two
