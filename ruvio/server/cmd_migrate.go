@@ -141,9 +141,7 @@ func (s *Server) migrateStart(c *conn, out bool, id string, first, last int, pee
 		return fmt.Sprintf("ERR slots %d-%d are this node's group's already", first, last)
 	}
 	if im := ms.in; im != nil {
-		cur := im.move
-		cur.State = ""
-		if cur == m {
+		if im.same(m) {
 			return ""
 		}
 		return fmt.Sprintf("ERR another slot move (%s) is importing slots %d-%d here", im.move.ID, im.move.First, im.move.Last)
@@ -154,7 +152,7 @@ func (s *Server) migrateStart(c *conn, out bool, id string, first, last int, pee
 	s.clearForImport(shardID, first, last)
 	ms.mu.Lock()
 	if im := ms.in; im != nil {
-		if cur := im.move; cur.ID == m.ID && cur.First == m.First && cur.Last == m.Last && cur.Shard == m.Shard && cur.Peer == m.Peer {
+		if im.same(m) {
 			return ""
 		}
 		return fmt.Sprintf("ERR another slot move (%s) is importing slots %d-%d here", im.move.ID, im.move.First, im.move.Last)

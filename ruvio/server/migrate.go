@@ -212,7 +212,7 @@ func (s *Server) holdsForMap(cur *topology.Map) topology.Holds {
 	var in *migrate.Move
 	s.moves.mu.Lock()
 	if im := s.moves.in; im != nil && im.state() == migrate.StatePrepared && s.repl.Role() != replication.Replica {
-		m := im.move
+		m := migrate.Move{First: im.move.First, Last: im.move.Last, Shard: im.move.Shard}
 		in = &m
 	}
 	s.moves.mu.Unlock()

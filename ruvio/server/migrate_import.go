@@ -33,6 +33,13 @@ func newImport(m migrate.Move) *importMove {
 	return im
 }
 
+// same reports whether m is this import (whatever its state): only
+// State changes once an import is made, under im.mu.
+func (im *importMove) same(m migrate.Move) bool {
+	return im.move.ID == m.ID && im.move.First == m.First && im.move.Last == m.Last &&
+		im.move.Shard == m.Shard && im.move.Peer == m.Peer && !m.Out
+}
+
 func (im *importMove) state() string {
 	im.mu.Lock()
 	defer im.mu.Unlock()
