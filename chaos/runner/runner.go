@@ -23,6 +23,7 @@ import (
 	"github.com/ruvio/ruvio/chaos/operator"
 	"github.com/ruvio/ruvio/chaos/scenarios"
 	"github.com/ruvio/ruvio/chaos/topology"
+	"github.com/ruvio/ruvio/chaos/upgrade"
 	"github.com/ruvio/ruvio/nemesis"
 	"github.com/ruvio/ruvio/reports/check"
 	"github.com/ruvio/ruvio/reports/elle"
@@ -352,6 +353,22 @@ func runOnce(ctx context.Context, o Options, sc scenarios.Scenario, dur time.Dur
 			errs <- fmt.Errorf("nemesis: %w", err)
 		}
 	}()
+	if sc.Procedure != nil {
+		// An operator's procedure (an upgrade) runs beside the load and
+		// may outlast it; its steps are in the history.
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			env := upgrade.Env{Cluster: cluster, Topology: sc.Topology, Rec: rec, Duration: dur, WorkDir: dir, Log: o.Log,
+				Primary: func() string { return "" }}
+			if coords != nil {
+				env.Primary = coords.PrimaryNode
+			}
+			if err := sc.Procedure(ctx, env); err != nil {
+				errs <- err
+			}
+		}()
+	}
 	progressDone := make(chan struct{})
 	go progress(o.Progress, rec, dur, len(steps), n, progressDone)
 	wg.Wait()

@@ -32,6 +32,7 @@ var shortForms = map[string]time.Duration{
 	"durable-manual": 6 * time.Second, "pause": 6 * time.Second, "clock": 6 * time.Second,
 	"lease-off": 12 * time.Second, "lease-clock": 12 * time.Second, "lease-clock-beyond": 12 * time.Second,
 	"lease-stall": 8 * time.Second, "groups-kill": 8 * time.Second,
+	"upgrade-a": 12 * time.Second, "upgrade-b": 12 * time.Second,
 }
 
 // shortGateless are the short forms held to less than their gate, and

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/ruvio/ruvio/chaos/topology"
+	"github.com/ruvio/ruvio/chaos/upgrade"
 	"github.com/ruvio/ruvio/nemesis"
 	"github.com/ruvio/ruvio/reports/check"
 	"github.com/ruvio/ruvio/workloads"
@@ -47,6 +48,9 @@ type Scenario struct {
 	Duration, Settle time.Duration
 	// Schedule draws the faults for a run of length d.
 	Schedule func(rng *rand.Rand, d time.Duration) []nemesis.Step
+	// Procedure, when set, is an operator's procedure (an upgrade) run
+	// beside the load from the start of the faulty phase.
+	Procedure upgrade.Procedure
 	// Expect is what `chaos gate` requires of a run.
 	Expect check.Expectations
 	// Notes explain the result to the reader of the report.

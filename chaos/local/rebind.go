@@ -1,0 +1,31 @@
+package local
+
+import (
+	"fmt"
+	"path/filepath"
+)
+
+// SetBinary makes the next start of a node run binary, with settings
+// (RUVIO_ variables) added to its environment, overriding those it had:
+// how the upgrade procedures restart a node on a new release.
+func (c *Cluster) SetBinary(name, binary string, settings map[string]string) error {
+	n, err := c.node(name)
+	if err != nil {
+		return err
+	}
+	abs, err := filepath.Abs(binary)
+	if err != nil {
+		return fmt.Errorf("local backend: binary: %w", err)
+	}
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	if n.redis {
+		return fmt.Errorf("local backend: %s runs Redis, not ruvio", name)
+	}
+	n.binary = abs
+	// os/exec keeps the last of duplicate variables.
+	for k, v := range settings {
+		n.env = append(n.env, k+"="+v)
+	}
+	return nil
+}
