@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -155,6 +156,34 @@ func rangeKeys(t *testing.T, c *redis.Client, count int) []string {
 		}
 		keys = append(keys, k)
 	}
+	// Values larger than one rebuilding command carries.
+	big := keys[:min(4, len(keys))]
+	for i, k := range big {
+		var err error
+		switch len(keys[:i]) % 5 {
+		case 1:
+			vals := make([]any, 3*migrate.OpElems)
+			for j := range vals {
+				vals[j] = fmt.Sprint("e", j)
+			}
+			err = c.RPush(ctx, k, vals...).Err()
+		case 2:
+			pairs := make([]any, 0, 4*migrate.OpElems)
+			for j := 0; j < 2*migrate.OpElems; j++ {
+				pairs = append(pairs, fmt.Sprint("f", j), j)
+			}
+			err = c.HSet(ctx, k, pairs...).Err()
+		case 3:
+			vals := make([]any, 2*migrate.OpElems+1)
+			for j := range vals {
+				vals[j] = fmt.Sprint("m", j)
+			}
+			err = c.SAdd(ctx, k, vals...).Err()
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
 	return keys
 }
 
@@ -174,10 +203,10 @@ func describe(c *redis.Client, k string) string {
 	case "hash":
 		v, err = c.HGetAll(ctx, k).Result()
 	case "set":
-		v, err = c.SMembers(ctx, k).Result()
-		if s, ok := v.([]string); ok {
-			v = fmt.Sprint(len(s), s != nil)
-		}
+		var ms []string
+		ms, err = c.SMembers(ctx, k).Result()
+		slices.Sort(ms)
+		v = ms
 	case "zset":
 		v, err = c.ZRangeWithScores(ctx, k, 0, -1).Result()
 	}
