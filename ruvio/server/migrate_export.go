@@ -350,19 +350,30 @@ func (s *Server) sendKeys(ex *export, peer *peerConn, sh *shard.Shard, keys []st
 	if len(ops) == 0 {
 		return n, 0, nil
 	}
-	args := []string{"RUVIO", "MIGRATE", "APPLY", ex.move.ID}
-	for _, op := range ops {
-		args = append(args, strconv.Itoa(len(op)))
-		for _, a := range op {
-			args = append(args, string(a))
+	// One APPLY stays well within a client's argument count limit; the
+	// commands of one large key may span several (the target does not
+	// serve the range before everything has arrived).
+	for len(ops) > 0 {
+		args := []string{"RUVIO", "MIGRATE", "APPLY", ex.move.ID}
+		i := 0
+		for ; i < len(ops) && (i == 0 || len(args)+1+len(ops[i]) <= applyMaxArgs); i++ {
+			args = append(args, strconv.Itoa(len(ops[i])))
+			for _, a := range ops[i] {
+				args = append(args, string(a))
+			}
 		}
-	}
-	if _, err := peer.do(30*time.Second, args...); err != nil {
-		return 0, 0, err
+		if _, err := peer.do(30*time.Second, args...); err != nil {
+			return 0, 0, err
+		}
+		ops = ops[i:]
 	}
 	ex.count(n, total)
 	return n, total, nil
 }
+
+// applyMaxArgs bounds the arguments of one APPLY (a node accepts up to
+// 1048576).
+const applyMaxArgs = 64 * 1024
 
 // exportHandedOver ends an export whose range the map gave away: the
 // range answers MOVED from now on, the copy is dropped in steps, then

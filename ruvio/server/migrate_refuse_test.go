@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"net"
 	"os"
@@ -14,6 +15,7 @@ import (
 
 	"github.com/ruvio/ruvio/internal/poll"
 	"github.com/ruvio/ruvio/ruvio/config"
+	"github.com/ruvio/ruvio/ruvio/deque"
 	"github.com/ruvio/ruvio/ruvio/migrate"
 )
 
@@ -222,4 +224,36 @@ func TestFrozenHandOverGivesUpAfterOneSecond(t *testing.T) {
 	if st := status(t, cb, "12"); st["state"] != "importing" {
 		t.Errorf("the target never prepared, yet says %v", st)
 	}
+}
+
+// A key whose rebuilding commands need more arguments than one APPLY
+// carries arrives whole.
+func TestMoveOfAKeyLargerThanOneBatch(t *testing.T) {
+	mn := startMoveNodes(t, false)
+	ca := mn.a.client(0)
+	k := keyIn(moveFirst, moveLast, "huge")
+	vals := make([]any, 0, 2*applyMaxArgs)
+	for j := 0; j < 2*applyMaxArgs; j++ {
+		vals = append(vals, j)
+	}
+	mustDo(t, ca, append([]any{"RPUSH", k}, vals...)...)
+	prepare(t, mn, "13")
+	if n := rangeLen(mn.b.srv); n != 1 {
+		t.Fatalf("the target holds %d keys of the range", n)
+	}
+	sh := mn.b.srv.shards[0]
+	sh.Lock()
+	e := sh.DB().Peek(k)
+	sh.Unlock()
+	if e == nil || describeList(e.Val) != fmt.Sprint(2*applyMaxArgs) {
+		t.Fatalf("the huge list on the target: %v", e)
+	}
+}
+
+// describeList is a list value's length, as text ("" for another type).
+func describeList(v any) string {
+	if d, ok := v.(*deque.Deque); ok {
+		return fmt.Sprint(d.Len())
+	}
+	return ""
 }
