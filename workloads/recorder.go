@@ -20,6 +20,8 @@ type Recorder struct {
 	ops    []history.Op
 	faults []history.Fault
 	obs    []history.Observation
+	// samples are the nodes' metric readings (Sample).
+	samples []history.Sample
 
 	// nextProcess hands out process numbers. It lives here rather than in
 	// a workload so that several workloads (and the final reads) sharing
@@ -101,6 +103,13 @@ func (r *Recorder) Observe(o history.Observation) {
 	r.obs = append(r.obs, o)
 }
 
+// Sample records one metric reading of a node.
+func (r *Recorder) Sample(s history.Sample) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.samples = append(r.samples, s)
+}
+
 // History returns a copy of everything recorded so far; recording may go
 // on while the copy is used.
 func (r *Recorder) History() *history.History {
@@ -114,6 +123,7 @@ func (r *Recorder) History() *history.History {
 	copy(h.Ops, r.ops)
 	copy(h.Faults, r.faults)
 	copy(h.Observations, r.obs)
+	h.Samples = append([]history.Sample(nil), r.samples...)
 	return h
 }
 

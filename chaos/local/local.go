@@ -369,6 +369,19 @@ func (c *Cluster) setEnv(n *node) error {
 		}
 		maps.Copy(extra, rs.Env())
 	}
+	if !n.coordinator() {
+		// Every data node serves its metrics, which the runner scrapes.
+		addr, err := freeLoopbackAddr()
+		if err != nil {
+			return err
+		}
+		extra = maps.Clone(extra)
+		if extra == nil {
+			extra = map[string]string{}
+		}
+		extra["RUVIO_METRICS_LISTEN"] = addr
+		n.metricsAddr.Store(&addr)
+	}
 	n.env = nodeEnv(os.Environ(), extra, n.clockPath)
 	return nil
 }

@@ -58,6 +58,8 @@ type node struct {
 	proc   *proc
 	paused bool
 	starts int
+	// metricsAddr is a data node's metrics listener (its metrics_listen).
+	metricsAddr atomic.Pointer[string]
 	// pid is the running process's id (0 while down), readable without
 	// mu: the inbound proxies ask it to tell who opened a connection
 	// while a Restart may hold mu for seconds.

@@ -2,6 +2,7 @@ package local
 
 import (
 	"fmt"
+	"net"
 	"path/filepath"
 )
 
@@ -28,4 +29,27 @@ func (c *Cluster) SetBinary(name, binary string, settings map[string]string) err
 		n.env = append(n.env, k+"="+v)
 	}
 	return nil
+}
+
+// MetricsAddr is where a data node serves /metrics ("" for a coordinator
+// or a Redis process).
+func (c *Cluster) MetricsAddr(name string) string {
+	n, err := c.node(name)
+	if err != nil || n.redis {
+		return ""
+	}
+	if p := n.metricsAddr.Load(); p != nil {
+		return *p
+	}
+	return ""
+}
+
+// freeLoopbackAddr is a loopback address with a port free right now.
+func freeLoopbackAddr() (string, error) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return "", fmt.Errorf("local backend: a free port: %w", err)
+	}
+	defer ln.Close()
+	return ln.Addr().String(), nil
 }

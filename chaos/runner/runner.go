@@ -323,6 +323,8 @@ func runOnce(ctx context.Context, o Options, sc scenarios.Scenario, dur time.Dur
 	}
 	stopLeaseWatch := watchLeases(ctx, sc, cluster, rec, o.Log)
 	defer stopLeaseWatch()
+	stopScrape := scrapeMetrics(ctx, cluster, sc.Topology, rec)
+	defer stopScrape()
 	steps := sc.Schedule(rng, dur)
 	loadCtx, stopLoad := context.WithTimeout(ctx, dur)
 	defer stopLoad()
@@ -408,6 +410,7 @@ func runOnce(ctx context.Context, o Options, sc scenarios.Scenario, dur time.Dur
 	}
 	<-watched
 	stopLeaseWatch()
+	stopScrape()
 	h := rec.History()
 	// Ops record the address their client dialled; the checkers and the
 	// reports speak of nodes by name, as faults do.

@@ -136,11 +136,22 @@ type Observer interface {
 	SinceStartMs() int64
 }
 
+// Sample is one reading of a node's metric, scraped from its metrics
+// listener during the run: Metric names what was read (e.g. "lag_records",
+// the largest ruvio_replication_lag_records of the node's replicas).
+type Sample struct {
+	Node   string  `json:"node"`
+	Metric string  `json:"metric"`
+	TMs    int64   `json:"t_ms"`
+	Value  float64 `json:"value"`
+}
+
 // Event is one line of history.jsonl: exactly one of its fields is set.
 type Event struct {
 	Op          *Op          `json:"op,omitempty"`
 	Fault       *Fault       `json:"fault,omitempty"`
 	Observation *Observation `json:"observation,omitempty"`
+	Sample      *Sample      `json:"sample,omitempty"`
 }
 
 // History is a whole run's record.
@@ -148,10 +159,13 @@ type History struct {
 	Ops          []Op
 	Faults       []Fault
 	Observations []Observation
+	// Samples are the nodes' metrics read during the run, in time order
+	// per node; none when the backend offers no metrics listener.
+	Samples []Sample
 }
 
 // Write encodes h as JSON lines, ops in completion order, then faults,
-// then observations.
+// then observations, then samples.
 func (h *History) Write(w io.Writer) error {
 	bw := bufio.NewWriter(w)
 	enc := json.NewEncoder(bw)
@@ -167,6 +181,11 @@ func (h *History) Write(w io.Writer) error {
 	}
 	for i := range h.Observations {
 		if err := enc.Encode(Event{Observation: &h.Observations[i]}); err != nil {
+			return err
+		}
+	}
+	for i := range h.Samples {
+		if err := enc.Encode(Event{Sample: &h.Samples[i]}); err != nil {
 			return err
 		}
 	}
@@ -244,8 +263,10 @@ func Read(r io.Reader) (*History, error) {
 			h.Faults = append(h.Faults, *e.Fault)
 		case e.Observation != nil:
 			h.Observations = append(h.Observations, *e.Observation)
+		case e.Sample != nil:
+			h.Samples = append(h.Samples, *e.Sample)
 		default:
-			return nil, fmt.Errorf("history line %d: neither an op, a fault nor an observation", line)
+			return nil, fmt.Errorf("history line %d: neither an op, a fault, an observation nor a sample", line)
 		}
 	}
 	return h, sc.Err()

@@ -65,6 +65,15 @@ func Write(dir string, h *history.History, s any, notes []string) error {
 	if err := writeFile(dir, PlotFile, png); err != nil {
 		return err
 	}
+	if len(h.Samples) > 0 {
+		mpng, err := metricsPNG(h)
+		if err != nil {
+			return fmt.Errorf("render: metrics plot: %w", err)
+		}
+		if err := writeFile(dir, MetricsPlotFile, mpng); err != nil {
+			return err
+		}
+	}
 	slog.Info("report rendered", "dir", dir, "ops", len(h.Ops), "faults", len(h.Faults))
 	return nil
 }

@@ -166,6 +166,10 @@ func reportMarkdown(h *history.History, s summary, notes []string) string {
 	fmt.Fprintf(&b, "- [latency and throughput plot](%s) (below).\n", PlotFile)
 	b.WriteString("- `history.jsonl.zst`: the raw history, JSON lines compressed with zstd (`zstd -dc` reads it); `chaos analyze` on this folder re-checks it.\n\n")
 	fmt.Fprintf(&b, "![latency and throughput](%s)\n", PlotFile)
+	if len(h.Samples) > 0 {
+		fmt.Fprintf(&b, "\nThe nodes' own metrics, scraped during the run on the same time axis: each node's replication "+
+			"lag (records its furthest replica has not acknowledged) and the writes it refused with NOREPLICAS.\n\n![nodes' metrics](%s)\n", MetricsPlotFile)
+	}
 	return b.String()
 }
 
