@@ -4,6 +4,7 @@ package replication
 
 import (
 	"bufio"
+	"errors"
 	"fmt"
 	"log/slog"
 	"net"
@@ -181,6 +182,41 @@ func (n *Node) BecomeReplica(addr string, yield bool) (bool, error) {
 	}
 	n.log.Info("REPLICAOF: following a primary", "primary", addr, "yield", yield)
 	return true, nil
+}
+
+// ErrNotReplica is RUVIO DETACH's answer on a node that follows no primary.
+var ErrNotReplica = errors.New("ERR RUVIO DETACH: this node is not a replica (it is a primary or standalone): there is nothing to detach from")
+
+// Detach stops every shard's link to the primary and waits until each has
+// ended (RUVIO DETACH): once it returns no record of that primary is
+// applied or acknowledged. Unlike BecomePrimary the node stays a
+// read-only replica, forks no epoch and writes nothing to its log, so a
+// later REPLICAOF naming a primary whose history continues its own
+// continues from its log rather than taking a full copy. A detached node
+// follows no primary ("" for PrimaryHostPort). Detaching a detached node
+// does nothing; a node that is not a replica answers ErrNotReplica.
+func (n *Node) Detach() error {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	if n.Role() != Replica {
+		return ErrNotReplica
+	}
+	if n.primary == "" {
+		return nil
+	}
+	old := n.primary
+	n.stopLinks()
+	n.primary, n.yield = "", false
+	n.log.Info("RUVIO DETACH: stopped following the primary, still a read-only replica", "primary", old)
+	return nil
+}
+
+// Detached reports whether the node is a replica that follows no primary
+// (RUVIO DETACH).
+func (n *Node) Detached() bool {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	return n.Role() == Replica && n.primary == ""
 }
 
 // stopLinks ends the replica links and waits for them. Caller holds n.mu.

@@ -65,6 +65,19 @@ func cmdReplicaOf(c *conn, args [][]byte) {
 	}
 }
 
+// cmdRuvioDetach: RUVIO DETACH. The replica stops following its primary
+// on every shard and answers once each link has ended, but stays a
+// read-only replica on its own epoch: the coordinators detach replicas
+// this way before a promotion, so that the ones not promoted continue
+// from their logs when pointed at the new primary.
+func cmdRuvioDetach(c *conn, args [][]byte) {
+	if err := c.srv.repl.Detach(); err != nil {
+		c.w.Error(err.Error())
+		return
+	}
+	c.w.OK()
+}
+
 // ReplAddr returns the address shard i accepts replicas on ("" when the
 // node does not listen for them).
 func (s *Server) ReplAddr(i int) string { return s.repl.ReplAddr(i) }
@@ -80,6 +93,8 @@ func cmdRole(c *conn, args [][]byte) {
 		state := "connect"
 		if l := st.Link(); l != nil {
 			state = l.Status()
+		} else if s.repl.Detached() {
+			state = "detached"
 		}
 		c.w.Array(5)
 		c.w.BulkString("slave")
@@ -129,7 +144,8 @@ func (s *Server) replicationInfo(sh *shard.Shard) [][2]string {
 		out = append(out, kv("role", "slave"), kv("master_host", host), kv("master_port", port),
 			kv("master_link_status", status), kv("master_last_io_seconds_ago", lastIO),
 			kv("master_sync_in_progress", syncing), kv("slave_repl_offset", sh.Last()),
-			kv("slave_read_only", 1), kv("replica_announced", 1))
+			kv("slave_read_only", 1), kv("replica_announced", 1),
+			kv("replica_detached", boolInt(s.repl.Detached())))
 		if l != nil {
 			out = append(out, kv("master_epoch", l.PrimaryEpoch()), kv("full_copies", l.FullCopies()))
 		}

@@ -192,6 +192,7 @@ func cmdRuvioVersion(c *conn, args [][]byte) {
 
 func cmdRuvioHelp(c *conn, args [][]byte) {
 	writeHelp(c, "RUVIO", "VERSION", "    Return the Redis version claimed and the number of shards.",
+		"DETACH", "    Stop following the primary on every shard, staying a read-only replica without a new epoch.",
 		"DIGEST", "    Return a hex digest of every key, type, value and expiry on the node, like DEBUG DIGEST.",
 		"TOPOLOGY SET <line> [<line> ...]", "    Install a newer cluster map (the coordinators send it); return the version served.",
 		"TOPOLOGY GET", "    Return the cluster map served, or nil without one.",

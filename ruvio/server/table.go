@@ -114,6 +114,7 @@ func (s *Server) commandTable() *command.Table {
 			ext("lease", -3, stale|load|fast, "fast", cmdRuvioLease),
 			ext("topology", -3, admin|stale|load, "admin slow dangerous", cmdRuvioTopology),
 			ext("migrate", -4, admin|stale, "admin slow dangerous", cmdRuvioMigrate),
+			ext("detach", 2, admin|stale|nomult, "admin slow dangerous", cmdRuvioDetach),
 		),
 		// Keyspace-wide: these span every shard of the node.
 		ext("dbsize", 1, command.ReadOnly|fast, "keyspace read fast", cmdDBSize),
