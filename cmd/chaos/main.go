@@ -270,8 +270,13 @@ func cmdFigures(args []string) int {
 	}
 	defer stop()
 	fmt.Printf("chaos figures: backend %s (%s), %d runs per scenario\n", backend.Name(), why, *runs)
+	// The scenarios that bring up the Compose file get that backend.
+	backendFor := func(name string) (topology.Backend, error) {
+		b, _, err := pickBackend(ctx, name, log)
+		return b, err
+	}
 	if err := runner.FiguresOf(ctx, runner.Options{Backend: backend, Runs: *runs, Seed: newSeed(), Out: *out, Progress: os.Stdout,
-		Log: log, LinearizabilityLimit: time.Minute, Binary: *binary}, *doc, names); err != nil {
+		Log: log, LinearizabilityLimit: time.Minute, Binary: *binary, BackendFor: backendFor}, *doc, names); err != nil {
 		fmt.Fprintf(os.Stderr, "chaos figures: %v\n", err)
 		return 1
 	}
