@@ -34,6 +34,7 @@ func init() {
 		Summary: "Way A under durable writes: stop writes, wait for the replicas, restart them upgraded, stop the primary, " +
 			"start it upgraded as a replica",
 		Topology:         coordinatedGroup(),
+		Backend:          "local", // restarts nodes on another binary
 		Workloads:        []workloads.Spec{durableSet()},
 		ClientsOnPrimary: true,
 		Duration:         16 * time.Second, Settle: 2 * time.Second,
@@ -57,6 +58,7 @@ func init() {
 		Name:             "upgrade-b",
 		Summary:          "Way B under durable writes: stop the replicas, then the primary; start the primary upgraded, then the replicas",
 		Topology:         coordinatedGroup(),
+		Backend:          "local", // restarts nodes on another binary
 		Workloads:        []workloads.Spec{durableSet()},
 		ClientsOnPrimary: true,
 		Duration:         16 * time.Second, Settle: 2 * time.Second,
