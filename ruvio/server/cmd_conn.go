@@ -158,6 +158,7 @@ func cmdReset(c *conn, args [][]byte) {
 	c.replyMode, c.replySkip = replyOn, 0
 	c.noEvict.Store(false)
 	c.readonly = false
+	c.srv.stopMonitor(c)
 	c.setUser(nil)
 	if u, ok := c.srv.acl.Get("default"); ok && u.Enabled() && u.NoPass() {
 		c.setUser(u)

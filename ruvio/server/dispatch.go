@@ -65,6 +65,14 @@ func (c *conn) execute(args [][]byte) {
 		c.fail(msg)
 		return
 	}
+	if c.srv.isMonitor(c) {
+		// Lines queued before this command go out before its reply.
+		c.drainOutbox()
+		if run.Flags&(command.Write|command.ReadOnly) != 0 {
+			c.fail("ERR Replica can't interact with the keyspace")
+			return
+		}
+	}
 	queueing := c.multi && !isTxnControl(spec.Name)
 	c.waitPause(run, queueing)
 	if queueing {
@@ -73,7 +81,11 @@ func (c *conn) execute(args [][]byte) {
 	}
 	start := time.Now()
 	c.waited = 0
+	line := c.monitorCommand(run, args)
 	c.call(run, args)
+	if line != nil {
+		c.srv.feedMonitors(line)
+	}
 	took := time.Since(start) - c.waited
 	c.logSlow(run, args, took)
 	if m := s.metrics; m != nil {

@@ -103,6 +103,7 @@ func (s *Server) commandTable() *command.Table {
 		ext("save", 1, admin|nomult, "admin slow dangerous", cmdSave),
 		ext("bgsave", -1, admin, "admin slow dangerous", cmdBgsave),
 		ext("debug", -2, admin|stale|load, "admin slow dangerous", cmdDebug),
+		ext("monitor", 1, admin|command.NoScript|load|stale, "admin slow dangerous", cmdMonitor),
 		ext("shutdown", -1, admin|stale|load|nomult, "admin slow dangerous", cmdShutdown),
 		ext("wait", 3, nomult, "slow connection", cmdWait),
 		ext("replicaof", -3, admin|stale|nomult, "admin slow dangerous", cmdReplicaOf),

@@ -154,6 +154,9 @@ func (c *conn) execOne(q [][]byte, appendOps func(), txnOps map[*shard.Shard][][
 		c.w.Error(msg)
 		return
 	}
+	if line := c.monitorCommand(run, q); line != nil {
+		defer c.srv.feedMonitors(line)
+	}
 	if h, ok := run.Ext.(handler); ok {
 		// A server command may append records of its own (FLUSHALL):
 		// what ran before it goes to the log first, in order.
