@@ -22,6 +22,16 @@ const (
 	// the coordinators' leader (Target is the group). The Operator, an
 	// Actor, sends it; it is recorded like a fault, with no window.
 	Force = "force"
+	// Move and Rebalance are operator's commands too, carried out by the
+	// Actor: COORDINATOR MOVE <Target> (Target is "first last group
+	// shard") and COORDINATOR REBALANCE, sent to the leader. The Actor
+	// sends the command and returns; it follows the move (or the
+	// rebalance's moves) in the background and records each in the
+	// history when it ends (history.ObsMove), and the step's end waits
+	// for that (the operator's FaultEnded), so the fault's window is at
+	// least the move's.
+	Move      = "move"
+	Rebalance = "rebalance"
 )
 
 // Actor carries out a step that is an operator's command (Force); the
@@ -125,6 +135,24 @@ var kinds = map[string]kind{
 		stop:     func(context.Context, topology.Cluster, Step) error { return nil },
 		describe: func(st Step) string { return "COORDINATOR FAILOVER " + st.Target + " FORCE" },
 	},
+	Move: {
+		start:    acted,
+		stop:     func(context.Context, topology.Cluster, Step) error { return nil },
+		describe: func(st Step) string { return "COORDINATOR MOVE " + st.Target },
+	},
+	Rebalance: {
+		start:    acted,
+		stop:     func(context.Context, topology.Cluster, Step) error { return nil },
+		describe: func(Step) string { return "COORDINATOR REBALANCE" },
+	},
+}
+
+// acted is the start of a step the Actor carries out.
+func acted(ctx context.Context, _ topology.Cluster, a Actor, st Step) (string, error) {
+	if a == nil {
+		return "", errors.New("no operator carries it out")
+	}
+	return a.Act(ctx, st)
 }
 
 // noted is a start that acts on the cluster and notes plainly what the

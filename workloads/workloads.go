@@ -59,6 +59,10 @@ type Spec struct {
 	// KeyPrefix starts every key name, so that several workloads can share
 	// a cluster; default Kind + ":". Keys are KeyPrefix + "0", "1", ...
 	KeyPrefix string
+	// Slots, "first-last", puts every key in that range of hash slots
+	// with a hash tag (placement.go): KeyPrefix + "0{t7}", ... The set
+	// and register workloads only.
+	Slots string
 	// Rate is operations per second per client; 0 is as fast as possible.
 	Rate float64
 	// Durable is k in CLIENT DURABILITY REPLICAS k, sent on every
@@ -123,6 +127,14 @@ func (s Spec) withDefaults() (Spec, error) {
 	if s.Rate < 0 {
 		return s, fmt.Errorf("workloads: negative rate %v", s.Rate)
 	}
+	if s.Slots != "" {
+		if s.Kind != KindSet && s.Kind != KindRegister {
+			return s, fmt.Errorf("workloads: slots are for the %q and %q workloads, not %q", KindSet, KindRegister, s.Kind)
+		}
+		if _, _, err := parseSlotRange(s.Slots); err != nil {
+			return s, err
+		}
+	}
 	if s.Durable < 0 || s.Batch < 0 {
 		return s, fmt.Errorf("workloads: negative durable (%d) or batch (%d)", s.Durable, s.Batch)
 	}
@@ -148,6 +160,9 @@ func (s Spec) withDefaults() (Spec, error) {
 // KeyNames lists the keys a workload uses (after defaults).
 func (s Spec) KeyNames() []string {
 	s, _ = s.withDefaults()
+	if first, last, err := parseSlotRange(s.Slots); s.Slots != "" && err == nil {
+		return placedKeys(s.KeyPrefix, s.Keys, first, last)
+	}
 	keys := make([]string, s.Keys)
 	for i := range keys {
 		keys[i] = s.KeyPrefix + strconv.Itoa(i)

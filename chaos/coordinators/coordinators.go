@@ -165,6 +165,10 @@ type Set struct {
 	mu     sync.Mutex
 	view   View
 	viewAt time.Time
+	// rec is the watch's recorder, where the moves are recorded too.
+	rec history.Observer
+	// moving counts the moves (and rebalances) being followed.
+	moving sync.WaitGroup
 }
 
 var (
@@ -370,6 +374,9 @@ func (s *Set) WaitAgreed(ctx context.Context, limit time.Duration) (View, error)
 // every change of primary or epoch, and a last time (Type Info) when it
 // stops.
 func (s *Set) Watch(ctx context.Context, rec history.Observer) {
+	s.mu.Lock()
+	s.rec = rec
+	s.mu.Unlock()
 	t := time.NewTicker(WatchInterval)
 	defer t.Stop()
 	var last *View
@@ -442,11 +449,15 @@ func (s *Set) Resolve(ctx context.Context, target string) (string, error) {
 	}
 }
 
-// Act sends COORDINATOR FAILOVER <group> FORCE to the leader (asked
+// Act carries out a Move or Rebalance step (move.go), or sends
+// COORDINATOR FAILOVER <group> FORCE to the leader (asked
 // again when one answers that it no longer leads). What it answers, the
 // promoted address or a refusal, is the note: a refusal is a finding of
 // the run, not a failure of the harness.
 func (s *Set) Act(ctx context.Context, st nemesis.Step) (string, error) {
+	if st.Kind == nemesis.Move || st.Kind == nemesis.Rebalance {
+		return s.actMove(ctx, st)
+	}
 	if st.Kind != nemesis.Force {
 		return "", fmt.Errorf("coordinators: cannot carry out %s", st.Kind)
 	}
@@ -472,5 +483,11 @@ func (s *Set) Act(ctx context.Context, st nemesis.Step) (string, error) {
 // FaultStarted does nothing: the coordinators react to faults themselves.
 func (s *Set) FaultStarted(ctx context.Context, st nemesis.Step) error { return nil }
 
-// FaultEnded does nothing either.
-func (s *Set) FaultEnded(ctx context.Context, st nemesis.Step) error { return nil }
+// FaultEnded waits, after a Move or Rebalance step, until what it
+// started has ended and is recorded; after a fault it does nothing.
+func (s *Set) FaultEnded(ctx context.Context, st nemesis.Step) error {
+	if st.Kind == nemesis.Move || st.Kind == nemesis.Rebalance {
+		return s.waitMoves(ctx)
+	}
+	return nil
+}

@@ -58,7 +58,7 @@ func Checkers(opts Options) All {
 	cs := All{opsChecker{}, setChecker{acceptLoss: opts.AcceptLoss},
 		registerChecker{limit: opts.LinearizabilityLimit, visualize: opts.VisualizePath, acceptLoss: opts.AcceptLoss}}
 	if len(opts.Groups) > 0 {
-		cs = append(cs, groupsChecker{groups: opts.Groups})
+		cs = append(cs, groupsChecker{groups: opts.Groups}, movesChecker{groups: opts.Groups})
 	} else {
 		cs = append(cs, windowsChecker{primary: opts.Primary}, coordinationChecker{})
 	}

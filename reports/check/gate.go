@@ -43,6 +43,8 @@ type Expectations struct {
 	MaxUnacknowledgedWrites *int64 `json:"max_unacknowledged_writes,omitempty"`
 	// Lease holds Summary.Lease to a lease scenario's thresholds.
 	Lease *LeaseExpectations `json:"lease,omitempty"`
+	// Moves holds Summary.Moves to a slot-move scenario's thresholds.
+	Moves *MoveExpectations `json:"moves,omitempty"`
 }
 
 // Gate returns the thresholds s misses, one sentence each; none means the
@@ -112,5 +114,6 @@ func Gate(s Summary, e Expectations) []string {
 		missf("unacknowledged_writes = %d, want <= %d", s.UnacknowledgedWrites, *e.MaxUnacknowledgedWrites)
 	}
 	miss = append(miss, gateLease(s.Lease, e.Lease)...)
+	miss = append(miss, gateMoves(s.Moves, e.Moves)...)
 	return miss
 }

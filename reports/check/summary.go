@@ -136,6 +136,9 @@ type Summary struct {
 	// the hash slots (GroupResult); absent from other scenarios'
 	// summaries. The run's windows above are then the worst group's.
 	Groups []GroupResult `json:"groups,omitempty"`
+	// Moves is the slot moves' figures (MoveResult); absent from runs
+	// that moved no slots.
+	Moves *MoveResult `json:"moves,omitempty"`
 
 	Faults     []history.Fault `json:"faults"`
 	Violations []string        `json:"violations"`
@@ -228,6 +231,7 @@ func Merge(runs []Summary) Summary {
 		m.Lease = mergeLease(m.Lease, s.Lease)
 		m.Transactions = mergeTxns(m.Transactions, s.Transactions)
 		m.Groups = mergeGroups(m.Groups, s.Groups)
+		m.Moves = mergeMoves(m.Moves, s.Moves)
 		if s.Converged != nil {
 			convChecked = true
 			convTrue = convTrue && *s.Converged

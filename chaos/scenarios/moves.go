@@ -1,0 +1,203 @@
+package scenarios
+
+import (
+	"math/rand/v2"
+	"time"
+
+	"github.com/ruvio/ruvio/chaos/topology"
+	"github.com/ruvio/ruvio/nemesis"
+	"github.com/ruvio/ruvio/reports/check"
+	"github.com/ruvio/ruvio/workloads"
+)
+
+// Slot moves under load: the groups of twoGroups, a cluster client
+// writing keys of the range that moves (Spec.Slots puts every key of a
+// workload in it with a hash tag), and the coordinators' operator sending
+// COORDINATOR MOVE (or REBALANCE) to the leader and following STATUS
+// until the move ended (history.ObsMove). check.MoveResult measures what
+// the writers saw and holds the final reads of the moved keys to the new
+// owner.
+
+// The range the move scenarios move: the first 1024 slots of group a's
+// shard 0 (a holds 0-8191 on two shards: 0-4095 and 4096-8191) to shard
+// 0 of group b.
+const (
+	movedSlots = "0-1023"
+	moveTarget = "0 1023 " + groupB + " 0"
+)
+
+// movedLoad is durable set and register load through cluster clients on
+// keys of slots only, at rate per client (0: as fast as it goes).
+func movedLoad(slots string, clients int, rate float64) []workloads.Spec {
+	return []workloads.Spec{
+		{Kind: workloads.KindSet, Clients: clients, Keys: 8, Durable: 1, Rate: rate, Via: workloads.ViaCluster,
+			Slots: slots, KeyPrefix: "set:"},
+		{Kind: workloads.KindRegister, Clients: clients, Keys: 6, Durable: 1, Rate: rate / 2, Via: workloads.ViaCluster,
+			Slots: slots, KeyPrefix: "reg:"},
+	}
+}
+
+// moveAt is one COORDINATOR MOVE of moveTarget at frac of the run.
+func moveAt(frac float64) func(*rand.Rand, time.Duration) []nemesis.Step {
+	return func(_ *rand.Rand, d time.Duration) []nemesis.Step {
+		return []nemesis.Step{{Kind: nemesis.Move, Target: moveTarget, At: time.Duration(float64(d) * frac), For: time.Second}}
+	}
+}
+
+// moveThenKill sends the move and, right after its answer, SIGKILLs the
+// source's primary (n1) for 30% of the run: the move is then at its
+// first steps (import, export), so the failover ends that start.
+func moveThenKill(_ *rand.Rand, d time.Duration) []nemesis.Step {
+	at := d * 3 / 10
+	return []nemesis.Step{
+		// The move's step ends after the kill's, so the kill is not held
+		// back by the wait for the move's end.
+		{Kind: nemesis.Move, Target: moveTarget, At: at, For: d * 4 / 10},
+		{Kind: nemesis.Kill, Target: primaryA, At: at, For: d * 3 / 10},
+	}
+}
+
+// lopsided is twoGroups with a holding 1024 slots more than its share:
+// a 0-9215, b 9216-16383; REBALANCE moves 8192-9215 (four moves of 256).
+func lopsided() topology.Topology {
+	t := twoGroups()
+	t.Groups = []topology.ClusterGroup{
+		{Name: groupA, Slots: []string{"0-9215"}},
+		{Name: groupB, Slots: []string{"9216-16383"}},
+	}
+	return t
+}
+
+func rebalanceAt(_ *rand.Rand, d time.Duration) []nemesis.Step {
+	return []nemesis.Step{{Kind: nemesis.Rebalance, At: d * 3 / 10, For: time.Second}}
+}
+
+func movesOf(s check.Summary) *check.MoveResult {
+	if s.Moves == nil {
+		return &check.MoveResult{}
+	}
+	return s.Moves
+}
+
+func slowestWrite(s check.Summary) *int64 { return movesOf(s).SlowestWriteMs }
+func freezeOf(s check.Summary) *int64     { return movesOf(s).FreezeMs }
+func moveMsOf(s check.Summary) *int64     { return movesOf(s).MoveMs }
+func startsOf(s check.Summary) *int64     { return movesOf(s).Starts }
+func committedOf(s check.Summary) *int64  { return &movesOf(s).Committed }
+func writeRateOf(s check.Summary) *int64  { return &movesOf(s).WriteRate }
+
+// noteMoveMeasure says how the move figures are measured, for every move
+// scenario's report.
+const noteMoveMeasure = "The coordinators' operator sends the command to the leader (after AUTH) and polls COORDINATOR STATUS " +
+	"every 20 ms until the move (move_id) is committed, failed or cancelled: the move's window in the history, and " +
+	"move_ms. The cluster clients retry TRYAGAIN inside the op (7 retries doubling from 5 ms), so slowest_write_ms, " +
+	"the longest acknowledged add or write (one command each; a compare-and-set takes several round trips) on the " +
+	"moved keys in flight during the move, from its first send to its success, " +
+	"holds the whole stretch from its first TRYAGAIN to its success plus a round trip. freeze_ms is the longest " +
+	"stretch between two acknowledged writes on the moved keys overlapping the move: what all the writers together " +
+	"saw, a write that gave up included, and never below the pacing between writes. Every final read of a moved " +
+	"key must be answered by a member of the group it moved to (final_on_owner, final_elsewhere: a violation), " +
+	"and every acknowledged write must be in it (lost)."
+
+func init() {
+	register(Scenario{
+		Name: "move",
+		Summary: "two groups share the slots; COORDINATOR MOVE takes 1024 of group a's slots to group b while durable " +
+			"cluster clients write keys of that range: how long a write waited on TRYAGAIN, acknowledged writes lost",
+		Topology:  twoGroups(),
+		Workloads: movedLoad(movedSlots, 4, 100),
+		Duration:  12 * time.Second, Settle: 2 * time.Second,
+		Schedule: moveAt(0.4),
+		Expect: check.Expectations{MinAcknowledged: 1, MaxLost: i64(0), RequireLinearizable: true, RequireConverged: true,
+			Failovers: i64(0), Moves: &check.MoveExpectations{MinCommitted: 1}},
+		Figures: []Figure{
+			msFigure("F13", "slot move: longest acknowledged write on the moving range's keys during the move (its TRYAGAIN retries included)",
+				"median <= 100", slowestWrite),
+			msFigure("F13a", "slot move: longest stretch without an acknowledged write on the moving range's keys during the move",
+				"report", freezeOf),
+			msFigure("F13b", "slot move: COORDINATOR MOVE -> STATUS says committed (polled every 20 ms)", "report", moveMsOf),
+			lostFigure("F13c", "acknowledged durable writes lost, the final reads on the new owner", "0, every run"),
+		},
+		Notes: []string{
+			"Groups a (n1 primary, n2 replica: slots 0-8191) and b (n3, n4: 8192-16383), two shards per node, durability " +
+				"always, three coordinators. The set and register workloads run through go-redis cluster clients, every " +
+				"key in slots 0-1023 (a hash tag picks the slot); CLIENT DURABILITY REPLICAS 1 on every connection. At 40% " +
+				"of the run COORDINATOR MOVE 0 1023 b 0 moves the range from a's shard 0 to b's shard 0.",
+			noteMoveMeasure,
+		},
+	})
+	register(Scenario{
+		Name: "move-failover",
+		Summary: "a slot move whose source primary is SIGKILLed right after COORDINATOR MOVE: the move starts again " +
+			"with the promoted replica and commits; acknowledged writes lost",
+		Topology:  twoGroups(),
+		Workloads: movedLoad(movedSlots, 4, 100),
+		Duration:  16 * time.Second, Settle: 2 * time.Second,
+		Schedule: moveThenKill,
+		Expect: check.Expectations{MinAcknowledged: 1, MaxLost: i64(0), RequireLinearizable: true, RequireConverged: true,
+			Failovers: i64(1), Moves: &check.MoveExpectations{MinCommitted: 1, MinStarts: 2}},
+		Figures: []Figure{
+			countFigure("M1", "slot move with the source's primary killed mid-move: move_starts when it committed", "starts", ">= 2", startsOf),
+			msFigure("M1a", "the same: COORDINATOR MOVE -> STATUS says committed", "report", moveMsOf),
+			countFigure("M1b", "the same: moves committed", "moves", "1", committedOf),
+			lostFigure("M1c", "the same: acknowledged durable writes lost", "0, every run"),
+		},
+		Notes: []string{
+			"The move scenario's groups and load. At 30% of the run COORDINATOR MOVE 0 1023 b 0 is sent and, as soon " +
+				"as the leader answers its id, n1 (a's primary, the move's source) is SIGKILLed for 30% of the run. The " +
+				"coordinators promote n2; the failover ends the move's start and the leader starts it again from the new " +
+				"primary (move_starts 2). Writes to the range wait for n2 to have a replica again (durable), as in groups-kill.",
+			noteMoveMeasure,
+		},
+	})
+	register(Scenario{
+		Name: "move-load",
+		Summary: "a slot move while eight cluster clients write the range as fast as they can: the writers' longest " +
+			"wait on TRYAGAIN against the write rate, and whether the move commits",
+		Topology:  twoGroups(),
+		Workloads: movedLoad(movedSlots, 8, 0),
+		Duration:  10 * time.Second, Settle: 2 * time.Second,
+		Schedule: moveAt(0.5),
+		Expect: check.Expectations{MinAcknowledged: 1, MaxLost: i64(0), RequireConverged: true,
+			Failovers: i64(0), Moves: &check.MoveExpectations{MinCommitted: 1}},
+		Figures: []Figure{
+			msFigure("M2", "slot move at the highest write rate: longest acknowledged write on the range's keys during the move",
+				"report", slowestWrite),
+			msFigure("M2a", "the same: longest stretch without an acknowledged write on the range's keys", "report", freezeOf),
+			countFigure("M2b", "the same: acknowledged writes per second on the range's keys over the run", "writes/s", "report", writeRateOf),
+			countFigure("M2c", "the same: moves committed", "moves", "1", committedOf),
+			lostFigure("M2d", "the same: acknowledged durable writes lost", "0, every run"),
+		},
+		Notes: []string{
+			"The move scenario's groups, with eight set and eight register clients on the range's keys and no rate " +
+				"limit (bounded by the round trips of durable writes on this machine). The move at 50% of the run.",
+			noteMoveMeasure,
+		},
+	})
+	register(Scenario{
+		Name: "rebalance",
+		Summary: "a lopsided two-group map (a 0-9215, b 9216-16383) evened out by COORDINATOR REBALANCE under durable " +
+			"cluster-client load on the moving slots: moves, total time, longest TRYAGAIN wait, lost",
+		Topology:  lopsided(),
+		Workloads: movedLoad("8192-9215", 4, 100),
+		Duration:  14 * time.Second, Settle: 2 * time.Second,
+		Schedule: rebalanceAt,
+		Expect: check.Expectations{MinAcknowledged: 1, MaxLost: i64(0), RequireLinearizable: true, RequireConverged: true,
+			Failovers: i64(0), Moves: &check.MoveExpectations{MinCommitted: 1, Rebalanced: true}},
+		Figures: []Figure{
+			msFigure("B1", "COORDINATOR REBALANCE -> STATUS says done (four moves of 256 slots)", "report",
+				func(s check.Summary) *int64 { return movesOf(s).RebalanceMs }),
+			countFigure("B1a", "the same: moves recorded committed", "moves", "4", committedOf),
+			msFigure("B1b", "the same: longest acknowledged write on the moving slots' keys during a move", "report", slowestWrite),
+			lostFigure("B1c", "the same: acknowledged durable writes lost", "0, every run"),
+		},
+		Notes: []string{
+			"Groups a (n1, n2) with slots 0-9215 and b (n3, n4) with 9216-16383: a holds 1024 slots above its share. " +
+				"The load's keys are all in 8192-9215, the slots the plan moves. At 30% of the run COORDINATOR REBALANCE; " +
+				"the leader moves 256 slots at a time from a to b. The operator records each move it sees end in STATUS " +
+				"(a move shorter than the 20 ms poll may go unseen: committed counts what was seen) and the rebalance " +
+				"from its sending to rebalance:done.",
+			noteMoveMeasure,
+		},
+	})
+}
