@@ -34,6 +34,9 @@ type node struct {
 	spec topology.NodeSpec
 	ctr  *testcontainers.DockerContainer
 	ip   netip.Addr
+	// metrics says the node serves /metrics on metricsPort (a ruvio
+	// data node).
+	metrics bool
 }
 
 // cluster is a running topology on Docker.
@@ -314,6 +317,10 @@ func (c *cluster) run(ctx context.Context, spec topology.NodeSpec, image string,
 		env[k] = v
 	}
 	env["RUVIO_FAKETIME_FILE"] = faketimePath
+	if spec.Role != topology.RoleCoordinator {
+		// Every data node serves its metrics, which the runner scrapes.
+		env["RUVIO_METRICS_LISTEN"] = "0.0.0.0:" + strconv.Itoa(metricsPort)
+	}
 	netName := c.net.Name
 	ctr, err := testcontainers.Run(ctx, image,
 		testcontainers.WithLogger(tcLogger{c.log}),
@@ -331,7 +338,7 @@ func (c *cluster) run(ctx context.Context, spec topology.NodeSpec, image string,
 	)
 	if ctr != nil {
 		// Even a failed Run may leave a container to remove.
-		c.nodes[spec.Name] = &node{spec: spec, ctr: ctr, ip: ip}
+		c.nodes[spec.Name] = &node{spec: spec, ctr: ctr, ip: ip, metrics: spec.Role != topology.RoleCoordinator}
 		c.order = append(c.order, spec.Name)
 	}
 	if err != nil {
