@@ -57,8 +57,15 @@ func moveThenKill(_ *rand.Rand, d time.Duration) []nemesis.Step {
 	}
 }
 
-// lopsided is twoGroups with a holding 1024 slots more than its share:
-// a 0-9215, b 9216-16383; REBALANCE moves 8192-9215 (four moves of 256).
+// The rebalance scenario runs twoGroups with a holding 1024 slots more
+// than its share:
+// a 0-9215 (shards 0-4607 and 4608-9215), b 9216-16383. REBALANCE's
+// plan makes four moves of 256 slots, 4096-5119 in all, alternating a's
+// shards (coordinator/rules/rebalance.go decides; rebalancedSlots is
+// what it chose for this map).
+const rebalancedSlots = "4096-5119"
+
+// lopsided is the rebalance scenario's topology (see rebalancedSlots).
 func lopsided() topology.Topology {
 	t := twoGroups()
 	t.Groups = []topology.ClusterGroup{
@@ -179,7 +186,7 @@ func init() {
 		Summary: "a lopsided two-group map (a 0-9215, b 9216-16383) evened out by COORDINATOR REBALANCE under durable " +
 			"cluster-client load on the moving slots: moves, total time, longest TRYAGAIN wait, lost",
 		Topology:  lopsided(),
-		Workloads: movedLoad("8192-9215", 4, 100),
+		Workloads: movedLoad(rebalancedSlots, 4, 100),
 		Duration:  14 * time.Second, Settle: 2 * time.Second,
 		Schedule: rebalanceAt,
 		Expect: check.Expectations{MinAcknowledged: 1, MaxLost: i64(0), RequireLinearizable: true, RequireConverged: true,
@@ -193,7 +200,8 @@ func init() {
 		},
 		Notes: []string{
 			"Groups a (n1, n2) with slots 0-9215 and b (n3, n4) with 9216-16383: a holds 1024 slots above its share. " +
-				"The load's keys are all in 8192-9215, the slots the plan moves. At 30% of the run COORDINATOR REBALANCE; " +
+				"The load's keys are all in 4096-5119, the slots the plan moves (4352-4607 and 4096-4351 from a's shard 0 " +
+				"to b's, 4608-4863 and 4864-5119 from a's shard 1 to b's). At 30% of the run COORDINATOR REBALANCE; " +
 				"the leader moves 256 slots at a time from a to b. The operator records each move it sees end in STATUS " +
 				"(a move shorter than the 20 ms poll may go unseen: committed counts what was seen) and the rebalance " +
 				"from its sending to rebalance:done.",
