@@ -80,8 +80,10 @@ func xreadgroup(c *command.Ctx) {
 	}
 	var out []served
 	for _, t := range ts {
-		con := consumer(c, t.key, a.group, t.g, a.consumer)
+		// As in Redis, the consumer comes to exist (and is seen) when a
+		// read serves it, not when it only waits.
 		if t.history {
+			con := consumer(c, t.key, a.group, t.g, a.consumer)
 			out = append(out, readHistory(c, t.key, a.group, t.s, t.g, con, t.id, a.count))
 			continue
 		}
@@ -92,6 +94,7 @@ func xreadgroup(c *command.Ctx) {
 		if !t.g.LastID.Less(last.ID) {
 			continue
 		}
+		con := consumer(c, t.key, a.group, t.g, a.consumer)
 		start, _ := t.g.LastID.Next()
 		es := collect(t.s, start, stream.Max, false, a.count)
 		for _, e := range es {
