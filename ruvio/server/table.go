@@ -12,6 +12,7 @@ import (
 	"github.com/ruvio/ruvio/ruvio/command/hllcmd"
 	"github.com/ruvio/ruvio/ruvio/command/keycmd"
 	"github.com/ruvio/ruvio/ruvio/command/listcmd"
+	"github.com/ruvio/ruvio/ruvio/command/memcmd"
 	"github.com/ruvio/ruvio/ruvio/command/setcmd"
 	"github.com/ruvio/ruvio/ruvio/command/streamcmd"
 	"github.com/ruvio/ruvio/ruvio/command/stringcmd"
@@ -89,6 +90,14 @@ func (s *Server) commandTable() *command.Table {
 			ext("resetstat", 2, admin|stale|load, "admin slow dangerous", cmdConfigResetStat),
 			ext("rewrite", 2, admin|stale|load, "admin slow dangerous", cmdConfigRewrite),
 			ext("help", 2, stale|load, "slow", cmdConfigHelp),
+		),
+		container("memory", "slow",
+			memcmd.UsageSpec(),
+			ext("stats", 2, 0, "slow", cmdMemoryStats),
+			ext("doctor", 2, 0, "slow", cmdMemoryDoctor),
+			ext("malloc-stats", 2, 0, "slow", cmdMemoryMallocStats),
+			ext("purge", 2, 0, "slow", cmdMemoryPurge),
+			ext("help", 2, load|stale, "slow", cmdMemoryHelp),
 		),
 		container("slowlog", "slow",
 			ext("get", -2, admin|stale|load, "admin slow dangerous", cmdSlowlogGet),
