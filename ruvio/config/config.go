@@ -153,6 +153,20 @@ type Config struct {
 	// MetricsListen is the address (host:port) of the Prometheus metrics
 	// and health listener (/metrics, /healthz, /readyz); "" turns it off.
 	MetricsListen string `toml:"metrics_listen"`
+	// TLSPort is the TLS client port of shard 0; shard i takes TLS clients
+	// on TLSPort+i beside its plain port. 0 opens no TLS port.
+	TLSPort int `toml:"tls_port"`
+	// TLSCert and TLSKey are the node's certificate and key (PEM), shown
+	// on the TLS ports, on the replication listener with
+	// Replication.TLS, and to a primary that asks a replica for one.
+	TLSCert string `toml:"tls_cert"`
+	TLSKey  string `toml:"tls_key"`
+	// TLSClientCA is the CA bundle (PEM) that vouches for client
+	// certificates and, with Replication.TLS, for the other nodes'.
+	TLSClientCA string `toml:"tls_client_ca"`
+	// TLSClientAuth is whether TLS clients must show a certificate:
+	// tlsconf.AuthNo, AuthOptional or AuthYes.
+	TLSClientAuth string `toml:"tls_client_auth"`
 	// Replication is the [replication] table.
 	Replication Replication `toml:"replication"`
 	// Tunables are the parameters only CONFIG GET/SET reach.
@@ -206,6 +220,7 @@ func Default() *Config {
 		MinReplicasToWrite:       0,
 		MinReplicasMaxLag:        10,
 		PrimaryLeaseCoordinators: []int{},
+		TLSClientAuth:            defaultTLSClientAuth,
 		Tunables:                 DefaultTunables(),
 		Replication: Replication{
 			Role:         RoleStandalone,

@@ -143,8 +143,9 @@ func TestTablesAreConsistent(t *testing.T) {
 		"list-compress-depth", "list-max-listpack-size", "list-max-ziplist-size",
 		"loglevel", "maxclients", "maxmemory", "maxmemory-policy", "metrics-listen", "migration-max-bytes-per-sec", "migration-user", "min-replicas-max-lag", "min-replicas-to-write",
 		"port", "primary-lease", "primary-lease-coordinators", "protected-mode", "proto-max-bulk-len", "repl-backlog-size", "replication-announce", "replication-listen",
-		"replication-primary", "replication-role", "requirepass", "save", "set-max-intset-entries", "set-max-listpack-entries", "set-max-listpack-value",
+		"replication-primary", "replication-role", "replication-tls", "requirepass", "save", "set-max-intset-entries", "set-max-listpack-entries", "set-max-listpack-value",
 		"shards", "slowlog-log-slower-than", "slowlog-max-len", "threads", "timeout",
+		"tls-auth-clients", "tls-ca-cert-file", "tls-cert", "tls-cert-file", "tls-client-auth", "tls-client-ca", "tls-key", "tls-key-file", "tls-port", "tls-replication",
 		"wal-segment-bytes", "wal-snapshot-bytes",
 		"zset-max-listpack-entries", "zset-max-listpack-value", "zset-max-ziplist-entries", "zset-max-ziplist-value",
 	}

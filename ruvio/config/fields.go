@@ -21,6 +21,9 @@ type field struct {
 	isBool  bool     // a flag given without "=value" means true
 	quoted  bool     // print the value quoted in problems (strings)
 	enum    []string // allowed values of an enumerated key, canonical case
+	// aliases are further CONFIG GET/SET names of the parameter, such as
+	// Redis's name where ruvio's differs.
+	aliases []string
 	get     func(*Config) string
 	// getParam, when set, is what CONFIG GET answers instead of get: the
 	// value in force where the stored one is "" for a derived default.
@@ -98,6 +101,14 @@ var fields = []field{
 	stringField("migration_password", "", func(c *Config) *string { return &c.MigrationPassword }, false).settable(),
 	// The metrics listener opens at start only.
 	stringField("metrics_listen", "metrics-listen", func(c *Config) *string { return &c.MetricsListen }, false),
+	// TLS client ports beside the plain ones, and the files. All fixed at
+	// start; the files are read again when they change on disk. CONFIG
+	// GET answers Redis's names too. validateTLS checks what needs what.
+	intField("tls_port", "tls-port", func(c *Config) *int { return &c.TLSPort }, 0, maxPort),
+	stringField("tls_cert", "tls-cert", func(c *Config) *string { return &c.TLSCert }, false).alias("tls-cert-file"),
+	stringField("tls_key", "tls-key", func(c *Config) *string { return &c.TLSKey }, false).alias("tls-key-file"),
+	stringField("tls_client_ca", "tls-client-ca", func(c *Config) *string { return &c.TLSClientCA }, false).alias("tls-ca-cert-file"),
+	tlsAuthField(),
 
 	// [replication]. The role and addresses are fixed at start: the
 	// listener is bound once, and a running node changes primary with
@@ -115,6 +126,9 @@ var fields = []field{
 	// settable key it takes effect where the server reads it from the
 	// current Config.
 	bytesField("replication.backlog_bytes", "repl-backlog-size", func(c *Config) *int64 { return &c.Replication.BacklogBytes }, 16*KB).settable(),
+	// The replication listener and the replica's dial on TLS; Redis's
+	// tls-replication. Fixed at start like the listener.
+	boolField("replication.tls", "replication-tls", func(c *Config) *bool { return &c.Replication.TLS }).alias("tls-replication"),
 }
 
 // fieldByKey finds a field by its file key.
@@ -130,6 +144,12 @@ func fieldByKey(key string) (field, bool) {
 // settable marks f as changeable by CONFIG SET.
 func (f field) settable() field {
 	f.mutable = true
+	return f
+}
+
+// alias adds CONFIG GET/SET names for f.
+func (f field) alias(names ...string) field {
+	f.aliases = append(f.aliases, names...)
 	return f
 }
 

@@ -53,6 +53,11 @@ var envVars = []envVar{
 	{"RUVIO_MIGRATION_USER", "migration_user"},
 	{"RUVIO_MIGRATION_PASSWORD", "migration_password"},
 	{"RUVIO_METRICS_LISTEN", "metrics_listen"},
+	{"RUVIO_TLS_PORT", "tls_port"},
+	{"RUVIO_TLS_CERT", "tls_cert"},
+	{"RUVIO_TLS_KEY", "tls_key"},
+	{"RUVIO_TLS_CLIENT_CA", "tls_client_ca"},
+	{"RUVIO_TLS_CLIENT_AUTH", "tls_client_auth"},
 	{"RUVIO_REPLICATION_ROLE", "replication.role"},
 	{"RUVIO_REPLICATION_PRIMARY", "replication.primary"},
 	{"RUVIO_REPLICATION_LISTEN", "replication.listen"},
@@ -61,6 +66,7 @@ var envVars = []envVar{
 	{"RUVIO_REPLICATION_PASSWORD", "replication.password"},
 	{"RUVIO_REPLICATION_ANNOUNCE", "replication.announce"},
 	{"RUVIO_REPLICATION_BACKLOG_BYTES", "replication.backlog_bytes"},
+	{"RUVIO_REPLICATION_TLS", "replication.tls"},
 }
 
 // flagSpec binds a command-line flag to a key.

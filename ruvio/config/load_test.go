@@ -9,6 +9,8 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/ruvio/ruvio/ruvio/tlsconf/tlstest"
 )
 
 // writeFile writes a config file into a fresh temporary directory.
@@ -156,6 +158,9 @@ func flatten(c *Config) []string {
 }
 
 func TestLoadEveryEnvVar(t *testing.T) {
+	// Validation reads the TLS files, so they must exist.
+	ca := tlstest.NewCA(t, "test CA")
+	cert, key := ca.Issue("node").Write(t, t.TempDir())
 	env := map[string]string{
 		"RUVIO_BIND": "0.0.0.0", "RUVIO_PORT": "7001", "RUVIO_SHARDS": "8", "RUVIO_DATA_DIR": "/d",
 		"RUVIO_DURABILITY": "always", "RUVIO_AUTH": "pw", "RUVIO_MAXMEMORY": "2gb",
@@ -171,6 +176,8 @@ func TestLoadEveryEnvVar(t *testing.T) {
 		"RUVIO_CLUSTER_TOPOLOGY": "/etc/ruvio/topology", "RUVIO_CLUSTER_GROUP": "a",
 		"RUVIO_MIGRATION_MAX_BYTES_PER_SEC": "1mb", "RUVIO_MIGRATION_USER": "mover", "RUVIO_MIGRATION_PASSWORD": "mpw",
 		"RUVIO_METRICS_LISTEN": "0.0.0.0:9121",
+		"RUVIO_TLS_PORT":       "7101", "RUVIO_TLS_CERT": cert, "RUVIO_TLS_KEY": key, "RUVIO_TLS_CLIENT_CA": ca.File,
+		"RUVIO_TLS_CLIENT_AUTH": "Optional", "RUVIO_REPLICATION_TLS": "true",
 	}
 	if len(env) != len(envVars) {
 		t.Fatalf("test covers %d variables, table has %d", len(env), len(envVars))
@@ -189,8 +196,9 @@ func TestLoadEveryEnvVar(t *testing.T) {
 		ClusterTopology: "/etc/ruvio/topology", ClusterGroup: "a", Tunables: DefaultTunables(),
 		MigrationMaxBytesPerSec: 1 << 20, MigrationUser: "mover", MigrationPassword: "mpw",
 		MetricsListen: "0.0.0.0:9121",
+		TLSPort:       7101, TLSCert: cert, TLSKey: key, TLSClientCA: ca.File, TLSClientAuth: "optional",
 		Replication: Replication{Role: "replica", Primary: "ruvio-1:26379", Listen: "0.0.0.0:27001",
-			Password: "rpw", Announce: "203.0.113.7:7001", BacklogBytes: 1 << 20},
+			Password: "rpw", Announce: "203.0.113.7:7001", BacklogBytes: 1 << 20, TLS: true},
 	}
 	if !reflect.DeepEqual(c, want) {
 		// flatten leaves out the replication password, so show it too.

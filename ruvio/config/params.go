@@ -41,6 +41,9 @@ func buildParams() []Param {
 			get = f.getParam
 		}
 		ps = append(ps, Param{Name: f.param, Mutable: f.mutable, Get: get, Set: f.set})
+		for _, a := range f.aliases {
+			ps = append(ps, Param{Name: a, Mutable: f.mutable, Get: get, Set: f.set})
+		}
 	}
 	// Redis's AOF switch, read by tools such as redis-benchmark: ruvio
 	// persists through its WAL and durability profile, never an AOF.

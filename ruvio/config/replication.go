@@ -59,6 +59,11 @@ type Replication struct {
 	// shard, so that a replica that reconnects within it continues rather
 	// than taking a full copy. Read from the file through fileDoc.
 	BacklogBytes int64 `toml:"-"`
+	// TLS puts replication on TLS: the listener shows tls_cert (and asks
+	// replicas for theirs as tls_client_auth says), and a replica dials its
+	// primary with TLS, checking the primary's certificate against
+	// tls_client_ca. Set it on every node of a group at once.
+	TLS bool `toml:"tls"`
 }
 
 // ReplicationListen returns the replication base address in force:

@@ -105,6 +105,7 @@ func (c *Config) Validate() error {
 	ps = append(ps, c.validateReplication()...)
 	ps = append(ps, c.validateUsers()...)
 	ps = append(ps, c.validateCluster()...)
+	ps = append(ps, c.validateTLS()...)
 	if c.MetricsListen != "" {
 		if _, port, err := net.SplitHostPort(c.MetricsListen); err != nil || port == "" {
 			ps = append(ps, Problem{Key: "metrics_listen", Value: strconv.Quote(c.MetricsListen), Msg: "must be host:port (\"\" turns the listener off)"})
