@@ -77,6 +77,7 @@ type Node struct {
 	links   []*Link
 	// listeners accept replicas, one per shard, once the node has a role.
 	listeners []net.Listener
+	tls       tlsLinks // replication.tls (tls.go)
 	// fencedBy is the replication epoch of a replica that showed this
 	// primary was replaced; 0 while it was not.
 	fencedBy atomic.Uint64
@@ -246,6 +247,10 @@ func (n *Node) openListeners() error {
 		return err
 	}
 	base, _ := strconv.Atoi(port)
+	wrap, err := n.listenerWrap()
+	if err != nil {
+		return fmt.Errorf("ERR cannot accept replicas: %v", err)
+	}
 	var lns []net.Listener
 	for i := range n.shards {
 		p := base
@@ -259,7 +264,7 @@ func (n *Node) openListeners() error {
 			}
 			return fmt.Errorf("ERR cannot listen for replicas on %s: %v", net.JoinHostPort(host, strconv.Itoa(p)), err)
 		}
-		lns = append(lns, ln)
+		lns = append(lns, wrap(ln))
 	}
 	n.listeners = lns
 	for i, ln := range lns {
@@ -352,7 +357,7 @@ func (n *Node) Start() error {
 // so a chain is refused at once rather than failing in the background. A
 // node that does not answer is not judged: the link retries on its own.
 func (n *Node) ProbeIsReplica(addr string) bool {
-	nc, err := net.DialTimeout("tcp", addr, 500*time.Millisecond)
+	nc, err := n.dialBriefly(addr)
 	if err != nil {
 		return false
 	}

@@ -128,8 +128,7 @@ func (l *Link) session() error {
 	// A dial to a primary that died hangs until its timeout; stopping the
 	// link (REPLICAOF NO ONE, a new primary) cancels it rather than
 	// waiting.
-	d := net.Dialer{Timeout: time.Second}
-	nc, err := d.DialContext(l.ctx, "tcp", l.addr)
+	nc, err := l.n.dial(l.ctx, l.addr, time.Second)
 	if err != nil {
 		if l.stopped() {
 			return nil

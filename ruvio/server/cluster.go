@@ -225,7 +225,7 @@ func (s *Server) movedReply(c *conn, run *command.Spec, args [][]byte) string {
 		return command.ErrCrossSlot
 	}
 	g := v.m.Groups[foreign>>16]
-	return fmt.Sprintf("MOVED %d %s", slot, topology.ShardAddr(g.Primary(), foreign&0xffff))
+	return fmt.Sprintf("MOVED %d %s", slot, c.shardAddr(g.Primary(), foreign&0xffff))
 }
 
 // replicaMoved is a replica's MOVED to its group's primary for a command
@@ -255,7 +255,7 @@ func (s *Server) replicaMoved(v *clusterView, c *conn, run *command.Spec, args [
 	if primary == "" {
 		return ""
 	}
-	return fmt.Sprintf("MOVED %d %s", sl, topology.ShardAddr(primary, sh))
+	return fmt.Sprintf("MOVED %d %s", sl, c.shardAddr(primary, sh))
 }
 
 func cmdReadonly(c *conn, args [][]byte) {

@@ -71,7 +71,7 @@ func (c *conn) clusterEntries() []clusterEntry {
 		for _, sh := range c.srv.shards {
 			out = append(out, clusterEntry{
 				ranges: []topology.Range{{First: sh.Slots.First, Last: sh.Slots.Last, Shard: sh.ID}},
-				nodes: []clusterNode{{id: c.srv.nodeID(sh.ID), host: host, port: c.srv.shardPort(sh.ID), primary: true,
+				nodes: []clusterNode{{id: c.srv.nodeID(sh.ID), host: host, port: c.srv.shardPort(sh.ID) + c.portShift(), primary: true,
 					self: sh == c.shard, offset: int64(sh.Last())}},
 				epoch: 1,
 			})
@@ -92,7 +92,7 @@ func (c *conn) clusterEntries() []clusterEntry {
 				continue
 			}
 			for j, addr := range g.Members {
-				host, port := splitAddr(topology.ShardAddr(addr, i))
+				host, port := splitAddr(c.shardAddr(addr, i))
 				n := clusterNode{id: memberNodeID(addr, i), host: host, port: port, primary: j == 0}
 				if gi == v.self && addr == self {
 					n.self = i == c.shard.ID

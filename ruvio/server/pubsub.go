@@ -5,7 +5,6 @@ import (
 
 	"github.com/ruvio/ruvio/ruvio/command"
 	"github.com/ruvio/ruvio/ruvio/slots"
-	"github.com/ruvio/ruvio/ruvio/topology"
 )
 
 // The pub/sub commands. The hub (ruvio/pubsub) holds the subscriptions;
@@ -62,7 +61,7 @@ func (c *conn) shardChannelRefusal(channels [][]byte) string {
 	if g == v.self {
 		return ""
 	}
-	return fmt.Sprintf("MOVED %d %s", sl, topology.ShardAddr(v.m.Groups[g].Primary(), sh))
+	return fmt.Sprintf("MOVED %d %s", sl, c.shardAddr(v.m.Groups[g].Primary(), sh))
 }
 
 func cmdSSubscribe(c *conn, args [][]byte) {

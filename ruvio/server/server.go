@@ -53,6 +53,7 @@ type Server struct {
 	slowMaxLen    atomic.Int64
 
 	listeners []net.Listener
+	tls       tlsState // the TLS client ports (tls.go)
 	clientsMu sync.Mutex
 	clients   map[int64]*conn
 	nextID    atomic.Int64
@@ -183,6 +184,12 @@ func (s *Server) Start() error {
 		}
 		s.listeners = append(s.listeners, ln)
 	}
+	if err := s.listenTLS(&cfg); err != nil {
+		for _, l := range s.listeners {
+			l.Close()
+		}
+		return err
+	}
 	// The gates hold from the first write on: a primary with
 	// primary-lease yes refuses until its first grants.
 	s.checkGates()
@@ -190,6 +197,7 @@ func (s *Server) Start() error {
 		for _, l := range s.listeners {
 			l.Close()
 		}
+		s.closeTLS()
 		return err
 	}
 	// Used memory is known before the first tick, as maxmemory needs.
@@ -198,6 +206,7 @@ func (s *Server) Start() error {
 		s.wg.Add(1)
 		go s.accept(ln, s.shards[i])
 	}
+	s.acceptTLS()
 	s.wg.Add(2)
 	go s.ticker()
 	go s.gateTicker()
@@ -317,6 +326,7 @@ func (s *Server) Shutdown(ctx context.Context) error {
 		for _, ln := range s.listeners {
 			ln.Close()
 		}
+		s.closeTLS()
 		close(s.tickStop)
 		s.closeMetrics()
 		s.repl.Close()
