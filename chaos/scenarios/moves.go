@@ -100,8 +100,8 @@ const noteMoveMeasure = "The coordinators' operator sends the command to the lea
 	"move_ms. The cluster clients retry TRYAGAIN inside the op (7 retries doubling from 5 ms), so slowest_write_ms, " +
 	"the longest acknowledged add or write (one command each; a compare-and-set takes several round trips) on the " +
 	"moved keys in flight during the move, from its first send to its success, " +
-	"holds the whole stretch from its first TRYAGAIN to its success plus a round trip. freeze_ms is the longest " +
-	"stretch between two acknowledged writes on the moved keys overlapping the move: what all the writers together " +
+	"holds the whole stretch from its first TRYAGAIN to its success plus a round trip. freeze_ms is, per move, the longest " +
+	"stretch between two acknowledged writes on its keys overlapping it: what all the writers together " +
 	"saw, a write that gave up included, and never below the pacing between writes. Every final read of a moved " +
 	"key must be answered by a member of the group it moved to (final_on_owner, final_elsewhere: a violation), " +
 	"and every acknowledged write must be in it (lost)."

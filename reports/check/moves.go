@@ -27,7 +27,7 @@ import (
 //     5 ms), so this holds the whole stretch from the write's first
 //     TRYAGAIN to its success, plus one round trip.
 //   - FreezeMs: the longest stretch between two acknowledged writes on
-//     the moved keys that overlaps a move: what all the clients together
+//     a move's keys that overlaps that move: what all the clients together
 //     saw, including writes that gave up (TRYAGAIN past the retries) and
 //     the round trips and pacing between writes, so at least the longest
 //     write and about 1/rate even without a move.
@@ -50,8 +50,8 @@ type MoveResult struct {
 	RebalanceMs *int64 `json:"rebalance_ms"`
 	// Rebalanced says a rebalance ended done; null without one.
 	Rebalanced *bool `json:"rebalanced"`
-	// SlowestWriteMs and FreezeMs: see above; null without a committed
-	// move or without writes on its keys.
+	// SlowestWriteMs and FreezeMs: see above, the worst move's; null
+	// without a committed move or without writes on its keys.
 	SlowestWriteMs *int64 `json:"slowest_write_ms"`
 	FreezeMs       *int64 `json:"freeze_ms"`
 	// MovedWrites counts the acknowledged writes on the moved keys;
@@ -116,7 +116,10 @@ func moveStarts(d string) int64 {
 func ComputeMoves(h *history.History, groups []Group) *MoveResult {
 	var m MoveResult
 	// windows are the committed moves' [start, end] in ns.
-	type window struct{ from, to int64 }
+	type window struct {
+		from, to int64
+		r        movedRange
+	}
 	var windows []window
 	var ranges []movedRange
 	seen := false
@@ -132,7 +135,7 @@ func ComputeMoves(h *history.History, groups []Group) *MoveResult {
 			if r, ok := parseMoveDetail(o.Detail); ok && o.Type == history.OK {
 				m.Committed++
 				ranges = append(ranges, r)
-				windows = append(windows, window{o.StartMs * int64(time.Millisecond), o.EndMs * int64(time.Millisecond)})
+				windows = append(windows, window{o.StartMs * int64(time.Millisecond), o.EndMs * int64(time.Millisecond), r})
 			}
 		case history.ObsRebalance:
 			seen = true
@@ -188,7 +191,15 @@ func ComputeMoves(h *history.History, groups []Group) *MoveResult {
 	}
 	sort.Slice(acks, func(i, j int) bool { return acks[i].T1 < acks[j].T1 })
 	for _, w := range windows {
+		// The writes on this move's keys: a rebalance's moves freeze
+		// their ranges one after another.
+		var mine []*history.Op
 		for _, op := range acks {
+			if s := slots.OfString(op.Key); s >= w.r.first && s <= w.r.last {
+				mine = append(mine, op)
+			}
+		}
+		for _, op := range mine {
 			if op.F != history.FCAS && op.T0 <= w.to && op.T1 >= w.from {
 				m.SlowestWriteMs = maxPtr(m.SlowestWriteMs, int64Ptr((op.T1-op.T0)/int64(time.Millisecond)))
 			}
@@ -197,7 +208,7 @@ func ComputeMoves(h *history.History, groups []Group) *MoveResult {
 		// window; the last write before the window opens the first, the
 		// end of the workload closes a gap no write ends.
 		prev := int64(-1)
-		for _, op := range acks {
+		for _, op := range mine {
 			if prev >= 0 && op.T1 >= w.from && prev <= w.to {
 				m.FreezeMs = maxPtr(m.FreezeMs, int64Ptr((op.T1-prev)/int64(time.Millisecond)))
 			}

@@ -105,3 +105,33 @@ func TestGateMoves(t *testing.T) {
 		t.Errorf("no moves: misses %v", miss)
 	}
 }
+
+// A rebalance's moves freeze their ranges one after another: each
+// move's stretch is measured on its own keys, so writes on another
+// range going on meanwhile do not hide it.
+func TestFreezePerMove(t *testing.T) {
+	k1, k2 := keyOf("p", 0, 99), keyOf("q", 100, 199)
+	h := &history.History{Observations: []history.Observation{
+		{Kind: history.ObsMove, Type: history.OK, StartMs: 1000, EndMs: 1100, Detail: "0-99 a/0 -> b/0: committed, move_starts 1"},
+		{Kind: history.ObsMove, Type: history.OK, StartMs: 2000, EndMs: 2100, Detail: "100-199 a/0 -> b/0: committed, move_starts 1"},
+	}}
+	p := 0
+	for t := int64(0); t <= 3000; t += 10 {
+		// k1 has no acknowledged write from 950 to 1200, k2 none from
+		// 1980 to 2100; each writes on through the other's move.
+		for _, k := range []string{k1, k2} {
+			if k == k1 && t > 950 && t < 1200 || k == k2 && t > 1980 && t < 2100 {
+				continue
+			}
+			p++
+			h.Ops = append(h.Ops, on("n1", addOp(p, k, "v"+itoa(int64(p)), history.OK, t, t)))
+		}
+	}
+	m := ComputeMoves(h, twoGroups)
+	if m.FreezeMs == nil || *m.FreezeMs != 250 {
+		t.Fatalf("freeze_ms = %s, want 250 (k1's, during the first move)", fmtPtr(m.FreezeMs))
+	}
+	if m.Committed != 2 {
+		t.Errorf("committed %d, want 2", m.Committed)
+	}
+}
