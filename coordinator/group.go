@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/ruvio/ruvio/coordinator/rules"
@@ -200,9 +201,10 @@ func (c *Coordinator) promote(o rules.Observation, d rules.Decision, force bool)
 // primary before a promotion (rules.DetachTargets, rules.DetachArgs), each
 // after the newest cluster map, confirming leadership before every
 // command, and returns the statuses of those that were detached, pinged
-// once REPLICAOF NO ONE answered. The candidate comes last, once it caught
-// up with the others (catchUp). A replica that does not answer is left
-// out: it cannot be promoted this round.
+// once RUVIO DETACH (or, refused, REPLICAOF NO ONE: detachOne) answered.
+// The candidate comes last, once it caught up with the others (catchUp).
+// A replica that does not answer is left out: it cannot be promoted this
+// round.
 func (c *Coordinator) detach(o rules.Observation, candidate Member) (map[string]rules.Status, error) {
 	detached := map[string]rules.Status{}
 	for _, m := range rules.DetachTargets(o.Record, o.Statuses, time.Now(), o.DownAfter, candidate.Address) {
@@ -217,17 +219,62 @@ func (c *Coordinator) detach(o rules.Observation, candidate Member) (map[string]
 			return nil, errNoMajority
 		}
 		c.sendMapBeforePromotion(m.Address)
-		if err := p.send(rules.DetachArgs()...); err != nil {
+		args, err := c.detachOne(o.Group, p)
+		if err != nil {
 			c.log.Warn("detaching a replica before the promotion failed: it is not promoted this round", "group", o.Group, "member", m.Address, "err", err)
 			continue
 		}
 		detached[m.Address] = p.probe()
-		c.log.Info("detached a replica from the old primary", "group", o.Group, "member", m.Address, "old_primary", o.Record.Primary)
+		c.log.Info("detached a replica from the old primary", "group", o.Group, "member", m.Address, "old_primary", o.Record.Primary,
+			"command", strings.Join(args, " "))
 	}
 	if len(detached) == 0 {
 		return nil, errors.New("no replica could be detached from the old primary: choosing again next round")
 	}
 	return detached, nil
+}
+
+// detachOne sends RUVIO DETACH; a member that refuses it (an older build
+// without it, one already made a primary in an earlier round, a user
+// without ruvio|detach; not one loading a full copy) is sent REPLICAOF NO ONE, which detaches it as
+// earlier builds did, at the cost of a full copy from the new primary
+// afterwards unless it is the one promoted or it held exactly what the
+// promoted one received. The warning is rate-limited per member. It returns the
+// command that detached the member.
+func (c *Coordinator) detachOne(group string, p *prober) ([]string, error) {
+	args := rules.DetachArgs()
+	err := p.send(args...)
+	var re *replyError
+	if !errors.As(err, &re) {
+		return args, err
+	}
+	k := rules.ClassifyDetachRefusal(re.Error())
+	if !k.Fallback() {
+		return args, err
+	}
+	if k.Warn() && p.detachWarn.allow(time.Now()) {
+		c.log.Warn("a member refused RUVIO DETACH: detaching it with REPLICAOF NO ONE, so it may take a full copy from the new primary",
+			"group", group, "member", p.member.Address, "reply", re.Error())
+	}
+	args = rules.DetachFallbackArgs()
+	if !c.confirmLeader() {
+		return args, errNoMajority
+	}
+	return args, p.send(args...)
+}
+
+// detachWarnEvery is how often, at most, detachOne warns about one member.
+const detachWarnEvery = 10 * time.Minute
+
+// warnLimit lets a warning through at most once every detachWarnEvery.
+type warnLimit struct{ last atomic.Int64 } // Unix ns of the last one let through
+
+func (w *warnLimit) allow(now time.Time) bool {
+	last := w.last.Load()
+	if last != 0 && now.Sub(time.Unix(0, last)) < detachWarnEvery {
+		return false
+	}
+	return w.last.CompareAndSwap(last, now.UnixNano())
 }
 
 // catchUp waits, at most down_after_ms, for the candidate, still

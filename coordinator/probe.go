@@ -29,6 +29,9 @@ type prober struct {
 	clients  map[int]*redis.Client // by shard
 	quit     chan struct{}
 	quitOnce sync.Once
+	// detachWarn rate-limits the warning that the member refused RUVIO
+	// DETACH (detachOne).
+	detachWarn warnLimit
 }
 
 func newProber(c *Coordinator, m Member) *prober {

@@ -15,8 +15,13 @@ import (
 // takes a full copy from it.
 //
 // So before recording a promotion the leader detaches every replica it
-// reaches: each one is sent REPLICAOF NO ONE, which ends its stream from
-// the old primary before the command answers. From then on no detached
+// reaches: each one is sent RUVIO DETACH, which ends its stream from the
+// old primary before the command answers and leaves it a read-only
+// replica on its own epoch, its log untouched. A member of an older build
+// (or one that refuses it) is sent REPLICAOF NO ONE instead, which also
+// ends the stream but makes it a primary: its log gains a fork record
+// and, unless it is the one promoted, it takes a full copy from the new
+// primary afterwards. From then on no detached
 // replica takes another record of the old primary, so none confirms
 // another of its writes, and what each holds is final. The candidate is
 // detached last, once it caught up with the others where it lagged (the
@@ -61,16 +66,91 @@ func DetachTargets(rec Record, st map[string]Status, now time.Time, downAfter ti
 
 // CatchUpShort describes, per shard, where a detached replica's log
 // reaches past that of s, a replica still streaming ("" when s holds
-// everything each of them had received). A detached replica's log ends
-// with its fork record, which s does not need.
+// everything each of them had received).
 func CatchUpShort(s Status, rec Record, detached map[string]Status) string {
-	return shortOf(s, 1, rec, detached)
+	return shortOf(s, rec, detached)
 }
 
-// DetachArgs is the command that detaches a replica: it stops following and
-// forks an epoch of its own, so its log holds exactly what it had
-// received when the command answered, plus the fork's own record.
-func DetachArgs() []string { return []string{"REPLICAOF", "NO", "ONE"} }
+// DetachArgs is the command that detaches a replica: it stops following
+// and stays a replica, so its log holds exactly what it had received
+// when the command answered.
+func DetachArgs() []string { return []string{"RUVIO", "DETACH"} }
+
+// DetachFallbackArgs detaches a member that refused DetachArgs, as
+// earlier builds did: it stops following and forks an epoch of its own,
+// so its log holds what it had received plus the fork's own record.
+func DetachFallbackArgs() []string { return []string{"REPLICAOF", "NO", "ONE"} }
+
+// DetachRefusal is what a member's error reply to DetachArgs means. Every
+// refusal but LOADING is answered with DetachFallbackArgs, which detaches
+// the member as earlier builds did.
+type DetachRefusal int
+
+const (
+	// DetachUnknown: a build without RUVIO DETACH ("ERR unknown
+	// subcommand"). The leader warns, rate-limited.
+	DetachUnknown DetachRefusal = iota
+	// DetachNotReplica: the member follows no primary already, having
+	// been made a primary in an earlier round; nothing to warn about.
+	DetachNotReplica
+	// DetachLoading: a shard of the member is loading a full copy; it
+	// would refuse REPLICAOF NO ONE alike, and is not detached this round
+	// (nor promoted).
+	DetachLoading
+	// DetachOther: any other refusal (NOPERM for a user without
+	// ruvio|detach). The leader warns, rate-limited.
+	DetachOther
+)
+
+// Fallback reports whether the leader sends DetachFallbackArgs after the
+// refusal.
+func (k DetachRefusal) Fallback() bool { return k != DetachLoading }
+
+// Warn reports whether the leader warns (rate-limited) about the refusal.
+func (k DetachRefusal) Warn() bool { return k == DetachUnknown || k == DetachOther }
+
+// ClassifyDetachRefusal reads an error reply ("ERR unknown subcommand
+// ...") to DetachArgs.
+func ClassifyDetachRefusal(reply string) DetachRefusal {
+	switch {
+	case strings.HasPrefix(reply, "ERR unknown subcommand"), strings.HasPrefix(reply, "ERR unknown command"):
+		return DetachUnknown
+	case strings.HasPrefix(reply, "ERR RUVIO DETACH: this node is not a replica"):
+		return DetachNotReplica
+	case strings.HasPrefix(reply, "LOADING"):
+		return DetachLoading
+	}
+	return DetachOther
+}
+
+// forkRecords is how many records at the end of a detached shard's log
+// it did not receive from the old primary: one fork record when it was
+// detached with DetachFallbackArgs (it reports itself a primary), none
+// after DetachArgs or while it streams.
+func forkRecords(sh ShardStatus) uint64 {
+	if sh.Role == "master" {
+		return min(1, sh.WalLast)
+	}
+	return 0
+}
+
+// receivedHistory is History less the fork records: how much of the old
+// primary's history a detached member holds.
+func receivedHistory(s Status) uint64 {
+	var n uint64
+	for _, sh := range s.Shards {
+		n += sh.WalDurable - min(forkRecords(sh), sh.WalDurable)
+	}
+	return n
+}
+
+// received is the last sequence shard i of s took from the old primary.
+func received(s Status, i int) uint64 {
+	if i >= len(s.Shards) {
+		return 0
+	}
+	return s.Shards[i].WalLast - forkRecords(s.Shards[i])
+}
 
 // Detached is the choice among the detached replicas.
 type Detached struct {
@@ -88,8 +168,8 @@ type Detached struct {
 // their statuses pinged after the detach answered: it answers, is not
 // loading, holds every committed record (unless unclean), and covers the
 // others; ties go to the most history, then to the member listed first.
-// Every detached replica's log ends with one fork record, so comparing the
-// last sequences compares what each had received. ok is false when no
+// A replica detached with DetachFallbackArgs has one fork record more
+// than it received, left out of the comparison. ok is false when no
 // detached member qualifies.
 func ChooseDetached(rec Record, detached map[string]Status, committed []uint64, unclean bool) (Detached, bool) {
 	var eligible []Member
@@ -111,9 +191,9 @@ func ChooseDetached(rec Record, detached map[string]Status, committed []uint64, 
 	found := false
 	for _, m := range eligible {
 		s := detached[m.Address]
-		short := shortOf(s, 0, rec, detached)
+		short := shortOf(s, rec, detached)
 		covers := short == ""
-		h := s.History()
+		h := receivedHistory(s)
 		better := !found || (covers && !best.Covers) || (covers == best.Covers && h > bestHist)
 		if better {
 			best, bestHist, found = Detached{Member: m, Covers: covers, Short: short}, h, true
@@ -122,22 +202,19 @@ func ChooseDetached(rec Record, detached map[string]Status, committed []uint64, 
 	return best, true
 }
 
-// shortOf describes, per shard, where another answering detached replica's
-// log, less its last fork records, reaches past s's ("" when s covers
-// them all).
-func shortOf(s Status, fork uint64, rec Record, detached map[string]Status) string {
+// shortOf describes, per shard, where what another answering detached
+// replica received reaches past what s received ("" when s covers them
+// all).
+func shortOf(s Status, rec Record, detached map[string]Status) string {
 	var parts []string
 	for _, m := range rec.Members {
 		o, ok := detached[m.Address]
 		if !ok || m.Address == rec.Primary || !o.OK {
 			continue
 		}
-		for i, sh := range o.Shards {
-			var have uint64
-			if i < len(s.Shards) {
-				have = s.Shards[i].WalLast
-			}
-			if reach := sh.WalLast - min(fork, sh.WalLast); reach > have {
+		for i := range o.Shards {
+			have := received(s, i)
+			if reach := received(o, i); reach > have {
 				parts = append(parts, fmt.Sprintf("shard %d: records %d-%d held by %s", i, have+1, reach, m.Address))
 			}
 		}

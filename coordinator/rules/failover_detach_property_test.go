@@ -24,6 +24,9 @@ type detachModel struct {
 	// confirmed to the old primary (every write up to it may have been
 	// acknowledged).
 	confirmed []uint64
+	// older is a member of an older build, detached with REPLICAOF NO
+	// ONE: a primary whose log gains a fork record.
+	older []bool
 }
 
 var detachMembers = []Member{mb, mc, md}
@@ -47,12 +50,12 @@ func (m *detachModel) step(t *rapid.T, label string) {
 
 func (m *detachModel) status(i int, detached bool) Status {
 	s := Status{OK: true, At: genTime}
-	var fork uint64
-	if detached {
-		fork = 1 // detaching forks an epoch: one record more
+	role, fork := "slave", uint64(0)
+	if detached && m.older[i] {
+		role, fork = "master", 1 // REPLICAOF NO ONE forks an epoch: one record more
 	}
 	for k := range m.shards {
-		s.Shards = append(s.Shards, ShardStatus{Role: "slave", WalLast: m.pos[i][k] + fork, WalDurable: m.pos[i][k] + fork})
+		s.Shards = append(s.Shards, ShardStatus{Role: role, WalLast: m.pos[i][k] + fork, WalDurable: m.pos[i][k] + fork})
 	}
 	return s
 }
@@ -67,6 +70,7 @@ func TestDetachedChoiceHoldsEveryConfirmedWrite(t *testing.T) {
 			m.pos = append(m.pos, make([]uint64, m.shards))
 			m.follows = append(m.follows, true)
 			m.reachable = append(m.reachable, i == 0 || rapid.Bool().Draw(t, "reachable"))
+			m.older = append(m.older, rapid.Bool().Draw(t, "older build"))
 		}
 		rec := Record{Primary: ma.Address, Members: append([]Member{ma}, detachMembers[:n]...)}
 		for i := rapid.IntRange(0, 60).Draw(t, "before"); i > 0; i-- {

@@ -6,14 +6,74 @@ import (
 	"time"
 )
 
-// detachedStatus is a detached member's ping: the last sequence per shard
-// (fork record included), durable as far.
+// detachedStatus is the ping of a member detached with REPLICAOF NO ONE
+// (an older build): a primary, the last sequence per shard (fork record
+// included), durable as far.
 func detachedStatus(last ...uint64) Status {
 	s := Status{OK: true, At: time.Unix(2000, 0)}
 	for _, l := range last {
 		s.Shards = append(s.Shards, ShardStatus{Role: "master", WalLast: l, WalDurable: l})
 	}
 	return s
+}
+
+// ruvioDetached is the ping of a member detached with RUVIO DETACH: still a
+// replica, the last sequence per shard, durable as far, no fork record.
+func ruvioDetached(last ...uint64) Status {
+	s := detachedStatus(last...)
+	for i := range s.Shards {
+		s.Shards[i].Role = "slave"
+	}
+	return s
+}
+
+// Replicas detached with RUVIO DETACH have no fork record; with a member of
+// an older build detached with REPLICAOF NO ONE, its fork record is not
+// something it received.
+func TestChooseDetachedCountsForkRecordsByHowEachWasDetached(t *testing.T) {
+	rec := Record{Primary: ma.Address, Members: []Member{ma, mb, mc, md}}
+	cases := []struct {
+		name     string
+		detached map[string]Status
+		want     Member
+		covers   bool
+		short    string
+	}{
+		{"RUVIO DETACH: the further one", map[string]Status{mb.Address: ruvioDetached(10), mc.Address: ruvioDetached(12)}, mc, true, ""},
+		{"RUVIO DETACH: one record apart is short", map[string]Status{mb.Address: ruvioDetached(12, 3), mc.Address: ruvioDetached(11, 4)}, mb, false, "shard 1: records 4-4 held by c:6379"},
+		{"older build level with its fork record left out", map[string]Status{mb.Address: ruvioDetached(10), mc.Address: detachedStatus(11)}, mb, true, ""},
+		{"older build one ahead", map[string]Status{mb.Address: ruvioDetached(10), mc.Address: detachedStatus(12)}, mc, true, ""},
+		{"older build one behind", map[string]Status{mb.Address: ruvioDetached(10), mc.Address: detachedStatus(10)}, mb, true, ""},
+		{"mixed on two shards: none covers", map[string]Status{mb.Address: ruvioDetached(10, 5), mc.Address: detachedStatus(12, 5)}, mb, false, "shard 0: records 11-11 held by c:6379"},
+	}
+	for _, c := range cases {
+		got, ok := ChooseDetached(rec, c.detached, nil, false)
+		if !ok || got.Member != c.want || got.Covers != c.covers || (c.short == "") != (got.Short == "") || !strings.Contains(got.Short, c.short) {
+			t.Errorf("%s: %+v ok %v, want %v covers %v short %q", c.name, got, ok, c.want.Address, c.covers, c.short)
+		}
+	}
+}
+
+// What a member's refusal of RUVIO DETACH means: whether the leader falls
+// back to REPLICAOF NO ONE, and whether it warns.
+func TestClassifyDetachRefusal(t *testing.T) {
+	cases := []struct {
+		reply          string
+		want           DetachRefusal
+		fallback, warn bool
+	}{
+		{"ERR unknown subcommand 'detach'. Try RUVIO HELP.", DetachUnknown, true, true},
+		{"ERR unknown command 'RUVIO', with args beginning with: 'DETACH' ", DetachUnknown, true, true},
+		{"ERR RUVIO DETACH: this node is not a replica (it is a primary or standalone): there is nothing to detach from", DetachNotReplica, true, false},
+		{"NOPERM User coord has no permissions to run the 'ruvio|detach' command", DetachOther, true, true},
+		{"LOADING Redis is loading the dataset in memory", DetachLoading, false, false},
+	}
+	for _, c := range cases {
+		got := ClassifyDetachRefusal(c.reply)
+		if got != c.want || got.Fallback() != c.fallback || got.Warn() != c.warn {
+			t.Errorf("%q: %v fallback %v warn %v, want %v %v %v", c.reply, got, got.Fallback(), got.Warn(), c.want, c.fallback, c.warn)
+		}
+	}
 }
 
 // Every answering member but the recorded primary is detached; one silent
@@ -68,10 +128,10 @@ func TestChooseDetached(t *testing.T) {
 		{"the further one", map[string]Status{mb.Address: detachedStatus(10), mc.Address: detachedStatus(12)}, nil, false, mc, true, "", false},
 		{"equal: listed first", map[string]Status{mb.Address: detachedStatus(12), mc.Address: detachedStatus(12)}, nil, false, mb, true, "", false},
 		{"covers on both shards", map[string]Status{mb.Address: detachedStatus(10, 7), mc.Address: detachedStatus(10, 8)}, nil, false, mc, true, "", false},
-		{"more history but short on one shard: none covers, most history wins", map[string]Status{mb.Address: detachedStatus(20, 3), mc.Address: detachedStatus(10, 8)}, nil, false, mb, false, "shard 1: records 4-8 held by c:6379", false},
+		{"more history but short on one shard: none covers, most history wins", map[string]Status{mb.Address: detachedStatus(20, 3), mc.Address: detachedStatus(10, 8)}, nil, false, mb, false, "shard 1: records 3-7 held by c:6379", false},
 		{"covering beats more history", map[string]Status{mb.Address: detachedStatus(20, 3), mc.Address: detachedStatus(20, 3), md.Address: detachedStatus(20, 4)}, nil, false, md, true, "", false},
 		{"the old primary is never chosen", map[string]Status{ma.Address: detachedStatus(99), mb.Address: detachedStatus(5)}, nil, false, mb, true, "", false},
-		{"a loading one is never chosen, and what it holds still counts", map[string]Status{mb.Address: loading, mc.Address: detachedStatus(12)}, nil, false, mc, false, "records 13-50 held by b:6379", false},
+		{"a loading one is never chosen, and what it holds still counts", map[string]Status{mb.Address: loading, mc.Address: detachedStatus(12)}, nil, false, mc, false, "records 12-49 held by b:6379", false},
 		{"lacking committed records", map[string]Status{mb.Address: detachedStatus(10)}, []uint64{11}, false, Member{}, false, "", true},
 		{"lacking committed records, unclean", map[string]Status{mb.Address: detachedStatus(10)}, []uint64{11}, true, mb, true, "", false},
 		{"only the one holding the committed records", map[string]Status{mb.Address: detachedStatus(10), mc.Address: detachedStatus(12)}, []uint64{11}, false, mc, true, "", false},
