@@ -34,15 +34,9 @@ func appendRawID(b []byte, id stream.ID) []byte {
 func appendStream(b []byte, s *stream.Stream) []byte {
 	b = append(b, typeStream2)
 	b = appendLen(b, uint64(s.Nodes()))
-	s.EachNode(func(ents []stream.Entry, deleted []bool) {
+	s.EachNode(func(ents []stream.Entry, deleted []bool, masterFields [][]byte) {
 		master := ents[0]
 		b = appendString(b, appendRawID(nil, master.ID))
-		var masterFields [][]byte
-		if !deleted[0] {
-			for i := 0; i < len(master.Fields); i += 2 {
-				masterFields = append(masterFields, master.Fields[i])
-			}
-		}
 		live := 0
 		for _, d := range deleted {
 			if !d {
@@ -63,14 +57,28 @@ func appendStream(b []byte, s *stream.Stream) []byte {
 				flags = entryDeleted
 			}
 			nf := len(e.Fields) / 2
+			same := nf == len(masterFields)
+			for i := 0; same && i < nf; i++ {
+				same = string(e.Fields[2*i]) == string(masterFields[i])
+			}
+			if same {
+				flags |= entrySameFields
+			}
 			lb.int(flags)
 			lb.int(int64(e.ID.Ms - master.ID.Ms))
 			lb.int(int64(e.ID.Seq - master.ID.Seq))
-			lb.int(int64(nf))
-			for _, f := range e.Fields {
-				lb.str(f)
+			count := nf + 3
+			if !same {
+				lb.int(int64(nf))
+				count += nf + 1
 			}
-			lb.int(int64(2*nf + 4))
+			for i := 0; i < len(e.Fields); i += 2 {
+				if !same {
+					lb.str(e.Fields[i])
+				}
+				lb.str(e.Fields[i+1])
+			}
+			lb.int(int64(count))
 		}
 		b = appendString(b, lb.bytes())
 	})
@@ -149,9 +157,9 @@ func (d *decoder) stream(typ byte) *stream.Stream {
 			return nil
 		}
 		master := stream.ID{Ms: binary.BigEndian.Uint64(key), Seq: binary.BigEndian.Uint64(key[8:])}
-		ents, deleted, err := streamNode(master, lp)
+		ents, deleted, masterFields, err := streamNode(master, lp)
 		if err == nil {
-			err = s.AppendNode(ents, deleted)
+			err = s.AppendNode(ents, deleted, masterFields, len(lp))
 		}
 		if err != nil {
 			d.fail(err)
@@ -223,10 +231,10 @@ func (d *decoder) stream(typ byte) *stream.Stream {
 
 // streamNode reads one node's listpack: the master entry, then each
 // entry with its flags, ID deltas and fields.
-func streamNode(master stream.ID, lp []byte) ([]stream.Entry, []bool, error) {
+func streamNode(master stream.ID, lp []byte) ([]stream.Entry, []bool, [][]byte, error) {
 	items, err := listpackEntries(lp)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	pos := 0
 	next := func() ([]byte, bool) {
@@ -247,16 +255,16 @@ func streamNode(master stream.ID, lp []byte) ([]stream.Entry, []bool, error) {
 	dead, ok2 := nextInt()
 	nmf, ok3 := nextInt()
 	if !ok1 || !ok2 || !ok3 || nmf < 0 || nmf > int64(len(items)) {
-		return nil, nil, errStream
+		return nil, nil, nil, errStream
 	}
 	masterFields := make([][]byte, nmf)
 	for i := range masterFields {
 		if masterFields[i], ok1 = next(); !ok1 {
-			return nil, nil, errStream
+			return nil, nil, nil, errStream
 		}
 	}
 	if z, ok := nextInt(); !ok || z != 0 {
-		return nil, nil, errStream
+		return nil, nil, nil, errStream
 	}
 	var ents []stream.Entry
 	var deleted []bool
@@ -266,32 +274,32 @@ func streamNode(master stream.ID, lp []byte) ([]stream.Entry, []bool, error) {
 		ms, ok2 := nextInt()
 		seq, ok3 := nextInt()
 		if !ok1 || !ok2 || !ok3 {
-			return nil, nil, errStream
+			return nil, nil, nil, errStream
 		}
 		e := stream.Entry{ID: stream.ID{Ms: master.Ms + uint64(ms), Seq: master.Seq + uint64(seq)}}
 		if flags&entrySameFields != 0 {
 			for _, f := range masterFields {
 				v, ok := next()
 				if !ok {
-					return nil, nil, errStream
+					return nil, nil, nil, errStream
 				}
 				e.Fields = append(e.Fields, f, v)
 			}
 		} else {
 			nf, ok := nextInt()
 			if !ok || nf < 0 || nf > int64(len(items)) {
-				return nil, nil, errStream
+				return nil, nil, nil, errStream
 			}
 			for range 2 * nf {
 				v, ok := next()
 				if !ok {
-					return nil, nil, errStream
+					return nil, nil, nil, errStream
 				}
 				e.Fields = append(e.Fields, v)
 			}
 		}
 		if _, ok := nextInt(); !ok { // lp-count
-			return nil, nil, errStream
+			return nil, nil, nil, errStream
 		}
 		isDead := flags&entryDeleted != 0
 		if isDead {
@@ -303,7 +311,7 @@ func streamNode(master stream.ID, lp []byte) ([]stream.Entry, []bool, error) {
 		deleted = append(deleted, isDead)
 	}
 	if nLive != live || nDead != dead {
-		return nil, nil, errStream
+		return nil, nil, nil, errStream
 	}
-	return ents, deleted, nil
+	return ents, deleted, masterFields, nil
 }

@@ -348,8 +348,8 @@ func compareFixed(t *testing.T, proto int, cmds [][]any) {
 }
 
 // Approximate trimming removes what Redis removes: whole nodes of 100
-// entries, counting deleted entries towards a node's size, never more
-// than LIMIT entries.
+// entries or 4096 bytes, counting deleted entries towards a node's size,
+// never more than LIMIT entries.
 func TestStreamNodesTrimAsRedis(t *testing.T) {
 	var cmds [][]any
 	for i := 1; i <= 350; i++ {
@@ -369,6 +369,24 @@ func TestStreamNodesTrimAsRedis(t *testing.T) {
 		[]any{"XTRIM", "s", "MINID", "345"},
 		[]any{"XRANGE", "s", "-", "+", "COUNT", "3"},
 		info,
+	)
+	// Large entries: nodes end at 4096 bytes of listpack before 100
+	// entries, the size counting integers, repeated field names and
+	// deleted entries as Redis's listpacks do.
+	big := []any{"XINFO", "STREAM", "b"}
+	for i := 1; i <= 120; i++ {
+		fields := []any{"f", strings.Repeat("v", 10+i*3), "n", strconv.Itoa(i * 977)}
+		if i%5 == 0 {
+			fields = []any{"other", "12345678901", "f", "x"}
+		}
+		cmds = append(cmds, append([]any{"XADD", "b", strconv.Itoa(i*1000) + "-" + strconv.Itoa(i)}, fields...))
+		if i%10 == 0 {
+			cmds = append(cmds, []any{"XDEL", "b", strconv.Itoa((i-3)*1000) + "-" + strconv.Itoa(i-3)}, big)
+		}
+	}
+	cmds = append(cmds,
+		[]any{"XTRIM", "b", "MAXLEN", "~", "50"}, []any{"XLEN", "b"}, big,
+		[]any{"XTRIM", "b", "MINID", "~", "100000"}, []any{"XLEN", "b"}, big,
 	)
 	for _, proto := range []int{2, 3} {
 		t.Run(fmt.Sprintf("resp%d", proto), func(t *testing.T) { compareFixed(t, proto, cmds) })

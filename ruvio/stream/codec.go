@@ -18,16 +18,22 @@ func (s *Stream) Marshal() []byte {
 	id(s.MaxDeletedID)
 	u(s.EntriesAdded)
 	u(uint64(s.NodeMaxEntries))
+	u(uint64(s.NodeMaxBytes))
 	u(uint64(len(s.nodes)))
 	for _, n := range s.nodes {
+		u(uint64(n.bytes))
+		u(uint64(len(n.master)))
+		for _, f := range n.master {
+			bytes(f)
+		}
 		u(uint64(len(n.ents)))
 		for j, e := range n.ents {
 			id(e.ID)
 			if n.deleted[j] {
 				b = append(b, 1)
-				continue
+			} else {
+				b = append(b, 0)
 			}
-			b = append(b, 0)
 			u(uint64(len(e.Fields)))
 			for _, f := range e.Fields {
 				bytes(f)
@@ -71,19 +77,24 @@ func Unmarshal(b []byte) (*Stream, error) {
 	s.MaxDeletedID = d.id()
 	s.EntriesAdded = d.u()
 	s.NodeMaxEntries = int(d.count(0))
+	s.NodeMaxBytes = int(d.count(0))
 	nodes := d.count(1)
 	for range nodes {
-		n := &node{}
+		n := &node{bytes: int(d.count(0))}
+		nm := d.count(1)
+		for range nm {
+			n.master = append(n.master, d.bytes())
+		}
 		ne := d.count(3)
 		for range ne {
 			e := Entry{ID: d.id()}
 			dead := d.byte() == 1
+			nf := d.count(1)
+			e.Fields = make([][]byte, nf)
+			for k := range e.Fields {
+				e.Fields[k] = d.bytes()
+			}
 			if !dead {
-				nf := d.count(1)
-				e.Fields = make([][]byte, nf)
-				for k := range e.Fields {
-					e.Fields[k] = d.bytes()
-				}
 				n.live++
 			}
 			n.ents = append(n.ents, e)

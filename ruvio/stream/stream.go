@@ -12,15 +12,29 @@ type Entry struct {
 }
 
 // node is a run of consecutive entries, as a Redis listpack holds them:
-// deleted entries stay as tombstones (they count towards the node being
-// full) until the whole node is empty.
+// deleted entries stay, fields and all, as tombstones (they count towards
+// the node being full) until the whole node is empty.
 type node struct {
 	ents    []Entry
 	deleted []bool
 	live    int
+	// master holds the field names of the node's master entry (its first
+	// entry's, as added), and bytes the listpack bytes of its entries,
+	// tombstones included, for the byte limit on nodes.
+	master [][]byte
+	bytes  int
 }
 
 func (n *node) last() ID { return n.ents[len(n.ents)-1].ID }
+
+// ents0 is the node's master ID: its first entry's, or id for the entry
+// that starts it.
+func (n *node) ents0(id ID) ID {
+	if len(n.ents) == 0 {
+		return id
+	}
+	return n.ents[0].ID
+}
 
 // Stream is a stream value. The zero value is not ready: use New.
 type Stream struct {
@@ -43,11 +57,14 @@ type Stream struct {
 	// NodeMaxEntries is how many entries (tombstones included) a node takes
 	// before a new one starts; 0 is no limit.
 	NodeMaxEntries int
+	// NodeMaxBytes is the listpack size from which a node takes no more
+	// entries; 0 is Redis's hard limit of 1 GiB.
+	NodeMaxBytes int
 }
 
 // New returns an empty stream.
 func New() *Stream {
-	return &Stream{Groups: map[string]*Group{}, NodeMaxEntries: DefaultNodeMaxEntries}
+	return &Stream{Groups: map[string]*Group{}, NodeMaxEntries: DefaultNodeMaxEntries, NodeMaxBytes: DefaultNodeMaxBytes}
 }
 
 // Len is the number of live entries.
@@ -70,14 +87,29 @@ func (s *Stream) Append(id ID, fields [][]byte) {
 	var tail *node
 	if len(s.nodes) > 0 {
 		tail = s.nodes[len(s.nodes)-1]
-		if s.NodeMaxEntries > 0 && len(tail.ents) >= s.NodeMaxEntries {
+		maxBytes := s.NodeMaxBytes
+		if maxBytes <= 0 || maxBytes > 1<<30 {
+			maxBytes = 1 << 30
+		}
+		raw := 0
+		for _, f := range fields {
+			raw += len(f)
+		}
+		switch {
+		case tail.lpBytes()+raw >= maxBytes:
+			tail = nil
+		case s.NodeMaxEntries > 0 && len(tail.ents) >= s.NodeMaxEntries:
 			tail = nil
 		}
 	}
 	if tail == nil {
 		tail = &node{}
+		for i := 0; i < len(fields); i += 2 {
+			tail.master = append(tail.master, fields[i])
+		}
 		s.nodes = append(s.nodes, tail)
 	}
+	tail.bytes += entrySize(id, tail.ents0(id), fields, tail.master)
 	tail.ents = append(tail.ents, Entry{ID: id, Fields: fields})
 	tail.deleted = append(tail.deleted, false)
 	tail.live++
@@ -182,7 +214,6 @@ func (s *Stream) Delete(id ID) bool {
 func (s *Stream) kill(i, j int) {
 	n := s.nodes[i]
 	n.deleted[j] = true
-	n.ents[j].Fields = nil
 	n.live--
 	s.length--
 	if n.live == 0 {
@@ -241,7 +272,6 @@ func (s *Stream) Trim(t Trim) int64 {
 				break
 			}
 			n.deleted[j] = true
-			n.ents[j].Fields = nil
 			n.live--
 			s.length--
 			removed++
@@ -262,7 +292,8 @@ func (s *Stream) Clone() *Stream {
 	c := *s
 	c.nodes = make([]*node, len(s.nodes))
 	for i, n := range s.nodes {
-		c.nodes[i] = &node{ents: append([]Entry(nil), n.ents...), deleted: append([]bool(nil), n.deleted...), live: n.live}
+		c.nodes[i] = &node{ents: append([]Entry(nil), n.ents...), deleted: append([]bool(nil), n.deleted...), live: n.live,
+			master: n.master, bytes: n.bytes}
 	}
 	c.Groups = make(map[string]*Group, len(s.Groups))
 	for name, g := range s.Groups {

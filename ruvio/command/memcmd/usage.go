@@ -200,7 +200,7 @@ func ValueSize(v any, samples int) int {
 	case *stream.Stream:
 		size := robj + 96
 		nodes, sum := 0, 0
-		x.EachNode(func(ents []stream.Entry, _ []bool) {
+		x.EachNode(func(ents []stream.Entry, _ []bool, _ [][]byte) {
 			nodes++
 			if nodes > samples {
 				return
