@@ -167,8 +167,11 @@ type Set struct {
 	viewAt time.Time
 	// rec is the watch's recorder, where the moves are recorded too.
 	rec history.Observer
-	// moving counts the moves (and rebalances) being followed.
-	moving sync.WaitGroup
+	// moving counts the moves (and rebalances) being followed; closed
+	// ends the following when the Set is closed.
+	moving    sync.WaitGroup
+	closed    chan struct{}
+	closeOnce sync.Once
 }
 
 var (
@@ -199,6 +202,7 @@ func ForGroup(c topology.Cluster, topo topology.Topology, group string, log *slo
 	}
 	s := &Set{c: cc, group: group, names: topo.Coordinators(), nodeOf: map[string]string{},
 		log: log.With("component", "coordinators", "group", group), clients: map[string]*redis.Client{}, force: map[string]*redis.Client{},
+		closed:    make(chan struct{}),
 		sentinels: topo.System == topology.SystemRedis}
 	if len(s.names) == 0 {
 		return nil, errors.New("coordinators: the topology has none")
@@ -219,8 +223,10 @@ func (s *Set) client(name string, timeout time.Duration) *redis.Client {
 		DialTimeout: askTimeout, ReadTimeout: timeout, WriteTimeout: askTimeout, PoolTimeout: timeout})
 }
 
-// Close closes the connections to the coordinators.
+// Close stops following moves and closes the connections to the
+// coordinators.
 func (s *Set) Close() {
+	s.closeOnce.Do(func() { close(s.closed) })
 	for _, m := range []map[string]*redis.Client{s.clients, s.force} {
 		for _, cl := range m {
 			cl.Close()

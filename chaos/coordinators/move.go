@@ -182,6 +182,8 @@ func (s *Set) follow(ctx context.Context, rec history.Observer, kind, id string,
 		select {
 		case <-ctx.Done():
 			return
+		case <-s.closed:
+			return
 		case <-t.C:
 		}
 	}
