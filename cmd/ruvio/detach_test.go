@@ -2,6 +2,9 @@ package main
 
 import (
 	"net"
+	"os"
+	"path/filepath"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -65,5 +68,58 @@ func TestFailoverRepointsALaggingReplicaWithoutAFullCopy(t *testing.T) {
 	}
 	if v := do(t, behind.p, "GET", "lag:49"); v != "49" {
 		t.Fatalf("lag:49 on the lagging replica = %v", v)
+	}
+}
+
+// A member that refuses RUVIO DETACH (here its ACL user lacks
+// ruvio|detach, as a member of an older build lacks the command) is
+// detached with REPLICAOF NO ONE instead, with a warning, and the failover
+// goes on.
+func TestFailoverFallsBackToReplicaOfNoOneWhenDetachIsRefused(t *testing.T) {
+	var g []*member
+	for i := 0; i < 3; i++ {
+		repl := "127.0.0.1:" + strconv.Itoa(freePort(t, 1))
+		env := []string{"RUVIO_REPLICATION_LISTEN=" + repl, "RUVIO_REPLICATION_ROLE=primary"}
+		if i > 0 {
+			env = []string{"RUVIO_REPLICATION_LISTEN=" + repl, "RUVIO_REPLICATION_ROLE=replica", "RUVIO_REPLICATION_PRIMARY=" + g[0].repl}
+		}
+		dir := t.TempDir()
+		file := filepath.Join(dir, "ruvio.toml")
+		body := "[[users]]\nname = \"coordinator\"\npassword = \"coord-secret\"\n" +
+			"rules = \"-@all +role +info +config|get +replicaof +ruvio|lease +ruvio|topology\"\n"
+		if err := os.WriteFile(file, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		m := &member{dir: dir, env: env, repl: repl, args: []string{"--config", file, "--durability", "always", "--port", strconv.Itoa(freePort(t, 1))}}
+		m.restart(t)
+		g = append(g, m)
+	}
+	cs := startCoordinators(t, 3, g, "auth = \"coordinator coord-secret\"\n")
+	poll.Until(t, 15*time.Second, "the first primary to be recorded", func() bool { return primaryOf(cs[0], "") == g[0].p.addr() })
+	writeKeys(t, g[0].p, "before:", 20)
+	g[0].p.cmd.Process.Signal(syscall.SIGKILL)
+	<-g[0].p.done
+	var promoted string
+	poll.Until(t, 15*time.Second, "a failover", func() bool {
+		promoted = primaryOf(cs[1], "")
+		return promoted != "" && promoted != g[0].p.addr()
+	})
+	poll.Until(t, 10*time.Second, "the promoted replica to answer as the primary", func() bool { return roleOf(promoted) == "master" })
+	var warned, fellBack int
+	for _, c := range cs {
+		for _, line := range strings.Split(c.logs.String(), "\n") {
+			if strings.Contains(line, "a member refused RUVIO DETACH") && strings.Contains(line, "NOPERM") {
+				warned++
+			}
+			if strings.Contains(line, "detached a replica from the old primary") && strings.Contains(line, "command=\"REPLICAOF NO ONE\"") {
+				fellBack++
+			}
+		}
+	}
+	// Both replicas, at least (a round that promoted no one detaches them
+	// again).
+	if warned < 2 || fellBack < 2 {
+		dumpLogs(t, cs)
+		t.Fatalf("%d warnings and %d replicas detached with REPLICAOF NO ONE, want 2 of each", warned, fellBack)
 	}
 }
