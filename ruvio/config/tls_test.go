@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 
+	"pgregory.net/rapid"
+
 	"github.com/ruvio/ruvio/ruvio/tlsconf/tlstest"
 )
 
@@ -106,4 +108,42 @@ func TestTLSParams(t *testing.T) {
 			t.Errorf("CONFIG SET %s = %v, want immutable", name, err)
 		}
 	}
+}
+
+// The TLS rules stated once more, independently: with files that load,
+// Validate finds a TLS problem exactly when the certificate and key are
+// not set together, TLS is in use without a certificate, or a CA is needed
+// and missing.
+func TestValidateTLSRulesProperty(t *testing.T) {
+	ca := tlstest.NewCA(t, "test CA")
+	cert, key := ca.Issue("node", "127.0.0.1").Write(t, t.TempDir())
+	rapid.Check(t, func(rt *rapid.T) {
+		c := Default()
+		port := rapid.Bool().Draw(rt, "tls_port")
+		hasCert := rapid.Bool().Draw(rt, "tls_cert")
+		hasKey := rapid.Bool().Draw(rt, "tls_key")
+		hasCA := rapid.Bool().Draw(rt, "tls_client_ca")
+		c.TLSClientAuth = rapid.SampledFrom([]string{"no", "optional", "yes"}).Draw(rt, "tls_client_auth")
+		c.Replication.TLS = rapid.Bool().Draw(rt, "replication.tls")
+		if port {
+			c.TLSPort = 16379
+		}
+		if hasCert {
+			c.TLSCert = cert
+		}
+		if hasKey {
+			c.TLSKey = key
+		}
+		if hasCA {
+			c.TLSClientCA = ca.File
+		}
+		inUse := port || c.Replication.TLS
+		wantProblem := hasCert != hasKey ||
+			(inUse && !hasCert) ||
+			(!hasCA && (c.Replication.TLS || (inUse && c.TLSClientAuth != "no")))
+		err := c.Validate()
+		if (err != nil) != wantProblem {
+			rt.Fatalf("Validate() = %v, want a problem: %v", err, wantProblem)
+		}
+	})
 }

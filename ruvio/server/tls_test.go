@@ -233,6 +233,21 @@ func TestTLSReplication(t *testing.T) {
 	if got := plain.info(0)["wal_last_sequence"]; got == p.info(0)["wal_last_sequence"] {
 		t.Fatalf("the clear-text replica reached the primary's sequence %s", got)
 	}
+
+	// A replica on TLS that trusts the primary but shows a certificate of
+	// another CA is refused: the primary asks for one tls_client_ca vouches
+	// for.
+	stranger := tlstest.NewCA(t, "stranger CA")
+	sc, sk := stranger.Issue("stranger", "127.0.0.1").Write(t, t.TempDir())
+	foreign := newNode(t, "foreign replica", 2, func(c *config.Config) {
+		asReplicaOf(p)(c)
+		secure(c)
+		c.TLSCert, c.TLSKey = sc, sk
+	}).start()
+	poll.Until(t, 10*time.Second, "the replica with a foreign certificate to report its failed link", func() bool {
+		info := foreign.info(0)
+		return info["master_link_status"] == "down" && strings.Contains(info["master_link_error"], "certificate")
+	})
 }
 
 // redis-cli built with TLS talks to a TLS port as to a plain one.
