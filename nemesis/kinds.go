@@ -34,8 +34,8 @@ const (
 	Rebalance = "rebalance"
 )
 
-// Actor carries out a step that is an operator's command (Force); the
-// note says what came of it, for the report.
+// Actor carries out a step that is an operator's command (Force, Move,
+// Rebalance); the note says what came of it, for the report.
 type Actor interface {
 	Act(ctx context.Context, st Step) (note string, err error)
 }
