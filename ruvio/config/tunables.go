@@ -15,6 +15,9 @@ import (
 type Tunables struct {
 	SlowlogLogSlowerThan int64 // µs; -1 disables the slow log, 0 logs every command
 	SlowlogMaxLen        int64
+	// LatencyMonitorThreshold is the LATENCY monitor's threshold in ms; 0
+	// records nothing.
+	LatencyMonitorThreshold int64
 	HashMaxListpackEntries,
 	HashMaxListpackValue,
 	ListMaxListpackSize,
@@ -56,6 +59,7 @@ type tunable struct {
 var tunables = []tunable{
 	{"slowlog-log-slower-than", "", -1, math.MaxInt64, false, func(t *Tunables) *int64 { return &t.SlowlogLogSlowerThan }},
 	{"slowlog-max-len", "", 0, math.MaxInt64, false, func(t *Tunables) *int64 { return &t.SlowlogMaxLen }},
+	{"latency-monitor-threshold", "", 0, math.MaxInt64, false, func(t *Tunables) *int64 { return &t.LatencyMonitorThreshold }},
 	{"hash-max-listpack-entries", "hash-max-ziplist-entries", 0, math.MaxInt64, false, func(t *Tunables) *int64 { return &t.HashMaxListpackEntries }},
 	{"hash-max-listpack-value", "hash-max-ziplist-value", 0, math.MaxInt64, true, func(t *Tunables) *int64 { return &t.HashMaxListpackValue }},
 	{"list-max-listpack-size", "list-max-ziplist-size", math.MinInt32, math.MaxInt32, false, func(t *Tunables) *int64 { return &t.ListMaxListpackSize }},

@@ -14,6 +14,7 @@ import (
 func (s *Server) applyTunables(t config.Tunables) {
 	s.slowThreshold.Store(t.SlowlogLogSlowerThan)
 	s.slowMaxLen.Store(t.SlowlogMaxLen)
+	s.latency().threshold.Store(t.LatencyMonitorThreshold)
 }
 
 // logSlow adds a command that ran for d to the slow log if it was slow

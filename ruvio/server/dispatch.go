@@ -87,6 +87,7 @@ func (c *conn) execute(args [][]byte) {
 		c.srv.feedMonitors(line)
 	}
 	took := time.Since(start) - c.waited
+	c.srv.observeLatency(run, took)
 	c.logSlow(run, args, took)
 	if m := s.metrics; m != nil {
 		m.observe(c.shard.ID, run, took)
