@@ -17,13 +17,14 @@ import (
 // So before recording a promotion the leader detaches every replica it
 // reaches: each one is sent RUVIO DETACH, which ends its stream from the
 // old primary before the command answers and leaves it a read-only
-// replica on its own epoch, its log untouched. A member of an older build
-// (or one that refuses it) is sent REPLICAOF NO ONE instead, which also
-// ends the stream but makes it a primary: its log gains a fork record
-// and, unless it is the one promoted, it takes a full copy from the new
-// primary afterwards. From then on no detached
-// replica takes another record of the old primary, so none confirms
-// another of its writes, and what each holds is final. The candidate is
+// replica on its own epoch, its log untouched, so if it is not the one
+// promoted it continues from its log on the new primary. A member of an
+// older build (or one that refuses it) is sent REPLICAOF NO ONE instead,
+// which also ends the stream but makes it a primary: its log gains a fork
+// record and, unless it is the one promoted or held exactly what that one
+// held, it takes a full copy from the new primary afterwards. From then on
+// no detached replica takes another record of the old primary, so none
+// confirms another of its writes, and what each holds is final. The candidate is
 // detached last, once it caught up with the others where it lagged (the
 // old primary, if it still runs, streams to it meanwhile); the leader
 // then promotes the detached replica whose log reaches, on every shard,
