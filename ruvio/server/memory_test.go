@@ -34,7 +34,6 @@ func TestMemoryRepliesMatchRedis(t *testing.T) {
 		{"MEMORY", "USAGE"},
 		{"MEMORY", "FOO"},
 		{"MEMORY", "PURGE"},
-		{"MEMORY", "DOCTOR"},
 	}
 	for _, proto := range []int{2, 3} {
 		t.Run(fmt.Sprintf("resp%d", proto), func(t *testing.T) { compareFixed(t, proto, cmds) })
@@ -83,5 +82,11 @@ func TestMemoryUsageAndStats(t *testing.T) {
 		if _, ok := got[f]; !ok {
 			t.Errorf("MEMORY STATS lacks %s", f)
 		}
+	}
+	// Which of its two texts DOCTOR answers depends on the heap of the
+	// whole test process, so only its shape is checked.
+	doc := c.Do(ctx, "MEMORY", "DOCTOR").Val()
+	if s, ok := doc.(string); !ok || !strings.HasPrefix(s, "Hi Sam, ") || !strings.HasSuffix(s, "\n") {
+		t.Errorf("MEMORY DOCTOR = %q", doc)
 	}
 }
