@@ -4,7 +4,8 @@
 // either changes reads them again, so a certificate renewed on disk is
 // served without a restart. A replacement that does not load (half written,
 // a key that does not match) leaves the previous certificate in force and is
-// logged once per change.
+// logged once per change, and at most once per WarnEvery: failures inside
+// it are logged together by the first handshake after it.
 package tlsconf
 
 import (
@@ -82,6 +83,46 @@ type Store struct {
 	// is neither retried nor logged again until it changes once more.
 	triedCert [2]stamp
 	triedCA   stamp
+	warn      warner
+}
+
+// WarnEvery is the least time between two warnings of one store about
+// files that do not load. A failure inside it is held back and logged by
+// the first handshake after it, with how many were held back.
+const WarnEvery = time.Minute
+
+// warner logs failed reloads once per change of the files and at most once
+// per WarnEvery. Its fields are guarded by the Store's mutex.
+type warner struct {
+	now      func() time.Time // time.Now outside tests
+	last     time.Time        // when the last warning was logged
+	pending  []any            // the held-back warning's attributes, nil if none
+	heldBack int              // failures held back since the last warning
+}
+
+// failed records a reload that did not load; it logs now or holds it back.
+func (s *Store) failed(attrs ...any) {
+	w := &s.warn
+	w.pending, w.heldBack = attrs, w.heldBack+1
+	s.flushWarning()
+}
+
+// flushWarning logs the held-back warning once WarnEvery has passed.
+func (s *Store) flushWarning() {
+	w := &s.warn
+	if w.pending == nil {
+		return
+	}
+	now := w.now()
+	if !w.last.IsZero() && now.Sub(w.last) < WarnEvery {
+		return
+	}
+	attrs := w.pending
+	if w.heldBack > 1 {
+		attrs = append(attrs, "failed_reloads_since_last_warning", w.heldBack)
+	}
+	s.log.Warn("TLS files changed on disk but do not load; keeping the previous ones", attrs...)
+	w.last, w.pending, w.heldBack = now, nil, 0
 }
 
 // Load reads the files for the first time. Unlike later reloads, a file
@@ -90,7 +131,7 @@ func Load(files Files, log *slog.Logger) (*Store, error) {
 	if log == nil {
 		log = slog.Default()
 	}
-	s := &Store{files: files, log: log}
+	s := &Store{files: files, log: log, warn: warner{now: time.Now}}
 	if (files.Cert == "") != (files.Key == "") {
 		return nil, errors.New("tls: a certificate needs its key and a key its certificate")
 	}
@@ -160,11 +201,11 @@ func (s *Store) Certificate() *tls.Certificate {
 	now := [2]stamp{stat(s.files.Cert), stat(s.files.Key)}
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	defer s.flushWarning()
 	if now != s.triedCert {
 		s.triedCert = now
 		if c, err := loadPair(s.files.Cert, s.files.Key); err != nil {
-			s.log.Warn("TLS certificate changed on disk but does not load; keeping the previous one",
-				"cert", s.files.Cert, "key", s.files.Key, "err", err)
+			s.failed("cert", s.files.Cert, "key", s.files.Key, "err", err)
 		} else {
 			s.cert = c
 			s.log.Info("TLS certificate reloaded", "cert", s.files.Cert)
@@ -182,11 +223,11 @@ func (s *Store) Pool() *x509.CertPool {
 	now := stat(s.files.CA)
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	defer s.flushWarning()
 	if now != s.triedCA {
 		s.triedCA = now
 		if p, err := loadPool(s.files.CA); err != nil {
-			s.log.Warn("TLS CA bundle changed on disk but does not load; keeping the previous one",
-				"ca", s.files.CA, "err", err)
+			s.failed("ca", s.files.CA, "err", err)
 		} else {
 			s.pool = p
 			s.log.Info("TLS CA bundle reloaded", "ca", s.files.CA)

@@ -9,6 +9,7 @@ import (
 	"net"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -165,7 +166,12 @@ func TestRotation(t *testing.T) {
 	var logged bytes.Buffer
 	warns := 0
 	log := slog.New(countingHandler{slog.NewTextHandler(&logged, nil), &warns})
-	server := store(t, tlsconf.Files{Cert: sc, Key: sk}, log).ServerConfig(tlsconf.AuthNo)
+	st := store(t, tlsconf.Files{Cert: sc, Key: sk}, log)
+	// Each step comes after the warnings' rate limit, so every failed
+	// change is logged.
+	clock := time.Now()
+	tlsconf.SetClock(st, func() time.Time { return clock })
+	server := st.ServerConfig(tlsconf.AuthNo)
 	client := store(t, tlsconf.Files{CA: ca.File}, nil)
 
 	second := ca.Issue("server", "127.0.0.1")
@@ -187,6 +193,7 @@ func TestRotation(t *testing.T) {
 		{"repaired", func() { tlstest.WriteFile(t, sk, first.KeyPEM) }, first.Serial, 2},
 	}
 	for _, st := range steps {
+		clock = clock.Add(tlsconf.WarnEvery)
 		st.write()
 		got, err := handshake(t, server, client.ClientConfig("127.0.0.1"))
 		if err != nil {
@@ -252,4 +259,51 @@ func readPEM(t *testing.T, path string) []byte {
 		t.Fatal(err)
 	}
 	return b
+}
+
+// Failed reloads within WarnEvery of a warning are held back, and the
+// first handshake after it logs them once, with their count.
+func TestWarningsRateLimited(t *testing.T) {
+	ca := tlstest.NewCA(t, "test CA")
+	good := ca.Issue("server", "127.0.0.1")
+	sc, sk := good.Write(t, t.TempDir())
+	var logged bytes.Buffer
+	warns := 0
+	st := store(t, tlsconf.Files{Cert: sc, Key: sk}, slog.New(countingHandler{slog.NewTextHandler(&logged, nil), &warns}))
+	clock := time.Now()
+	tlsconf.SetClock(st, func() time.Time { return clock })
+	server := st.ServerConfig(tlsconf.AuthNo)
+	client := store(t, tlsconf.Files{CA: ca.File}, nil)
+	steps := []struct {
+		name    string
+		advance time.Duration
+		broken  bool
+		warns   int
+	}{
+		{"first broken change: logged", 0, true, 1},
+		{"second within the limit: held back", time.Second, true, 1},
+		{"third within the limit: held back", time.Second, true, 1},
+		{"no change, limit not passed", time.Second, false, 1},
+		{"no change, limit passed: the held-back warning", tlsconf.WarnEvery, false, 2},
+		{"nothing held back", tlsconf.WarnEvery, false, 2},
+	}
+	for i, step := range steps {
+		clock = clock.Add(step.advance)
+		if step.broken {
+			tlstest.WriteFile(t, sc, []byte("broken "+strconv.Itoa(i)))
+		}
+		got, err := handshake(t, server, client.ClientConfig("127.0.0.1"))
+		if err != nil {
+			t.Fatalf("%s: %v", step.name, err)
+		}
+		if got.Cmp(good.Serial) != 0 {
+			t.Errorf("%s: served serial %v, want the good %v", step.name, got, good.Serial)
+		}
+		if warns != step.warns {
+			t.Errorf("%s: %d warnings, want %d:\n%s", step.name, warns, step.warns, logged.String())
+		}
+	}
+	if !strings.Contains(logged.String(), "failed_reloads_since_last_warning=2") {
+		t.Errorf("the held-back warning does not count two failures:\n%s", logged.String())
+	}
 }
