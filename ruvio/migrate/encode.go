@@ -5,7 +5,9 @@ import (
 	"strconv"
 
 	"github.com/ruvio/ruvio/ruvio/deque"
+	"github.com/ruvio/ruvio/ruvio/rdb"
 	"github.com/ruvio/ruvio/ruvio/sortedset"
+	"github.com/ruvio/ruvio/ruvio/stream"
 )
 
 // EntryOps is the commands that rebuild key, holding val and expiring
@@ -51,6 +53,14 @@ func EntryOps(key string, val any, expireAt int64) (ops [][][]byte, size int, er
 			elems = append(elems, []byte(sortedset.FormatScore(it.Score)), []byte(it.Member))
 		}
 		chunked("ZADD", elems, 2)
+	case *stream.Stream:
+		// A stream (its entries, groups, pending entries and consumers)
+		// travels whole as its DUMP payload, which RESTORE rebuilds.
+		payload, err := rdb.Encode(v)
+		if err != nil {
+			return nil, 0, fmt.Errorf("ERR key %q: %v", key, err)
+		}
+		ops = append(ops, [][]byte{[]byte("RESTORE"), k, []byte("0"), payload, []byte("REPLACE")})
 	default:
 		return nil, 0, fmt.Errorf("ERR key %q holds a value of type %T that a slot move cannot carry", key, val)
 	}

@@ -110,7 +110,7 @@ func (s *Server) applyMoved(c *conn, im *importMove, args [][]byte) string {
 
 // movableOp reports whether name is a command a move's batch may hold.
 func movableOp(name []byte) bool {
-	for _, ok := range []string{"del", "set", "rpush", "sadd", "hset", "zadd", "pexpireat"} {
+	for _, ok := range []string{"del", "set", "rpush", "sadd", "hset", "zadd", "restore", "pexpireat"} {
 		if command.Eq(name, ok) {
 			return true
 		}

@@ -139,7 +139,20 @@ func rangeKeys(t *testing.T, c *redis.Client, count int) []string {
 			continue
 		}
 		var err error
-		switch len(keys) % 5 {
+		switch len(keys) % 6 {
+		case 5:
+			// A stream with a consumer group and a pending entry: it
+			// travels as its DUMP payload.
+			err = c.XAdd(ctx, &redis.XAddArgs{Stream: k, ID: "1-1", Values: []any{"f", k}}).Err()
+			if err == nil {
+				err = c.XAdd(ctx, &redis.XAddArgs{Stream: k, ID: "2-1", Values: []any{"g", "2"}}).Err()
+			}
+			if err == nil {
+				err = c.XGroupCreate(ctx, k, "grp", "0").Err()
+			}
+			if err == nil {
+				err = c.XReadGroup(ctx, &redis.XReadGroupArgs{Group: "grp", Consumer: "alice", Streams: []string{k, ">"}, Count: 1}).Err()
+			}
 		case 0:
 			err = c.Set(ctx, k, "v"+k, time.Hour).Err()
 		case 1:
@@ -160,7 +173,7 @@ func rangeKeys(t *testing.T, c *redis.Client, count int) []string {
 	big := keys[:min(4, len(keys))]
 	for i, k := range big {
 		var err error
-		switch len(keys[:i]) % 5 {
+		switch len(keys[:i]) % 6 {
 		case 1:
 			vals := make([]any, 3*migrate.OpElems)
 			for j := range vals {
@@ -209,6 +222,14 @@ func describe(c *redis.Client, k string) string {
 		v = ms
 	case "zset":
 		v, err = c.ZRangeWithScores(ctx, k, 0, -1).Result()
+	case "stream":
+		var entries []redis.XMessage
+		if entries, err = c.XRange(ctx, k, "-", "+").Result(); err == nil {
+			var pending *redis.XPending
+			if pending, err = c.XPending(ctx, k, "grp").Result(); err == nil {
+				v = fmt.Sprintf("%v pending=%d %v", entries, pending.Count, pending.Consumers)
+			}
+		}
 	}
 	if err != nil {
 		return "error " + err.Error()
