@@ -596,3 +596,74 @@ func TestReplicaDownDuringTwoMovesCatchesUpFromTheLog(t *testing.T) {
 }
 
 func sl(k string) int { return slots.Of([]byte(k)) }
+
+// Moves taking turns between the two shards of the target group reach its
+// replica, each range on the shard that received it: the replica follows
+// every shard's log, SlotsArrived records included.
+func TestMovesTakingTurnsBetweenShardsReachTheReplica(t *testing.T) {
+	mn := startMoveNodes(t, true)
+	ranges := []struct{ first, last, from, to int }{
+		{100, 199, 0, 0}, {4200, 4299, 1, 1}, {500, 599, 0, 1}, {4500, 4599, 1, 0},
+	}
+	var keys []string
+	ca := mn.a.client(0)
+	for _, r := range ranges {
+		n := 0
+		for i := 0; n < 10; i++ {
+			k := fmt.Sprintf("turn%d-%d", r.first, i)
+			if s := sl(k); s >= r.first && s <= r.last {
+				mustDo(t, ca, "SET", k, k)
+				keys = append(keys, k)
+				n++
+			}
+		}
+	}
+	m := mn.m
+	for i, r := range ranges {
+		id := fmt.Sprint(60 + i)
+		src, dst := mn.a.client(r.from), mn.b.client(r.to)
+		mustDo(t, dst, "RUVIO", "MIGRATE", "IMPORT", id, r.first, r.last, addr(mn.a.cfg.Port+r.from))
+		mustDo(t, src, "RUVIO", "MIGRATE", "EXPORT", id, r.first, r.last, addr(mn.b.cfg.Port+r.to))
+		poll.Until(t, 30*time.Second, "move "+id+" to prepare", func() bool {
+			st := status(t, src, id)
+			if st["state"] == "failed" {
+				t.Fatalf("move %s failed: %v", id, st)
+			}
+			return st["state"] == "prepared"
+		})
+		next, err := m.Move(r.first, r.last, "b", r.to)
+		if err != nil {
+			t.Fatal(err)
+		}
+		m = next
+		if err := setMap(mn.b, m); err != nil {
+			t.Fatal(err)
+		}
+		if err := setMap(mn.a, m); err != nil {
+			t.Fatal(err)
+		}
+	}
+	c2 := redis.NewClient(&redis.Options{Addr: mn.b2.srv.Addr(0), MaxRetries: -1,
+		OnConnect: func(ctx context.Context, cn *redis.Conn) error { return cn.ReadOnly(ctx).Err() }})
+	defer c2.Close()
+	poll.Until(t, 20*time.Second, "the replica to serve every moved range", func() bool {
+		for _, k := range keys {
+			if v, err := c2.Get(context.Background(), k).Result(); err != nil || v != k {
+				return false
+			}
+		}
+		return true
+	})
+	// Each range is on the shard that received it, on the primary and on
+	// the replica alike: ten keys a range, two ranges a shard.
+	for _, n := range []*node{mn.b, mn.b2} {
+		for shard := range 2 {
+			if got, _ := n.srv.shards[shard].KeyCount(); got != 20 {
+				t.Errorf("node %s shard %d holds %d keys, want the 20 of the two ranges moved into it", n.name, shard, got)
+			}
+		}
+	}
+	if err := setMap(mn.b2, m); err != nil {
+		t.Fatalf("the map after the moves on the replica: %v", err)
+	}
+}
