@@ -37,6 +37,20 @@ func movedLoad(slots string, clients int, rate float64) []workloads.Spec {
 	}
 }
 
+// The move-big scenario's preload: bigRangeKeys keys of bigRangeBytes
+// bytes each in the moving range, written before the load starts.
+const (
+	bigRangeKeys  = 50000
+	bigRangeBytes = 256
+)
+
+// bigRangeLoad is movedLoad with the set workload preloading the range.
+func bigRangeLoad(clients int, rate float64) []workloads.Spec {
+	l := movedLoad(movedSlots, clients, rate)
+	l[0].Preload, l[0].PreloadBytes = bigRangeKeys, bigRangeBytes
+	return l
+}
+
 // moveAt is one COORDINATOR MOVE of moveTarget at frac of the run.
 func moveAt(frac float64) func(*rand.Rand, time.Duration) []nemesis.Step {
 	return func(_ *rand.Rand, d time.Duration) []nemesis.Step {
@@ -57,22 +71,44 @@ func moveThenKill(_ *rand.Rand, d time.Duration) []nemesis.Step {
 	}
 }
 
-// The rebalance scenario runs twoGroups with a holding 1024 slots more
-// than its share:
-// a 0-9215 (shards 0-4607 and 4608-9215), b 9216-16383. REBALANCE's
-// plan makes four moves of 256 slots, 4096-5119 in all, alternating a's
-// shards (coordinator/rules/rebalance.go decides; rebalancedSlots is
-// what it chose for this map).
-const rebalancedSlots = "4096-5119"
+// The rebalance scenario: the groups of twoGroups, full (a 0-8191, b
+// 8192-16383), and a third group c (n7 primary, n8 replica) that joins
+// with no slots, listed with slots = [] in the coordinators' [[groups]]
+// and with "slots" and nothing after it in the nodes' cluster_topology.
+// REBALANCE's plan (coordinator/rules/rebalance.go decides) gives c its
+// share, 5461 slots, in 22 moves of at most 256 slots, taking turns
+// between b and a and between their shards: the first four are
+// 12032-12287 b/0, 3840-4095 a/0, 12288-12543 b/1 and 4096-4351 a/1, all
+// to c. The load writes keys of those four moves: the set workload in b's
+// two (rebalancedFromB), the register workload in a's (rebalancedFromA).
+const (
+	groupC          = "c"
+	primaryC        = "n7"
+	rebalancedFromB = "12032-12543"
+	rebalancedFromA = "3840-4351"
+)
 
-// lopsided is the rebalance scenario's topology (see rebalancedSlots).
-func lopsided() topology.Topology {
+// joining is the rebalance scenario's topology: twoGroups and the empty
+// group c.
+func joining() topology.Topology {
 	t := twoGroups()
-	t.Groups = []topology.ClusterGroup{
-		{Name: groupA, Slots: []string{"0-9215"}},
-		{Name: groupB, Slots: []string{"9216-16383"}},
+	t.Groups = append(t.Groups, topology.ClusterGroup{Name: groupC, Slots: []string{}})
+	node := func(name, primary string) topology.NodeSpec {
+		return topology.NodeSpec{Name: name, Role: topology.RoleNode, Group: groupC, ReplicaOf: primary,
+			Args: []string{"server", "--durability", "always"}}
 	}
+	// Before the coordinators, as the other data nodes.
+	nodes := append([]topology.NodeSpec{}, t.Nodes[:6]...)
+	nodes = append(nodes, node(primaryC, ""), node("n8", primaryC))
+	t.Nodes = append(nodes, t.Nodes[6:]...)
 	return t
+}
+
+// rebalanceLoad is the set and register load of movedLoad, the sets on
+// keys of b's first two moves and the registers on keys of a's.
+func rebalanceLoad() []workloads.Spec {
+	sets, regs := movedLoad(rebalancedFromB, 4, 100), movedLoad(rebalancedFromA, 4, 100)
+	return []workloads.Spec{sets[0], regs[1]}
 }
 
 func rebalanceAt(_ *rand.Rand, d time.Duration) []nemesis.Step {
@@ -182,29 +218,65 @@ func init() {
 		},
 	})
 	register(Scenario{
+		Name: "move-big",
+		Summary: "the move scenario with the moving range preloaded with 50000 keys of 256 bytes: whether the " +
+			"writers' wait on TRYAGAIN grows with the keys and bytes the move copies",
+		Topology:  twoGroups(),
+		Workloads: bigRangeLoad(4, 100),
+		Duration:  12 * time.Second, Settle: 2 * time.Second,
+		Schedule: moveAt(0.4),
+		Expect: check.Expectations{MinAcknowledged: 1, MaxLost: i64(0), RequireLinearizable: true, RequireConverged: true,
+			Failovers: i64(0), Moves: &check.MoveExpectations{MinCommitted: 1}},
+		Figures: []Figure{
+			msFigure("F13d", "slot move of a range holding 50000 keys of 256 bytes (about 12.8 MB) besides the 14 written, "+
+				"at the move scenario's write rate: longest acknowledged write on the written keys during the move", "report", slowestWrite),
+			msFigure("F13e", "the same: longest stretch without an acknowledged write on the written keys during the move",
+				"report", freezeOf),
+			msFigure("F13f", "the same: COORDINATOR MOVE -> STATUS says committed (the copy of the whole range included)",
+				"report", moveMsOf),
+			countFigure("F13g", "the same: acknowledged writes per second on the range's keys over the run", "writes/s",
+				"report", writeRateOf),
+			lostFigure("F13h", "the same: acknowledged durable writes lost", "0, every run"),
+		},
+		Notes: []string{
+			"The move scenario's groups, load (four set clients at 100 adds/s on 8 keys, four register clients at " +
+				"50 ops/s on 6 keys, every key in slots 0-1023) and move at 40% of the run. Before the load starts, " +
+				"one cluster client writes 50000 more string keys of 256 bytes in slots 0-1023 (pipelines of 500 " +
+				"SETs, no durability wait), so the move copies about 12.8 MB besides the written keys. The preloaded " +
+				"keys are never written again: the dirty keys the catch-up and the freeze send are the load's alone. " +
+				"Set against F13 (the same load, 14 keys in the range) and M2 (14 keys, writes as fast as they go), " +
+				"the rows tell what grows the freeze: the range's size or the writes during it.",
+			noteMoveMeasure,
+		},
+	})
+	register(Scenario{
 		Name: "rebalance",
-		Summary: "a lopsided two-group map (a 0-9215, b 9216-16383) evened out by COORDINATOR REBALANCE under durable " +
-			"cluster-client load on the moving slots: moves, total time, longest TRYAGAIN wait, lost",
-		Topology:  lopsided(),
-		Workloads: movedLoad(rebalancedSlots, 4, 100),
-		Duration:  14 * time.Second, Settle: 2 * time.Second,
+		Summary: "a new group with no slots joins two full ones and COORDINATOR REBALANCE gives it its share, under " +
+			"durable cluster-client load on keys that move: moves, total time, longest TRYAGAIN wait, lost",
+		Topology:  joining(),
+		Workloads: rebalanceLoad(),
+		Duration:  16 * time.Second, Settle: 2 * time.Second,
 		Schedule: rebalanceAt,
 		Expect: check.Expectations{MinAcknowledged: 1, MaxLost: i64(0), RequireLinearizable: true, RequireConverged: true,
 			Failovers: i64(0), Moves: &check.MoveExpectations{MinCommitted: 1, Rebalanced: true}},
 		Figures: []Figure{
-			msFigure("B1", "COORDINATOR REBALANCE -> STATUS says done (four moves of 256 slots)", "report",
+			msFigure("B1", "new empty group joins two full ones: COORDINATOR REBALANCE -> STATUS says done (22 planned moves of <= 256 slots)", "report",
 				func(s check.Summary) *int64 { return movesOf(s).RebalanceMs }),
-			countFigure("B1a", "the same: moves recorded committed", "moves", "4", committedOf),
-			msFigure("B1b", "the same: longest acknowledged write on the moving slots' keys during a move", "report", slowestWrite),
-			lostFigure("B1c", "the same: acknowledged durable writes lost", "0, every run"),
+			countFigure("B1a", "the same: moves the operator saw committed in STATUS (polled every 20 ms)", "moves", "22", committedOf),
+			msFigure("B1b", "the same: longest acknowledged write on the moving slots' keys during a move (its TRYAGAIN retries included)", "report", slowestWrite),
+			msFigure("B1d", "the same: longest stretch without an acknowledged write on a moving range's keys during its move", "report", freezeOf),
+			lostFigure("B1c", "the same: acknowledged durable writes lost, the final reads on the new owner", "0, every run"),
 		},
 		Notes: []string{
-			"Groups a (n1, n2) with slots 0-9215 and b (n3, n4) with 9216-16383: a holds 1024 slots above its share. " +
-				"The load's keys are all in 4096-5119, the slots the plan moves (4352-4607 and 4096-4351 from a's shard 0 " +
-				"to b's, 4608-4863 and 4864-5119 from a's shard 1 to b's). At 30% of the run COORDINATOR REBALANCE; " +
-				"the leader moves 256 slots at a time from a to b. The operator records each move it sees end in STATUS " +
-				"(a move shorter than the 20 ms poll may go unseen: committed counts what was seen) and the rebalance " +
-				"from its sending to rebalance:done.",
+			"Groups a (n1 primary, n2, n3: slots 0-8191) and b (n4 primary, n5, n6: 8192-16383), two shards per node, " +
+				"durability always, three coordinators; group c (n7 primary, n8) is listed with slots = [] in the " +
+				"coordinators' [[groups]] and with no slots in the nodes' cluster_topology: it owns nothing when the run " +
+				"starts. The set workload's keys are in 12032-12543 and the register workload's in 3840-4351, the slots " +
+				"of the plan's first four moves (12032-12287 b/0, 3840-4095 a/0, 12288-12543 b/1, 4096-4351 a/1, all to c). " +
+				"At 30% of the run COORDINATOR REBALANCE; the leader makes the plan's 22 moves one after the other, " +
+				"5461 slots in all, leaving a, b and c within one slot of 16384/3 each. The operator records each move " +
+				"it sees end in STATUS (a move shorter than the 20 ms poll may go unseen: committed counts what was seen) " +
+				"and the rebalance from its sending to rebalance:done.",
 			noteMoveMeasure,
 		},
 	})

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/ruvio/ruvio/coordinator"
+	clustermap "github.com/ruvio/ruvio/ruvio/topology"
 )
 
 // clustered is two groups of a primary and a replica, the replica of b
@@ -99,5 +100,58 @@ func TestCheckGroupsRejects(t *testing.T) {
 				t.Fatalf("err %v, want one saying %q", err, tc.want)
 			}
 		})
+	}
+}
+
+// A group listed with no slots (one that joins to be rebalanced into)
+// is accepted, written as "slots" with nothing after it in the nodes'
+// cluster_topology file and as slots = [] in coordinator.toml, and both
+// load back as a group that owns nothing.
+func TestEmptyGroup(t *testing.T) {
+	topo := clustered()
+	topo.Groups = append(topo.Groups, ClusterGroup{Name: "c"})
+	topo.Nodes = append(topo.Nodes, NodeSpec{Name: "n5", Role: RoleNode, Group: "c"}, NodeSpec{Name: "n6", Role: RoleNode, Group: "c", ReplicaOf: "n5"})
+	if err := topo.CheckGroups(); err != nil {
+		t.Fatal(err)
+	}
+	addr := func(n string) string { return n + ":6379" }
+	b, err := topo.ClusterMap(addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasSuffix(string(b), "group c shards 2 members n5:6379 n6:6379 slots\n") {
+		t.Fatalf("cluster map:\n%s", b)
+	}
+	m, err := clustermap.Parse(string(b))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, g := range m.Groups {
+		if g.Name == "c" && len(g.Ranges) != 0 {
+			t.Fatalf("c owns %v", g.Ranges)
+		}
+	}
+	l := CoordinatorLayout{Listen: "127.0.0.1:7000", DataDir: t.TempDir(), Secret: "s", Peers: map[string]string{"c1": "127.0.0.1:7000"},
+		Members: map[string]coordinator.Member{}}
+	for _, n := range topo.DataNodes() {
+		l.Members[n] = coordinator.Member{Address: addr(n), Replication: n + ":26379"}
+	}
+	toml, err := topo.CoordinatorTOML("c1", l)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(toml), "Slots = []") && !strings.Contains(string(toml), "slots = []") {
+		t.Fatalf("coordinator.toml does not list c with no slots:\n%s", toml)
+	}
+	path := filepath.Join(t.TempDir(), "coordinator.toml")
+	if err := os.WriteFile(path, toml, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cfg, err := coordinator.LoadConfig(path, nil)
+	if err != nil {
+		t.Fatalf("%v\n%s", err, toml)
+	}
+	if len(cfg.Groups) != 3 || cfg.Groups[2].Name != "c" || len(cfg.Groups[2].Slots) != 0 || len(cfg.Groups[2].Members) != 2 {
+		t.Fatalf("groups %+v", cfg.Groups)
 	}
 }
