@@ -65,9 +65,14 @@ func FiguresOf(ctx context.Context, o Options, doc string, only []string) error 
 				}
 			}
 			lo, med, hi := figures.Fold(vals)
+			// A scenario that insists on a backend ran on it (Run).
+			backend := o.Backend.Name()
+			if sc.Backend != "" {
+				backend = sc.Backend
+			}
 			rows = append(rows, figures.Row{ID: f.ID, Scenario: sc.Name, Figure: f.Figure, Min: lo, Median: med, Max: hi,
 				Unit: f.Unit, Runs: len(vals), Target: f.Target,
-				Command: fmt.Sprintf("chaos run %s --backend %s --runs %d", sc.Name, o.Backend.Name(), o.Runs)})
+				Command: fmt.Sprintf("chaos run %s --backend %s --runs %d", sc.Name, backend, o.Runs)})
 		}
 	}
 	figures.SortRows(rows)
