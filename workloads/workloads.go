@@ -101,6 +101,12 @@ type Spec struct {
 	// read (default 500ms). An operation whose reply does not arrive in
 	// time is indeterminate.
 	Timeout time.Duration
+	// Preload is a number of keys of Slots written before the load
+	// starts, each a string of PreloadBytes bytes (default
+	// DefaultPreloadBytes), outside the history (preload.go). Cluster
+	// clients only.
+	Preload      int
+	PreloadBytes int
 }
 
 // ViaSentinel is Spec.Via for clients that ask sentinels (the
@@ -134,6 +140,15 @@ func (s Spec) withDefaults() (Spec, error) {
 		if _, _, err := parseSlotRange(s.Slots); err != nil {
 			return s, err
 		}
+	}
+	if s.Preload < 0 || s.PreloadBytes < 0 {
+		return s, fmt.Errorf("workloads: negative preload (%d keys of %d bytes)", s.Preload, s.PreloadBytes)
+	}
+	if s.Preload > 0 && (s.Slots == "" || s.Via != ViaCluster) {
+		return s, errors.New("workloads: a preload needs slots and cluster clients")
+	}
+	if s.PreloadBytes == 0 {
+		s.PreloadBytes = DefaultPreloadBytes
 	}
 	if s.Durable < 0 || s.Batch < 0 {
 		return s, fmt.Errorf("workloads: negative durable (%d) or batch (%d)", s.Durable, s.Batch)

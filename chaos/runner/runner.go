@@ -325,6 +325,9 @@ func runOnce(ctx context.Context, o Options, sc scenarios.Scenario, dur time.Dur
 	defer stopLeaseWatch()
 	stopScrape := scrapeMetrics(ctx, cluster, sc.Topology, rec)
 	defer stopScrape()
+	if err := preload(ctx, sc, cluster, targets, o.Progress, n); err != nil {
+		return check.Summary{}, err
+	}
 	steps := sc.Schedule(rng, dur)
 	loadCtx, stopLoad := context.WithTimeout(ctx, dur)
 	defer stopLoad()
@@ -446,6 +449,34 @@ func runOnce(ctx context.Context, o Options, sc scenarios.Scenario, dur time.Dur
 // workloadTargets is the target list of one workload: the scenario's
 // (targets), one pinned node's (spec.Node), or the coordinators, for
 // clients that ask them themselves (workloads.ViaSentinel).
+// preload writes the workloads' preloaded keys (workloads.Spec.Preload)
+// before the load and the schedule start, under the names the load's
+// prefixes give them, and fails the run if any is missing.
+func preload(ctx context.Context, sc scenarios.Scenario, cluster topology.Cluster, targets func() []string, progress io.Writer, n int) error {
+	for i, spec := range sc.Workloads {
+		if spec.Preload == 0 {
+			continue
+		}
+		spec.KeyPrefix = fmt.Sprintf("%s%d:", spec.Kind, i)
+		wtargets, err := workloadTargets(spec, cluster, sc.Topology, targets)
+		if err != nil {
+			return fmt.Errorf("workload %s: %w", spec.Kind, err)
+		}
+		start := time.Now()
+		wrote, err := workloads.Preload(ctx, spec, wtargets)
+		if err != nil {
+			return fmt.Errorf("workload %s: %w", spec.Kind, err)
+		}
+		size := spec.PreloadBytes
+		if size == 0 {
+			size = workloads.DefaultPreloadBytes
+		}
+		fmt.Fprintf(progress, "run %d: preloaded %d keys of %d bytes in slots %s in %s\n", n, wrote, size, spec.Slots,
+			time.Since(start).Round(time.Millisecond))
+	}
+	return nil
+}
+
 func workloadTargets(spec workloads.Spec, cluster topology.Cluster, topo topology.Topology, targets func() []string) (func() []string, error) {
 	switch {
 	case spec.Node != "":

@@ -37,6 +37,20 @@ func movedLoad(slots string, clients int, rate float64) []workloads.Spec {
 	}
 }
 
+// The move-big scenario's preload: bigRangeKeys keys of bigRangeBytes
+// bytes each in the moving range, written before the load starts.
+const (
+	bigRangeKeys  = 50000
+	bigRangeBytes = 256
+)
+
+// bigRangeLoad is movedLoad with the set workload preloading the range.
+func bigRangeLoad(clients int, rate float64) []workloads.Spec {
+	l := movedLoad(movedSlots, clients, rate)
+	l[0].Preload, l[0].PreloadBytes = bigRangeKeys, bigRangeBytes
+	return l
+}
+
 // moveAt is one COORDINATOR MOVE of moveTarget at frac of the run.
 func moveAt(frac float64) func(*rand.Rand, time.Duration) []nemesis.Step {
 	return func(_ *rand.Rand, d time.Duration) []nemesis.Step {
@@ -200,6 +214,65 @@ func init() {
 		Notes: []string{
 			"The move scenario's groups, with eight set and eight register clients on the range's keys and no rate " +
 				"limit (bounded by the round trips of durable writes on this machine). The move at 50% of the run.",
+			noteMoveMeasure,
+		},
+	})
+	register(Scenario{
+		Name: "move-big",
+		Summary: "the move scenario with the moving range preloaded with 50000 keys of 256 bytes: whether the " +
+			"writers' wait on TRYAGAIN grows with the keys and bytes the move copies",
+		Topology:  twoGroups(),
+		Workloads: bigRangeLoad(4, 100),
+		Duration:  14 * time.Second, Settle: 2 * time.Second,
+		Schedule: moveAt(0.4),
+		Expect: check.Expectations{MinAcknowledged: 1, MaxLost: i64(0), RequireLinearizable: true, RequireConverged: true,
+			Failovers: i64(0), Moves: &check.MoveExpectations{MinCommitted: 1}},
+		Figures: []Figure{
+			msFigure("F13d", "slot move of a range holding 50000 keys of 256 bytes (about 12.8 MB) besides the 14 written, "+
+				"at the move scenario's write rate: longest acknowledged write on the written keys during the move", "report", slowestWrite),
+			msFigure("F13e", "the same: longest stretch without an acknowledged write on the written keys during the move",
+				"report", freezeOf),
+			msFigure("F13f", "the same: COORDINATOR MOVE -> STATUS says committed (the copy of the whole range included)",
+				"report", moveMsOf),
+			countFigure("F13g", "the same: acknowledged writes per second on the range's keys over the run", "writes/s",
+				"report", writeRateOf),
+			lostFigure("F13h", "the same: acknowledged durable writes lost", "0, every run"),
+		},
+		Notes: []string{
+			"The move scenario's groups, load (four set clients at 100 adds/s on 8 keys, four register clients at " +
+				"50 ops/s on 6 keys, every key in slots 0-1023) and move at 40% of the run. Before the load starts, " +
+				"one cluster client writes 50000 more string keys of 256 bytes in slots 0-1023 (pipelines of 500 " +
+				"SETs, no durability wait), so the move copies about 12.8 MB besides the written keys. The preloaded " +
+				"keys are never written again: the dirty keys the catch-up and the freeze send are the load's alone. " +
+				"Set against F13 (the same load, 14 keys in the range) and M2 (14 keys, writes as fast as they go), " +
+				"the rows tell what grows the freeze: the range's size or the writes during it.",
+			noteMoveMeasure,
+		},
+	})
+	register(Scenario{
+		Name: "move-big-load",
+		Summary: "move-big's preloaded range moved while eight cluster clients write its keys as fast as they can: " +
+			"the range's size and the writes during the move together",
+		Topology:  twoGroups(),
+		Workloads: bigRangeLoad(8, 0),
+		Duration:  16 * time.Second, Settle: 2 * time.Second,
+		Schedule: moveAt(0.3),
+		Expect: check.Expectations{MinAcknowledged: 1, MaxLost: i64(0), RequireConverged: true,
+			Failovers: i64(0), Moves: &check.MoveExpectations{MinCommitted: 1}},
+		Figures: []Figure{
+			msFigure("F13i", "slot move of a range holding 50000 keys of 256 bytes besides the 14 written, writes as fast "+
+				"as they go: longest acknowledged write on the written keys during the move", "report", slowestWrite),
+			msFigure("F13j", "the same: longest stretch without an acknowledged write on the written keys during the move",
+				"report", freezeOf),
+			msFigure("F13k", "the same: COORDINATOR MOVE -> STATUS says committed", "report", moveMsOf),
+			countFigure("F13l", "the same: acknowledged writes per second on the range's keys over the run", "writes/s",
+				"report", writeRateOf),
+			lostFigure("F13m", "the same: acknowledged durable writes lost", "0, every run"),
+		},
+		Notes: []string{
+			"move-big's groups and preload (50000 string keys of 256 bytes in slots 0-1023, written before the " +
+				"load), with move-load's writers: eight set and eight register clients on the 14 written keys with no " +
+				"rate limit. The move at 30% of the run, which leaves the copy of the whole range time to end.",
 			noteMoveMeasure,
 		},
 	})
