@@ -208,9 +208,7 @@ func (c *Config) problems() []string {
 	if f := strings.Fields(c.Auth); len(f) > 2 {
 		add(`auth: must be "password" or "user password"`)
 	}
-	if c.TLSCert != "" || c.TLSKey != "" || c.TLSCA != "" || c.NodeTLS {
-		add("tls_cert, tls_key, tls_ca, node_tls: TLS is not implemented in this build; leave them unset")
-	}
+	ps = append(ps, c.tlsProblems()...)
 	if host, _, err := net.SplitHostPort(c.Listen); err == nil && !isLoopback(host) && c.Secret == "" && !c.InsecureNoSecret {
 		add("secret: required when listen (%s) is not a loopback address (set secret or RUVIO_COORDINATOR_SECRET, or insecure_no_secret = true for a network nobody else can reach)", c.Listen)
 	}

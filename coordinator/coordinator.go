@@ -1,6 +1,7 @@
 package coordinator
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -19,6 +20,7 @@ import (
 
 	"github.com/ruvio/ruvio/coordinator/rules"
 	"github.com/ruvio/ruvio/ruvio/metrics"
+	"github.com/ruvio/ruvio/ruvio/tlsconf"
 )
 
 // Coordinator is one running coordinator.
@@ -58,6 +60,9 @@ type Coordinator struct {
 	moves *mover // slot moves and rebalances (move.go)
 
 	metricsLn *metrics.Listener // nil without metrics_listen
+
+	tls        *tlsconf.Store // nil with every TLS setting off (tls.go)
+	noCertWarn warnLimit      // a data node asked for a certificate we lack
 
 	stop chan struct{}
 	wg   sync.WaitGroup
@@ -122,12 +127,21 @@ func (c *Coordinator) Start() error {
 	if err := os.MkdirAll(c.cfg.DataDir, 0o755); err != nil {
 		return err
 	}
+	if err := c.loadTLS(); err != nil {
+		return err
+	}
 	ln, err := net.Listen("tcp", c.cfg.Listen)
 	if err != nil {
 		return err
 	}
+	ln = c.listenTLS(ln)
 	c.ln = ln
 	stream, _ := newStreamLayer(c.advertise(), c.cfg.Secret)
+	if c.cfg.portTLS() {
+		stream.dial = func(addr string, timeout time.Duration) (net.Conn, error) {
+			return c.dialTLS(context.Background(), addr, timeout, false)
+		}
+	}
 	c.stream = stream
 	hlog := hclog.New(&hclog.LoggerOptions{Name: "raft", Level: hclog.Warn, Output: newSlogWriter(c.log), DisableTime: true})
 	c.trans = raft.NewNetworkTransportWithConfig(&raft.NetworkTransportConfig{Stream: stream, MaxPool: 3, Timeout: 2 * time.Second, Logger: hlog,
@@ -220,7 +234,8 @@ func (c *Coordinator) Start() error {
 		c.log.Error("metrics listener not started", "err", err)
 	}
 	c.log.Info("coordinator started", "id", c.cfg.ID, "listen", ln.Addr().String(), "groups", len(c.cfg.Groups),
-		"ping_interval_ms", c.cfg.PingIntervalMs, "down_after_ms", c.cfg.DownAfterMs)
+		"ping_interval_ms", c.cfg.PingIntervalMs, "down_after_ms", c.cfg.DownAfterMs,
+		"tls", c.cfg.portTLS(), "node_tls", c.cfg.NodeTLS)
 	return nil
 }
 

@@ -1,8 +1,10 @@
 package coordinator
 
 import (
+	"context"
 	"errors"
 	"fmt"
+	"net"
 	"strings"
 	"time"
 
@@ -17,18 +19,29 @@ import (
 // CLIENT SETINFO, every operation bounded by timeout.
 func (c *Coordinator) dialNode(addr string, timeout time.Duration, pool int) *redis.Client {
 	user, pass := c.cfg.authArgs()
-	return newClient(addr, user, pass, timeout, pool)
+	return newClient(addr, user, pass, timeout, pool, c.tlsDialer(c.cfg.NodeTLS, timeout, true))
 }
 
 // dialCoordinator opens a pool to another coordinator's port, with the
 // shared secret.
 func (c *Coordinator) dialCoordinator(addr string, timeout time.Duration, pool int) *redis.Client {
-	return newClient(addr, "", c.cfg.Secret, timeout, pool)
+	return newClient(addr, "", c.cfg.Secret, timeout, pool, c.tlsDialer(c.cfg.portTLS(), timeout, false))
 }
 
-func newClient(addr, user, pass string, timeout time.Duration, pool int) *redis.Client {
+// tlsDialer is the go-redis dialer of a TLS pool, nil (plain TCP) when on
+// is false. Every dial takes the certificate files as they are then.
+func (c *Coordinator) tlsDialer(on bool, timeout time.Duration, toNode bool) func(context.Context, string, string) (net.Conn, error) {
+	if !on {
+		return nil
+	}
+	return func(ctx context.Context, _, addr string) (net.Conn, error) {
+		return c.dialTLS(ctx, addr, timeout, toNode)
+	}
+}
+
+func newClient(addr, user, pass string, timeout time.Duration, pool int, dialer func(context.Context, string, string) (net.Conn, error)) *redis.Client {
 	return redis.NewClient(&redis.Options{
-		Addr: addr, Username: user, Password: pass,
+		Addr: addr, Username: user, Password: pass, Dialer: dialer,
 		DialTimeout: timeout, ReadTimeout: timeout, WriteTimeout: timeout,
 		MaxRetries: -1, PoolSize: pool, Protocol: 2, DisableIdentity: true,
 	})

@@ -43,7 +43,7 @@ func fakeNode(t *testing.T, reply string) string {
 func TestNodeErrorClassifiesRepliesOnce(t *testing.T) {
 	ctx := context.Background()
 	do := func(reply string) error {
-		cl := newClient(fakeNode(t, reply), "", "", time.Second, 1)
+		cl := newClient(fakeNode(t, reply), "", "", time.Second, 1, nil)
 		defer cl.Close()
 		return nodeError(cl.Do(ctx, "REPLICAOF", "h", "1", "YIELD").Err())
 	}
@@ -59,7 +59,7 @@ func TestNodeErrorClassifiesRepliesOnce(t *testing.T) {
 		t.Fatalf("NOPERM: %v", err)
 	}
 	// Not a reply: a node that does not answer.
-	cl := newClient(freeAddr(t), "", "", 100*time.Millisecond, 1)
+	cl := newClient(freeAddr(t), "", "", 100*time.Millisecond, 1, nil)
 	defer cl.Close()
 	if err := nodeError(cl.Do(ctx, "PING").Err()); err == nil || errors.As(err, &re) {
 		t.Fatalf("a connection error is no reply: %v", err)

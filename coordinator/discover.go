@@ -14,10 +14,16 @@ import (
 // replication address from its own CONFIG GET replication-listen. It
 // runs on its own task, so a replica that is slow to answer never delays
 // a failover; one that cannot be read is tried again after 30 s.
+//
+// With node_tls it does not run: a primary lists its replicas' plain
+// client addresses, and the members are named by their TLS addresses.
 
 const discoverRetry = 30 * time.Second
 
 func (c *Coordinator) discover() {
+	if c.cfg.NodeTLS {
+		return
+	}
 	t := time.NewTicker(max(c.pingInterval(), 200*time.Millisecond))
 	defer t.Stop()
 	failed := map[string]time.Time{}

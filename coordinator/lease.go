@@ -83,7 +83,7 @@ func (c *Coordinator) leaseVotes(group, member string) (silent, ended map[int]bo
 	var mu sync.Mutex
 	var wg sync.WaitGroup
 	for _, p := range c.others.list() {
-		if !p.voter {
+		if !p.voter.Load() {
 			continue
 		}
 		wg.Add(1)

@@ -20,7 +20,7 @@ type peerSet struct {
 
 type peerConn struct {
 	Peer
-	voter bool
+	voter atomic.Bool // written by refresh, read by the questions of a failover
 	cl    *redis.Client
 	heard atomic.Int64 // Unix ns of the last answer
 }
@@ -36,7 +36,9 @@ func newPeerSet(c *Coordinator) *peerSet {
 }
 
 func (ps *peerSet) dial(p Peer, voter bool) *peerConn {
-	return &peerConn{Peer: p, voter: voter, cl: ps.c.dialCoordinator(p.Addr, ps.c.confirmWindow(), 4)}
+	pc := &peerConn{Peer: p, cl: ps.c.dialCoordinator(p.Addr, ps.c.confirmWindow(), 4)}
+	pc.voter.Store(voter)
+	return pc
 }
 
 // list returns the current peers.
@@ -66,7 +68,7 @@ func (ps *peerSet) refresh() {
 			continue
 		}
 		if p, ok := byID[s.ID]; ok {
-			p.voter = s.Voter
+			p.voter.Store(s.Voter)
 			next = append(next, p)
 			delete(byID, s.ID)
 			continue
@@ -117,7 +119,7 @@ func (ps *peerSet) run(stop <-chan struct{}) {
 func (ps *peerSet) reachable() int {
 	n := 0
 	for _, p := range ps.list() {
-		if p.voter && time.Since(time.Unix(0, p.heard.Load())) < ps.c.downAfter() {
+		if p.voter.Load() && time.Since(time.Unix(0, p.heard.Load())) < ps.c.downAfter() {
 			n++
 		}
 	}

@@ -104,9 +104,12 @@ func (p *prefixConn) Read(b []byte) (int, error) {
 type streamLayer struct {
 	advertise net.Addr
 	secret    string
-	conns     chan net.Conn
-	done      chan struct{}
-	once      sync.Once
+	// dial opens the connection to another coordinator: TCP, or TLS
+	// with tls_cert set (tls.go).
+	dial  func(addr string, timeout time.Duration) (net.Conn, error)
+	conns chan net.Conn
+	done  chan struct{}
+	once  sync.Once
 }
 
 func newStreamLayer(advertise, secret string) (*streamLayer, error) {
@@ -115,7 +118,12 @@ func newStreamLayer(advertise, secret string) (*streamLayer, error) {
 		// A host name that does not resolve yet still names us.
 		addr = &net.TCPAddr{}
 	}
-	return &streamLayer{advertise: staticAddr{advertise, addr}, secret: secret, conns: make(chan net.Conn), done: make(chan struct{})}, nil
+	return &streamLayer{advertise: staticAddr{advertise, addr}, secret: secret, dial: dialTCP,
+		conns: make(chan net.Conn), done: make(chan struct{})}, nil
+}
+
+func dialTCP(addr string, timeout time.Duration) (net.Conn, error) {
+	return net.DialTimeout("tcp", addr, timeout)
 }
 
 type staticAddr struct {
@@ -158,7 +166,7 @@ func (s *streamLayer) Addr() net.Addr { return s.advertise }
 // Dial implements raft.StreamLayer. The host name is resolved on every
 // dial, so container names work.
 func (s *streamLayer) Dial(addr raft.ServerAddress, timeout time.Duration) (net.Conn, error) {
-	nc, err := net.DialTimeout("tcp", string(addr), timeout)
+	nc, err := s.dial(string(addr), timeout)
 	if err != nil {
 		return nil, err
 	}
