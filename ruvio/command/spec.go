@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/ruvio/ruvio/ruvio/keyspace"
+	"github.com/ruvio/ruvio/ruvio/notify"
 	"github.com/ruvio/ruvio/ruvio/resp"
 )
 
@@ -229,6 +230,10 @@ type Ctx struct {
 	// order; nil stands for a missing key.
 	Values [][]byte
 
+	// Notes receives the command's keyspace notifications (see Notify);
+	// nil drops them.
+	Notes *notify.Buffer
+
 	// Dirty counts changes the command made.
 	Dirty   int
 	effects [][][]byte
@@ -267,6 +272,20 @@ func (c *Ctx) PropagateStrings(argv ...string) {
 	}
 	c.effects = append(c.effects, cp)
 	c.rewrote = true
+}
+
+// Notify records a keyspace notification of class cl named event about
+// key, to be published once the command's shard lock is released. With
+// notify-keyspace-events empty it costs one atomic load.
+func (c *Ctx) Notify(cl notify.Class, event string, key []byte) {
+	if c.Notes.Wants(cl) {
+		c.Notes.Add(cl, event, string(key))
+	}
+}
+
+// NotifyString is Notify with a string key.
+func (c *Ctx) NotifyString(cl notify.Class, event string, key string) {
+	c.Notes.Add(cl, event, key)
 }
 
 // Effects returns what the command changed, as commands to replay: the

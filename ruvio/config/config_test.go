@@ -142,7 +142,7 @@ func TestTablesAreConsistent(t *testing.T) {
 		"hash-max-listpack-entries", "hash-max-listpack-value", "hash-max-ziplist-entries", "hash-max-ziplist-value", "hz",
 		"latency-monitor-threshold", "list-compress-depth", "list-max-listpack-size", "list-max-ziplist-size",
 		"loglevel", "maxclients", "maxmemory", "maxmemory-policy", "metrics-listen", "migration-max-bytes-per-sec", "migration-user", "min-replicas-max-lag", "min-replicas-to-write",
-		"port", "primary-lease", "primary-lease-coordinators", "protected-mode", "proto-max-bulk-len", "repl-backlog-size", "replication-announce", "replication-listen",
+		"notify-keyspace-events", "port", "primary-lease", "primary-lease-coordinators", "protected-mode", "proto-max-bulk-len", "repl-backlog-size", "replication-announce", "replication-listen",
 		"replication-primary", "replication-role", "replication-tls", "requirepass", "save", "set-max-intset-entries", "set-max-listpack-entries", "set-max-listpack-value",
 		"shards", "slowlog-log-slower-than", "slowlog-max-len", "threads", "timeout",
 		"tls-auth-clients", "tls-ca-cert-file", "tls-cert", "tls-cert-file", "tls-client-auth", "tls-client-ca", "tls-key", "tls-key-file", "tls-port", "tls-replication",

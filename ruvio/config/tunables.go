@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"math"
 	"strconv"
+
+	"github.com/ruvio/ruvio/ruvio/notify"
 )
 
 // Tunables are Redis parameters that exist only under CONFIG GET/SET, not
@@ -27,6 +29,9 @@ type Tunables struct {
 	SetMaxListpackValue,
 	ZsetMaxListpackEntries,
 	ZsetMaxListpackValue int64
+	// NotifyKeyspaceEvents is notify-keyspace-events: the classes of
+	// keyspace notifications the node publishes; none by default.
+	NotifyKeyspaceEvents notify.Class
 }
 
 // DefaultTunables are Redis 7's defaults.
@@ -100,5 +105,15 @@ func tunableParams() []Param {
 			ps = append(ps, Param{Name: tu.alias, Mutable: true, Get: get, Set: set})
 		}
 	}
+	ps = append(ps, Param{Name: "notify-keyspace-events", Mutable: true,
+		Get: func(c *Config) string { return c.Tunables.NotifyKeyspaceEvents.String() },
+		Set: func(c *Config, value string) error {
+			cl, err := notify.Parse(value)
+			if err != nil {
+				return err
+			}
+			c.Tunables.NotifyKeyspaceEvents = cl
+			return nil
+		}})
 	return ps
 }

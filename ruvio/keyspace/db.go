@@ -35,6 +35,9 @@ type DB struct {
 	// OnExpire is called with a key removed because its time ran out, so
 	// the deletion reaches the log as an effect. May be nil.
 	OnExpire func(key string)
+	// OnNew is called with a key that did not exist and now does (the
+	// "new" keyspace notification). May be nil; not called while Loading.
+	OnNew func(key string)
 
 	// Loading turns lazy expiry off while a log is replayed or a replica
 	// applies its primary's stream: a key's expiry is then decided by the
@@ -163,6 +166,9 @@ func (db *DB) SetWithExpiry(key string, val any, expireAt int64) *Entry {
 		e = &Entry{}
 		m[key] = e
 		db.count++
+		if db.OnNew != nil && !db.Loading {
+			db.OnNew(key)
+		}
 	}
 	e.Val = val
 	e.Access = db.Now()

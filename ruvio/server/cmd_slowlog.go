@@ -15,6 +15,7 @@ func (s *Server) applyTunables(t config.Tunables) {
 	s.slowThreshold.Store(t.SlowlogLogSlowerThan)
 	s.slowMaxLen.Store(t.SlowlogMaxLen)
 	s.latency().threshold.Store(t.LatencyMonitorThreshold)
+	s.notifyMask.Store(uint32(t.NotifyKeyspaceEvents))
 }
 
 // logSlow adds a command that ran for d to the slow log if it was slow

@@ -246,7 +246,7 @@ func (c *conn) runPerKey(spec *command.Spec, ctx *command.Ctx) {
 			c.w.Error(msg)
 			return
 		}
-		ctx.DB = sh.DB()
+		ctx.DB, ctx.Notes = sh.DB(), sh.Notes()
 		for _, i := range idx {
 			if spec.Flags&command.Write != 0 {
 				sh.DB().WillModify(string(ctx.Args[i]))
@@ -255,20 +255,24 @@ func (c *conn) runPerKey(spec *command.Spec, ctx *command.Ctx) {
 		}
 		sh.RecordLocked(ctx)
 		c.notePending(sh, sh.Observed())
+		evs := sh.TakeNotesLocked()
 		sh.Unlock()
+		sh.Publish(evs)
 	} else {
 		for _, i := range idx {
 			sh := c.srv.shardFor(ctx.Args[i])
 			sh.Lock()
 			ctx.Reset()
-			ctx.DB = sh.DB()
+			ctx.DB, ctx.Notes = sh.DB(), sh.Notes()
 			if spec.Flags&command.Write != 0 {
 				sh.DB().WillModify(string(ctx.Args[i]))
 			}
 			results = append(results, spec.PerKey(ctx, ctx.Args[i]))
 			sh.RecordLocked(ctx)
 			c.notePending(sh, sh.Observed())
+			evs := sh.TakeNotesLocked()
 			sh.Unlock()
+			sh.Publish(evs)
 		}
 	}
 	command.WritePerKey(ctx, spec, results)

@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/ruvio/ruvio/ruvio/command"
+	"github.com/ruvio/ruvio/ruvio/notify"
 	"github.com/ruvio/ruvio/ruvio/slots"
 )
 
@@ -30,6 +31,11 @@ func (c *conn) subscribe(names [][]byte, pattern, on bool) {
 
 func cmdPublish(c *conn, args [][]byte) {
 	c.w.Int(int64(c.srv.hub.Publish(args[1], args[2])))
+}
+
+// publishNotes sends keyspace notifications a shard collected.
+func (s *Server) publishNotes(evs []notify.Event) {
+	notify.Send(s.hub, notify.Class(s.notifyMask.Load()), evs)
 }
 
 func cmdPubsubNumpat(c *conn, args [][]byte) {

@@ -51,6 +51,9 @@ type Server struct {
 	pause         pause.Pause
 	slowThreshold atomic.Int64 // slowlog-log-slower-than, µs
 	slowMaxLen    atomic.Int64
+	// notifyMask is notify-keyspace-events (notify.Class), read by the
+	// shards on every notification.
+	notifyMask atomic.Uint32
 
 	listeners []net.Listener
 	tls       tlsState // the TLS client ports (tls.go)
@@ -125,7 +128,9 @@ func New(cfg *config.Config, log *slog.Logger) (*Server, error) {
 	s.acl = reg
 	s.lease.policy = lease.Policy{Coordinators: append([]int(nil), cfg.PrimaryLeaseCoordinators...)}
 	for i, r := range slots.Split(cfg.Shards) {
-		s.shards = append(s.shards, shard.New(i, r, log))
+		sh := shard.New(i, r, log)
+		sh.SetNotify(&s.notifyMask, s.publishNotes)
+		s.shards = append(s.shards, sh)
 	}
 	if err := s.loadMoves(); err != nil {
 		return nil, err

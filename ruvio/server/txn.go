@@ -4,6 +4,7 @@ import (
 	"time"
 
 	"github.com/ruvio/ruvio/ruvio/command"
+	"github.com/ruvio/ruvio/ruvio/notify"
 	"github.com/ruvio/ruvio/ruvio/shard"
 )
 
@@ -102,8 +103,13 @@ func cmdExec(c *conn, args [][]byte) {
 	c.locked = locks
 	defer func() {
 		c.locked = nil
+		notes := make([][]notify.Event, len(locks))
 		for i := len(locks) - 1; i >= 0; i-- {
+			notes[i] = locks[i].TakeNotesLocked()
 			locks[i].Unlock()
+		}
+		for i, sh := range locks {
+			sh.Publish(notes[i])
 		}
 		c.queued = c.queued[:0]
 	}()
@@ -171,7 +177,7 @@ func (c *conn) execOne(q [][]byte, appendOps func(), txnOps map[*shard.Shard][][
 	if sh == nil {
 		sh = c.shard
 	}
-	c.ctx.DB, c.ctx.Now = sh.DB(), c.now
+	c.ctx.DB, c.ctx.Now, c.ctx.Notes = sh.DB(), c.now, sh.Notes()
 	if run.Flags&command.Write != 0 && sh.DB().Snapshotting() {
 		for _, i := range run.KeyIndexes(q) {
 			sh.DB().WillModify(string(q[i]))

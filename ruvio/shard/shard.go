@@ -11,6 +11,7 @@ import (
 	"github.com/ruvio/ruvio/ruvio/command"
 	"github.com/ruvio/ruvio/ruvio/config"
 	"github.com/ruvio/ruvio/ruvio/keyspace"
+	"github.com/ruvio/ruvio/ruvio/notify"
 	"github.com/ruvio/ruvio/ruvio/slots"
 	"github.com/ruvio/ruvio/ruvio/snapshot"
 	"github.com/ruvio/ruvio/ruvio/wal"
@@ -63,6 +64,10 @@ type Shard struct {
 	keepLog bool
 	// Slot moves (moves.go).
 	moves moveHooks
+	// notes collects the keyspace notifications of the work done under
+	// mu; they are published, in order, once mu is released.
+	notes   notify.Buffer
+	publish func([]notify.Event)
 }
 
 // LogSubscriber is told of every record the shard appends, in log order,
@@ -85,7 +90,9 @@ func New(id int, r slots.Range, log *slog.Logger) *Shard {
 		// A key that expires is deleted everywhere through the log, like
 		// Redis propagating DEL, so replicas never decide on their own.
 		sh.AppendLocked([][][]byte{{[]byte("DEL"), []byte(key)}})
+		sh.notes.Add(notify.Expired, "expired", key)
 	}
+	sh.db.OnNew = func(key string) { sh.notes.Add(notify.New, "new", key) }
 	sh.lastSaveOK.Store(true)
 	return sh
 }
@@ -154,11 +161,37 @@ func (sh *Shard) Run(spec *command.Spec, ctx *command.Ctx) uint64 {
 			sh.db.WillModify(string(ctx.Args[i]))
 		}
 	}
+	ctx.Notes = &sh.notes
 	spec.Run(ctx)
 	sh.RecordLocked(ctx)
 	seq := sh.Observed()
+	evs := sh.notes.Take()
 	sh.mu.Unlock()
+	sh.Publish(evs)
 	return seq
+}
+
+// SetNotify gives the shard the node's notify-keyspace-events setting and
+// the function that publishes notifications. Call before the shard serves.
+func (sh *Shard) SetNotify(mask *atomic.Uint32, publish func([]notify.Event)) {
+	sh.notes.Mask = mask
+	sh.publish = publish
+}
+
+// Notes is the buffer in which commands run under the lock leave their
+// keyspace notifications. Caller holds the lock.
+func (sh *Shard) Notes() *notify.Buffer { return &sh.notes }
+
+// TakeNotesLocked empties the notification buffer, for Publish after the
+// lock is released. Caller holds the lock.
+func (sh *Shard) TakeNotesLocked() []notify.Event { return sh.notes.Take() }
+
+// Publish sends notifications taken from the buffer. Call without the
+// lock.
+func (sh *Shard) Publish(evs []notify.Event) {
+	if len(evs) > 0 && sh.publish != nil {
+		sh.publish(evs)
+	}
 }
 
 // Observed is the last record a command that just ran under the lock may
@@ -178,7 +211,9 @@ func (sh *Shard) Observed() uint64 {
 func (sh *Shard) Tick(cfg *config.Config) {
 	sh.mu.Lock()
 	sh.db.ActiveExpire(16)
+	evs := sh.notes.Take()
 	sh.mu.Unlock()
+	sh.Publish(evs)
 	sh.maybeSnapshot(cfg, clock.Default.Now().Unix())
 }
 

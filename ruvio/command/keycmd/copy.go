@@ -3,6 +3,7 @@ package keycmd
 import (
 	"github.com/ruvio/ruvio/ruvio/command"
 	"github.com/ruvio/ruvio/ruvio/keyspace"
+	"github.com/ruvio/ruvio/ruvio/notify"
 )
 
 // databases is how many logical databases a DB option may name: Redis's
@@ -65,5 +66,6 @@ func copyCmd(c *command.Ctx) {
 	}
 	c.DB.SetWithExpiry(dst, keyspace.CloneValue(e.Val), e.ExpireAt)
 	c.Dirty++
+	c.Notify(notify.Generic, "copy_to", c.Args[2])
 	c.W.Int(1)
 }

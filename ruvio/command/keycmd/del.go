@@ -3,6 +3,7 @@ package keycmd
 import (
 	"github.com/ruvio/ruvio/ruvio/command"
 	"github.com/ruvio/ruvio/ruvio/deque"
+	"github.com/ruvio/ruvio/ruvio/notify"
 	"github.com/ruvio/ruvio/ruvio/sortedset"
 	"github.com/ruvio/ruvio/ruvio/stream"
 )
@@ -15,6 +16,7 @@ func del(c *command.Ctx, key []byte) int64 {
 		return 0
 	}
 	c.Dirty++
+	c.Notify(notify.Generic, "del", key)
 	c.Propagate([]byte("DEL"), key)
 	return 1
 }

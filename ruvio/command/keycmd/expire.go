@@ -4,6 +4,7 @@ import (
 	"math"
 
 	"github.com/ruvio/ruvio/ruvio/command"
+	"github.com/ruvio/ruvio/ruvio/notify"
 )
 
 // expireCond is the NX/XX/GT/LT condition of the EXPIRE family.
@@ -87,9 +88,11 @@ func expireGeneric(c *command.Ctx, name string, unitMs int64, relative bool) {
 	// the log's later records decide what happens to the key.
 	if when <= c.Now && !c.DB.Loading {
 		c.DB.Delete(key)
+		c.Notify(notify.Generic, "del", c.Args[1])
 		c.Propagate([]byte("DEL"), c.Args[1])
 	} else {
 		c.DB.SetExpire(key, when)
+		c.Notify(notify.Generic, "expire", c.Args[1])
 		c.Propagate([]byte("PEXPIREAT"), c.Args[1], command.FormatInt(when))
 	}
 	c.W.Int(1)
@@ -133,5 +136,6 @@ func persist(c *command.Ctx) {
 	}
 	c.DB.SetExpire(key, 0)
 	c.Dirty++
+	c.Notify(notify.Generic, "persist", c.Args[1])
 	c.W.Int(1)
 }

@@ -1,6 +1,9 @@
 package keycmd
 
-import "github.com/ruvio/ruvio/ruvio/command"
+import (
+	"github.com/ruvio/ruvio/ruvio/command"
+	"github.com/ruvio/ruvio/ruvio/notify"
+)
 
 func rename(c *command.Ctx)   { renameGeneric(c, false) }
 func renamenx(c *command.Ctx) { renameGeneric(c, true) }
@@ -23,8 +26,12 @@ func renameGeneric(c *command.Ctx, nx bool) {
 		c.W.Int(0)
 		return
 	}
+	// Redis deletes the destination and adds it anew ("new" event).
+	c.DB.Delete(dst)
 	c.DB.Rename(src, dst)
 	c.Dirty++
+	c.Notify(notify.Generic, "rename_from", c.Args[1])
+	c.Notify(notify.Generic, "rename_to", c.Args[2])
 	replyRenamed(c, nx, true)
 }
 

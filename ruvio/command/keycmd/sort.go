@@ -9,6 +9,7 @@ import (
 
 	"github.com/ruvio/ruvio/ruvio/command"
 	"github.com/ruvio/ruvio/ruvio/deque"
+	"github.com/ruvio/ruvio/ruvio/notify"
 	"github.com/ruvio/ruvio/ruvio/slots"
 	"github.com/ruvio/ruvio/ruvio/sortedset"
 )
@@ -328,8 +329,10 @@ func sortCmd(readOnly bool) func(*command.Ctx) {
 		if l.Len() > 0 {
 			c.DB.Set(dest, l)
 			c.Dirty++
+			c.Notify(notify.List, "sortstore", store)
 		} else if c.DB.Delete(dest) {
 			c.Dirty++
+			c.Notify(notify.Generic, "del", store)
 		}
 		c.W.Int(int64(l.Len()))
 	}

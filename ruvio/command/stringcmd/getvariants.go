@@ -1,6 +1,9 @@
 package stringcmd
 
-import "github.com/ruvio/ruvio/ruvio/command"
+import (
+	"github.com/ruvio/ruvio/ruvio/command"
+	"github.com/ruvio/ruvio/ruvio/notify"
+)
 
 // getdel is GETDEL key: GET, then delete the key when it held a string.
 func getdel(c *command.Ctx) {
@@ -12,6 +15,7 @@ func getdel(c *command.Ctx) {
 	c.W.Bulk(val)
 	c.DB.Delete(key)
 	c.Dirty++
+	c.Notify(notify.Generic, "del", c.Args[1])
 	c.Propagate([]byte("DEL"), c.Args[1])
 }
 
@@ -70,15 +74,18 @@ func getex(c *command.Ctx) {
 		// Only EXAT/PXAT can land in the past; the key expires at once.
 		c.DB.Delete(key)
 		c.Dirty++
+		c.Notify(notify.Generic, "del", c.Args[1])
 		c.Propagate([]byte("DEL"), c.Args[1])
 	case o.exp.unit != nil:
 		c.DB.SetExpire(key, at)
 		c.Dirty++
+		c.Notify(notify.Generic, "expire", c.Args[1])
 		c.Propagate([]byte("PEXPIREAT"), c.Args[1], command.FormatInt(at))
 	case o.persist:
 		if e := c.DB.Get(key); e != nil && e.ExpireAt != 0 {
 			c.DB.SetExpire(key, 0)
 			c.Dirty++
+			c.Notify(notify.Generic, "persist", c.Args[1])
 			c.Propagate([]byte("PERSIST"), c.Args[1])
 		}
 	}

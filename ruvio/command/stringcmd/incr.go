@@ -52,7 +52,7 @@ func incrBy(c *command.Ctx, delta int64) {
 		return
 	}
 	out := command.FormatInt(cur)
-	replace(c, key, e, out)
+	replace(c, key, e, out, "incrby")
 	c.W.Int(cur)
 }
 
@@ -83,7 +83,7 @@ func incrbyfloat(c *command.Ctx) {
 		return
 	}
 	out := longdouble.Format(sum)
-	replace(c, key, e, out)
+	replace(c, key, e, out, "incrbyfloat")
 	c.Propagate([]byte("SET"), c.Args[1], out, []byte("KEEPTTL"))
 	c.W.Bulk(out)
 }

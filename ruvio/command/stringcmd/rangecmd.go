@@ -16,7 +16,7 @@ func appendCmd(c *command.Ctx) {
 		return
 	}
 	if e == nil {
-		storeString(c, key, c.Args[2], 0)
+		replace(c, key, nil, c.Args[2], "append")
 		c.W.Int(int64(len(c.Args[2])))
 		return
 	}
@@ -25,7 +25,7 @@ func appendCmd(c *command.Ctx) {
 		return
 	}
 	val = append(val, c.Args[2]...)
-	replace(c, key, e, val)
+	replace(c, key, e, val, "append")
 	c.W.Int(int64(len(val)))
 }
 
@@ -111,6 +111,6 @@ func setrange(c *command.Ctx) {
 		}
 	}
 	copy(val[offset:], patch)
-	replace(c, key, e, val)
+	replace(c, key, e, val, "setrange")
 	c.W.Int(int64(len(val)))
 }

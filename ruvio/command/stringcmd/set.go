@@ -3,6 +3,7 @@ package stringcmd
 import (
 	"github.com/ruvio/ruvio/ruvio/command"
 	"github.com/ruvio/ruvio/ruvio/keyspace"
+	"github.com/ruvio/ruvio/ruvio/notify"
 )
 
 // getOrNull looks key up for reading as a string, answering null when it
@@ -95,6 +96,7 @@ func set(c *command.Ctx) {
 	}
 	storeString(c, key, c.Args[2], expireAt)
 	if o.expireAt != 0 {
+		c.Notify(notify.Generic, "expire", c.Args[1])
 		// Replay must not restart the clock: log the absolute time.
 		c.Propagate([]byte("SET"), c.Args[1], c.Args[2], []byte("PXAT"), command.FormatInt(o.expireAt))
 	} else if o.keepTTL {
@@ -125,6 +127,7 @@ func writeOld(c *command.Ctx, old *keyspace.Entry, val []byte) {
 func storeString(c *command.Ctx, key string, val []byte, expireAt int64) {
 	c.DB.SetWithExpiry(key, val, expireAt)
 	c.Dirty++
+	c.NotifyString(notify.String, "set", key)
 }
 
 func mget(c *command.Ctx, key []byte) int64 {

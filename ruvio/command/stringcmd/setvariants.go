@@ -3,6 +3,7 @@ package stringcmd
 import (
 	"github.com/ruvio/ruvio/ruvio/command"
 	"github.com/ruvio/ruvio/ruvio/keyspace"
+	"github.com/ruvio/ruvio/ruvio/notify"
 )
 
 // lookupWrite returns key's live entry and string value for a command
@@ -17,7 +18,8 @@ func lookupWrite(c *command.Ctx, key string) (e *keyspace.Entry, val []byte, ok 
 
 // replace makes val key's string: inside e, the key's live entry, when
 // there is one, so the key keeps its time to live, else as a new key.
-func replace(c *command.Ctx, key string, e *keyspace.Entry, val []byte) {
+// event names the keyspace notification.
+func replace(c *command.Ctx, key string, e *keyspace.Entry, val []byte, event string) {
 	if e != nil {
 		e.Val = val
 		c.DB.Touch(key)
@@ -25,6 +27,7 @@ func replace(c *command.Ctx, key string, e *keyspace.Entry, val []byte) {
 		c.DB.Set(key, val)
 	}
 	c.Dirty++
+	c.NotifyString(notify.String, event, key)
 }
 
 // setnx is SETNX key value: SET NX answering 1 or 0. Any type counts as
@@ -51,6 +54,7 @@ func setWithTTL(c *command.Ctx, unit, name string) {
 		return
 	}
 	storeString(c, string(c.Args[1]), c.Args[3], at)
+	c.Notify(notify.Generic, "expire", c.Args[1])
 	c.Propagate([]byte("SET"), c.Args[1], c.Args[3], []byte("PXAT"), command.FormatInt(at))
 	c.W.OK()
 }

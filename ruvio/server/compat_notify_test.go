@@ -1,0 +1,169 @@
+package server
+
+import (
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+
+	"github.com/ruvio/ruvio/internal/poll"
+)
+
+// notifyCase is one sequence of commands run with a notify-keyspace-events
+// setting; the notifications both servers publish must be the same.
+type notifyCase struct {
+	name, classes string
+	cmds          [][]any
+}
+
+var notifyCases = []notifyCase{
+	{"strings", "KEA", [][]any{
+		{"SET", "s", "v"}, {"SET", "s", "w", "EX", "100"}, {"SET", "s", "x", "KEEPTTL"}, {"SET", "s", "y", "NX"},
+		{"SET", "s", "z", "XX", "GET"}, {"SETNX", "n", "1"}, {"SETNX", "n", "2"}, {"SETEX", "e", "10", "v"},
+		{"PSETEX", "e", "10000", "v"}, {"GETSET", "g", "1"}, {"MSET", "m1", "a", "m2", "b"}, {"MSETNX", "m3", "a", "m4", "b"},
+		{"MSETNX", "m3", "a", "m5", "b"}, {"INCR", "i"}, {"DECR", "i"}, {"INCRBY", "i", "5"}, {"DECRBY", "i", "2"},
+		{"INCRBYFLOAT", "f", "1.5"}, {"INCR", "s"}, {"APPEND", "a", "x"}, {"APPEND", "a", "y"}, {"SETRANGE", "r", "3", "abc"},
+		{"SETRANGE", "r", "0", ""}, {"GETDEL", "a"}, {"GETDEL", "a"}, {"GETEX", "r", "EX", "100"}, {"GETEX", "r", "PERSIST"},
+		{"GETEX", "r", "PERSIST"}, {"GETEX", "r", "PXAT", "1"}, {"GET", "s"},
+	}},
+	{"keys", "KEA", [][]any{
+		{"SET", "a", "1"}, {"SET", "b", "2"}, {"SET", "c", "3"}, {"DEL", "a", "b", "zz"}, {"UNLINK", "c"},
+		{"SET", "k", "v"}, {"EXPIRE", "k", "100"}, {"PEXPIRE", "k", "100000", "NX"}, {"EXPIREAT", "k", "9999999999"},
+		{"PERSIST", "k"}, {"PERSIST", "k"}, {"PEXPIREAT", "k", "9999999999999"}, {"RENAME", "k", "k2"},
+		{"SET", "k3", "x"}, {"RENAME", "k2", "k3"}, {"RENAMENX", "k3", "k4"}, {"SET", "k5", "y"}, {"RENAMENX", "k4", "k5"},
+		{"COPY", "k4", "k6"}, {"COPY", "k4", "k6"}, {"COPY", "k4", "k6", "REPLACE"}, {"EXPIRE", "k6", "-1"},
+		{"SORT", "nolist"},
+	}},
+	// Only some classes: the generic ones, keyspace channel only.
+	{"generic-only", "Kg", [][]any{
+		{"SET", "a", "1", "EX", "100"}, {"INCR", "i"}, {"EXPIRE", "i", "100"}, {"DEL", "a", "i"}, {"SET", "b", "2"}, {"RENAME", "b", "c"},
+	}},
+	// Strings and new keys, keyevent channel only.
+	{"string-new", "E$n", [][]any{
+		{"SET", "a", "1", "EX", "100"}, {"SET", "a", "2"}, {"INCR", "i"}, {"APPEND", "i", "0"}, {"DEL", "a"}, {"SET", "a", "3"},
+	}},
+	// Classes without K or E publish nothing; K or E alone nothing either.
+	{"no-channel", "g$", [][]any{{"SET", "a", "1"}, {"DEL", "a"}}},
+	{"no-class", "KE", [][]any{{"SET", "a", "1"}, {"DEL", "a"}}},
+}
+
+// marker ends each case's stream: it matches the subscription's pattern.
+const notifyMarker = "__keymarker__:end"
+
+type notifySide struct {
+	c  *redis.Client
+	ch <-chan *redis.Message
+}
+
+func newNotifySide(t *testing.T, c *redis.Client) notifySide {
+	ctx := context.Background()
+	ps := c.PSubscribe(ctx, "__key*__:*")
+	t.Cleanup(func() { ps.Close() })
+	if _, err := ps.Receive(ctx); err != nil {
+		t.Fatal(err)
+	}
+	return notifySide{c: c, ch: ps.Channel()}
+}
+
+// collect returns the messages received up to the marker, as
+// "channel message" lines.
+func (s notifySide) collect(t *testing.T) []string {
+	t.Helper()
+	if err := s.c.Publish(context.Background(), notifyMarker, "x").Err(); err != nil {
+		t.Fatal(err)
+	}
+	var out []string
+	timeout := time.After(10 * time.Second)
+	for {
+		select {
+		case m := <-s.ch:
+			if m.Channel == notifyMarker {
+				return out
+			}
+			out = append(out, m.Channel+" "+m.Payload)
+		case <-timeout:
+			t.Fatalf("no marker; got %q", out)
+		}
+	}
+}
+
+func (s notifySide) do(t *testing.T, cmd ...any) {
+	t.Helper()
+	if err := s.c.Do(context.Background(), cmd...).Err(); err != nil && err != redis.Nil && !strings.HasPrefix(err.Error(), "WRONGTYPE") && !strings.HasPrefix(err.Error(), "ERR") {
+		t.Fatalf("%q: %v", cmd, err)
+	}
+}
+
+func TestKeyspaceNotificationsLikeRedis(t *testing.T) {
+	r := startRedis(t, 2)
+	s := startServer(t, nil)
+	ru := client(t, s, 0)
+	sides := map[string]notifySide{"redis": newNotifySide(t, r), "ruvio": newNotifySide(t, ru)}
+	for _, tc := range notifyCases {
+		t.Run(tc.name, func(t *testing.T) {
+			got := map[string][]string{}
+			for name, side := range sides {
+				side.do(t, "CONFIG", "SET", "notify-keyspace-events", "")
+				side.do(t, "FLUSHALL")
+				side.do(t, "CONFIG", "SET", "notify-keyspace-events", tc.classes)
+				for _, cmd := range tc.cmds {
+					side.do(t, cmd...)
+				}
+				got[name] = side.collect(t)
+			}
+			want, have := strings.Join(got["redis"], "\n"), strings.Join(got["ruvio"], "\n")
+			if want != have {
+				t.Fatalf("notifications differ\nredis:\n%s\nruvio:\n%s", want, have)
+			}
+		})
+	}
+	t.Run("expired", func(t *testing.T) {
+		got := map[string][]string{}
+		for name, side := range sides {
+			ctx := context.Background()
+			side.do(t, "FLUSHALL")
+			side.do(t, "CONFIG", "SET", "notify-keyspace-events", "KEA")
+			// Lazily: with active expiry off only an access removes it.
+			side.do(t, "DEBUG", "SET-ACTIVE-EXPIRE", "0")
+			side.do(t, "SET", "lazy", "v", "PX", "1")
+			poll.Until(t, 10*time.Second, name+": lazy key to expire on access", func() bool {
+				return side.c.Get(ctx, "lazy").Err() == redis.Nil
+			})
+			// By the active cycle: DBSIZE counts a key until it is removed.
+			side.do(t, "DEBUG", "SET-ACTIVE-EXPIRE", "1")
+			side.do(t, "SET", "active", "v", "PX", "1")
+			poll.Until(t, 10*time.Second, name+": active expiry", func() bool {
+				return side.c.DBSize(ctx).Val() == 0
+			})
+			got[name] = side.collect(t)
+		}
+		want, have := strings.Join(got["redis"], "\n"), strings.Join(got["ruvio"], "\n")
+		if want != have {
+			t.Fatalf("notifications differ\nredis:\n%s\nruvio:\n%s", want, have)
+		}
+	})
+}
+
+func TestNotifyKeyspaceEventsConfigLikeRedis(t *testing.T) {
+	r := startRedis(t, 2)
+	s := startServer(t, nil)
+	ru := client(t, s, 0)
+	ctx := context.Background()
+	for _, v := range []string{"", "K", "E", "KEA", "AKE", "g$lshzxetdn", "Ag$", "An", "KEm", "$Kl", "A", "x", "nKE", "KEg$lshzxetdnm", "Q", "Ka?", "a"} {
+		for _, c := range []*redis.Client{r, ru} {
+			c.ConfigSet(ctx, "notify-keyspace-events", "")
+		}
+		we := r.ConfigSet(ctx, "notify-keyspace-events", v).Err()
+		ge := ru.ConfigSet(ctx, "notify-keyspace-events", v).Err()
+		if render(nil, we, false) != render(nil, ge, false) {
+			t.Fatalf("CONFIG SET %q: redis %v, ruvio %v", v, we, ge)
+		}
+		wv := r.ConfigGet(ctx, "notify-keyspace-events").Val()
+		gv := ru.ConfigGet(ctx, "notify-keyspace-events").Val()
+		if wv["notify-keyspace-events"] != gv["notify-keyspace-events"] {
+			t.Fatalf("after CONFIG SET %q: redis %q, ruvio %q", v, wv, gv)
+		}
+	}
+}
