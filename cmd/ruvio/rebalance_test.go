@@ -3,7 +3,10 @@ package main
 import (
 	"context"
 	"fmt"
+	"os"
+	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -235,5 +238,119 @@ func TestACancelledRebalanceMovesNothingMore(t *testing.T) {
 	rest, err := lc.Do(ctx, "COORDINATOR", "REBALANCE", "DRYRUN").StringSlice()
 	if err != nil || !slices.Equal(rest, planStrings(plan[1:])) {
 		t.Fatalf("DRYRUN after the cancel = %q %v, want the plan's rest %q", rest, err, planStrings(plan[1:]))
+	}
+}
+
+// startJoining starts the members of g, a group that joins running
+// groups, from a cluster_topology file of every group in gs (g among
+// them) at version 1: the coordinators' newer map replaces it.
+func startJoining(t *testing.T, g *clusterGroup, gs ...*clusterGroup) {
+	file := filepath.Join(t.TempDir(), "topology")
+	if err := os.WriteFile(file, []byte(topologyText(gs...)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for i, m := range g.members {
+		m.env = []string{"RUVIO_REPLICATION_LISTEN=" + m.repl, "RUVIO_REPLICATION_ROLE=primary",
+			"RUVIO_CLUSTER_TOPOLOGY=" + file, "RUVIO_CLUSTER_GROUP=" + g.name}
+		if i > 0 {
+			m.env[1] = "RUVIO_REPLICATION_ROLE=replica"
+			m.env = append(m.env, "RUVIO_REPLICATION_PRIMARY="+g.members[0].repl)
+		}
+		m.args = []string{"--durability", "always", "--shards", "2", "--port", strconv.Itoa(g.ports[i])}
+		m.restart(t)
+	}
+}
+
+// A group added to running groups: its nodes start with slots = [] in
+// their cluster_topology, the coordinators are stopped and started again
+// with the new group in their [[groups]] (slots = []), and every member
+// then serves a map with the new group, owning nothing; REBALANCE gives
+// it its share, the keys written before it still read, the new group's
+// primary serving some of them itself.
+func TestAGroupJoinsRunningGroupsAndIsRebalancedInto(t *testing.T) {
+	a := planGroup(t, "a", "0-8191", 1)
+	b := planGroup(t, "b", "8192-16383", 1)
+	startClusterGroups(t, a, b)
+	old := groupsTOML(nil, a, b)
+	cs := startCoordinators3(t, old)
+	poll.Until(t, 20*time.Second, "every member on map version 3", func() bool { return mapVersion(a.addr(0)) == 3 && mapVersion(b.addr(0)) == 3 })
+	ctx := context.Background()
+	cc := client.RetryClusterTryAgain(redis.NewClusterClient(&redis.ClusterOptions{Addrs: []string{a.addr(0)}, MaxRedirects: 8}))
+	defer cc.Close()
+	keys := keysOf(300, 0, 16383, "join-")
+	for _, k := range keys {
+		if err := cc.Set(ctx, k, "v-"+k, 0).Err(); err != nil {
+			t.Fatalf("SET %s: %v", k, err)
+		}
+	}
+
+	c := planGroup(t, "c", "", 1)
+	startJoining(t, c, a, b, c)
+	noSlots := func(g *clusterGroup) string {
+		if g.slots == "" {
+			return ""
+		}
+		return strconv.Quote(g.slots)
+	}
+	grown := groupsTOML(noSlots, a, b, c)
+	for _, co := range cs {
+		co.kill()
+	}
+	for _, co := range cs {
+		body, err := os.ReadFile(co.file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(string(body), old) {
+			t.Fatalf("%s does not hold the groups it started with", co.file)
+		}
+		if err := os.WriteFile(co.file, []byte(strings.Replace(string(body), old, grown, 1)), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		co.start(t)
+	}
+	// Three group epochs of 1: version 4, on the old groups' members and
+	// the new one's.
+	poll.Until(t, 30*time.Second, "every member on map version 4", func() bool {
+		return mapVersion(a.addr(0)) == 4 && mapVersion(b.addr(0)) == 4 && mapVersion(c.addr(0)) == 4
+	})
+	leader := leaderCoord(t, cs)
+	lc := leader.client("")
+	defer lc.Close()
+	dry, err := lc.Do(ctx, "COORDINATOR", "REBALANCE", "DRYRUN").StringSlice()
+	if err != nil || len(dry) == 0 {
+		t.Fatalf("DRYRUN = %q %v", dry, err)
+	}
+	for _, l := range dry {
+		if !strings.HasSuffix(l[:strings.LastIndex(l, "/")], "-> c") {
+			t.Fatalf("plan line %q: want every move to c", l)
+		}
+	}
+	n, err := lc.Do(ctx, "COORDINATOR", "REBALANCE").Int()
+	if err != nil || n != len(dry) {
+		t.Fatalf("REBALANCE = %d %v, want %d", n, err, len(dry))
+	}
+	poll.Until(t, 60*time.Second, "the rebalance done", func() bool { return statusOf(leader)["rebalance"] == "done" })
+	if again, err := lc.Do(ctx, "COORDINATOR", "REBALANCE", "DRYRUN").StringSlice(); err != nil || len(again) != 0 {
+		t.Fatalf("DRYRUN after the rebalance = %q %v", again, err)
+	}
+	for _, k := range keys {
+		if v, err := cc.Get(ctx, k).Result(); err != nil || v != "v-"+k {
+			t.Fatalf("GET %s after the rebalance = %q %v", k, v, err)
+		}
+	}
+	onC := 0
+	for i := range 2 {
+		cl := redis.NewClient(&redis.Options{Addr: shardPort(c.addr(0), i), MaxRetries: -1})
+		for _, k := range keys {
+			if v, err := cl.Get(ctx, k).Result(); err == nil && v == "v-"+k {
+				onC++
+			}
+		}
+		cl.Close()
+	}
+	// About a third of the keys; at least some.
+	if onC == 0 || onC == len(keys) {
+		t.Fatalf("c's primary serves %d of the %d keys", onC, len(keys))
 	}
 }
