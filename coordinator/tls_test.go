@@ -235,3 +235,30 @@ func TestTLSConfigProblems(t *testing.T) {
 		}
 	}
 }
+
+// A certificate renewed on disk is what the coordinator port shows on the
+// next handshake, without a restart.
+func TestCoordinatorPortServesARenewedCertificate(t *testing.T) {
+	ca := tlstest.NewCA(t, "test CA")
+	_, pm := dataNode(t, "primary", "")
+	dir := t.TempDir()
+	first := ca.Issue("coordinator", "127.0.0.1")
+	cert, key := first.Write(t, dir)
+	c := startCoordinator(t, []Group{{Name: "main", Members: []Member{pm}}}, func(c *Config) {
+		c.TLSCert, c.TLSKey, c.TLSCA = cert, key, ca.File
+	})
+	served := func() string {
+		conn, err := tls.Dial("tcp", c.Addr(), clientTLS(t, ca))
+		if err != nil {
+			return "dial: " + err.Error()
+		}
+		defer conn.Close()
+		return conn.ConnectionState().PeerCertificates[0].SerialNumber.String()
+	}
+	if got := served(); got != first.Serial.String() {
+		t.Fatalf("served %s, want serial %s", got, first.Serial)
+	}
+	second := ca.Issue("coordinator renewed", "127.0.0.1")
+	second.Write(t, dir)
+	poll.Until(t, 10*time.Second, "the renewed certificate", func() bool { return served() == second.Serial.String() })
+}
