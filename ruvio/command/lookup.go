@@ -1,6 +1,9 @@
 package command
 
-import "github.com/ruvio/ruvio/ruvio/keyspace"
+import (
+	"github.com/ruvio/ruvio/ruvio/keyspace"
+	"github.com/ruvio/ruvio/ruvio/notify"
+)
 
 // As returns the value of entry e as a T, the zero T when e is nil (the
 // key does not exist). ok is false when e holds another type, in which
@@ -55,6 +58,7 @@ func (c *Ctx) Changed(key string, size, n int) {
 	}
 	if size == 0 {
 		c.DB.Delete(key)
+		c.NotifyString(notify.Generic, "del", key)
 	} else {
 		c.DB.Touch(key)
 	}

@@ -34,7 +34,15 @@ var notifyCases = []notifyCase{
 		{"PERSIST", "k"}, {"PERSIST", "k"}, {"PEXPIREAT", "k", "9999999999999"}, {"RENAME", "k", "k2"},
 		{"SET", "k3", "x"}, {"RENAME", "k2", "k3"}, {"RENAMENX", "k3", "k4"}, {"SET", "k5", "y"}, {"RENAMENX", "k4", "k5"},
 		{"COPY", "k4", "k6"}, {"COPY", "k4", "k6"}, {"COPY", "k4", "k6", "REPLACE"}, {"EXPIRE", "k6", "-1"},
-		{"SORT", "nolist"},
+		{"SORT", "nolist"}, {"RPUSH", "l", "3", "1", "2"}, {"SORT", "l", "STORE", "sl"}, {"SORT", "empty", "STORE", "sl"},
+	}},
+	{"lists", "KEA", [][]any{
+		{"LPUSH", "l", "a", "b"}, {"RPUSH", "l", "c"}, {"LPUSHX", "nx", "a"}, {"RPUSHX", "l", "d"}, {"LPOP", "l"}, {"RPOP", "l", "2"},
+		{"RPUSH", "l", "x", "y", "x", "z"}, {"LSET", "l", "0", "q"}, {"LINSERT", "l", "BEFORE", "y", "w"}, {"LINSERT", "l", "AFTER", "nope", "w"},
+		{"LREM", "l", "0", "x"}, {"LREM", "l", "0", "nope"}, {"LTRIM", "l", "0", "100"}, {"LTRIM", "l", "1", "2"},
+		{"LMOVE", "l", "m", "LEFT", "RIGHT"}, {"RPOPLPUSH", "m", "m"}, {"LMOVE", "l", "m", "RIGHT", "LEFT"}, {"LMPOP", "2", "x", "m", "LEFT", "COUNT", "5"},
+		{"RPUSH", "b", "1"}, {"BLPOP", "b", "0.01"}, {"RPUSH", "b", "1", "2"}, {"BRPOP", "b", "0.01"}, {"BLMOVE", "b", "c", "LEFT", "LEFT", "0.01"},
+		{"BLMPOP", "0.01", "1", "c", "RIGHT"}, {"RPUSH", "t", "1"}, {"LTRIM", "t", "5", "6"}, {"RPUSH", "t", "1"}, {"LPOP", "t", "0"},
 	}},
 	// Only some classes: the generic ones, keyspace channel only.
 	{"generic-only", "Kg", [][]any{

@@ -5,6 +5,7 @@ import (
 
 	"github.com/ruvio/ruvio/ruvio/command"
 	"github.com/ruvio/ruvio/ruvio/deque"
+	"github.com/ruvio/ruvio/ruvio/notify"
 )
 
 // Redis parses the range of LRANGE and LTRIM before looking the key up,
@@ -83,7 +84,7 @@ func lset(c *command.Ctx) {
 		return
 	}
 	l.Set(i, c.Args[3])
-	modified(c, key, l)
+	modified(c, key, l, "lset")
 	c.W.OK()
 }
 
@@ -115,7 +116,7 @@ func linsert(c *command.Ctx) {
 			i++
 		}
 		l.Insert(i, c.Args[4])
-		modified(c, key, l)
+		modified(c, key, l, "linsert")
 		c.W.Int(int64(l.Len()))
 		return
 	}
@@ -139,7 +140,7 @@ func lrem(c *command.Ctx) {
 	elem := c.Args[3]
 	removed := l.Remove(count, func(b []byte) bool { return bytes.Equal(b, elem) })
 	if removed > 0 {
-		modified(c, key, l)
+		modified(c, key, l, "lrem")
 	}
 	c.W.Int(int64(removed))
 }
@@ -156,8 +157,9 @@ func ltrim(c *command.Ctx) {
 	}
 	if l != nil {
 		if l.Trim(start, stop) > 0 {
-			modified(c, key, l)
+			modified(c, key, l, "ltrim")
 		} else {
+			c.Notify(notify.List, "ltrim", c.Args[1])
 			// Redis signals the key even when nothing was cut, so a
 			// WATCH on it fails; there is nothing to log.
 			c.DB.Touch(key)

@@ -66,7 +66,7 @@ func bpopCmd(pop string, at end) func(*command.Ctx) {
 			c.W.Array(2)
 			c.W.Bulk(k)
 			c.W.Bulk(at.pop(l))
-			modified(c, string(k), l)
+			modified(c, string(k), l, at.popEvent())
 			c.Propagate([]byte(pop), k)
 		}, TimeoutReply)
 	}

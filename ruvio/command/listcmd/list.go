@@ -12,6 +12,7 @@ package listcmd
 import (
 	"github.com/ruvio/ruvio/ruvio/command"
 	"github.com/ruvio/ruvio/ruvio/deque"
+	"github.com/ruvio/ruvio/ruvio/notify"
 )
 
 // Specs returns the list commands.
@@ -72,6 +73,22 @@ func (e end) pop(l *deque.Deque) []byte {
 	return v
 }
 
+// pushEvent and popEvent are the keyspace notifications of a push or a
+// pop at e.
+func (e end) pushEvent() string {
+	if e == tail {
+		return "rpush"
+	}
+	return "lpush"
+}
+
+func (e end) popEvent() string {
+	if e == tail {
+		return "rpop"
+	}
+	return "lpop"
+}
+
 func (e end) push(l *deque.Deque, v []byte) {
 	if e == tail {
 		l.PushBack(v)
@@ -89,7 +106,8 @@ var (
 // modified records an in-place change to key's list: an emptied list is
 // deleted (which touches the key), any other is touched so WATCH fails and
 // blocked clients retry.
-func modified(c *command.Ctx, key string, l *deque.Deque) {
+func modified(c *command.Ctx, key string, l *deque.Deque, event string) {
+	c.NotifyString(notify.List, event, key)
 	c.Changed(key, l.Len(), 1)
 }
 

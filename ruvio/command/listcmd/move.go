@@ -3,6 +3,7 @@ package listcmd
 import (
 	"github.com/ruvio/ruvio/ruvio/command"
 	"github.com/ruvio/ruvio/ruvio/deque"
+	"github.com/ruvio/ruvio/ruvio/notify"
 )
 
 // parseEnds reads LMOVE's and BLMOVE's wherefrom and whereto, each LEFT
@@ -54,7 +55,8 @@ func move(c *command.Ctx, from, to end) bool {
 		to.push(dl, v)
 		c.DB.Touch(dst)
 	}
-	modified(c, src, sl)
+	c.NotifyString(notify.List, to.pushEvent(), dst)
+	modified(c, src, sl, from.popEvent())
 	c.W.Bulk(v)
 	return true
 }

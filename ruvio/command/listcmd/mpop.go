@@ -29,7 +29,7 @@ func mpop(c *command.Ctx, p command.MPop) (served bool) {
 		for range n {
 			c.W.Bulk(at.pop(l))
 		}
-		modified(c, string(k), l)
+		modified(c, string(k), l, at.popEvent())
 		c.Propagate([]byte(name), k, command.FormatInt(int64(n)))
 		return true
 	}

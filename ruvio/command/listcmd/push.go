@@ -3,6 +3,7 @@ package listcmd
 import (
 	"github.com/ruvio/ruvio/ruvio/command"
 	"github.com/ruvio/ruvio/ruvio/deque"
+	"github.com/ruvio/ruvio/ruvio/notify"
 )
 
 // pushCmd returns LPUSH/RPUSH, or LPUSHX/RPUSHX when onlyExisting: push
@@ -27,6 +28,7 @@ func pushCmd(at end, onlyExisting bool) func(*command.Ctx) {
 		}
 		// Storing a new key touches it too, which wakes blocked clients.
 		c.Stored(key, l, created)
+		c.NotifyString(notify.List, at.pushEvent(), key)
 		c.W.Int(int64(l.Len()))
 	}
 }
@@ -58,7 +60,7 @@ func popCmd(name string, at end) func(*command.Ctx) {
 			c.W.Null()
 		case !hasCount:
 			c.W.Bulk(at.pop(l))
-			modified(c, key, l)
+			modified(c, key, l, at.popEvent())
 		case count == 0:
 			c.W.Array(0)
 		default:
@@ -67,7 +69,7 @@ func popCmd(name string, at end) func(*command.Ctx) {
 			for range n {
 				c.W.Bulk(at.pop(l))
 			}
-			modified(c, key, l)
+			modified(c, key, l, at.popEvent())
 		}
 	}
 }
