@@ -36,6 +36,7 @@ const (
 const All = Generic | String | List | Set | Hash | Zset | Expired | Evicted | Stream | Module
 
 // ErrBadClass is Redis's reason for refusing a letter.
+//
 //lint:ignore ST1005 the text is Redis's reply, word for word
 var ErrBadClass = errors.New("Invalid event class character. Use 'Ag$lshzxeKEtmdn'.")
 

@@ -44,6 +44,17 @@ var notifyCases = []notifyCase{
 		{"RPUSH", "b", "1"}, {"BLPOP", "b", "0.01"}, {"RPUSH", "b", "1", "2"}, {"BRPOP", "b", "0.01"}, {"BLMOVE", "b", "c", "LEFT", "LEFT", "0.01"},
 		{"BLMPOP", "0.01", "1", "c", "RIGHT"}, {"RPUSH", "t", "1"}, {"LTRIM", "t", "5", "6"}, {"RPUSH", "t", "1"}, {"LPOP", "t", "0"},
 	}},
+	{"hashes", "KEA", [][]any{
+		{"HSET", "h", "a", "1", "b", "2"}, {"HSET", "h", "a", "1"}, {"HMSET", "h", "c", "3"}, {"HSETNX", "h", "a", "9"}, {"HSETNX", "h", "d", "4"},
+		{"HINCRBY", "h", "n", "5"}, {"HINCRBYFLOAT", "h", "f", "1.5"}, {"HINCRBY", "h", "a", "x"}, {"HDEL", "h", "zz"}, {"HDEL", "h", "a", "b"},
+		{"HSET", "g", "x", "1"}, {"HDEL", "g", "x"}, {"HGET", "h", "c"},
+	}},
+	{"sets", "KEA", [][]any{
+		{"SADD", "s", "a", "b", "c"}, {"SADD", "s", "a"}, {"SREM", "s", "zz"}, {"SREM", "s", "a"}, {"SADD", "t", "b", "x"},
+		{"SMOVE", "s", "t", "b"}, {"SMOVE", "s", "u", "c"}, {"SMOVE", "t", "u", "x"}, {"SADD", "p", "1", "2"}, {"SPOP", "p"}, {"SPOP", "p", "5"},
+		{"SADD", "a", "1", "2", "3"}, {"SADD", "b", "2", "3", "4"}, {"SINTERSTORE", "d", "a", "b"}, {"SUNIONSTORE", "d", "a", "b"},
+		{"SDIFFSTORE", "d", "a", "b"}, {"SDIFFSTORE", "d", "a", "a"}, {"sinterstore", "e", "a", "b"}, {"SPOP", "a", "0"},
+	}},
 	// Only some classes: the generic ones, keyspace channel only.
 	{"generic-only", "Kg", [][]any{
 		{"SET", "a", "1", "EX", "100"}, {"INCR", "i"}, {"EXPIRE", "i", "100"}, {"DEL", "a", "i"}, {"SET", "b", "2"}, {"RENAME", "b", "c"},

@@ -7,6 +7,7 @@ import (
 	"github.com/ruvio/ruvio/ruvio/command"
 	"github.com/ruvio/ruvio/ruvio/command/random"
 	"github.com/ruvio/ruvio/ruvio/command/scan"
+	"github.com/ruvio/ruvio/ruvio/notify"
 )
 
 // hash is the stored representation.
@@ -19,14 +20,15 @@ var (
 )
 
 // setField sets field f of h, key's hash, to val, creating the hash when
-// h is nil, and records the change.
-func setField(c *command.Ctx, key string, h hash, f string, val []byte) {
+// h is nil, and records the change; event names its notification.
+func setField(c *command.Ctx, key string, h hash, f string, val []byte, event string) {
 	created := h == nil
 	if created {
 		h = make(hash, 1)
 	}
 	h[f] = val
 	c.Stored(key, h, created)
+	c.NotifyString(notify.Hash, event, key)
 }
 
 // setPairs is HSET and HMSET: it stores field/value pairs and returns how
@@ -57,6 +59,7 @@ func setPairs(c *command.Ctx, name string) (int64, bool) {
 	// Redis counts every HSET as a change, even one that rewrote equal
 	// values, so WATCH fails and the command is logged.
 	c.Stored(key, h, created)
+	c.NotifyString(notify.Hash, "hset", key)
 	return added, true
 }
 
@@ -83,7 +86,7 @@ func hsetnx(c *command.Ctx) {
 		c.W.Int(0)
 		return
 	}
-	setField(c, key, h, f, c.Args[3])
+	setField(c, key, h, f, c.Args[3], "hset")
 	c.W.Int(1)
 }
 
@@ -126,6 +129,7 @@ func hdel(c *command.Ctx) {
 	}
 	if deleted > 0 {
 		// One change however many fields went, as Redis counts it.
+		c.NotifyString(notify.Hash, "hdel", key)
 		c.Changed(key, len(h), 1)
 	}
 	c.W.Int(deleted)

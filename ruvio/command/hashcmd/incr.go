@@ -37,7 +37,7 @@ func hincrby(c *command.Ctx) {
 		return
 	}
 	// Deterministic given the state, so the command is logged as sent.
-	setField(c, key, h, f, command.FormatInt(n))
+	setField(c, key, h, f, command.FormatInt(n), "hincrby")
 	c.W.Int(n)
 }
 
@@ -74,7 +74,7 @@ func hincrbyfloat(c *command.Ctx) {
 		return
 	}
 	val := longdouble.Format(sum)
-	setField(c, key, h, f, val)
+	setField(c, key, h, f, val, "hincrbyfloat")
 	// Replay must not redo float arithmetic (precision and formatting
 	// could differ elsewhere): log the result, as Redis does.
 	c.Propagate([]byte("HSET"), c.Args[1], c.Args[2], val)

@@ -1,7 +1,10 @@
 package setcmd
 
 import (
+	"strings"
+
 	"github.com/ruvio/ruvio/ruvio/command"
+	"github.com/ruvio/ruvio/ruvio/notify"
 )
 
 // sources looks up every key as a set with lookup (readSet or writeSet),
@@ -122,8 +125,12 @@ func storeResult(c *command.Ctx, dst string, result set) {
 	case len(result) > 0:
 		c.DB.Set(dst, result)
 		c.Dirty++
+		if c.Notes.Wants(notify.Set) {
+			c.NotifyString(notify.Set, strings.ToLower(string(c.Args[0])), dst)
+		}
 	case c.DB.Delete(dst):
 		c.Dirty++
+		c.NotifyString(notify.Generic, "del", dst)
 	default:
 		// Nothing changed, but Redis still signals the key modified, so a
 		// WATCH on it fails as it would there.

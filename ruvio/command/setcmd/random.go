@@ -3,6 +3,7 @@ package setcmd
 import (
 	"github.com/ruvio/ruvio/ruvio/command"
 	"github.com/ruvio/ruvio/ruvio/command/random"
+	"github.com/ruvio/ruvio/ruvio/notify"
 )
 
 // spop is SPOP key [count]. Which members go is chance, so the command is
@@ -63,6 +64,7 @@ func popMembers(c *command.Ctx, key string, s set, members []string) {
 		delete(s, m)
 		argv = append(argv, []byte(m))
 	}
+	c.NotifyString(notify.Set, "spop", key)
 	c.Changed(key, len(s), 1)
 	c.Propagate(argv...)
 }

@@ -6,6 +6,7 @@ package setcmd
 import (
 	"github.com/ruvio/ruvio/ruvio/command"
 	"github.com/ruvio/ruvio/ruvio/command/scan"
+	"github.com/ruvio/ruvio/ruvio/notify"
 )
 
 // set is the stored representation.
@@ -37,6 +38,7 @@ func sadd(c *command.Ctx) {
 	// A created set always gains a member: the arity asks for one.
 	if added > 0 {
 		c.Stored(key, s, created)
+		c.NotifyString(notify.Set, "sadd", key)
 	}
 	c.W.Int(added)
 }
@@ -52,6 +54,7 @@ func remove(c *command.Ctx, key string, s set, members [][]byte) int64 {
 		}
 	}
 	if n > 0 {
+		c.NotifyString(notify.Set, "srem", key)
 		c.Changed(key, len(s), 1)
 	}
 	return n
@@ -129,11 +132,16 @@ func smove(c *command.Ctx) {
 		return
 	}
 	delete(src, member)
+	c.NotifyString(notify.Set, "srem", srcKey)
 	c.Changed(srcKey, len(src), 1)
 	if dst == nil {
 		c.DB.Set(dstKey, set{member: {}})
-	} else {
+		c.NotifyString(notify.Set, "sadd", dstKey)
+	} else if _, had := dst[member]; !had {
 		dst[member] = struct{}{}
+		c.DB.Touch(dstKey)
+		c.NotifyString(notify.Set, "sadd", dstKey)
+	} else {
 		c.DB.Touch(dstKey)
 	}
 	c.W.Int(1)
