@@ -55,6 +55,15 @@ var notifyCases = []notifyCase{
 		{"SADD", "a", "1", "2", "3"}, {"SADD", "b", "2", "3", "4"}, {"SINTERSTORE", "d", "a", "b"}, {"SUNIONSTORE", "d", "a", "b"},
 		{"SDIFFSTORE", "d", "a", "b"}, {"SDIFFSTORE", "d", "a", "a"}, {"sinterstore", "e", "a", "b"}, {"SPOP", "a", "0"},
 	}},
+	{"zsets", "KEA", [][]any{
+		{"ZADD", "z", "1", "a", "2", "b", "3", "c"}, {"ZADD", "z", "1", "a"}, {"ZADD", "z", "XX", "5", "nope"}, {"ZADD", "z", "INCR", "2", "a"},
+		{"ZINCRBY", "z", "1", "b"}, {"ZADD", "z", "CH", "9", "c"}, {"ZREM", "z", "nope"}, {"ZREM", "z", "a"}, {"ZADD", "r", "1", "x", "2", "y", "3", "w"},
+		{"ZREMRANGEBYSCORE", "r", "1", "1"}, {"ZREMRANGEBYRANK", "r", "5", "6"}, {"ZREMRANGEBYLEX", "r", "-", "+"}, {"ZADD", "p", "1", "a", "2", "b", "3", "c"},
+		{"ZPOPMIN", "p"}, {"ZPOPMAX", "p", "0"}, {"ZPOPMAX", "p", "5"}, {"ZADD", "p", "1", "a"}, {"BZPOPMIN", "p", "0.01"}, {"ZADD", "p", "1", "a", "2", "b"},
+		{"BZPOPMAX", "p", "0.01"}, {"ZMPOP", "1", "p", "MIN"}, {"ZADD", "u", "1", "a"}, {"ZADD", "v", "2", "a", "3", "b"}, {"ZUNIONSTORE", "d", "2", "u", "v"},
+		{"ZINTERSTORE", "d", "2", "u", "v"}, {"ZDIFFSTORE", "d", "2", "u", "v"}, {"ZDIFFSTORE", "d", "2", "v", "v"}, {"ZRANGESTORE", "e", "v", "0", "-1"},
+		{"ZRANGESTORE", "e", "v", "5", "6"}, {"BZMPOP", "0.01", "1", "v", "MAX", "COUNT", "9"},
+	}},
 	// Only some classes: the generic ones, keyspace channel only.
 	{"generic-only", "Kg", [][]any{
 		{"SET", "a", "1", "EX", "100"}, {"INCR", "i"}, {"EXPIRE", "i", "100"}, {"DEL", "a", "i"}, {"SET", "b", "2"}, {"RENAME", "b", "c"},

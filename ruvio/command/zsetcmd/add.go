@@ -2,6 +2,7 @@ package zsetcmd
 
 import (
 	"github.com/ruvio/ruvio/ruvio/command"
+	"github.com/ruvio/ruvio/ruvio/notify"
 	"github.com/ruvio/ruvio/ruvio/sortedset"
 )
 
@@ -107,6 +108,13 @@ func addGeneric(c *command.Ctx, incr bool) {
 		c.Dirty += added + updated
 	case s != nil:
 		c.Changed(key, s.Len(), added+updated)
+	}
+	if added+updated > 0 {
+		event := "zadd"
+		if o.incr {
+			event = "zincr"
+		}
+		c.NotifyString(notify.Zset, event, key)
 	}
 	switch {
 	case !o.incr:

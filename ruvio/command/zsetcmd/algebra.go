@@ -1,6 +1,7 @@
 package zsetcmd
 
 import (
+	"github.com/ruvio/ruvio/ruvio/notify"
 	"math"
 	"slices"
 	"strings"
@@ -267,10 +268,12 @@ func storeCmd(op setOp) func(*command.Ctx) {
 		if res.Len() == 0 {
 			if c.DB.Delete(dest) {
 				c.Dirty++
+				c.NotifyString(notify.Generic, "del", dest)
 			}
 		} else {
 			c.DB.Set(dest, res)
 			c.Dirty++
+			notifyAsSent(c, dest)
 		}
 		c.W.Int(int64(res.Len()))
 	}

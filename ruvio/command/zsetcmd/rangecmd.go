@@ -2,6 +2,7 @@ package zsetcmd
 
 import (
 	"github.com/ruvio/ruvio/ruvio/command"
+	"github.com/ruvio/ruvio/ruvio/notify"
 	"github.com/ruvio/ruvio/ruvio/sortedset"
 )
 
@@ -181,6 +182,7 @@ func zrangestore(c *command.Ctx) {
 	if len(items) == 0 {
 		if c.DB.Delete(dst) {
 			c.Dirty++
+			c.NotifyString(notify.Generic, "del", dst)
 		}
 		c.W.Int(0)
 		return
@@ -191,5 +193,6 @@ func zrangestore(c *command.Ctx) {
 	}
 	c.DB.Set(dst, s)
 	c.Dirty++
+	notifyAsSent(c, dst)
 	c.W.Int(int64(len(items)))
 }

@@ -2,6 +2,7 @@ package zsetcmd
 
 import (
 	"github.com/ruvio/ruvio/ruvio/command"
+	"github.com/ruvio/ruvio/ruvio/notify"
 	"github.com/ruvio/ruvio/ruvio/sortedset"
 )
 
@@ -19,6 +20,9 @@ func removeFrom(c *command.Ctx, remove func(*sortedset.Set) int) {
 		return
 	}
 	n := remove(s)
+	if n > 0 {
+		notifyAsSent(c, key)
+	}
 	c.Changed(key, s.Len(), n)
 	c.W.Int(int64(n))
 }
@@ -64,6 +68,13 @@ func pop(c *command.Ctx, key string, s *sortedset.Set, top bool, count int) []so
 		items = s.PopMax(count)
 	} else {
 		items = s.PopMin(count)
+	}
+	if len(items) > 0 {
+		event := "zpopmin"
+		if top {
+			event = "zpopmax"
+		}
+		c.NotifyString(notify.Zset, event, key)
 	}
 	c.Changed(key, s.Len(), len(items))
 	return items

@@ -9,7 +9,10 @@
 package zsetcmd
 
 import (
+	"strings"
+
 	"github.com/ruvio/ruvio/ruvio/command"
+	"github.com/ruvio/ruvio/ruvio/notify"
 	"github.com/ruvio/ruvio/ruvio/resp"
 	"github.com/ruvio/ruvio/ruvio/sortedset"
 )
@@ -76,6 +79,14 @@ func Specs() []*command.Spec {
 // writeScore writes a score as Redis's addReplyDouble does: a RESP3
 // double, or a bulk string in RESP2. The text is FormatScore's in both, not
 // resp.FormatFloat's, so ZSCORE agrees with ZRANGE WITHSCORES and ZSCAN.
+// notifyAsSent records a sorted-set notification named after the command
+// as sent (zrem, zunionstore, ...).
+func notifyAsSent(c *command.Ctx, key string) {
+	if c.Notes.Wants(notify.Zset) {
+		c.NotifyString(notify.Zset, strings.ToLower(string(c.Args[0])), key)
+	}
+}
+
 func writeScore(w *resp.Writer, f float64) {
 	var buf [40]byte
 	if w.Proto >= 3 {
