@@ -2,6 +2,7 @@ package workloads
 
 import (
 	"context"
+	"crypto/tls"
 	"errors"
 	"fmt"
 	"io"
@@ -62,6 +63,37 @@ type dialError struct{ err error }
 func (e *dialError) Error() string { return "dial: " + e.err.Error() }
 func (e *dialError) Unwrap() error { return e.err }
 
+// dial opens a TCP connection to addr and, when cfg is set, a TLS session
+// on it that verifies the server's certificate for addr's host (unless
+// cfg names a ServerName), within d's timeout. Either failing is a
+// dialError: no command was written.
+func dial(ctx context.Context, d *net.Dialer, cfg *tls.Config, network, addr string) (net.Conn, error) {
+	nc, err := d.DialContext(ctx, network, addr)
+	if err != nil {
+		return nil, &dialError{err: err}
+	}
+	if cfg == nil {
+		return nc, nil
+	}
+	cfg = cfg.Clone()
+	if cfg.ServerName == "" {
+		if host, _, err := net.SplitHostPort(addr); err == nil {
+			cfg.ServerName = host
+		}
+	}
+	if d.Timeout > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, d.Timeout)
+		defer cancel()
+	}
+	tc := tls.Client(nc, cfg)
+	if err := tc.HandshakeContext(ctx); err != nil {
+		nc.Close()
+		return nil, &dialError{err: fmt.Errorf("tls handshake: %w", err)}
+	}
+	return tc, nil
+}
+
 // newConn makes a client for addr with spec's timeout and durability.
 // Nothing is dialed until the first operation.
 func newConn(addr string, spec Spec) *conn {
@@ -86,10 +118,10 @@ func newConn(addr string, spec Spec) *conn {
 		PoolSize:      1,
 		Dialer: func(ctx context.Context, network, addr string) (net.Conn, error) {
 			c.ready.Store(false)
-			nc, err := d.DialContext(ctx, network, addr)
+			nc, err := dial(ctx, d, spec.TLS, network, addr)
 			if err != nil {
 				c.dialFailed.Store(true)
-				return nil, &dialError{err: err}
+				return nil, err
 			}
 			return nc, nil
 		},
@@ -150,12 +182,12 @@ func newSentinelConn(sentinels []string, spec Spec) *conn {
 				c.ready.Store(false)
 				c.master.Store(&addr)
 			}
-			nc, err := d.DialContext(ctx, network, addr)
+			nc, err := dial(ctx, d, spec.TLS, network, addr)
 			if err != nil {
 				if primary {
 					c.dialFailed.Store(true)
 				}
-				return nil, &dialError{err: err}
+				return nil, err
 			}
 			return nc, nil
 		},

@@ -80,11 +80,7 @@ func newClusterConn(seeds []string, spec Spec) *conn {
 		PoolTimeout:     spec.Timeout,
 		PoolSize:        1,
 		Dialer: func(ctx context.Context, network, addr string) (net.Conn, error) {
-			nc, err := d.DialContext(ctx, network, addr)
-			if err != nil {
-				return nil, &dialError{err: err}
-			}
-			return nc, nil
+			return dial(ctx, d, spec.TLS, network, addr)
 		},
 		OnConnect: c.onConnect(spec),
 	})

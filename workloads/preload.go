@@ -52,7 +52,8 @@ func Preload(ctx context.Context, spec Spec, targets func() []string) (int, erro
 		return 0, fmt.Errorf("workloads: no target to preload through")
 	}
 	cc := redis.NewClusterClient(&redis.ClusterOptions{Addrs: seeds, Protocol: 2, DisableIdentity: true,
-		DialTimeout: spec.Timeout, ReadTimeout: 10 * spec.Timeout, WriteTimeout: 10 * spec.Timeout})
+		DialTimeout: spec.Timeout, ReadTimeout: 10 * spec.Timeout, WriteTimeout: 10 * spec.Timeout,
+		TLSConfig: spec.TLS})
 	defer cc.Close()
 	value := strings.Repeat("x", spec.PreloadBytes)
 	wrote := 0

@@ -84,12 +84,15 @@ func freePort(t *testing.T) int {
 
 // startServer runs `ruvio server` with durability memory on port and
 // returns once it answers PING.
-func startServer(t *testing.T, port int, dataDir string) *server {
+func startServer(t *testing.T, port int, dataDir string, env ...string) *server {
 	t.Helper()
 	// The replication port defaults to port + 20000, which a random port
 	// can push past 65535: give the node one of its own.
 	cmd := exec.Command(binary, "server", "--port", strconv.Itoa(port), "--bind", "127.0.0.1",
 		"--durability", "memory", "--data-dir", dataDir, "--replication-listen", "127.0.0.1:"+strconv.Itoa(freePort(t)))
+	if len(env) > 0 {
+		cmd.Env = append(os.Environ(), env...)
+	}
 	s := &server{cmd: cmd, addr: "127.0.0.1:" + strconv.Itoa(port), logs: &syncBuffer{}, done: make(chan struct{})}
 	cmd.Stderr = s.logs
 	if err := cmd.Start(); err != nil {

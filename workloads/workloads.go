@@ -14,6 +14,7 @@ package workloads
 
 import (
 	"context"
+	"crypto/tls"
 	"errors"
 	"fmt"
 	"math/rand/v2"
@@ -92,6 +93,10 @@ type Spec struct {
 	// SentinelPassword is what a ViaSentinel client AUTHs with on the
 	// sentinels; the runner fills it in.
 	SentinelPassword string
+	// TLS, when set, puts every connection of the workload on TLS (the
+	// sentinels' too), verifying each server's certificate for the host
+	// dialled; the runner fills it in from the cluster.
+	TLS *tls.Config
 	// Node pins every client to one data node, by name, whatever the
 	// scenario's target list says (e.g. the old primary, to see it refuse
 	// writes after a failover). The runner reads it; Run only sees the
