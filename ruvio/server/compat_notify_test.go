@@ -18,6 +18,9 @@ type notifyCase struct {
 	cmds          [][]any
 }
 
+// dumpOfV is redis-server 7.0's DUMP of the string "v".
+const dumpOfV = "\x00\x01v\n\x00\x91\b\xce\xb2\x198\x8a\xce"
+
 var notifyCases = []notifyCase{
 	{"strings", "KEA", [][]any{
 		{"SET", "s", "v"}, {"SET", "s", "w", "EX", "100"}, {"SET", "s", "x", "KEEPTTL"}, {"SET", "s", "y", "NX"},
@@ -63,6 +66,13 @@ var notifyCases = []notifyCase{
 		{"BZPOPMAX", "p", "0.01"}, {"ZMPOP", "1", "p", "MIN"}, {"ZADD", "u", "1", "a"}, {"ZADD", "v", "2", "a", "3", "b"}, {"ZUNIONSTORE", "d", "2", "u", "v"},
 		{"ZINTERSTORE", "d", "2", "u", "v"}, {"ZDIFFSTORE", "d", "2", "u", "v"}, {"ZDIFFSTORE", "d", "2", "v", "v"}, {"ZRANGESTORE", "e", "v", "0", "-1"},
 		{"ZRANGESTORE", "e", "v", "5", "6"}, {"BZMPOP", "0.01", "1", "v", "MAX", "COUNT", "9"},
+	}},
+	{"bits-hll-restore", "KEA", [][]any{
+		{"SETBIT", "b", "7", "1"}, {"SETBIT", "b", "7", "1"}, {"BITFIELD", "b", "GET", "u8", "0"}, {"BITFIELD", "b", "SET", "u8", "0", "5"},
+		{"BITFIELD", "f", "INCRBY", "u8", "0", "1"}, {"BITOP", "OR", "o", "b", "f"}, {"BITOP", "AND", "o", "none"}, {"PFADD", "h", "a", "b"},
+		{"PFADD", "h", "a"}, {"PFADD", "h2"}, {"PFMERGE", "h3", "h", "h2"}, {"SET", "d", "v"}, {"RESTORE", "r", "0", dumpOfV},
+		{"RESTORE", "r", "0", dumpOfV, "REPLACE"}, {"RESTORE", "r", "1", dumpOfV, "REPLACE", "ABSTTL"}, {"RESTORE", "r", "0", dumpOfV},
+		{"DEL", "r"},
 	}},
 	// Only some classes: the generic ones, keyspace channel only.
 	{"generic-only", "Kg", [][]any{

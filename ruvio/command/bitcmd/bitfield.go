@@ -4,6 +4,7 @@ import (
 	"math"
 
 	"github.com/ruvio/ruvio/ruvio/command"
+	"github.com/ruvio/ruvio/ruvio/notify"
 )
 
 // overflow is a BITFIELD OVERFLOW policy.
@@ -121,6 +122,9 @@ func bitfieldCmd(readOnly bool) func(*command.Ctx) {
 			if grew {
 				c.DB.Touch(key)
 				c.Dirty++
+				// redis-server 7.0 sends BITFIELD's event only when the
+				// string was created or grew.
+				c.NotifyString(notify.String, "setbit", key)
 			}
 		} else {
 			var ok bool

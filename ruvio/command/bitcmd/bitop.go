@@ -1,6 +1,9 @@
 package bitcmd
 
-import "github.com/ruvio/ruvio/ruvio/command"
+import (
+	"github.com/ruvio/ruvio/ruvio/command"
+	"github.com/ruvio/ruvio/ruvio/notify"
+)
 
 // bitop is BITOP AND|OR|XOR|NOT destkey key [key ...], answering the
 // length of the result. Missing sources read as empty strings, shorter
@@ -42,6 +45,7 @@ func bitop(c *command.Ctx) {
 	if size == 0 {
 		if c.DB.Delete(dest) {
 			c.Dirty++
+			c.NotifyString(notify.Generic, "del", dest)
 		}
 		c.W.Int(0)
 		return
@@ -72,5 +76,6 @@ func bitop(c *command.Ctx) {
 	}
 	c.DB.Set(dest, out)
 	c.Dirty++
+	c.NotifyString(notify.String, "set", dest)
 	c.W.Int(int64(size))
 }

@@ -4,6 +4,7 @@ import (
 	"math/bits"
 
 	"github.com/ruvio/ruvio/ruvio/command"
+	"github.com/ruvio/ruvio/ruvio/notify"
 )
 
 // setbit is SETBIT key offset value, answering the bit's old value. The
@@ -37,6 +38,7 @@ func setbit(c *command.Ctx) {
 	}
 	c.DB.Touch(key)
 	c.Dirty++
+	c.Notify(notify.String, "setbit", c.Args[1])
 	c.W.Int(int64(old))
 }
 

@@ -7,6 +7,7 @@ import (
 	"errors"
 
 	"github.com/ruvio/ruvio/ruvio/command"
+	"github.com/ruvio/ruvio/ruvio/notify"
 	"github.com/ruvio/ruvio/ruvio/rdb"
 )
 
@@ -103,6 +104,7 @@ func restore(c *command.Ctx) {
 	if ttl != 0 && ttl <= c.Now && !c.DB.Loading {
 		// Already expired: nothing is stored, and a replaced key is gone.
 		if deleted {
+			c.Notify(notify.Generic, "del", c.Args[1])
 			c.Propagate([]byte("DEL"), c.Args[1])
 		}
 		c.W.OK()
@@ -113,6 +115,7 @@ func restore(c *command.Ctx) {
 		e.Access = c.Now - idle*1000
 	}
 	c.Dirty++
+	c.Notify(notify.Generic, "restore", c.Args[1])
 	// The log gets the absolute expiry, so replay restores the same
 	// deadline whenever it runs.
 	c.Propagate([]byte("RESTORE"), c.Args[1], command.FormatInt(ttl), c.Args[3], []byte("REPLACE"), []byte("ABSTTL"))

@@ -5,6 +5,7 @@ import (
 
 	"github.com/ruvio/ruvio/ruvio/command"
 	"github.com/ruvio/ruvio/ruvio/keyspace"
+	"github.com/ruvio/ruvio/ruvio/notify"
 )
 
 // Error replies of the HyperLogLog commands, in Redis 7's words.
@@ -79,6 +80,7 @@ func pfadd(c *command.Ctx) {
 		invalidateCache(s)
 		c.DB.Touch(key)
 		c.Dirty++
+		c.NotifyString(notify.String, "pfadd", key)
 		c.W.Int(1)
 		return
 	}
@@ -193,5 +195,6 @@ func pfmerge(c *command.Ctx) {
 	e.Val = s
 	c.DB.Touch(key)
 	c.Dirty++
+	c.NotifyString(notify.String, "pfadd", key)
 	c.W.OK()
 }
