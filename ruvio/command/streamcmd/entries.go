@@ -4,6 +4,7 @@ import (
 	"strconv"
 
 	"github.com/ruvio/ruvio/ruvio/command"
+	"github.com/ruvio/ruvio/ruvio/notify"
 	"github.com/ruvio/ruvio/ruvio/stream"
 )
 
@@ -179,9 +180,11 @@ func xadd(c *command.Ctx) {
 	s.Append(id, vals)
 	writeID(c, id)
 	c.Stored(string(key), s, created)
+	c.Notify(notify.Stream, "xadd", key)
 	eff := [][]byte{[]byte("XADD"), key, formatID(id)}
 	c.Propagate(append(eff, fields...)...)
 	if a.strategy != trimNone && s.Trim(a.trim) > 0 {
+		c.Notify(notify.Stream, "xtrim", key)
 		propagateTrim(c, key, s)
 	}
 }
@@ -268,6 +271,7 @@ func xdel(c *command.Ctx) {
 		// An emptied stream stays: Redis keeps streams with no entries.
 		c.DB.Touch(key)
 		c.Dirty += int(deleted)
+		c.NotifyString(notify.Stream, "xdel", key)
 	}
 	c.W.Int(deleted)
 }
@@ -290,6 +294,7 @@ func xtrim(c *command.Ctx) {
 	if n > 0 {
 		c.DB.Touch(string(key))
 		c.Dirty += int(n)
+		c.Notify(notify.Stream, "xtrim", key)
 		propagateTrim(c, key, s)
 	}
 	c.W.Int(n)
@@ -359,6 +364,7 @@ func xsetid(c *command.Ctx) {
 	}
 	c.DB.Touch(key)
 	c.Dirty++
+	c.NotifyString(notify.Stream, "xsetid", key)
 	c.W.OK()
 }
 

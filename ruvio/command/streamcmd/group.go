@@ -4,6 +4,7 @@ import (
 	"strings"
 
 	"github.com/ruvio/ruvio/ruvio/command"
+	"github.com/ruvio/ruvio/ruvio/notify"
 	"github.com/ruvio/ruvio/ruvio/stream"
 )
 
@@ -29,6 +30,7 @@ func consumer(c *command.Ctx, key, group []byte, g *stream.Group, name []byte) *
 	if created {
 		c.Propagate([]byte("XGROUP"), []byte("CREATECONSUMER"), key, group, name)
 		c.Dirty++
+		c.Notify(notify.Stream, "xgroup-createconsumer", key)
 	}
 	con.SeenTime = c.Now
 	return con

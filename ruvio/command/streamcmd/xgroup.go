@@ -4,6 +4,7 @@ import (
 	"strings"
 
 	"github.com/ruvio/ruvio/ruvio/command"
+	"github.com/ruvio/ruvio/ruvio/notify"
 	"github.com/ruvio/ruvio/ruvio/stream"
 )
 
@@ -95,6 +96,7 @@ func xgroupCreate(c *command.Ctx) {
 	}
 	s.Groups[string(c.Args[3])] = stream.NewGroup(id, entriesRead)
 	c.Dirty++
+	c.NotifyString(notify.Stream, "xgroup-create", key)
 	// The ID a "$" stood for goes to the log, so replay creates the group
 	// where it was created here.
 	eff := [][]byte{[]byte("XGROUP"), []byte("CREATE"), c.Args[2], c.Args[3], formatID(id), []byte("ENTRIESREAD"), itoa(entriesRead)}
@@ -140,6 +142,7 @@ func xgroupSetID(c *command.Ctx) {
 	}
 	g.LastID, g.EntriesRead = id, entriesRead
 	c.Dirty++
+	c.Notify(notify.Stream, "xgroup-setid", c.Args[2])
 	c.Propagate([]byte("XGROUP"), []byte("SETID"), c.Args[2], c.Args[3], formatID(id), []byte("ENTRIESREAD"), itoa(entriesRead))
 	c.W.OK()
 }
@@ -155,6 +158,7 @@ func xgroupDestroy(c *command.Ctx) {
 	}
 	delete(s.Groups, string(c.Args[3]))
 	c.Dirty++
+	c.Notify(notify.Stream, "xgroup-destroy", c.Args[2])
 	c.W.Int(1)
 }
 
@@ -168,6 +172,7 @@ func xgroupCreateConsumer(c *command.Ctx) {
 		return
 	}
 	c.Dirty++
+	c.Notify(notify.Stream, "xgroup-createconsumer", c.Args[2])
 	c.W.Int(1)
 }
 
@@ -178,6 +183,7 @@ func xgroupDelConsumer(c *command.Ctx) {
 	}
 	n, _ := g.DeleteConsumer(string(c.Args[4]))
 	c.Dirty++
+	c.Notify(notify.Stream, "xgroup-delconsumer", c.Args[2])
 	c.W.Int(int64(n))
 }
 
