@@ -83,6 +83,14 @@ var notifyCases = []notifyCase{
 		{"XREADGROUP", "GROUP", "g", "c2", "COUNT", "1", "STREAMS", "x", ">"}, {"XREADGROUP", "GROUP", "g", "c2", "STREAMS", "x", ">"},
 		{"XGROUP", "DELCONSUMER", "x", "g", "c1"}, {"XGROUP", "DESTROY", "x", "g"}, {"XGROUP", "DESTROY", "x", "g"},
 	}},
+	{"geo", "KEA", [][]any{
+		{"GEOADD", "g", "13.361389", "38.115556", "Palermo", "15.087269", "37.502669", "Catania"}, {"GEOADD", "g", "13.361389", "38.115556", "Palermo"},
+		{"GEOADD", "g", "XX", "13.361389", "38.115556", "Nowhere"}, {"GEOADD", "g", "CH", "13.4", "38.1", "Palermo"},
+		{"GEOSEARCHSTORE", "d", "g", "FROMLONLAT", "15", "37", "BYRADIUS", "200", "km", "ASC"},
+		{"GEOSEARCHSTORE", "d", "g", "FROMLONLAT", "0", "0", "BYRADIUS", "1", "km"}, {"GEOSEARCHSTORE", "d", "none", "FROMLONLAT", "0", "0", "BYRADIUS", "1", "km"},
+		{"GEORADIUS", "g", "15", "37", "200", "km", "STORE", "e"}, {"GEORADIUSBYMEMBER", "g", "Palermo", "500", "km", "STOREDIST", "f"},
+		{"GEORADIUS", "g", "0", "0", "1", "km", "STORE", "e"},
+	}},
 	// Only some classes: the generic ones, keyspace channel only.
 	{"generic-only", "Kg", [][]any{
 		{"SET", "a", "1", "EX", "100"}, {"INCR", "i"}, {"EXPIRE", "i", "100"}, {"DEL", "a", "i"}, {"SET", "b", "2"}, {"RENAME", "b", "c"},

@@ -17,6 +17,7 @@ import (
 	"strings"
 
 	"github.com/ruvio/ruvio/ruvio/command"
+	"github.com/ruvio/ruvio/ruvio/notify"
 	"github.com/ruvio/ruvio/ruvio/resp"
 	"github.com/ruvio/ruvio/ruvio/sortedset"
 )
@@ -236,6 +237,10 @@ func geoadd(c *command.Ctx) {
 		c.Dirty += added
 	} else {
 		c.Changed(key, s.Len(), added+updated)
+	}
+	if added+updated > 0 {
+		// Redis runs GEOADD as a ZADD.
+		c.NotifyString(notify.Zset, "zadd", key)
 	}
 	if ch {
 		added += updated

@@ -4,6 +4,7 @@ import (
 	"slices"
 
 	"github.com/ruvio/ruvio/ruvio/command"
+	"github.com/ruvio/ruvio/ruvio/notify"
 	"github.com/ruvio/ruvio/ruvio/sortedset"
 )
 
@@ -203,6 +204,7 @@ func runSearch(c *command.Ctx, flags searchFlags) {
 		if store != nil {
 			if c.DB.Delete(string(store)) {
 				c.Dirty++
+				c.Notify(notify.Generic, "del", store)
 			}
 			c.W.Int(0)
 		} else {
@@ -264,6 +266,7 @@ func runSearch(c *command.Ctx, flags searchFlags) {
 	if len(hits) == 0 {
 		if c.DB.Delete(dest) {
 			c.Dirty++
+			c.NotifyString(notify.Generic, "del", dest)
 		}
 		c.W.Int(0)
 		return
@@ -278,6 +281,11 @@ func runSearch(c *command.Ctx, flags searchFlags) {
 	}
 	c.DB.Set(dest, out)
 	c.Dirty++
+	event := "georadiusstore"
+	if command.Eq(c.Args[0], "geosearchstore") {
+		event = "geosearchstore"
+	}
+	c.NotifyString(notify.Zset, event, dest)
 	c.W.Int(int64(len(hits)))
 }
 
