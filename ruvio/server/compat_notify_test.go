@@ -177,6 +177,29 @@ func TestKeyspaceNotificationsLikeRedis(t *testing.T) {
 			}
 		})
 	}
+	t.Run("transaction", func(t *testing.T) {
+		got := map[string][]string{}
+		for name, side := range sides {
+			ctx := context.Background()
+			side.do(t, "FLUSHALL")
+			side.do(t, "CONFIG", "SET", "notify-keyspace-events", "KEA")
+			_, err := side.c.TxPipelined(ctx, func(p redis.Pipeliner) error {
+				p.Set(ctx, "a", "1", 0)
+				p.LPush(ctx, "l", "x")
+				p.Incr(ctx, "a")
+				p.Del(ctx, "a", "l")
+				return nil
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			got[name] = side.collect(t)
+		}
+		want, have := strings.Join(got["redis"], "\n"), strings.Join(got["ruvio"], "\n")
+		if want != have {
+			t.Fatalf("notifications differ\nredis:\n%s\nruvio:\n%s", want, have)
+		}
+	})
 	t.Run("expired", func(t *testing.T) {
 		got := map[string][]string{}
 		for name, side := range sides {
