@@ -59,13 +59,21 @@ func cmdCommand(c *conn, args [][]byte) {
 		for _, s := range all {
 			c.w.BulkString(s.Name)
 		}
+	case command.Eq(args[1], "getkeys"):
+		// Redis's arity for it is -4: a command and at least one argument.
+		if len(args) < 4 {
+			c.w.Error(command.ErrWrongArgs("command|getkeys"))
+			return
+		}
+		writeGetKeys(c, args[2:])
 	case command.Eq(args[1], "help"):
 		writeHelp(c, "COMMAND",
 			"(no subcommand)", "    Return details about all commands.",
 			"COUNT", "    Return the total number of commands in this server.",
 			"INFO [<command-name> ...]", "    Return details about the named commands, or all of them.",
 			"DOCS [<command-name> ...]", "    Return documentation details about the named commands, or all of them.",
-			"LIST", "    Return a list of all commands in this server.")
+			"LIST", "    Return a list of all commands in this server.",
+			"GETKEYS <full-command>", "    Return the keys from a full Redis command.")
 	default:
 		c.w.Error(command.ErrUnknownSubcommand("COMMAND", string(args[1])))
 	}
@@ -135,5 +143,38 @@ func writeCommandDocs(c *conn, s *command.Spec) {
 			c.w.BulkString(sub.Name)
 			writeCommandDocs(c, sub)
 		}
+	}
+}
+
+// writeGetKeys answers COMMAND GETKEYS: the keys of a full command line,
+// found as the server finds them to route and check it, with Redis 7.0's
+// errors in its order (unknown command, no key arguments, bad arity).
+func writeGetKeys(c *conn, cmd [][]byte) {
+	run := c.srv.table.Lookup(cmd[0])
+	if run == nil {
+		c.w.Error("ERR Invalid command specified")
+		return
+	}
+	if run.Subcommands != nil && len(cmd) > 1 {
+		if sub := run.LookupSub(cmd[1]); sub != nil {
+			run = sub
+		}
+	}
+	if run.FirstKey == 0 && run.Keys == nil {
+		c.w.Error("ERR The command has no key arguments")
+		return
+	}
+	if !run.ArityOK(len(cmd)) {
+		c.w.Error("ERR Invalid number of arguments specified for command")
+		return
+	}
+	idx := run.KeyIndexes(cmd)
+	if len(idx) == 0 {
+		c.w.Error("ERR Invalid arguments specified for command")
+		return
+	}
+	c.w.Array(len(idx))
+	for _, i := range idx {
+		c.w.Bulk(cmd[i])
 	}
 }
