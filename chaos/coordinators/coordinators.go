@@ -220,7 +220,8 @@ func ForGroup(c topology.Cluster, topo topology.Topology, group string, log *slo
 func (s *Set) client(name string, timeout time.Duration) *redis.Client {
 	return redis.NewClient(&redis.Options{Addr: s.c.Addr(name), Password: s.c.CoordinatorSecret(), Protocol: 2,
 		DisableIdentity: true, MaxRetries: -1, DialerRetries: 1, PoolSize: 4,
-		DialTimeout: askTimeout, ReadTimeout: timeout, WriteTimeout: askTimeout, PoolTimeout: timeout})
+		DialTimeout: askTimeout, ReadTimeout: timeout, WriteTimeout: askTimeout, PoolTimeout: timeout,
+		TLSConfig: topology.ClientTLS(s.c)})
 }
 
 // Close stops following moves and closes the connections to the

@@ -156,6 +156,10 @@ func (b *Backend) Start(ctx context.Context, topo topology.Topology, binary stri
 	if len(topo.Nodes) == 0 {
 		return nil, errors.New("docker backend: empty topology")
 	}
+	if topo.TLS {
+		// Refused rather than run in clear text under a TLS scenario's name.
+		return nil, errors.New("docker backend: topologies on TLS are run on the local backend only")
+	}
 	provider, err := testcontainers.NewDockerProvider(testcontainers.WithLogger(tcLogger{b.log}))
 	if err != nil {
 		return nil, fmt.Errorf("docker backend: %w", err)

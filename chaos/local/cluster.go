@@ -2,6 +2,7 @@ package local
 
 import (
 	"context"
+	"crypto/tls"
 	"errors"
 	"fmt"
 	"io"
@@ -53,6 +54,10 @@ type Cluster struct {
 	handoff map[proxyKey]*Proxy
 	// secret authenticates clients and coordinators to coordinators.
 	secret string
+	// tlsFiles are the run's CA and certificate in a topology on TLS
+	// (nil otherwise); clientTLS is what the harness dials with.
+	tlsFiles  *topology.TLSFiles
+	clientTLS *tls.Config
 	// serveWG counts the inbound accept loops.
 	serveWG   sync.WaitGroup
 	ownerWarn sync.Once

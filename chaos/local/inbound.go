@@ -202,7 +202,7 @@ func (c *Cluster) CoordinatorSecret() string { return c.secret }
 // proxy per link and the data nodes at their inbound addresses.
 func (c *Cluster) writeCoordinatorConfig(n *node) error {
 	l := topology.CoordinatorLayout{Listen: n.addrs()[0], DataDir: n.dataDir, Secret: c.secret,
-		Peers: map[string]string{}, Members: map[string]coordinator.Member{}}
+		Peers: map[string]string{}, Members: map[string]coordinator.Member{}, TLS: c.tlsFiles}
 	for _, name := range c.topo.Coordinators() {
 		if name == n.spec.Name {
 			l.Peers[name] = n.addrs()[0]

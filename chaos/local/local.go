@@ -125,12 +125,18 @@ func (b *backend) Start(ctx context.Context, topo topology.Topology, binary, wor
 	if c.coordinated() {
 		c.secret = newPassword()
 	}
+	if topo.TLS {
+		if err := c.makeTLS(dir); err != nil {
+			return nil, err
+		}
+	}
 	for i, spec := range topo.Nodes {
 		n, err := c.newNode(i, spec, shards, bin)
 		if err != nil {
 			c.Close(context.WithoutCancel(ctx))
 			return nil, err
 		}
+		n.tls = c.clientTLS
 		c.nodes[spec.Name] = n
 		c.order = append(c.order, spec.Name)
 	}
@@ -234,6 +240,9 @@ func validate(topo topology.Topology) error {
 			}
 		}
 	}
+	if topo.TLS && topo.System == topology.SystemRedis {
+		return errors.New("local backend: a topology on TLS runs ruvio only")
+	}
 	if err := errors.Join(topo.CheckReplication(), topo.CheckCoordinators(), topo.CheckGroups()); err != nil {
 		return fmt.Errorf("local backend: %w", err)
 	}
@@ -306,8 +315,16 @@ func (c *Cluster) pickPorts(n *node) error {
 		return fmt.Errorf("node %s: %w", n.spec.Name, err)
 	}
 	n.port = port
-	for _, a := range n.addrs() {
+	for _, a := range n.plainAddrs() {
 		c.taken[a] = true
+	}
+	if c.tlsFiles != nil && !n.coordinator() && !n.redis {
+		if n.tlsPort, err = freePorts(n.ip, n.shards, c.taken); err != nil {
+			return fmt.Errorf("node %s: tls: %w", n.spec.Name, err)
+		}
+		for _, a := range n.addrs() {
+			c.taken[a] = true
+		}
 	}
 	if n.role == "" || n.redis {
 		return nil
@@ -381,6 +398,9 @@ func (c *Cluster) setEnv(n *node) error {
 		}
 		extra["RUVIO_METRICS_LISTEN"] = addr
 		n.metricsAddr.Store(&addr)
+		if c.tlsFiles != nil {
+			maps.Copy(extra, c.tlsFiles.TLSEnv(n.tlsPort))
+		}
 	}
 	n.env = nodeEnv(os.Environ(), extra, n.clockPath)
 	return nil

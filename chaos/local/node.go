@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"crypto/tls"
 	"errors"
 	"fmt"
 	"io"
@@ -34,8 +35,14 @@ type node struct {
 	shards int
 	// role is the node's replication role at start ("" when the topology
 	// does not replicate); replPort is then its replication base port.
-	role      string
-	replPort  int
+	role     string
+	replPort int
+	// tlsPort is a data node's TLS base port in a topology on TLS (0
+	// otherwise): its clients, proxies and coordinators dial it, not
+	// port. tls is what the harness dials the node with (nil without
+	// TLS), a coordinator's port being TLS only.
+	tlsPort   int
+	tls       *tls.Config
 	binary    string
 	dataDir   string
 	logPath   string
@@ -83,11 +90,22 @@ func (p *proc) exited() bool {
 	}
 }
 
-// addrs are the real addresses of the node's shards.
+// addrs are the real addresses of the node's shards that clients dial:
+// its TLS ports when it has some.
 func (n *node) addrs() []string {
-	out := make([]string, n.shards)
+	if n.tlsPort != 0 {
+		return shardAddrs(n.ip, n.tlsPort, n.shards)
+	}
+	return n.plainAddrs()
+}
+
+// plainAddrs are the real addresses of the node's plain client ports.
+func (n *node) plainAddrs() []string { return shardAddrs(n.ip, n.port, n.shards) }
+
+func shardAddrs(ip string, base, shards int) []string {
+	out := make([]string, shards)
 	for i := range out {
-		out[i] = net.JoinHostPort(n.ip, strconv.Itoa(n.port+i))
+		out[i] = net.JoinHostPort(ip, strconv.Itoa(base+i))
 	}
 	return out
 }
@@ -252,7 +270,7 @@ func (n *node) waitReadyLocked(ctx context.Context) error {
 	p := n.proc
 	for _, addr := range n.addrs() {
 		for {
-			if err := ping(ctx, addr, n.secret); err == nil {
+			if err := ping(ctx, addr, n.secret, n.tls); err == nil {
 				break
 			}
 			select {
@@ -270,14 +288,25 @@ func (n *node) waitReadyLocked(ctx context.Context) error {
 }
 
 // ping sends one RESP PING to addr and expects +PONG; with a secret (a
-// coordinator's) it sends AUTH first and expects +OK.
-func ping(ctx context.Context, addr, secret string) error {
+// coordinator's) it sends AUTH first and expects +OK. With cfg it speaks
+// TLS, verifying the server for addr's host.
+func ping(ctx context.Context, addr, secret string, cfg *tls.Config) error {
 	ctx, cancel := context.WithTimeout(ctx, time.Second)
 	defer cancel()
 	var d net.Dialer
 	c, err := d.DialContext(ctx, "tcp", addr)
 	if err != nil {
 		return err
+	}
+	if cfg != nil {
+		cfg = cfg.Clone()
+		cfg.ServerName, _, _ = net.SplitHostPort(addr)
+		tc := tls.Client(c, cfg)
+		if err := tc.HandshakeContext(ctx); err != nil {
+			c.Close()
+			return err
+		}
+		c = tc
 	}
 	defer c.Close()
 	if dl, ok := ctx.Deadline(); ok {

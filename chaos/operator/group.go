@@ -93,7 +93,7 @@ func New(c topology.Cluster, topo topology.Topology, rec history.Observer, log *
 		log = slog.Default()
 	}
 	g := &Group{
-		c: rc, rec: rec, log: log.With("component", "operator"), probe: newProbe(),
+		c: rc, rec: rec, log: log.With("component", "operator"), probe: newProbe(topology.ClientTLS(c)),
 		configured: map[string]string{}, following: map[string]string{},
 		timing: map[string]*catchUp{}, primary: primary,
 	}

@@ -2,6 +2,7 @@ package operator
 
 import (
 	"context"
+	"crypto/tls"
 	"errors"
 	"fmt"
 	"net"
@@ -23,9 +24,11 @@ type probe struct {
 	mu      sync.Mutex
 	clients map[string]*redis.Client
 	closed  bool
+	tls     *tls.Config
 }
 
-func newProbe() *probe { return &probe{clients: map[string]*redis.Client{}} }
+// newProbe dials the nodes with cfg (nil: plain TCP).
+func newProbe(cfg *tls.Config) *probe { return &probe{clients: map[string]*redis.Client{}, tls: cfg} }
 
 func (p *probe) client(addr string) (*redis.Client, error) {
 	p.mu.Lock()
@@ -42,6 +45,7 @@ func (p *probe) client(addr string) (*redis.Client, error) {
 		// back could land after a later one.
 		MaxRetries: -1, DialerRetries: 1, PoolSize: 1,
 		DialTimeout: probeTimeout, ReadTimeout: probeTimeout, WriteTimeout: probeTimeout, PoolTimeout: probeTimeout,
+		TLSConfig: p.tls,
 	})
 	p.clients[addr] = c
 	return c, nil

@@ -343,6 +343,7 @@ func runOnce(ctx context.Context, o Options, sc scenarios.Scenario, dur time.Dur
 		if spec.Via == workloads.ViaSentinel {
 			spec.SentinelPassword = cluster.(topology.Coordinated).CoordinatorSecret()
 		}
+		spec.TLS = topology.ClientTLS(cluster)
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
@@ -400,6 +401,7 @@ func runOnce(ctx context.Context, o Options, sc scenarios.Scenario, dur time.Dur
 	}
 	for i, spec := range sc.Workloads {
 		spec.KeyPrefix = fmt.Sprintf("%s%d:", spec.Kind, i)
+		spec.TLS = topology.ClientTLS(cluster)
 		final := targets
 		if spec.Via == workloads.ViaCluster {
 			final = clusterSeeds(cluster, sc.Topology)

@@ -27,7 +27,7 @@ var coveredElsewhere = []string{"crash", "crash-memory", "failover-manual", "rep
 // long enough for its schedule (the lease scenarios' coordinators wait
 // down_after_ms 3000 before a failover).
 var shortForms = map[string]time.Duration{
-	"kill": 6 * time.Second, "leader": 8 * time.Second, "loss": 6 * time.Second, "minority": 8 * time.Second,
+	"kill": 6 * time.Second, "kill-tls": 6 * time.Second, "leader": 8 * time.Second, "loss": 6 * time.Second, "minority": 8 * time.Second,
 	"restart": 6 * time.Second, "stall": 6 * time.Second, "client": 8 * time.Second, "durable-partition": 8 * time.Second,
 	"durable-manual": 6 * time.Second, "pause": 6 * time.Second, "clock": 6 * time.Second,
 	"lease-off": 12 * time.Second, "lease-clock": 12 * time.Second, "lease-clock-beyond": 12 * time.Second,

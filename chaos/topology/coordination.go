@@ -121,6 +121,9 @@ type CoordinatorLayout struct {
 	Members map[string]coordinator.Member
 	// Secret authenticates clients and coordinators to each other.
 	Secret string
+	// TLS, when set, puts the coordinator's port on TLS and its dials of
+	// the data nodes too (node_tls: Members then name TLS addresses).
+	TLS *TLSFiles
 }
 
 // CoordinatorTOML is coordinator.toml for coordinator name laid out as l:
@@ -139,6 +142,9 @@ func (t Topology) CoordinatorTOML(name string, l CoordinatorLayout) ([]byte, err
 	cfg.ID, cfg.Listen, cfg.DataDir, cfg.Secret = id, l.Listen, l.DataDir, l.Secret
 	cfg.PingIntervalMs, cfg.DownAfterMs = s.PingIntervalMs, s.DownAfterMs
 	cfg.PrimaryLeaseMs = s.PrimaryLeaseMs
+	if l.TLS != nil {
+		cfg.TLSCert, cfg.TLSKey, cfg.TLSCA, cfg.NodeTLS = l.TLS.Cert, l.TLS.Key, l.TLS.CA, true
+	}
 	if s.PrimaryLeaseDriftPercent != 0 {
 		cfg.PrimaryLeaseDriftPercent = s.PrimaryLeaseDriftPercent
 	}

@@ -4,6 +4,7 @@ package topology
 
 import (
 	"context"
+	"crypto/tls"
 	"errors"
 	"fmt"
 	"time"
@@ -50,6 +51,29 @@ type Topology struct {
 	// Coordination.DownAfterMs, quorum a majority, Sentinel's defaults
 	// otherwise).
 	System string
+	// TLS puts every link of a ruvio topology on TLS: the data nodes'
+	// client ports (Cluster.Addr names their TLS ports; the plain ones
+	// stay open but nothing dials them), replication, the coordinators'
+	// port and the coordinators' dials of the data nodes. The backend
+	// makes a CA and certificates per run (TLSFiles) and its clusters
+	// offer TLSCluster.
+	TLS bool
+}
+
+// TLSCluster is what a cluster of a TLS topology offers: the
+// configuration every client of the harness dials its nodes and
+// coordinators with.
+type TLSCluster interface {
+	TLSConfig() *tls.Config
+}
+
+// ClientTLS is c's client TLS configuration, nil when c's topology is not
+// on TLS.
+func ClientTLS(c Cluster) *tls.Config {
+	if t, ok := c.(TLSCluster); ok {
+		return t.TLSConfig()
+	}
+	return nil
 }
 
 // Systems a topology can run.
