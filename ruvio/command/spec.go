@@ -103,6 +103,10 @@ type Spec struct {
 	Subcommands []*Spec
 	// Doc is a one-line summary for COMMAND DOCS.
 	Doc string
+	// Info is what COMMAND INFO and COMMAND DOCS report beyond the
+	// fields above (key specs, tips, Redis's documentation facts), set
+	// by AttachInfo when the server builds its table.
+	Info *Info
 }
 
 // PerKeyReply says how the results of a PerKey command become a reply.

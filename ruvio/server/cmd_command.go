@@ -1,6 +1,7 @@
 package server
 
 import (
+	"slices"
 	"strings"
 
 	"github.com/ruvio/ruvio/ruvio/command"
@@ -54,10 +55,18 @@ func cmdCommand(c *conn, args [][]byte) {
 			writeCommandDocs(c, s)
 		}
 	case command.Eq(args[1], "list") && len(args) == 2:
-		all := t.All()
-		c.w.Array(len(all))
-		for _, s := range all {
-			c.w.BulkString(s.Name)
+		// Subcommands are listed too, as Redis lists them, while COUNT
+		// counts only the top-level commands.
+		var names []string
+		for _, s := range t.All() {
+			names = append(names, s.Name)
+			for _, sub := range s.Subcommands {
+				names = append(names, sub.Name)
+			}
+		}
+		c.w.Array(len(names))
+		for _, n := range names {
+			c.w.BulkString(n)
 		}
 	case command.Eq(args[1], "getkeys"):
 		// Redis's arity for it is -4: a command and at least one argument.
@@ -65,7 +74,13 @@ func cmdCommand(c *conn, args [][]byte) {
 			c.w.Error(command.ErrWrongArgs("command|getkeys"))
 			return
 		}
-		writeGetKeys(c, args[2:])
+		writeGetKeys(c, args[2:], false)
+	case command.Eq(args[1], "getkeysandflags"):
+		if len(args) < 4 {
+			c.w.Error(command.ErrWrongArgs("command|getkeysandflags"))
+			return
+		}
+		writeGetKeys(c, args[2:], true)
 	case command.Eq(args[1], "help"):
 		writeHelp(c, "COMMAND",
 			"(no subcommand)", "    Return details about all commands.",
@@ -73,7 +88,8 @@ func cmdCommand(c *conn, args [][]byte) {
 			"INFO [<command-name> ...]", "    Return details about the named commands, or all of them.",
 			"DOCS [<command-name> ...]", "    Return documentation details about the named commands, or all of them.",
 			"LIST", "    Return a list of all commands in this server.",
-			"GETKEYS <full-command>", "    Return the keys from a full Redis command.")
+			"GETKEYS <full-command>", "    Return the keys from a full Redis command.",
+			"GETKEYSANDFLAGS <full-command>", "    Return the keys from a full Redis command and what it does with each of them.")
 	default:
 		c.w.Error(command.ErrUnknownSubcommand("COMMAND", string(args[1])))
 	}
@@ -89,53 +105,188 @@ func lookupMaybeSub(t *command.Table, name []byte) *command.Spec {
 	return s.LookupSub([]byte(sub))
 }
 
-// writeCommandInfo writes Redis 7's ten-element command description.
+// writeCommandInfo writes Redis 7's ten-element command description. The
+// first key, last key and step of a command with key specs are derived
+// from them as Redis derives them, and so is the movablekeys flag.
 func writeCommandInfo(c *conn, s *command.Spec) {
+	in := s.Info
+	if in == nil {
+		in = &command.Info{}
+	}
 	c.w.Array(10)
 	c.w.BulkString(s.Name)
 	c.w.Int(int64(s.Arity))
-	flags := s.Flags.Names()
-	c.w.Set(len(flags))
-	for _, f := range flags {
+	first, last, step := s.FirstKey, s.LastKey, s.Step
+	flags := s.Flags
+	if len(in.KeySpecs) > 0 {
+		var movable bool
+		first, last, step, movable = command.LegacyRange(in.KeySpecs)
+		flags &^= command.MovableKeys
+		if movable {
+			flags |= command.MovableKeys
+		}
+	}
+	names := infoFlagNames(flags, in.ExtraFlags)
+	c.w.Set(len(names))
+	for _, f := range names {
 		c.w.Simple(f)
 	}
-	c.w.Int(int64(s.FirstKey))
-	c.w.Int(int64(s.LastKey))
-	c.w.Int(int64(s.Step))
+	c.w.Int(int64(first))
+	c.w.Int(int64(last))
+	c.w.Int(int64(step))
 	c.w.Set(len(s.Categories))
 	for _, cat := range s.Categories {
 		c.w.Simple("@" + cat)
 	}
-	c.w.Set(0) // tips
-	c.w.Array(0)
+	c.w.Set(len(in.Tips))
+	for _, tip := range in.Tips {
+		c.w.Simple(tip)
+	}
+	c.w.Array(len(in.KeySpecs))
+	for _, ks := range in.KeySpecs {
+		writeKeySpec(c, ks)
+	}
 	c.w.Array(len(s.Subcommands))
 	for _, sub := range s.Subcommands {
 		writeCommandInfo(c, sub)
 	}
 }
 
-func writeCommandDocs(c *conn, s *command.Spec) {
-	group := "generic"
-	if len(s.Categories) > 0 {
-		group = s.Categories[len(s.Categories)-1]
+// redisFlagOrder is the order COMMAND INFO lists flags in.
+var redisFlagOrder = []string{"write", "readonly", "denyoom", "module", "admin", "pubsub", "noscript",
+	"blocking", "loading", "stale", "skip_monitor", "skip_slowlog", "asking", "fast", "no_auth",
+	"may_replicate", "sentinel", "only_sentinel", "no_mandatory_keys", "protected", "no_async_loading",
+	"no_multi", "movablekeys", "allow_busy"}
+
+// infoFlagNames merges a command's flags and its extra flag names in
+// Redis's order.
+func infoFlagNames(f command.Flags, extra []string) []string {
+	have := map[string]bool{}
+	for _, n := range f.Names() {
+		have[n] = true
 	}
-	for _, cat := range s.Categories {
-		switch cat {
-		case "string", "hash", "list", "set", "sortedset", "pubsub", "transaction", "connection":
-			group = cat
+	for _, n := range extra {
+		have[n] = true
+	}
+	out := make([]string, 0, len(have))
+	for _, n := range redisFlagOrder {
+		if have[n] {
+			out = append(out, n)
+			delete(have, n)
 		}
 	}
+	// A flag Redis does not know (none today) goes last rather than
+	// nowhere.
+	for _, n := range f.Names() {
+		if have[n] {
+			out = append(out, n)
+		}
+	}
+	return out
+}
+
+// writeKeySpec writes one key spec as Redis 7 does: a map of notes (when
+// there are any), flags, begin_search and find_keys.
+func writeKeySpec(c *conn, ks command.KeySpec) {
 	n := 3
+	if ks.Notes != "" {
+		n++
+	}
+	c.w.Map(n)
+	if ks.Notes != "" {
+		c.w.BulkString("notes")
+		c.w.BulkString(ks.Notes)
+	}
+	c.w.BulkString("flags")
+	writeKeyFlags(c, ks.Flags)
+	c.w.BulkString("begin_search")
+	c.w.Map(2)
+	c.w.BulkString("type")
+	c.w.BulkString(ks.BeginSearch.Type)
+	c.w.BulkString("spec")
+	switch ks.BeginSearch.Type {
+	case "index":
+		c.w.Map(1)
+		c.w.BulkString("index")
+		c.w.Int(int64(ks.BeginSearch.Index))
+	case "keyword":
+		c.w.Map(2)
+		c.w.BulkString("keyword")
+		c.w.BulkString(ks.BeginSearch.Keyword)
+		c.w.BulkString("startfrom")
+		c.w.Int(int64(ks.BeginSearch.StartFrom))
+	default:
+		c.w.Map(0)
+	}
+	fk := ks.FindKeys
+	c.w.BulkString("find_keys")
+	c.w.Map(2)
+	c.w.BulkString("type")
+	c.w.BulkString(fk.Type)
+	c.w.BulkString("spec")
+	switch fk.Type {
+	case "range":
+		c.w.Map(3)
+		c.w.BulkString("lastkey")
+		c.w.Int(int64(fk.LastKey))
+		c.w.BulkString("keystep")
+		c.w.Int(int64(fk.KeyStep))
+		c.w.BulkString("limit")
+		c.w.Int(int64(fk.Limit))
+	case "keynum":
+		c.w.Map(3)
+		c.w.BulkString("keynumidx")
+		c.w.Int(int64(fk.KeyNumIdx))
+		c.w.BulkString("firstkey")
+		c.w.Int(int64(fk.FirstKey))
+		c.w.BulkString("keystep")
+		c.w.Int(int64(fk.KeyStep))
+	default:
+		c.w.Map(0)
+	}
+}
+
+func writeKeyFlags(c *conn, f command.KeyFlags) {
+	names := f.Names()
+	c.w.Set(len(names))
+	for _, n := range names {
+		c.w.Simple(n)
+	}
+}
+
+// writeCommandDocs writes COMMAND DOCS's map for one command: ruvio's own
+// summary (left out while a command has none), then since, group and
+// complexity as Redis 7.0 reports them, then the subcommands. Redis's
+// arguments and history are not reported: clients that read them for
+// hints find none, as for a module's command.
+func writeCommandDocs(c *conn, s *command.Spec) {
+	in := s.Info
+	if in == nil {
+		in = &command.Info{}
+	}
+	group := in.Group
+	if group == "" {
+		group = fallbackGroup(s)
+	}
+	var fields []string
+	if s.Doc != "" {
+		fields = append(fields, "summary", s.Doc)
+	}
+	if in.Since != "" {
+		fields = append(fields, "since", in.Since)
+	}
+	fields = append(fields, "group", group)
+	if in.Complexity != "" {
+		fields = append(fields, "complexity", in.Complexity)
+	}
+	n := len(fields) / 2
 	if len(s.Subcommands) > 0 {
 		n++
 	}
 	c.w.Map(n)
-	c.w.BulkString("summary")
-	c.w.BulkString(s.Doc)
-	c.w.BulkString("since")
-	c.w.BulkString("1.0.0")
-	c.w.BulkString("group")
-	c.w.BulkString(group)
+	for _, f := range fields {
+		c.w.BulkString(f)
+	}
 	if len(s.Subcommands) > 0 {
 		c.w.BulkString("subcommands")
 		c.w.Map(len(s.Subcommands))
@@ -146,10 +297,29 @@ func writeCommandDocs(c *conn, s *command.Spec) {
 	}
 }
 
-// writeGetKeys answers COMMAND GETKEYS: the keys of a full command line,
-// found as the server finds them to route and check it, with Redis 7.0's
-// errors in its order (unknown command, no key arguments, bad arity).
-func writeGetKeys(c *conn, cmd [][]byte) {
+// fallbackGroup guesses the group of a command Redis does not have from
+// its ACL categories.
+func fallbackGroup(s *command.Spec) string {
+	group := "server"
+	for _, cat := range s.Categories {
+		switch cat {
+		case "string", "hash", "list", "set", "sortedset", "pubsub", "transaction", "connection":
+			group = cat
+		}
+	}
+	if group == "sortedset" {
+		group = "sorted-set"
+	}
+	return group
+}
+
+// writeGetKeys answers COMMAND GETKEYS, and with flags COMMAND
+// GETKEYSANDFLAGS: the keys of a full command line, found as the server
+// finds them to route and check it, with Redis 7.0's errors in its order
+// (unknown command, no key arguments, bad arity). Each key's flags are
+// those of the key spec that finds it, or for commands whose flags depend
+// on their arguments what the arguments say.
+func writeGetKeys(c *conn, cmd [][]byte, withFlags bool) {
 	run := c.srv.table.Lookup(cmd[0])
 	if run == nil {
 		c.w.Error("ERR Invalid command specified")
@@ -168,13 +338,49 @@ func writeGetKeys(c *conn, cmd [][]byte) {
 		c.w.Error("ERR Invalid number of arguments specified for command")
 		return
 	}
-	idx := run.KeyIndexes(cmd)
+	var idx []int
+	if !badKeyCount(run.Info, cmd) {
+		idx = run.KeyIndexes(cmd)
+	}
 	if len(idx) == 0 {
+		if run.Info != nil && slices.Contains(run.Info.ExtraFlags, "no_mandatory_keys") {
+			c.w.Array(0)
+			return
+		}
 		c.w.Error("ERR Invalid arguments specified for command")
 		return
 	}
 	c.w.Array(len(idx))
-	for _, i := range idx {
-		c.w.Bulk(cmd[i])
+	if !withFlags {
+		for _, i := range idx {
+			c.w.Bulk(cmd[i])
+		}
+		return
 	}
+	flags := run.Info.SpecFlags(cmd, idx)
+	for n, i := range idx {
+		if f, ok := command.ArgKeyFlags(run.Name, cmd, i); ok {
+			flags[n] = f
+		}
+		c.w.Array(2)
+		c.w.Bulk(cmd[i])
+		writeKeyFlags(c, flags[n])
+	}
+}
+
+// badKeyCount reports whether a key count in cmd cannot be read or counts
+// more keys than there are arguments: Redis then finds no keys at all,
+// even those at fixed positions (ZUNIONSTORE's destination).
+func badKeyCount(in *command.Info, cmd [][]byte) bool {
+	if in == nil {
+		return false
+	}
+	for _, ks := range in.KeySpecs {
+		if ks.FindKeys.Type == "keynum" {
+			if _, ok := ks.Find(cmd); !ok {
+				return true
+			}
+		}
+	}
+	return false
 }

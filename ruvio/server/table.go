@@ -206,6 +206,7 @@ func (s *Server) commandTable() *command.Table {
 			}
 		}
 	}
+	command.AttachInfo(t)
 	return t
 }
 

@@ -1,0 +1,199 @@
+package server
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"strings"
+	"testing"
+
+	"github.com/redis/go-redis/v9"
+)
+
+// infoFields names COMMAND INFO's elements after the name, by position.
+var infoFields = []string{1: "arity", 2: "flags", 3: "first key", 4: "last key", 5: "step", 6: "categories",
+	7: "tips", 8: "key specs"}
+
+// infoDiffers lists the COMMAND INFO fields where ruvio knowingly answers
+// otherwise than redis-server, by command, with the reason.
+var infoDiffers = map[string]map[string]string{
+	// ruvio answers PING while loading and on a stale replica, for
+	// health checks.
+	"ping": {"flags": "loading, stale"},
+	// ruvio's REPLICAOF takes more arguments than host and port and may
+	// not be queued in MULTI.
+	"replicaof": {"arity": "-3", "flags": "no_multi"},
+	"slaveof":   {"arity": "-3", "flags": "no_multi"},
+	// WAIT cannot be queued in MULTI in ruvio.
+	"wait": {"flags": "no_multi"},
+}
+
+// containerDiffers: a container's ACL categories are the union of its
+// subcommands' in ruvio (its ACL gives subcommands their container's
+// categories), where Redis gives every container @slow alone.
+var containerDiffers = map[string]string{"categories": "union of the subcommands'"}
+
+// clusterSubDiffers: ruvio answers CLUSTER's read-only subcommands while
+// loading, from its own topology.
+var clusterSubDiffers = map[string]string{"flags": "loading"}
+
+func knownDiffer(name, field string, container bool) bool {
+	if _, ok := infoDiffers[name][field]; ok {
+		return true
+	}
+	if _, ok := containerDiffers[field]; ok && container {
+		return true
+	}
+	if _, ok := clusterSubDiffers[field]; ok && strings.HasPrefix(name, "cluster|") {
+		return true
+	}
+	return false
+}
+
+// renderReply is render for replies that hold RESP3 maps, with the keys
+// sorted.
+func renderReply(v any) string {
+	switch x := v.(type) {
+	case []any:
+		parts := make([]string, len(x))
+		for i, e := range x {
+			parts[i] = renderReply(e)
+		}
+		return "[" + strings.Join(parts, " ") + "]"
+	case map[any]any:
+		parts := make([]string, 0, len(x))
+		for k, e := range x {
+			parts = append(parts, renderReply(k)+":"+renderReply(e))
+		}
+		sort.Strings(parts)
+		return "{" + strings.Join(parts, " ") + "}"
+	case string:
+		return fmt.Sprintf("%q", x)
+	case nil:
+		return "(nil)"
+	}
+	return fmt.Sprintf("%T:%v", v, v)
+}
+
+// commandNames is a server's COMMAND LIST.
+func commandNames(t *testing.T, c *redis.Client) []string {
+	t.Helper()
+	v, err := c.Do(context.Background(), "COMMAND", "LIST").Slice()
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := make([]string, len(v))
+	for i, n := range v {
+		out[i] = n.(string)
+	}
+	return out
+}
+
+// COMMAND INFO answers as redis-server 7 does, element by element, for
+// every command and subcommand both serve, in RESP2 (where maps keep
+// their order) and RESP3 (where sets and maps have their own types).
+func TestKeySpecsMatchRedis(t *testing.T) {
+	srv := startServer(t, nil)
+	for _, proto := range []int{2, 3} {
+		r := startRedis(t, proto)
+		ru := client(t, srv, 0, func(o *redis.Options) { o.Protocol = proto })
+		ctx := context.Background()
+		theirs := map[string]bool{}
+		for _, n := range commandNames(t, r) {
+			theirs[n] = true
+		}
+		compared := 0
+		for _, name := range commandNames(t, ru) {
+			if !theirs[name] {
+				continue // ruvio's own (RUVIO, CLIENT DURABILITY)
+			}
+			noteExercised([]any{"COMMAND", "INFO"})
+			want, err := r.Do(ctx, "COMMAND", "INFO", name).Slice()
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, err := ru.Do(ctx, "COMMAND", "INFO", name).Slice()
+			if err != nil {
+				t.Fatalf("ruvio COMMAND INFO %s: %v", name, err)
+			}
+			w, g := want[0].([]any), got[0].([]any)
+			container := len(w[9].([]any)) > 0
+			for i := 1; i <= 8; i++ {
+				field := infoFields[i]
+				if knownDiffer(name, field, container) {
+					continue
+				}
+				if ws, gs := renderReply(w[i]), renderReply(g[i]); ws != gs {
+					t.Errorf("RESP%d COMMAND INFO %s, %s:\n  redis: %s\n  ruvio: %s", proto, name, field, ws, gs)
+				}
+			}
+			compared++
+		}
+		if compared < 200 {
+			t.Errorf("compared only %d commands", compared)
+		}
+	}
+}
+
+// A command whose field is listed as differing really does differ, so
+// the list does not outlive its reason.
+func TestKeySpecsKnownDifferencesHold(t *testing.T) {
+	r := startRedis(t, 2)
+	ru := client(t, startServer(t, nil), 0, func(o *redis.Options) { o.Protocol = 2 })
+	ctx := context.Background()
+	for name, fields := range infoDiffers {
+		want, _ := r.Do(ctx, "COMMAND", "INFO", name).Slice()
+		got, _ := ru.Do(ctx, "COMMAND", "INFO", name).Slice()
+		for i, field := range infoFields {
+			if _, listed := fields[field]; listed && renderReply(want[0].([]any)[i]) == renderReply(got[0].([]any)[i]) {
+				t.Errorf("%s %s is listed as differing but matches redis-server", name, field)
+			}
+		}
+	}
+}
+
+// COMMAND DOCS reports since, group and complexity as redis-server does
+// for every command both serve; COMMAND COUNT counts the top-level
+// commands COMMAND LIST names.
+func TestCommandDocsMatchRedis(t *testing.T) {
+	r := startRedis(t, 3)
+	ru := client(t, startServer(t, nil), 0)
+	ctx := context.Background()
+	theirs := map[string]bool{}
+	for _, n := range commandNames(t, r) {
+		theirs[n] = true
+	}
+	names := commandNames(t, ru)
+	top := 0
+	for _, name := range names {
+		if !strings.Contains(name, "|") {
+			top++
+		}
+		if !theirs[name] {
+			continue
+		}
+		noteExercised([]any{"COMMAND", "DOCS"})
+		want, err := r.Do(ctx, "COMMAND", "DOCS", name).Result()
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := ru.Do(ctx, "COMMAND", "DOCS", name).Result()
+		if err != nil {
+			t.Fatalf("ruvio COMMAND DOCS %s: %v", name, err)
+		}
+		wd := want.(map[any]any)[name].(map[any]any)
+		gd, ok := got.(map[any]any)[name].(map[any]any)
+		if !ok {
+			t.Errorf("ruvio COMMAND DOCS %s: %s", name, renderReply(got))
+			continue
+		}
+		for _, field := range []string{"since", "group", "complexity"} {
+			if w, g := renderReply(wd[field]), renderReply(gd[field]); w != g {
+				t.Errorf("COMMAND DOCS %s, %s:\n  redis: %s\n  ruvio: %s", name, field, w, g)
+			}
+		}
+	}
+	if n, err := ru.Do(ctx, "COMMAND", "COUNT").Int(); err != nil || n != top {
+		t.Errorf("COMMAND COUNT = %d, %v; COMMAND LIST names %d top-level commands", n, err, top)
+	}
+}
