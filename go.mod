@@ -17,6 +17,7 @@ require (
 	github.com/prometheus/common v0.72.0
 	github.com/redis/go-redis/v9 v9.23.0
 	github.com/testcontainers/testcontainers-go v0.45.0
+	github.com/yuin/gopher-lua v1.1.2
 	golang.org/x/sys v0.49.0
 	gonum.org/v1/plot v0.17.0
 	pgregory.net/rapid v1.3.0

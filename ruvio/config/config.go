@@ -94,6 +94,10 @@ type Config struct {
 	MaxClients int `toml:"maxclients"`
 	// Timeout closes a client idle for this many seconds; 0 disables it.
 	Timeout int `toml:"timeout"`
+	// BusyReplyThreshold is how many milliseconds a script runs before
+	// other commands on its shard get BUSY and SCRIPT KILL may stop it,
+	// Redis's busy-reply-threshold (formerly lua-time-limit).
+	BusyReplyThreshold int `toml:"busy_reply_threshold"`
 	// ProtoMaxBulkLen is the largest bulk string a client may send, in
 	// bytes.
 	ProtoMaxBulkLen int64 `toml:"-"`
@@ -209,6 +213,7 @@ func Default() *Config {
 		MaxMemoryPolicy:          MaxMemoryNoEviction,
 		MaxClients:               10000,
 		Timeout:                  0,
+		BusyReplyThreshold:       5000,
 		ProtoMaxBulkLen:          512 * MB,
 		ClientQueryBufferLimit:   1 * GB,
 		EnableDebugCommand:       false,

@@ -69,6 +69,7 @@ var fields = []field{
 	enumField("maxmemory_policy", "maxmemory-policy", func(c *Config) *string { return &c.MaxMemoryPolicy }, memoryPolicies).settable(),
 	intField("maxclients", "maxclients", func(c *Config) *int { return &c.MaxClients }, 1, noMax).settable(),
 	intField("timeout", "timeout", func(c *Config) *int { return &c.Timeout }, 0, noMax).settable(),
+	intField("busy_reply_threshold", "busy-reply-threshold", func(c *Config) *int { return &c.BusyReplyThreshold }, 0, noMax).settable().alias("lua-time-limit"),
 	bytesField("proto_max_bulk_len", "proto-max-bulk-len", func(c *Config) *int64 { return &c.ProtoMaxBulkLen }, MB).settable(),
 	bytesField("client_query_buffer_limit", "client-query-buffer-limit", func(c *Config) *int64 { return &c.ClientQueryBufferLimit }, MB).settable(),
 	// Redis also refuses to change this at run time: a client that could

@@ -35,6 +35,7 @@ var envVars = []envVar{
 	{"RUVIO_MAXMEMORY_POLICY", "maxmemory_policy"},
 	{"RUVIO_MAXCLIENTS", "maxclients"},
 	{"RUVIO_TIMEOUT", "timeout"},
+	{"RUVIO_BUSY_REPLY_THRESHOLD", "busy_reply_threshold"},
 	{"RUVIO_PROTO_MAX_BULK_LEN", "proto_max_bulk_len"},
 	{"RUVIO_CLIENT_QUERY_BUFFER_LIMIT", "client_query_buffer_limit"},
 	{"RUVIO_ENABLE_DEBUG_COMMAND", "enable_debug_command"},

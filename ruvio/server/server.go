@@ -76,6 +76,9 @@ type Server struct {
 	cluster clusterState
 	// moves are the node's slot moves between groups (migrate.go).
 	moves moveState
+	// scripts are EVAL's cache, Lua states and running scripts
+	// (cmd_script.go).
+	scripts scriptState
 	// gates holds, per shard, what the last write-safety check found.
 	gates []atomic.Uint32
 	// metrics are the counters the metrics listener exports; nil when

@@ -185,6 +185,7 @@ func (s *Server) commandTable() *command.Table {
 			ext("help", 2, stale|load, "slow", cmdACLHelp),
 		),
 	)
+	t.Add(scriptSpecs()...)
 	// Container commands carry the union of their subcommands' flags for
 	// COMMAND INFO, as Redis reports them.
 	// Their ACL categories are the union of the subcommands' too, since

@@ -1,0 +1,109 @@
+package script
+
+import (
+	"strconv"
+	"strings"
+
+	lua "github.com/yuin/gopher-lua"
+)
+
+// KilledError is the error a script stopped by SCRIPT KILL fails with.
+const KilledError = "ERR Script killed by user with SCRIPT KILL..."
+
+// chunkName is what Lua calls the script in positions ("user_script:1:");
+// errors name its source "@user_script" as Redis does.
+const (
+	chunkName  = "user_script"
+	sourceName = "@user_script"
+)
+
+// errorTable is Redis's error object: {err="CODE message"}.
+func errorTable(L *lua.LState, msg string) *lua.LTable {
+	t := L.NewTable()
+	t.RawSetString("err", lua.LString(msg))
+	return t
+}
+
+// replyError is the error table a Redis error reply, or a message for
+// one, becomes: "-CODE msg" keeps its code, a bare message gets ERR, and
+// a trailing newline goes, as Redis builds them.
+func replyError(L *lua.LState, s string) *lua.LTable {
+	return errorTable(L, errorText(s))
+}
+
+func errorText(s string) string {
+	code, msg := "ERR", s
+	if strings.HasPrefix(s, "-") {
+		if sp := strings.IndexByte(s, ' '); sp < 0 {
+			msg = s[1:]
+		} else {
+			code, msg = s[1:sp], s[sp+1:]
+		}
+	}
+	return code + " " + strings.Trim(msg, "\r\n")
+}
+
+// raise fails the running script with Redis's error table for msg (its
+// API's own errors, which carry no Lua position).
+func raise(L *lua.LState, msg string) {
+	L.Error(errorTable(L, "ERR "+msg), 0)
+}
+
+// errorHandler runs where an error was raised: it turns the error into a
+// table and notes the script line it happened on, for the reply.
+func (s *State) errorHandler(L *lua.LState) int {
+	ev := L.Get(1)
+	t, ok := ev.(*lua.LTable)
+	if !ok {
+		t = errorTable(L, "ERR "+lua.LVAsString(L.ToStringMeta(ev)))
+	}
+	if s.run != nil && s.run.killed != nil && s.run.killed() {
+		t = errorTable(L, KilledError)
+	}
+	for level := 0; ; level++ {
+		d, ok := L.GetStack(level)
+		if !ok {
+			break
+		}
+		if _, err := L.GetInfo("Sl", d, lua.LNil); err != nil || d.What == "G" || d.CurrentLine < 0 {
+			continue
+		}
+		t.RawSetString("source", lua.LString(sourceName))
+		t.RawSetString("line", lua.LNumber(d.CurrentLine))
+		break
+	}
+	L.Push(t)
+	return 1
+}
+
+// errorReply is the reply of a script that failed with ev: the error's
+// text and, when known, where it happened.
+func errorReply(ev lua.LValue, sha string) string {
+	t, ok := ev.(*lua.LTable)
+	if !ok {
+		return "ERR Error running script " + sha + ", " + clip(ev.String(), 100)
+	}
+	msg := "ERR unknown error"
+	if e, ok := t.RawGetString("err").(lua.LString); ok {
+		msg = string(e)
+	}
+	src, line := t.RawGetString("source"), t.RawGetString("line")
+	if src != lua.LNil && line != lua.LNil {
+		msg += " script: " + sha + ", on " + src.String() + ":" + lineText(line) + "."
+	}
+	return msg
+}
+
+func lineText(v lua.LValue) string {
+	if n, ok := v.(lua.LNumber); ok {
+		return strconv.FormatInt(int64(n), 10)
+	}
+	return v.String()
+}
+
+func clip(s string, n int) string {
+	if len(s) > n {
+		return s[:n]
+	}
+	return s
+}

@@ -1,0 +1,54 @@
+package script
+
+import "testing"
+
+// Replies checked against redis-server 7.0.15 (redis-cli, raw).
+func TestSandboxAndErrorsInRedisWords(t *testing.T) {
+	b := &echoBridge{replies: map[string]string{"get": "$1\r\nv\r\n", "incr": "-ERR value is not an integer or out of range\r\n"}}
+	cases := []struct{ body, want string }{
+		{"return foo", "-ERR user_script:1: Script attempted to access nonexistent global variable 'foo' script: 47e30a5d10d5694f99208f9adc4fe3bf2450edbd, on @user_script:1.\r\n"},
+		{"foo=1", "-ERR user_script:1: Attempt to modify a readonly table script: 5bddd8336e5f711bfa499383fc73c17560c6250b, on @user_script:1.\r\n"},
+		{"error('x')", "-ERR user_script:1: x script: 9851144f39f03a0d597a980c5aa79c80cb696891, on @user_script:1.\r\n"},
+		{"error({err='x'})", "-x script: 0e48b9b90bf7d59e383ba68c5e1e495ef87146a8, on @user_script:1.\r\n"},
+		{"return {err='boo'}", "-boo\r\n"},
+		{"return redis.error_reply('My err')", "-My err\r\n"},
+		{"return redis.error_reply('hello')", "-ERR hello\r\n"},
+		{"return redis.error_reply(1)", "-ERR wrong number or type of arguments\r\n"},
+		{"return redis.status_reply('FINE')", "+FINE\r\n"},
+		{"return redis.call()", "-ERR Please specify at least one argument for this redis lib call script: 0a907e1429221a4d85516cab7fd219a82a9439d8, on @user_script:1.\r\n"},
+		{"return redis.pcall()", "-ERR Please specify at least one argument for this redis lib call\r\n"},
+		{"return redis.call('set','n',{})", "-ERR Lua redis lib command arguments must be strings or integers script: 7d09dc30be5b230e0c3e98caa6ad8561a6a7703f, on @user_script:1.\r\n"},
+		{"return redis.pcall('incr', 's')", "-ERR value is not an integer or out of range\r\n"},
+		{"return redis.setresp(4)", "-ERR RESP version must be 2 or 3. script: 921c0a48021d97dfd5884aeea41875972c7804d9, on @user_script:1.\r\n"},
+		{"return redis.log(1)", "-ERR redis.log() requires two arguments or more. script: f5438245431406aa19fc387d93c6d03a0d5bcb0f, on @user_script:1.\r\n"},
+		{"return redis.log(99, 'x')", "-ERR Invalid debug level. script: d1ccc394357733a87e4372af693b49d6582b5c58, on @user_script:1.\r\n"},
+		{"return redis.sha1hex('')", "$40\r\nda39a3ee5e6b4b0d3255bfef95601890afd80709\r\n"},
+		{"return redis.set_repl(9)", "-ERR Invalid replication flags. Use REPL_AOF, REPL_REPLICA, REPL_ALL or REPL_NONE. script: f43d522179aeb2c4dadb59b026d11ed249ca02e0, on @user_script:1.\r\n"},
+		{"return {redis.REDIS_VERSION, redis.REDIS_VERSION_NUM, redis.replicate_commands(), redis.breakpoint(), redis.set_repl(redis.REPL_ALL)}", "*4\r\n$6\r\n7.0.15\r\n:458767\r\n:1\r\n$-1\r\n"},
+		{"math.randomseed(0) return {tostring(math.random()), tostring(math.random()), math.random(100), math.random(5,10), tostring(math.random(1))}", "*5\r\n$16\r\n0.17082803611217\r\n$16\r\n0.74990198051087\r\n:10\r\n:10\r\n$1\r\n1\r\n"},
+		{"math.randomseed(7) return tostring(math.random())", "$16\r\n0.26644419658298\r\n"},
+		{"return 1 +", "-ERR Error compiling script (new function): user_script:1: unexpected symbol near '<eof>'\r\n"},
+		{"return redis.call('get', 'k')", "$1\r\nv\r\n"},
+		{"return redis.call('incr', 'k')", "-ERR value is not an integer or out of range script: 6f2b230e8168d6623331d135dfd8a3a262da17ee, on @user_script:1.\r\n"},
+		{"return {1,2,3,'x',nil,4}", "*4\r\n:1\r\n:2\r\n:3\r\n$1\r\nx\r\n"},
+		{"return 3.99", ":3\r\n"},
+		{"return true", ":1\r\n"},
+		{"return false", "$-1\r\n"},
+		{"string.x = 1", "-ERR user_script:1: Attempt to modify a readonly table script: c3eb0a2a15b3d4790b323c4104029c1ae425a769, on @user_script:1.\r\n"},
+		{"return type(os)", "-ERR user_script:1: Script attempted to access nonexistent global variable 'os' script: 88bfcb2247db0b6fa4925f3cddc3fd0651459f99, on @user_script:1.\r\n"},
+		{"return loadfile", "-ERR user_script:1: Script attempted to access nonexistent global variable 'loadfile' script: a08fbe72c95f67027cc9b6349f5d335b598397b7, on @user_script:1.\r\n"},
+		{"rawset(_G, 'x', 1)", "-ERR Attempt to modify a readonly table script: e2c706419da183d6229a1230c3be09cc32cdeee0, on @user_script:1.\r\n"},
+		{"local t = getmetatable('') return type(t)", "$5\r\ntable\r\n"},
+		{"return tostring(1e15) .. ' ' .. tostring(0.1)", "$9\r\n1e+15 0.1\r\n"},
+	}
+	for _, c := range cases {
+		got := eval(t, c.body, 2, b, nil, nil)
+		if c.want == "" {
+			t.Logf("%s => %q", c.body, got)
+			continue
+		}
+		if got != c.want {
+			t.Errorf("%s\n got %q\nwant %q", c.body, got, c.want)
+		}
+	}
+}

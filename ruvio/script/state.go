@@ -1,0 +1,200 @@
+package script
+
+import (
+	"context"
+	"log/slog"
+	"math/rand/v2"
+
+	lua "github.com/yuin/gopher-lua"
+
+	"github.com/ruvio/ruvio/ruvio/resp"
+)
+
+// Bridge runs the commands a script calls. Call gets the command's
+// arguments and the protocol the script asked for (redis.setresp) and
+// returns the command's reply, RESP-encoded in that protocol; a command
+// the script may not run answers an error reply like any other.
+type Bridge interface {
+	Call(argv [][]byte, proto int) []byte
+}
+
+// State is one sandboxed Lua state with the redis API and Redis's
+// libraries loaded. A state runs one script at a time; Pool keeps them
+// for reuse.
+type State struct {
+	L *lua.LState
+	// genv holds the real globals; env is the read-only view of it that
+	// scripts run in (and see as _G).
+	genv, env *lua.LTable
+	keys      *lua.LTable
+	argv      *lua.LTable
+	rand      lrand48
+	handler   *lua.LFunction
+	protected map[*lua.LTable]bool
+
+	// Per run.
+	run     *runState
+	version string
+	log     *slog.Logger
+}
+
+// runState is what the redis API needs while one script runs.
+type runState struct {
+	bridge Bridge
+	proto  int // the protocol redis.call replies come in (redis.setresp)
+	killed func() bool
+}
+
+// Options configure new states.
+type Options struct {
+	// Version is the Redis version scripts see in redis.REDIS_VERSION.
+	Version string
+	// Log receives redis.log lines.
+	Log *slog.Logger
+}
+
+// libraries are the Lua libraries Redis ships beyond Lua's own, by global
+// name; each file that implements one registers it.
+var libraries = map[string]func(*lua.LState) *lua.LTable{}
+
+// NewState makes a sandboxed state: Lua's base, table, string and math
+// libraries without file access or printing, the redis API, cjson,
+// cmsgpack, bit and struct, and globals that scripts can read but not
+// create or change.
+func NewState(o Options) *State {
+	L := lua.NewState(lua.Options{SkipOpenLibs: true})
+	s := &State{L: L, version: o.Version, log: o.Log, protected: map[*lua.LTable]bool{}}
+	if s.log == nil {
+		s.log = slog.Default()
+	}
+	for _, lib := range []struct {
+		name string
+		fn   lua.LGFunction
+	}{{lua.BaseLibName, lua.OpenBase}, {lua.TabLibName, lua.OpenTable}, {lua.StringLibName, lua.OpenString}, {lua.MathLibName, lua.OpenMath}} {
+		L.Push(L.NewFunction(lib.fn))
+		L.Push(lua.LString(lib.name))
+		L.Call(1, 0)
+	}
+	g := L.G.Global
+	// What Redis removes, and what gopher-lua adds that Lua 5.1 lacks.
+	for _, name := range []string{"dofile", "loadfile", "print", "_printregs", "module", "require", "newproxy", "collectgarbage", "gcinfo"} {
+		g.RawSetString(name, lua.LNil)
+	}
+	s.openMath(g)
+	s.rand.seed(int32(rand.Uint32()))
+	s.openToString(g)
+	g.RawSetString("redis", s.redisLib())
+	for name, open := range libraries {
+		g.RawSetString(name, open(L))
+	}
+	g.RawSetString("rawset", L.NewFunction(s.rawset))
+	s.genv = g
+	s.handler = L.NewFunction(s.errorHandler)
+	s.keys, s.argv = L.NewTable(), L.NewTable()
+	s.protect()
+	return s
+}
+
+// protect turns the globals and the library tables read-only: each is
+// replaced by an empty proxy whose reads go through to it and whose
+// writes fail, as Redis 7 makes them read-only tables.
+func (s *State) protect() {
+	L := s.L
+	readonly := L.NewFunction(func(L *lua.LState) int {
+		L.RaiseError("Attempt to modify a readonly table")
+		return 0
+	})
+	proxy := func(real *lua.LTable) *lua.LTable {
+		p := L.NewTable()
+		mt := L.NewTable()
+		mt.RawSetString("__index", real)
+		mt.RawSetString("__newindex", readonly)
+		mt.RawSetString("__metatable", lua.LFalse)
+		L.SetMetatable(p, mt)
+		s.protected[p] = true
+		s.protected[real] = true
+		return p
+	}
+	var libs []string
+	s.genv.ForEach(func(k, v lua.LValue) {
+		if _, ok := v.(*lua.LTable); ok {
+			libs = append(libs, k.String())
+		}
+	})
+	for _, name := range libs {
+		s.genv.RawSetString(name, proxy(s.genv.RawGetString(name).(*lua.LTable)))
+	}
+	missing := L.NewTable()
+	missing.RawSetString("__index", L.NewFunction(func(L *lua.LState) int {
+		L.RaiseError("Script attempted to access nonexistent global variable '%s'", L.ToString(2))
+		return 0
+	}))
+	L.SetMetatable(s.genv, missing)
+	s.env = proxy(s.genv)
+	s.genv.RawSetString("_G", s.env)
+	s.genv.RawSetString("KEYS", s.keys)
+	s.genv.RawSetString("ARGV", s.argv)
+	// The strings' metatable reaches the string library through its
+	// read-only view too.
+	if mt, ok := L.GetMetatable(lua.LString("")).(*lua.LTable); ok {
+		mt.RawSetString("__index", s.genv.RawGetString("string"))
+	}
+}
+
+// rawset is Lua's, refusing the protected tables.
+func (s *State) rawset(L *lua.LState) int {
+	t := L.CheckTable(1)
+	if s.protected[t] {
+		// Raised without a position, as Redis's C rawset does.
+		L.Error(lua.LString("Attempt to modify a readonly table"), 0)
+	}
+	L.RawSet(t, L.CheckAny(2), L.CheckAny(3))
+	L.Push(t)
+	return 1
+}
+
+// Close releases the state.
+func (s *State) Close() { s.L.Close() }
+
+// Exec runs a compiled script with KEYS and ARGV, writing its reply in
+// the protocol proto (the caller's). ctx interrupts the script when it
+// is done; killed then tells whether SCRIPT KILL did it, for the reply's
+// wording.
+func (s *State) Exec(ctx context.Context, sc *Script, keys, args [][]byte, b Bridge, killed func() bool, out *resp.Writer) {
+	L := s.L
+	fill(L, s.keys, keys)
+	fill(L, s.argv, args)
+	s.run = &runState{bridge: b, proto: 2, killed: killed}
+	defer func() { s.run = nil }()
+	fn := L.NewFunctionFromProto(sc.proto)
+	fn.Env = s.env
+	L.SetTop(0)
+	L.Push(fn)
+	if ctx != nil {
+		L.SetContext(ctx)
+		defer L.RemoveContext()
+	}
+	err := L.PCall(0, 1, s.handler)
+	if err != nil {
+		var ev lua.LValue = lua.LString(err.Error())
+		if ae, ok := err.(*lua.ApiError); ok {
+			ev = ae.Object
+		}
+		L.SetTop(0)
+		out.Error(errorReply(ev, sc.SHA))
+		return
+	}
+	v := L.Get(-1)
+	L.SetTop(0)
+	s.reply(out, v, s.run.proto, 0)
+}
+
+// fill replaces the contents of t with vals, 1-based.
+func fill(L *lua.LState, t *lua.LTable, vals [][]byte) {
+	for i := t.Len(); i > len(vals); i-- {
+		t.RawSetInt(i, lua.LNil)
+	}
+	for i, v := range vals {
+		t.RawSetInt(i+1, lua.LString(v))
+	}
+}

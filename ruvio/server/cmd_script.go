@@ -1,0 +1,346 @@
+package server
+
+import (
+	"context"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/ruvio/ruvio/ruvio/command"
+	"github.com/ruvio/ruvio/ruvio/script"
+	"github.com/ruvio/ruvio/ruvio/shard"
+)
+
+// EVAL and friends. A script runs with its shard locked, as EXEC runs a
+// transaction: no other command on that shard interleaves, and the
+// effects of every write it made go to the shard's log as one record, so
+// a crash replays all of it or none, and replicas get the effects, never
+// the script.
+//
+// Which keys a script may touch: its declared keys (KEYS) must all live
+// on one shard (CROSSSLOT otherwise). A key a command of the script
+// names but the script did not declare is allowed when it is on the
+// script's shard, as Redis allows undeclared keys outside cluster mode;
+// a key of another shard, or of another group in cluster mode, gets
+// Redis's "Script attempted to access a non local key in a cluster node",
+// since the script holds only its own shard.
+
+// scriptState is the node's script cache, its pool of Lua states and what
+// runs on each shard.
+type scriptState struct {
+	once  sync.Once
+	pool  *script.Pool
+	cache script.Cache
+	// base is cancelled when the server shuts down, stopping any script.
+	base context.Context
+	// running is the script each shard runs, if any; busy counts those
+	// past busy-reply-threshold, so other commands pay one atomic load.
+	running []atomic.Pointer[scriptRun]
+	busy    atomic.Int32
+}
+
+func (s *Server) scriptsReady() *scriptState {
+	st := &s.scripts
+	st.once.Do(func() {
+		st.pool = script.NewPool(script.Options{Version: Version, Log: s.log})
+		st.running = make([]atomic.Pointer[scriptRun], len(s.shards))
+		ctx, cancel := context.WithCancel(context.Background())
+		st.base = ctx
+		go func() {
+			<-s.tickStop
+			cancel()
+		}()
+	})
+	return st
+}
+
+// scriptRun is one running script, as SCRIPT KILL and the BUSY check
+// see it.
+type scriptRun struct {
+	cancel context.CancelFunc
+	wrote  atomic.Bool
+	killed atomic.Bool
+	mu     sync.Mutex
+	busy   bool // past busy-reply-threshold; guarded by mu
+	done   bool
+}
+
+// markBusy runs when the script passes busy-reply-threshold.
+func (r *scriptRun) markBusy(st *scriptState) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if !r.done && !r.busy {
+		r.busy = true
+		st.busy.Add(1)
+	}
+}
+
+func (r *scriptRun) finish(st *scriptState) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.done = true
+	if r.busy {
+		r.busy = false
+		st.busy.Add(-1)
+	}
+}
+
+func (r *scriptRun) isBusy() bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.busy
+}
+
+// scriptKeys locates EVAL's keys: numkeys at position 2, the keys after.
+var scriptKeys = command.NumKeysAt(2)
+
+func evalSpec(name string, flags command.Flags, h handler) *command.Spec {
+	return &command.Spec{Name: name, Arity: -3, Flags: flags | command.NoScript | command.Stale | command.MovableKeys,
+		Categories: []string{"slow", "scripting"}, Keys: scriptKeys, Ext: h}
+}
+
+// scriptSpecs are the scripting commands for the command table.
+func scriptSpecs() []*command.Spec {
+	return []*command.Spec{
+		evalSpec("eval", 0, func(c *conn, args [][]byte) { c.eval(args, false, false) }),
+		evalSpec("evalsha", 0, func(c *conn, args [][]byte) { c.eval(args, true, false) }),
+		evalSpec("eval_ro", command.ReadOnly, func(c *conn, args [][]byte) { c.eval(args, false, true) }),
+		evalSpec("evalsha_ro", command.ReadOnly, func(c *conn, args [][]byte) { c.eval(args, true, true) }),
+		container("script", "slow",
+			ext("load", 3, command.NoScript|stale, "slow scripting", cmdScriptLoad),
+			ext("exists", -3, command.NoScript, "slow scripting", cmdScriptExists),
+			ext("flush", -2, command.NoScript, "slow scripting", cmdScriptFlush),
+			ext("kill", 2, command.NoScript, "slow scripting", cmdScriptKill),
+			ext("help", 2, load|stale, "slow scripting", cmdScriptHelp),
+		),
+	}
+}
+
+// eval runs EVAL, EVALSHA and their _RO forms.
+func (c *conn) eval(args [][]byte, bySHA, ro bool) {
+	st := c.srv.scriptsReady()
+	numkeys, ok := command.ParseInt(args[2])
+	switch {
+	case !ok:
+		c.w.Error(command.ErrNotInteger)
+		return
+	case numkeys > int64(len(args)-3):
+		c.w.Error("ERR Number of keys can't be greater than number of args")
+		return
+	case numkeys < 0:
+		c.w.Error("ERR Number of keys can't be negative")
+		return
+	}
+	var sc *script.Script
+	if bySHA {
+		sc = st.cache.Get(strings.ToLower(string(args[1])))
+		if sc == nil {
+			c.w.Error("NOSCRIPT No matching script. Please use EVAL.")
+			return
+		}
+	} else {
+		var msg string
+		if sc, msg = st.cache.Load(string(args[1])); msg != "" {
+			c.w.Error(msg)
+			return
+		}
+	}
+	if msg := c.scriptRefusal(sc.Flags, ro); msg != "" {
+		c.w.Error(msg)
+		return
+	}
+	keys, argv := args[3:3+numkeys], args[3+numkeys:]
+	sh := c.shard
+	if len(keys) > 0 {
+		sh = c.srv.shardFor(keys[0])
+		for _, k := range keys[1:] {
+			if c.srv.shardFor(k) != sh {
+				c.w.Error(command.ErrCrossSlot)
+				return
+			}
+		}
+	}
+	c.runScript(st, sh, sc, keys, argv, ro || sc.Flags&script.NoWrites != 0)
+}
+
+// scriptRefusal is what refuses a script before it starts, in Redis's
+// order and words: its shebang flags against the node's state.
+func (c *conn) scriptRefusal(f script.Flags, ro bool) string {
+	s := c.srv
+	if f&script.Compat != 0 {
+		return ""
+	}
+	if f&script.NoCluster != 0 && s.cluster.view.Load() != nil {
+		return "ERR Can not run script on cluster, 'no-cluster' flag is set."
+	}
+	if f&script.AllowOOM == 0 && s.maxMemory() > 0 && s.checkMemory(&command.Spec{Flags: command.DenyOOM}) != "" {
+		return "OOM allow-oom flag is not set on the script, can not run it when used memory > 'maxmemory'"
+	}
+	if f&script.NoWrites == 0 {
+		if msg := s.refusal(&command.Spec{Flags: command.Write}, nil, false); strings.HasPrefix(msg, "READONLY") {
+			return msg
+		}
+		if ro {
+			return "ERR Can not execute a script with write flag using *_ro command."
+		}
+	}
+	return ""
+}
+
+// runScript runs sc with sh locked (unless EXEC holds it already) and
+// logs what it changed as one record.
+func (c *conn) runScript(st *scriptState, sh *shard.Shard, sc *script.Script, keys, argv [][]byte, ro bool) {
+	held := false
+	for _, l := range c.locked {
+		held = held || l == sh
+	}
+	if !held {
+		sh.Lock()
+	}
+	ctx, cancel := context.WithCancel(st.base)
+	run := &scriptRun{cancel: cancel}
+	st.running[sh.ID].Store(run)
+	timer := time.AfterFunc(c.srv.busyThreshold(), func() { run.markBusy(st) })
+	b := &scriptBridge{c: c, sh: sh, ro: ro, flags: sc.Flags, run: run}
+	b.init()
+	vm := st.pool.Get()
+	vm.Exec(ctx, sc, keys, argv, b, run.killed.Load, c.w)
+	st.pool.Put(vm)
+	timer.Stop()
+	run.finish(st)
+	st.running[sh.ID].Store(nil)
+	cancel()
+	b.appendOps()
+	c.notePending(sh, sh.Observed())
+	if !held {
+		notes := sh.TakeNotesLocked()
+		sh.Unlock()
+		sh.Publish(notes)
+	}
+}
+
+// busyThreshold is busy-reply-threshold as a duration.
+func (s *Server) busyThreshold() time.Duration {
+	s.cfgMu.RLock()
+	ms := s.cfg.BusyReplyThreshold
+	s.cfgMu.RUnlock()
+	return time.Duration(ms) * time.Millisecond
+}
+
+// busyRefusal is Redis's BUSY reply for a command that would wait for a
+// shard whose script runs past busy-reply-threshold, or "". Only the
+// commands Redis lets through a busy server pass; a command whose keys
+// are on other shards runs, since ruvio's shards run independently.
+func (c *conn) busyRefusal(spec, run *command.Spec, args [][]byte) string {
+	switch run.Name {
+	case "auth", "hello", "quit", "reset", "multi", "discard", "watch", "unwatch", "shutdown", "script|kill":
+		return ""
+	}
+	st := &c.srv.scripts
+	busy := func(sh *shard.Shard) bool {
+		if r := st.running[sh.ID].Load(); r != nil {
+			return r.isBusy()
+		}
+		return false
+	}
+	idx := run.KeyIndexes(args)
+	for _, i := range idx {
+		if busy(c.srv.shardFor(args[i])) {
+			return errBusy
+		}
+	}
+	if len(idx) > 0 {
+		return ""
+	}
+	if busy(c.shard) {
+		return errBusy
+	}
+	// A keyless server command over the keyspace (DBSIZE, KEYS,
+	// FLUSHALL) needs every shard.
+	if spec.Ext != nil && run.Flags&(command.Write|command.ReadOnly) != 0 {
+		for _, sh := range c.srv.shards {
+			if busy(sh) {
+				return errBusy
+			}
+		}
+	}
+	return ""
+}
+
+const errBusy = "BUSY Redis is busy running a script. You can only call SCRIPT KILL or SHUTDOWN NOSAVE."
+
+func cmdScriptLoad(c *conn, args [][]byte) {
+	sc, msg := c.srv.scriptsReady().cache.Load(string(args[2]))
+	if msg != "" {
+		c.w.Error(msg)
+		return
+	}
+	c.w.BulkString(sc.SHA)
+}
+
+func cmdScriptExists(c *conn, args [][]byte) {
+	st := c.srv.scriptsReady()
+	c.w.Array(len(args) - 2)
+	for _, a := range args[2:] {
+		if st.cache.Get(strings.ToLower(string(a))) != nil {
+			c.w.Int(1)
+		} else {
+			c.w.Int(0)
+		}
+	}
+}
+
+func cmdScriptFlush(c *conn, args [][]byte) {
+	if len(args) > 3 || (len(args) == 3 && !command.Eq(args[2], "async") && !command.Eq(args[2], "sync")) {
+		c.w.Error("ERR SCRIPT FLUSH only support SYNC|ASYNC option")
+		return
+	}
+	c.srv.scriptsReady().cache.Flush()
+	c.w.OK()
+}
+
+// cmdScriptKill stops the scripts running past busy-reply-threshold on
+// any shard of the node, unless one of them has written.
+func cmdScriptKill(c *conn, args [][]byte) {
+	st := c.srv.scriptsReady()
+	var busy []*scriptRun
+	for i := range st.running {
+		if r := st.running[i].Load(); r != nil && r.isBusy() {
+			busy = append(busy, r)
+		}
+	}
+	if len(busy) == 0 {
+		c.w.Error("NOTBUSY No scripts in execution right now.")
+		return
+	}
+	for _, r := range busy {
+		if r.wrote.Load() {
+			c.w.Error("UNKILLABLE Sorry the script already executed write commands against the dataset. You can either wait the script termination or kill the server in a hard way using the SHUTDOWN NOSAVE command.")
+			return
+		}
+	}
+	for _, r := range busy {
+		r.killed.Store(true)
+		r.cancel()
+	}
+	c.w.OK()
+}
+
+func cmdScriptHelp(c *conn, args [][]byte) {
+	writeHelp(c, "SCRIPT",
+		"DEBUG (YES|SYNC|NO)",
+		"    Set the debug mode for subsequent scripts executed.",
+		"EXISTS <sha1> [<sha1> ...]",
+		"    Return information about the existence of the scripts in the script cache.",
+		"FLUSH [ASYNC|SYNC]",
+		"    Flush the Lua scripts cache. Very dangerous on replicas.",
+		"    When called without the optional mode argument, the behavior is determined by the",
+		"    lazyfree-lazy-user-flush configuration directive. Valid modes are:",
+		"    * ASYNC: Asynchronously flush the scripts cache.",
+		"    * SYNC: Synchronously flush the scripts cache.",
+		"KILL",
+		"    Kill the currently executing Lua script.",
+		"LOAD <script>",
+		"    Load a script into the scripts cache without executing it.")
+}

@@ -1,0 +1,212 @@
+package server
+
+import (
+	"bytes"
+	"strings"
+
+	"github.com/ruvio/ruvio/ruvio/command"
+	"github.com/ruvio/ruvio/ruvio/resp"
+	"github.com/ruvio/ruvio/ruvio/script"
+	"github.com/ruvio/ruvio/ruvio/shard"
+)
+
+// scriptBridge runs the commands of one script on its locked shard, the
+// way EXEC runs queued commands (execOne), and collects their effects
+// for one log record.
+type scriptBridge struct {
+	c     *conn
+	sh    *shard.Shard
+	ro    bool
+	flags script.Flags
+	run   *scriptRun
+	dirty bool // a write command ran: later writes are not refused
+	ops   [][][]byte
+	ctx   command.Ctx
+	buf   bytes.Buffer
+	w     *resp.Writer
+}
+
+func (b *scriptBridge) init() { b.w = resp.NewWriter(&b.buf) }
+
+// notFromScripts are the commands Redis 7.0 flags noscript that ruvio's
+// table does not mark so: scripts get "This Redis command is not allowed
+// from script" for them.
+var notFromScripts = map[string]bool{
+	"acl": true, "auth": true, "bgrewriteaof": true, "bgsave": true, "blmove": true, "blpop": true, "brpop": true,
+	"brpoplpush": true, "bzpopmax": true, "bzpopmin": true, "client": true, "cluster|reset": true, "config": true,
+	"debug": true, "discard": true, "eval": true, "eval_ro": true, "evalsha": true, "evalsha_ro": true, "exec": true,
+	"failover": true, "fcall": true, "fcall_ro": true, "function": true, "hello": true, "latency": true, "module": true,
+	"monitor": true, "multi": true, "psubscribe": true, "psync": true, "punsubscribe": true, "quit": true,
+	"replconf": true, "replicaof": true, "reset": true, "role": true, "save": true, "shutdown": true, "slaveof": true,
+	"ssubscribe": true, "subscribe": true, "sunsubscribe": true, "sync": true, "unsubscribe": true, "unwatch": true,
+	"wait": true, "watch": true, "ruvio": true,
+}
+
+// scriptServerCommands are the commands the server implements itself
+// that a script may call. The keyspace-wide ones need every shard, so
+// they run from a script only on a node of one shard.
+var scriptServerCommands = map[string]bool{"ping": true, "echo": true, "time": true, "select": true,
+	"publish": true, "spublish": true, "script|help": true, "script|exists": true, "script|load": true,
+	"lastsave": true, "dbsize": false, "keys": false, "scan": false, "randomkey": false, "flushdb": false, "flushall": false}
+
+// Call runs one command of the script and returns its reply.
+func (b *scriptBridge) Call(argv [][]byte, proto int) []byte {
+	b.buf.Reset()
+	b.w.Proto = proto
+	b.exec(argv)
+	b.w.Flush()
+	return b.buf.Bytes()
+}
+
+func (b *scriptBridge) exec(argv [][]byte) {
+	c, s := b.c, b.c.srv
+	spec := s.table.Lookup(argv[0])
+	if spec == nil {
+		b.w.Error("ERR Unknown Redis command called from script")
+		return
+	}
+	run := spec
+	if spec.Subcommands != nil && spec.ArityOK(len(argv)) {
+		if run = spec.LookupSub(argv[1]); run == nil {
+			b.w.Error("ERR Unknown Redis command called from script")
+			return
+		}
+	}
+	if !run.ArityOK(len(argv)) {
+		b.w.Error("ERR Wrong number of args calling Redis command from script")
+		return
+	}
+	if msg := c.checkACL(spec, run, argv); msg != "" {
+		if strings.Contains(msg, "key") {
+			b.w.Error("ERR The user executing the script can't access at least one of the keys mentioned in the command arguments")
+		} else {
+			b.w.Error("ERR The user executing the script can't run this command or subcommand")
+		}
+		return
+	}
+	if run.Flags&command.NoScript != 0 || notFromScripts[spec.Name] || notFromScripts[run.Name] {
+		b.w.Error("ERR This Redis command is not allowed from script")
+		return
+	}
+	write := run.Flags&command.Write != 0
+	if b.ro && (write || run.Name == "publish" || run.Name == "spublish") {
+		b.w.Error("ERR Write commands are not allowed from read-only scripts.")
+		return
+	}
+	if write && !b.dirty {
+		// Until the script has written, a write may still be refused as
+		// the node stands; after, stopping halfway would be worse.
+		if msg := s.refusal(run, argv, false); msg != "" {
+			b.w.Error(msg)
+			return
+		}
+		if b.flags&script.AllowOOM == 0 {
+			if msg := s.checkMemory(run); msg != "" {
+				b.w.Error(msg)
+				return
+			}
+		}
+	} else if msg := s.moveFence(run, argv); msg != "" {
+		b.w.Error(msg)
+		return
+	}
+	if msg := b.nonLocal(run, argv); msg != "" {
+		b.w.Error(msg)
+		return
+	}
+	if (run.Name == "xread" || run.Name == "xreadgroup") && hasArg(argv, "block") {
+		b.w.Error("ERR " + run.Name + " command is not allowed with BLOCK option from scripts")
+		return
+	}
+	if write {
+		b.dirty = true
+		b.run.wrote.Store(true)
+	}
+	if h, ok := run.Ext.(handler); ok {
+		b.callServer(run, h, argv)
+		return
+	}
+	ctx := &b.ctx
+	ctx.Reset()
+	ctx.Args, ctx.W, ctx.InMulti = argv, b.w, true
+	ctx.Values = ctx.Values[:0]
+	ctx.DB, ctx.Now, ctx.Notes = b.sh.DB(), c.now, b.sh.Notes()
+	if write && b.sh.DB().Snapshotting() {
+		for _, i := range run.KeyIndexes(argv) {
+			b.sh.DB().WillModify(string(argv[i]))
+		}
+	}
+	if run.PerKey != nil {
+		results := make([]int64, 0, len(argv))
+		for _, i := range run.KeyIndexes(argv) {
+			results = append(results, run.PerKey(ctx, argv[i]))
+		}
+		command.WritePerKey(ctx, run, results)
+	} else {
+		run.Run(ctx)
+	}
+	// argv is the script's own copy and effects are copies the command
+	// made, so holding them until the record is written is safe.
+	ctx.EachEffect(func(e [][]byte) { b.ops = append(b.ops, e) })
+}
+
+// nonLocal refuses keys the script's shard does not hold.
+func (b *scriptBridge) nonLocal(run *command.Spec, argv [][]byte) string {
+	s := b.c.srv
+	const msg = "ERR Script attempted to access a non local key in a cluster node"
+	if s.cluster.view.Load() != nil && s.movedReply(b.c, run, argv) != "" {
+		return msg
+	}
+	for _, i := range run.KeyIndexes(argv) {
+		if s.shardFor(argv[i]) != b.sh {
+			return msg
+		}
+	}
+	return ""
+}
+
+// callServer runs a command the server implements itself, writing its
+// reply to the script, with the script's shard marked as held.
+func (b *scriptBridge) callServer(run *command.Spec, h handler, argv [][]byte) {
+	c := b.c
+	if allowed, known := scriptServerCommands[run.Name]; !known || (!allowed && len(c.srv.shards) > 1) {
+		b.w.Error("ERR This Redis command is not allowed from script")
+		return
+	}
+	// A server command may append records of its own (FLUSHALL): what
+	// the script did before goes to the log first, in order.
+	b.appendOps()
+	saved, savedLocked := c.w, c.locked
+	c.w = b.w
+	if !heldBy(savedLocked, b.sh) {
+		c.locked = append(append([]*shard.Shard(nil), savedLocked...), b.sh)
+	}
+	defer func() { c.w, c.locked = saved, savedLocked }()
+	h(c, argv)
+}
+
+func heldBy(locked []*shard.Shard, sh *shard.Shard) bool {
+	for _, l := range locked {
+		if l == sh {
+			return true
+		}
+	}
+	return false
+}
+
+// appendOps writes the effects collected so far as one record.
+func (b *scriptBridge) appendOps() {
+	if len(b.ops) > 0 {
+		b.sh.AppendLocked(b.ops)
+		b.ops = nil
+	}
+}
+
+func hasArg(argv [][]byte, word string) bool {
+	for _, a := range argv[1:] {
+		if command.Eq(a, word) {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,125 @@
+package server
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/redis/go-redis/v9"
+)
+
+// scriptCase is one EVAL-family call sent to both servers.
+type scriptCase struct {
+	cmd []any
+}
+
+func ev(body string, keysAndArgs ...any) []any {
+	nk := 0
+	for _, a := range keysAndArgs {
+		if s, ok := a.(string); ok && strings.HasPrefix(s, "{k}") {
+			nk++
+		}
+	}
+	return append([]any{"EVAL", body, nk}, keysAndArgs...)
+}
+
+// scriptCases exercise the conversions, errors and libraries; keys are
+// named "{k}..." so that ev can count them.
+var scriptCases = [][]any{
+	// Lua to RESP.
+	ev("return 1"), ev("return 3.99"), ev("return -3.99"), ev("return 'x'"), ev("return true"), ev("return false"),
+	ev("return nil"), ev("return {1,2,3,'x',nil,4}"), ev("return {1,{2,{3}},'a'}"), ev("return {}"),
+	ev("return {ok='FINE'}"), ev("return {err='boo'}"), ev("return {err='WRONGTYPE x'}"),
+	ev("return redis.status_reply('FINE')"), ev("return redis.error_reply('My err')"), ev("return redis.error_reply('hello')"),
+	ev("return redis.error_reply('-NOPE')"), ev("return redis.error_reply(1)"), ev("return redis.status_reply()"),
+	ev("return {double=3.5}"), ev("return {double=0.1}"), ev("return {big_number='123456789012345678901234567890'}"),
+	ev("return {map={a=1}}"), ev("return {set={a=true}}"), ev("return {1, {map={x='y'}}}"),
+	ev("redis.setresp(3) return true"), ev("redis.setresp(3) return false"), ev("redis.setresp(3) return {double=2.5}"),
+	ev("return KEYS[1] .. ARGV[1]", "{k}a", "b"), ev("return {KEYS[1], KEYS[2], ARGV[1], ARGV[2]}", "{k}a", "{k}b", "c", "d"),
+	ev("return #ARGV", "1", "2", "3"),
+	// RESP to Lua.
+	ev("redis.call('set', KEYS[1], 'v') return redis.call('get', KEYS[1])", "{k}1"),
+	ev("return redis.call('get', KEYS[1])", "{k}nothing"), ev("return type(redis.call('get', KEYS[1]))", "{k}nothing"),
+	ev("return redis.call('incr', KEYS[1])", "{k}n"), ev("return type(redis.call('incr', KEYS[1]))", "{k}n2"),
+	ev("return redis.call('set', KEYS[1], 'v')", "{k}s"), ev("return redis.call('set', KEYS[1], 'v').ok", "{k}s"),
+	ev("redis.call('rpush', KEYS[1], 'a', 'b') return redis.call('lrange', KEYS[1], 0, -1)", "{k}l"),
+	ev("redis.call('hset', KEYS[1], 'f', 'v') return redis.call('hgetall', KEYS[1])", "{k}h"),
+	ev("redis.setresp(3) redis.call('hset', KEYS[1], 'f', 'v') local r = redis.call('hgetall', KEYS[1]) return type(r.map)", "{k}h3"),
+	ev("redis.setresp(3) return redis.call('hgetall', KEYS[1])", "{k}h3b"),
+	ev("redis.setresp(3) return type(redis.call('get', KEYS[1]))", "{k}none3"),
+	ev("redis.setresp(3) redis.call('zadd', KEYS[1], 1.5, 'm') return redis.call('zscore', KEYS[1], 'm')", "{k}z3"),
+	ev("redis.setresp(3) redis.call('zadd', KEYS[1], 1.5, 'm') return redis.call('zscore', KEYS[1], 'm').double", "{k}z3b"),
+	ev("redis.setresp(3) redis.call('sadd', KEYS[1], 'm') return redis.call('smembers', KEYS[1])", "{k}s3"),
+	ev("redis.setresp(3) return redis.call('exists', KEYS[1])", "{k}e3"),
+	ev("return redis.call('set', KEYS[1], 0.1)", "{k}f"), ev("redis.call('set', KEYS[1], 0.1) return redis.call('get', KEYS[1])", "{k}f"),
+	ev("redis.call('set', KEYS[1], 3) return redis.call('get', KEYS[1])", "{k}f3"),
+	// Errors.
+	ev("return redis.call('get')"), ev("return redis.pcall('get')"), ev("return redis.call('nosuch')"),
+	ev("return redis.pcall('nosuch')"), ev("return foo"), ev("foo = 1"), ev("error('x')"), ev("error({err='x'})"),
+	ev("return redis.call('set', 'a')"), ev("return redis.call()"), ev("return redis.pcall()"),
+	ev("return redis.call('set', KEYS[1], {})", "{k}t"),
+	ev("redis.call('set', KEYS[1], 'x') return redis.call('incr', KEYS[1])", "{k}x"),
+	ev("redis.call('set', KEYS[1], 'x') return redis.pcall('incr', KEYS[1])", "{k}x"),
+	ev("redis.call('set', KEYS[1], 'x') local t = redis.pcall('incr', KEYS[1]) return t.err", "{k}x"),
+	ev("redis.call('set', KEYS[1], 'x') return redis.call('lpush', KEYS[1], 'a')", "{k}x"),
+	ev("return redis.call('monitor')"), ev("return redis.call('multi')"), ev("return redis.call('exec')"),
+	ev("return redis.call('watch', 'k')"), ev("return redis.call('blpop', 'q', 0)"), ev("return redis.call('eval', 'return 1', 0)"),
+	ev("return redis.call('script', 'load', 'return 1')"),
+	ev("return redis.setresp(4)"), ev("return redis.log(1)"), ev("return redis.log(99, 'x')"),
+	ev("return redis.log(redis.LOG_WARNING, 'from a test')"), ev("return redis.sha1hex('')"), ev("return redis.sha1hex()"),
+	ev("return redis.set_repl(9)"), ev("redis.set_repl(redis.REPL_ALL) return redis.replicate_commands()"),
+	ev("return {redis.REDIS_VERSION, redis.REDIS_VERSION_NUM, redis.breakpoint()}"),
+	ev("return 1 +"), ev("string.x = 1"), ev("return os"), ev("return loadfile"), ev("return dofile"),
+	ev("rawset(_G, 'x', 1)"), ev("local t = {} t.x = 1 return t.x"), ev("return _G.KEYS == KEYS"),
+	ev("math.randomseed(7) return tostring(math.random())"), ev("math.randomseed(1) return math.random(1, 100)"),
+	ev("return math.random(0)"),
+	{"EVAL", "return 1", -1}, {"EVAL", "return 1", 2, "a"}, {"EVAL", "return 1", "x"}, {"EVAL", "return 1"},
+	{"EVALSHA", "ffffffffffffffffffffffffffffffffffffffff", 0}, {"EVALSHA", "fff", 0},
+	{"EVALSHA", "e0e1f9fabfc9d4800c877a703b823ac0578ff8db", 0},
+	{"EVALSHA", "E0E1F9FABFC9D4800C877A703B823AC0578FF8DB", 0},
+	// Shebang flags and the read-only forms.
+	ev("#!lua flags=no-writes\nreturn redis.call('set', KEYS[1], 'b')", "{k}ro"),
+	ev("#!lua flags=no-writes\nreturn redis.call('get', KEYS[1])", "{k}ro"),
+	ev("#!lua\nreturn 1"), ev("#!lua flags=allow-oom,allow-stale,no-cluster,allow-cross-slot-keys\nreturn 2"),
+	ev("#!lua flags="), ev("#!lua flags=\nreturn 3"), ev("#!lua name=x\nreturn 1"), ev("#!lux\nreturn 1"), ev("#!lua"),
+	ev("#!lua flags=bogus\nreturn 1"), ev("#!lua\nreturn foo"),
+	{"EVAL_RO", "return redis.call('set', KEYS[1], 'b')", 1, "{k}ro"},
+	{"EVAL_RO", "return redis.call('get', KEYS[1])", 1, "{k}ro"},
+	{"EVAL_RO", "#!lua\nreturn 1", 0}, {"EVAL_RO", "#!lua flags=no-writes\nreturn 1", 0},
+	{"EVAL_RO", "return redis.call('publish', 'ch', 'x')", 0},
+	{"EVALSHA_RO", "e0e1f9fabfc9d4800c877a703b823ac0578ff8db", 0},
+	// SCRIPT.
+	{"SCRIPT", "LOAD", "return 1"}, {"SCRIPT", "LOAD", "return 1 +"}, {"SCRIPT", "EXISTS", "e0e1f9fabfc9d4800c877a703b823ac0578ff8db", "ffff"},
+	{"SCRIPT", "EXISTS", "E0E1F9FABFC9D4800C877A703B823AC0578FF8DB"}, {"SCRIPT", "FLUSH", "foo"}, {"SCRIPT", "KILL"},
+	{"SCRIPT"}, {"SCRIPT", "nosuch"}, {"SCRIPT", "LOAD"}, {"SCRIPT", "EXISTS"}, {"SCRIPT", "HELP"},
+	{"SCRIPT", "FLUSH"}, {"SCRIPT", "EXISTS", "e0e1f9fabfc9d4800c877a703b823ac0578ff8db"},
+	{"EVALSHA", "e0e1f9fabfc9d4800c877a703b823ac0578ff8db", 0}, {"SCRIPT", "FLUSH", "ASYNC"}, {"SCRIPT", "FLUSH", "sync"},
+	// Commands the server implements, from a script.
+	ev("return redis.call('ping')"), ev("return redis.call('echo', 'hi')"), ev("return redis.call('select', 0)"),
+	ev("return redis.call('publish', 'ch', 'x')"), ev("return #redis.call('time')"),
+	ev("return redis.call('xread', 'block', 0, 'streams', KEYS[1], '$')", "{k}st"),
+	ev("return redis.call('blmpop', 0, 1, KEYS[1], 'left')", "{k}bl"),
+}
+
+// Scripts answer the same on ruvio as on redis-server 7, in RESP2 and
+// RESP3: conversions both ways, every error text, flags, the _RO forms,
+// NOSCRIPT and the SCRIPT subcommands.
+func TestScriptRepliesMatchRedis(t *testing.T) {
+	for _, proto := range []int{2, 3} {
+		t.Run(fmt.Sprintf("resp%d", proto), func(t *testing.T) {
+			r := startRedis(t, proto)
+			s := startServer(t, nil)
+			ru := client(t, s, 0, func(o *redis.Options) { o.Protocol = proto })
+			ctx := context.Background()
+			for _, cmd := range scriptCases {
+				wv, we := r.Do(ctx, cmd...).Result()
+				gv, ge := ru.Do(ctx, cmd...).Result()
+				want, got := render(wv, we, false), render(gv, ge, false)
+				if got != want {
+					t.Errorf("%q\n  redis: %s\n  ruvio: %s", cmd, want, got)
+				}
+			}
+		})
+	}
+}
