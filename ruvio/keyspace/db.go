@@ -38,6 +38,13 @@ type DB struct {
 	// OnNew is called with a key that did not exist and now does (the
 	// "new" keyspace notification). May be nil; not called while Loading.
 	OnNew func(key string)
+	// OnModified is called with every key a write, a deletion or an
+	// expiry changes (from Touch), so client-side caching can invalidate
+	// it; also while Loading, since a replica's clients track keys its
+	// primary's stream changes. May be nil.
+	OnModified func(key string)
+	// OnFlush is called when Flush empties the keyspace. May be nil.
+	OnFlush func()
 
 	// Loading turns lazy expiry off while a log is replayed or a replica
 	// applies its primary's stream: a key's expiry is then decided by the
@@ -242,12 +249,18 @@ func (db *DB) Flush() int {
 	for _, w := range db.watched {
 		w.version++
 	}
+	if db.OnFlush != nil {
+		db.OnFlush()
+	}
 	return n
 }
 
 // Touch marks key modified: WATCHes on it fail and blocked clients waiting
 // on it are woken to retry. Every write calls it (Set and Delete do).
 func (db *DB) Touch(key string) {
+	if db.OnModified != nil {
+		db.OnModified(key)
+	}
 	if len(db.watched) != 0 {
 		if w := db.watched[key]; w != nil {
 			w.version++

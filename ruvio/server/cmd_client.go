@@ -159,3 +159,184 @@ func cmdClientNoEvict(c *conn, args [][]byte) {
 	}
 	c.w.OK()
 }
+
+// CLIENT TRACKING, CACHING, GETREDIR and TRACKINGINFO (tracking.go), with
+// Redis 7.0's checks in its order and its error texts.
+
+func cmdClientTracking(c *conn, args [][]byte) {
+	m := &trackMode{}
+	var prefixes []string
+	for j := 3; j < len(args); j++ {
+		more := j < len(args)-1
+		switch {
+		case command.Eq(args[j], "redirect") && more:
+			j++
+			if m.redirect != 0 {
+				c.w.Error("ERR A client can only redirect to a single other client")
+				return
+			}
+			id, ok := command.ParseInt(args[j])
+			if !ok {
+				c.w.Error(command.ErrNotInteger)
+				return
+			}
+			if c.srv.clientByID(id) == nil {
+				c.w.Error("ERR The client ID you want redirect to does not exist")
+				return
+			}
+			m.redirect = id
+		case command.Eq(args[j], "bcast"):
+			m.bcast = true
+		case command.Eq(args[j], "optin"):
+			m.optin = true
+		case command.Eq(args[j], "optout"):
+			m.optout = true
+		case command.Eq(args[j], "noloop"):
+			m.noloop = true
+		case command.Eq(args[j], "prefix") && more:
+			j++
+			prefixes = append(prefixes, string(args[j]))
+		default:
+			c.w.Error(command.ErrSyntax)
+			return
+		}
+	}
+	switch {
+	case command.Eq(args[2], "off"):
+		c.srv.track.disable(c)
+		c.w.OK()
+		return
+	case !command.Eq(args[2], "on"):
+		c.w.Error(command.ErrSyntax)
+		return
+	}
+	old := c.track.mode.Load()
+	if msg := trackingRefusal(old, m, prefixes); msg != "" {
+		c.w.Error(msg)
+		return
+	}
+	m.prefixes = prefixes
+	c.srv.track.init(c.srv)
+	c.srv.track.enable(c, m)
+	c.w.OK()
+}
+
+// trackingRefusal is the error CLIENT TRACKING ON answers for the options
+// m and prefixes given a client tracking with old (nil: off), or "".
+func trackingRefusal(old, m *trackMode, prefixes []string) string {
+	switch {
+	case !m.bcast && len(prefixes) > 0:
+		return "ERR PREFIX option requires BCAST mode to be enabled"
+	case old != nil && old.bcast != m.bcast:
+		return "ERR You can't switch BCAST mode on/off before disabling tracking for this client, and then re-enabling it with a different mode."
+	case m.bcast && (m.optin || m.optout):
+		return "ERR OPTIN and OPTOUT are not compatible with BCAST"
+	case m.optin && m.optout:
+		return "ERR You can't specify both OPTIN mode and OPTOUT mode"
+	case old != nil && ((m.optin && old.optout) || (m.optout && old.optin)):
+		return "ERR You can't switch OPTIN/OPTOUT mode before disabling tracking for this client, and then re-enabling it with a different mode."
+	}
+	if !m.bcast {
+		return ""
+	}
+	var have []string
+	if old != nil {
+		have = old.prefixes
+	}
+	return prefixOverlap(have, prefixes)
+}
+
+// prefixOverlap is Redis's error for BCAST prefixes of which one is a
+// prefix of another, among those the client has and those it adds, or "".
+// (Redis 7.0 also enables tracking after some of these errors and answers
+// twice; ruvio answers the error alone.)
+func prefixOverlap(have, add []string) string {
+	overlap := func(a, b string) bool {
+		n := min(len(a), len(b))
+		return a[:n] == b[:n]
+	}
+	for i, p := range add {
+		for _, h := range have {
+			if overlap(h, p) {
+				return "ERR Prefix '" + p + "' overlaps with an existing prefix '" + h + "'. Prefixes for a single client must not overlap."
+			}
+		}
+		for _, q := range add[i+1:] {
+			if overlap(p, q) {
+				return "ERR Prefix '" + p + "' overlaps with another provided prefix '" + q + "'. Prefixes for a single client must not overlap."
+			}
+		}
+	}
+	return ""
+}
+
+func cmdClientCaching(c *conn, args [][]byte) {
+	m := c.track.mode.Load()
+	if m == nil {
+		c.w.Error("ERR CLIENT CACHING can be called only when the client is in tracking mode with OPTIN or OPTOUT mode enabled")
+		return
+	}
+	switch {
+	case command.Eq(args[2], "yes"):
+		if !m.optin {
+			c.w.Error("ERR CLIENT CACHING YES is only valid when tracking is enabled in OPTIN mode.")
+			return
+		}
+	case command.Eq(args[2], "no"):
+		if !m.optout {
+			c.w.Error("ERR CLIENT CACHING NO is only valid when tracking is enabled in OPTOUT mode.")
+			return
+		}
+	default:
+		c.w.Error(command.ErrSyntax)
+		return
+	}
+	c.track.caching = true
+	c.w.OK()
+}
+
+func cmdClientGetRedir(c *conn, args [][]byte) { c.w.Int(c.trackRedirect()) }
+
+func cmdClientTrackingInfo(c *conn, args [][]byte) {
+	m := c.track.mode.Load()
+	flags := []string{"off"}
+	var prefixes []string
+	if m != nil {
+		flags[0] = "on"
+		if m.bcast {
+			flags = append(flags, "bcast")
+		}
+		if m.optin {
+			flags = append(flags, "optin")
+			if c.track.caching {
+				flags = append(flags, "caching-yes")
+			}
+		}
+		if m.optout {
+			flags = append(flags, "optout")
+			if c.track.caching {
+				flags = append(flags, "caching-no")
+			}
+		}
+		if m.noloop {
+			flags = append(flags, "noloop")
+		}
+		if c.track.broken.Load() {
+			flags = append(flags, "broken_redirect")
+		}
+		prefixes = m.prefixes
+	}
+	c.w.Map(3)
+	c.w.BulkString("flags")
+	c.w.Set(len(flags))
+	for _, f := range flags {
+		c.w.BulkString(f)
+	}
+	c.w.BulkString("redirect")
+	c.w.Int(c.trackRedirect())
+	c.w.BulkString("prefixes")
+	c.w.Array(len(prefixes))
+	for _, p := range prefixes {
+		c.w.BulkString(p)
+	}
+}

@@ -152,6 +152,7 @@ func cmdHello(c *conn, args [][]byte) {
 func cmdReset(c *conn, args [][]byte) {
 	c.resetMulti()
 	c.srv.hub.Drop(c.sub)
+	c.srv.track.disable(c)
 	c.w.Proto = 2
 	c.proto.Store(2)
 	c.name.Store("")
@@ -222,10 +223,10 @@ func (c *conn) describe() string {
 	now := clock.NowMs()
 	user := c.userName.Load().(string)
 	nsub, npsub := c.sub.Counts()
-	return fmt.Sprintf("id=%d addr=%s laddr=%s fd=-1 name=%s age=%d idle=%d flags=%s db=0 sub=%d psub=%d ssub=%d multi=-1 qbuf=0 qbuf-free=0 argv-mem=0 multi-mem=0 rbs=0 rbp=0 obl=0 oll=0 omem=0 tot-mem=0 events=r cmd=%s user=%s redir=-1 resp=%d lib-name=%s lib-ver=%s",
+	return fmt.Sprintf("id=%d addr=%s laddr=%s fd=-1 name=%s age=%d idle=%d flags=%s db=0 sub=%d psub=%d ssub=%d multi=-1 qbuf=0 qbuf-free=0 argv-mem=0 multi-mem=0 rbs=0 rbp=0 obl=0 oll=0 omem=0 tot-mem=0 events=r cmd=%s user=%s redir=%d resp=%d lib-name=%s lib-ver=%s",
 		c.id, c.nc.RemoteAddr(), c.nc.LocalAddr(), c.clientName(),
 		int(clock.Default.Since(c.created)/time.Second), (now-c.lastActive.Load())/1000,
-		c.flagsString(), nsub, npsub, c.sub.ShardCount(), c.lastCmdName(), user,
+		c.flagsString(), nsub, npsub, c.sub.ShardCount(), c.lastCmdName(), user, c.trackRedirect(),
 		c.proto.Load(), c.libName.Load().(string), c.libVer.Load().(string))
 }
 

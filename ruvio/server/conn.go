@@ -89,6 +89,8 @@ type conn struct {
 	pusher  bool
 
 	writeMu sync.Mutex // serialises socket writes of replies and pushes
+
+	track connTracking // client-side caching (tracking.go)
 }
 
 type watchEntry struct {
@@ -197,6 +199,7 @@ func (c *conn) serve() {
 			}
 		}
 		mark, flushes := c.w.Buffered(), c.flushes
+		c.holdPushes()
 		c.execute(args)
 		if c.replyMode != replyOn || c.replySkip > 0 {
 			if flushes != c.flushes {
@@ -230,6 +233,7 @@ func (c *conn) cleanup() {
 	c.close()
 	c.unwatchAll()
 	c.srv.hub.Drop(c.sub)
+	c.srv.track.disable(c)
 	c.srv.clientsMu.Lock()
 	delete(c.srv.clients, c.id)
 	c.srv.clientsMu.Unlock()
@@ -277,6 +281,11 @@ func (c *conn) drainOutbox() error {
 	c.writeMu.Lock()
 	defer c.writeMu.Unlock()
 	c.outMu.Lock()
+	if c.track.hold {
+		// Replies are being built: pushes go out after them.
+		c.outMu.Unlock()
+		return nil
+	}
 	buf := c.outbox
 	c.outbox = nil
 	c.outMu.Unlock()
@@ -307,7 +316,9 @@ func (c *conn) flush() bool {
 	}
 	c.releaseHeld()
 	c.flushes++
-	return c.w.Flush() == nil
+	err := c.w.Flush()
+	c.releasePushes()
+	return err == nil
 }
 
 func (c *conn) unwatchAll() {
@@ -338,6 +349,7 @@ func (c *conn) flagsString() string {
 	if c.sub.Active() {
 		b.WriteByte('P')
 	}
+	b.Write(c.trackFlags(nil))
 	if b.Len() == 0 {
 		return "N"
 	}

@@ -89,7 +89,14 @@ func (c *conn) execute(args [][]byte) {
 	start := time.Now()
 	c.waited = 0
 	line := c.monitorCommand(run, args)
+	trk := c.track.mode.Load()
+	if trk != nil {
+		c.trackBefore(trk, run, args)
+	}
 	c.call(run, args)
+	if trk != nil {
+		c.trackAfter(spec)
+	}
 	if line != nil {
 		c.srv.feedMonitors(line)
 	}
@@ -254,12 +261,14 @@ func (c *conn) runPerKey(spec *command.Spec, ctx *command.Ctx) {
 			return
 		}
 		ctx.DB, ctx.Notes = sh.DB(), sh.Notes()
+		sh.SetRunningLocked(ctx)
 		for _, i := range idx {
 			if spec.Flags&command.Write != 0 {
 				sh.DB().WillModify(string(ctx.Args[i]))
 			}
 			results = append(results, spec.PerKey(ctx, ctx.Args[i]))
 		}
+		sh.SetRunningLocked(nil)
 		sh.RecordLocked(ctx)
 		c.notePending(sh, sh.Observed())
 		evs := sh.TakeNotesLocked()
@@ -274,7 +283,9 @@ func (c *conn) runPerKey(spec *command.Spec, ctx *command.Ctx) {
 			if spec.Flags&command.Write != 0 {
 				sh.DB().WillModify(string(ctx.Args[i]))
 			}
+			sh.SetRunningLocked(ctx)
 			results = append(results, spec.PerKey(ctx, ctx.Args[i]))
+			sh.SetRunningLocked(nil)
 			sh.RecordLocked(ctx)
 			c.notePending(sh, sh.Observed())
 			evs := sh.TakeNotesLocked()

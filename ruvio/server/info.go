@@ -61,7 +61,8 @@ func (s *Server) infoSection(sec string, c *conn) [][2]string {
 		blocked := 0
 		return [][2]string{
 			kv("connected_clients", s.clientCount()), kv("maxclients", cfg.MaxClients),
-			kv("blocked_clients", blocked), kv("pubsub_clients", s.pubsubClients()),
+			kv("blocked_clients", blocked), kv("tracking_clients", s.track.clients.Load()),
+			kv("pubsub_clients", s.pubsubClients()),
 		}
 	case "memory":
 		used := s.usedMem.Load()
@@ -82,6 +83,7 @@ func (s *Server) infoSection(sec string, c *conn) [][2]string {
 			sh.Unlock()
 		}
 		ch, pat := s.hub.Counts()
+		tkeys, titems, tprefixes := s.track.counts()
 		return [][2]string{
 			kv("total_connections_received", s.stats.connections.Load()),
 			kv("total_commands_processed", s.stats.commands.Load()),
@@ -92,6 +94,8 @@ func (s *Server) infoSection(sec string, c *conn) [][2]string {
 			kv("expired_keys", st.ExpiredKeys), kv("evicted_keys", 0),
 			kv("keyspace_hits", st.KeyspaceHits), kv("keyspace_misses", st.KeyspaceMisses),
 			kv("pubsub_channels", ch), kv("pubsub_patterns", pat),
+			kv("tracking_total_keys", tkeys), kv("tracking_total_items", titems),
+			kv("tracking_total_prefixes", tprefixes),
 			kv("total_error_replies", s.stats.errorReplies.Load()),
 		}
 	case "replication":

@@ -59,6 +59,7 @@ type Server struct {
 	tls       tlsState // the TLS client ports (tls.go)
 	clientsMu sync.Mutex
 	clients   map[int64]*conn
+	track     tracker // CLIENT TRACKING's tables (tracking.go)
 	nextID    atomic.Int64
 
 	stats     stats

@@ -81,6 +81,10 @@ func (s *Server) commandTable() *command.Table {
 			ext("unpause", 2, admin|stale|load, "admin slow dangerous connection", cmdClientUnpause),
 			ext("unblock", -3, admin|stale|load, "admin slow dangerous connection", cmdClientUnblock),
 			ext("no-evict", 3, admin|stale|load, "admin slow dangerous connection", cmdClientNoEvict),
+			ext("tracking", -3, stale|load, "slow connection", cmdClientTracking),
+			ext("caching", 3, stale|load, "slow connection", cmdClientCaching),
+			ext("getredir", 2, stale|load, "slow connection", cmdClientGetRedir),
+			ext("trackinginfo", 2, stale|load, "slow connection", cmdClientTrackingInfo),
 		),
 		// Server.
 		ext("info", -1, stale|load, "slow dangerous", cmdInfo),

@@ -101,10 +101,14 @@ func cmdExec(c *conn, args [][]byte) {
 		sh.Lock()
 	}
 	c.locked = locks
+	for _, sh := range locks {
+		sh.SetRunningLocked(&c.ctx)
+	}
 	defer func() {
 		c.locked = nil
 		notes := make([][]notify.Event, len(locks))
 		for i := len(locks) - 1; i >= 0; i-- {
+			locks[i].SetRunningLocked(nil)
 			notes[i] = locks[i].TakeNotesLocked()
 			locks[i].Unlock()
 		}

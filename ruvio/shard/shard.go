@@ -68,6 +68,10 @@ type Shard struct {
 	// mu; they are published, in order, once mu is released.
 	notes   notify.Buffer
 	publish func([]notify.Event)
+	// running is the context of the client command holding mu, or nil:
+	// keyspace hooks use it to tell a client's own writes from others'
+	// (CLIENT TRACKING NOLOOP).
+	running *command.Ctx
 }
 
 // LogSubscriber is told of every record the shard appends, in log order,
@@ -162,7 +166,9 @@ func (sh *Shard) Run(spec *command.Spec, ctx *command.Ctx) uint64 {
 		}
 	}
 	ctx.Notes = &sh.notes
+	sh.running = ctx
 	spec.Run(ctx)
+	sh.running = nil
 	sh.RecordLocked(ctx)
 	seq := sh.Observed()
 	evs := sh.notes.Take()
@@ -170,6 +176,15 @@ func (sh *Shard) Run(spec *command.Spec, ctx *command.Ctx) uint64 {
 	sh.Publish(evs)
 	return seq
 }
+
+// RunningLocked is the context of the client command running under the
+// lock (nil: none, or work of the server's own). Caller holds the lock.
+func (sh *Shard) RunningLocked() *command.Ctx { return sh.running }
+
+// SetRunningLocked names the client command about to run under the lock
+// when the caller runs it itself rather than through Run; nil when it is
+// done. Caller holds the lock.
+func (sh *Shard) SetRunningLocked(ctx *command.Ctx) { sh.running = ctx }
 
 // SetNotify gives the shard the node's notify-keyspace-events setting and
 // the function that publishes notifications. Call before the shard serves.
