@@ -123,6 +123,21 @@ func TestCoordinatorSecretGuardsClientsAndRaft(t *testing.T) {
 // failover. Skipped where python3-redis is missing, unless
 // REQUIRE_REDIS_PY=1 (CI installs it).
 func TestRedisPySentinelFollowsAFailover(t *testing.T) {
+	python := redisPy(t)
+	g := startGroup(t, 3)
+	cs := startCoordinators(t, 3, g, "")
+	poll.Until(t, 15*time.Second, "the first primary to be recorded", func() bool { return primaryOf(cs[0], "") == g[0].p.addr() })
+	var addrs []string
+	for _, c := range cs {
+		addrs = append(addrs, c.addr)
+	}
+	followWithRedisPy(t, python, addrs, nil, g[0].p.addr(), func() { g[0].p.cmd.Process.Signal(syscall.SIGKILL) })
+}
+
+// redisPy is the python3 that has redis-py, or skips the test (fails it
+// under REQUIRE_REDIS_PY=1).
+func redisPy(t *testing.T) string {
+	t.Helper()
 	python := "python3"
 	if _, err := os.Stat("/usr/bin/python3"); err == nil {
 		python = "/usr/bin/python3" // Debian's, where python3-redis installs
@@ -133,26 +148,28 @@ func TestRedisPySentinelFollowsAFailover(t *testing.T) {
 		}
 		t.Skip("python3-redis is not installed")
 	}
-	g := startGroup(t, 3)
-	cs := startCoordinators(t, 3, g, "")
-	poll.Until(t, 15*time.Second, "the first primary to be recorded", func() bool { return primaryOf(cs[0], "") == g[0].p.addr() })
-	var addrs []string
-	for _, c := range cs {
-		addrs = append(addrs, c.addr)
-	}
-	out := &lockedBuilder{}
+	return python
+}
+
+// followWithRedisPy runs testdata/sentinel_client.py against the
+// coordinators at addrs (env adds its secret and TLS files), waits for a
+// first write on primary, calls kill, and fails unless the client goes
+// on writing on another primary.
+func followWithRedisPy(t *testing.T, python string, addrs, env []string, primary string, kill func()) {
+	t.Helper()
+	out, errs := &lockedBuilder{}, &lockedBuilder{}
 	py := exec.Command(python, "testdata/sentinel_client.py", strings.Join(addrs, ","), "6")
-	py.Stdout = out
-	py.Stderr = &lockedBuilder{}
+	py.Env = append(os.Environ(), env...)
+	py.Stdout, py.Stderr = out, errs
 	if err := py.Start(); err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { py.Process.Kill(); py.Wait() })
-	poll.Until(t, 5*time.Second, "the first write", func() bool { return strings.Contains(out.String(), g[0].p.addr()) })
-	g[0].p.cmd.Process.Signal(syscall.SIGKILL)
+	poll.Until(t, 5*time.Second, "the first write", func() bool { return strings.Contains(out.String(), primary) })
+	kill()
 	killed := time.Now().UnixMilli()
 	if err := py.Wait(); err != nil {
-		t.Fatalf("python: %v\n%s", err, py.Stderr)
+		t.Fatalf("python: %v\n%s", err, errs)
 	}
 	var first int64
 	last := ""
@@ -162,13 +179,13 @@ func TestRedisPySentinelFollowsAFailover(t *testing.T) {
 			continue
 		}
 		ms, _ := strconv.ParseInt(f[0], 10, 64)
-		if ms > killed && f[2] != g[0].p.addr() && first == 0 {
+		if ms > killed && f[2] != primary && first == 0 {
 			first = ms
 		}
 		last = f[2]
 	}
-	if first == 0 || last == g[0].p.addr() {
-		t.Fatalf("redis-py never wrote to a new primary:\n%s\n%s", out.String(), py.Stderr)
+	if first == 0 || last == primary {
+		t.Fatalf("redis-py never wrote to a new primary:\n%s\n%s", out.String(), errs)
 	}
 	t.Logf("redis-py: first write on the new primary %d ms after the kill", first-killed)
 }
