@@ -371,3 +371,29 @@ var docTable = map[string]string{
 	"zunion":                        "6.2.0 sorted-set O(N)+O(M*log(M)) with N being the sum of the sizes of the input sorted sets, and M being the number of elements in the resulting sorted set.",
 	"zunionstore":                   "2.0.0 sorted-set O(N)+O(M log(M)) with N being the sum of the sizes of the input sorted sets, and M being the number of elements in the resulting sorted set.",
 }
+
+// deprecatedTable lists the commands Redis 7.0 deprecates: "since
+// replaced-by", what replaces them being the rest of the line.
+var deprecatedTable = map[string]string{
+	"brpoplpush":           "6.2.0 `BLMOVE` with the `RIGHT` and `LEFT` arguments",
+	"cluster|slaves":       "5.0.0 `CLUSTER REPLICAS`",
+	"cluster|slots":        "7.0.0 `CLUSTER SHARDS`",
+	"georadius":            "6.2.0 `GEOSEARCH` and `GEOSEARCHSTORE` with the `BYRADIUS` argument",
+	"georadius_ro":         "6.2.0 `GEOSEARCH` with the `BYRADIUS` argument",
+	"georadiusbymember":    "6.2.0 `GEOSEARCH` and `GEOSEARCHSTORE` with the `BYRADIUS` and `FROMMEMBER` arguments",
+	"georadiusbymember_ro": "6.2.0 `GEOSEARCH` with the `BYRADIUS` and `FROMMEMBER` arguments",
+	"getset":               "6.2.0 `SET` with the `!GET` argument",
+	"hmset":                "4.0.0 `HSET` with multiple field-value pairs",
+	"rpoplpush":            "6.2.0 `LMOVE` with the `RIGHT` and `LEFT` arguments",
+	"slaveof":              "5.0.0 `REPLICAOF`",
+	"substr":               "2.0.0 `GETRANGE`",
+	"zrangebylex":          "6.2.0 `ZRANGE` with the `BYLEX` argument",
+	"zrangebyscore":        "6.2.0 `ZRANGE` with the `BYSCORE` argument",
+	"zrevrange":            "6.2.0 `ZRANGE` with the `REV` argument",
+	"zrevrangebylex":       "6.2.0 `ZRANGE` with the `REV` and `BYLEX` arguments",
+	"zrevrangebyscore":     "6.2.0 `ZRANGE` with the `REV` and `BYSCORE` arguments",
+}
+
+// sysCommands are the commands Redis 7.0 documents as system commands,
+// not meant for clients (its doc flag syscmd).
+var sysCommands = []string{"debug", "pfdebug", "pfselftest", "replconf", "restore-asking"}

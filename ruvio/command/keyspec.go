@@ -22,6 +22,11 @@ type Info struct {
 	// Since, Group and Complexity are COMMAND DOCS's fields of the same
 	// names; empty ones are left out.
 	Since, Group, Complexity string
+	// DocFlags are COMMAND DOCS's doc_flags: deprecated, syscmd.
+	DocFlags []string
+	// DeprecatedSince and ReplacedBy say, for a deprecated command, since
+	// when and what to use instead.
+	DeprecatedSince, ReplacedBy string
 }
 
 // KeyFlags say what a command does with the keys a key spec finds.

@@ -20,6 +20,11 @@ func TestKeySpecTableParses(t *testing.T) {
 			}
 		}
 	}
+	for name := range deprecatedTable {
+		if in, err := infoFor(name, nil); err != nil || in.ReplacedBy == "" {
+			t.Errorf("%s: %v, %+v", name, err, in)
+		}
+	}
 	for name := range docTable {
 		if _, err := infoFor(name, nil); err != nil {
 			t.Error(err)
@@ -202,6 +207,16 @@ func TestAttachInfo(t *testing.T) {
 	}
 	if usage.Info == nil || len(usage.Info.KeySpecs) != 1 || usage.Info.KeySpecs[0].BeginSearch.Index != 2 {
 		t.Errorf("memory|usage: Info %+v", usage.Info)
+	}
+	if get.Info.DocFlags != nil {
+		t.Errorf("get: doc flags %v", get.Info.DocFlags)
+	}
+	if in, _ := infoFor("getset", nil); !reflect.DeepEqual(in.DocFlags, []string{"deprecated"}) ||
+		in.DeprecatedSince != "6.2.0" || !strings.HasPrefix(in.ReplacedBy, "`SET`") {
+		t.Errorf("getset: %+v", in)
+	}
+	if in, _ := infoFor("debug", nil); !reflect.DeepEqual(in.DocFlags, []string{"syscmd"}) {
+		t.Errorf("debug: doc flags %v", in.DocFlags)
 	}
 	if own.Info == nil || own.Info.KeySpecs != nil || own.Info.Since != "" {
 		t.Errorf("ruvio: Info %+v, want an empty one", own.Info)

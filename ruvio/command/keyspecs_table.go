@@ -2,6 +2,7 @@ package command
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 )
 
@@ -64,6 +65,17 @@ func infoFor(name string, extra []string) (*Info, error) {
 		if len(f) == 3 {
 			in.Complexity = f[2]
 		}
+	}
+	if d, ok := deprecatedTable[name]; ok {
+		since, by, found := strings.Cut(d, " ")
+		if !found {
+			return nil, fmt.Errorf("%s: deprecation %q wants since and replaced-by", name, d)
+		}
+		in.DocFlags = append(in.DocFlags, "deprecated")
+		in.DeprecatedSince, in.ReplacedBy = since, by
+	}
+	if slices.Contains(sysCommands, name) {
+		in.DocFlags = append(in.DocFlags, "syscmd")
 	}
 	return in, nil
 }

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/ruvio/ruvio/ruvio/command"
+	"github.com/ruvio/ruvio/ruvio/glob"
 )
 
 // cmdCommand answers COMMAND, COMMAND COUNT, COMMAND INFO, COMMAND DOCS
@@ -21,7 +22,11 @@ func cmdCommand(c *conn, args [][]byte) {
 		return
 	}
 	switch {
-	case command.Eq(args[1], "count") && len(args) == 2:
+	case command.Eq(args[1], "count"):
+		if len(args) != 2 {
+			c.w.Error(command.ErrWrongArgs("command|count"))
+			return
+		}
 		c.w.Int(int64(t.Len()))
 	case command.Eq(args[1], "info"):
 		specs := t.All()
@@ -54,14 +59,20 @@ func cmdCommand(c *conn, args [][]byte) {
 			c.w.BulkString(s.Name)
 			writeCommandDocs(c, s)
 		}
-	case command.Eq(args[1], "list") && len(args) == 2:
+	case command.Eq(args[1], "list"):
+		keep, ok := listFilter(args[2:])
+		if !ok {
+			c.w.Error(command.ErrSyntax)
+			return
+		}
 		// Subcommands are listed too, as Redis lists them, while COUNT
 		// counts only the top-level commands.
 		var names []string
 		for _, s := range t.All() {
-			names = append(names, s.Name)
-			for _, sub := range s.Subcommands {
-				names = append(names, sub.Name)
+			for _, s := range append([]*command.Spec{s}, s.Subcommands...) {
+				if keep(s) {
+					names = append(names, s.Name)
+				}
 			}
 		}
 		c.w.Array(len(names))
@@ -82,12 +93,17 @@ func cmdCommand(c *conn, args [][]byte) {
 		}
 		writeGetKeys(c, args[2:], true)
 	case command.Eq(args[1], "help"):
+		if len(args) != 2 {
+			c.w.Error(command.ErrWrongArgs("command|help"))
+			return
+		}
 		writeHelp(c, "COMMAND",
 			"(no subcommand)", "    Return details about all commands.",
 			"COUNT", "    Return the total number of commands in this server.",
 			"INFO [<command-name> ...]", "    Return details about the named commands, or all of them.",
 			"DOCS [<command-name> ...]", "    Return documentation details about the named commands, or all of them.",
-			"LIST", "    Return a list of all commands in this server.",
+			"LIST [FILTERBY (MODULE <module-name>|ACLCAT <category>|PATTERN <pattern>)]",
+			"    Return a list of all commands in this server, or of those the filter keeps.",
 			"GETKEYS <full-command>", "    Return the keys from a full Redis command.",
 			"GETKEYSANDFLAGS <full-command>", "    Return the keys from a full Redis command and what it does with each of them.")
 	default:
@@ -185,80 +201,11 @@ func infoFlagNames(f command.Flags, extra []string) []string {
 	return out
 }
 
-// writeKeySpec writes one key spec as Redis 7 does: a map of notes (when
-// there are any), flags, begin_search and find_keys.
-func writeKeySpec(c *conn, ks command.KeySpec) {
-	n := 3
-	if ks.Notes != "" {
-		n++
-	}
-	c.w.Map(n)
-	if ks.Notes != "" {
-		c.w.BulkString("notes")
-		c.w.BulkString(ks.Notes)
-	}
-	c.w.BulkString("flags")
-	writeKeyFlags(c, ks.Flags)
-	c.w.BulkString("begin_search")
-	c.w.Map(2)
-	c.w.BulkString("type")
-	c.w.BulkString(ks.BeginSearch.Type)
-	c.w.BulkString("spec")
-	switch ks.BeginSearch.Type {
-	case "index":
-		c.w.Map(1)
-		c.w.BulkString("index")
-		c.w.Int(int64(ks.BeginSearch.Index))
-	case "keyword":
-		c.w.Map(2)
-		c.w.BulkString("keyword")
-		c.w.BulkString(ks.BeginSearch.Keyword)
-		c.w.BulkString("startfrom")
-		c.w.Int(int64(ks.BeginSearch.StartFrom))
-	default:
-		c.w.Map(0)
-	}
-	fk := ks.FindKeys
-	c.w.BulkString("find_keys")
-	c.w.Map(2)
-	c.w.BulkString("type")
-	c.w.BulkString(fk.Type)
-	c.w.BulkString("spec")
-	switch fk.Type {
-	case "range":
-		c.w.Map(3)
-		c.w.BulkString("lastkey")
-		c.w.Int(int64(fk.LastKey))
-		c.w.BulkString("keystep")
-		c.w.Int(int64(fk.KeyStep))
-		c.w.BulkString("limit")
-		c.w.Int(int64(fk.Limit))
-	case "keynum":
-		c.w.Map(3)
-		c.w.BulkString("keynumidx")
-		c.w.Int(int64(fk.KeyNumIdx))
-		c.w.BulkString("firstkey")
-		c.w.Int(int64(fk.FirstKey))
-		c.w.BulkString("keystep")
-		c.w.Int(int64(fk.KeyStep))
-	default:
-		c.w.Map(0)
-	}
-}
-
-func writeKeyFlags(c *conn, f command.KeyFlags) {
-	names := f.Names()
-	c.w.Set(len(names))
-	for _, n := range names {
-		c.w.Simple(n)
-	}
-}
-
 // writeCommandDocs writes COMMAND DOCS's map for one command: ruvio's own
-// summary (left out while a command has none), then since, group and
-// complexity as Redis 7.0 reports them, then the subcommands. Redis's
-// arguments and history are not reported: clients that read them for
-// hints find none, as for a module's command.
+// summary (left out while a command has none), then since, group,
+// complexity, doc flags and deprecation as Redis 7.0 reports them, then
+// the subcommands. Redis's arguments and history are not reported: clients
+// that read them for hints find none, as for a module's command.
 func writeCommandDocs(c *conn, s *command.Spec) {
 	in := s.Info
 	if in == nil {
@@ -280,12 +227,31 @@ func writeCommandDocs(c *conn, s *command.Spec) {
 		fields = append(fields, "complexity", in.Complexity)
 	}
 	n := len(fields) / 2
+	if len(in.DocFlags) > 0 {
+		n++
+	}
+	if in.DeprecatedSince != "" {
+		n += 2
+	}
 	if len(s.Subcommands) > 0 {
 		n++
 	}
 	c.w.Map(n)
 	for _, f := range fields {
 		c.w.BulkString(f)
+	}
+	if len(in.DocFlags) > 0 {
+		c.w.BulkString("doc_flags")
+		c.w.Set(len(in.DocFlags))
+		for _, f := range in.DocFlags {
+			c.w.Simple(f)
+		}
+	}
+	if in.DeprecatedSince != "" {
+		c.w.BulkString("deprecated_since")
+		c.w.BulkString(in.DeprecatedSince)
+		c.w.BulkString("replaced_by")
+		c.w.BulkString(in.ReplacedBy)
 	}
 	if len(s.Subcommands) > 0 {
 		c.w.BulkString("subcommands")
@@ -313,74 +279,24 @@ func fallbackGroup(s *command.Spec) string {
 	return group
 }
 
-// writeGetKeys answers COMMAND GETKEYS, and with flags COMMAND
-// GETKEYSANDFLAGS: the keys of a full command line, found as the server
-// finds them to route and check it, with Redis 7.0's errors in its order
-// (unknown command, no key arguments, bad arity). Each key's flags are
-// those of the key spec that finds it, or for commands whose flags depend
-// on their arguments what the arguments say.
-func writeGetKeys(c *conn, cmd [][]byte, withFlags bool) {
-	run := c.srv.table.Lookup(cmd[0])
-	if run == nil {
-		c.w.Error("ERR Invalid command specified")
-		return
+// listFilter reads COMMAND LIST's arguments: none, or FILTERBY with
+// MODULE (ruvio has no modules, so none is kept), ACLCAT (a category
+// name, any case, without '@') or PATTERN (a glob over the full name,
+// any case).
+func listFilter(args [][]byte) (keep func(*command.Spec) bool, ok bool) {
+	switch {
+	case len(args) == 0:
+		return func(*command.Spec) bool { return true }, true
+	case len(args) != 3 || !command.Eq(args[0], "filterby"):
+		return nil, false
+	case command.Eq(args[1], "module"):
+		return func(*command.Spec) bool { return false }, true
+	case command.Eq(args[1], "aclcat"):
+		cat := strings.ToLower(string(args[2]))
+		return func(s *command.Spec) bool { return slices.Contains(s.Categories, cat) }, true
+	case command.Eq(args[1], "pattern"):
+		pat := args[2]
+		return func(s *command.Spec) bool { return glob.MatchFold(pat, s.Name) }, true
 	}
-	if run.Subcommands != nil && len(cmd) > 1 {
-		if sub := run.LookupSub(cmd[1]); sub != nil {
-			run = sub
-		}
-	}
-	if run.FirstKey == 0 && run.Keys == nil {
-		c.w.Error("ERR The command has no key arguments")
-		return
-	}
-	if !run.ArityOK(len(cmd)) {
-		c.w.Error("ERR Invalid number of arguments specified for command")
-		return
-	}
-	var idx []int
-	if !badKeyCount(run.Info, cmd) {
-		idx = run.KeyIndexes(cmd)
-	}
-	if len(idx) == 0 {
-		if run.Info != nil && slices.Contains(run.Info.ExtraFlags, "no_mandatory_keys") {
-			c.w.Array(0)
-			return
-		}
-		c.w.Error("ERR Invalid arguments specified for command")
-		return
-	}
-	c.w.Array(len(idx))
-	if !withFlags {
-		for _, i := range idx {
-			c.w.Bulk(cmd[i])
-		}
-		return
-	}
-	flags := run.Info.SpecFlags(cmd, idx)
-	for n, i := range idx {
-		if f, ok := command.ArgKeyFlags(run.Name, cmd, i); ok {
-			flags[n] = f
-		}
-		c.w.Array(2)
-		c.w.Bulk(cmd[i])
-		writeKeyFlags(c, flags[n])
-	}
-}
-
-// badKeyCount reports whether a key count in cmd cannot be read or counts
-// more keys than there are arguments: Redis then finds no keys at all,
-// even those at fixed positions (ZUNIONSTORE's destination).
-func badKeyCount(in *command.Info, cmd [][]byte) bool {
-	if in == nil {
-		return false
-	}
-	for _, ks := range in.KeySpecs {
-		if ks.FindKeys.Type == "keynum" {
-			if _, ok := ks.Find(cmd); !ok {
-				return true
-			}
-		}
-	}
-	return false
+	return nil, false
 }

@@ -152,8 +152,8 @@ func TestKeySpecsKnownDifferencesHold(t *testing.T) {
 	}
 }
 
-// COMMAND DOCS reports since, group and complexity as redis-server does
-// for every command both serve; COMMAND COUNT counts the top-level
+// COMMAND DOCS reports since, group, complexity and deprecation as
+// redis-server does for every command both serve; COMMAND COUNT counts the top-level
 // commands COMMAND LIST names.
 func TestCommandDocsMatchRedis(t *testing.T) {
 	r := startRedis(t, 3)
@@ -187,7 +187,7 @@ func TestCommandDocsMatchRedis(t *testing.T) {
 			t.Errorf("ruvio COMMAND DOCS %s: %s", name, renderReply(got))
 			continue
 		}
-		for _, field := range []string{"since", "group", "complexity"} {
+		for _, field := range []string{"since", "group", "complexity", "doc_flags", "deprecated_since", "replaced_by"} {
 			if w, g := renderReply(wd[field]), renderReply(gd[field]); w != g {
 				t.Errorf("COMMAND DOCS %s, %s:\n  redis: %s\n  ruvio: %s", name, field, w, g)
 			}
@@ -195,5 +195,74 @@ func TestCommandDocsMatchRedis(t *testing.T) {
 	}
 	if n, err := ru.Do(ctx, "COMMAND", "COUNT").Int(); err != nil || n != top {
 		t.Errorf("COMMAND COUNT = %d, %v; COMMAND LIST names %d top-level commands", n, err, top)
+	}
+}
+
+// COMMAND's own subcommands answer as redis-server's do: their argument
+// errors, GETKEYS on a container, and COMMAND LIST FILTERBY, whose lists
+// agree on every command both serve (but containers, whose categories
+// differ as infoDiffers says).
+func TestGetKeysAndCommandListMatchRedis(t *testing.T) {
+	r := startRedis(t, 3)
+	ru := client(t, startServer(t, nil), 0)
+	ctx := context.Background()
+	for _, cmd := range [][]any{
+		{"COMMAND", "COUNT", "x"},
+		{"COMMAND", "HELP", "x"},
+		{"COMMAND", "NOSUCH"},
+		{"COMMAND", "LIST", "x"},
+		{"COMMAND", "LIST", "FILTERBY", "ACLCAT"},
+		{"COMMAND", "LIST", "FILTERBY", "NOSUCH", "x"},
+		{"COMMAND", "LIST", "FILTERBY", "MODULE", "x"},
+		{"COMMAND", "LIST", "FILTERBY", "ACLCAT", "nosuch"},
+		{"COMMAND", "GETKEYS"},
+		{"COMMAND", "GETKEYSANDFLAGS", "GET"},
+		{"COMMAND", "GETKEYS", "OBJECT"},
+		{"COMMAND", "GETKEYS", "CONFIG", "NOSUCH"},
+		{"COMMAND", "GETKEYSANDFLAGS", "XGROUP", "NOSUCH", "s"},
+		{"COMMAND", "GETKEYSANDFLAGS", "CONFIG", "GET", "x"},
+		{"COMMAND", "GETKEYSANDFLAGS", "XINFO", "HELP"},
+		{"COMMAND", "GETKEYSANDFLAGS", "MEMORY", "USAGE"},
+		{"COMMAND", "INFO", "nosuch", "get|x", "config|nosuch"},
+		{"COMMAND", "DOCS", "nosuch", "config|nosuch"},
+	} {
+		noteExercised(cmd)
+		wv, we := r.Do(ctx, cmd...).Result()
+		gv, ge := ru.Do(ctx, cmd...).Result()
+		if want, got := render(wv, we, false), render(gv, ge, false); got != want {
+			t.Errorf("%q\n  redis: %s\n  ruvio: %s", cmd, want, got)
+		}
+	}
+	theirs := map[string]bool{}
+	for _, n := range commandNames(t, r) {
+		theirs[n] = true
+	}
+	containers := map[string]bool{}
+	for _, n := range commandNames(t, ru) {
+		if parent, _, sub := strings.Cut(n, "|"); sub {
+			containers[parent] = true
+		}
+	}
+	for _, filter := range [][]any{{"ACLCAT", "hash"}, {"ACLCAT", "Dangerous"}, {"ACLCAT", "@read"},
+		{"PATTERN", "x*"}, {"PATTERN", "CONFIG|*"}, {"PATTERN", "*e?"}, {"MODULE", "x"}} {
+		cmd := append([]any{"COMMAND", "LIST", "FILTERBY"}, filter...)
+		noteExercised(cmd)
+		kept := func(c *redis.Client) map[string]bool {
+			v, err := c.Do(ctx, cmd...).StringSlice()
+			if err != nil {
+				t.Fatalf("%q: %v", cmd, err)
+			}
+			out := map[string]bool{}
+			for _, n := range v {
+				out[n] = true
+			}
+			return out
+		}
+		want, got := kept(r), kept(ru)
+		for _, n := range commandNames(t, ru) {
+			if theirs[n] && !containers[n] && want[n] != got[n] {
+				t.Errorf("%q keeps %s: redis %v, ruvio %v", cmd, n, want[n], got[n])
+			}
+		}
 	}
 }
