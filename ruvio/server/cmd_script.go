@@ -34,10 +34,10 @@ type scriptState struct {
 	cache script.Cache
 	// base is cancelled when the server shuts down, stopping any script.
 	base context.Context
-	// running is the script each shard runs, if any; busy counts those
-	// past busy-reply-threshold, so other commands pay one atomic load.
+	// running is the script each shard runs, if any; active counts
+	// them, so that other commands pay one atomic load while none runs.
 	running []atomic.Pointer[scriptRun]
-	busy    atomic.Int32
+	active  atomic.Int32
 }
 
 func (s *Server) scriptsReady() *scriptState {
@@ -61,29 +61,37 @@ type scriptRun struct {
 	cancel context.CancelFunc
 	wrote  atomic.Bool
 	killed atomic.Bool
-	mu     sync.Mutex
-	busy   bool // past busy-reply-threshold; guarded by mu
-	done   bool
+	// settled is closed once the script has either ended or passed
+	// busy-reply-threshold: a command for its shard waits that long to
+	// learn whether it runs or gets BUSY, as Redis answers BUSY to
+	// commands that arrived while a script was starting too.
+	settled chan struct{}
+	mu      sync.Mutex
+	busy    bool // past busy-reply-threshold; guarded by mu
+	done    bool
+}
+
+func newScriptRun(cancel context.CancelFunc) *scriptRun {
+	return &scriptRun{cancel: cancel, settled: make(chan struct{})}
 }
 
 // markBusy runs when the script passes busy-reply-threshold.
-func (r *scriptRun) markBusy(st *scriptState) {
+func (r *scriptRun) markBusy() {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if !r.done && !r.busy {
 		r.busy = true
-		st.busy.Add(1)
+		close(r.settled)
 	}
 }
 
-func (r *scriptRun) finish(st *scriptState) {
+func (r *scriptRun) finish() {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	r.done = true
-	if r.busy {
-		r.busy = false
-		st.busy.Add(-1)
+	if !r.done && !r.busy {
+		close(r.settled)
 	}
+	r.done, r.busy = true, false
 }
 
 func (r *scriptRun) isBusy() bool {
@@ -199,17 +207,19 @@ func (c *conn) runScript(st *scriptState, sh *shard.Shard, sc *script.Script, ke
 		sh.Lock()
 	}
 	ctx, cancel := context.WithCancel(st.base)
-	run := &scriptRun{cancel: cancel}
+	run := newScriptRun(cancel)
 	st.running[sh.ID].Store(run)
-	timer := time.AfterFunc(c.srv.busyThreshold(), func() { run.markBusy(st) })
+	st.active.Add(1)
+	timer := time.AfterFunc(c.srv.busyThreshold(), run.markBusy)
 	b := &scriptBridge{c: c, sh: sh, ro: ro, flags: sc.Flags, run: run}
 	b.init()
 	vm := st.pool.Get()
 	vm.Exec(ctx, sc, keys, argv, b, run.killed.Load, c.w)
 	st.pool.Put(vm)
 	timer.Stop()
-	run.finish(st)
+	run.finish()
 	st.running[sh.ID].Store(nil)
+	st.active.Add(-1)
 	cancel()
 	b.appendOps()
 	c.notePending(sh, sh.Observed())
@@ -229,9 +239,11 @@ func (s *Server) busyThreshold() time.Duration {
 }
 
 // busyRefusal is Redis's BUSY reply for a command that would wait for a
-// shard whose script runs past busy-reply-threshold, or "". Only the
-// commands Redis lets through a busy server pass; a command whose keys
-// are on other shards runs, since ruvio's shards run independently.
+// shard whose script runs past busy-reply-threshold, or "". A command for
+// a shard whose script is younger waits until the script ends or passes
+// the threshold. Only the commands Redis lets through a busy server pass;
+// a command whose keys are on other shards runs, since ruvio's shards
+// run independently.
 func (c *conn) busyRefusal(spec, run *command.Spec, args [][]byte) string {
 	switch run.Name {
 	case "auth", "hello", "quit", "reset", "multi", "discard", "watch", "unwatch", "shutdown", "script|kill":
@@ -239,10 +251,15 @@ func (c *conn) busyRefusal(spec, run *command.Spec, args [][]byte) string {
 	}
 	st := &c.srv.scripts
 	busy := func(sh *shard.Shard) bool {
-		if r := st.running[sh.ID].Load(); r != nil {
-			return r.isBusy()
+		r := st.running[sh.ID].Load()
+		if r == nil {
+			return false
 		}
-		return false
+		select {
+		case <-r.settled:
+		case <-c.srv.tickStop:
+		}
+		return r.isBusy()
 	}
 	idx := run.KeyIndexes(args)
 	for _, i := range idx {

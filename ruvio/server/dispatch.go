@@ -58,8 +58,8 @@ func (c *conn) execute(args [][]byte) {
 		c.fail("ERR Can't execute '" + run.Name + "': only (P|S)SUBSCRIBE / (P|S)UNSUBSCRIBE / PING / QUIT / RESET are allowed in this context")
 		return
 	}
-	// One atomic load unless a script runs past busy-reply-threshold.
-	if s.scripts.busy.Load() > 0 {
+	// One atomic load unless a script is running.
+	if s.scripts.active.Load() > 0 {
 		if msg := c.busyRefusal(spec, run, args); msg != "" {
 			c.fail(msg)
 			return
