@@ -18,7 +18,6 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
-	"io"
 	"log/slog"
 	"net"
 	"os"
@@ -326,7 +325,7 @@ func (c *cluster) Kill(ctx context.Context, name string) error {
 	if out, err := docker(ctx, "kill", name); err != nil {
 		return fmt.Errorf("compose backend: kill %s: %v: %s", name, err, out)
 	}
-	return c.poll(ctx, 10*time.Second, name+" to stop", func() (bool, error) {
+	return topology.Poll(ctx, "compose backend", 10*time.Second, name+" to stop", func() (bool, error) {
 		up, err := c.running(ctx, name)
 		return !up, err
 	})
@@ -413,60 +412,14 @@ func (c *cluster) waitReady(ctx context.Context, name string) error {
 	if c.roles[name] == topology.RoleCoordinator {
 		secret = c.secret
 	}
-	return c.poll(ctx, topology.ReadyTimeout, name+" to answer PING", func() (bool, error) {
+	return topology.Poll(ctx, "compose backend", topology.ReadyTimeout, name+" to answer PING", func() (bool, error) {
 		c.forget(name)
 		addr := c.Addr(name)
 		if addr == "" {
 			return false, nil
 		}
-		return ping(ctx, addr, secret) == nil, nil
+		return topology.Ping(ctx, addr, secret, nil) == nil, nil
 	})
-}
-
-func (c *cluster) poll(ctx context.Context, timeout time.Duration, what string, cond func() (bool, error)) error {
-	deadline := time.Now().Add(timeout)
-	for {
-		ok, err := cond()
-		if err != nil || ok {
-			return err
-		}
-		if time.Now().After(deadline) {
-			return fmt.Errorf("compose backend: timed out after %s waiting for %s", timeout, what)
-		}
-		select {
-		case <-ctx.Done():
-			return fmt.Errorf("compose backend: waiting for %s: %w", what, ctx.Err())
-		case <-time.After(50 * time.Millisecond):
-		}
-	}
-}
-
-// ping sends PING (after AUTH secret when one is given) and expects PONG.
-func ping(ctx context.Context, addr, secret string) error {
-	d := net.Dialer{Timeout: 500 * time.Millisecond}
-	conn, err := d.DialContext(ctx, "tcp", addr)
-	if err != nil {
-		return err
-	}
-	defer conn.Close()
-	conn.SetDeadline(time.Now().Add(500 * time.Millisecond))
-	req := "*1\r\n$4\r\nPING\r\n"
-	want := "+PONG\r\n"
-	if secret != "" {
-		req = fmt.Sprintf("*2\r\n$4\r\nAUTH\r\n$%d\r\n%s\r\n", len(secret), secret) + req
-		want = "+OK\r\n" + want
-	}
-	if _, err := io.WriteString(conn, req); err != nil {
-		return err
-	}
-	got := make([]byte, len(want))
-	if _, err := io.ReadFull(conn, got); err != nil {
-		return err
-	}
-	if string(got) != want {
-		return fmt.Errorf("answered %q", got)
-	}
-	return nil
 }
 
 func randomHex(n int) string {

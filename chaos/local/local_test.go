@@ -241,7 +241,7 @@ func TestSingleNodeFaults(t *testing.T) {
 		if err := c.Restart(ctx, "n1"); err == nil {
 			t.Fatal("Restart after Close started the node again")
 		}
-		if err := ping(ctx, node, "", nil); err == nil {
+		if err := topology.Ping(ctx, node, "", nil); err == nil {
 			t.Fatal("the node still answers after Close")
 		}
 		if conn, err := net.DialTimeout("tcp", addr, time.Second); err == nil {

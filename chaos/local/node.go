@@ -1,7 +1,6 @@
 package local
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"crypto/tls"
@@ -270,7 +269,7 @@ func (n *node) waitReadyLocked(ctx context.Context) error {
 	p := n.proc
 	for _, addr := range n.addrs() {
 		for {
-			if err := ping(ctx, addr, n.secret, n.tls); err == nil {
+			if err := topology.Ping(ctx, addr, n.secret, n.tls); err == nil {
 				break
 			}
 			select {
@@ -283,54 +282,6 @@ func (n *node) waitReadyLocked(ctx context.Context) error {
 			case <-time.After(readyPoll):
 			}
 		}
-	}
-	return nil
-}
-
-// ping sends one RESP PING to addr and expects +PONG; with a secret (a
-// coordinator's) it sends AUTH first and expects +OK. With cfg it speaks
-// TLS, verifying the server for addr's host.
-func ping(ctx context.Context, addr, secret string, cfg *tls.Config) error {
-	ctx, cancel := context.WithTimeout(ctx, time.Second)
-	defer cancel()
-	var d net.Dialer
-	c, err := d.DialContext(ctx, "tcp", addr)
-	if err != nil {
-		return err
-	}
-	if cfg != nil {
-		cfg = cfg.Clone()
-		cfg.ServerName, _, _ = net.SplitHostPort(addr)
-		tc := tls.Client(c, cfg)
-		if err := tc.HandshakeContext(ctx); err != nil {
-			c.Close()
-			return err
-		}
-		c = tc
-	}
-	defer c.Close()
-	if dl, ok := ctx.Deadline(); ok {
-		c.SetDeadline(dl)
-	}
-	req := "*1\r\n$4\r\nPING\r\n"
-	if secret != "" {
-		req = fmt.Sprintf("*2\r\n$4\r\nAUTH\r\n$%d\r\n%s\r\n", len(secret), secret) + req
-	}
-	if _, err := c.Write([]byte(req)); err != nil {
-		return err
-	}
-	r := bufio.NewReader(c)
-	if secret != "" {
-		if line, err := r.ReadString('\n'); err != nil || line != "+OK\r\n" {
-			return fmt.Errorf("AUTH answered %q (%v)", line, err)
-		}
-	}
-	line, err := r.ReadString('\n')
-	if err != nil {
-		return err
-	}
-	if line != "+PONG\r\n" {
-		return fmt.Errorf("PING answered %q", line)
 	}
 	return nil
 }
