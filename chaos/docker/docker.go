@@ -156,10 +156,6 @@ func (b *Backend) Start(ctx context.Context, topo topology.Topology, binary stri
 	if len(topo.Nodes) == 0 {
 		return nil, errors.New("docker backend: empty topology")
 	}
-	if topo.TLS {
-		// Refused rather than run in clear text under a TLS scenario's name.
-		return nil, errors.New("docker backend: topologies on TLS are run on the local backend only")
-	}
 	provider, err := testcontainers.NewDockerProvider(testcontainers.WithLogger(tcLogger{b.log}))
 	if err != nil {
 		return nil, fmt.Errorf("docker backend: %w", err)
@@ -182,7 +178,7 @@ func (b *Backend) Start(ctx context.Context, topo topology.Topology, binary stri
 	if err != nil {
 		return nil, err
 	}
-	c, err := startCluster(ctx, b.log, provider, topo, image, runID)
+	c, err := startCluster(ctx, b.log, provider, topo, image, runID, workDir)
 	if err != nil {
 		return nil, err
 	}

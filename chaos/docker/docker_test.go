@@ -451,12 +451,12 @@ func TestReplicationEnv(t *testing.T) {
 		"c1": nil,
 	}
 	for _, spec := range topo.Nodes {
-		if got := replicationEnv(topo, spec, ips, "pw"); !reflect.DeepEqual(got, want[spec.Name]) {
+		if got := replicationEnv(topo, spec, ips, "pw", nodePort); !reflect.DeepEqual(got, want[spec.Name]) {
 			t.Errorf("%s: %v, want %v", spec.Name, got, want[spec.Name])
 		}
 	}
 	plain := topology.Topology{Nodes: []topology.NodeSpec{{Name: "n1", Role: "node"}}}
-	if env := replicationEnv(plain, plain.Nodes[0], ips, ""); env != nil {
+	if env := replicationEnv(plain, plain.Nodes[0], ips, "", nodePort); env != nil {
 		t.Errorf("a topology that does not replicate gets %v", env)
 	}
 }

@@ -26,8 +26,9 @@ func init() {
 				"TLS ports and the coordinators' port (TLS only once it has a certificate), the replicas dial their primary's " +
 				"replication listener with TLS (replication.tls), and the coordinators dial the nodes' TLS ports (node_tls; " +
 				"their member addresses are TLS addresses). The backend makes a CA and one certificate per run naming every " +
-				"address a link dials (on the local backend the proxies' address and each node's loopback address: a proxy " +
-				"passes TLS through, so the name checked is the proxy's). Each client verifies the server against the CA. " +
+				"address a link dials (on Docker every container's address on the run network, the files copied into each " +
+				"container; on the local backend the proxies' address and each node's loopback address: a proxy passes TLS " +
+				"through, so the name checked is the proxy's). Each client verifies the server against the CA. " +
 				"The data nodes' plain ports stay open (there is no TLS-only mode) but nothing dials them. The difference " +
 				"from F1 is the cost of TLS in detection, promotion and the clients' reconnection (a handshake per new " +
 				"connection)."},

@@ -124,6 +124,9 @@ type CoordinatorLayout struct {
 	// TLS, when set, puts the coordinator's port on TLS and its dials of
 	// the data nodes too (node_tls: Members then name TLS addresses).
 	TLS *TLSFiles
+	// TLSWritten, when set, are the paths the file names instead of TLS's:
+	// where a container finds the same files. TLS's are the ones checked.
+	TLSWritten *TLSFiles
 }
 
 // CoordinatorTOML is coordinator.toml for coordinator name laid out as l:
@@ -180,6 +183,9 @@ func (t Topology) CoordinatorTOML(name string, l CoordinatorLayout) ([]byte, err
 	}
 	if err := cfg.Validate(); err != nil {
 		return nil, fmt.Errorf("coordinator %s: %w", name, err)
+	}
+	if l.TLS != nil && l.TLSWritten != nil {
+		cfg.TLSCert, cfg.TLSKey, cfg.TLSCA = l.TLSWritten.Cert, l.TLSWritten.Key, l.TLSWritten.CA
 	}
 	var b bytes.Buffer
 	fmt.Fprintf(&b, "# coordinator.toml of %s, written by the chaos harness\n", name)
