@@ -95,6 +95,15 @@ var scriptCases = [][]any{
 	{"SCRIPT"}, {"SCRIPT", "nosuch"}, {"SCRIPT", "LOAD"}, {"SCRIPT", "EXISTS"}, {"SCRIPT", "HELP"},
 	{"SCRIPT", "FLUSH"}, {"SCRIPT", "EXISTS", "e0e1f9fabfc9d4800c877a703b823ac0578ff8db"},
 	{"EVALSHA", "e0e1f9fabfc9d4800c877a703b823ac0578ff8db", 0}, {"SCRIPT", "FLUSH", "ASYNC"}, {"SCRIPT", "FLUSH", "sync"},
+	// The libraries Redis ships.
+	ev("return cjson.encode({a={1,2,'x',true}})"), ev("return cjson.encode({})"), ev("return cjson.encode(1/3)"),
+	ev("return cjson.decode('{\"a\":[1,2.5,null]}').a"), ev("return cjson.decode('[1,')"), ev("return cjson.encode(function() end)"),
+	ev("return cjson.encode({[1]=1,[30]=2})"), ev("return cjson.decode('null') == cjson.null"),
+	ev("return cmsgpack.pack({1, 'a', true, 0.5, -200, {x=1}})"), ev("return {cmsgpack.unpack(cmsgpack.pack(1, 'b', {2, 3}))}"),
+	ev("return cmsgpack.unpack('\\193')"), ev("return {cmsgpack.unpack_one(cmsgpack.pack(7, 8))}"),
+	ev("return {bit.band(0xff, 0x0f), bit.bor(1, 2), bit.bxor(3, 1), bit.lshift(1, 31), bit.tohex(-1), bit.bswap(0x01020304), bit.tobit(2^32 + 1)}"),
+	ev("return struct.pack('>I2i4', 258, -1)"), ev("return {struct.unpack('>I2i4', struct.pack('>I2i4', 258, -1))}"),
+	ev("return struct.size('!4 b i d')"), ev("return struct.pack('q', 1)"),
 	// Commands the server implements, from a script.
 	ev("return redis.call('ping')"), ev("return redis.call('echo', 'hi')"), ev("return redis.call('select', 0)"),
 	ev("return redis.call('publish', 'ch', 'x')"), ev("return #redis.call('time')"),
