@@ -102,6 +102,18 @@ func diffCommand(t *rapid.T) []any {
 		{"ZREMRANGEBYSCORE", k, "(1", n}, {"ZLEXCOUNT", k, "[a", "+"}, {"ZPOPMAX", k, "2"}, {"SINTERCARD", "2", k, k2},
 		{"SUNIONSTORE", k2, k, k2}, {"SDIFFSTORE", k, k2, k}, {"BLPOP", k, "0.01"}, {"LRANGE", k, "0", "-1"},
 		{"ECHO", v}, {"PING", v}, {"EXISTS", k}, {"UNLINK", k, k2}, {"TOUCH", k}, {"DBSIZE"},
+		// Scripts over the same keys: conversions of every reply kind,
+		// errors raised and caught, the cache shared by EVAL and EVALSHA.
+		{"EVAL", "return redis.call('get', KEYS[1])", 1, k},
+		{"EVAL", "redis.call('set', KEYS[1], ARGV[1]) return redis.call('strlen', KEYS[1])", 1, k, v},
+		{"EVAL", "return redis.pcall('incr', KEYS[1])", 1, k}, {"EVAL", "return redis.call('incrby', KEYS[1], ARGV[1])", 1, k, n},
+		{"EVAL", "return redis.call('type', KEYS[1]).ok", 1, k}, {"EVAL", "return redis.call('lrange', KEYS[1], 0, -1)", 1, k},
+		{"EVAL", "return redis.call('rpush', KEYS[1], ARGV[1], ARGV[2])", 2, k, k2, v, n},
+		{"EVAL", "return redis.call('exists', KEYS[1], KEYS[2])", 2, k, k2},
+		{"EVALSHA", "91e7c8a32d12549229b6e1a2824fdcfbd25e8c98", 2, k, k2},
+		{"EVAL_RO", "return redis.call('zrange', KEYS[1], 0, -1, 'WITHSCORES')", 1, k},
+		{"EVAL_RO", "return redis.call('del', KEYS[1])", 1, k},
+		{"EVAL", "local r = redis.call('hget', KEYS[1], ARGV[1]) if r then return r end return {err='none'}", 1, k, v},
 	}
 	return rapid.SampledFrom(cmds).Draw(t, "cmd")
 }
