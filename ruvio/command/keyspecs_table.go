@@ -507,7 +507,7 @@ var extraFlagTable = map[string][]string{
 		"acl|log", "acl|save", "acl|setuser", "acl|users", "acl|whoami", "auth", "bgrewriteaof", "bgsave",
 		"blmove", "blpop", "brpop", "brpoplpush", "bzpopmax", "bzpopmin", "client|caching",
 		"client|getname", "client|getredir", "client|id", "client|info", "client|kill", "client|list",
-		"client|no-evict", "client|pause", "client|reply", "client|setname", "client|tracking",
+		"client|no-evict", "client|pause", "client|reply", "client|setinfo", "client|setname", "client|tracking",
 		"client|trackinginfo", "client|unblock", "client|unpause", "cluster|reset", "config|get",
 		"config|resetstat", "config|rewrite", "config|set", "debug", "discard", "eval", "eval_ro",
 		"evalsha", "evalsha_ro", "exec", "failover", "fcall", "fcall_ro", "function|delete",

@@ -8,9 +8,11 @@ import (
 	"github.com/ruvio/ruvio/ruvio/glob"
 )
 
-// cmdCommand answers COMMAND, COMMAND COUNT, COMMAND INFO, COMMAND DOCS
-// and COMMAND LIST in Redis 7's reply shapes, enough for client libraries
-// that read key positions from it (go-redis ClusterClient does).
+// cmdCommand answers COMMAND and its subcommands COUNT, INFO, DOCS, LIST,
+// GETKEYS, GETKEYSANDFLAGS and HELP in Redis 7's reply shapes, for client
+// libraries that read key positions, key specs and tips from them
+// (go-redis ClusterClient does). COMMAND itself is not a container in the
+// table, so COMMAND INFO COMMAND lists no subcommands.
 func cmdCommand(c *conn, args [][]byte) {
 	t := c.srv.table
 	if len(args) == 1 {

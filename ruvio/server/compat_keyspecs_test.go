@@ -8,6 +8,8 @@ import (
 	"testing"
 
 	"github.com/redis/go-redis/v9"
+
+	"github.com/ruvio/ruvio/ruvio/command"
 )
 
 // infoFields names COMMAND INFO's elements after the name, by position.
@@ -263,6 +265,54 @@ func TestGetKeysAndCommandListMatchRedis(t *testing.T) {
 			if theirs[n] && !containers[n] && want[n] != got[n] {
 				t.Errorf("%q keeps %s: redis %v, ruvio %v", cmd, n, want[n], got[n])
 			}
+		}
+	}
+}
+
+// keyRangeDiffers are the commands whose first key, last key and step,
+// which the server routes by, differ from what their key specs derive.
+var keyRangeDiffers = map[string]string{
+	// Shard channels hash like keys in Redis Cluster, so their not_key
+	// specs give a range; ruvio routes the shard channel commands itself.
+	"spublish": "not_key", "ssubscribe": "not_key", "sunsubscribe": "not_key",
+	// A key count comes first: ruvio locates the keys with a function and
+	// keeps a range for nothing but its old COMMAND INFO.
+	"sintercard": "keynum",
+}
+
+// Every command that has keys has key specs, and the specs agree with
+// the positions the server routes by: the table of facts and the command
+// families describe the same commands, ruvio's own included.
+func TestKeySpecsAgreeWithRouting(t *testing.T) {
+	var specs []*command.Spec
+	for _, s := range (&Server{}).commandTable().All() {
+		specs = append(append(specs, s), s.Subcommands...)
+	}
+	for _, s := range specs {
+		if len(s.Subcommands) > 0 {
+			continue // a container's subcommands have the keys
+		}
+		hasKeys := s.FirstKey != 0 || s.Keys != nil
+		specKeys := false
+		for _, ks := range s.Info.KeySpecs {
+			specKeys = specKeys || ks.Flags&command.KeyNotKey == 0
+		}
+		if hasKeys != specKeys && keyRangeDiffers[s.Name] != "not_key" {
+			t.Errorf("%s: has keys %v, but key specs %v", s.Name, hasKeys, s.Info.KeySpecs)
+			continue
+		}
+		if !hasKeys || keyRangeDiffers[s.Name] != "" {
+			continue
+		}
+		first, last, step, movable := command.LegacyRange(s.Info.KeySpecs)
+		if first != s.FirstKey || last != s.LastKey || step != s.Step {
+			t.Errorf("%s: key specs give %d %d %d, the spec routes by %d %d %d", s.Name, first, last, step,
+				s.FirstKey, s.LastKey, s.Step)
+		}
+		// SORT_RO's moving keys are its BY and GET patterns, which
+		// neither Redis Cluster nor ruvio routes by.
+		if movable && s.Keys == nil && s.Name != "sort_ro" {
+			t.Errorf("%s: key specs say the keys move, but no function finds them", s.Name)
 		}
 	}
 }
