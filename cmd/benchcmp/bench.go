@@ -24,6 +24,11 @@ type measurement struct {
 	// name (avg_latency_ms, p50_latency_ms, ...). redis-benchmark before
 	// 7.0 prints none.
 	Latency map[string]float64 `json:"latency,omitempty"`
+	// ServerCPU is the user+system CPU time, in ns, the server process
+	// used during the redis-benchmark invocation that ran this test
+	// alone; nil when it could not be read. /proc counts it in 10 ms
+	// ticks.
+	ServerCPU *int64 `json:"server_cpu_ns,omitempty"`
 }
 
 // benchArgs is the redis-benchmark command line for one run.

@@ -150,7 +150,7 @@ func TestEndToEndRedisVsRedis(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got, want := markdownHeader(string(md)), "durability,shards,test,pipeline,redis-a ops/s,redis-b ops/s,ratio"; got != want {
+	if got, want := markdownHeader(string(md)), "durability,shards,test,pipeline,redis-a ops/s,redis-b ops/s,ratio,redis-a CPU s/1M,redis-b CPU s/1M,CPU ratio"; got != want {
 		t.Errorf("markdown table header %q, want %q:\n%s", got, want, md)
 	}
 	raw, err := os.ReadFile(cfg.JSON)

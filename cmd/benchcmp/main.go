@@ -117,6 +117,22 @@ type config struct {
 	DurableClients   []int
 	DurablePipelines []int
 	DurableDuration  time.Duration
+
+	// Pinned lists the tests of the pinned row (server on CPU 0,
+	// redis-benchmark on CPU 1); empty skips it. TLS lists the tests of
+	// the TLS row; empty skips it.
+	Pinned []string
+	TLS    []string
+	// Memory lists the data shapes of the memory table (memoryKinds);
+	// empty skips it. MemoryKeys is the string count; the hash and
+	// sorted-set counts are a tenth of it.
+	Memory     []string
+	MemoryKeys int
+	// Recovery lists the key counts of the recovery table; empty skips
+	// it. The replica's full copy is timed at the first count.
+	// RecoveryDurability is ruvio's profile there (always or everysec).
+	Recovery           []int
+	RecoveryDurability string
 }
 
 // quickRequests, quickLagDuration and quickDurableDuration replace the
@@ -126,6 +142,15 @@ const (
 	quickRequests        = 20000
 	quickLagDuration     = 2 * time.Second
 	quickDurableDuration = 500 * time.Millisecond
+)
+
+// The default sizes of the memory and recovery tables, and their --quick
+// sizes.
+const (
+	defaultMemoryKeys = 1000000
+	quickMemoryKeys   = 100000
+	defaultRecovery   = "1000000,4000000"
+	quickRecovery     = "100000,400000"
 )
 
 func main() {
@@ -201,8 +226,15 @@ func parseFlags(args []string, stderr io.Writer, lookPath func(string) (string, 
 	fs.StringVar(&durableClients, "durable-clients", "8,50", "comma-separated connection counts of the durable-writes runs")
 	fs.StringVar(&durablePipelines, "durable-pipelines", "1,32", "comma-separated SETs per round trip of the durable-writes runs (one WAIT per round trip on the redis side)")
 	fs.DurationVar(&cfg.DurableDuration, "durable-duration", 1500*time.Millisecond, "how long each side of each durable-writes cell writes")
-	fs.BoolVar(&quick, "quick", false, fmt.Sprintf("shorter runs: --requests and --replication-requests %d, --lag-duration %v, --durable-duration %v, unless given",
-		quickRequests, quickLagDuration, quickDurableDuration))
+	var pinnedTests, tlsTests, memory, recovery string
+	fs.StringVar(&pinnedTests, "pinned", "set,get", `comma-separated tests of the pinned row: memory profile, 1 shard, the server on CPU 0 and redis-benchmark on CPU 1 ("none" skips it)`)
+	fs.StringVar(&tlsTests, "tls", "set,get", `comma-separated tests of the TLS row: redis-benchmark --tls against both servers' TLS ports ("none" skips it)`)
+	fs.StringVar(&memory, "memory", strings.Join(memoryKinds, ","), `comma-separated data shapes of the memory table: bytes per key after loading ("none" skips it)`)
+	fs.IntVar(&cfg.MemoryKeys, "memory-keys", defaultMemoryKeys, "strings loaded for the memory table; hashes and sorted sets get a tenth as many keys")
+	fs.StringVar(&recovery, "recovery", defaultRecovery, `comma-separated key counts of the recovery table: restart from a snapshot and from the log, and a replica's full copy at the first count ("none" skips it)`)
+	fs.StringVar(&cfg.RecoveryDurability, "recovery-durability", durabilityAlways, "ruvio's durability profile in the recovery table: always or everysec")
+	fs.BoolVar(&quick, "quick", false, fmt.Sprintf("shorter runs: --requests and --replication-requests %d, --lag-duration %v, --durable-duration %v, --memory-keys %d, --recovery %s, unless given",
+		quickRequests, quickLagDuration, quickDurableDuration, quickMemoryKeys, quickRecovery))
 	if err := fs.Parse(args); err != nil {
 		return config{}, err
 	}
@@ -220,6 +252,12 @@ func parseFlags(args []string, stderr io.Writer, lookPath func(string) (string, 
 		}
 		if !set["durable-duration"] {
 			cfg.DurableDuration = quickDurableDuration
+		}
+		if !set["memory-keys"] {
+			cfg.MemoryKeys = quickMemoryKeys
+		}
+		if !set["recovery"] {
+			recovery = quickRecovery
 		}
 	}
 	if fs.NArg() > 0 {
@@ -241,6 +279,10 @@ func parseFlags(args []string, stderr io.Writer, lookPath func(string) (string, 
 		{"durable-replicas", durableReplicas, into(&cfg.DurableReplicas, parsePositiveInts)},
 		{"durable-clients", durableClients, into(&cfg.DurableClients, parsePositiveInts)},
 		{"durable-pipelines", durablePipelines, into(&cfg.DurablePipelines, parsePositiveInts)},
+		{"pinned", pinnedTests, into(&cfg.Pinned, orNone(parseTests))},
+		{"tls", tlsTests, into(&cfg.TLS, orNone(parseTests))},
+		{"memory", memory, into(&cfg.Memory, orNone(parseMemoryKinds))},
+		{"recovery", recovery, into(&cfg.Recovery, orNone(parsePositiveInts))},
 	}
 	for _, l := range lists {
 		if err := l.set(l.text); err != nil {
@@ -248,8 +290,13 @@ func parseFlags(args []string, stderr io.Writer, lookPath func(string) (string, 
 		}
 	}
 	switch {
-	case len(cfg.Durability) == 0 && len(cfg.Replicas) == 0 && len(cfg.Durable) == 0:
-		return config{}, errors.New(`nothing to measure: --durability, --replicas and --durable are all "none"`)
+	case len(cfg.Durability) == 0 && len(cfg.Replicas) == 0 && len(cfg.Durable) == 0 &&
+		len(cfg.Pinned) == 0 && len(cfg.TLS) == 0 && len(cfg.Memory) == 0 && len(cfg.Recovery) == 0:
+		return config{}, errors.New(`nothing to measure: --durability, --replicas, --durable, --pinned, --tls, --memory and --recovery are all "none"`)
+	case cfg.MemoryKeys < 10:
+		return config{}, errors.New("--memory-keys must be at least 10")
+	case cfg.RecoveryDurability != durabilityAlways && cfg.RecoveryDurability != durabilityEverysec:
+		return config{}, fmt.Errorf("--recovery-durability must be %s or %s", durabilityAlways, durabilityEverysec)
 	case slices.Max(cfg.DurableReplicas) > maxReplicas:
 		return config{}, fmt.Errorf("--durable-replicas must be in 1..%d", maxReplicas)
 	case cfg.DurableDuration <= 0:
@@ -396,6 +443,17 @@ func parseTests(s string) ([]string, error) {
 		return nil, errors.New("empty list")
 	}
 	return out, nil
+}
+
+// orNone makes parse accept "none", the empty list, which skips a part of
+// the run.
+func orNone[T any](parse func(string) ([]T, error)) func(string) ([]T, error) {
+	return func(s string) ([]T, error) {
+		if strings.EqualFold(strings.TrimSpace(s), "none") {
+			return nil, nil
+		}
+		return parse(s)
+	}
 }
 
 // into makes a setter that parses a comma-separated flag into dst.

@@ -59,6 +59,12 @@ func TestParseFlags(t *testing.T) {
 		DurableClients:     []int{8, 50},
 		DurablePipelines:   []int{1, 32},
 		DurableDuration:    1500 * time.Millisecond,
+		Pinned:             []string{"set", "get"},
+		TLS:                []string{"set", "get"},
+		Memory:             []string{"strings", "hashes", "zsets"},
+		MemoryKeys:         1000000,
+		Recovery:           []int{1000000, 4000000},
+		RecoveryDurability: "always",
 	}
 	if !reflect.DeepEqual(cfg, want) {
 		t.Errorf("defaults:\n got %+v\nwant %+v", cfg, want)
@@ -73,6 +79,8 @@ func TestParseFlags(t *testing.T) {
 		"--lag-pipeline", "1", "--lag-duration", "1s",
 		"--durable", "memory", "--durable-replicas", "2", "--durable-clients", "3,1", "--durable-pipelines", "8",
 		"--durable-duration", "250ms",
+		"--pinned", "GET", "--tls", "none", "--memory", "zsets,strings", "--memory-keys", "500",
+		"--recovery", "20,10", "--recovery-durability", "everysec",
 	}, io.Discard, fakeLookPath())
 	if err != nil {
 		t.Fatal(err)
@@ -85,6 +93,8 @@ func TestParseFlags(t *testing.T) {
 		Replicas: []int{2, 1}, ReplDurability: []string{"everysec"}, ReplRequests: 7, LagPipeline: 1, LagDuration: time.Second,
 		Durable: []string{"memory"}, DurableReplicas: []int{2}, DurableClients: []int{3, 1}, DurablePipelines: []int{8},
 		DurableDuration: 250 * time.Millisecond,
+		Pinned:          []string{"get"}, Memory: []string{"zsets", "strings"}, MemoryKeys: 500,
+		Recovery: []int{20, 10}, RecoveryDurability: "everysec",
 	}
 	if !reflect.DeepEqual(cfg, want) {
 		t.Errorf("explicit:\n got %+v\nwant %+v", cfg, want)
@@ -114,6 +124,20 @@ func TestParseFlagsQuick(t *testing.T) {
 		if cfg.Requests != tt.wantRequests || cfg.ReplRequests != tt.wantRepl || cfg.LagDuration != tt.wantLag || cfg.DurableDuration != tt.wantDurable {
 			t.Errorf("%q: requests %d and %d, lag duration %v, durable duration %v; want %d and %d, %v, %v",
 				tt.args, cfg.Requests, cfg.ReplRequests, cfg.LagDuration, cfg.DurableDuration, tt.wantRequests, tt.wantRepl, tt.wantLag, tt.wantDurable)
+		}
+	}
+	for _, tt := range []struct {
+		args     []string
+		keys     int
+		recovery []int
+	}{
+		{[]string{"--quick"}, quickMemoryKeys, []int{100000, 400000}},
+		{[]string{"--quick", "--memory-keys", "50", "--recovery", "30"}, 50, []int{30}},
+		{nil, defaultMemoryKeys, []int{1000000, 4000000}},
+	} {
+		cfg, err := parseFlags(append([]string{"--ruvio", "r"}, tt.args...), io.Discard, fakeLookPath())
+		if err != nil || cfg.MemoryKeys != tt.keys || !reflect.DeepEqual(cfg.Recovery, tt.recovery) {
+			t.Errorf("%q: memory keys %d, recovery %v, %v; want %d, %v", tt.args, cfg.MemoryKeys, cfg.Recovery, err, tt.keys, tt.recovery)
 		}
 	}
 	cfg, err := parseFlags([]string{"--ruvio", "r", "--replicas", "None"}, io.Discard, fakeLookPath())
@@ -163,7 +187,13 @@ func TestParseFlagsErrors(t *testing.T) {
 		{"zero durable clients", []string{"--ruvio", "r", "--durable-clients", "0"}, nil, "--durable-clients"},
 		{"bad durable pipelines", []string{"--ruvio", "r", "--durable-pipelines", "x"}, nil, "--durable-pipelines"},
 		{"zero durable duration", []string{"--ruvio", "r", "--durable-duration", "0s"}, nil, "--durable-duration"},
-		{"nothing to measure", []string{"--ruvio", "r", "--durability", "none", "--replicas", "none", "--durable", "none"}, nil, "nothing to measure"},
+		{"nothing to measure", []string{"--ruvio", "r", "--durability", "none", "--replicas", "none", "--durable", "none",
+			"--pinned", "none", "--tls", "none", "--memory", "none", "--recovery", "none"}, nil, "nothing to measure"},
+		{"bad memory shape", []string{"--ruvio", "r", "--memory", "lists"}, nil, "--memory"},
+		{"few memory keys", []string{"--ruvio", "r", "--memory-keys", "5"}, nil, "--memory-keys"},
+		{"bad recovery count", []string{"--ruvio", "r", "--recovery", "0"}, nil, "--recovery"},
+		{"bad recovery durability", []string{"--ruvio", "r", "--recovery-durability", "memory"}, nil, "--recovery-durability"},
+		{"bad pinned test", []string{"--ruvio", "r", "--pinned", "s-t"}, nil, "--pinned"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

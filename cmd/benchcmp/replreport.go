@@ -25,6 +25,10 @@ type replRow struct {
 	Ratio      *float64 `json:"ratio,omitempty"`
 	RuvioVs0   *float64 `json:"ruvio_vs_0,omitempty"`
 	RedisVs0   *float64 `json:"redis_vs_0,omitempty"`
+	// The primary's CPU seconds per million requests, as in row.
+	RuvioCPU *float64 `json:"ruvio_cpu_s_per_1m,omitempty"`
+	RedisCPU *float64 `json:"redis_cpu_s_per_1m,omitempty"`
+	CPURatio *float64 `json:"cpu_ratio,omitempty"`
 }
 
 // buildReplRows pairs the sides of the replication runs like buildRows
@@ -52,6 +56,7 @@ func buildReplRows(runs []runResult) []replRow {
 		rr := replRow{
 			Durability: r.Durability, Replicas: r.Shards, Test: r.Test, Pipeline: r.Pipeline,
 			Ruvio: r.Ruvio, Redis: r.Redis, Ratio: r.Ratio,
+			RuvioCPU: r.RuvioCPU, RedisCPU: r.RedisCPU, CPURatio: r.CPURatio,
 		}
 		if b, ok := base[key{r.Durability, r.Test, r.Pipeline}]; ok {
 			rr.RuvioVs0 = ratio(r.Ruvio, b.Ruvio)
@@ -65,7 +70,7 @@ func buildReplRows(runs []runResult) []replRow {
 // replTableHeader is the column titles of the replication throughput table.
 func replTableHeader(ruvioName, redisName string) []string {
 	return []string{"durability", "replicas", "test", "pipeline", ruvioName + " ops/s", redisName + " ops/s", "ratio",
-		ruvioName + " vs 0 replicas", redisName + " vs 0 replicas"}
+		ruvioName + " vs 0 replicas", redisName + " vs 0 replicas", ruvioName + " primary CPU s/1M", redisName + " primary CPU s/1M", "CPU ratio"}
 }
 
 // replTableData renders replication rows as table cells.
@@ -76,6 +81,7 @@ func replTableData(rows []replRow) [][]string {
 			r.Durability, strconv.Itoa(r.Replicas), r.Test, strconv.Itoa(r.Pipeline),
 			formatOps(r.Ruvio), formatOps(r.Redis), formatRatio(r.Ratio),
 			formatRatio(r.RuvioVs0), formatRatio(r.RedisVs0),
+			formatCPU(r.RuvioCPU), formatCPU(r.RedisCPU), formatRatio(r.CPURatio),
 		})
 	}
 	return out
@@ -259,9 +265,9 @@ func renderReplication(w io.Writer, rep report, markdown bool) error {
 	}
 	r, l := tw.AlignRight, tw.AlignLeft
 	if len(rep.ReplRows) > 0 {
-		if err := renderSection(w, markdown, "Replication throughput", []string{replPlanLine(rep)},
+		if err := renderSection(w, markdown, "Replication throughput", []string{replPlanLine(rep), cpuNote(rep) + " (the primary's)"},
 			replTableHeader(rep.Ruvio.Name, rep.Redis.Name), replTableData(rep.ReplRows),
-			[]tw.Align{l, r, l, r, r, r, r, r, r}); err != nil {
+			[]tw.Align{l, r, l, r, r, r, r, r, r, r, r, r}); err != nil {
 			return err
 		}
 	}

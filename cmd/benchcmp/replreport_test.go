@@ -38,20 +38,20 @@ func sampleReplRuns() []runResult {
 func TestBuildReplRowsAndTableData(t *testing.T) {
 	got := replTableData(buildReplRows(sampleReplRuns()))
 	want := [][]string{
-		{"memory", "0", "SET", "1", "100", "200", "0.50", "1.00", "1.00"},
-		{"memory", "0", "SET", "16", "800", "1000", "0.80", "1.00", "1.00"},
-		{"memory", "0", "GET", "1", "200", "200", "1.00", "1.00", "1.00"},
-		{"memory", "0", "GET", "16", "1000", "2000", "0.50", "1.00", "1.00"},
-		{"memory", "1", "SET", "1", "50", "150", "0.33", "0.50", "0.75"},
-		{"memory", "1", "SET", "16", "400", "500", "0.80", "0.50", "0.50"},
-		{"memory", "1", "GET", "1", "200", "200", "1.00", "1.00", "1.00"},
-		{"memory", "1", "GET", "16", "1000", "2000", "0.50", "1.00", "1.00"},
-		{"memory", "2", "SET", "1", "25", "100", "0.25", "0.25", "0.50"},
-		{"memory", "2", "SET", "16", "n/a", "250", "n/a", "n/a", "0.25"},
-		{"memory", "2", "GET", "1", "100", "100", "1.00", "0.50", "0.50"},
-		{"memory", "2", "GET", "16", "n/a", "1000", "n/a", "n/a", "0.50"},
-		{"always", "1", "SET", "1", "30", "60", "0.50", "n/a", "n/a"},
-		{"always", "1", "GET", "1", "90", "90", "1.00", "n/a", "n/a"},
+		{"memory", "0", "SET", "1", "100", "200", "0.50", "1.00", "1.00", "n/a", "n/a", "n/a"},
+		{"memory", "0", "SET", "16", "800", "1000", "0.80", "1.00", "1.00", "n/a", "n/a", "n/a"},
+		{"memory", "0", "GET", "1", "200", "200", "1.00", "1.00", "1.00", "n/a", "n/a", "n/a"},
+		{"memory", "0", "GET", "16", "1000", "2000", "0.50", "1.00", "1.00", "n/a", "n/a", "n/a"},
+		{"memory", "1", "SET", "1", "50", "150", "0.33", "0.50", "0.75", "n/a", "n/a", "n/a"},
+		{"memory", "1", "SET", "16", "400", "500", "0.80", "0.50", "0.50", "n/a", "n/a", "n/a"},
+		{"memory", "1", "GET", "1", "200", "200", "1.00", "1.00", "1.00", "n/a", "n/a", "n/a"},
+		{"memory", "1", "GET", "16", "1000", "2000", "0.50", "1.00", "1.00", "n/a", "n/a", "n/a"},
+		{"memory", "2", "SET", "1", "25", "100", "0.25", "0.25", "0.50", "n/a", "n/a", "n/a"},
+		{"memory", "2", "SET", "16", "n/a", "250", "n/a", "n/a", "0.25", "n/a", "n/a", "n/a"},
+		{"memory", "2", "GET", "1", "100", "100", "1.00", "0.50", "0.50", "n/a", "n/a", "n/a"},
+		{"memory", "2", "GET", "16", "n/a", "1000", "n/a", "n/a", "0.50", "n/a", "n/a", "n/a"},
+		{"always", "1", "SET", "1", "30", "60", "0.50", "n/a", "n/a", "n/a", "n/a", "n/a"},
+		{"always", "1", "GET", "1", "90", "90", "1.00", "n/a", "n/a", "n/a", "n/a", "n/a"},
 	}
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("got:\n%v\nwant:\n%v", strings.Join(joinRows(got), "\n"), strings.Join(joinRows(want), "\n"))
@@ -153,7 +153,7 @@ func TestRenderReplication(t *testing.T) {
 			if !strings.Contains(out, "\n## Replication throughput\n") || !strings.Contains(out, "\n## Replication lag\n") {
 				t.Errorf("markdown sections missing:\n%s", out)
 			}
-			if got, want := markdownHeader(out), "durability,replicas,test,pipeline,ruvio ops/s,redis ops/s,ratio,ruvio vs 0 replicas,redis vs 0 replicas"; got != want {
+			if got, want := markdownHeader(out), "durability,replicas,test,pipeline,ruvio ops/s,redis ops/s,ratio,ruvio vs 0 replicas,redis vs 0 replicas,ruvio primary CPU s/1M,redis primary CPU s/1M,CPU ratio"; got != want {
 				t.Errorf("markdown header %q, want %q", got, want)
 			}
 		}

@@ -31,6 +31,12 @@ type runResult struct {
 	Shards     int    `json:"shards"`
 	Pipeline   int    `json:"pipeline"`
 	Port       int    `json:"port"`
+	// Requests is -n of every redis-benchmark invocation.
+	Requests int `json:"requests,omitempty"`
+	// Pinned says the server ran on CPU 0 and redis-benchmark on CPU 1;
+	// TLS that redis-benchmark reached the server over TLS.
+	Pinned bool `json:"pinned,omitempty"`
+	TLS    bool `json:"tls,omitempty"`
 	// Replicas is how many replicas the server, a primary, had; only
 	// the replication runs set it.
 	Replicas int `json:"replicas,omitempty"`
@@ -39,7 +45,9 @@ type runResult struct {
 	ServerArgs []string `json:"server_args,omitempty"`
 	// ServerEnv is what the server got on top of benchcmp's environment.
 	ServerEnv []string `json:"server_env,omitempty"`
-	// Args is the redis-benchmark command line.
+	// Args is the redis-benchmark command line. Each test runs as an
+	// invocation of its own, with -t naming that test alone, so that the
+	// server's CPU time can be read around it.
 	Args    []string      `json:"args"`
 	Elapsed time.Duration `json:"elapsed_ns"`
 	Results []measurement `json:"results,omitempty"`
@@ -56,6 +64,12 @@ type row struct {
 	Ruvio      *float64 `json:"ruvio_ops,omitempty"`
 	Redis      *float64 `json:"redis_ops,omitempty"`
 	Ratio      *float64 `json:"ratio,omitempty"`
+	// RuvioCPU and RedisCPU are the server process's user+system CPU
+	// seconds per million requests of the test; CPURatio is
+	// ruvio/redis (below 1: ruvio spends less).
+	RuvioCPU *float64 `json:"ruvio_cpu_s_per_1m,omitempty"`
+	RedisCPU *float64 `json:"redis_cpu_s_per_1m,omitempty"`
+	CPURatio *float64 `json:"cpu_ratio,omitempty"`
 }
 
 // side describes one server in the report header.
@@ -108,6 +122,28 @@ type report struct {
 	DurableDuration  time.Duration   `json:"durable_duration_ns,omitempty"`
 	DurableRuns      []durableResult `json:"durable_runs,omitempty"`
 	DurableRows      []durableRow    `json:"durable_rows,omitempty"`
+
+	// The pinned row (Pinned tests, the server on CPU 0 and
+	// redis-benchmark on CPU 1) and the TLS row (TLS tests over TLS);
+	// a Skipped reason says why a row could not run here.
+	Pinned        []string    `json:"pinned,omitempty"`
+	PinnedRuns    []runResult `json:"pinned_runs,omitempty"`
+	PinnedRows    []row       `json:"pinned_rows,omitempty"`
+	PinnedSkipped string      `json:"pinned_skipped,omitempty"`
+	TLS           []string    `json:"tls,omitempty"`
+	TLSRuns       []runResult `json:"tls_runs,omitempty"`
+	TLSRows       []row       `json:"tls_rows,omitempty"`
+	TLSSkipped    string      `json:"tls_skipped,omitempty"`
+
+	// The memory table: bytes per key of each shape.
+	MemoryRuns []memoryResult `json:"memory_runs,omitempty"`
+	MemoryRows []memoryRow    `json:"memory_rows,omitempty"`
+
+	// The recovery table: restarts and a replica's full copy at each of
+	// the key counts, ruvio with RecoveryDurability.
+	RecoveryDurability string           `json:"recovery_durability,omitempty"`
+	RecoveryRuns       []recoveryResult `json:"recovery_runs,omitempty"`
+	RecoveryRows       []recoveryRow    `json:"recovery_rows,omitempty"`
 }
 
 // ratio returns ruvio/redis, or nil when either number is missing or the
@@ -161,6 +197,8 @@ func buildRows(runs []runResult) []row {
 		ran        = map[key]bool{} // by group and pipeline, test left empty
 		ruvio      = map[key]float64{}
 		redis      = map[key]float64{}
+		ruvioCPU   = map[key]*float64{}
+		redisCPU   = map[key]*float64{}
 	)
 	for _, r := range runs {
 		g := group{r.Durability, r.Shards}
@@ -182,11 +220,15 @@ func buildRows(runs []runResult) []row {
 				testOrder = append(testOrder, m.Test)
 			}
 			k := key{g, r.Pipeline, m.Test}
+			var cpu *float64
+			if m.ServerCPU != nil {
+				cpu = cpuPerMillion(time.Duration(*m.ServerCPU), r.Requests)
+			}
 			switch r.Role {
 			case roleRuvio:
-				ruvio[k] = m.RPS
+				ruvio[k], ruvioCPU[k] = m.RPS, cpu
 			case roleRedis:
-				redis[k] = m.RPS
+				redis[k], redisCPU[k] = m.RPS, cpu
 			}
 		}
 	}
@@ -207,6 +249,8 @@ func buildRows(runs []runResult) []row {
 					rw.Redis = &v
 				}
 				rw.Ratio = ratio(rw.Ruvio, rw.Redis)
+				rw.RuvioCPU, rw.RedisCPU = ruvioCPU[k], redisCPU[k]
+				rw.CPURatio = ratio(rw.RuvioCPU, rw.RedisCPU)
 				rows = append(rows, rw)
 			}
 		}
@@ -216,14 +260,41 @@ func buildRows(runs []runResult) []row {
 
 // tableHeader is the column titles, named after the two sides.
 func tableHeader(ruvioName, redisName string) []string {
-	return []string{"durability", "shards", "test", "pipeline", ruvioName + " ops/s", redisName + " ops/s", "ratio"}
+	return append([]string{"durability", "shards", "test", "pipeline", ruvioName + " ops/s", redisName + " ops/s", "ratio"},
+		cpuHeader(ruvioName, redisName)...)
+}
+
+// cpuHeader is the titles of the CPU columns every redis-benchmark table
+// ends with.
+func cpuHeader(ruvioName, redisName string) []string {
+	return []string{ruvioName + " CPU s/1M", redisName + " CPU s/1M", "CPU ratio"}
+}
+
+// cpuCells renders a row's CPU columns.
+func cpuCells(r row) []string {
+	return []string{formatCPU(r.RuvioCPU), formatCPU(r.RedisCPU), formatRatio(r.CPURatio)}
+}
+
+// formatCPU renders CPU seconds per million requests with two decimals,
+// "n/a" when not measured.
+func formatCPU(v *float64) string {
+	if v == nil {
+		return "n/a"
+	}
+	return strconv.FormatFloat(*v, 'f', 2, 64)
+}
+
+// cpuNote says what the CPU columns hold, for the tables' notes.
+func cpuNote(rep report) string {
+	return fmt.Sprintf("CPU s/1M = the server process's user+system CPU seconds (/proc/<pid>/stat, 10 ms ticks, read before and after each test's own redis-benchmark run) per million requests; CPU ratio = %s/%s (below 1: %s spends less)",
+		rep.Ruvio.Name, rep.Redis.Name, rep.Ruvio.Name)
 }
 
 // tableData renders rows as table cells.
 func tableData(rows []row) [][]string {
 	out := make([][]string, 0, len(rows))
 	for _, r := range rows {
-		out = append(out, []string{
+		out = append(out, append([]string{
 			r.Durability,
 			strconv.Itoa(r.Shards),
 			r.Test,
@@ -231,7 +302,7 @@ func tableData(rows []row) [][]string {
 			formatOps(r.Ruvio),
 			formatOps(r.Redis),
 			formatRatio(r.Ratio),
-		})
+		}, cpuCells(r)...))
 	}
 	return out
 }
@@ -295,6 +366,7 @@ func quoteEmpty(args []string) []string {
 func renderTable(w io.Writer, rep report, markdown bool) error {
 	numeric := tw.CellAlignment{PerColumn: []tw.Align{
 		tw.AlignLeft, tw.AlignRight, tw.AlignLeft, tw.AlignRight, tw.AlignRight, tw.AlignRight, tw.AlignRight,
+		tw.AlignRight, tw.AlignRight, tw.AlignRight,
 	}}
 	opts := []tablewriter.Option{
 		// Keep the headers as written; the default upper-cases them and
@@ -313,6 +385,13 @@ func renderTable(w io.Writer, rep report, markdown bool) error {
 	if len(rep.Plan) == 0 {
 		return nil
 	}
+	sep := "\n"
+	if markdown {
+		sep = "\n\n"
+	}
+	if _, err := fmt.Fprint(w, cpuNote(rep), sep); err != nil {
+		return err
+	}
 	t := tablewriter.NewTable(w, opts...)
 	t.Header(tableHeader(rep.Ruvio.Name, rep.Redis.Name))
 	if err := t.Bulk(tableData(rep.Rows)); err != nil {
@@ -321,8 +400,8 @@ func renderTable(w io.Writer, rep report, markdown bool) error {
 	return t.Render()
 }
 
-// renderAll writes the main table, the replication tables and the
-// durable-writes table.
+// renderAll writes the main table, the replication tables, the
+// durable-writes table and the pinned, TLS, memory and recovery tables.
 func renderAll(w io.Writer, rep report, markdown bool) error {
 	if err := renderTable(w, rep, markdown); err != nil {
 		return err
@@ -330,7 +409,10 @@ func renderAll(w io.Writer, rep report, markdown bool) error {
 	if err := renderReplication(w, rep, markdown); err != nil {
 		return err
 	}
-	return renderDurable(w, rep, markdown)
+	if err := renderDurable(w, rep, markdown); err != nil {
+		return err
+	}
+	return renderExtra(w, rep, markdown)
 }
 
 // writeMarkdown writes the markdown tables to path.

@@ -71,18 +71,18 @@ func sampleRuns() []runResult {
 func TestBuildRowsAndTableData(t *testing.T) {
 	got := tableData(buildRows(sampleRuns()))
 	want := [][]string{
-		{"memory", "1", "SET", "1", "100", "50", "2.00"},
-		{"memory", "1", "SET", "16", "1000", "1000", "1.00"},
-		{"memory", "1", "GET", "1", "200", "100", "2.00"},
-		{"memory", "1", "GET", "16", "1000", "2000", "0.50"},
-		{"memory", "2", "SET", "1", "300", "100", "3.00"},
-		{"memory", "2", "SET", "16", "n/a", "1000", "n/a"},
-		{"memory", "2", "GET", "1", "300", "100", "3.00"},
-		{"memory", "2", "GET", "16", "n/a", "1000", "n/a"},
-		{"always", "1", "SET", "1", "40", "20", "2.00"},
-		{"always", "1", "SET", "16", "600", "400", "1.50"},
-		{"always", "1", "GET", "1", "190", "95", "2.00"},
-		{"always", "1", "GET", "16", "1900", "1900", "1.00"},
+		{"memory", "1", "SET", "1", "100", "50", "2.00", "n/a", "n/a", "n/a"},
+		{"memory", "1", "SET", "16", "1000", "1000", "1.00", "n/a", "n/a", "n/a"},
+		{"memory", "1", "GET", "1", "200", "100", "2.00", "n/a", "n/a", "n/a"},
+		{"memory", "1", "GET", "16", "1000", "2000", "0.50", "n/a", "n/a", "n/a"},
+		{"memory", "2", "SET", "1", "300", "100", "3.00", "n/a", "n/a", "n/a"},
+		{"memory", "2", "SET", "16", "n/a", "1000", "n/a", "n/a", "n/a", "n/a"},
+		{"memory", "2", "GET", "1", "300", "100", "3.00", "n/a", "n/a", "n/a"},
+		{"memory", "2", "GET", "16", "n/a", "1000", "n/a", "n/a", "n/a", "n/a"},
+		{"always", "1", "SET", "1", "40", "20", "2.00", "n/a", "n/a", "n/a"},
+		{"always", "1", "SET", "16", "600", "400", "1.50", "n/a", "n/a", "n/a"},
+		{"always", "1", "GET", "1", "190", "95", "2.00", "n/a", "n/a", "n/a"},
+		{"always", "1", "GET", "16", "1900", "1900", "1.00", "n/a", "n/a", "n/a"},
 	}
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("got:\n%v\nwant:\n%v", got, want)
@@ -106,9 +106,9 @@ func TestBuildRowsOnlyWhatRan(t *testing.T) {
 	}
 	got := tableData(buildRows(runs))
 	want := [][]string{
-		{"memory", "1", "SET", "1", "1", "1", "1.00"},
-		{"memory", "1", "SET", "16", "1", "1", "1.00"},
-		{"everysec", "1", "SET", "1", "2", "n/a", "n/a"},
+		{"memory", "1", "SET", "1", "1", "1", "1.00", "n/a", "n/a", "n/a"},
+		{"memory", "1", "SET", "16", "1", "1", "1.00", "n/a", "n/a", "n/a"},
+		{"everysec", "1", "SET", "1", "2", "n/a", "n/a", "n/a", "n/a", "n/a"},
 	}
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("got:\n%v\nwant:\n%v", got, want)
@@ -185,7 +185,7 @@ func TestRenderTable(t *testing.T) {
 	if len(tableLines) != 2+len(sampleReport().Rows) {
 		t.Errorf("markdown has %d table lines, want %d:\n%s", len(tableLines), 2+len(sampleReport().Rows), md.String())
 	}
-	if got, want := markdownHeader(md.String()), "durability,shards,test,pipeline,ruvio ops/s,redis ops/s,ratio"; got != want {
+	if got, want := markdownHeader(md.String()), "durability,shards,test,pipeline,ruvio ops/s,redis ops/s,ratio,ruvio CPU s/1M,redis CPU s/1M,CPU ratio"; got != want {
 		t.Errorf("markdown header %q, want %q", got, want)
 	}
 }

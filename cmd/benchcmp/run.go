@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"time"
 )
 
@@ -85,6 +86,37 @@ groups:
 			errs = append(errs, err)
 		}
 	}
+	if len(cfg.Pinned) > 0 && ctx.Err() == nil {
+		rep.Pinned = cfg.Pinned
+		var err error
+		rep.PinnedRuns, rep.PinnedSkipped, err = runPinned(ctx, cfg, ruvio, redis, alloc, log)
+		if err != nil {
+			errs = append(errs, err)
+		}
+	}
+	if len(cfg.TLS) > 0 && ctx.Err() == nil {
+		rep.TLS = cfg.TLS
+		var err error
+		rep.TLSRuns, rep.TLSSkipped, err = runTLS(ctx, cfg, ruvio, redis, alloc, log)
+		if err != nil {
+			errs = append(errs, err)
+		}
+	}
+	if len(cfg.Memory) > 0 && ctx.Err() == nil {
+		var err error
+		rep.MemoryRuns, err = runMemory(ctx, cfg, ruvio, redis, alloc, log)
+		if err != nil {
+			errs = append(errs, err)
+		}
+	}
+	if len(cfg.Recovery) > 0 && ctx.Err() == nil {
+		rep.RecoveryDurability = cfg.RecoveryDurability
+		var err error
+		rep.RecoveryRuns, err = runRecovery(ctx, cfg, ruvio, redis, alloc, log)
+		if err != nil {
+			errs = append(errs, err)
+		}
+	}
 	if ctx.Err() != nil {
 		errs = append(errs, fmt.Errorf("interrupted: %w", context.Cause(ctx)))
 	}
@@ -92,6 +124,10 @@ groups:
 	rep.Rows = buildRows(rep.Runs)
 	rep.ReplRows = buildReplRows(rep.ReplRuns)
 	rep.DurableRows = buildDurableRows(rep.DurableRuns)
+	rep.PinnedRows = buildRows(rep.PinnedRuns)
+	rep.TLSRows = buildRows(rep.TLSRuns)
+	rep.MemoryRows = buildMemoryRows(rep.MemoryRuns)
+	rep.RecoveryRows = buildRecoveryRows(rep.RecoveryRuns)
 	if err := renderAll(stdout, rep, false); err != nil {
 		errs = append(errs, fmt.Errorf("print table: %w", err))
 	}
@@ -243,41 +279,67 @@ func stopServer(s *server, log *slog.Logger) {
 	log.Info("server stopped", "server", s.kind.Name, "port", s.port)
 }
 
-// benchOne runs redis-benchmark once against s.
+// benchOne runs redis-benchmark against s at one pipeline depth, once per
+// test, reading the server's CPU time around each invocation so that every
+// test's row can say what the server spent on it.
 func benchOne(ctx context.Context, cfg config, role string, s *server, pipeline int, log *slog.Logger) runResult {
-	args := benchArgs(s.port, cfg.Tests, cfg.Requests, cfg.Clients, pipeline, s.kind.Cluster)
+	port := s.port
+	if s.benchPort > 0 {
+		port = s.benchPort
+	}
 	res := runResult{
 		Role:       role,
 		Server:     s.kind.Name,
 		Durability: s.durability,
 		Shards:     s.shards,
 		Pipeline:   pipeline,
-		Port:       s.port,
+		Port:       port,
+		Requests:   cfg.Requests,
 		ServerArgs: s.args,
-		Args:       args,
+		Args:       append(benchArgs(port, cfg.Tests, cfg.Requests, cfg.Clients, pipeline, s.kind.Cluster), s.benchExtra...),
+		Pinned:     len(s.benchPrefix) > 0,
+		TLS:        s.benchPort > 0,
 	}
-	// redis-benchmark spins until its timeout against a dead server, so
-	// do not even start it once the server is gone.
-	select {
-	case <-s.exited:
-		res.Error = fmt.Sprintf("server is not running (%v); log tail:\n%s", s.waitErr, tailFile(s.logPath, 2048))
-		log.Error("benchmark skipped", "server", s.kind.Name, "pipeline", pipeline, "err", res.Error)
-		return res
-	default:
-	}
-
-	log.Info("benchmark", "server", s.kind.Name, "port", s.port, "pipeline", pipeline)
 	start := time.Now()
-	ms, err := runBenchmark(ctx, cfg.RedisBenchmarkPath, args, cfg.Timeout)
-	res.Elapsed = time.Since(start)
-	res.Results = ms
-	switch {
-	case err != nil && ctx.Err() != nil:
-		res.Error = "interrupted: " + err.Error()
-		log.Warn("benchmark interrupted", "server", s.kind.Name, "pipeline", pipeline)
-	case err != nil:
-		res.Error = err.Error()
-		log.Error("benchmark failed", "server", s.kind.Name, "pipeline", pipeline, "err", err)
+	defer func() { res.Elapsed = time.Since(start) }()
+	for _, test := range cfg.Tests {
+		// redis-benchmark spins until its timeout against a dead
+		// server, so do not even start it once the server is gone.
+		select {
+		case <-s.exited:
+			res.Error = fmt.Sprintf("server is not running (%v); log tail:\n%s", s.waitErr, tailFile(s.logPath, 2048))
+			log.Error("benchmark skipped", "server", s.kind.Name, "pipeline", pipeline, "err", res.Error)
+			return res
+		default:
+		}
+		args := append(benchArgs(port, []string{test}, cfg.Requests, cfg.Clients, pipeline, s.kind.Cluster), s.benchExtra...)
+		path := cfg.RedisBenchmarkPath
+		if len(s.benchPrefix) > 0 {
+			args = append(append(slices.Clone(s.benchPrefix[1:]), path), args...)
+			path = s.benchPrefix[0]
+		}
+		log.Info("benchmark", "server", s.kind.Name, "port", port, "test", test, "pipeline", pipeline)
+		before, cerr := processCPU(s.pid())
+		ms, err := runBenchmark(ctx, path, args, cfg.Timeout)
+		after, cerr2 := processCPU(s.pid())
+		if cerr == nil && cerr2 == nil && err == nil {
+			cpu := int64(after - before)
+			for i := range ms {
+				// One test per invocation: the CPU time is all its own.
+				ms[i].ServerCPU = &cpu
+			}
+		}
+		res.Results = append(res.Results, ms...)
+		switch {
+		case err != nil && ctx.Err() != nil:
+			res.Error = "interrupted: " + err.Error()
+			log.Warn("benchmark interrupted", "server", s.kind.Name, "pipeline", pipeline)
+			return res
+		case err != nil:
+			res.Error = err.Error()
+			log.Error("benchmark failed", "server", s.kind.Name, "test", test, "pipeline", pipeline, "err", err)
+			return res
+		}
 	}
 	return res
 }

@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -64,6 +65,25 @@ type serverKind struct {
 	// Durable is how a client makes its writes wait until k replicas
 	// hold them, for the durable-writes part.
 	Durable durableMode
+
+	// ExtraArgs and Env are added to every server's command line and
+	// environment (the TLS and recovery parts set them).
+	ExtraArgs []string
+	Env       []string
+	// Wrap, when set, is a command the server is started under, such
+	// as taskset -c 0; it must exec the server in its place, so that
+	// the process we watch is the server.
+	Wrap []string
+	// ReadyPoll, when set, is a fixed PING interval instead of the
+	// back-off, for the recovery part, which times the start-up.
+	// ReadyTimeout, when set, replaces readyTimeout.
+	ReadyPoll    time.Duration
+	ReadyTimeout time.Duration
+	// BenchPort, BenchExtra and BenchPrefix become the server's
+	// benchPort, benchExtra and benchPrefix.
+	BenchPort   int
+	BenchExtra  []string
+	BenchPrefix []string
 }
 
 // Node roles in a replication group.
@@ -178,7 +198,23 @@ type server struct {
 	// a standalone server; replPort is its replication listener, if any.
 	role     string
 	replPort int
+
+	// dir holds the server's files; a restart reuses it.
+	dir string
+	// started is just before the process was started, ready when it
+	// first answered PING.
+	started, ready time.Time
+
+	// How redis-benchmark reaches the server: benchPort, when set,
+	// instead of port (the TLS port), with benchExtra added to its
+	// arguments, and run under benchPrefix (taskset -c 1).
+	benchPort   int
+	benchExtra  []string
+	benchPrefix []string
 }
+
+// pid is the server's process id.
+func (s *server) pid() int { return s.cmd.Process.Pid }
 
 // addr is where clients (and redis-benchmark) connect.
 func (s *server) addr() string {
@@ -203,6 +239,12 @@ func startServer(ctx context.Context, kind serverKind, port, shards int, durabil
 	if err != nil {
 		return nil, err
 	}
+	return startServerIn(ctx, kind, port, shards, durability, root, dir, repl)
+}
+
+// startServerIn is startServer with the data directory given, which lets
+// a server be restarted on the files an earlier one left.
+func startServerIn(ctx context.Context, kind serverKind, port, shards int, durability, root, dir string, repl *replNode) (*server, error) {
 	// The log goes to a file rather than our stderr so that the table is
 	// not buried in server chatter; its tail is quoted if start-up fails.
 	logPath := filepath.Join(root, fmt.Sprintf("%s-%d.log", kind.Name, port))
@@ -211,15 +253,19 @@ func startServer(ctx context.Context, kind serverKind, port, shards int, durabil
 		return nil, err
 	}
 
-	args := kind.Args(port, shards, durability, dir)
-	var env []string
+	args := append(kind.Args(port, shards, durability, dir), kind.ExtraArgs...)
+	env := slices.Clone(kind.Env)
 	if repl != nil {
 		extra, e := kind.Replication(*repl)
 		args = append(args, extra...)
-		env = e
+		env = append(env, e...)
 	}
 	sctx, cancel := context.WithCancel(ctx)
-	cmd := exec.CommandContext(sctx, kind.Path, args...)
+	path, argv := kind.Path, args
+	if len(kind.Wrap) > 0 {
+		path, argv = kind.Wrap[0], append(append(slices.Clone(kind.Wrap[1:]), kind.Path), args...)
+	}
+	cmd := exec.CommandContext(sctx, path, argv...)
 	cmd.Dir = dir
 	if len(env) > 0 {
 		cmd.Env = append(os.Environ(), env...)
@@ -230,6 +276,7 @@ func startServer(ctx context.Context, kind serverKind, port, shards int, durabil
 	// SIGKILL if the process is still alive after WaitDelay.
 	cmd.Cancel = func() error { return cmd.Process.Signal(syscall.SIGTERM) }
 	cmd.WaitDelay = stopGrace
+	started := time.Now()
 	if err := cmd.Start(); err != nil {
 		cancel()
 		logFile.Close()
@@ -247,6 +294,12 @@ func startServer(ctx context.Context, kind serverKind, port, shards int, durabil
 		cmd:        cmd,
 		cancel:     cancel,
 		exited:     make(chan struct{}),
+		dir:        dir,
+		started:    started,
+
+		benchPort:   kind.BenchPort,
+		benchExtra:  kind.BenchExtra,
+		benchPrefix: kind.BenchPrefix,
 	}
 	if repl != nil {
 		s.role, s.replPort = repl.Role, repl.Listen
@@ -257,7 +310,11 @@ func startServer(ctx context.Context, kind serverKind, port, shards int, durabil
 		close(s.exited)
 	}()
 
-	if err := s.waitReady(ctx, readyTimeout); err != nil {
+	timeout := readyTimeout
+	if kind.ReadyTimeout > 0 {
+		timeout = kind.ReadyTimeout
+	}
+	if err := s.waitReady(ctx, timeout); err != nil {
 		s.stop()
 		return nil, err
 	}
@@ -271,9 +328,13 @@ func (s *server) waitReady(ctx context.Context, timeout time.Duration) error {
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	delay := 10 * time.Millisecond
+	if s.kind.ReadyPoll > 0 {
+		delay = s.kind.ReadyPoll
+	}
 	for {
 		err := ping(ctx, s.addr())
 		if err == nil {
+			s.ready = time.Now()
 			return nil
 		}
 		select {
@@ -289,6 +350,9 @@ func (s *server) waitReady(ctx context.Context, timeout time.Duration) error {
 		case <-time.After(delay):
 		}
 		delay = min(2*delay, 200*time.Millisecond)
+		if s.kind.ReadyPoll > 0 {
+			delay = s.kind.ReadyPoll
+		}
 	}
 }
 
