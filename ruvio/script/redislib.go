@@ -65,6 +65,7 @@ func (s *State) redisLib() *lua.LTable {
 		return 1
 	})
 	set("log", s.logLine)
+	set("acl_check_cmd", s.aclCheck)
 	set("setresp", func(L *lua.LState) int {
 		if L.GetTop() != 1 {
 			raise(L, "redis.setresp() requires one argument.")
@@ -141,6 +142,45 @@ func (s *State) logLine(L *lua.LState) int {
 	lv := [...]slog.Level{slog.LevelDebug, slog.LevelDebug, slog.LevelInfo, slog.LevelWarn}[level]
 	s.log.Log(context.Background(), lv, strings.Join(parts, " "), "source", "script")
 	return 0
+}
+
+// args converts the arguments of a redis lib call to a command line,
+// raising Redis's error when one is neither a string nor a number.
+func (s *State) args(L *lua.LState) [][]byte {
+	n := L.GetTop()
+	if n == 0 {
+		L.Error(errorTable(L, "ERR Please specify at least one argument for this redis lib call"), 0)
+	}
+	argv := make([][]byte, n)
+	for i := 1; i <= n; i++ {
+		switch v := L.Get(i).(type) {
+		case lua.LString:
+			argv[i-1] = []byte(v)
+		case lua.LNumber:
+			argv[i-1] = []byte(formatG(float64(v), 17))
+		default:
+			L.Error(errorTable(L, "ERR Lua redis lib command arguments must be strings or integers"), 0)
+		}
+	}
+	return argv
+}
+
+// aclCheck is redis.acl_check_cmd.
+func (s *State) aclCheck(L *lua.LState) int {
+	argv := s.args(L)
+	var ac ACLChecker
+	if s.run != nil {
+		ac, _ = s.run.bridge.(ACLChecker)
+	}
+	if ac == nil {
+		raise(L, "redis.acl_check_cmd can only be called inside a script invocation")
+	}
+	allowed, known := ac.CheckACL(argv)
+	if !known {
+		raise(L, "Invalid command passed to redis.acl_check_cmd()")
+	}
+	L.Push(lua.LBool(allowed))
+	return 1
 }
 
 // call is redis.call (raise) and redis.pcall: the arguments become a

@@ -52,3 +52,28 @@ func TestSandboxAndErrorsInRedisWords(t *testing.T) {
 		}
 	}
 }
+
+// The globals and library functions scripts see are Redis 7.0's
+// (redis-server's own lists, from pairs), and pairs works on the
+// read-only tables.
+func TestGlobalsAreRedisOnes(t *testing.T) {
+	list := func(tbl string) string {
+		return "local t = {} for k,v in pairs(" + tbl + ") do table.insert(t, k) end table.sort(t) return table.concat(t, ' ')"
+	}
+	cases := []struct{ body, want string }{
+		{list("_G"), "ARGV KEYS _G _VERSION assert bit cjson cmsgpack collectgarbage coroutine error gcinfo getmetatable ipairs load loadstring math next pairs pcall rawequal rawget rawset redis select setmetatable string struct table tonumber tostring type unpack xpcall"},
+		{list("string"), "byte char dump find format gfind gmatch gsub len lower match rep reverse sub upper"},
+		{list("table"), "concat foreach foreachi getn insert maxn remove setn sort"},
+		{list("math"), "abs acos asin atan atan2 ceil cos cosh deg exp floor fmod frexp huge ldexp log log10 max min mod modf pi pow rad random randomseed sin sinh sqrt tan tanh"},
+		{"return ('x'):rep(3) .. string.upper('a')", "xxxA"},
+		{"local n = 0 table.foreach({a=1, b=2}, function(k, v) n = n + v end) return tostring(n)", "3"},
+		{"return _VERSION", "Lua 5.1"},
+	}
+	for _, c := range cases {
+		got := eval(t, c.body, 2, nil, nil, nil)
+		want := "$" + itoa(len(c.want)) + "\r\n" + c.want + "\r\n"
+		if got != want {
+			t.Errorf("%s\n got %q\nwant %q", c.body, got, want)
+		}
+	}
+}

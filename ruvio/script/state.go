@@ -18,6 +18,13 @@ type Bridge interface {
 	Call(argv [][]byte, proto int) []byte
 }
 
+// ACLChecker is what a Bridge also implements to answer
+// redis.acl_check_cmd: whether the script's user may run argv, and
+// whether the command exists at all.
+type ACLChecker interface {
+	CheckACL(argv [][]byte) (allowed, known bool)
+}
+
 // State is one sandboxed Lua state with the redis API and Redis's
 // libraries loaded. A state runs one script at a time; Pool keeps them
 // for reuse.
@@ -31,6 +38,9 @@ type State struct {
 	rand      lrand48
 	handler   *lua.LFunction
 	protected map[*lua.LTable]bool
+	// real maps each read-only view to the table it shows, so that
+	// pairs and next see the contents.
+	real map[*lua.LTable]*lua.LTable
 
 	// Per run.
 	run     *runState
@@ -63,23 +73,26 @@ var libraries = map[string]func(*lua.LState) *lua.LTable{}
 // create or change.
 func NewState(o Options) *State {
 	L := lua.NewState(lua.Options{SkipOpenLibs: true})
-	s := &State{L: L, version: o.Version, log: o.Log, protected: map[*lua.LTable]bool{}}
+	s := &State{L: L, version: o.Version, log: o.Log, protected: map[*lua.LTable]bool{}, real: map[*lua.LTable]*lua.LTable{}}
 	if s.log == nil {
 		s.log = slog.Default()
 	}
 	for _, lib := range []struct {
 		name string
 		fn   lua.LGFunction
-	}{{lua.BaseLibName, lua.OpenBase}, {lua.TabLibName, lua.OpenTable}, {lua.StringLibName, lua.OpenString}, {lua.MathLibName, lua.OpenMath}} {
+	}{{lua.BaseLibName, lua.OpenBase}, {lua.TabLibName, lua.OpenTable}, {lua.StringLibName, lua.OpenString},
+		{lua.MathLibName, lua.OpenMath}, {lua.CoroutineLibName, lua.OpenCoroutine}} {
 		L.Push(L.NewFunction(lib.fn))
 		L.Push(lua.LString(lib.name))
 		L.Call(1, 0)
 	}
 	g := L.G.Global
 	// What Redis removes, and what gopher-lua adds that Lua 5.1 lacks.
-	for _, name := range []string{"dofile", "loadfile", "print", "_printregs", "module", "require", "newproxy", "collectgarbage", "gcinfo"} {
+	for _, name := range []string{"dofile", "loadfile", "print", "_printregs", "module", "require", "newproxy",
+		"getfenv", "setfenv", "_GOPHER_LUA_VERSION"} {
 		g.RawSetString(name, lua.LNil)
 	}
+	s.openCompat(g)
 	s.openMath(g)
 	s.rand.seed(int32(rand.Uint32()))
 	s.openToString(g)
@@ -88,6 +101,8 @@ func NewState(o Options) *State {
 		g.RawSetString(name, open(L))
 	}
 	g.RawSetString("rawset", L.NewFunction(s.rawset))
+	g.RawSetString("next", L.NewFunction(s.next))
+	g.RawSetString("pairs", L.NewFunction(s.pairs))
 	s.genv = g
 	s.handler = L.NewFunction(s.errorHandler)
 	s.keys, s.argv = L.NewTable(), L.NewTable()
@@ -113,6 +128,7 @@ func (s *State) protect() {
 		L.SetMetatable(p, mt)
 		s.protected[p] = true
 		s.protected[real] = true
+		s.real[p] = real
 		return p
 	}
 	var libs []string
@@ -134,11 +150,12 @@ func (s *State) protect() {
 	s.genv.RawSetString("_G", s.env)
 	s.genv.RawSetString("KEYS", s.keys)
 	s.genv.RawSetString("ARGV", s.argv)
-	// The strings' metatable reaches the string library through its
-	// read-only view too.
-	if mt, ok := L.GetMetatable(lua.LString("")).(*lua.LTable); ok {
-		mt.RawSetString("__index", s.genv.RawGetString("string"))
-	}
+	// Strings get a metatable of their own reaching the string library
+	// through its read-only view (gopher-lua uses the library table
+	// itself, which would show an __index entry).
+	smt := L.NewTable()
+	smt.RawSetString("__index", s.genv.RawGetString("string"))
+	L.SetMetatable(lua.LString(""), smt)
 }
 
 // rawset is Lua's, refusing the protected tables.
@@ -151,6 +168,34 @@ func (s *State) rawset(L *lua.LState) int {
 	L.RawSet(t, L.CheckAny(2), L.CheckAny(3))
 	L.Push(t)
 	return 1
+}
+
+// next is Lua's, reading a read-only view's table.
+func (s *State) next(L *lua.LState) int {
+	t := L.CheckTable(1)
+	if r := s.real[t]; r != nil {
+		t = r
+	}
+	k, v := t.Next(L.Get(2))
+	if k == lua.LNil {
+		L.Push(lua.LNil)
+		return 1
+	}
+	L.Push(k)
+	L.Push(v)
+	return 2
+}
+
+// pairs is Lua's, iterating a read-only view's table.
+func (s *State) pairs(L *lua.LState) int {
+	t := L.CheckTable(1)
+	if r := s.real[t]; r != nil {
+		t = r
+	}
+	L.Push(s.genv.RawGetString("next"))
+	L.Push(t)
+	L.Push(lua.LNil)
+	return 3
 }
 
 // Close releases the state.

@@ -120,6 +120,7 @@ func scriptSpecs() []*command.Spec {
 			ext("exists", -3, command.NoScript, "slow scripting", cmdScriptExists),
 			ext("flush", -2, command.NoScript, "slow scripting", cmdScriptFlush),
 			ext("kill", 2, command.NoScript, "slow scripting", cmdScriptKill),
+			ext("debug", 3, command.NoScript, "slow scripting", cmdScriptDebug),
 			ext("help", 2, load|stale, "slow scripting", cmdScriptHelp),
 		),
 	}
@@ -342,6 +343,19 @@ func cmdScriptKill(c *conn, args [][]byte) {
 		r.cancel()
 	}
 	c.w.OK()
+}
+
+// cmdScriptDebug accepts NO, the mode every script runs in: ruvio has no
+// Lua debugger, so YES and SYNC are refused rather than acknowledged.
+func cmdScriptDebug(c *conn, args [][]byte) {
+	switch {
+	case command.Eq(args[2], "no"):
+		c.w.OK()
+	case command.Eq(args[2], "yes"), command.Eq(args[2], "sync"):
+		c.w.Error("ERR ruvio has no Lua debugger: only SCRIPT DEBUG NO is supported")
+	default:
+		c.w.Error("ERR Use SCRIPT DEBUG YES/SYNC/NO")
+	}
 }
 
 func cmdScriptHelp(c *conn, args [][]byte) {

@@ -210,3 +210,18 @@ func hasArg(argv [][]byte, word string) bool {
 	}
 	return false
 }
+
+// CheckACL answers redis.acl_check_cmd for the script's user.
+func (b *scriptBridge) CheckACL(argv [][]byte) (allowed, known bool) {
+	spec := b.c.srv.table.Lookup(argv[0])
+	if spec == nil {
+		return false, false
+	}
+	run := spec
+	if spec.Subcommands != nil && len(argv) > 1 {
+		if run = spec.LookupSub(argv[1]); run == nil {
+			return false, false
+		}
+	}
+	return b.c.checkACL(spec, run, argv) == "", true
+}

@@ -104,6 +104,14 @@ var scriptCases = [][]any{
 	ev("return {bit.band(0xff, 0x0f), bit.bor(1, 2), bit.bxor(3, 1), bit.lshift(1, 31), bit.tohex(-1), bit.bswap(0x01020304), bit.tobit(2^32 + 1)}"),
 	ev("return struct.pack('>I2i4', 258, -1)"), ev("return {struct.unpack('>I2i4', struct.pack('>I2i4', 258, -1))}"),
 	ev("return struct.size('!4 b i d')"), ev("return struct.pack('q', 1)"),
+	// Globals and library contents, redis.acl_check_cmd, SCRIPT DEBUG.
+	ev("local t = {} for k in pairs(_G) do if k ~= '__redis__err__handler' then table.insert(t, k) end end table.sort(t) return t"),
+	ev("local t = {} for k in pairs(string) do table.insert(t, k) end table.sort(t) return t"),
+	ev("local t = {} for k in pairs(table) do table.insert(t, k) end table.sort(t) return t"),
+	ev("local t = {} for k in pairs(redis) do table.insert(t, k) end table.sort(t) return t"),
+	ev("return {redis.acl_check_cmd('get', 'x'), redis.acl_check_cmd('set', 'x', 'y')}"),
+	ev("return redis.acl_check_cmd('nosuch')"), ev("return redis.acl_check_cmd()"),
+	{"SCRIPT", "DEBUG", "NO"}, {"SCRIPT", "DEBUG", "foo"}, {"SCRIPT", "DEBUG"},
 	// Commands the server implements, from a script.
 	ev("return redis.call('ping')"), ev("return redis.call('echo', 'hi')"), ev("return redis.call('select', 0)"),
 	ev("return redis.call('publish', 'ch', 'x')"), ev("return #redis.call('time')"),
