@@ -20,7 +20,7 @@ const (
 )
 
 // MaxMemoryNoEviction refuses writes that would grow memory past maxmemory.
-// It is the only policy implemented so far.
+// The other policies (memoryPolicies) evict keys first, as Redis's do.
 const MaxMemoryNoEviction = "noeviction"
 
 // Log levels and formats accepted by log_level and log_format.
@@ -45,9 +45,10 @@ const (
 // them.
 var (
 	durabilities   = []string{DurabilityMemory, DurabilityEverysec, DurabilityAlways, DurabilitySnapshot}
-	memoryPolicies = []string{MaxMemoryNoEviction}
-	logLevels      = []string{LogDebug, LogInfo, LogWarn, LogError}
-	logFormats     = []string{LogText, LogJSON}
+	memoryPolicies = []string{"volatile-lru", "volatile-lfu", "volatile-random", "volatile-ttl",
+		"allkeys-lru", "allkeys-lfu", "allkeys-random", MaxMemoryNoEviction}
+	logLevels  = []string{LogDebug, LogInfo, LogWarn, LogError}
+	logFormats = []string{LogText, LogJSON}
 )
 
 // Config is the data node's configuration. The toml tags are the keys of the
@@ -87,9 +88,17 @@ type Config struct {
 	// from the file through fileDoc, which accepts "100mb" as well as
 	// integers, hence the skip tag here.
 	MaxMemory int64 `toml:"-"`
-	// MaxMemoryPolicy says what happens at the limit; only
-	// MaxMemoryNoEviction exists for now.
+	// MaxMemoryPolicy says what happens at the limit: Redis's policies,
+	// MaxMemoryNoEviction or one that evicts keys.
 	MaxMemoryPolicy string `toml:"maxmemory_policy"`
+	// MaxMemorySamples is how many keys eviction samples to pick each
+	// victim, Redis's maxmemory-samples.
+	MaxMemorySamples int `toml:"maxmemory_samples"`
+	// LFULogFactor and LFUDecayTime shape the access-frequency counter of
+	// the LFU policies: how slowly it grows with accesses, and after how
+	// many idle minutes it drops by one (0 never), as in Redis.
+	LFULogFactor int `toml:"lfu_log_factor"`
+	LFUDecayTime int `toml:"lfu_decay_time"`
 	// MaxClients caps the number of connected clients.
 	MaxClients int `toml:"maxclients"`
 	// Timeout closes a client idle for this many seconds; 0 disables it.
@@ -211,6 +220,9 @@ func Default() *Config {
 		Auth:                     "",
 		MaxMemory:                0,
 		MaxMemoryPolicy:          MaxMemoryNoEviction,
+		MaxMemorySamples:         5,
+		LFULogFactor:             10,
+		LFUDecayTime:             1,
 		MaxClients:               10000,
 		Timeout:                  0,
 		BusyReplyThreshold:       5000,

@@ -164,7 +164,8 @@ func TestLoadEveryEnvVar(t *testing.T) {
 	env := map[string]string{
 		"RUVIO_BIND": "0.0.0.0", "RUVIO_PORT": "7001", "RUVIO_SHARDS": "8", "RUVIO_DATA_DIR": "/d",
 		"RUVIO_DURABILITY": "always", "RUVIO_AUTH": "pw", "RUVIO_MAXMEMORY": "2gb",
-		"RUVIO_MAXMEMORY_POLICY": "noeviction", "RUVIO_MAXCLIENTS": "5", "RUVIO_TIMEOUT": "30", "RUVIO_BUSY_REPLY_THRESHOLD": "250",
+		"RUVIO_MAXMEMORY_POLICY": "AllKeys-LFU", "RUVIO_MAXMEMORY_SAMPLES": "10", "RUVIO_LFU_LOG_FACTOR": "20", "RUVIO_LFU_DECAY_TIME": "0",
+		"RUVIO_MAXCLIENTS": "5", "RUVIO_TIMEOUT": "30", "RUVIO_BUSY_REPLY_THRESHOLD": "250",
 		"RUVIO_PROTO_MAX_BULK_LEN": "2mb", "RUVIO_CLIENT_QUERY_BUFFER_LIMIT": "4194304",
 		"RUVIO_ENABLE_DEBUG_COMMAND": "yes", "RUVIO_PROTECTED_MODE": "no", "RUVIO_HZ": "100", "RUVIO_LOG_LEVEL": "warn", "RUVIO_LOG_FORMAT": "json",
 		"RUVIO_SAVE": "60 1", "RUVIO_WAL_SEGMENT_BYTES": "1mb", "RUVIO_WAL_SNAPSHOT_BYTES": "0",
@@ -188,7 +189,7 @@ func TestLoadEveryEnvVar(t *testing.T) {
 	}
 	want := &Config{
 		Bind: "0.0.0.0", Port: 7001, Shards: 8, DataDir: "/d", Durability: "always", Auth: "pw",
-		MaxMemory: 2 << 30, MaxMemoryPolicy: "noeviction", MaxClients: 5, Timeout: 30, BusyReplyThreshold: 250,
+		MaxMemory: 2 << 30, MaxMemoryPolicy: "allkeys-lfu", MaxMemorySamples: 10, LFULogFactor: 20, LFUDecayTime: 0, MaxClients: 5, Timeout: 30, BusyReplyThreshold: 250,
 		ProtoMaxBulkLen: 2 << 20, ClientQueryBufferLimit: 4 << 20, EnableDebugCommand: true, ProtectedMode: false,
 		Hz: 100, LogLevel: "warn", LogFormat: "json",
 		Save: "60 1", WALSegmentBytes: 1 << 20, WALSnapshotBytes: 0, Threads: 3,

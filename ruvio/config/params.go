@@ -65,6 +65,10 @@ func (f field) set(c *Config, value string) error {
 	}
 	if f.check != nil {
 		if msg := f.check(&scratch); msg != "" {
+			if f.enum != nil {
+				// Redis's wording for its enumerated parameters.
+				return errors.New("argument(s) " + msg)
+			}
 			return errors.New("argument " + msg)
 		}
 	}

@@ -19,6 +19,9 @@ type Entry struct {
 	// for OBJECT IDLETIME. It is no part of the value: snapshots, digests
 	// and replication ignore it.
 	Access int64
+	// Freq is the access-frequency counter an LFU maxmemory policy keeps
+	// (see LFU); like Access it is no part of the value.
+	Freq uint8
 }
 
 // DB is the keyspace of one shard.
@@ -63,6 +66,10 @@ type DB struct {
 	// keys whose time ran out go only when a command looks them up.
 	ActiveExpireOff bool
 
+	// LFU, when set, tells lookups whether to keep access-frequency
+	// counters and how (evict.go).
+	LFU *LFU
+
 	cow     *cowState // a snapshot in progress, or nil
 	watched map[string]*watch
 	waiters map[string][]chan struct{}
@@ -73,6 +80,7 @@ type DB struct {
 // Stats are counters INFO stats reports.
 type Stats struct {
 	ExpiredKeys    int64
+	EvictedKeys    int64
 	KeyspaceHits   int64
 	KeyspaceMisses int64
 }
@@ -119,7 +127,7 @@ func (db *DB) Get(key string) *Entry {
 		}
 		return nil
 	}
-	e.Access = now
+	db.accessed(e, now)
 	return e
 }
 
@@ -170,15 +178,16 @@ func (db *DB) SetWithExpiry(key string, val any, expireAt int64) *Entry {
 	}
 	e := m[key]
 	if e == nil {
-		e = &Entry{}
+		e = &Entry{Freq: LFUInit, Access: db.Now()}
 		m[key] = e
 		db.count++
 		if db.OnNew != nil && !db.Loading {
 			db.OnNew(key)
 		}
+	} else {
+		db.accessed(e, db.Now())
 	}
 	e.Val = val
-	e.Access = db.Now()
 	db.setExpiry(key, e, expireAt)
 	db.Touch(key)
 	return e

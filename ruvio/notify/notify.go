@@ -25,7 +25,7 @@ const (
 	Hash                       // h
 	Zset                       // z
 	Expired                    // x: a key whose time ran out was deleted
-	Evicted                    // e: never sent, ruvio does not evict
+	Evicted                    // e: a key was evicted for maxmemory
 	Stream                     // t
 	KeyMiss                    // m: never sent by ruvio (see docs)
 	Module                     // d: no modules, never sent

@@ -16,6 +16,7 @@ func (s *Server) applyTunables(t config.Tunables) {
 	s.slowMaxLen.Store(t.SlowlogMaxLen)
 	s.latency().threshold.Store(t.LatencyMonitorThreshold)
 	s.notifyMask.Store(uint32(t.NotifyKeyspaceEvents))
+	s.applyEviction(s.cfg)
 }
 
 // logSlow adds a command that ran for d to the slow log if it was slow

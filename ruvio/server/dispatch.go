@@ -171,14 +171,15 @@ func (c *conn) memoryRefusal(spec, run *command.Spec) string {
 	return c.srv.checkMemory(run)
 }
 
-// checkMemory refuses commands that may grow memory while the node is over
-// maxmemory (policy noeviction).
+// checkMemory lets a command that may grow memory run only once the node
+// is under maxmemory, evicting keys first under an evicting policy
+// (evict.go), and refuses it when nothing more can be evicted.
 func (s *Server) checkMemory(spec *command.Spec) string {
 	if spec.Flags&command.DenyOOM == 0 {
 		return ""
 	}
 	max := s.maxMemory()
-	if max > 0 && s.usedMem.Load() > max {
+	if max > 0 && s.memoryEstimate() > max && s.freeMemory(max) == evictNoMemory {
 		return "OOM command not allowed when used memory > 'maxmemory'."
 	}
 	return ""

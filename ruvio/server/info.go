@@ -78,6 +78,7 @@ func (s *Server) infoSection(sec string, c *conn) [][2]string {
 		for _, sh := range s.shards {
 			sh.Lock()
 			st.ExpiredKeys += sh.DB().Stats.ExpiredKeys
+			st.EvictedKeys += sh.DB().Stats.EvictedKeys
 			st.KeyspaceHits += sh.DB().Stats.KeyspaceHits
 			st.KeyspaceMisses += sh.DB().Stats.KeyspaceMisses
 			sh.Unlock()
@@ -91,7 +92,7 @@ func (s *Server) infoSection(sec string, c *conn) [][2]string {
 			kv("total_net_input_bytes", s.stats.netInput.Load()),
 			kv("total_net_output_bytes", s.stats.netOutput.Load()),
 			kv("rejected_connections", s.stats.rejected.Load()),
-			kv("expired_keys", st.ExpiredKeys), kv("evicted_keys", 0),
+			kv("expired_keys", st.ExpiredKeys), kv("evicted_keys", st.EvictedKeys),
 			kv("keyspace_hits", st.KeyspaceHits), kv("keyspace_misses", st.KeyspaceMisses),
 			kv("pubsub_channels", ch), kv("pubsub_patterns", pat),
 			kv("tracking_total_keys", tkeys), kv("tracking_total_items", titems),
@@ -159,11 +160,19 @@ func humanBytes(n int64) string {
 var memSample = []metrics.Sample{{Name: "/memory/classes/heap/objects:bytes"}}
 
 // sampleMemory refreshes used memory from the runtime's live heap bytes,
-// which is what maxmemory is compared against. runtime/metrics does not
-// stop the world, so reading it every tick is cheap.
+// which is what maxmemory is compared against, and the eviction settings
+// (evict.go). runtime/metrics does not stop the world, so reading it
+// every tick is cheap.
 func (s *Server) sampleMemory() {
+	// The collector's cycle is read before the heap, so a cycle that ends
+	// in between is not taken as already reflected in the sample.
+	cycle := gcCycle()
 	metrics.Read(memSample)
 	if memSample[0].Value.Kind() == metrics.KindUint64 {
 		s.usedMem.Store(int64(memSample[0].Value.Uint64()))
 	}
+	s.evictState().noteGC(cycle)
+	s.cfgMu.RLock()
+	s.applyEviction(s.cfg)
+	s.cfgMu.RUnlock()
 }

@@ -73,15 +73,20 @@ func (s *Server) latency() *latencyMonitor {
 // observeLatency records a command that took d under its event, "command"
 // or "fast-command", when it reached the threshold.
 func (s *Server) observeLatency(run *command.Spec, d time.Duration) {
+	event := "command"
+	if run.Flags&command.Fast != 0 {
+		event = "fast-command"
+	}
+	s.observeEvent(event, d)
+}
+
+// observeEvent records that event took d, when d reached the threshold.
+func (s *Server) observeEvent(event string, d time.Duration) {
 	m := s.latency()
 	th := m.threshold.Load()
 	ms := d.Milliseconds()
 	if th == 0 || ms < th {
 		return
-	}
-	event := "command"
-	if run.Flags&command.Fast != 0 {
-		event = "fast-command"
 	}
 	m.mu.Lock()
 	defer m.mu.Unlock()

@@ -68,6 +68,8 @@ type Shard struct {
 	// mu; they are published, in order, once mu is released.
 	notes   notify.Buffer
 	publish func([]notify.Event)
+	// lfu is the keyspace's access-frequency settings (evict.go).
+	lfu keyspace.LFU
 	// running is the context of the client command holding mu, or nil:
 	// keyspace hooks use it to tell a client's own writes from others'
 	// (CLIENT TRACKING NOLOOP).
@@ -90,6 +92,7 @@ type LogSubscriber interface {
 func New(id int, r slots.Range, log *slog.Logger) *Shard {
 	sh := &Shard{ID: id, Slots: r, log: log}
 	sh.db = keyspace.New(clock.NowMs)
+	sh.db.LFU = &sh.lfu
 	sh.db.OnExpire = func(key string) {
 		// A key that expires is deleted everywhere through the log, like
 		// Redis propagating DEL, so replicas never decide on their own.

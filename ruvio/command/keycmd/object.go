@@ -21,7 +21,10 @@ const (
 	sharedRefcount     = 2147483647
 )
 
-const errFreqNotLFU = "ERR An LFU maxmemory policy is not selected, access frequency not tracked. Please note that when switching between policies at runtime LRU and LFU data will take some time to adjust."
+const (
+	errFreqNotLFU = "ERR An LFU maxmemory policy is not selected, access frequency not tracked. Please note that when switching between policies at runtime LRU and LFU data will take some time to adjust."
+	errIdleLFU    = "ERR An LFU maxmemory policy is selected, idle time not tracked. Please note that when switching between policies at runtime LRU and LFU data will take some time to adjust."
+)
 
 // objectSpec is the OBJECT container and its subcommands.
 func objectSpec() *command.Spec {
@@ -106,20 +109,32 @@ func objectEncoding(c *command.Ctx) {
 	}
 }
 
-// objectFreq is OBJECT FREQ key: ruvio evicts nothing by access
-// frequency, so it answers as Redis does without an LFU policy.
+// objectFreq is OBJECT FREQ key: the key's logarithmic access counter,
+// which only an LFU maxmemory policy keeps, as in Redis.
 func objectFreq(c *command.Ctx) {
-	if _, _, ok := objectLookup(c); ok {
-		c.W.Error(errFreqNotLFU)
+	if _, _, ok := objectLookup(c); !ok {
+		return
 	}
+	if !c.DB.LFU.On() {
+		c.W.Error(errFreqNotLFU)
+		return
+	}
+	c.W.Int(int64(c.DB.Freq(c.DB.Peek(string(c.Args[2])))))
 }
 
 // objectIdletime is OBJECT IDLETIME key: whole seconds since the key was
-// last stored or looked up.
+// last stored or looked up. Under an LFU policy Redis keeps no idle time
+// and refuses, and so does ruvio.
 func objectIdletime(c *command.Ctx) {
-	if _, at, ok := objectLookup(c); ok {
-		c.W.Int(max(c.Now-at, 0) / 1000)
+	_, at, ok := objectLookup(c)
+	if !ok {
+		return
 	}
+	if c.DB.LFU.On() {
+		c.W.Error(errIdleLFU)
+		return
+	}
+	c.W.Int(max(c.Now-at, 0) / 1000)
 }
 
 // objectRefcount is OBJECT REFCOUNT key: Redis shares the objects of the

@@ -1,0 +1,157 @@
+package keyspace
+
+import (
+	"fmt"
+	"testing"
+)
+
+func TestLFUIncr(t *testing.T) {
+	tests := []struct {
+		counter uint8
+		factor  int64
+		r       float64
+		want    uint8
+	}{
+		{0, 10, 0.99, 1}, // below the initial value it always grows
+		{5, 10, 0.99, 6}, // at the initial value too: p = 1
+		{6, 10, 0.05, 7}, // p = 1/11
+		{6, 10, 0.1, 6},  // r above p
+		{15, 10, 0.009, 16},
+		{15, 10, 0.01, 15}, // p = 1/101
+		{15, 0, 0.99, 16},  // factor 0: every access counts
+		{255, 0, 0, 255},   // the ceiling
+	}
+	for _, tc := range tests {
+		if got := LFUIncr(tc.counter, tc.factor, tc.r); got != tc.want {
+			t.Errorf("LFUIncr(%d, %d, %v) = %d, want %d", tc.counter, tc.factor, tc.r, got, tc.want)
+		}
+	}
+}
+
+func TestLFUDecay(t *testing.T) {
+	const min = 60000
+	tests := []struct {
+		counter     uint8
+		last, now   int64
+		decay, want int64
+	}{
+		{10, 0, 59999, 1, 10},
+		{10, 0, min, 1, 9},
+		{10, 0, 3 * min, 1, 7},
+		{10, 0, 3 * min, 2, 9},
+		{10, 0, 30 * min, 1, 0},
+		{10, 0, 30 * min, 0, 10}, // decay time 0: never
+		{10, 5 * min, 0, 1, 10},  // a clock that went back
+	}
+	for _, tc := range tests {
+		if got := LFUDecay(tc.counter, tc.last, tc.now, tc.decay); int64(got) != tc.want {
+			t.Errorf("LFUDecay(%d, %d, %d, %d) = %d, want %d", tc.counter, tc.last, tc.now, tc.decay, got, tc.want)
+		}
+	}
+}
+
+func TestPolicyByName(t *testing.T) {
+	tests := []struct {
+		name string
+		want Policy
+		ok   bool
+	}{
+		{"volatile-lru", Policy{true, ByIdle}, true},
+		{"allkeys-lru", Policy{false, ByIdle}, true},
+		{"volatile-lfu", Policy{true, ByFreq}, true},
+		{"allkeys-lfu", Policy{false, ByFreq}, true},
+		{"volatile-random", Policy{true, ByRandom}, true},
+		{"allkeys-random", Policy{false, ByRandom}, true},
+		{"volatile-ttl", Policy{true, ByTTL}, true},
+		{"noeviction", Policy{}, false},
+	}
+	for _, tc := range tests {
+		if got, ok := PolicyByName(tc.name); got != tc.want || ok != tc.ok {
+			t.Errorf("PolicyByName(%q) = %v, %v", tc.name, got, ok)
+		}
+	}
+}
+
+// Score orders candidates as each policy wants: the winner is the one
+// with the higher score.
+func TestScoreOrders(t *testing.T) {
+	const now = 10 * 60000
+	tests := []struct {
+		name          string
+		p             Policy
+		first, second Entry
+	}{
+		{"lru: idle longer", Policy{false, ByIdle}, Entry{Access: 1000}, Entry{Access: 5000}},
+		{"lfu: rarer", Policy{false, ByFreq}, Entry{Freq: 3, Access: now}, Entry{Freq: 9, Access: now - 5}},
+		{"lfu: equal, idle longer", Policy{false, ByFreq}, Entry{Freq: 5, Access: now - 5}, Entry{Freq: 5, Access: now}},
+		{"lfu: decayed", Policy{false, ByFreq}, Entry{Freq: 9, Access: 0}, Entry{Freq: 6, Access: now}},
+		{"ttl: sooner", Policy{true, ByTTL}, Entry{ExpireAt: now + 10}, Entry{ExpireAt: now + 20}},
+		{"expired beats all", Policy{false, ByIdle}, Entry{ExpireAt: now, Access: now}, Entry{Access: 0}},
+	}
+	for _, tc := range tests {
+		a, b := tc.p.Score(&tc.first, now, 1), tc.p.Score(&tc.second, now, 1)
+		if a <= b {
+			t.Errorf("%s: score %d, want above %d", tc.name, a, b)
+		}
+	}
+}
+
+// A volatile policy picks only keys with a time to live; volatile-ttl the
+// nearest expiry among those sampled, which with every key sampled is the
+// nearest of all.
+func TestCandidate(t *testing.T) {
+	now := int64(1_000_000)
+	db := New(func() int64 { return now })
+	for i := range 50 {
+		db.Set(fmt.Sprint("p", i), []byte("v"))
+	}
+	if _, _, ok := db.Candidate(Policy{true, ByIdle}, 5); ok {
+		t.Fatal("a volatile policy found a candidate among keys without TTL")
+	}
+	for i := range 10 {
+		db.SetWithExpiry(fmt.Sprint("v", i), []byte("v"), now+int64(1000-i))
+	}
+	for range 20 {
+		k, _, ok := db.Candidate(Policy{true, ByRandom}, 5)
+		if !ok || k[0] != 'v' {
+			t.Fatalf("volatile-random picked %q %v", k, ok)
+		}
+	}
+	if k, _, _ := db.Candidate(Policy{true, ByTTL}, 64); k != "v9" {
+		t.Errorf("volatile-ttl with every key sampled picked %q, want v9", k)
+	}
+	n := 0
+	db.Sample(100, false, func(string, *Entry) { n++ })
+	if n != 60 {
+		t.Errorf("Sample(100) of 60 keys gave %d", n)
+	}
+	if !db.Evict("p1") || db.Evict("p1") || db.Stats.EvictedKeys != 1 || db.Len() != 59 {
+		t.Errorf("Evict: stats %+v, len %d", db.Stats, db.Len())
+	}
+}
+
+// Only an LFU policy keeps counters; a new key starts at LFUInit and
+// accesses raise it.
+func TestLFUCounting(t *testing.T) {
+	now := int64(0)
+	db := New(func() int64 { return now })
+	db.LFU = &LFU{}
+	db.Set("k", []byte("v"))
+	for range 100 {
+		db.Get("k")
+	}
+	if f := db.raw("k").Freq; f != LFUInit {
+		t.Errorf("without an LFU policy the counter moved to %d", f)
+	}
+	db.LFU.Set(true, 0, 1)
+	for range 100 {
+		db.Get("k")
+	}
+	if f := db.Freq(db.raw("k")); f != LFUInit+100 {
+		t.Errorf("factor 0, 100 accesses: counter %d, want %d", f, LFUInit+100)
+	}
+	now += 10 * 60000
+	if f := db.Freq(db.raw("k")); f != LFUInit+90 {
+		t.Errorf("after 10 minutes: counter %d, want %d", f, LFUInit+90)
+	}
+}

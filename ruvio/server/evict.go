@@ -1,0 +1,210 @@
+package server
+
+import (
+	"runtime"
+	"runtime/metrics"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/ruvio/ruvio/ruvio/command/memcmd"
+	"github.com/ruvio/ruvio/ruvio/config"
+	"github.com/ruvio/ruvio/ruvio/keyspace"
+	"github.com/ruvio/ruvio/ruvio/replication"
+)
+
+// How eviction measures memory.
+//
+// Used memory is the Go heap's object bytes (sampleMemory), read from
+// runtime/metrics every tick. That figure is fine for INFO but has two
+// flaws as the gauge eviction steers by: it is up to a tick old, and a
+// key that was evicted stays in it until the garbage collector has run
+// and swept, so an eviction loop that re-read it would see no progress
+// and evict everything. Eviction therefore keeps a running estimate: the
+// last sample less the estimated sizes of the keys evicted since the
+// collector's last cycle. When the cycle count moves on, the sample
+// reflects those frees and the count starts again from zero. Garbage
+// that commands leave behind still counts until a collection, so under a
+// heavy write load eviction errs towards evicting somewhat more than
+// strictly needed, never towards running out of memory; a tick's worth
+// of writes may overshoot the limit before the next sample sees them.
+//
+// That garbage can be far more than the headroom: the collector lets the
+// heap grow to twice what was live before it runs, so a node whose limit
+// is near its live data would evict most of it for garbage's sake. So a
+// client that finds the node over the limit first has the collector run,
+// at most once per forcedGCInterval, and takes a fresh sample; only what
+// is still over after that is evicted. A forced collection costs the
+// client that waits for it a pause proportional to the live heap, which
+// is the price of a limit on live data in a collected runtime.
+
+// evictState is a server's eviction bookkeeping, kept beside the Server
+// (like its LATENCY state) so that eviction is self-contained.
+type evictState struct {
+	// mu lets one client evict at a time: two clients evicting for the
+	// same excess would free it twice.
+	mu sync.Mutex
+	// freed is the estimated bytes evicted since GC cycle gcCycle.
+	freed   atomic.Int64
+	gcCycle atomic.Uint64
+	// next is the shard the next eviction starts from, so shards take
+	// turns.
+	next atomic.Uint32
+	// settings is the policy in force, refreshed by applyEviction.
+	settings atomic.Pointer[evictSettings]
+	// lastGC is when eviction last had the collector run (guarded by mu).
+	lastGC time.Time
+}
+
+// forcedGCInterval is the least time between two collections eviction
+// forces on finding the node over the limit, minGCInterval between two it
+// forces while evicting (see freeMemory).
+const (
+	forcedGCInterval = 100 * time.Millisecond
+	minGCInterval    = 10 * time.Millisecond
+)
+
+// evictSettings are the maxmemory-policy settings eviction reads.
+type evictSettings struct {
+	policy  keyspace.Policy
+	evicts  bool // false for noeviction
+	samples int
+}
+
+var allEvict sync.Map // *Server -> *evictState
+
+func (s *Server) evictState() *evictState {
+	if st, ok := allEvict.Load(s); ok {
+		return st.(*evictState)
+	}
+	st, _ := allEvict.LoadOrStore(s, &evictState{})
+	return st.(*evictState)
+}
+
+// applyEviction takes the eviction settings from cfg: the policy and its
+// sample count for eviction, and the LFU settings for every shard's
+// keyspace (whose counters an LFU policy keeps on each access). Called
+// with cfg not changing underneath: at start, on each tick, and after
+// CONFIG SET.
+func (s *Server) applyEviction(cfg *config.Config) {
+	pol, evicts := keyspace.PolicyByName(cfg.MaxMemoryPolicy)
+	st := s.evictState()
+	cur := st.settings.Load()
+	want := evictSettings{policy: pol, evicts: evicts, samples: cfg.MaxMemorySamples}
+	if cur == nil || *cur != want {
+		st.settings.Store(&want)
+	}
+	lfu := evicts && pol.Order == keyspace.ByFreq
+	for _, sh := range s.shards {
+		sh.LFU().Set(lfu, int64(cfg.LFULogFactor), int64(cfg.LFUDecayTime))
+	}
+}
+
+// gcCycle is the number of garbage collections completed so far.
+func gcCycle() uint64 {
+	s := []metrics.Sample{{Name: "/gc/cycles/total:gc-cycles"}}
+	metrics.Read(s)
+	if s[0].Value.Kind() != metrics.KindUint64 {
+		return 0
+	}
+	return s[0].Value.Uint64()
+}
+
+// noteGC forgets the frees counted before collection cycle, which the
+// heap sample taken after reading it reflects. Called after each sample,
+// by the sampler alone.
+func (st *evictState) noteGC(cycle uint64) {
+	if cycle != st.gcCycle.Load() {
+		st.gcCycle.Store(cycle)
+		st.freed.Store(0)
+	}
+}
+
+// memoryEstimate is used memory as eviction sees it (see above).
+func (s *Server) memoryEstimate() int64 {
+	return max(s.usedMem.Load()-s.evictState().freed.Load(), 0)
+}
+
+// evictTimeLimit bounds one command's eviction work, like Redis's
+// eviction time limit: a command that hits it runs anyway, and the next
+// one carries on.
+const evictTimeLimit = 2 * time.Millisecond
+
+// evictOutcome is what freeMemory achieved.
+type evictOutcome int
+
+const (
+	evictUnder    evictOutcome = iota // memory is under the limit
+	evictRunning                      // progress, stopped by the time limit
+	evictNoMemory                     // still over and nothing left to evict
+)
+
+// freeMemory evicts keys, shard by shard, until the estimate is under
+// limit, nothing evictable is left or the time limit is reached. Each
+// shard evicts from its own keyspace under its own lock. A replica never
+// evicts: it follows its primary's DELs, as in Redis.
+//
+// The collector is made to run (see above) when the node is found over
+// the limit and none ran for forcedGCInterval; and, at most once per
+// minGCInterval, when eviction has freed a 32nd of the limit since the
+// last collection and is still over, or has nothing left to evict after
+// evicting since the last collection: each time, the gauge may be
+// showing garbage rather than data. A node that stays over with nothing
+// to evict has freed nothing since, so it does not collect for every
+// command it refuses.
+func (s *Server) freeMemory(limit int64) evictOutcome {
+	st := s.evictState()
+	set := st.settings.Load()
+	if set == nil || !set.evicts || s.repl.Role() == replication.Replica || s.pause.Holds(true) {
+		return evictNoMemory
+	}
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	if s.memoryEstimate() <= limit {
+		return evictUnder
+	}
+	began := time.Now()
+	defer func() { s.observeEvent("eviction-cycle", time.Since(began)) }()
+	collect := func(interval time.Duration) bool {
+		if time.Since(st.lastGC) < interval {
+			return false
+		}
+		runtime.GC()
+		st.lastGC = time.Now()
+		s.sampleMemory()
+		return true
+	}
+	collect(forcedGCInterval)
+	work := time.Now()
+	n := len(s.shards)
+	for dry := 0; ; {
+		if s.memoryEstimate() <= limit {
+			return evictUnder
+		}
+		if st.freed.Load() > limit/32 && collect(minGCInterval) {
+			continue
+		}
+		sh := s.shards[int(st.next.Add(1))%n]
+		freed, ok := sh.EvictOne(set.policy, set.samples, evictedSize)
+		if ok {
+			st.freed.Add(freed)
+			dry = 0
+		} else if dry++; dry == n {
+			if st.freed.Load() > 0 && collect(minGCInterval) {
+				dry = 0
+				continue
+			}
+			return evictNoMemory
+		}
+		if time.Since(work) > evictTimeLimit {
+			return evictRunning
+		}
+	}
+}
+
+// evictedSize estimates what evicting key frees: its entry, its key
+// string and its value.
+func evictedSize(key string, e *keyspace.Entry) int64 {
+	const entry = 48 + 16 // the Entry and its map slot
+	return int64(entry + len(key) + memcmd.ValueSize(e.Val, 5))
+}
