@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"slices"
 	"time"
 )
 
@@ -38,6 +39,18 @@ const (
 	caseCopy     = "copy"
 )
 
+// recoveryTraits are what the recovery table needs to know of a kind.
+type recoveryTraits struct {
+	// Args and Env are added to every start of the recovery table.
+	Args, Env []string
+	// SnapshotProfile is the profile of the restart after SAVE; "" keeps
+	// the table's profile.
+	SnapshotProfile string
+	// RecordsField names the INFO persistence field counting the log
+	// records the last start replayed, "" when there is none.
+	RecordsField string
+}
+
 // recoveryResult is one side's measurement of one key count.
 type recoveryResult struct {
 	Role   string `json:"role"`
@@ -53,18 +66,11 @@ type recoveryResult struct {
 }
 
 // recoveryKind prepares kind for timed restarts: a fixed PING interval, a
-// long enough start-up limit and, for ruvio, no snapshot of its own
-// making, so the log-only restart replays the whole log; Redis gets no
-// AOF rewrite and a plain-command AOF, so that its AOF replay is a
-// replay too.
-func recoveryKind(kind serverKind, role string) serverKind {
+// long enough start-up limit and its recovery arguments and environment.
+func recoveryKind(kind serverKind) serverKind {
 	kind.ReadyPoll, kind.ReadyTimeout = recoveryPoll, recoveryReadyTimeout
-	switch role {
-	case roleRuvio:
-		kind.Env = append(kind.Env, "RUVIO_WAL_SNAPSHOT_BYTES=0")
-	default:
-		kind.ExtraArgs = append(kind.ExtraArgs, "--auto-aof-rewrite-percentage", "0", "--aof-use-rdb-preamble", "no")
-	}
+	kind.ExtraArgs = append(slices.Clone(kind.ExtraArgs), kind.Recovery.Args...)
+	kind.Env = append(slices.Clone(kind.Env), kind.Recovery.Env...)
 	return kind
 }
 
@@ -81,7 +87,7 @@ func runRecovery(ctx context.Context, cfg config, ruvio, redis serverKind, alloc
 			kind serverKind
 		}{{roleRuvio, ruvio}, {roleRedis, redis}} {
 			glog := log.With("part", "recovery", "server", t.kind.Name, "keys", n)
-			res := measureRecovery(ctx, t.role, recoveryKind(t.kind, t.role), cfg.RecoveryDurability, n, i == 0, alloc, glog)
+			res := measureRecovery(ctx, t.role, recoveryKind(t.kind), cfg.RecoveryDurability, n, i == 0, alloc, glog)
 			out = append(out, res)
 			if ctx.Err() != nil {
 				return out, errors.Join(errs...)
@@ -133,14 +139,16 @@ func measureRecovery(ctx context.Context, role string, kind serverKind, durabili
 	if err := checkKeys(ctx, p, n); err != nil {
 		return fail(fmt.Errorf("after the restart from the log: %w", err))
 	}
-	if role == roleRuvio {
+	if f := kind.Recovery.RecordsField; f != "" {
 		m, err := infoOnce(ctx, p.addr(), "persistence")
 		if err != nil {
 			return fail(err)
 		}
 		// Every SET is a record; fewer replayed means a snapshot
 		// held some of them, and this would not be a log-only start.
-		res.LogRecords, _ = infoInt(m, "recovery_records")
+		if res.LogRecords, err = infoInt(m, f); err != nil {
+			return fail(err)
+		}
 		if res.LogRecords < int64(n) {
 			return fail(fmt.Errorf("the log-only restart replayed %d records, want at least %d: a snapshot held the rest", res.LogRecords, n))
 		}
@@ -162,8 +170,8 @@ func measureRecovery(ctx context.Context, role string, kind serverKind, durabili
 		return fail(fmt.Errorf("SAVE: %w", err))
 	}
 	snapDurability := durability
-	if role == roleRedis {
-		snapDurability = durabilityMemory
+	if kind.Recovery.SnapshotProfile != "" {
+		snapDurability = kind.Recovery.SnapshotProfile
 	}
 	if p, err = restartTimed(ctx, p, snapDurability, alloc, log); err != nil {
 		return fail(fmt.Errorf("restart from the snapshot: %w", err))

@@ -79,6 +79,9 @@ type serverKind struct {
 	// ReadyTimeout, when set, replaces readyTimeout.
 	ReadyPoll    time.Duration
 	ReadyTimeout time.Duration
+	// Recovery says how the recovery table restarts this kind.
+	Recovery recoveryTraits
+
 	// BenchPort, BenchExtra and BenchPrefix become the server's
 	// benchPort, benchExtra and benchPrefix.
 	BenchPort   int
@@ -139,6 +142,12 @@ func ruvioKind(path string) serverKind {
 		ReplicaPos: "wal_last_sequence",
 		PosUnit:    "records",
 		Durable:    durableClient,
+		Recovery: recoveryTraits{
+			// No snapshot of its own making, so that the log-only
+			// restart replays the whole log.
+			Env:          []string{"RUVIO_WAL_SNAPSHOT_BYTES=0"},
+			RecordsField: "recovery_records",
+		},
 	}
 }
 
@@ -176,6 +185,13 @@ func redisKind(path string) serverKind {
 		ReplicaPos: "slave_repl_offset",
 		PosUnit:    "bytes",
 		Durable:    durableWait,
+		Recovery: recoveryTraits{
+			// No rewrite and no RDB preamble: the AOF restart is a
+			// replay of commands.
+			Args: []string{"--auto-aof-rewrite-percentage", "0", "--aof-use-rdb-preamble", "no"},
+			// Redis reads dump.rdb only without appendonly.
+			SnapshotProfile: durabilityMemory,
+		},
 	}
 }
 

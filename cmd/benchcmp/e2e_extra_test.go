@@ -1,0 +1,161 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"log/slog"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// TestEndToEndExtraTables builds ruvio and runs the pinned row, the TLS
+// row, the memory table and the recovery table alone, each in its
+// quickest form, against redis-server: every table must have its rows
+// with both sides' numbers above 0.
+func TestEndToEndExtraTables(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds ruvio")
+	}
+	server, bench := redisTools(t)
+	bin := filepath.Join(t.TempDir(), "ruvio")
+	build := exec.Command("go", "build", "-o", bin, "github.com/ruvio/ruvio/cmd/ruvio")
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("building ruvio: %v\n%s", err, out)
+	}
+	tmp := t.TempDir()
+	t.Setenv("TMPDIR", tmp)
+	out := t.TempDir()
+	cfg := config{
+		RuvioPath:          bin,
+		RedisServerPath:    server,
+		RedisBenchmarkPath: bench,
+		// Enough that a pipelined test does not end within
+		// redis-benchmark's 1 ms clock.
+		Requests:           2000,
+		Clients:            10,
+		Pipelines:          []int{1, 16},
+		BasePort:           27900,
+		Timeout:            time.Minute,
+		Pinned:             []string{"set", "get"},
+		TLS:                []string{"set", "get"},
+		Memory:             memoryKinds,
+		MemoryKeys:         5000,
+		Recovery:           []int{2000},
+		RecoveryDurability: durabilityAlways,
+		Out:                filepath.Join(out, "bench.md"),
+		JSON:               filepath.Join(out, "bench.json"),
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	var stdout bytes.Buffer
+	rep, err := run(ctx, cfg, ruvioKind(bin), redisKind(server), &stdout, slog.New(slog.NewTextHandler(testLogWriter{t}, nil)))
+	t.Logf("tables:\n%s", stdout.String())
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	// The pinned and TLS rows: SET and GET at both depths, unless this
+	// machine cannot run them, which the table must then say.
+	for _, part := range []struct {
+		name, skipped, title string
+		rows                 []row
+		runs                 []runResult
+	}{
+		{"pinned", rep.PinnedSkipped, "pinned: memory profile", rep.PinnedRows, rep.PinnedRuns},
+		{"tls", rep.TLSSkipped, "tls: memory profile", rep.TLSRows, rep.TLSRuns},
+	} {
+		if part.skipped != "" {
+			t.Logf("%s row skipped here: %s", part.name, part.skipped)
+			if !strings.Contains(stdout.String(), part.skipped) {
+				t.Errorf("%s: the output does not say why it was skipped", part.name)
+			}
+			continue
+		}
+		checkBenchRows(t, part.name, part.rows, 4)
+		if !strings.Contains(stdout.String(), part.title) {
+			t.Errorf("%s: no table", part.name)
+		}
+		for _, r := range part.runs {
+			if part.name == "pinned" && !r.Pinned || part.name == "tls" && !r.TLS {
+				t.Errorf("%s run %+v not marked as such", part.name, r)
+			}
+		}
+	}
+
+	if len(rep.MemoryRows) != 3 {
+		t.Fatalf("%d memory rows, want 3", len(rep.MemoryRows))
+	}
+	for _, r := range rep.MemoryRows {
+		for _, v := range []*float64{r.RuvioUsed, r.RedisUsed, r.UsedRatio, r.RuvioRSS, r.RedisRSS, r.RSSRatio} {
+			if v == nil || *v <= 0 {
+				t.Errorf("memory row %s lacks a number above 0: %s", r.Shape, strings.Join(memoryTableData([]memoryRow{r})[0], " | "))
+				break
+			}
+		}
+	}
+	if len(rep.RecoveryRows) != 3 {
+		t.Fatalf("%d recovery rows, want 3 (log, snapshot, full copy)", len(rep.RecoveryRows))
+	}
+	for _, r := range rep.RecoveryRows {
+		if r.Ruvio == nil || r.Redis == nil || r.Ratio == nil || *r.Ruvio <= 0 || *r.Redis <= 0 {
+			t.Errorf("incomplete recovery row %s", strings.Join(recoveryTableData([]recoveryRow{r}, "ruvio", "redis")[0], " | "))
+		}
+	}
+	for _, r := range rep.RecoveryRuns {
+		if r.Role == roleRuvio && r.LogRecords < 2000 {
+			t.Errorf("ruvio's log-only restart replayed %d records, want 2000", r.LogRecords)
+		}
+	}
+
+	md, err := os.ReadFile(cfg.Out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, h := range []string{"## Memory", "## Recovery"} {
+		if !strings.Contains(string(md), h) {
+			t.Errorf("markdown lacks %q", h)
+		}
+	}
+	raw, err := os.ReadFile(cfg.JSON)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var back report
+	if err := json.Unmarshal(raw, &back); err != nil {
+		t.Fatal(err)
+	}
+	if len(back.MemoryRows) != 3 || len(back.RecoveryRows) != 3 || len(back.PinnedRows) != len(rep.PinnedRows) || len(back.TLSRows) != len(rep.TLSRows) {
+		t.Errorf("JSON round trip lost rows: %d memory, %d recovery, %d pinned, %d tls",
+			len(back.MemoryRows), len(back.RecoveryRows), len(back.PinnedRows), len(back.TLSRows))
+	}
+	assertCleanedUp(t, rep, tmp)
+}
+
+// checkBenchRows checks that a redis-benchmark table has want rows, each
+// with both sides' ops/s above 0 and their CPU times read, and that the
+// servers spent some CPU over the table (a single test may take less than
+// /proc's 10 ms tick).
+func checkBenchRows(t *testing.T, name string, rows []row, want int) {
+	t.Helper()
+	if len(rows) != want {
+		t.Errorf("%s: %d rows, want %d", name, len(rows), want)
+		return
+	}
+	var cpu [2]float64
+	for _, r := range rows {
+		if r.Ruvio == nil || r.Redis == nil || r.Ratio == nil || *r.Ruvio <= 0 || *r.Redis <= 0 || r.RuvioCPU == nil || r.RedisCPU == nil {
+			t.Errorf("%s: incomplete row %s", name, strings.Join(tableData([]row{r})[0], " | "))
+			continue
+		}
+		cpu[0] += *r.RuvioCPU
+		cpu[1] += *r.RedisCPU
+	}
+	if cpu[0] <= 0 || cpu[1] <= 0 {
+		t.Errorf("%s: CPU per million summed over the rows %v, want both above 0", name, cpu)
+	}
+}
