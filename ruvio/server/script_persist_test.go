@@ -5,6 +5,9 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/ruvio/ruvio/internal/poll"
 )
 
 // lastSeq is shard i's last log sequence.
@@ -102,5 +105,29 @@ return m`
 	}
 	if v, err := rc.EvalRO(ctx, "return redis.call('scard', KEYS[1])", []string{"{t}set"}).Int(); err != nil || v != 2 {
 		t.Fatalf("EVAL_RO on the replica: %v %v", v, err)
+	}
+}
+
+// CLIENT DURABILITY holds for a script's writes as for any write: with
+// the replica up the reply comes once it holds them, with it stopped the
+// script's reply is NOREPLICAS while its writes stay applied.
+func TestScriptRepliesWaitForDurability(t *testing.T) {
+	ctx := context.Background()
+	p := newNode(t, "primary", 1, asPrimary).start()
+	r := newNode(t, "replica", 1, asReplicaOf(p)).start()
+	caughtUp(t, p, r)
+	dc := durableConn(t, p, 0, "REPLICAS", 1, "TIMEOUT", 300)
+	body := "redis.call('set', KEYS[1], ARGV[1]) return redis.call('incr', KEYS[2])"
+	if n, err := dc.Eval(ctx, body, []string{"a", "n"}, "1").Int(); err != nil || n != 1 {
+		t.Fatalf("durable script with the replica up: %v %v", n, err)
+	}
+	rc := r.client(0)
+	poll.Until(t, 10*time.Second, "the replica to serve the script's write", func() bool { return rc.Get(ctx, "a").Val() == "1" })
+	r.stop()
+	if err := dc.Eval(ctx, body, []string{"a", "n"}, "2").Err(); !isNoReplicas(err) {
+		t.Fatalf("durable script without replicas: %v", err)
+	}
+	if v := p.client(0).Get(ctx, "a").Val(); v != "2" {
+		t.Fatalf("the script's write is not applied: %q", v)
 	}
 }
