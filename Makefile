@@ -67,7 +67,18 @@ fuzz:
 # DURABILITY REPLICAS k against redis SET + WAIT k 0, 8 and 50 clients,
 # 1 and 32 SETs per round trip (ops/s, p50/p99 ms, ratios); BENCH_ARGS=
 # '--durable none' skips it.
-# BENCH_QUICK=1 runs everything with fewer requests, to try it out.
+# Every redis-benchmark row also has the server's CPU seconds (user+sys,
+# /proc/<pid>/stat) per million requests for both sides and their ratio.
+# Then a pinned row (memory, 1 shard, SET/GET at -P 1 and 16, the server on
+# CPU 0 and redis-benchmark on CPU 1 via taskset); a TLS row (SET/GET over
+# redis-benchmark --tls, certificates for 127.0.0.1 made per run); memory
+# (bytes per key by used_memory and RSS: 1M 16-byte strings, 100k hashes
+# and 100k sorted sets of 10); recovery with --durability always, 1M and
+# 4M keys (restart from the WAL alone and after SAVE from the snapshot,
+# against Redis's AOF replay and RDB load; a fresh replica's full copy at
+# 1M). '--pinned none', '--tls none', '--memory none', '--recovery none'
+# skip them.
+# BENCH_QUICK=1 runs everything with fewer requests and keys, to try it out.
 bench: build
 	@command -v redis-server >/dev/null && command -v redis-benchmark >/dev/null || \
 		(echo "installing redis-server and redis-tools"; apt-get update -qq && apt-get install -y -qq redis-server redis-tools)

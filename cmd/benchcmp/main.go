@@ -13,8 +13,11 @@
 //	         [--replication-requests 100000] [--lag-pipeline 16]
 //	         [--lag-duration 3s] [--durable always,memory]
 //	         [--durable-replicas 1,2] [--durable-clients 8,50]
-//	         [--durable-pipelines 1,32] [--durable-duration 1.5s] [--quick]
-//	         [--out bench.md] [--json bench.json]
+//	         [--durable-pipelines 1,32] [--durable-duration 1.5s]
+//	         [--pinned set,get] [--tls set,get]
+//	         [--memory strings,hashes,zsets] [--memory-keys 1000000]
+//	         [--recovery 1000000,4000000] [--recovery-durability always]
+//	         [--quick] [--out bench.md] [--json bench.json]
 //
 // Every durability profile is compared like for like: ruvio runs with
 // --durability P and redis-server with the matching persistence (memory:
@@ -50,9 +53,49 @@
 // (p50, p99) and the SETs acknowledged durable are counted (ops/s); a
 // NOREPLICAS reply or a WAIT short of k counts as not durable.
 //
+// Every redis-benchmark row also says what the server spent: each test runs
+// as a redis-benchmark invocation of its own, the server process's user+
+// system CPU time is read from /proc/<pid>/stat before and after it, and
+// the row shows CPU seconds per million requests for both sides and their
+// ratio (for replication, the primary's).
+//
+// Then the pinned row: the memory profile, one shard, the --pinned tests
+// at every --pipelines depth with the server under `taskset -c 0` and
+// redis-benchmark under `taskset -c 1`, both sides alike; skipped with its
+// reason when taskset or CPUs 0 and 1 are not available.
+//
+// Then the TLS row: benchcmp makes a CA and a certificate for 127.0.0.1
+// (crypto/x509, ECDSA P-256) in the run's directory; ruvio gets
+// RUVIO_TLS_PORT, RUVIO_TLS_CERT and RUVIO_TLS_KEY, redis-server
+// --tls-port, --tls-cert-file, --tls-key-file, --tls-ca-cert-file and
+// --tls-auth-clients no, and redis-benchmark --tls --cacert measures the
+// --tls tests at every depth on their TLS ports (memory profile, one
+// shard). A redis-server that will not start with --tls-port skips the
+// row, saying why.
+//
+// Then memory: for each --memory shape (strings of 16 bytes, hashes of 10
+// fields, sorted sets of 10 members) a fresh one-shard server per side
+// without persistence, loaded over one connection with pipelined writes
+// (--memory-keys strings, a tenth as many hashes and sorted sets; DBSIZE
+// must match). The table shows bytes per key by INFO memory used_memory
+// and by /proc/<pid>/status VmRSS, each the growth from the empty server,
+// and the ratios.
+//
+// Then recovery: for each --recovery key count a one-shard primary per side
+// with the --recovery-durability profile (ruvio with no snapshot of its
+// own; Redis with appendonly and that fsync policy, no AOF rewrite, no RDB
+// preamble) holding that many strings, stopped and started on its files:
+// time from the process start to the first PING answered, replaying the
+// log alone (ruvio's WAL, Redis's AOF), then after SAVE (ruvio's snapshot;
+// Redis restarted with appendonly no, loading dump.rdb). At the first
+// count, a fresh replica's full copy too: from its process start until
+// master_link_status is up and its DBSIZE is the primary's.
+//
 // --quick shortens every run (fewer requests, a shorter lag load, shorter
-// durable-writes cells) to try the whole thing out. "none" for
-// --durability, --replicas or --durable skips that part.
+// durable-writes cells, 100k/10k/10k keys for memory, 100k and 400k for
+// recovery) to try the whole thing out. "none" for --durability,
+// --replicas, --durable, --pinned, --tls, --memory or --recovery skips
+// that part.
 package main
 
 import (
