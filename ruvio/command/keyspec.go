@@ -351,6 +351,47 @@ func LegacyRange(specs []KeySpec) (first, last, step int, movable bool) {
 	return first, lastAbs, 1, movable
 }
 
+// FindKeys returns the keys in.KeySpecs find in args, spec after spec,
+// leaving out the specs of arguments that are not keys (shard channels),
+// as Redis 7.0 finds them; ok is false when a spec cannot say.
+func (in *Info) FindKeys(args [][]byte) (keys []KeyRef, ok bool) {
+	for _, ks := range in.KeySpecs {
+		if ks.Flags&KeyNotKey != 0 {
+			continue
+		}
+		found, ok := ks.Find(args)
+		if !ok {
+			return nil, false
+		}
+		keys = append(keys, found...)
+	}
+	return keys, true
+}
+
+// VariableFlags reports whether a key spec's flags depend on the
+// arguments, so that the command line must decide them (see ArgKeyFlags).
+func (in *Info) VariableFlags() bool {
+	for _, ks := range in.KeySpecs {
+		if ks.Flags&KeyVariableFlags != 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// PlainRanges reports whether every key spec is a complete range from an
+// index: the specs that Redis 7.0 gives no other way to find keys, where
+// a key count, a keyword or an unknown position comes with one.
+func (in *Info) PlainRanges() bool {
+	for _, ks := range in.KeySpecs {
+		if ks.BeginSearch.Type != "index" || ks.FindKeys.Type != "range" ||
+			ks.Flags&(KeyIncomplete|KeyVariableFlags) != 0 {
+			return false
+		}
+	}
+	return true
+}
+
 // SpecFlags returns, for each of the positions, the flags of the key spec
 // that finds a key there in args, or 0 when none does. Specs that cannot
 // say contribute what they found before giving up, as Redis's partial

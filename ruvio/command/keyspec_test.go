@@ -222,3 +222,42 @@ func TestAttachInfo(t *testing.T) {
 		t.Errorf("ruvio: Info %+v, want an empty one", own.Info)
 	}
 }
+
+func TestInfoFindKeys(t *testing.T) {
+	for _, c := range []struct {
+		name, args string
+		want       []int
+		ok         bool
+		plain      bool
+	}{
+		{"bitop", "BITOP AND d a b", []int{2, 3, 4}, true, true},
+		{"zunionstore", "ZUNIONSTORE d 2 a b", []int{1, 3, 4}, true, false},
+		{"zunionstore", "ZUNIONSTORE d x a", nil, false, false},
+		// Redis 7.0 wants a source: without one the second spec ends
+		// before it begins.
+		{"pfmerge", "PFMERGE d", nil, false, true},
+		{"xread", "XREAD STREAMS a b 0", []int{2}, true, false},
+		// Shard channels are not keys.
+		{"spublish", "SPUBLISH ch m", nil, true, true},
+		{"sort", "SORT k", nil, false, false},
+	} {
+		in, err := infoFor(c.name, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		keys, ok := in.FindKeys(argv(strings.Fields(c.args)...))
+		var got []int
+		for _, k := range keys {
+			got = append(got, k.Pos)
+		}
+		if !reflect.DeepEqual(got, c.want) || ok != c.ok || in.PlainRanges() != c.plain {
+			t.Errorf("%s: FindKeys = %v, %v, plain %v; want %v, %v, %v", c.args, got, ok, in.PlainRanges(),
+				c.want, c.ok, c.plain)
+		}
+	}
+	for name, want := range map[string]bool{"set": true, "bitfield": true, "get": false, "sort": false} {
+		if in, _ := infoFor(name, nil); in.VariableFlags() != want {
+			t.Errorf("%s: VariableFlags = %v", name, !want)
+		}
+	}
+}

@@ -7,11 +7,9 @@ import (
 )
 
 // writeGetKeys answers COMMAND GETKEYS, and with flags COMMAND
-// GETKEYSANDFLAGS: the keys of a full command line, found as the server
-// finds them to route and check it, with Redis 7.0's errors in its order
-// (unknown command, no key arguments, bad arity). Each key's flags are
-// those of the key spec that finds it, or for commands whose flags depend
-// on their arguments what the arguments say.
+// GETKEYSANDFLAGS: the keys of a full command line as Redis 7.0 finds
+// them, with its errors in its order (unknown command, no key arguments,
+// bad arity, no keys found).
 func writeGetKeys(c *conn, cmd [][]byte, withFlags bool) {
 	run := c.srv.table.Lookup(cmd[0])
 	if run == nil {
@@ -33,11 +31,8 @@ func writeGetKeys(c *conn, cmd [][]byte, withFlags bool) {
 		c.w.Error("ERR Invalid number of arguments specified for command")
 		return
 	}
-	var idx []int
-	if !badKeyCount(run.Info, cmd) {
-		idx = run.KeyIndexes(cmd)
-	}
-	if len(idx) == 0 {
+	keys := findKeys(run, cmd)
+	if len(keys) == 0 {
 		if run.Info != nil && slices.Contains(run.Info.ExtraFlags, "no_mandatory_keys") {
 			c.w.Array(0)
 			return
@@ -45,22 +40,52 @@ func writeGetKeys(c *conn, cmd [][]byte, withFlags bool) {
 		c.w.Error("ERR Invalid arguments specified for command")
 		return
 	}
-	c.w.Array(len(idx))
-	if !withFlags {
-		for _, i := range idx {
-			c.w.Bulk(cmd[i])
-		}
-		return
-	}
-	flags := run.Info.SpecFlags(cmd, idx)
-	for n, i := range idx {
-		if f, ok := command.ArgKeyFlags(run.Name, cmd, i); ok {
-			flags[n] = f
+	c.w.Array(len(keys))
+	for _, k := range keys {
+		if !withFlags {
+			c.w.Bulk(cmd[k.Pos])
+			continue
 		}
 		c.w.Array(2)
-		c.w.Bulk(cmd[i])
-		writeKeyFlags(c, flags[n])
+		c.w.Bulk(cmd[k.Pos])
+		writeKeyFlags(c, k.Flags)
 	}
+}
+
+// findKeys finds a command line's keys as Redis 7.0 does: from the key
+// specs when they can say and their flags do not depend on the arguments,
+// else, for the commands whose specs need it, from the server's own key
+// finder (the positions it routes by, which a test checks agree with the
+// specs), each with the flags of the spec that finds it or those its
+// arguments decide. A command whose specs are plain ranges has no other
+// finder in Redis: when they cannot say (PFMERGE without a source), it
+// has no keys.
+func findKeys(run *command.Spec, cmd [][]byte) []command.KeyRef {
+	in := run.Info
+	if in == nil {
+		in = &command.Info{}
+	}
+	if len(in.KeySpecs) > 0 && !in.VariableFlags() {
+		if keys, ok := in.FindKeys(cmd); ok {
+			return keys
+		}
+		if in.PlainRanges() {
+			return nil
+		}
+	}
+	if badKeyCount(in, cmd) {
+		return nil
+	}
+	idx := run.KeyIndexes(cmd)
+	flags := in.SpecFlags(cmd, idx)
+	keys := make([]command.KeyRef, len(idx))
+	for n, i := range idx {
+		keys[n] = command.KeyRef{Pos: i, Flags: flags[n]}
+		if f, ok := command.ArgKeyFlags(run.Name, cmd, i); ok {
+			keys[n].Flags = f
+		}
+	}
+	return keys
 }
 
 // badKeyCount reports whether a key count in cmd cannot be read or counts

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/redis/go-redis/v9"
+	"pgregory.net/rapid"
 )
 
 // COMMAND GETKEYS answers as redis-server 7 does: the keys of commands of
@@ -127,6 +128,8 @@ var getKeysAndFlagsLines = [][]any{
 	{"XADD", "s", "*", "f", "v"},
 	{"XREAD", "COUNT", "2", "STREAMS", "s1", "s2", "0", "0"},
 	{"XREADGROUP", "GROUP", "g", "c", "STREAMS", "s1", ">"},
+	{"XREAD", "STREAMS", "s1", "s2", "0"},
+	{"PFMERGE", "dst"},
 	{"XGROUP", "CREATE", "s", "g", "$"},
 	{"XINFO", "STREAM", "s"},
 	{"XTRIM", "s", "MAXLEN", "0"},
@@ -169,4 +172,25 @@ func TestCommandGetKeysAndFlagsMatchRedis(t *testing.T) {
 			}
 		}
 	}
+}
+
+// GETKEYS and GETKEYSANDFLAGS answer as redis-server 7 does for the
+// commands the differential tests of every family draw, valid or not.
+func TestGetKeysOfDrawnCommandsMatchRedis(t *testing.T) {
+	r := startRedis(t, 3)
+	ru := client(t, startServer(t, nil), 0)
+	ctx := context.Background()
+	gens := []func(*rapid.T) []any{diffCommand, bitmapCommand, algebraCommand, hllCommand, keysCommand,
+		objectCommand, sortCommand, streamCommand, func(t *rapid.T) []any { return geoDraw(t, 3) }}
+	rapid.Check(t, func(rt *rapid.T) {
+		line := rapid.SampledFrom(gens).Draw(rt, "family")(rt)
+		for _, sub := range []string{"GETKEYS", "GETKEYSANDFLAGS"} {
+			cmd := append([]any{"COMMAND", sub}, line...)
+			wv, we := r.Do(ctx, cmd...).Result()
+			gv, ge := ru.Do(ctx, cmd...).Result()
+			if want, got := render(wv, we, false), render(gv, ge, false); got != want {
+				rt.Fatalf("%q\n  redis: %s\n  ruvio: %s", cmd, want, got)
+			}
+		}
+	})
 }
