@@ -16,6 +16,7 @@ require (
 	github.com/prometheus/client_golang v1.25.0
 	github.com/prometheus/common v0.72.0
 	github.com/redis/go-redis/v9 v9.23.0
+	github.com/redis/rueidis v1.0.71
 	github.com/testcontainers/testcontainers-go v0.45.0
 	github.com/yuin/gopher-lua v1.1.2
 	golang.org/x/sys v0.49.0

@@ -19,7 +19,8 @@ import (
 // one more frame: a push), "conn= " (CLIENT ID, remembered as $conn for
 // later commands and replaced by $conn in what is recorded) or
 // "conn? command => reply" (send until the reply is the one given:
-// waiting for an expiry). "conn." closes the connection. $_ stands for
+// waiting for an expiry). "conn." closes the connection; "conn% command |
+// fields" records only the named fields of a CLIENT INFO or INFO reply. $_ stands for
 // the last bulk string a command was answered with (a DUMP payload).
 var trackingScripts = []struct {
 	name  string
@@ -276,6 +277,39 @@ var trackingScripts = []struct {
 		"a> CLIENT TRACKING on",
 		"a> CLIENT TRACKINGINFO",
 	}},
+	{"client list and info", []string{
+		"r= ",
+		"r> SUBSCRIBE __redis__:invalidate",
+		"a= ",
+		"a% CLIENT INFO | flags redir",
+		"a> CLIENT TRACKING on redirect $r",
+		"a% CLIENT INFO | flags redir",
+		"a> GET k",
+		"a> GET k2",
+		"b>! HELLO 3",
+		"b= ",
+		"b> CLIENT TRACKING on bcast prefix x prefix y",
+		"b% CLIENT INFO | flags redir",
+		"c> CLIENT TRACKING on bcast",
+		"c% INFO | tracking_clients tracking_total_keys tracking_total_items tracking_total_prefixes",
+		"c> CLIENT TRACKING off",
+		"c% INFO | tracking_clients tracking_total_keys tracking_total_items tracking_total_prefixes",
+		"r.",
+		"c? CLIENT KILL ID $r => :0",
+		"c> SET k 1",
+		"a% CLIENT INFO | flags redir",
+		"c% CLIENT LIST ID $a | flags redir",
+		"c% INFO | tracking_clients tracking_total_keys tracking_total_items tracking_total_prefixes",
+		"c> SET x1 1",
+		"b<",
+		"a> CLIENT TRACKING off",
+		"c% INFO | tracking_clients tracking_total_keys tracking_total_items tracking_total_prefixes",
+		"c> SET k2 1",
+		"c% INFO | tracking_clients tracking_total_keys tracking_total_items tracking_total_prefixes",
+		"b.",
+		"c? CLIENT KILL ID $b => :0",
+		"c% INFO | tracking_clients tracking_total_keys tracking_total_items tracking_total_prefixes",
+	}},
 	{"expiry", []string{
 		"a>! HELLO 3",
 		"a> CLIENT TRACKING on",
@@ -417,6 +451,22 @@ func (s *trackSide) normalize(f string) string {
 	return f
 }
 
+// pickFields finds fields in a CLIENT LIST style (k=v) or INFO style
+// (k:v) reply, rendered as "k=v ..." with client ids as ":id".
+func pickFields(reply string, fields []string) string {
+	var out []string
+	for _, tok := range strings.FieldsFunc(reply, func(r rune) bool { return r == ' ' || r == '\r' || r == '\n' }) {
+		for _, f := range fields {
+			if v, ok := strings.CutPrefix(tok, f+"="); ok {
+				out = append(out, f+"=:"+v+"\r\n")
+			} else if v, ok := strings.CutPrefix(tok, f+":"); ok {
+				out = append(out, f+"="+v)
+			}
+		}
+	}
+	return strings.Join(out, " ")
+}
+
 // run plays a script and returns what every connection received.
 func (s *trackSide) run(lines []string) string {
 	s.conns, s.ids, s.out = map[string]*trackConn{}, map[string]string{}, nil
@@ -446,6 +496,10 @@ func (s *trackSide) run(lines []string) string {
 				time.Sleep(10 * time.Millisecond)
 			}
 			s.out = append(s.out, l+" => "+got)
+		case op == "%":
+			cmd, fields, _ := strings.Cut(rest, " | ")
+			c.nc.Write(s.command(cmd))
+			s.out = append(s.out, l+" => "+strconv.Quote(s.normalize(pickFields(s.frame(c), strings.Fields(fields)))))
 		case strings.HasPrefix(rest, "!"):
 			c.nc.Write(s.command(rest[1:]))
 			s.frame(c)
