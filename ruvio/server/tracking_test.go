@@ -1,0 +1,45 @@
+package server
+
+import "testing"
+
+func TestTrackingRefusal(t *testing.T) {
+	on := &trackMode{}
+	bcastAB := &trackMode{bcast: true, prefixes: []string{"a", "b"}}
+	optin := &trackMode{optin: true}
+	cases := []struct {
+		name     string
+		old, m   *trackMode
+		prefixes []string
+		want     string
+	}{
+		{"plain on", nil, &trackMode{}, nil, ""},
+		{"prefix without bcast", nil, &trackMode{}, []string{"a"}, "ERR PREFIX option requires BCAST mode to be enabled"},
+		{"bcast on tracking", on, &trackMode{bcast: true}, nil, "ERR You can't switch BCAST mode on/off before disabling tracking for this client, and then re-enabling it with a different mode."},
+		{"bcast off bcast", bcastAB, &trackMode{}, nil, "ERR You can't switch BCAST mode on/off before disabling tracking for this client, and then re-enabling it with a different mode."},
+		{"bcast optin", nil, &trackMode{bcast: true, optin: true}, nil, "ERR OPTIN and OPTOUT are not compatible with BCAST"},
+		{"optin optout", nil, &trackMode{optin: true, optout: true}, nil, "ERR You can't specify both OPTIN mode and OPTOUT mode"},
+		{"optin to optout", optin, &trackMode{optout: true}, nil, "ERR You can't switch OPTIN/OPTOUT mode before disabling tracking for this client, and then re-enabling it with a different mode."},
+		{"optin again", optin, &trackMode{optin: true}, nil, ""},
+		{"overlap given", nil, &trackMode{bcast: true}, []string{"a", "ab"}, "ERR Prefix 'a' overlaps with another provided prefix 'ab'. Prefixes for a single client must not overlap."},
+		{"overlap given reversed", nil, &trackMode{bcast: true}, []string{"ab", "a"}, "ERR Prefix 'ab' overlaps with another provided prefix 'a'. Prefixes for a single client must not overlap."},
+		{"overlap existing", bcastAB, &trackMode{bcast: true}, []string{"bx"}, "ERR Prefix 'bx' overlaps with an existing prefix 'b'. Prefixes for a single client must not overlap."},
+		{"empty prefix overlaps all", bcastAB, &trackMode{bcast: true}, []string{""}, "ERR Prefix '' overlaps with an existing prefix 'a'. Prefixes for a single client must not overlap."},
+		{"same prefix again", bcastAB, &trackMode{bcast: true}, []string{"a"}, "ERR Prefix 'a' overlaps with an existing prefix 'a'. Prefixes for a single client must not overlap."},
+		{"disjoint", bcastAB, &trackMode{bcast: true}, []string{"c", "d"}, ""},
+		{"no prefixes adds the empty one unchecked", bcastAB, &trackMode{bcast: true}, nil, ""},
+	}
+	for _, tc := range cases {
+		if got := trackingRefusal(tc.old, tc.m, tc.prefixes); got != tc.want {
+			t.Errorf("%s: got %q, want %q", tc.name, got, tc.want)
+		}
+	}
+}
+
+func TestTrackingKeysArray(t *testing.T) {
+	if got := string(keysArray([]string{"a", "bc"})); got != "*2\r\n$1\r\na\r\n$2\r\nbc\r\n" {
+		t.Fatalf("got %q", got)
+	}
+	if got := string(keysArray(nil)); got != "*0\r\n" {
+		t.Fatalf("got %q", got)
+	}
+}
