@@ -156,15 +156,17 @@ func writeCommandInfo(c *conn, s *command.Spec) {
 	for _, cat := range s.Categories {
 		c.w.Simple("@" + cat)
 	}
+	// Tips are bulk strings, and the key specs and subcommands sets, in
+	// Redis's RESP3 replies.
 	c.w.Set(len(in.Tips))
 	for _, tip := range in.Tips {
-		c.w.Simple(tip)
+		c.w.BulkString(tip)
 	}
-	c.w.Array(len(in.KeySpecs))
+	c.w.Set(len(in.KeySpecs))
 	for _, ks := range in.KeySpecs {
 		writeKeySpec(c, ks)
 	}
-	c.w.Array(len(s.Subcommands))
+	c.w.Set(len(s.Subcommands))
 	for _, sub := range s.Subcommands {
 		writeCommandInfo(c, sub)
 	}

@@ -1,11 +1,16 @@
 package server
 
 import (
+	"bufio"
 	"context"
 	"fmt"
+	"io"
+	"net"
 	"sort"
+	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/redis/go-redis/v9"
 
@@ -313,6 +318,69 @@ func TestKeySpecsAgreeWithRouting(t *testing.T) {
 		// neither Redis Cluster nor ruvio routes by.
 		if movable && s.Keys == nil && s.Name != "sort_ro" {
 			t.Errorf("%s: key specs say the keys move, but no function finds them", s.Name)
+		}
+	}
+}
+
+// readReply reads one RESP reply off r and returns its bytes: go-redis
+// reads a set, an array, a bulk and a simple string into the same Go
+// values, and the wire is where they differ.
+func readReply(t *testing.T, r *bufio.Reader) string {
+	t.Helper()
+	line, err := r.ReadString('\n')
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := line
+	n, _ := strconv.Atoi(strings.TrimSpace(line[1:]))
+	switch line[0] {
+	case '$', '=', '!':
+		if n >= 0 {
+			buf := make([]byte, n+2)
+			if _, err := io.ReadFull(r, buf); err != nil {
+				t.Fatal(err)
+			}
+			out += string(buf)
+		}
+	case '*', '~', '>':
+		for range n {
+			out += readReply(t, r)
+		}
+	case '%', '|':
+		for range 2 * n {
+			out += readReply(t, r)
+		}
+	}
+	return out
+}
+
+// COMMAND INFO and GETKEYSANDFLAGS send the RESP3 types redis-server
+// sends, byte for byte, for commands of every kind of key spec.
+func TestKeySpecsWireMatchesRedis(t *testing.T) {
+	r := startRedis(t, 3)
+	srv := startServer(t, nil)
+	dial := func(addr string) (net.Conn, *bufio.Reader) {
+		nc, err := net.Dial("tcp", addr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { nc.Close() })
+		nc.SetDeadline(time.Now().Add(10 * time.Second))
+		br := bufio.NewReader(nc)
+		io.WriteString(nc, "HELLO 3\r\n")
+		readReply(t, br)
+		return nc, br
+	}
+	rc, rr := dial(r.Options().Addr)
+	uc, ur := dial(srv.Addr(0))
+	for _, line := range []string{"COMMAND INFO set", "COMMAND INFO get mset", "COMMAND INFO xread sort",
+		"COMMAND INFO zunionstore georadius", "COMMAND INFO config|set dbsize", "COMMAND INFO blmpop lcs",
+		"COMMAND INFO nosuch", "COMMAND GETKEYSANDFLAGS SET k v GET", "COMMAND GETKEYSANDFLAGS ZUNIONSTORE d 2 a b",
+		"COMMAND DOCS nosuch"} {
+		io.WriteString(rc, line+"\r\n")
+		io.WriteString(uc, line+"\r\n")
+		if want, got := readReply(t, rr), readReply(t, ur); got != want {
+			t.Errorf("%s\n  redis: %q\n  ruvio: %q", line, want, got)
 		}
 	}
 }
