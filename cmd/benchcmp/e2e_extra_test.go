@@ -159,3 +159,37 @@ func checkBenchRows(t *testing.T, name string, rows []row, want int) {
 		t.Errorf("%s: CPU per million summed over the rows %v, want both above 0", name, cpu)
 	}
 }
+
+// TestTLSRowSkipped checks that a redis-server that will not start with
+// --tls-port skips the TLS row with its words as the reason, without
+// failing the run or starting the other side.
+func TestTLSRowSkipped(t *testing.T) {
+	sh, err := exec.LookPath("sh")
+	if err != nil {
+		t.Skip("no sh in PATH")
+	}
+	t.Setenv("TMPDIR", t.TempDir())
+	noTLS := serverKind{
+		Name: "redis-without-tls",
+		Path: sh,
+		Args: func(int, int, string, string) []string {
+			return []string{"-c", "echo 'TLS not supported in this build' >&2; exit 1"}
+		},
+		Width: func(int) int { return 1 },
+	}
+	never := noTLS
+	never.Name = "never-started"
+	alloc := &portAllocator{next: 27950, free: func(int) bool { return true }}
+	cfg := config{TLS: []string{"set"}, Pipelines: []int{1}}
+	runs, skipped, err := runTLS(context.Background(), cfg, never, noTLS, alloc, slog.New(slog.NewTextHandler(testLogWriter{t}, nil)))
+	if err != nil || len(runs) != 0 {
+		t.Fatalf("runs %v, err %v; want the row skipped", runs, err)
+	}
+	if !strings.Contains(skipped, "did not start with --tls-port") || !strings.Contains(skipped, "TLS not supported in this build") {
+		t.Errorf("reason %q does not say why", skipped)
+	}
+	var buf bytes.Buffer
+	if err := renderExtra(&buf, report{TLS: cfg.TLS, TLSSkipped: skipped}, false); err != nil || !strings.Contains(buf.String(), "TLS row skipped: ") {
+		t.Errorf("rendered %q, %v", buf.String(), err)
+	}
+}
