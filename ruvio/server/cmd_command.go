@@ -156,8 +156,8 @@ func writeCommandInfo(c *conn, s *command.Spec) {
 	for _, cat := range s.Categories {
 		c.w.Simple("@" + cat)
 	}
-	// Tips are bulk strings, and the key specs and subcommands sets, in
-	// Redis's RESP3 replies.
+	// Tips are bulk strings and key specs a set in Redis's RESP3 replies;
+	// subcommands are an array, or an empty set when there are none.
 	c.w.Set(len(in.Tips))
 	for _, tip := range in.Tips {
 		c.w.BulkString(tip)
@@ -166,7 +166,11 @@ func writeCommandInfo(c *conn, s *command.Spec) {
 	for _, ks := range in.KeySpecs {
 		writeKeySpec(c, ks)
 	}
-	c.w.Set(len(s.Subcommands))
+	if len(s.Subcommands) == 0 {
+		c.w.Set(0)
+		return
+	}
+	c.w.Array(len(s.Subcommands))
 	for _, sub := range s.Subcommands {
 		writeCommandInfo(c, sub)
 	}
