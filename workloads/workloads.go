@@ -112,6 +112,14 @@ type Spec struct {
 	// clients only.
 	Preload      int
 	PreloadBytes int
+	// Moved, when set (the runner sets it from the coordinators for the
+	// clients that dial targets() themselves), returns a context that is
+	// cancelled when targets() next names another primary: the operation
+	// under way then is abandoned (a dial not yet answered fails, a
+	// request sent is indeterminate) and the client reconnects, as
+	// Sentinel clients that follow +switch-master do, rather than wait
+	// out its timeout on a primary that is gone.
+	Moved func() context.Context
 }
 
 // ViaSentinel is Spec.Via for clients that ask sentinels (the
@@ -322,18 +330,23 @@ func (w *worker) loop(ctx context.Context) {
 		}
 		var typ string
 		w.contended = false
+		octx, endOp := w.opContext(opCtx)
 		switch {
 		case w.spec.Kind == KindSet && w.spec.Batch > 1:
-			typ = w.setBatch(opCtx, c)
+			typ = w.setBatch(octx, c)
 		case w.spec.Kind == KindSet:
-			typ = w.setOp(opCtx, c)
+			typ = w.setOp(octx, c)
 		case w.spec.Kind == KindTTL:
-			typ = w.ttlOp(opCtx, c)
+			typ = w.ttlOp(octx, c)
 		case w.spec.Kind == KindAppend:
-			typ = w.appendOp(opCtx, c)
+			typ = w.appendOp(octx, c)
 		default:
-			typ = w.registerOp(opCtx, c)
+			typ = w.registerOp(octx, c)
 		}
+		// Abandoned because the primary moved: the next operation goes
+		// to the new one at once, without the back-off of a failure.
+		retarget := octx.Err() != nil && opCtx.Err() == nil
+		endOp()
 		if c.replaceable() && (c.dialFailed.Load() || typ != history.OK && !w.contended && w.moved()) {
 			c.close()
 			w.c = nil
@@ -343,10 +356,22 @@ func (w *worker) loop(ctx context.Context) {
 			// client continues as a new process.
 			w.proc, w.seq = w.rec.NewProcess(), 0
 		}
-		if typ != history.OK && !w.contended && !sleepUntil(ctx, time.Now().Add(failBackoff)) {
+		if typ != history.OK && !w.contended && !retarget && !sleepUntil(ctx, time.Now().Add(failBackoff)) {
 			return
 		}
 	}
+}
+
+// opContext is the context of one operation: base, cancelled too when
+// Spec.Moved's context is (only for clients dialling targets() directly);
+// end releases it.
+func (w *worker) opContext(base context.Context) (ctx context.Context, end func()) {
+	if w.spec.Moved == nil || w.spec.Via != "" {
+		return base, func() {}
+	}
+	ctx, cancel := context.WithCancel(base)
+	stop := context.AfterFunc(w.spec.Moved(), cancel)
+	return ctx, func() { stop(); cancel() }
 }
 
 // connect returns the worker's connection, making one to its target if

@@ -165,6 +165,10 @@ type Set struct {
 	mu     sync.Mutex
 	view   View
 	viewAt time.Time
+	// moved is cancelled, and replaced, when an Ask finds the recorded
+	// primary changed (Moved).
+	moved       context.Context
+	cancelMoved context.CancelFunc
 	// rec is the watch's recorder, where the moves are recorded too.
 	rec history.Observer
 	// moving counts the moves (and rebalances) being followed; closed
@@ -207,6 +211,7 @@ func ForGroup(c topology.Cluster, topo topology.Topology, group string, log *slo
 	if len(s.names) == 0 {
 		return nil, errors.New("coordinators: the topology has none")
 	}
+	s.moved, s.cancelMoved = context.WithCancel(context.Background())
 	for _, n := range topo.GroupMembers(group) {
 		s.nodeOf[cc.MemberAddr(n)] = n
 	}
@@ -228,6 +233,9 @@ func (s *Set) client(name string, timeout time.Duration) *redis.Client {
 // coordinators.
 func (s *Set) Close() {
 	s.closeOnce.Do(func() { close(s.closed) })
+	s.mu.Lock()
+	s.cancelMoved()
+	s.mu.Unlock()
 	for _, m := range []map[string]*redis.Client{s.clients, s.force} {
 		for _, cl := range m {
 			cl.Close()
@@ -322,10 +330,25 @@ func (s *Set) Ask(ctx context.Context) View {
 	s.mu.Lock()
 	s.viewAt = time.Now()
 	if v.Primary != "" {
+		if s.view.Primary != "" && v.Primary != s.view.Primary {
+			s.cancelMoved()
+			s.moved, s.cancelMoved = context.WithCancel(context.Background())
+		}
 		s.view = v
 	}
 	s.mu.Unlock()
 	return v
+}
+
+// Moved is a context cancelled when the harness next learns that the
+// coordinators record another primary (an Ask, at the latest WatchInterval
+// after the change, or at once on a +switch-master Listen receives): a
+// workload client abandons what it is sending to the old primary then, as
+// a Sentinel client that follows +switch-master does.
+func (s *Set) Moved() context.Context {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.moved
 }
 
 // Current is the last view that named a primary.

@@ -315,6 +315,7 @@ func runOnce(ctx context.Context, o Options, sc scenarios.Scenario, dur time.Dur
 			var wg sync.WaitGroup
 			for _, set := range sets {
 				wg.Go(func() { set.Watch(watchCtx, rec) })
+				wg.Go(func() { set.Listen(watchCtx, rec) })
 			}
 			wg.Wait()
 		}()
@@ -344,6 +345,9 @@ func runOnce(ctx context.Context, o Options, sc scenarios.Scenario, dur time.Dur
 			spec.SentinelPassword = cluster.(topology.Coordinated).CoordinatorSecret()
 		}
 		spec.TLS = topology.ClientTLS(cluster)
+		if coords != nil && spec.Node == "" {
+			spec.Moved = coords.Moved
+		}
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
@@ -512,7 +516,7 @@ func analyze(dir string, h *history.History, sc scenarios.Scenario, backend stri
 	}
 	s := check.Analyze(h, check.Options{LinearizabilityLimit: limit, VisualizePath: filepath.Join(dir, "linearizability.html"),
 		Primary: sc.Topology.Primary(), AcceptLoss: sc.AcceptLoss, Lease: sc.Lease, Groups: checkGroups(sc.Topology),
-		Consistency: elle.Model(sc.Consistency)})
+		Consistency: elle.Model(sc.Consistency), DownAfterMs: int64(sc.Topology.DownAfterMs())})
 	s.Scenario, s.Backend, s.Seed, s.Runs = sc.Name, backend, seed, 1
 	for _, miss := range check.Gate(s, sc.Expect) {
 		s.Violations = append(s.Violations, "gate: "+miss)

@@ -77,7 +77,24 @@ func countFigure(id, what, unit, target string, read func(s check.Summary) *int6
 	return f
 }
 
-func failoverMs(s check.Summary) *int64     { return s.FailoverMs }
+func failoverMs(s check.Summary) *int64 { return s.FailoverMs }
+
+// anatomySpan reads the time between two steps of the run's first
+// failover anatomy (check.Anatomies), nil when either is missing.
+func anatomySpan(from, to string) func(check.Summary) *int64 {
+	return func(s check.Summary) *int64 {
+		if len(s.Anatomy) == 0 {
+			return nil
+		}
+		a, okA := s.Anatomy[0].Step(from)
+		b, okB := s.Anatomy[0].Step(to)
+		if !okA || !okB {
+			return nil
+		}
+		d := b - a
+		return &d
+	}
+}
 func failoversOf(s check.Summary) *int64    { return s.Failovers }
 func unacknowledged(s check.Summary) *int64 { return &s.UnacknowledgedWrites }
 
@@ -103,7 +120,13 @@ func init() {
 		Duration:         16 * time.Second, Settle: 2 * time.Second,
 		Schedule: killPrimary,
 		Expect:   check.Expectations{MinAcknowledged: 1, RequireConverged: true, Failovers: i64(1), EpochRise: i64(1)},
-		Figures:  []Figure{msFigure("F1", "primary killed -> first acknowledged write on the new primary", "<= 1200 median, <= 1400 max", failoverMs)},
+		Figures: []Figure{msFigure("F1", "primary killed -> first acknowledged write on the new primary", "<= 1200 median, <= 1400 max", failoverMs),
+			msFigure("F1a", "the same, detection: kill -> +odown (the leader decided the primary is down)", "report",
+				anatomySpan(check.StepFault, check.StepOdown)),
+			msFigure("F1b", "the same, promotion: +odown -> the first +switch-master (replicas detached, Raft commit applied)", "report",
+				anatomySpan(check.StepOdown, check.StepSwitch)),
+			msFigure("F1c", "the same, clients: the first +switch-master -> the first acknowledged write on the new primary", "report",
+				anatomySpan(check.StepSwitch, check.StepFirstWrite))},
 		Notes: []string{noteCoordinated,
 			"The primary n1 is SIGKILLed; once it has been silent down_after_ms to a majority of coordinators their leader " +
 				"promotes the replica holding the most history (REPLICAOF NO ONE), points the other at it, and the clients " +

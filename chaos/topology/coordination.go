@@ -53,6 +53,15 @@ func (s CoordinatorSettings) withDefaults() CoordinatorSettings {
 	return s
 }
 
+// DownAfterMs is the down_after_ms t's coordinators run with (their
+// Sentinels' down-after-milliseconds), 0 without coordinators.
+func (t Topology) DownAfterMs() int {
+	if len(t.Coordinators()) == 0 {
+		return 0
+	}
+	return t.Coordination.withDefaults().DownAfterMs
+}
+
 // Coordinators are the names of t's coordinators in topology order.
 func (t Topology) Coordinators() []string {
 	var out []string

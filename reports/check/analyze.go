@@ -44,6 +44,10 @@ type Options struct {
 	// each group on its own (Summary.Groups) in place of the windows and
 	// coordination checkers, which assume one group.
 	Groups []Group
+	// DownAfterMs is the coordinators' down_after_ms, from which a
+	// failover's anatomy derives when they last heard the primary (0:
+	// not derived).
+	DownAfterMs int64
 }
 
 // maxListed bounds the examples a violation sentence quotes.
@@ -60,7 +64,7 @@ func Checkers(opts Options) All {
 	if len(opts.Groups) > 0 {
 		cs = append(cs, groupsChecker{groups: opts.Groups}, movesChecker{groups: opts.Groups})
 	} else {
-		cs = append(cs, windowsChecker{primary: opts.Primary}, coordinationChecker{})
+		cs = append(cs, windowsChecker{primary: opts.Primary, downAfterMs: opts.DownAfterMs}, coordinationChecker{})
 	}
 	if opts.Lease {
 		cs = append(cs, leaseChecker{primary: opts.Primary})
@@ -211,7 +215,10 @@ func (c registerChecker) Check(h *history.History) Result {
 }
 
 // windowsChecker measures the availability windows; it finds no fault.
-type windowsChecker struct{ primary string }
+type windowsChecker struct {
+	primary     string
+	downAfterMs int64
+}
 
 func (windowsChecker) Name() string { return "windows" }
 
@@ -220,6 +227,7 @@ func (c windowsChecker) Check(h *history.History) Result {
 	return Result{Figures: func(s *Summary) {
 		s.UnavailableMs, s.FailoverMs, s.TwoWriterMs, s.RefusalMs = w.UnavailableMs, w.FailoverMs, w.TwoWriterMs, w.RefusalMs
 		s.RefusalAfterFailoverMs = w.RefusalAfterFailoverMs
+		s.Anatomy = Anatomies(h, c.primary, c.downAfterMs)
 	}}.judged()
 }
 

@@ -165,8 +165,20 @@ func targets(f history.Fault, node string) bool {
 	return false
 }
 
-// failovers fills the failover, two-writer and refusal windows.
-func failovers(h *history.History, primary string, w *Windows) {
+// failoverEvent is one failover the history shows: a fault that took
+// the primary old away (starting at start, ns) and the first write
+// another node, new, acknowledged after it (newFirst, T1).
+type failoverEvent struct {
+	start    int64
+	fault    history.Fault
+	old, new string
+	newFirst int64
+}
+
+// failoverEvents finds the run's failovers in order, starting from
+// primary (the node of the first acknowledged write when ""), and
+// returns the ops sorted by completion too.
+func failoverEvents(h *history.History, primary string) ([]failoverEvent, []*history.Op) {
 	ops := make([]*history.Op, 0, len(h.Ops))
 	for i := range h.Ops {
 		ops = append(ops, &h.Ops[i])
@@ -181,17 +193,11 @@ func failovers(h *history.History, primary string, w *Windows) {
 		}
 	}
 	if primary == "" {
-		return
+		return nil, ops
 	}
 	faults := append([]history.Fault(nil), h.Faults...)
 	sort.SliceStable(faults, func(i, j int) bool { return faults[i].StartMs < faults[j].StartMs })
-
-	type failover struct {
-		start    int64 // ns
-		old, new string
-		newFirst int64 // the new primary's first acknowledged write, T1
-	}
-	var events []failover
+	var events []failoverEvent
 	for _, f := range faults {
 		if !failoverKinds[f.Kind] || !targets(f, primary) {
 			continue
@@ -199,12 +205,18 @@ func failovers(h *history.History, primary string, w *Windows) {
 		start := f.StartMs * int64(time.Millisecond)
 		for _, op := range ops {
 			if op.T1 >= start && op.Type == history.OK && isWrite(op) && op.Node != "" && op.Node != primary {
-				events = append(events, failover{start: start, old: primary, new: op.Node, newFirst: op.T1})
+				events = append(events, failoverEvent{start: start, fault: f, old: primary, new: op.Node, newFirst: op.T1})
 				primary = op.Node
 				break
 			}
 		}
 	}
+	return events, ops
+}
+
+// failovers fills the failover, two-writer and refusal windows.
+func failovers(h *history.History, primary string, w *Windows) {
+	events, ops := failoverEvents(h, primary)
 	for i, e := range events {
 		bound := int64(math.MaxInt64)
 		if i+1 < len(events) {

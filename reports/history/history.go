@@ -111,6 +111,11 @@ const (
 	// rate).
 	ObsLeaseHeld  = "lease-held"
 	ObsLeaseEnded = "lease-ended"
+	// ObsEvent: an event coordinator Node published on its Sentinel
+	// channels (Detail is the channel, a space and the payload, such as
+	// "+odown master main 10.0.0.2 6379 #quorum 2/2"), as the harness
+	// received it (StartMs = EndMs).
+	ObsEvent = "event"
 )
 
 // Observation is something the harness measured on the nodes rather than

@@ -1,6 +1,7 @@
 package render
 
 import (
+	"encoding/json"
 	"fmt"
 	"sort"
 	"strings"
@@ -41,7 +42,7 @@ var numberKeys = []struct{ key, label string }{
 // printed as their own sections.
 var (
 	headerKeys = map[string]bool{"scenario": true, "backend": true, "seed": true}
-	listKeys   = map[string]bool{"lost_keys": true, "faults": true, "violations": true, "tolerated": true}
+	listKeys   = map[string]bool{"lost_keys": true, "faults": true, "violations": true, "tolerated": true, "anatomy": true}
 )
 
 // definitions are the meanings of the figures, printed next to the tables
@@ -127,6 +128,7 @@ func reportMarkdown(h *history.History, s summary, notes []string) string {
 	}
 
 	writeFaultTable(&b, h)
+	writeAnatomy(&b, s)
 	writeObservations(&b, h)
 
 	b.WriteString("## Violations\n\n")
@@ -216,7 +218,16 @@ func writeObservations(b *strings.Builder, h *history.History) {
 	if len(h.Observations) == 0 {
 		return
 	}
-	obs := append([]history.Observation(nil), h.Observations...)
+	var obs []history.Observation
+	for _, o := range h.Observations {
+		// The coordinators' events are read in the failover anatomy.
+		if o.Kind != history.ObsEvent {
+			obs = append(obs, o)
+		}
+	}
+	if len(obs) == 0 {
+		return
+	}
 	sort.SliceStable(obs, func(i, j int) bool { return obs[i].StartMs < obs[j].StartMs })
 	b.WriteString("## Replication\n\n| what | node | outcome | start | end | took | detail |\n|---|---|---|---|---|---|---|\n")
 	for _, o := range obs {
@@ -228,6 +239,38 @@ func writeObservations(b *strings.Builder, h *history.History) {
 			mdCell(o.Kind), mdCell(o.Node), outcome, o.StartMs, o.EndMs, max(o.EndMs-o.StartMs, 0), mdCell(o.Detail))
 	}
 	b.WriteString("\nTimes are milliseconds since the run started.\n\n")
+}
+
+// writeAnatomy writes each failover's anatomy (summary key "anatomy",
+// check.Anatomies): its steps with their time from the fault and from
+// the step before.
+func writeAnatomy(b *strings.Builder, s summary) {
+	raw, _ := s["anatomy"].([]any)
+	if len(raw) == 0 {
+		return
+	}
+	b.WriteString("## Failover anatomy\n\n")
+	b.WriteString("Each failover's steps as the coordinators announced them on their Sentinel channels (received by the " +
+		"harness, which subscribes to every coordinator) and as the workload's clients saw them, in ms from the fault.\n\n")
+	for i, a := range raw {
+		m, _ := a.(map[string]any)
+		fmt.Fprintf(b, "### Failover %d: %s\n\n| ms from the fault | ms after the step before | step | shown by |\n|---|---|---|---|\n",
+			i+1, mdInline(fmt.Sprint(m["fault"])))
+		steps, _ := m["steps"].([]any)
+		var prev int64
+		for j, st := range steps {
+			sm, _ := st.(map[string]any)
+			n, _ := sm["at_ms"].(json.Number)
+			at, _ := n.Int64()
+			if j == 0 {
+				prev = at
+			}
+			by, _ := sm["by"].(string)
+			fmt.Fprintf(b, "| %d | %d | %s | %s |\n", at, at-prev, mdCell(fmt.Sprint(sm["step"])), mdCell(by))
+			prev = at
+		}
+		b.WriteString("\n")
+	}
 }
 
 // mdCell makes text safe inside a markdown table cell: a pipe would start a
