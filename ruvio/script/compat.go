@@ -1,6 +1,8 @@
 package script
 
 import (
+	"strings"
+
 	lua "github.com/yuin/gopher-lua"
 )
 
@@ -49,5 +51,82 @@ func (s *State) openCompat(g *lua.LTable) {
 	// protect gives strings a separate one.
 	if str, ok := g.RawGetString("string").(*lua.LTable); ok {
 		str.RawSetString("__index", lua.LNil)
+		s.openFormat(str)
 	}
+}
+
+// openFormat makes string.format's %q quote as Lua 5.1 does (a newline
+// becomes a backslash and a newline, a zero byte \000); the other
+// conversions are gopher-lua's.
+func (s *State) openFormat(str *lua.LTable) {
+	orig := str.RawGetString("format").(*lua.LFunction)
+	str.RawSetString("format", s.L.NewFunction(func(L *lua.LState) int {
+		f := L.CheckString(1)
+		if !strings.Contains(f, "%q") {
+			n := L.GetTop()
+			L.Push(orig)
+			for i := 1; i <= n; i++ {
+				L.Push(L.Get(i))
+			}
+			L.Call(n, 1)
+			return 1
+		}
+		var b strings.Builder
+		arg := 2
+		for i := 0; i < len(f); i++ {
+			if f[i] != '%' {
+				b.WriteByte(f[i])
+				continue
+			}
+			j := i + 1
+			for j < len(f) && strings.IndexByte("-+ #0123456789.", f[j]) >= 0 {
+				j++
+			}
+			if j >= len(f) {
+				b.WriteString(f[i:])
+				break
+			}
+			spec := f[i : j+1]
+			i = j
+			switch f[j] {
+			case '%':
+				b.WriteByte('%')
+				continue
+			case 'q':
+				b.WriteString(luaQuote(L.CheckString(arg)))
+			default:
+				L.Push(orig)
+				L.Push(lua.LString(spec))
+				L.Push(L.CheckAny(arg))
+				L.Call(2, 1)
+				b.WriteString(L.ToString(-1))
+				L.Pop(1)
+			}
+			arg++
+		}
+		L.Push(lua.LString(b.String()))
+		return 1
+	}))
+}
+
+func luaQuote(s string) string {
+	var b strings.Builder
+	b.WriteByte('"')
+	for i := 0; i < len(s); i++ {
+		switch c := s[i]; c {
+		case '"', '\\':
+			b.WriteByte('\\')
+			b.WriteByte(c)
+		case '\n':
+			b.WriteString("\\\n")
+		case '\r':
+			b.WriteString("\\r")
+		case 0:
+			b.WriteString("\\000")
+		default:
+			b.WriteByte(c)
+		}
+	}
+	b.WriteByte('"')
+	return b.String()
 }

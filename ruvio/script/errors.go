@@ -81,7 +81,13 @@ func (s *State) errorHandler(L *lua.LState) int {
 func errorReply(ev lua.LValue, sha string) string {
 	t, ok := ev.(*lua.LTable)
 	if !ok {
-		return "ERR Error running script " + sha + ", " + clip(ev.String(), 100)
+		// The handler could not run (the call stack was full): the
+		// error as raised.
+		msg := ev.String()
+		if strings.HasSuffix(msg, "callstack overflow") {
+			msg = "stack overflow"
+		}
+		return "ERR " + clip(firstLine(msg), 200)
 	}
 	msg := "ERR unknown error"
 	if e, ok := t.RawGetString("err").(lua.LString); ok {
@@ -99,6 +105,13 @@ func lineText(v lua.LValue) string {
 		return strconv.FormatInt(int64(n), 10)
 	}
 	return v.String()
+}
+
+func firstLine(s string) string {
+	if i := strings.IndexByte(s, '\n'); i >= 0 {
+		return s[:i]
+	}
+	return s
 }
 
 func clip(s string, n int) string {

@@ -77,3 +77,22 @@ func TestGlobalsAreRedisOnes(t *testing.T) {
 		}
 	}
 }
+
+// Runaway recursion and huge stacks fail the script, never the process,
+// and the state stays usable or is reported as not.
+func TestVMLimitsFailTheScriptOnly(t *testing.T) {
+	for _, body := range []string{
+		"local function f() return f() + 1 end return f()",
+		"local t = {} for i = 1, 300000 do t[i] = i end return select('#', unpack(t))",
+		"return string.format('%d', 1) .. string.format('%q', 'x')",
+	} {
+		got := eval(t, body, 2, nil, nil, nil)
+		t.Logf("%s => %.120q", body, got)
+		if got == "" {
+			t.Errorf("%s: no reply", body)
+		}
+	}
+	if got := eval(t, "local function f(n) if n == 0 then return 0 end return 1 + f(n - 1) end return f(3000)", 2, nil, nil, nil); got != ":3000\r\n" {
+		t.Errorf("recursion 3000 deep: %q", got)
+	}
+}

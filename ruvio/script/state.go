@@ -2,6 +2,7 @@ package script
 
 import (
 	"context"
+	"fmt"
 	"log/slog"
 	"math/rand/v2"
 
@@ -72,7 +73,11 @@ var libraries = map[string]func(*lua.LState) *lua.LTable{}
 // cmsgpack, bit and struct, and globals that scripts can read but not
 // create or change.
 func NewState(o Options) *State {
-	L := lua.NewState(lua.Options{SkipOpenLibs: true})
+	// Lua 5.1 allows recursion some thousands deep and large unpacks;
+	// gopher-lua's defaults (256 frames, a fixed data stack) are much
+	// smaller, so both grow on demand up to limits of that order.
+	L := lua.NewState(lua.Options{SkipOpenLibs: true, CallStackSize: 4000, MinimizeStackMemory: true,
+		RegistrySize: 1024 * 8, RegistryMaxSize: 1024 * 256, RegistryGrowStep: 1024 * 8})
 	s := &State{L: L, version: o.Version, log: o.Log, protected: map[*lua.LTable]bool{}, real: map[*lua.LTable]*lua.LTable{}}
 	if s.log == nil {
 		s.log = slog.Default()
@@ -102,6 +107,18 @@ func NewState(o Options) *State {
 	}
 	g.RawSetString("rawset", L.NewFunction(s.rawset))
 	g.RawSetString("next", L.NewFunction(s.next))
+	g.RawSetString("rawget", L.NewFunction(s.rawget))
+	origSetmt := g.RawGetString("setmetatable").(*lua.LFunction)
+	g.RawSetString("setmetatable", L.NewFunction(func(L *lua.LState) int {
+		if t, ok := L.Get(1).(*lua.LTable); ok && s.protected[t] {
+			L.Error(lua.LString("Attempt to modify a readonly table"), 0)
+		}
+		L.Push(origSetmt)
+		L.Push(L.Get(1))
+		L.Push(L.Get(2))
+		L.Call(2, 1)
+		return 1
+	}))
 	g.RawSetString("pairs", L.NewFunction(s.pairs))
 	s.genv = g
 	s.handler = L.NewFunction(s.errorHandler)
@@ -124,7 +141,8 @@ func (s *State) protect() {
 		mt := L.NewTable()
 		mt.RawSetString("__index", real)
 		mt.RawSetString("__newindex", readonly)
-		mt.RawSetString("__metatable", lua.LFalse)
+		// getmetatable shows a table, as Redis's does, but not this one.
+		mt.RawSetString("__metatable", L.NewTable())
 		L.SetMetatable(p, mt)
 		s.protected[p] = true
 		s.protected[real] = true
@@ -170,6 +188,16 @@ func (s *State) rawset(L *lua.LState) int {
 	return 1
 }
 
+// rawget is Lua's, reading a read-only view's table.
+func (s *State) rawget(L *lua.LState) int {
+	t := L.CheckTable(1)
+	if r := s.real[t]; r != nil {
+		t = r
+	}
+	L.Push(L.RawGet(t, L.CheckAny(2)))
+	return 1
+}
+
 // next is Lua's, reading a read-only view's table.
 func (s *State) next(L *lua.LState) int {
 	t := L.CheckTable(1)
@@ -204,9 +232,19 @@ func (s *State) Close() { s.L.Close() }
 // Exec runs a compiled script with KEYS and ARGV, writing its reply in
 // the protocol proto (the caller's). ctx interrupts the script when it
 // is done; killed then tells whether SCRIPT KILL did it, for the reply's
-// wording.
-func (s *State) Exec(ctx context.Context, sc *Script, keys, args [][]byte, b Bridge, killed func() bool, out *resp.Writer) {
+// wording. reusable is false when the VM itself failed (a limit its
+// error handling could not recover from): the state must then be closed
+// rather than reused.
+func (s *State) Exec(ctx context.Context, sc *Script, keys, args [][]byte, b Bridge, killed func() bool, out *resp.Writer) (reusable bool) {
 	L := s.L
+	n := out.Buffered()
+	defer func() {
+		if r := recover(); r != nil {
+			out.Truncate(n)
+			out.Error("ERR Error running script (call to f_" + sc.SHA + "): " + clip(firstLine(fmt.Sprint(r)), 200))
+			reusable = false
+		}
+	}()
 	fill(L, s.keys, keys)
 	fill(L, s.argv, args)
 	s.run = &runState{bridge: b, proto: 2, killed: killed}
@@ -227,11 +265,12 @@ func (s *State) Exec(ctx context.Context, sc *Script, keys, args [][]byte, b Bri
 		}
 		L.SetTop(0)
 		out.Error(errorReply(ev, sc.SHA))
-		return
+		return true
 	}
 	v := L.Get(-1)
 	L.SetTop(0)
 	s.reply(out, v, s.run.proto, 0)
+	return true
 }
 
 // fill replaces the contents of t with vals, 1-based.

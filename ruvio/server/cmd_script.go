@@ -215,8 +215,11 @@ func (c *conn) runScript(st *scriptState, sh *shard.Shard, sc *script.Script, ke
 	b := &scriptBridge{c: c, sh: sh, ro: ro, flags: sc.Flags, run: run}
 	b.init()
 	vm := st.pool.Get()
-	vm.Exec(ctx, sc, keys, argv, b, run.killed.Load, c.w)
-	st.pool.Put(vm)
+	if vm.Exec(ctx, sc, keys, argv, b, run.killed.Load, c.w) {
+		st.pool.Put(vm)
+	} else {
+		vm.Close()
+	}
 	timer.Stop()
 	run.finish()
 	st.running[sh.ID].Store(nil)

@@ -112,6 +112,16 @@ var scriptCases = [][]any{
 	ev("return {redis.acl_check_cmd('get', 'x'), redis.acl_check_cmd('set', 'x', 'y')}"),
 	ev("return redis.acl_check_cmd('nosuch')"), ev("return redis.acl_check_cmd()"),
 	{"SCRIPT", "DEBUG", "NO"}, {"SCRIPT", "DEBUG", "foo"}, {"SCRIPT", "DEBUG"},
+	// The sandbox and everyday Lua.
+	ev("setmetatable(_G, {})"), ev("return type(getmetatable(_G))"), ev("return rawget(_G, 'redis') == nil"),
+	ev("redis.call = nil"), ev("KEYS[1] = 'x' return KEYS[1]"), ev("local s = string s.x = 1"), ev("cjson.x = 1"),
+	ev("return type(getfenv)"), ev("return coroutine.wrap(function() coroutine.yield(5) end)()"),
+	ev("return loadstring('return 7')()"), ev("return select('#', 1, 2, 3)"),
+	ev("return string.format('%d %s %5.2f', 3, 'x', 1.5)"), ev("return tostring(nil) .. tostring(true)"), ev("return #KEYS"),
+	ev("return tonumber('0x10')"), ev("local t = setmetatable({}, {__index=function(t,k) return k..'!' end}) return t.a"),
+	ev("return string.gsub('hello', 'l', 'L')"), ev("return unpack({1,2,3})"), ev("return math.huge"),
+	ev("return math.floor(-0.5)"), ev("return 7 % 3"), ev("return 2^10"), ev("return 10 / 4"),
+	ev("return table.concat({1,2,3}, '-')"), ev("return string.byte('A')"), ev("return ('%q'):format('a\\nb')"),
 	// Commands the server implements, from a script.
 	ev("return redis.call('ping')"), ev("return redis.call('echo', 'hi')"), ev("return redis.call('select', 0)"),
 	ev("return redis.call('publish', 'ch', 'x')"), ev("return #redis.call('time')"),
