@@ -155,6 +155,12 @@ func (c *conn) eval(args [][]byte, bySHA, ro bool) {
 			return
 		}
 	}
+	// CLIENT PAUSE WRITE holds scripts that may write, as Redis holds
+	// its may-replicate EVAL: not EVAL_RO, not a no-writes script, and
+	// not inside EXEC, which already holds its shards.
+	if !ro && sc.Flags&script.NoWrites == 0 && len(c.locked) == 0 {
+		c.waitPause(&command.Spec{Flags: command.Write}, false)
+	}
 	if msg := c.scriptRefusal(sc.Flags, ro); msg != "" {
 		c.w.Error(msg)
 		return

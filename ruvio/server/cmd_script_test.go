@@ -203,3 +203,30 @@ func TestScriptInsideTransaction(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// CLIENT PAUSE WRITE holds a script that may write until UNPAUSE;
+// EVAL_RO and a no-writes script run.
+func TestScriptHeldByClientPauseWrite(t *testing.T) {
+	s := startServer(t, nil)
+	ctx := context.Background()
+	admin, other := client(t, s, 0), client(t, s, 0)
+	if err := admin.Do(ctx, "CLIENT", "PAUSE", "100000", "WRITE").Err(); err != nil {
+		t.Fatal(err)
+	}
+	if err := other.EvalRO(ctx, "return redis.call('get', KEYS[1])", []string{"k"}).Err(); err != redis.Nil {
+		t.Fatalf("EVAL_RO under WRITE pause: %v", err)
+	}
+	if err := other.Eval(ctx, "#!lua flags=no-writes\nreturn 1", nil).Err(); err != nil {
+		t.Fatalf("no-writes script under WRITE pause: %v", err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- other.Eval(ctx, "return redis.call('set', KEYS[1], 'v')", []string{"k"}).Err() }()
+	poll.Stays(t, 200*time.Millisecond, "the writing script held by the pause", func() bool { return len(done) == 0 })
+	admin.Do(ctx, "CLIENT", "UNPAUSE")
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	if v := other.Get(ctx, "k").Val(); v != "v" {
+		t.Fatalf("got %q", v)
+	}
+}
