@@ -366,6 +366,11 @@ func (s *trackSide) close() {
 // command encodes a script command; $name stands for a connection's id.
 func (s *trackSide) command(text string) []byte {
 	args := strings.Fields(text)
+	words := make([]any, len(args))
+	for i, a := range args {
+		words[i] = a
+	}
+	noteExercised(words)
 	b := []byte("*" + strconv.Itoa(len(args)) + "\r\n")
 	for _, a := range args {
 		if a == "$_" {
@@ -511,7 +516,7 @@ func (s *trackSide) run(lines []string) string {
 	return strings.Join(s.out, "\n")
 }
 
-func TestTrackingLikeRedis(t *testing.T) {
+func TestTrackingMatchRedis(t *testing.T) {
 	r := startRedis(t, 2)
 	redisAddr := r.Options().Addr
 	for _, shards := range []int{1, 3} {

@@ -199,7 +199,6 @@ func (c *conn) serve() {
 			}
 		}
 		mark, flushes := c.w.Buffered(), c.flushes
-		c.holdPushes()
 		c.execute(args)
 		if c.replyMode != replyOn || c.replySkip > 0 {
 			if flushes != c.flushes {

@@ -429,6 +429,7 @@ func (s *Server) clientByID(id int64) *conn {
 // on another shard lock holder, still sends an invalidation: the client
 // can never keep a value read before a change it was not told of.
 func (c *conn) trackBefore(m *trackMode, run *command.Spec, args [][]byte) {
+	c.holdPushes()
 	c.track.again = c.track.again[:0]
 	if m.bcast {
 		return
@@ -490,13 +491,14 @@ func (c *conn) trackAfter(spec *command.Spec) {
 	}
 }
 
-// holdPushes keeps a tracking connection's pushes back while its next
-// command runs; flush lets them go after the replies.
+// holdPushes keeps a tracking connection's pushes back from the first
+// command of a batch it runs; flush lets them go after the replies. A
+// command that never reaches it read nothing it could be told about.
 func (c *conn) holdPushes() {
-	if c.track.mode.Load() == nil {
+	if c.track.hold {
 		return
 	}
-	// What was queued before the command may go before its reply.
+	// What was queued before may go before the replies.
 	c.drainOutbox()
 	c.outMu.Lock()
 	c.track.hold = true
