@@ -1,6 +1,7 @@
 package script
 
 import (
+	"regexp"
 	"strconv"
 	"strings"
 
@@ -55,7 +56,7 @@ func (s *State) errorHandler(L *lua.LState) int {
 	ev := L.Get(1)
 	t, ok := ev.(*lua.LTable)
 	if !ok {
-		t = errorTable(L, "ERR "+lua.LVAsString(L.ToStringMeta(ev)))
+		t = errorTable(L, "ERR "+luaWording(lua.LVAsString(L.ToStringMeta(ev))))
 	}
 	if s.run != nil && s.run.killed != nil && s.run.killed() {
 		t = errorTable(L, KilledError)
@@ -74,6 +75,34 @@ func (s *State) errorHandler(L *lua.LState) int {
 	}
 	L.Push(t)
 	return 1
+}
+
+var (
+	badArgument = regexp.MustCompile(`bad argument #(\d+) to ([\w.]+) \(`)
+	badOperands = regexp.MustCompile(`cannot perform (\w+) operation between (\w+) and (\w+)`)
+)
+
+// luaWording rewrites the gopher-lua runtime errors whose Lua 5.1 text
+// can be told from them: the function named in a bad argument is quoted,
+// and an operation on a wrong type says what Lua says. Lua's messages
+// that name the variable involved ("local 'a'") cannot be rebuilt and
+// stay gopher-lua's.
+func luaWording(msg string) string {
+	msg = badArgument.ReplaceAllString(msg, "bad argument #$1 to '$2' (")
+	return badOperands.ReplaceAllStringFunc(msg, func(m string) string {
+		p := badOperands.FindStringSubmatch(m)
+		bad := p[2]
+		if p[1] == "concat" {
+			if bad == "string" || bad == "number" {
+				bad = p[3]
+			}
+			return "attempt to concatenate a " + bad + " value"
+		}
+		if bad == "number" {
+			bad = p[3]
+		}
+		return "attempt to perform arithmetic on a " + bad + " value"
+	})
 }
 
 // errorReply is the reply of a script that failed with ev: the error's

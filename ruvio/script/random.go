@@ -68,8 +68,9 @@ func (s *State) openToString(g *lua.LTable) {
 			L.Push(lua.LString(formatG(float64(n), 14)))
 			return 1
 		}
+		v := L.CheckAny(1)
 		L.Push(orig)
-		L.Push(L.CheckAny(1))
+		L.Push(v)
 		L.Call(1, 1)
 		return 1
 	}))

@@ -96,3 +96,22 @@ func TestVMLimitsFailTheScriptOnly(t *testing.T) {
 		t.Errorf("recursion 3000 deep: %q", got)
 	}
 }
+
+// Runtime errors keep Lua 5.1's wording where it can be told from
+// gopher-lua's (checked against redis-server).
+func TestRuntimeErrorWording(t *testing.T) {
+	cases := []struct{ body, want string }{
+		{"return 'a' + 1", "ERR user_script:1: attempt to perform arithmetic on a string value"},
+		{"return {} .. 'x'", "ERR user_script:1: attempt to concatenate a table value"},
+		{"return math.floor('a')", "ERR user_script:1: bad argument #1 to 'floor' (number expected, got string)"},
+		{"local a return a < 1", "ERR user_script:1: attempt to compare nil with number"},
+		{"local t = {} t[nil] = 1", "ERR user_script:1: table index is nil"},
+		{"return tostring()", "ERR user_script:1: bad argument #1 to 'tostring' (value expected)"},
+	}
+	for _, c := range cases {
+		got := eval(t, c.body, 2, nil, nil, nil)
+		if want := "-" + c.want + " script: " + SHA1Hex(c.body) + ", on @user_script:1.\r\n"; got != want {
+			t.Errorf("%s\n got %q\nwant %q", c.body, got, want)
+		}
+	}
+}
