@@ -140,7 +140,7 @@ func TestTablesAreConsistent(t *testing.T) {
 	want := []string{
 		"appendonly", "bind", "busy-reply-threshold", "client-query-buffer-limit", "cluster-group", "cluster-topology", "dir", "durability", "enable-debug-command",
 		"hash-max-listpack-entries", "hash-max-listpack-value", "hash-max-ziplist-entries", "hash-max-ziplist-value", "hz",
-		"latency-monitor-threshold", "lfu-decay-time", "lfu-log-factor", "list-compress-depth", "list-max-listpack-size", "list-max-ziplist-size",
+		"latency-monitor-threshold", "latency-tracking", "latency-tracking-info-percentiles", "lfu-decay-time", "lfu-log-factor", "list-compress-depth", "list-max-listpack-size", "list-max-ziplist-size",
 		"loglevel", "lua-time-limit", "maxclients", "maxmemory", "maxmemory-policy", "maxmemory-samples", "metrics-listen", "migration-max-bytes-per-sec", "migration-user", "min-replicas-max-lag", "min-replicas-to-write",
 		"notify-keyspace-events", "port", "primary-lease", "primary-lease-coordinators", "protected-mode", "proto-max-bulk-len", "repl-backlog-size", "replication-announce", "replication-listen",
 		"replication-primary", "replication-role", "replication-tls", "requirepass", "save", "set-max-intset-entries", "set-max-listpack-entries", "set-max-listpack-value",

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"strconv"
+	"strings"
 
 	"github.com/ruvio/ruvio/ruvio/notify"
 )
@@ -32,22 +33,30 @@ type Tunables struct {
 	// NotifyKeyspaceEvents is notify-keyspace-events: the classes of
 	// keyspace notifications the node publishes; none by default.
 	NotifyKeyspaceEvents notify.Class
+	// LatencyTracking is latency-tracking: whether each command's
+	// latencies are kept for LATENCY HISTOGRAM and INFO latencystats;
+	// LatencyTrackingPercentiles, latency-tracking-info-percentiles, the
+	// percentiles INFO prints.
+	LatencyTracking            bool
+	LatencyTrackingPercentiles []float64
 }
 
 // DefaultTunables are Redis 7's defaults.
 func DefaultTunables() Tunables {
 	return Tunables{
-		SlowlogLogSlowerThan:   10000,
-		SlowlogMaxLen:          128,
-		HashMaxListpackEntries: 512,
-		HashMaxListpackValue:   64,
-		ListMaxListpackSize:    -2,
-		ListCompressDepth:      0,
-		SetMaxIntsetEntries:    512,
-		SetMaxListpackEntries:  128,
-		SetMaxListpackValue:    64,
-		ZsetMaxListpackEntries: 128,
-		ZsetMaxListpackValue:   64,
+		SlowlogLogSlowerThan:       10000,
+		SlowlogMaxLen:              128,
+		HashMaxListpackEntries:     512,
+		HashMaxListpackValue:       64,
+		ListMaxListpackSize:        -2,
+		ListCompressDepth:          0,
+		SetMaxIntsetEntries:        512,
+		SetMaxListpackEntries:      128,
+		SetMaxListpackValue:        64,
+		ZsetMaxListpackEntries:     128,
+		ZsetMaxListpackValue:       64,
+		LatencyTracking:            true,
+		LatencyTrackingPercentiles: []float64{50, 99, 99.9},
 	}
 }
 
@@ -105,6 +114,47 @@ func tunableParams() []Param {
 			ps = append(ps, Param{Name: tu.alias, Mutable: true, Get: get, Set: set})
 		}
 	}
+	ps = append(ps, Param{Name: "latency-tracking", Mutable: true,
+		Get: func(c *Config) string {
+			if c.Tunables.LatencyTracking {
+				return "yes"
+			}
+			return "no"
+		},
+		Set: func(c *Config, value string) error {
+			switch strings.ToLower(value) {
+			case "yes":
+				c.Tunables.LatencyTracking = true
+			case "no":
+				c.Tunables.LatencyTracking = false
+			default:
+				return errors.New("argument must be 'yes' or 'no'")
+			}
+			return nil
+		}})
+	ps = append(ps, Param{Name: "latency-tracking-info-percentiles", Mutable: true,
+		Get: func(c *Config) string {
+			parts := make([]string, len(c.Tunables.LatencyTrackingPercentiles))
+			for i, p := range c.Tunables.LatencyTrackingPercentiles {
+				parts[i] = strconv.FormatFloat(p, 'f', -1, 64)
+			}
+			return strings.Join(parts, " ")
+		},
+		Set: func(c *Config, value string) error {
+			ps := []float64{}
+			for _, f := range strings.Fields(value) {
+				p, err := strconv.ParseFloat(f, 64)
+				if err != nil {
+					return errors.New("Invalid latency-tracking-info-percentiles parameters")
+				}
+				if p < 0 || p > 100 {
+					return errors.New("latency-tracking-info-percentiles parameters should sit between [0.0,100.0]")
+				}
+				ps = append(ps, p)
+			}
+			c.Tunables.LatencyTrackingPercentiles = ps
+			return nil
+		}})
 	ps = append(ps, Param{Name: "notify-keyspace-events", Mutable: true,
 		Get: func(c *Config) string { return c.Tunables.NotifyKeyspaceEvents.String() },
 		Set: func(c *Config, value string) error {

@@ -93,6 +93,7 @@ func cmdConfigResetStat(c *conn, args [][]byte) {
 		sh.DB().Stats = keyspace.Stats{}
 		sh.Unlock()
 	}
+	s.tracking().reset()
 	c.w.OK()
 }
 

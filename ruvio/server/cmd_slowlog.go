@@ -17,6 +17,7 @@ func (s *Server) applyTunables(t config.Tunables) {
 	s.latency().threshold.Store(t.LatencyMonitorThreshold)
 	s.notifyMask.Store(uint32(t.NotifyKeyspaceEvents))
 	s.applyEviction(s.cfg)
+	s.applyLatencyTracking(t)
 }
 
 // logSlow adds a command that ran for d to the slow log if it was slow

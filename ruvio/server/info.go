@@ -12,7 +12,9 @@ import (
 )
 
 // infoSections lists INFO's sections in the order "default" prints them.
-var infoSections = []string{"server", "clients", "memory", "persistence", "stats", "replication", "cpu", "cluster", "keyspace"}
+// latencystats is printed only when asked for by name, "all" or
+// "everything", as in Redis.
+var infoSections = []string{"server", "clients", "memory", "persistence", "stats", "replication", "cpu", "latencystats", "cluster", "keyspace"}
 
 // cmdInfo answers INFO [section ...] for this connection's shard (the
 // replication section is per shard; the rest describes the node).
@@ -25,6 +27,9 @@ func cmdInfo(c *conn, args [][]byte) {
 	var b strings.Builder
 	for _, sec := range infoSections {
 		if !all && !want[sec] {
+			continue
+		}
+		if sec == "latencystats" && !want[sec] && !want["all"] && !want["everything"] {
 			continue
 		}
 		if b.Len() > 0 {
@@ -73,6 +78,8 @@ func (s *Server) infoSection(sec string, c *conn) [][2]string {
 		}
 	case "persistence":
 		return s.persistenceInfo()
+	case "latencystats":
+		return s.latencyStats()
 	case "stats":
 		var st keyspace.Stats
 		for _, sh := range s.shards {

@@ -1,15 +1,18 @@
 package server
 
 import (
+	"bytes"
 	"fmt"
 	"math"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
 
 	"github.com/ruvio/ruvio/ruvio/command"
+	"github.com/ruvio/ruvio/ruvio/config"
 )
 
 // latencySamples is how many per-second samples an event keeps, as Redis.
@@ -73,6 +76,7 @@ func (s *Server) latency() *latencyMonitor {
 // observeLatency records a command that took d under its event, "command"
 // or "fast-command", when it reached the threshold.
 func (s *Server) observeLatency(run *command.Spec, d time.Duration) {
+	s.tracking().recordCommand(run.Name, d)
 	event := "command"
 	if run.Flags&command.Fast != 0 {
 		event = "fast-command"
@@ -201,11 +205,272 @@ func cmdLatencyHelp(c *conn, args [][]byte) {
 	writeHelp(c, "LATENCY",
 		"DOCTOR",
 		"    Return a human readable latency analysis report.",
+		"GRAPH <event>",
+		"    Return an ASCII latency graph for the <event> class.",
 		"HISTORY <event>",
 		"    Return time-latency samples for the <event> class.",
 		"LATEST",
 		"    Return the latest latency samples for all events.",
 		"RESET [<event> ...]",
 		"    Reset latency data of one or more <event> classes.",
-		"    (default: reset all data for all event classes)")
+		"    (default: reset all data for all event classes)",
+		"HISTOGRAM [COMMAND ...]",
+		"    Return a cumulative distribution of latencies in the format of a histogram for the specified command names.",
+		"    If no commands are specified then all histograms are replied.")
+}
+
+// latencyTracking is the per-command latency tracking of Redis 7
+// (latency-tracking, latency-tracking-info-percentiles): a histogram per
+// command that ran, for LATENCY HISTOGRAM and INFO latencystats.
+type latencyTracking struct {
+	on          atomic.Bool
+	percentiles atomic.Pointer[[]float64]
+	hists       sync.Map // command name ("config|get") -> *cmdHistogram
+}
+
+var allTracking sync.Map // *Server -> *latencyTracking
+
+func (s *Server) tracking() *latencyTracking {
+	if t, ok := allTracking.Load(s); ok {
+		return t.(*latencyTracking)
+	}
+	t, _ := allTracking.LoadOrStore(s, &latencyTracking{})
+	return t.(*latencyTracking)
+}
+
+// applyLatencyTracking takes latency-tracking and its percentiles from t.
+func (s *Server) applyLatencyTracking(t config.Tunables) {
+	lt := s.tracking()
+	ps := append([]float64(nil), t.LatencyTrackingPercentiles...)
+	lt.percentiles.Store(&ps)
+	lt.on.Store(t.LatencyTracking)
+}
+
+// recordCommand adds a call of command name that took d to its histogram.
+func (lt *latencyTracking) recordCommand(name string, d time.Duration) {
+	if !lt.on.Load() {
+		return
+	}
+	h, ok := lt.hists.Load(name)
+	if !ok {
+		h, _ = lt.hists.LoadOrStore(name, &cmdHistogram{})
+	}
+	h.(*cmdHistogram).record(d.Nanoseconds())
+}
+
+// names returns the commands with a histogram, sorted.
+func (lt *latencyTracking) names() []string {
+	var out []string
+	lt.hists.Range(func(k, _ any) bool {
+		out = append(out, k.(string))
+		return true
+	})
+	sort.Strings(out)
+	return out
+}
+
+func (lt *latencyTracking) get(name string) *cmdHistogram {
+	if h, ok := lt.hists.Load(name); ok {
+		return h.(*cmdHistogram)
+	}
+	return nil
+}
+
+// reset forgets every histogram (CONFIG RESETSTAT).
+func (lt *latencyTracking) reset() { lt.hists.Clear() }
+
+// cmdLatencyHistogram is LATENCY HISTOGRAM [command ...]: for each
+// command named (a container stands for its subcommands), or every one
+// that ran, its calls and the cumulative distribution of their
+// latencies. Unknown names and commands that never ran are left out, as
+// in Redis. With no names the order is ruvio's (by name): Redis's is its
+// hash table's.
+func cmdLatencyHistogram(c *conn, args [][]byte) {
+	lt := c.srv.tracking()
+	var names []string
+	if len(args) == 2 {
+		names = lt.names()
+	} else {
+		for _, a := range args[2:] {
+			// "config|get" names a subcommand, as in Redis.
+			var spec *command.Spec
+			if i := bytes.IndexByte(a, '|'); i < 0 {
+				spec = c.srv.table.Lookup(a)
+			} else if parent := c.srv.table.Lookup(a[:i]); parent != nil {
+				spec = parent.LookupSub(a[i+1:])
+			}
+			if spec == nil {
+				continue
+			}
+			if lt.get(spec.Name) != nil {
+				names = append(names, spec.Name)
+			}
+			var subs []string
+			for _, sub := range spec.Subcommands {
+				if lt.get(sub.Name) != nil {
+					subs = append(subs, sub.Name)
+				}
+			}
+			sort.Strings(subs)
+			names = append(names, subs...)
+		}
+	}
+	c.w.Map(len(names))
+	for _, n := range names {
+		total, counts := lt.get(n).snapshot()
+		rows := cumulative(counts)
+		c.w.BulkString(n)
+		c.w.Map(2)
+		c.w.BulkString("calls")
+		c.w.Int(total)
+		c.w.BulkString("histogram_usec")
+		c.w.Map(len(rows))
+		for _, r := range rows {
+			c.w.Int(r.upToUsec)
+			c.w.Int(r.cumulative)
+		}
+	}
+}
+
+// latencyStats is INFO's latencystats section: per command, the
+// configured percentiles of its latency in microseconds.
+func (s *Server) latencyStats() [][2]string {
+	lt := s.tracking()
+	ps := *lt.percentiles.Load()
+	var out [][2]string
+	for _, n := range lt.names() {
+		total, counts := lt.get(n).snapshot()
+		if total == 0 {
+			continue
+		}
+		var b strings.Builder
+		for i, p := range ps {
+			if i > 0 {
+				b.WriteByte(',')
+			}
+			fmt.Fprintf(&b, "p%s=%.3f", strconv.FormatFloat(p, 'f', -1, 64), float64(percentile(total, counts, p))/1000)
+		}
+		out = append(out, [2]string{"latency_percentiles_usec_" + n, b.String()})
+	}
+	return out
+}
+
+// latencyGraphCols is the width of LATENCY GRAPH, Redis's
+// LATENCY_GRAPH_COLS.
+const latencyGraphCols = 80
+
+// cmdLatencyGraph is LATENCY GRAPH event: Redis's ASCII sparkline of the
+// event's samples, four rows high, each column labelled with how long ago
+// it was.
+func cmdLatencyGraph(c *conn, args [][]byte) {
+	m := c.srv.latency()
+	m.mu.Lock()
+	ts := m.events[string(args[2])]
+	if ts == nil {
+		m.mu.Unlock()
+		c.w.Error(fmt.Sprintf("ERR No samples available for event '%s'", args[2]))
+		return
+	}
+	h, worst := ts.history(), ts.max
+	m.mu.Unlock()
+	c.w.Verbatim(latencyGraph(string(args[2]), h, worst, time.Now().Unix()))
+}
+
+// latencyGraph renders samples (oldest first) as Redis's
+// latencyCommandGenSparkeline does, at time now.
+func latencyGraph(event string, h []latencySample, worst, now int64) string {
+	var lo, hi int64
+	values := make([]float64, len(h))
+	labels := make([]string, len(h))
+	for i, s := range h {
+		if i == 0 || s.latency < lo {
+			lo = s.latency
+		}
+		if i == 0 || s.latency > hi {
+			hi = s.latency
+		}
+		values[i] = float64(s.latency)
+		switch ago := now - s.time; {
+		case ago < 60:
+			labels[i] = fmt.Sprintf("%ds", ago)
+		case ago < 3600:
+			labels[i] = fmt.Sprintf("%dm", ago/60)
+		case ago < 86400:
+			labels[i] = fmt.Sprintf("%dh", ago/3600)
+		default:
+			labels[i] = fmt.Sprintf("%dd", ago/86400)
+		}
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s - high %d ms, low %d ms (all time high %d ms)\n", event, hi, lo, worst)
+	b.WriteString(strings.Repeat("-", latencyGraphCols))
+	b.WriteByte('\n')
+	sparkline(&b, values, labels, latencyGraphCols, 4)
+	return b.String()
+}
+
+// sparkline writes values as Redis's sparklineRender does with its fill
+// option: rows lines of bars drawn with "_o#" and "|", then the labels
+// written downwards under their columns after one blank line, in chunks
+// of at most columns values.
+func sparkline(b *strings.Builder, values []float64, labels []string, columns, rows int) {
+	const charset = "_o#"
+	if len(values) == 0 {
+		return
+	}
+	lo, hi := values[0], values[0]
+	for _, v := range values {
+		lo, hi = min(lo, v), max(hi, v)
+	}
+	rel := hi - lo
+	if rel == 0 {
+		rel = 1
+	}
+	steps := len(charset) * rows
+	labelled := false
+	for _, l := range labels {
+		labelled = labelled || l != ""
+	}
+	for start := 0; start < len(values); start += columns {
+		if start != 0 {
+			b.WriteByte('\n')
+		}
+		n := min(columns, len(values)-start)
+		line := make([]byte, n)
+		for row := 0; ; row++ {
+			more := false
+			for j := range line {
+				line[j] = ' '
+			}
+			for j := 0; j < n; j++ {
+				v := values[start+j]
+				step := int(float64(int((v-lo)*float64(steps))) / rel)
+				step = min(max(step, 0), steps-1)
+				if row < rows {
+					more = true
+					idx := step - (rows-row-1)*len(charset)
+					if idx >= 0 && idx < len(charset) {
+						line[j] = charset[idx]
+					} else if idx >= len(charset) {
+						line[j] = '|'
+					}
+					continue
+				}
+				if labelled && row-rows < 1 {
+					// One blank line between the bars and the labels.
+					more = true
+					break
+				}
+				if l := labels[start+j]; len(l) > row-rows-1 {
+					more = true
+					line[j] = l[row-rows-1]
+				}
+			}
+			if !more {
+				break
+			}
+			b.Write(line)
+			b.WriteByte('\n')
+		}
+	}
 }

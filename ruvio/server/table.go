@@ -106,6 +106,8 @@ func (s *Server) commandTable() *command.Table {
 		container("latency", "slow",
 			ext("latest", 2, admin|command.NoScript|load|stale, "admin slow dangerous", cmdLatencyLatest),
 			ext("history", 3, admin|command.NoScript|load|stale, "admin slow dangerous", cmdLatencyHistory),
+			ext("graph", 3, admin|command.NoScript|load|stale, "admin slow dangerous", cmdLatencyGraph),
+			ext("histogram", -2, admin|command.NoScript|load|stale, "admin slow dangerous", cmdLatencyHistogram),
 			ext("reset", -2, admin|command.NoScript|load|stale, "admin slow dangerous", cmdLatencyReset),
 			ext("doctor", 2, admin|command.NoScript|load|stale, "admin slow dangerous", cmdLatencyDoctor),
 			ext("help", 2, load|stale, "slow", cmdLatencyHelp),
