@@ -1,6 +1,13 @@
 package script
 
-import "testing"
+import (
+	"bytes"
+	"context"
+	"strings"
+	"testing"
+
+	"github.com/ruvio/ruvio/ruvio/resp"
+)
 
 // Replies checked against redis-server 7.0.15 (redis-cli, raw).
 func TestSandboxAndErrorsInRedisWords(t *testing.T) {
@@ -113,5 +120,40 @@ func TestRuntimeErrorWording(t *testing.T) {
 		if want := "-" + c.want + " script: " + SHA1Hex(c.body) + ", on @user_script:1.\r\n"; got != want {
 			t.Errorf("%s\n got %q\nwant %q", c.body, got, want)
 		}
+	}
+}
+
+// Nothing a script stores survives into the next script run on the same
+// state: KEYS and ARGV are new each run, and the tables getmetatable
+// shows are read-only.
+func TestNoStateLeaksBetweenRuns(t *testing.T) {
+	st := NewState(Options{})
+	defer st.Close()
+	run := func(body string, keys ...string) string {
+		sc, msg := Compile(body)
+		if msg != "" {
+			t.Fatal(msg)
+		}
+		var buf bytes.Buffer
+		w := resp.NewWriter(&buf)
+		var k [][]byte
+		for _, s := range keys {
+			k = append(k, []byte(s))
+		}
+		st.Exec(context.Background(), sc, k, nil, nil, nil, w)
+		w.Flush()
+		return buf.String()
+	}
+	run("KEYS.x = 'left' KEYS[5] = 'five'", "a", "b")
+	if got := run("return {tostring(KEYS.x), tostring(KEYS[5]), #KEYS}", "c"); got != "*3\r\n$3\r\nnil\r\n$3\r\nnil\r\n:1\r\n" {
+		t.Fatalf("KEYS kept values: %q", got)
+	}
+	for _, body := range []string{"getmetatable(_G).x = 1", "getmetatable('').x = 1", "getmetatable(string).x = 1"} {
+		if got := run(body); !strings.Contains(got, "Attempt to modify a readonly table") {
+			t.Errorf("%s: %q", body, got)
+		}
+	}
+	if got := run("return ('x'):upper()"); got != "$1\r\nX\r\n" {
+		t.Fatalf("string methods: %q", got)
 	}
 }

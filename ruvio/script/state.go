@@ -34,8 +34,6 @@ type State struct {
 	// genv holds the real globals; env is the read-only view of it that
 	// scripts run in (and see as _G).
 	genv, env *lua.LTable
-	keys      *lua.LTable
-	argv      *lua.LTable
 	rand      lrand48
 	handler   *lua.LFunction
 	protected map[*lua.LTable]bool
@@ -122,7 +120,6 @@ func NewState(o Options) *State {
 	g.RawSetString("pairs", L.NewFunction(s.pairs))
 	s.genv = g
 	s.handler = L.NewFunction(s.errorHandler)
-	s.keys, s.argv = L.NewTable(), L.NewTable()
 	s.protect()
 	return s
 }
@@ -136,13 +133,22 @@ func (s *State) protect() {
 		L.RaiseError("Attempt to modify a readonly table")
 		return 0
 	})
+	// shown is what getmetatable answers for a protected table: a table,
+	// as in Redis, itself read-only so that nothing a script stores
+	// survives into the next script.
+	shown := L.NewTable()
+	smt := L.NewTable()
+	smt.RawSetString("__index", L.NewTable())
+	smt.RawSetString("__newindex", readonly)
+	smt.RawSetString("__metatable", shown)
+	L.SetMetatable(shown, smt)
+	s.protected[shown] = true
 	proxy := func(real *lua.LTable) *lua.LTable {
 		p := L.NewTable()
 		mt := L.NewTable()
 		mt.RawSetString("__index", real)
 		mt.RawSetString("__newindex", readonly)
-		// getmetatable shows a table, as Redis's does, but not this one.
-		mt.RawSetString("__metatable", L.NewTable())
+		mt.RawSetString("__metatable", shown)
 		L.SetMetatable(p, mt)
 		s.protected[p] = true
 		s.protected[real] = true
@@ -166,14 +172,13 @@ func (s *State) protect() {
 	L.SetMetatable(s.genv, missing)
 	s.env = proxy(s.genv)
 	s.genv.RawSetString("_G", s.env)
-	s.genv.RawSetString("KEYS", s.keys)
-	s.genv.RawSetString("ARGV", s.argv)
 	// Strings get a metatable of their own reaching the string library
 	// through its read-only view (gopher-lua uses the library table
 	// itself, which would show an __index entry).
-	smt := L.NewTable()
-	smt.RawSetString("__index", s.genv.RawGetString("string"))
-	L.SetMetatable(lua.LString(""), smt)
+	strmt := L.NewTable()
+	strmt.RawSetString("__index", s.genv.RawGetString("string"))
+	strmt.RawSetString("__metatable", shown)
+	L.SetMetatable(lua.LString(""), strmt)
 }
 
 // rawset is Lua's, refusing the protected tables.
@@ -245,8 +250,10 @@ func (s *State) Exec(ctx context.Context, sc *Script, keys, args [][]byte, b Bri
 			reusable = false
 		}
 	}()
-	fill(L, s.keys, keys)
-	fill(L, s.argv, args)
+	// Fresh tables each run: nothing one script leaves in them reaches
+	// the next.
+	s.genv.RawSetString("KEYS", luaArray(L, keys))
+	s.genv.RawSetString("ARGV", luaArray(L, args))
 	s.run = &runState{bridge: b, proto: 2, killed: killed}
 	defer func() { s.run = nil }()
 	fn := L.NewFunctionFromProto(sc.proto)
@@ -273,12 +280,11 @@ func (s *State) Exec(ctx context.Context, sc *Script, keys, args [][]byte, b Bri
 	return true
 }
 
-// fill replaces the contents of t with vals, 1-based.
-func fill(L *lua.LState, t *lua.LTable, vals [][]byte) {
-	for i := t.Len(); i > len(vals); i-- {
-		t.RawSetInt(i, lua.LNil)
-	}
+// luaArray is a table of vals, 1-based.
+func luaArray(L *lua.LState, vals [][]byte) *lua.LTable {
+	t := L.CreateTable(len(vals), 0)
 	for i, v := range vals {
 		t.RawSetInt(i+1, lua.LString(v))
 	}
+	return t
 }

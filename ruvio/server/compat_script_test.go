@@ -122,6 +122,7 @@ var scriptCases = [][]any{
 	ev("return string.gsub('hello', 'l', 'L')"), ev("return unpack({1,2,3})"), ev("return math.huge"),
 	ev("return math.floor(-0.5)"), ev("return 7 % 3"), ev("return 2^10"), ev("return 10 / 4"),
 	ev("return table.concat({1,2,3}, '-')"), ev("return string.byte('A')"), ev("return ('%q'):format('a\\nb')"),
+	ev("getmetatable('').x = 1"), ev("getmetatable(_G).x = 1"), ev("KEYS.x = 1 return KEYS.x", "{k}a"),
 	// Commands the server implements, from a script.
 	ev("return redis.call('ping')"), ev("return redis.call('echo', 'hi')"), ev("return redis.call('select', 0)"),
 	ev("return redis.call('publish', 'ch', 'x')"), ev("return #redis.call('time')"),
@@ -142,6 +143,7 @@ func TestScriptRepliesMatchRedis(t *testing.T) {
 			for _, cmd := range scriptCases {
 				wv, we := r.Do(ctx, cmd...).Result()
 				gv, ge := ru.Do(ctx, cmd...).Result()
+				noteExercised(cmd)
 				want, got := render(wv, we, false), render(gv, ge, false)
 				if got != want {
 					t.Errorf("%q\n  redis: %s\n  ruvio: %s", cmd, want, got)
