@@ -55,22 +55,24 @@ func (s *State) openCompat(g *lua.LTable) {
 	}
 }
 
-// openFormat makes string.format's %q quote as Lua 5.1 does (a newline
-// becomes a backslash and a newline, a zero byte \000); the other
-// conversions are gopher-lua's.
+// openFormat makes string.format follow Lua 5.1 where gopher-lua's
+// differs: %q quotes as Lua does (a newline becomes a backslash and a
+// newline, a zero byte \000), %s prints a number as tostring does
+// (%.14g) and refuses what is neither string nor number, and %u is %d.
+// Each conversion is otherwise gopher-lua's.
 func (s *State) openFormat(str *lua.LTable) {
 	orig := str.RawGetString("format").(*lua.LFunction)
+	one := func(L *lua.LState, spec string, v lua.LValue) string {
+		L.Push(orig)
+		L.Push(lua.LString(spec))
+		L.Push(v)
+		L.Call(2, 1)
+		out := L.ToString(-1)
+		L.Pop(1)
+		return out
+	}
 	str.RawSetString("format", s.L.NewFunction(func(L *lua.LState) int {
-		f := L.CheckString(1)
-		if !strings.Contains(f, "%q") {
-			n := L.GetTop()
-			L.Push(orig)
-			for i := 1; i <= n; i++ {
-				L.Push(L.Get(i))
-			}
-			L.Call(n, 1)
-			return 1
-		}
+		f := checkString(L, 1, "format")
 		var b strings.Builder
 		arg := 2
 		for i := 0; i < len(f); i++ {
@@ -83,24 +85,37 @@ func (s *State) openFormat(str *lua.LTable) {
 				j++
 			}
 			if j >= len(f) {
-				b.WriteString(f[i:])
-				break
+				if arg > L.GetTop() {
+					argError(L, arg, "format", "no value")
+				}
+				L.RaiseError("invalid option '%%' to 'format'")
 			}
-			spec := f[i : j+1]
+			spec, conv := f[i:j+1], f[j]
 			i = j
-			switch f[j] {
-			case '%':
+			if conv == '%' {
 				b.WriteByte('%')
 				continue
+			}
+			if arg > L.GetTop() {
+				argError(L, arg, "format", "no value")
+			}
+			v := L.Get(arg)
+			switch conv {
 			case 'q':
-				b.WriteString(luaQuote(L.CheckString(arg)))
+				b.WriteString(luaQuote(checkString(L, arg, "format")))
+			case 's':
+				switch x := v.(type) {
+				case lua.LString:
+					b.WriteString(one(L, spec, x))
+				case lua.LNumber:
+					b.WriteString(one(L, spec, lua.LString(formatG(float64(x), 14))))
+				default:
+					argError(L, arg, "format", "string expected, got "+typeName(L, arg))
+				}
+			case 'u':
+				b.WriteString(one(L, spec[:len(spec)-1]+"d", v))
 			default:
-				L.Push(orig)
-				L.Push(lua.LString(spec))
-				L.Push(L.CheckAny(arg))
-				L.Call(2, 1)
-				b.WriteString(L.ToString(-1))
-				L.Pop(1)
+				b.WriteString(one(L, spec, v))
 			}
 			arg++
 		}

@@ -157,3 +157,27 @@ func TestNoStateLeaksBetweenRuns(t *testing.T) {
 		t.Fatalf("string methods: %q", got)
 	}
 }
+
+// string.format as Lua 5.1's (vectors from redis-server).
+func TestStringFormatAsLua51(t *testing.T) {
+	cases := []struct{ body, want string }{
+		{"return string.format('%d', 3.7)", "3"},
+		{"return string.format('%s', 1/3)", "0.33333333333333"},
+		{"return string.format('%5.1f|%-5s|%05d', 3.14159, 'ab', 42)", "  3.1|ab   |00042"},
+		{"return string.format('%x %c %i %e', 255, 65, 5, 12345.678)", "ff A 5 1.234568e+04"},
+		{"return string.format('%u', 3)", "3"},
+		{"return string.format('%q', 'a\\nb\"')", "\"a\\\nb\\\"\""},
+		{"return string.format('100%%')", "100%"},
+		{"return string.format('%5s|', 12)", "   12|"},
+	}
+	for _, c := range cases {
+		got := eval(t, c.body, 2, nil, nil, nil)
+		if want := "$" + itoa(len(c.want)) + "\r\n" + c.want + "\r\n"; got != want {
+			t.Errorf("%s\n got %q\nwant %q", c.body, got, want)
+		}
+	}
+	got := eval(t, "return string.format('%s %s', true, nil)", 2, nil, nil, nil)
+	if want := "-ERR user_script:1: bad argument #2 to 'format' (string expected, got boolean) script: "; !strings.HasPrefix(got, want) {
+		t.Errorf("%%s of a boolean: %q", got)
+	}
+}

@@ -122,6 +122,8 @@ var scriptCases = [][]any{
 	ev("return string.gsub('hello', 'l', 'L')"), ev("return unpack({1,2,3})"), ev("return math.huge"),
 	ev("return math.floor(-0.5)"), ev("return 7 % 3"), ev("return 2^10"), ev("return 10 / 4"),
 	ev("return table.concat({1,2,3}, '-')"), ev("return string.byte('A')"), ev("return ('%q'):format('a\\nb')"),
+	ev("return string.format('%d|%s|%5.1f|%u|%q', 3.7, 1/3, 3.14159, 3, 'a\\nb')"), ev("return string.format('%s', true)"),
+	ev("return string.format('%d')"), ev("return string.format('%')"),
 	ev("getmetatable('').x = 1"), ev("getmetatable(_G).x = 1"), ev("KEYS.x = 1 return KEYS.x", "{k}a"),
 	// Commands the server implements, from a script.
 	ev("return redis.call('ping')"), ev("return redis.call('echo', 'hi')"), ev("return redis.call('select', 0)"),
