@@ -105,9 +105,15 @@ func (sh *Shard) ApplyReplicatedLocked(rec wal.Record) error {
 	if sh.applier == nil {
 		sh.applier = newReplayer(sh)
 	}
+	// The commands a replica applies fire their keyspace notifications,
+	// as on a Redis replica; published when the caller unlocks. Replaying
+	// the shard's own log at start fires none.
+	sh.applier.ctx.Notes = &sh.notes
 	sh.db.Loading = true
 	err := sh.applier.apply(rec)
 	sh.db.Loading = false
+	sh.applier.ctx.Notes = nil
+	sh.publishOnUnlock = true
 	if err != nil {
 		return err
 	}

@@ -70,6 +70,10 @@ type Shard struct {
 	publish func([]notify.Event)
 	// lfu is the keyspace's access-frequency settings (evict.go).
 	lfu keyspace.LFU
+	// publishOnUnlock makes Unlock publish the notifications collected
+	// under the lock: those of a primary's records a replica applied
+	// (ApplyReplicatedLocked), whose caller takes the lock itself.
+	publishOnUnlock bool
 	// running is the context of the client command holding mu, or nil:
 	// keyspace hooks use it to tell a client's own writes from others'
 	// (CLIENT TRACKING NOLOOP).
@@ -108,8 +112,18 @@ func New(id int, r slots.Range, log *slog.Logger) *Shard {
 // the keyspace, run under it.
 func (sh *Shard) Lock() { sh.mu.Lock() }
 
-// Unlock releases the shard's lock.
-func (sh *Shard) Unlock() { sh.mu.Unlock() }
+// Unlock releases the shard's lock, and then publishes the notifications
+// of the primary's records applied under it.
+func (sh *Shard) Unlock() {
+	if !sh.publishOnUnlock {
+		sh.mu.Unlock()
+		return
+	}
+	sh.publishOnUnlock = false
+	evs := sh.notes.Take()
+	sh.mu.Unlock()
+	sh.Publish(evs)
+}
 
 // DB is the shard's keyspace. Use it only while holding the lock; a
 // change made through it reaches the log only by AppendLocked.
