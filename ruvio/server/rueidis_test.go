@@ -2,6 +2,7 @@ package server
 
 import (
 	"context"
+	"strconv"
 	"testing"
 	"time"
 
@@ -59,4 +60,60 @@ func TestRueidisClientSideCaching(t *testing.T) {
 			})
 		}
 	}
+}
+
+// While another client keeps writing, rueidis keeps reading through its
+// cache; once the writes stop, its cache must reach the last value. A
+// read whose key was noted only after a concurrent write would leave a
+// stale value cached until its TTL (a minute), past the poll.
+func TestRueidisCacheConvergesUnderConcurrentWrites(t *testing.T) {
+	s := startServer(t, func(c *config.Config) { c.Shards = 3 })
+	rc, err := rueidis.NewClient(rueidis.ClientOption{
+		InitAddress:       []string{s.Addr(0)},
+		ForceSingleClient: true,
+		DisableRetry:      true,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(rc.Close)
+	w := client(t, s, 1)
+	ctx := context.Background()
+	keys := []string{"c1", "c2", "c3", "c4"}
+	const writes = 300
+	done := make(chan error, 1)
+	go func() {
+		for i := 1; i <= writes; i++ {
+			for _, k := range keys {
+				if err := w.Set(ctx, k, i, 0).Err(); err != nil {
+					done <- err
+					return
+				}
+			}
+		}
+		done <- nil
+	}()
+	reads := 0
+	for finished := false; !finished; {
+		select {
+		case err := <-done:
+			if err != nil {
+				t.Fatal(err)
+			}
+			finished = true
+		default:
+		}
+		for _, k := range keys {
+			rc.DoCache(ctx, rc.B().Get().Key(k).Cache(), time.Minute)
+			reads++
+		}
+	}
+	want := strconv.Itoa(writes)
+	for _, k := range keys {
+		poll.Until(t, 5*time.Second, "the cached "+k+" to reach "+want, func() bool {
+			v, err := rc.DoCache(ctx, rc.B().Get().Key(k).Cache(), time.Minute).ToString()
+			return err == nil && v == want
+		})
+	}
+	t.Logf("%d cached reads during %d writes", reads, writes*len(keys))
 }
