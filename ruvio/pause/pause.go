@@ -4,6 +4,7 @@ package pause
 
 import (
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -14,6 +15,11 @@ type Pause struct {
 	until   time.Time
 	all     bool
 	changed chan struct{} // closed and replaced when the pause changes
+	// set is false while no pause can be in force, so that every
+	// command's check costs one atomic load, not a lock and a clock read.
+	// It is written under mu: set by Start, cleared by End and by the
+	// first check that finds the pause over.
+	set atomic.Bool
 }
 
 // Start pauses clients until now+d: all commands when all is set, else
@@ -30,6 +36,7 @@ func (p *Pause) Start(d time.Duration, all bool) {
 		p.until = end
 	}
 	p.all = p.all || all
+	p.set.Store(true)
 	p.wakeLocked()
 }
 
@@ -39,6 +46,7 @@ func (p *Pause) End() {
 	defer p.mu.Unlock()
 	p.until = time.Time{}
 	p.all = false
+	p.set.Store(false)
 	p.wakeLocked()
 }
 
@@ -51,11 +59,15 @@ func (p *Pause) wakeLocked() {
 
 // Active reports whether a pause runs, and whether it holds all commands.
 func (p *Pause) Active() (active, all bool) {
+	if !p.set.Load() {
+		return false, false
+	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if time.Now().Before(p.until) {
 		return true, p.all
 	}
+	p.set.Store(false)
 	return false, false
 }
 
@@ -68,6 +80,9 @@ func (p *Pause) Holds(write bool) bool {
 // Wait returns true once a command (write: one that may write) may run,
 // or false early when either cancel channel is closed (nil ones never are).
 func (p *Pause) Wait(write bool, cancel, cancel2 <-chan struct{}) bool {
+	if !p.set.Load() {
+		return true
+	}
 	for {
 		p.mu.Lock()
 		now := time.Now()
