@@ -230,3 +230,23 @@ func TestScriptHeldByClientPauseWrite(t *testing.T) {
 		t.Fatalf("got %q", v)
 	}
 }
+
+// Server commands Redis runs from scripts but ruvio does not answer why,
+// not with Redis's noscript refusal; keyspace-wide ones run on a node of
+// one shard only.
+func TestScriptServerCommandsRuvioRefuses(t *testing.T) {
+	one := startServer(t, nil)
+	two := startServer(t, func(c *config.Config) { c.Shards = 2 })
+	ctx := context.Background()
+	if n, err := client(t, one, 0).Eval(ctx, "return redis.call('dbsize')", nil).Int(); err != nil || n != 0 {
+		t.Fatalf("DBSIZE from a script on one shard: %v %v", n, err)
+	}
+	err := client(t, two, 0).Eval(ctx, "return redis.call('dbsize')", nil).Err()
+	if err == nil || !strings.HasPrefix(err.Error(), "ERR ruvio runs 'dbsize' from scripts only on a node of one shard") {
+		t.Fatalf("DBSIZE from a script on two shards: %v", err)
+	}
+	err = client(t, one, 0).Eval(ctx, "return redis.call('info')", nil).Err()
+	if err == nil || !strings.HasPrefix(err.Error(), "ERR ruvio does not run 'info' from scripts") {
+		t.Fatalf("INFO from a script: %v", err)
+	}
+}

@@ -130,6 +130,8 @@ var scriptCases = [][]any{
 	ev("return redis.call('publish', 'ch', 'x')"), ev("return #redis.call('time')"),
 	ev("return redis.call('xread', 'block', 0, 'streams', KEYS[1], '$')", "{k}st"),
 	ev("return redis.call('blmpop', 0, 1, KEYS[1], 'left')", "{k}bl"),
+	ev("return redis.call('pubsub', 'numpat')"), ev("return redis.call('pubsub', 'channels')"),
+	ev("return redis.call('dbsize')"),
 }
 
 // Scripts answer the same on ruvio as on redis-server 7, in RESP2 and
