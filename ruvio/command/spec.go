@@ -229,6 +229,11 @@ type Ctx struct {
 	// Block, set by a blocking command that found nothing, asks the
 	// server to wait for a write to one of Keys and run the command again.
 	Block *BlockRequest
+	// Woken is set when the command runs again after a wait ended by a
+	// write to one of its keys, so it can answer what Redis answers a
+	// client whose wait the write cut short (XREADGROUP after XGROUP
+	// DESTROY).
+	Woken bool
 
 	// Values collects what a ReplyValues PerKey command fetched, in key
 	// order; nil stands for a missing key.
@@ -326,6 +331,7 @@ func (c *Ctx) EachEffect(fn func(argv [][]byte)) {
 // Reset prepares the context for another command.
 func (c *Ctx) Reset() {
 	c.Block = nil
+	c.Woken = false
 	c.Dirty = 0
 	c.effects = c.effects[:0]
 	c.rewrote = false

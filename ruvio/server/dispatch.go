@@ -366,6 +366,7 @@ func (c *conn) block(spec *command.Spec, sh *shard.Shard) {
 			return
 		}
 		c.ctx.Reset()
+		c.ctx.Woken = true
 		c.ctx.Now = clock.NowMs()
 		c.notePending(sh, sh.Run(spec, &c.ctx))
 		if c.ctx.Block == nil {

@@ -62,6 +62,16 @@ func xreadgroup(c *command.Ctx) {
 		if s != nil {
 			g = s.Groups[string(a.group)]
 		}
+		if g == nil && c.Woken {
+			// The write that ended the wait took the stream or the group
+			// away: Redis tells the waiting client so.
+			if s == nil {
+				c.W.Error("UNBLOCKED the stream key no longer exists")
+			} else {
+				c.W.Error("NOGROUP the consumer group this client was blocked on no longer exists")
+			}
+			return
+		}
 		if g == nil {
 			c.W.Error(noGroup(key, a.group) + " in XREADGROUP with GROUP option")
 			return

@@ -157,6 +157,9 @@ func xgroupDestroy(c *command.Ctx) {
 		return
 	}
 	delete(s.Groups, string(c.Args[3]))
+	// A change to the key like any write: WATCH sees it, and clients
+	// blocked in XREADGROUP on the group wake to learn it is gone.
+	c.DB.Touch(string(c.Args[2]))
 	c.Dirty++
 	c.Notify(notify.Stream, "xgroup-destroy", c.Args[2])
 	c.W.Int(1)
