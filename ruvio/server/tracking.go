@@ -197,30 +197,70 @@ func (t *tracker) flushed(sh *shard.Shard) {
 // send delivers an invalidation of keys (an encoded array, or a null) on
 // c's behalf: to c as a RESP3 push, or to its redirect client.
 func (t *tracker) send(c *conn, m *trackMode, keys []byte) {
-	to, redirected := c, false
+	var to *conn
+	end := endpoint{proto: int(c.proto.Load())}
 	if m.redirect != 0 {
 		to = t.srv.clientByID(m.redirect)
-		if to == nil {
-			c.track.broken.Store(true)
-			if c.proto.Load() >= 3 {
-				msg := append([]byte(">2\r\n$21\r\ntracking-redir-broken\r\n:"), strconv.FormatInt(m.redirect, 10)...)
-				c.push(append(msg, "\r\n"...))
-			}
-			return
+		end.redirect = true
+		if to != nil {
+			end.found = true
+			end.toProto = int(to.proto.Load())
+			end.toSubscribed = to.sub.Active()
 		}
-		redirected = true
+	} else {
+		to = c
+		end.toProto = end.proto
 	}
-	var msg []byte
+	switch routeInvalidation(end) {
+	case routePush:
+		to.push(append([]byte(">2\r\n$10\r\ninvalidate\r\n"), keys...))
+	case routeMessage:
+		to.push(append([]byte("*3\r\n$7\r\nmessage\r\n$20\r\n"+invalidateChannel+"\r\n"), keys...))
+	case routeBroken:
+		c.track.broken.Store(true)
+		msg := append([]byte(">2\r\n$21\r\ntracking-redir-broken\r\n:"), strconv.FormatInt(m.redirect, 10)...)
+		c.push(append(msg, "\r\n"...))
+	case routeBrokenSilent:
+		c.track.broken.Store(true)
+	}
+}
+
+// endpoint is what decides where an invalidation goes: the tracking
+// client's protocol, and whether it redirects, to a client that is still
+// there, in which protocol and whether subscribed.
+type endpoint struct {
+	proto        int
+	redirect     bool
+	found        bool
+	toProto      int
+	toSubscribed bool
+}
+
+// Where an invalidation goes.
+const (
+	routeNowhere      = iota // RESP2 and no subscribed redirect client
+	routePush                // a RESP3 push to the recipient
+	routeMessage             // a message on __redis__:invalidate
+	routeBroken              // the redirect client is gone: tell the RESP3 client
+	routeBrokenSilent        // gone, and a RESP2 client cannot be told
+)
+
+// routeInvalidation is Redis's choice (sendTrackingMessage): a RESP3
+// recipient gets a push; a RESP2 redirect client gets a pub/sub message
+// if it subscribed to anything, else nothing; a RESP2 client without a
+// redirect cannot be told.
+func routeInvalidation(e endpoint) int {
 	switch {
-	case to.proto.Load() >= 3:
-		msg = append([]byte(">2\r\n$10\r\ninvalidate\r\n"), keys...)
-	case redirected && to.sub.Active():
-		msg = append([]byte("*3\r\n$7\r\nmessage\r\n$20\r\n"+invalidateChannel+"\r\n"), keys...)
-	default:
-		// RESP2 without a subscribed redirect client: nowhere to send.
-		return
+	case e.redirect && !e.found && e.proto >= 3:
+		return routeBroken
+	case e.redirect && !e.found:
+		return routeBrokenSilent
+	case e.toProto >= 3:
+		return routePush
+	case e.redirect && e.toSubscribed:
+		return routeMessage
 	}
-	to.push(msg)
+	return routeNowhere
 }
 
 // keysArray encodes keys as a RESP array of bulk strings.

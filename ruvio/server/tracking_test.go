@@ -43,3 +43,26 @@ func TestTrackingKeysArray(t *testing.T) {
 		t.Fatalf("got %q", got)
 	}
 }
+
+func TestTrackingRouteInvalidation(t *testing.T) {
+	cases := []struct {
+		name string
+		e    endpoint
+		want int
+	}{
+		{"resp3 itself", endpoint{proto: 3, toProto: 3}, routePush},
+		{"resp2 itself", endpoint{proto: 2, toProto: 2}, routeNowhere},
+		{"resp2 itself subscribed", endpoint{proto: 2, toProto: 2, toSubscribed: true}, routeNowhere},
+		{"redirect to a resp2 subscriber", endpoint{proto: 2, redirect: true, found: true, toProto: 2, toSubscribed: true}, routeMessage},
+		{"redirect to a resp2 client not subscribed", endpoint{proto: 2, redirect: true, found: true, toProto: 2}, routeNowhere},
+		{"redirect to a resp3 client", endpoint{proto: 2, redirect: true, found: true, toProto: 3}, routePush},
+		{"resp3 redirect to a resp2 subscriber", endpoint{proto: 3, redirect: true, found: true, toProto: 2, toSubscribed: true}, routeMessage},
+		{"redirect gone, resp3", endpoint{proto: 3, redirect: true}, routeBroken},
+		{"redirect gone, resp2", endpoint{proto: 2, redirect: true}, routeBrokenSilent},
+	}
+	for _, tc := range cases {
+		if got := routeInvalidation(tc.e); got != tc.want {
+			t.Errorf("%s: got %d, want %d", tc.name, got, tc.want)
+		}
+	}
+}
