@@ -3,6 +3,7 @@ package server
 import (
 	"bytes"
 	"strings"
+	"time"
 
 	"github.com/ruvio/ruvio/ruvio/command"
 	"github.com/ruvio/ruvio/ruvio/resp"
@@ -123,6 +124,9 @@ func (b *scriptBridge) exec(argv [][]byte) {
 	if write {
 		b.dirty = true
 		b.run.wrote.Store(true)
+	}
+	if s.watchedByMonitors() && run.Flags&command.Admin == 0 {
+		s.feedMonitors(monitorLine(time.Now(), "lua", argv))
 	}
 	if h, ok := run.Ext.(handler); ok {
 		b.callServer(run, h, argv)

@@ -1,8 +1,11 @@
 package server
 
 import (
+	"bufio"
 	"context"
 	"errors"
+	"net"
+	"regexp"
 	"strconv"
 	"strings"
 	"testing"
@@ -248,5 +251,48 @@ func TestScriptServerCommandsRuvioRefuses(t *testing.T) {
 	err = client(t, one, 0).Eval(ctx, "return redis.call('info')", nil).Err()
 	if err == nil || !strings.HasPrefix(err.Error(), "ERR ruvio does not run 'info' from scripts") {
 		t.Fatalf("INFO from a script: %v", err)
+	}
+}
+
+// MONITOR shows a script as redis-server does: the EVAL line first, then
+// each command the script ran as from "lua"; not the commands a script
+// was refused.
+func TestScriptMonitorLinesAsRedis(t *testing.T) {
+	r := startRedis(t, 2)
+	s := startServer(t, nil)
+	prefix := regexp.MustCompile(`^\+\d+\.\d{6} \[0 (127\.0\.0\.1:\d+|lua)\] `)
+	seen := map[string]string{}
+	for name, addr := range map[string]string{"redis": r.Options().Addr, "ruvio": s.Addr(0)} {
+		m := startMonitor(t, addr)
+		nc, err := net.Dial("tcp", addr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		w := &monitorSession{conn: nc, r: bufio.NewReader(nc)}
+		w.send(t, "EVAL \"redis.call('set', KEYS[1], 'v') redis.pcall('get') redis.pcall('multi') return redis.call('get', KEYS[1])\" 1 mk")
+		w.reply(t)
+		w.send(t, "EVALSHA ffffffffffffffffffffffffffffffffffffffff 0")
+		w.reply(t)
+		nc.Close()
+		m.send(t, "GET x") // ends the listing with its error
+		var lines []string
+		for {
+			l := m.line(t)
+			if strings.HasPrefix(l, "-") {
+				break
+			}
+			src := prefix.FindStringSubmatch(l)
+			if src == nil {
+				t.Fatalf("%s: MONITOR line %q", name, l)
+			}
+			if src[1] != "lua" {
+				src[1] = "client"
+			}
+			lines = append(lines, src[1]+" "+prefix.ReplaceAllString(l, ""))
+		}
+		seen[name] = strings.Join(lines, "\n")
+	}
+	if seen["ruvio"] != seen["redis"] {
+		t.Fatalf("MONITOR in ruvio:\n%s\nin redis:\n%s", seen["ruvio"], seen["redis"])
 	}
 }

@@ -132,7 +132,7 @@ func (s *Server) feedMonitors(line []byte) {
 // ones, as in Redis). Rendering it before the command runs shows the
 // arguments as sent, before a command rewrites them.
 func (c *conn) monitorCommand(run *command.Spec, args [][]byte) []byte {
-	if !c.srv.watchedByMonitors() || run.Flags&command.Admin != 0 {
+	if !c.srv.watchedByMonitors() || run.Flags&command.Admin != 0 || feedsMonitorItself[run.Name] {
 		return nil
 	}
 	return monitorLine(time.Now(), c.nc.RemoteAddr().String(), args)
