@@ -1,6 +1,7 @@
 package script
 
 import (
+	"math"
 	"strings"
 
 	lua "github.com/yuin/gopher-lua"
@@ -52,6 +53,7 @@ func (s *State) openCompat(g *lua.LTable) {
 	if str, ok := g.RawGetString("string").(*lua.LTable); ok {
 		str.RawSetString("__index", lua.LNil)
 		s.openFormat(str)
+		s.openRep(str)
 	}
 }
 
@@ -120,6 +122,34 @@ func (s *State) openFormat(str *lua.LTable) {
 			arg++
 		}
 		L.Push(lua.LString(b.String()))
+		return 1
+	}))
+}
+
+// maxRepBytes caps what string.rep builds: a script asking for more
+// fails with Lua's out-of-memory error instead of taking the node's
+// memory (Go cannot recover from a failed allocation as Lua does).
+const maxRepBytes = 512 << 20
+
+// openRep makes string.rep take its count as Lua 5.1's C int (a count
+// past 2^31 wraps to a negative one, giving "") and refuse results over
+// maxRepBytes.
+func (s *State) openRep(str *lua.LTable) {
+	str.RawSetString("rep", s.L.NewFunction(func(L *lua.LState) int {
+		v := checkString(L, 1, "rep")
+		f := checkNumber(L, 2, "rep")
+		n := int64(math.MinInt32)
+		if f > math.MinInt32-1 && f < math.MaxInt32+1 {
+			n = int64(f)
+		}
+		if n <= 0 || v == "" {
+			L.Push(lua.LString(""))
+			return 1
+		}
+		if int64(len(v))*n > maxRepBytes {
+			L.RaiseError("not enough memory")
+		}
+		L.Push(lua.LString(strings.Repeat(v, int(n))))
 		return 1
 	}))
 }

@@ -181,3 +181,48 @@ func TestStringFormatAsLua51(t *testing.T) {
 		t.Errorf("%%s of a boolean: %q", got)
 	}
 }
+
+// A cancelled script stops with Redis's SCRIPT KILL error even when it
+// loops inside pcall or inside a coroutine.
+func TestKilledScriptStopsEverywhere(t *testing.T) {
+	for _, body := range []string{
+		"while true do end",
+		"while true do pcall(function() while true do end end) end",
+		"local co = coroutine.wrap(function() while true do end end) co()",
+		"while true do pcall(coroutine.wrap(function() while true do end end)) end",
+	} {
+		sc, msg := Compile(body)
+		if msg != "" {
+			t.Fatal(msg)
+		}
+		st := NewState(Options{})
+		ctx, cancel := context.WithCancel(context.Background())
+		cancel()
+		var buf bytes.Buffer
+		w := resp.NewWriter(&buf)
+		st.Exec(ctx, sc, nil, nil, nil, func() bool { return true }, w)
+		w.Flush()
+		st.Close()
+		if want := "-" + KilledError + " script: " + sc.SHA + ", on @user_script:1.\r\n"; buf.String() != want {
+			t.Errorf("%s: %q", body, buf.String())
+		}
+	}
+}
+
+// string.rep wraps its count as Lua 5.1's C int and refuses to build a
+// string that would take the node's memory.
+func TestStringRepLimits(t *testing.T) {
+	cases := []struct{ body, want string }{
+		{"return #string.rep('x', 2^31)", ":0\r\n"},
+		{"return ('ab'):rep(3)", "$6\r\nababab\r\n"},
+		{"return string.rep('x', -1)", "$0\r\n\r\n"},
+	}
+	for _, c := range cases {
+		if got := eval(t, c.body, 2, nil, nil, nil); got != c.want {
+			t.Errorf("%s: %q, want %q", c.body, got, c.want)
+		}
+	}
+	if got := eval(t, "return #string.rep('x', 2^31 - 1)", 2, nil, nil, nil); !strings.Contains(got, "not enough memory") {
+		t.Errorf("a 2 GB string.rep: %q", got)
+	}
+}
