@@ -20,7 +20,8 @@ import (
 // later commands and replaced by $conn in what is recorded) or
 // "conn? command => reply" (send until the reply is the one given:
 // waiting for an expiry). "conn." closes the connection; "conn% command |
-// fields" records only the named fields of a CLIENT INFO or INFO reply. $_ stands for
+// fields" records only the named fields of a CLIENT INFO or INFO reply;
+// "conn| n command ; command ..." sends a pipeline and reads n frames. $_ stands for
 // the last bulk string a command was answered with (a DUMP payload).
 var trackingScripts = []struct {
 	name  string
@@ -195,6 +196,17 @@ var trackingScripts = []struct {
 		"b> MSET {p}1 1 {p}2 1 {p}3 1",
 		"a<",
 		"a<",
+	}},
+	{"own writes pipelined", []string{
+		"a>! HELLO 3",
+		"a> CLIENT TRACKING on",
+		"a| 5 GET pk ; GET {pk}2 ; SET pk 1 ; DEL {pk}2 ; PING",
+		"a| 2 GET pk ; PING",
+		"a| 6 MULTI ; SET pk 2 ; GET {pk}2 ; EXEC ; PING ; PING",
+		"b> SET {pk}2 x",
+		"a<",
+		"a<",
+		"a> PING",
 	}},
 	{"noloop", []string{
 		"a>! HELLO 3",
@@ -501,6 +513,18 @@ func (s *trackSide) run(lines []string) string {
 				time.Sleep(10 * time.Millisecond)
 			}
 			s.out = append(s.out, l+" => "+got)
+		case op == "|":
+			// "conn| n cmd ; cmd ...": a pipeline, then n frames.
+			count, cmds, _ := strings.Cut(rest, " ")
+			n, _ := strconv.Atoi(count)
+			var buf []byte
+			for _, cmd := range strings.Split(cmds, ";") {
+				buf = append(buf, s.command(strings.TrimSpace(cmd))...)
+			}
+			c.nc.Write(buf)
+			for range n {
+				s.out = append(s.out, l+" => "+strconv.Quote(s.normalize(s.frame(c))))
+			}
 		case op == "%":
 			cmd, fields, _ := strings.Cut(rest, " | ")
 			c.nc.Write(s.command(cmd))

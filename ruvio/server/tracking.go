@@ -45,6 +45,11 @@ type connTracking struct {
 	// again are the keys remembered before the running command, to be
 	// remembered once more after it (see trackBefore).
 	again [][]byte
+	// own are invalidations of keys the connection's running command
+	// changed itself: sent right after that command's reply, as Redis
+	// does. Only the connection's goroutine touches it (the keyspace hook
+	// adds to it while this connection's command holds the shard lock).
+	own [][]byte
 }
 
 // tracker is the server's tracking tables: one per shard for the keys
@@ -144,6 +149,10 @@ func (t *tracker) invalidate(key string, ids map[int64]struct{}, by *command.Ctx
 		// A client that turned tracking off, or switched to BCAST since
 		// it read the key, hears nothing of it, as in Redis.
 		if m == nil || m.bcast || (m.noloop && by == &c.ctx) {
+			continue
+		}
+		if by == &c.ctx {
+			c.track.own = append(c.track.own, msg)
 			continue
 		}
 		t.send(c, m, msg)
@@ -525,6 +534,20 @@ func (c *conn) trackAfter(spec *command.Spec) {
 		c.srv.track.remember(c, c.track.again)
 	}
 	c.track.again = c.track.again[:0]
+	if len(c.track.own) > 0 {
+		if m := c.track.mode.Load(); m != nil {
+			for _, keys := range c.track.own {
+				if m.redirect == 0 && c.proto.Load() >= 3 && c.replyMode == replyOn && c.replySkip == 0 {
+					// After this command's reply, before the next one's.
+					c.w.Raw([]byte(">2\r\n$10\r\ninvalidate\r\n"))
+					c.w.Raw(keys)
+				} else {
+					c.srv.track.send(c, m, keys)
+				}
+			}
+		}
+		c.track.own = c.track.own[:0]
+	}
 	// CLIENT CACHING lasts for the next command, or a whole transaction.
 	if !c.multi && spec.Name != "client" {
 		c.track.caching = false
