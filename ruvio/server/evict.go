@@ -203,8 +203,7 @@ func (s *Server) freeMemory(limit int64) evictOutcome {
 }
 
 // evictedSize estimates what evicting key frees: its entry, its key
-// string and its value.
+// string and its value, as MEMORY USAGE counts them.
 func evictedSize(key string, e *keyspace.Entry) int64 {
-	const entry = 48 + 16 // the Entry and its map slot
-	return int64(entry + len(key) + memcmd.ValueSize(e.Val, 5))
+	return memcmd.KeySize(key, e.ExpireAt != 0, e.Val, memcmd.DefaultSamples)
 }

@@ -1,0 +1,221 @@
+package memcmd
+
+import (
+	"github.com/ruvio/ruvio/ruvio/deque"
+	"github.com/ruvio/ruvio/ruvio/sortedset"
+	"github.com/ruvio/ruvio/ruvio/stream"
+)
+
+// Sizes of Go's headers and of ruvio's structures on a 64-bit platform.
+// The structures' fields are private to their packages; the constants
+// follow their declarations and must change with them (the tests check
+// the estimates against the heap's growth).
+const (
+	ptr          = 8
+	stringHeader = 16
+	sliceHeader  = 24
+	iface        = 16
+
+	// keyspace.Entry (Val, ExpireAt, Access, Freq) and its slot in the
+	// shard's map[string]*Entry.
+	entrySize = iface + 8 + 8 + 8
+
+	dequeSize  = sliceHeader + 8 + 8 // deque.Deque
+	dequeMin   = 8                   // its smallest ring
+	zsetSize   = 4*ptr + 4*8         // sortedset.Set
+	zsetHead   = zsetNode + 32*16    // its sentinel, with every level
+	zsetNode   = stringHeader + 8 + ptr + sliceHeader
+	streamHdr  = sliceHeader + 8 + 3*16 + 8 + ptr + 8 + 8 // stream.Stream
+	streamNode = 3*sliceHeader + 8 + 8                    // a node of entries
+	streamEnt  = 16 + sliceHeader                         // stream.Entry
+	groupSize  = 16 + 8 + 2*ptr                           // stream.Group
+	pendSize   = ptr + 8 + 8                              // stream.Pending
+	consSize   = stringHeader + 8 + ptr                   // stream.Consumer
+)
+
+// entryOverhead is what every key costs besides its name and value: its
+// Entry and its slot in the keyspace's map.
+var entryOverhead = class(entrySize) + mapSlot(stringHeader+ptr)
+
+// zsetNodeAvg is the average allocation of a skiplist node with its
+// levels inline: a node is 1 level high with probability 3/4, 2 with
+// 3/16, and so on (sortedset keeps up to four levels in the node's own
+// allocation; taller ones, 1 in 256, have their own array).
+var zsetNodeAvg = func() float64 {
+	avg, p := 0.0, 0.75
+	for h := 1; h <= 4; h++ {
+		avg += p * float64(class(zsetNode+h*16))
+		p /= 4
+	}
+	// Taller nodes: the node, and a separate array of about 5 levels.
+	return avg + (1.0/256)*float64(class(zsetNode)+class(5*16))
+}()
+
+// class rounds an allocation of n bytes up to the Go allocator's size
+// class (runtime/sizeclasses.go); large objects take whole 8 KiB pages.
+func class(n int) int {
+	if n <= 0 {
+		return 0
+	}
+	if n > sizeClasses[len(sizeClasses)-1] {
+		return (n + 8191) &^ 8191
+	}
+	lo, hi := 0, len(sizeClasses)-1
+	for lo < hi {
+		mid := (lo + hi) / 2
+		if sizeClasses[mid] < n {
+			lo = mid + 1
+		} else {
+			hi = mid
+		}
+	}
+	return sizeClasses[lo]
+}
+
+var sizeClasses = []int{8, 16, 24, 32, 48, 64, 80, 96, 112, 128, 144, 160, 176, 192, 208, 224, 240, 256,
+	288, 320, 352, 384, 416, 448, 480, 512, 576, 640, 704, 768, 896, 1024, 1152, 1280, 1408, 1536, 1792,
+	2048, 2304, 2688, 3072, 3200, 3456, 4096, 4864, 5376, 6144, 6528, 6784, 6912, 8192, 9472, 9728, 10240,
+	10880, 12288, 13568, 14336, 16384, 18432, 19072, 20480, 21760, 24576, 27264, 28672, 32768}
+
+// mapSlot is the share of one entry of a big Go map whose key and value
+// take kv bytes, such as the keyspace's: Swiss tables keep groups of 8
+// slots and a control byte per slot, and double at 7/8 full, so they are
+// between 7/16 and 7/8 full, two thirds on average.
+func mapSlot(kv int) int {
+	return (kv + 1) * 3 / 2
+}
+
+// mapSlots is how many slots a Go map of n entries has: one group of 8
+// for a small map, else a power of two holding n at 7/8 full, up to
+// tables of 1024 slots, which split in two when full and so hold 672
+// entries on average.
+func mapSlots(n int) int {
+	if n <= 8 {
+		return 8
+	}
+	if c := pow2((n*8 + 6) / 7); c <= 1024 {
+		return c
+	}
+	return (n + 671) / 672 * 1024
+}
+
+// mapSize is a Go map of n entries of kv bytes each: its header, and its
+// groups of 8 slots with their control words.
+func mapSize(n, kv int) int {
+	const header = 48
+	if n == 0 {
+		return header
+	}
+	slots := mapSlots(n)
+	tables := max(slots/1024, 1)
+	return header + tables*(48+class(min(slots, 1024)/8*(8+8*kv)))
+}
+
+// pow2 is the smallest power of two at least n.
+func pow2(n int) int {
+	c := 1
+	for c < n {
+		c <<= 1
+	}
+	return c
+}
+
+// sampled walks up to samples of n elements, given by each, adding the
+// bytes size gives, and extrapolates to all n.
+func sampled[T any](n, samples int, each func(yield func(T) bool), size func(T) int) int {
+	sum, seen := 0, 0
+	each(func(v T) bool {
+		if seen == samples {
+			return false
+		}
+		sum += size(v)
+		seen++
+		return true
+	})
+	if seen == 0 {
+		return 0
+	}
+	if seen == n {
+		return sum
+	}
+	return int(float64(sum) / float64(seen) * float64(n))
+}
+
+// bytesSize is a []byte held by a value: its backing array.
+func bytesSize(b []byte) int { return class(cap(b)) }
+
+// ValueSize is the bytes of a value in ruvio's layout, sampling up to
+// samples elements of an aggregate (see the package comment).
+func ValueSize(v any, samples int) int {
+	switch x := v.(type) {
+	case []byte:
+		// The interface holds a pointer to the slice header.
+		return class(sliceHeader) + bytesSize(x)
+	case *deque.Deque:
+		ring := class(pow2(max(x.Len(), dequeMin)) * sliceHeader)
+		return class(dequeSize) + ring + sampled(x.Len(), samples, x.All(), bytesSize)
+	case map[string][]byte:
+		return mapSize(len(x), stringHeader+sliceHeader) + sampled(len(x), samples,
+			func(yield func([2]int) bool) {
+				for f, val := range x {
+					if !yield([2]int{len(f), cap(val)}) {
+						return
+					}
+				}
+			}, func(fv [2]int) int { return class(fv[0]) + class(fv[1]) })
+	case map[string]struct{}:
+		return mapSize(len(x), stringHeader) + sampled(len(x), samples,
+			func(yield func(int) bool) {
+				for m := range x {
+					if !yield(len(m)) {
+						return
+					}
+				}
+			}, class)
+	case *sortedset.Set:
+		// Each member: its node and its entry in the member index.
+		per := func(it sortedset.Item) int {
+			return class(len(it.Member)) + mapSlot(stringHeader+ptr)
+		}
+		return class(zsetSize) + class(zsetHead) + 48 + int(zsetNodeAvg*float64(x.Len())) +
+			sampled(x.Len(), samples, x.Each, per)
+	case *stream.Stream:
+		return streamSize(x, samples)
+	}
+	return 0
+}
+
+// streamSize is a stream: its nodes of entries, sampled node by node as
+// Redis samples a stream's listpacks, and its consumer groups in full.
+func streamSize(s *stream.Stream, samples int) int {
+	size := class(streamHdr)
+	nodes, seen, sum := 0, 0, 0
+	s.EachNode(func(ents []stream.Entry, deleted []bool, master [][]byte) {
+		nodes++
+		if seen == samples {
+			return
+		}
+		seen++
+		sum += class(streamNode) + class(cap(ents)*streamEnt) + class(cap(deleted)) + class(cap(master)*sliceHeader)
+		for _, e := range ents {
+			sum += class(cap(e.Fields) * sliceHeader)
+			for _, f := range e.Fields {
+				sum += bytesSize(f)
+			}
+		}
+	})
+	size += class(pow2(nodes) * ptr)
+	if seen > 0 {
+		size += int(float64(sum) / float64(seen) * float64(nodes))
+	}
+	size += mapSize(len(s.Groups), stringHeader+ptr)
+	for name, g := range s.Groups {
+		size += class(len(name)) + class(groupSize)
+		size += mapSize(len(g.PEL), 16+ptr) + len(g.PEL)*class(pendSize)
+		size += mapSize(len(g.Consumers), stringHeader+ptr)
+		for cname, c := range g.Consumers {
+			size += class(len(cname)) + class(consSize) + mapSize(len(c.PEL), 16+ptr)
+		}
+	}
+	return size
+}
