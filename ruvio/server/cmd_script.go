@@ -292,8 +292,8 @@ func (c *conn) busyRefusal(spec, run *command.Spec, args [][]byte) string {
 		return errBusy
 	}
 	// A keyless server command over the keyspace (DBSIZE, KEYS,
-	// FLUSHALL) needs every shard.
-	if spec.Ext != nil && run.Flags&(command.Write|command.ReadOnly) != 0 {
+	// FLUSHALL) or that reads every shard (INFO) needs every shard.
+	if spec.Ext != nil && (run.Flags&(command.Write|command.ReadOnly) != 0 || readsEveryShard[spec.Name]) {
 		for _, sh := range c.srv.shards {
 			if busy(sh) {
 				return errBusy
@@ -302,6 +302,11 @@ func (c *conn) busyRefusal(spec, run *command.Spec, args [][]byte) string {
 	}
 	return ""
 }
+
+// readsEveryShard are server commands without keys that take every
+// shard's lock.
+var readsEveryShard = map[string]bool{"info": true, "save": true, "bgsave": true, "debug": true, "ruvio": true,
+	"cluster": true, "memory": true}
 
 const errBusy = "BUSY Redis is busy running a script. You can only call SCRIPT KILL or SHUTDOWN NOSAVE."
 

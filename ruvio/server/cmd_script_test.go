@@ -72,9 +72,12 @@ func TestScriptKillStopsBusyScriptAndBusyStaysOnItsShard(t *testing.T) {
 	if err := same.Ping(ctx).Err(); !isBusy(err) || err.Error() != errBusy {
 		t.Fatalf("PING on the busy shard's port: %v", err)
 	}
-	// The other shard is not blocked.
+	// The other shard is not blocked; what reads every shard is BUSY.
 	if err := other.Set(ctx, keys[1], "v", 0).Err(); err != nil {
 		t.Fatalf("SET on another shard while a script runs: %v", err)
+	}
+	if err := other.Info(ctx).Err(); !isBusy(err) {
+		t.Fatalf("INFO while a shard is busy: %v", err)
 	}
 	if err := admin.Do(ctx, "SCRIPT", "KILL").Err(); err != nil {
 		t.Fatalf("SCRIPT KILL: %v", err)
@@ -294,5 +297,33 @@ func TestScriptMonitorLinesAsRedis(t *testing.T) {
 	}
 	if seen["ruvio"] != seen["redis"] {
 		t.Fatalf("MONITOR in ruvio:\n%s\nin redis:\n%s", seen["ruvio"], seen["redis"])
+	}
+}
+
+// INFO memory counts the cached scripts, as Redis's number_of_cached_scripts.
+func TestScriptCacheCountInInfo(t *testing.T) {
+	s := startServer(t, nil)
+	c := client(t, s, 0)
+	ctx := context.Background()
+	count := func() string {
+		for _, l := range strings.Split(c.Info(ctx, "memory").Val(), "\r\n") {
+			if v, ok := strings.CutPrefix(l, "number_of_cached_scripts:"); ok {
+				return v
+			}
+		}
+		return "missing"
+	}
+	if n := count(); n != "0" {
+		t.Fatalf("before any script: %s", n)
+	}
+	c.ScriptLoad(ctx, "return 1")
+	c.Eval(ctx, "return 2", nil)
+	c.Eval(ctx, "return 2", nil)
+	if n := count(); n != "2" {
+		t.Fatalf("after two scripts: %s", n)
+	}
+	c.ScriptFlush(ctx)
+	if n := count(); n != "0" {
+		t.Fatalf("after SCRIPT FLUSH: %s", n)
 	}
 }

@@ -75,6 +75,7 @@ func (s *Server) infoSection(sec string, c *conn) [][2]string {
 			kv("used_memory", used), kv("used_memory_human", humanBytes(used)),
 			kv("maxmemory", cfg.MaxMemory), kv("maxmemory_human", humanBytes(cfg.MaxMemory)),
 			kv("maxmemory_policy", cfg.MaxMemoryPolicy),
+			kv("number_of_cached_scripts", s.scripts.cache.Len()),
 		}
 	case "persistence":
 		return s.persistenceInfo()
