@@ -293,7 +293,7 @@ func (c *conn) busyRefusal(spec, run *command.Spec, args [][]byte) string {
 	}
 	// A keyless server command over the keyspace (DBSIZE, KEYS,
 	// FLUSHALL) or that reads every shard (INFO) needs every shard.
-	if spec.Ext != nil && (run.Flags&(command.Write|command.ReadOnly) != 0 || readsEveryShard[spec.Name]) {
+	if run.Ext != nil && (run.Flags&(command.Write|command.ReadOnly) != 0 || readsEveryShard[spec.Name]) {
 		for _, sh := range c.srv.shards {
 			if busy(sh) {
 				return errBusy

@@ -79,6 +79,9 @@ func TestScriptKillStopsBusyScriptAndBusyStaysOnItsShard(t *testing.T) {
 	if err := other.Info(ctx).Err(); !isBusy(err) {
 		t.Fatalf("INFO while a shard is busy: %v", err)
 	}
+	if err := other.Do(ctx, "RUVIO", "DIGEST").Err(); !isBusy(err) {
+		t.Fatalf("RUVIO DIGEST while a shard is busy: %v", err)
+	}
 	if err := admin.Do(ctx, "SCRIPT", "KILL").Err(); err != nil {
 		t.Fatalf("SCRIPT KILL: %v", err)
 	}
