@@ -3,6 +3,7 @@ package script
 import (
 	"context"
 	"fmt"
+	"strings"
 	"sync"
 
 	lua "github.com/yuin/gopher-lua"
@@ -53,7 +54,7 @@ func (p *FunctionPool) Get(set *Libraries) *FunctionState {
 			continue
 		}
 		for _, f := range fns {
-			fs.funcs[f.info.Name] = f.fn
+			fs.funcs[strings.ToLower(f.info.Name)] = f.fn
 		}
 	}
 	return fs
@@ -76,7 +77,7 @@ func (p *FunctionPool) Put(fs *FunctionState) {
 // failed and the state must be closed.
 func (fs *FunctionState) Call(ctx context.Context, name string, keys, args [][]byte, b Bridge, killed func() bool, out *resp.Writer) (reusable bool) {
 	s, L := fs.State, fs.L
-	fn := fs.funcs[name]
+	fn := fs.funcs[strings.ToLower(name)]
 	if fn == nil {
 		out.Error("ERR Function not found")
 		return true

@@ -2,6 +2,7 @@ package script
 
 import (
 	"sort"
+	"strings"
 
 	"github.com/ruvio/ruvio/ruvio/glob"
 )
@@ -29,8 +30,9 @@ func (ls *Libraries) Len() int { return len(ls.libs) }
 // Functions is the number of functions of all libraries.
 func (ls *Libraries) Functions() int { return len(ls.funcs) }
 
-// Function finds a function by name, or nil.
-func (ls *Libraries) Function(name string) *FunctionRef { return ls.funcs[name] }
+// Function finds a function by name, or nil. Function names are matched
+// without regard to case, as Redis does (library names are not).
+func (ls *Libraries) Function(name string) *FunctionRef { return ls.funcs[strings.ToLower(name)] }
 
 // Library finds a library by name, or nil.
 func (ls *Libraries) Library(name string) *Library { return ls.libs[name] }
@@ -85,13 +87,13 @@ func (ls *Libraries) WithAll(libs []*Library, replace bool) (*Libraries, string)
 	}
 	for _, lib := range libs {
 		for _, f := range lib.Functions {
-			if n.funcs[f.Name] != nil {
+			if n.funcs[strings.ToLower(f.Name)] != nil {
 				return nil, "ERR Function " + f.Name + " already exists"
 			}
 		}
 		n.libs[lib.Name] = lib
 		for _, f := range lib.Functions {
-			n.funcs[f.Name] = &FunctionRef{Function: f, Library: lib}
+			n.funcs[strings.ToLower(f.Name)] = &FunctionRef{Function: f, Library: lib}
 		}
 	}
 	return n, ""
@@ -112,7 +114,7 @@ func (ls *Libraries) Without(name string) (*Libraries, bool) {
 func (ls *Libraries) drop(lib *Library) {
 	delete(ls.libs, lib.Name)
 	for _, f := range lib.Functions {
-		delete(ls.funcs, f.Name)
+		delete(ls.funcs, strings.ToLower(f.Name))
 	}
 }
 

@@ -178,7 +178,7 @@ func (s *State) loadLibrary(lib *Library) (fns []registered, errMsg string) {
 				msg = errLibraryName
 			}
 			for _, have := range fns {
-				if have.info.Name == f.info.Name {
+				if strings.EqualFold(have.info.Name, f.info.Name) {
 					msg = "Function already exists in the library"
 				}
 			}

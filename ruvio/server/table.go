@@ -192,6 +192,7 @@ func (s *Server) commandTable() *command.Table {
 		),
 	)
 	t.Add(scriptSpecs()...)
+	t.Add(functionSpecs()...)
 	// Container commands carry the union of their subcommands' flags for
 	// COMMAND INFO, as Redis reports them.
 	// Their ACL categories are the union of the subcommands' too, since

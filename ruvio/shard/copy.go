@@ -20,9 +20,14 @@ func (sh *Shard) InstallCopy(cfg *config.Config, path string, seq uint64) (err e
 	sh.mu.Lock()
 	defer sh.mu.Unlock()
 	sh.db.Flush()
+	sh.setLibraries(nil)
 	sh.db.Loading = true
 	n := 0
 	h, err := snapshot.Load(path, func(key string, e keyspace.Entry) error {
+		if libs, ok := e.Val.(snapshot.Libraries); ok {
+			sh.setLibraries(libs)
+			return nil
+		}
 		sh.db.SetWithExpiry(key, e.Val, e.ExpireAt)
 		if n++; n%4096 == 0 {
 			sh.mu.Unlock()

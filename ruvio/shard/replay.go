@@ -52,6 +52,10 @@ func (r *replayer) apply(rec wal.Record) error {
 			r.sh.db.Flush()
 			continue
 		}
+		if command.Eq(op[0], LibrariesOp) && len(op) == 2 {
+			r.sh.setLibraries(op[1])
+			continue
+		}
 		if command.Eq(op[0], SlotsArrivedOp) {
 			r.sh.slotsArrived(rec.Seq, op)
 			continue

@@ -78,6 +78,9 @@ type Shard struct {
 	// keyspace hooks use it to tell a client's own writes from others'
 	// (CLIENT TRACKING NOLOOP).
 	running *command.Ctx
+	// libraries is the node's function libraries, on shard 0
+	// (libraries.go).
+	libraries atomic.Pointer[LibraryImage]
 }
 
 // LogSubscriber is told of every record the shard appends, in log order,

@@ -108,7 +108,9 @@ func (sh *Shard) writeImage(dir string, h snapshot.Header) (string, error) {
 		sh.endSnapshotState()
 		return "", err
 	}
-	var addErr error
+	// The libraries as they are now, which may be newer than h.Seq: the
+	// record of a newer change sets them again when replayed.
+	addErr := sh.addLibraries(w)
 	add := func(k string, e *keyspace.Entry) {
 		if addErr == nil {
 			addErr = w.Add(k, e)

@@ -48,7 +48,16 @@ const (
 	typeHash   = 4
 	// typeStream holds a stream as stream.Marshal encodes it.
 	typeStream = 15
+	// typeLibraries holds the node's function libraries (Libraries), as
+	// Redis's RDB opcode for a function library is numbered; its key is
+	// empty. A file without libraries is unchanged, so the version stays.
+	typeLibraries = 245
 )
+
+// Libraries is the value of the entry holding the node's function
+// libraries: an opaque payload (the shard's library image) that Load
+// hands to its callback under the empty key.
+type Libraries []byte
 
 // castagnoli is the CRC-32C table; the polynomial has hardware support on
 // amd64 and arm64, so checksumming costs little next to the disk.

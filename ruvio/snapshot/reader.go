@@ -267,7 +267,7 @@ func (r *reader) entry() (key string, e keyspace.Entry, ok bool) {
 	}
 	start := r.at()
 	typ := r.byte()
-	if typ > typeHash && typ != typeStream {
+	if typ > typeHash && typ != typeStream && typ != typeLibraries {
 		r.fail(r.corrupt(start, "entry %d has unknown type %d", r.entries, typ))
 		return "", e, false
 	}
@@ -286,6 +286,8 @@ func (r *reader) entry() (key string, e keyspace.Entry, ok bool) {
 		e.Val = r.hash()
 	case typeStream:
 		e.Val = r.stream()
+	case typeLibraries:
+		e.Val = Libraries(r.bytes(r.length()))
 	}
 	if r.err != nil {
 		return "", keyspace.Entry{}, false

@@ -141,6 +141,18 @@ func (w *Writer) Add(key string, e *keyspace.Entry) error {
 	return nil
 }
 
+// AddLibraries encodes the node's function libraries, which Load gives
+// back as a Libraries value under the empty key.
+func (w *Writer) AddLibraries(payload []byte) error {
+	if w.err != nil {
+		return w.err
+	}
+	w.entryHead(typeLibraries, "", 0)
+	w.putBytes(payload)
+	w.count++
+	return nil
+}
+
 // Buffered is the number of encoded bytes waiting for Flush or Commit.
 func (w *Writer) Buffered() int { return len(w.buf) }
 

@@ -1,0 +1,191 @@
+package server
+
+import (
+	"context"
+	"sync"
+	"time"
+
+	"github.com/ruvio/ruvio/ruvio/command"
+	"github.com/ruvio/ruvio/ruvio/script"
+	"github.com/ruvio/ruvio/ruvio/shard"
+)
+
+// FCALL runs a function the way EVAL runs a script (cmd_script.go): on
+// the shard of its keys, locked throughout, its effects logged as one
+// record, with EVAL's BUSY, SCRIPT KILL, CLIENT PAUSE and durability
+// behaviour, since it registers in the same table of running scripts.
+
+func fcallSpec(name string, flags command.Flags, h handler) *command.Spec {
+	return &command.Spec{Name: name, Arity: -3, Flags: flags | command.NoScript | command.Stale | command.MovableKeys,
+		Categories: []string{"slow", "scripting"}, Keys: scriptKeys, Ext: h}
+}
+
+// functionRun is what FUNCTION STATS shows of a running function.
+type functionRun struct {
+	name  string
+	args  [][]byte
+	start time.Time
+}
+
+// runningFunctions maps each running function's scriptRun to what it
+// runs, so FUNCTION KILL and STATS can tell functions from scripts.
+var runningFunctions sync.Map // *scriptRun -> *functionRun
+
+// fcall runs FCALL and FCALL_RO.
+func (c *conn) fcall(args [][]byte, ro bool) {
+	numkeys, ok := command.ParseInt(args[2])
+	switch {
+	case !ok:
+		c.w.Error("ERR Bad number of keys provided")
+		return
+	case numkeys > int64(len(args)-3):
+		c.w.Error("ERR Number of keys can't be greater than number of args")
+		return
+	case numkeys < 0:
+		c.w.Error("ERR Number of keys can't be negative")
+		return
+	}
+	set := c.srv.libraries()
+	fn := set.Function(string(args[1]))
+	if fn == nil {
+		c.w.Error("ERR Function not found")
+		return
+	}
+	// As EVAL: CLIENT PAUSE WRITE holds a function that may write.
+	if !ro && fn.Flags&script.NoWrites == 0 && len(c.locked) == 0 {
+		c.waitPause(&command.Spec{Flags: command.Write}, false)
+	}
+	if msg := c.scriptRefusal(fn.Flags, ro); msg != "" {
+		c.w.Error(msg)
+		return
+	}
+	keys, argv := args[3:3+numkeys], args[3+numkeys:]
+	sh := c.shard
+	if len(keys) > 0 {
+		sh = c.srv.shardFor(keys[0])
+		for _, k := range keys[1:] {
+			if c.srv.shardFor(k) != sh {
+				c.w.Error(command.ErrCrossSlot)
+				return
+			}
+		}
+	}
+	c.runFunction(set, fn, sh, keys, argv, args, ro || fn.Flags&script.NoWrites != 0)
+}
+
+// runFunction is runScript for a function: sh locked (unless EXEC holds
+// it), the run registered for BUSY and KILL, its effects one record.
+func (c *conn) runFunction(set *script.Libraries, fn *script.FunctionRef, sh *shard.Shard, keys, argv, args [][]byte, ro bool) {
+	st := c.srv.scriptsReady()
+	fst := c.srv.functions()
+	held := heldBy(c.locked, sh)
+	if !held {
+		sh.Lock()
+	}
+	ctx, cancel := context.WithCancel(st.base)
+	run := newScriptRun(cancel)
+	runningFunctions.Store(run, &functionRun{name: fn.Name, args: args, start: time.Now()})
+	st.running[sh.ID].Store(run)
+	st.active.Add(1)
+	timer := time.AfterFunc(c.srv.busyThreshold(), run.markBusy)
+	b := &scriptBridge{c: c, sh: sh, ro: ro, flags: fn.Flags, run: run}
+	b.init()
+	vm := fst.pool.Get(set)
+	if vm.Call(ctx, fn.Name, keys, argv, b, run.killed.Load, c.w) {
+		fst.pool.Put(vm)
+	} else {
+		vm.Close()
+	}
+	timer.Stop()
+	run.finish()
+	st.running[sh.ID].Store(nil)
+	st.active.Add(-1)
+	runningFunctions.Delete(run)
+	cancel()
+	b.appendOps()
+	c.notePending(sh, sh.Observed())
+	if !held {
+		notes := sh.TakeNotesLocked()
+		sh.Unlock()
+		sh.Publish(notes)
+	}
+}
+
+// busyRuns are the node's scripts and functions running past
+// busy-reply-threshold.
+func (s *Server) busyRuns() []*scriptRun {
+	st := s.scriptsReady()
+	var busy []*scriptRun
+	for i := range st.running {
+		if r := st.running[i].Load(); r != nil && r.isBusy() {
+			busy = append(busy, r)
+		}
+	}
+	return busy
+}
+
+// cmdFunctionKill stops the functions running past busy-reply-threshold,
+// unless one has written; a busy EVAL script is SCRIPT KILL's.
+func cmdFunctionKill(c *conn, args [][]byte) {
+	busy := c.srv.busyRuns()
+	if len(busy) == 0 {
+		c.w.Error("NOTBUSY No scripts in execution right now.")
+		return
+	}
+	for _, r := range busy {
+		if r.wrote.Load() {
+			c.w.Error("UNKILLABLE Sorry the script already executed write commands against the dataset. You can either wait the script termination or kill the server in a hard way using the SHUTDOWN NOSAVE command.")
+			return
+		}
+		if _, ok := runningFunctions.Load(r); !ok {
+			c.w.Error(errBusy)
+			return
+		}
+	}
+	for _, r := range busy {
+		r.killed.Store(true)
+		r.cancel()
+	}
+	c.w.OK()
+}
+
+// cmdFunctionStats shows a running function (the first found, on a node
+// whose shards may each run one) and the engine's counts.
+func cmdFunctionStats(c *conn, args [][]byte) {
+	set := c.srv.libraries()
+	st := c.srv.scriptsReady()
+	var fr *functionRun
+	for i := range st.running {
+		if r := st.running[i].Load(); r != nil {
+			if v, ok := runningFunctions.Load(r); ok {
+				fr = v.(*functionRun)
+				break
+			}
+		}
+	}
+	w := c.w
+	w.Map(2)
+	w.BulkString("running_script")
+	if fr == nil {
+		w.Null()
+	} else {
+		w.Map(3)
+		w.BulkString("name")
+		w.BulkString(fr.name)
+		w.BulkString("command")
+		w.Array(len(fr.args))
+		for _, a := range fr.args {
+			w.Bulk(a)
+		}
+		w.BulkString("duration_ms")
+		w.Int(time.Since(fr.start).Milliseconds())
+	}
+	w.BulkString("engines")
+	w.Map(1)
+	w.BulkString("LUA")
+	w.Map(2)
+	w.BulkString("libraries_count")
+	w.Int(int64(set.Len()))
+	w.BulkString("functions_count")
+	w.Int(int64(set.Functions()))
+}
