@@ -6,16 +6,67 @@ import (
 	"testing"
 )
 
-// check verifies every structural invariant of s: level-0 order and back
-// links, the member index, tail, length, the disorder counter, the level in
-// use, and every span at every level.
+// check verifies every structural invariant of whichever form s is in.
 func (s *Set) check() error {
-	if s.head == nil {
-		if s.length != 0 || len(s.dict) != 0 || s.tail != nil {
-			return fmt.Errorf("uninitialised set has length %d, %d indexed", s.length, len(s.dict))
+	if s.big != nil {
+		if s.small != nil {
+			return fmt.Errorf("a skiplist set still holds a compact buffer of %d bytes", len(s.small))
+		}
+		return s.big.check()
+	}
+	return s.small.check()
+}
+
+// check verifies the compact form's layout: the count, the member ends,
+// the buffer's length, the limits, order and uniqueness.
+func (p packed) check() error {
+	if len(p) == 0 {
+		if p != nil {
+			return fmt.Errorf("empty compact form is not nil")
 		}
 		return nil
 	}
+	n := p.len()
+	if n == 0 || n > packedMaxLen {
+		return fmt.Errorf("compact form holds %d elements", n)
+	}
+	if len(p) < 1+packedHeader*n {
+		return fmt.Errorf("%d bytes cannot hold %d headers", len(p), n)
+	}
+	seen := make(map[string]bool, n)
+	prevEnd := 0
+	for i := range n {
+		end := p.end(i)
+		switch {
+		case end < prevEnd:
+			return fmt.Errorf("element %d ends at %d, before %d", i, end, prevEnd)
+		case end-prevEnd > packedMaxMember:
+			return fmt.Errorf("element %d is %d bytes long", i, end-prevEnd)
+		case 1+packedHeader*n+end > len(p):
+			return fmt.Errorf("element %d ends past the buffer", i)
+		}
+		prevEnd = end
+		m, sc := string(p.member(i)), p.score(i)
+		switch {
+		case sc != sc:
+			return fmt.Errorf("NaN stored for %q", m)
+		case seen[m]:
+			return fmt.Errorf("%q stored twice", m)
+		case i > 0 && !before(p, i-1, sc, m):
+			return fmt.Errorf("%q (%v) is not after %q (%v)", m, sc, p.member(i-1), p.score(i-1))
+		}
+		seen[m] = true
+	}
+	if want := 1 + packedHeader*n + prevEnd; len(p) != want {
+		return fmt.Errorf("compact form is %d bytes, its elements need %d", len(p), want)
+	}
+	return nil
+}
+
+// check verifies every structural invariant of the skiplist: level-0 order
+// and back links, the member index, tail, length, the disorder counter, the
+// level in use, and every span at every level.
+func (s *skiplist) check() error {
 	pos := make(map[*node]int, s.length)
 	var prev *node
 	disorder, tallest, n := 0, 1, 0

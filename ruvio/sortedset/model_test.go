@@ -5,6 +5,8 @@ import (
 	"math/rand/v2"
 	"slices"
 	"sort"
+	"strconv"
+	"strings"
 	"testing"
 
 	"pgregory.net/rapid"
@@ -115,6 +117,12 @@ var (
 		b := rapid.SliceOfN(rapid.SampledFrom([]byte{0, 'a', 'b', 0x80, 0xff}), 0, 3).Draw(t, "bytes")
 		return string(b)
 	})
+	// longMemberGen adds members around the compact form's length limit, all
+	// sharing a prefix so that they still sort among the short ones.
+	longMemberGen = rapid.OneOf(memberGen, memberGen, rapid.Custom(func(t *rapid.T) string {
+		n := rapid.IntRange(packedMaxMember-2, packedMaxMember+2).Draw(t, "length")
+		return strings.Repeat("a", n-1) + string(rapid.SampledFrom([]byte{0, 'b', 0xff}).Draw(t, "last"))
+	}))
 	scoreGen = rapid.OneOf(
 		rapid.SampledFrom([]float64{math.Inf(-1), -2, -1, math.Copysign(0, -1), 0, 0.5, 1, 2, math.Inf(1)}),
 		rapid.Float64(),
@@ -132,10 +140,39 @@ var (
 	})
 )
 
+// TestModel runs every operation against the model on a set s, and on a
+// twin that is a skiplist from the start, so each answer is checked against
+// the model and the compact and large forms against each other. The regime
+// decides how s lives: staying compact, crossing the member-count limit,
+// crossing the member-length limit, or a skiplist from the start.
 func TestModel(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
+		regime := rapid.SampledFrom([]string{"small", "count", "length", "big"}).Draw(t, "regime")
 		s := New()
+		if regime == "big" {
+			s.promote()
+		}
+		twin := &Set{big: newSkiplist(0, 0)}
 		var m model
+		// promoted is when s must be a skiplist: once it has exceeded either
+		// limit, for good.
+		promoted := regime == "big"
+		member := memberGen
+		if regime == "length" {
+			member = longMemberGen
+		}
+		// add applies one Add to s, the twin and the model.
+		add := func(t *rapid.T, mem string, sc float64) {
+			t.Helper()
+			want := m.add(mem, sc)
+			if got := s.Add(mem, sc); got != want {
+				t.Fatalf("Add(%q, %v) = %v, want %v", mem, sc, got, want)
+			}
+			if got := twin.Add(mem, sc); got != want {
+				t.Fatalf("twin Add(%q, %v) = %v, want %v", mem, sc, got, want)
+			}
+			promoted = promoted || len(m) > packedMaxLen || len(mem) > packedMaxMember
+		}
 		// Half the runs keep every score equal, the case lex ranges are meant
 		// for; the rest mix scores so both lex search paths get exercised.
 		sameScore := rapid.Bool().Draw(t, "sameScore")
@@ -145,73 +182,92 @@ func TestModel(t *testing.T) {
 			}
 			return scoreGen.Draw(t, "score")
 		}
-		expect := func(t *rapid.T, what string, got, want []Item) {
+		// expect and expectInt check an answer of s and the twin's answer
+		// to the same call.
+		expect := func(t *rapid.T, what string, got, twinGot, want []Item) {
 			t.Helper()
 			if !sameItems(got, want) {
 				t.Fatalf("%s: got %v, want %v", what, got, want)
 			}
+			if !sameItems(twinGot, want) {
+				t.Fatalf("%s on the twin: got %v, want %v", what, twinGot, want)
+			}
 		}
-		expectInt := func(t *rapid.T, what string, got, want int) {
+		expectInt := func(t *rapid.T, what string, got, twinGot, want int) {
 			t.Helper()
-			if got != want {
-				t.Fatalf("%s: got %d, want %d", what, got, want)
+			if got != want || twinGot != want {
+				t.Fatalf("%s: got %d (twin %d), want %d", what, got, twinGot, want)
+			}
+		}
+		if regime == "count" {
+			// Start just below the limit, so that AddMany crosses it.
+			for i := range rapid.IntRange(packedMaxLen-20, packedMaxLen+5).Draw(t, "prefill") {
+				add(t, "p"+strconv.Itoa(i), score(t))
 			}
 		}
 
 		t.Repeat(map[string]func(*rapid.T){
 			"": func(t *rapid.T) {
-				if err := s.check(); err != nil {
-					t.Fatal(err)
+				for _, x := range []*Set{s, twin} {
+					if err := x.check(); err != nil {
+						t.Fatal(err)
+					}
 				}
-				expectInt(t, "Len", s.Len(), len(m))
-				var all []Item
+				if (s.big != nil) != promoted {
+					t.Fatalf("skiplist form is %v after %d members (regime %s)", s.big != nil, len(m), regime)
+				}
+				expectInt(t, "Len", s.Len(), twin.Len(), len(m))
+				var all, twinAll []Item
 				s.Each(func(it Item) bool { all = append(all, it); return true })
+				twin.Each(func(it Item) bool { twinAll = append(twinAll, it); return true })
 				if len(m) == 0 {
-					expect(t, "Each", all, nil)
+					expect(t, "Each", all, twinAll, nil)
 				} else {
-					expect(t, "Each", all, m)
+					expect(t, "Each", all, twinAll, m)
+				}
+				if got, want := s.String(), twin.String(); got != want {
+					t.Fatalf("String: %s, twin %s", got, want)
 				}
 			},
 			"Add": func(t *rapid.T) {
-				member, sc := memberGen.Draw(t, "member"), score(t)
-				if got, want := s.Add(member, sc), m.add(member, sc); got != want {
-					t.Fatalf("Add(%q, %v) = %v, want %v", member, sc, got, want)
-				}
+				add(t, member.Draw(t, "member"), score(t))
 			},
 			"AddMany": func(t *rapid.T) {
 				for range rapid.IntRange(1, 20).Draw(t, "n") {
-					member, sc := memberGen.Draw(t, "member"), score(t)
-					s.Add(member, sc)
-					m.add(member, sc)
+					add(t, member.Draw(t, "member"), score(t))
 				}
 			},
 			"Remove": func(t *rapid.T) {
-				member := memberGen.Draw(t, "member")
+				member := member.Draw(t, "member")
 				i := m.find(member)
 				if i >= 0 {
 					m = slices.Delete(m, i, i+1)
 				}
-				if got := s.Remove(member); got != (i >= 0) {
-					t.Fatalf("Remove(%q) = %v", member, got)
+				if got, twinGot := s.Remove(member), twin.Remove(member); got != (i >= 0) || twinGot != got {
+					t.Fatalf("Remove(%q) = %v, twin %v", member, got, twinGot)
 				}
 			},
 			"Score": func(t *rapid.T) {
-				member := memberGen.Draw(t, "member")
-				got, ok := s.Score(member)
+				member := member.Draw(t, "member")
 				i := m.find(member)
-				if ok != (i >= 0) || (ok && math.Float64bits(got) != math.Float64bits(m[i].Score)) {
-					t.Fatalf("Score(%q) = %v, %v; model index %d", member, got, ok, i)
+				for _, x := range []*Set{s, twin} {
+					got, ok := x.Score(member)
+					if ok != (i >= 0) || (ok && math.Float64bits(got) != math.Float64bits(m[i].Score)) {
+						t.Fatalf("Score(%q) = %v, %v; model index %d", member, got, ok, i)
+					}
 				}
 			},
 			"Rank": func(t *rapid.T) {
-				member, reverse := memberGen.Draw(t, "member"), rapid.Bool().Draw(t, "reverse")
-				got, ok := s.Rank(member, reverse)
+				member, reverse := member.Draw(t, "member"), rapid.Bool().Draw(t, "reverse")
 				want := m.find(member)
 				if want >= 0 && reverse {
 					want = len(m) - 1 - want
 				}
-				if ok != (want >= 0) || (ok && got != want) {
-					t.Fatalf("Rank(%q, %v) = %d, %v; want %d", member, reverse, got, ok, want)
+				for _, x := range []*Set{s, twin} {
+					got, ok := x.Rank(member, reverse)
+					if ok != (want >= 0) || (ok && got != want) {
+						t.Fatalf("Rank(%q, %v) = %d, %v; want %d", member, reverse, got, ok, want)
+					}
 				}
 			},
 			"ByRank": func(t *rapid.T) {
@@ -226,15 +282,15 @@ func TestModel(t *testing.T) {
 						want = m.window(len(m)-hi, len(m)-lo, true, 0, -1)
 					}
 				}
-				expect(t, "ByRank", s.ByRank(start, stop, reverse), want)
+				expect(t, "ByRank", s.ByRank(start, stop, reverse), twin.ByRank(start, stop, reverse), want)
 			},
 			"RangeByScore": func(t *rapid.T) {
 				lb, ub := scoreBoundGen.Draw(t, "min"), scoreBoundGen.Draw(t, "max")
 				reverse := rapid.Bool().Draw(t, "reverse")
 				offset, count := rapid.IntRange(-1, 5).Draw(t, "offset"), rapid.IntRange(-1, 5).Draw(t, "count")
 				lo, hi := m.scoreSpan(lb, ub)
-				expect(t, "RangeByScore", s.RangeByScore(lb, ub, reverse, offset, count), m.window(lo, hi, reverse, offset, count))
-				expectInt(t, "CountByScore", s.CountByScore(lb, ub), hi-lo)
+				expect(t, "RangeByScore", s.RangeByScore(lb, ub, reverse, offset, count), twin.RangeByScore(lb, ub, reverse, offset, count), m.window(lo, hi, reverse, offset, count))
+				expectInt(t, "CountByScore", s.CountByScore(lb, ub), twin.CountByScore(lb, ub), hi-lo)
 			},
 			"RangeByLex": func(t *rapid.T) {
 				lb, ub := lexBoundGen.Draw(t, "min"), lexBoundGen.Draw(t, "max")
@@ -242,8 +298,8 @@ func TestModel(t *testing.T) {
 				offset, count := rapid.IntRange(-1, 5).Draw(t, "offset"), rapid.IntRange(-1, 5).Draw(t, "count")
 				lo, hi := m.lexSpan(lb, ub)
 				want := m.window(lo, hi, reverse, offset, count)
-				expect(t, "RangeByLex", s.RangeByLex(lb, ub, reverse, offset, count), want)
-				expectInt(t, "CountByLex", s.CountByLex(lb, ub), hi-lo)
+				expect(t, "RangeByLex", s.RangeByLex(lb, ub, reverse, offset, count), twin.RangeByLex(lb, ub, reverse, offset, count), want)
+				expectInt(t, "CountByLex", s.CountByLex(lb, ub), twin.CountByLex(lb, ub), hi-lo)
 				if sameScore {
 					// With equal scores the bisection spec must agree with
 					// plain filtering, i.e. with Redis.
@@ -253,20 +309,20 @@ func TestModel(t *testing.T) {
 							filtered = append(filtered, it)
 						}
 					}
-					expectInt(t, "lex filter", len(filtered), hi-lo)
+					expectInt(t, "lex filter", len(filtered), len(filtered), hi-lo)
 				}
 			},
 			"RemoveRangeByScore": func(t *rapid.T) {
 				lb, ub := scoreBoundGen.Draw(t, "min"), scoreBoundGen.Draw(t, "max")
 				lo, hi := m.scoreSpan(lb, ub)
 				m = slices.Delete(m, lo, hi)
-				expectInt(t, "RemoveRangeByScore", s.RemoveRangeByScore(lb, ub), hi-lo)
+				expectInt(t, "RemoveRangeByScore", s.RemoveRangeByScore(lb, ub), twin.RemoveRangeByScore(lb, ub), hi-lo)
 			},
 			"RemoveRangeByLex": func(t *rapid.T) {
 				lb, ub := lexBoundGen.Draw(t, "min"), lexBoundGen.Draw(t, "max")
 				lo, hi := m.lexSpan(lb, ub)
 				m = slices.Delete(m, lo, hi)
-				expectInt(t, "RemoveRangeByLex", s.RemoveRangeByLex(lb, ub), hi-lo)
+				expectInt(t, "RemoveRangeByLex", s.RemoveRangeByLex(lb, ub), twin.RemoveRangeByLex(lb, ub), hi-lo)
 			},
 			"RemoveRangeByRank": func(t *rapid.T) {
 				start := rapid.IntRange(-1, len(m)+1).Draw(t, "start")
@@ -277,31 +333,35 @@ func TestModel(t *testing.T) {
 					want = hi - lo
 					m = slices.Delete(m, lo, hi)
 				}
-				expectInt(t, "RemoveRangeByRank", s.RemoveRangeByRank(start, stop), want)
+				expectInt(t, "RemoveRangeByRank", s.RemoveRangeByRank(start, stop), twin.RemoveRangeByRank(start, stop), want)
 			},
 			"PopMin": func(t *rapid.T) {
 				n := rapid.IntRange(-1, 4).Draw(t, "count")
 				k := min(max(n, 0), len(m))
 				want := m.window(0, k, false, 0, -1)
 				m = slices.Delete(m, 0, k)
-				expect(t, "PopMin", s.PopMin(n), want)
+				expect(t, "PopMin", s.PopMin(n), twin.PopMin(n), want)
 			},
 			"PopMax": func(t *rapid.T) {
 				n := rapid.IntRange(-1, 4).Draw(t, "count")
 				k := min(max(n, 0), len(m))
 				want := m.window(len(m)-k, len(m), true, 0, -1)
 				m = slices.Delete(m, len(m)-k, len(m))
-				expect(t, "PopMax", s.PopMax(n), want)
+				expect(t, "PopMax", s.PopMax(n), twin.PopMax(n), want)
 			},
 			"Random": func(t *rapid.T) {
 				n := rapid.IntRange(-8, 8).Draw(t, "count")
-				rng := rand.New(rand.NewPCG(rapid.Uint64().Draw(t, "seed"), 1))
-				got := s.Random(n, rng)
+				seed := rapid.Uint64().Draw(t, "seed")
+				got := s.Random(n, rand.New(rand.NewPCG(seed, 1)))
+				// The same generator must draw the same sample in either form.
+				if twinGot := twin.Random(n, rand.New(rand.NewPCG(seed, 1))); !sameItems(got, twinGot) {
+					t.Fatalf("Random(%d) = %v, twin %v", n, got, twinGot)
+				}
 				wantLen := min(n, len(m))
 				if n < 0 && len(m) > 0 {
 					wantLen = -n
 				}
-				expectInt(t, "len(Random)", len(got), max(wantLen, 0))
+				expectInt(t, "len(Random)", len(got), len(got), max(wantLen, 0))
 				seen := map[string]bool{}
 				for _, it := range got {
 					i := m.find(it.Member)
@@ -315,14 +375,20 @@ func TestModel(t *testing.T) {
 				}
 			},
 			"Clone": func(t *rapid.T) {
-				c := s.Clone()
-				if err := c.check(); err != nil {
-					t.Fatal(err)
+				c, tc := s.Clone(), twin.Clone()
+				for _, x := range []*Set{c, tc} {
+					if err := x.check(); err != nil {
+						t.Fatal(err)
+					}
+				}
+				if (c.big != nil) != (s.big != nil) || tc.big == nil {
+					t.Fatal("Clone changed the form")
 				}
 				// The original must not share structure with the copy.
 				s.PopMin(1)
 				s.Add("\xff\xff\xff\xff", 1)
-				s = c
+				twin.PopMin(1)
+				s, twin = c, tc
 			},
 		})
 	})

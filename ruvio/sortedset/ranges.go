@@ -71,27 +71,34 @@ func ParseLexBound(s string) (LexBound, error) {
 // needs no special casing, and counts come straight from two O(log n) descents.
 type run struct {
 	lo, hi int
-	// The descents also yield the element just before lo (the head sentinel
-	// when lo is 0) and the one at hi-1, letting an unskipped walk start
-	// without a third descent. Either is nil when unknown.
+	// The skiplist's descents also yield the element just before lo (the
+	// head sentinel when lo is 0) and the one at hi-1, letting an unskipped
+	// walk start without a third descent. Either is nil when unknown, and
+	// always in the compact form, which reaches any position directly.
 	beforeLo, last *node
 }
 
 func (s *Set) scoreRun(min, max ScoreBound) run {
-	lo, beforeLo := s.countScoreBelow(min.Value, min.Exclusive)
-	hi, last := s.countScoreBelow(max.Value, !max.Exclusive)
+	if s.big == nil {
+		return run{lo: s.small.countScoreBelow(min.Value, min.Exclusive), hi: s.small.countScoreBelow(max.Value, !max.Exclusive)}
+	}
+	lo, beforeLo := s.big.countScoreBelow(min.Value, min.Exclusive)
+	hi, last := s.big.countScoreBelow(max.Value, !max.Exclusive)
 	return run{lo: lo, hi: hi, beforeLo: beforeLo, last: last}
 }
 
 func (s *Set) lexRun(min, max LexBound) run {
-	lo, beforeLo := s.lexBelow(min, min.Exclusive)
-	hi, last := s.lexBelow(max, !max.Exclusive)
+	if s.big == nil {
+		return run{lo: s.small.lexBelow(min, min.Exclusive), hi: s.small.lexBelow(max, !max.Exclusive)}
+	}
+	lo, beforeLo := s.big.lexBelow(min, min.Exclusive)
+	hi, last := s.big.lexBelow(max, !max.Exclusive)
 	return run{lo: lo, hi: hi, beforeLo: beforeLo, last: last}
 }
 
 // lexBelow counts the elements below b's value, or up to and including it
 // when orEqual is set, returning the last of them as countMemberBelow does.
-func (s *Set) lexBelow(b LexBound, orEqual bool) (int, *node) {
+func (s *skiplist) lexBelow(b LexBound, orEqual bool) (int, *node) {
 	switch {
 	case b.Inf < 0:
 		return 0, s.head
@@ -99,6 +106,17 @@ func (s *Set) lexBelow(b LexBound, orEqual bool) (int, *node) {
 		return s.length, s.tail
 	}
 	return s.countMemberBelow(b.Value, orEqual)
+}
+
+// lexBelow is skiplist.lexBelow for the compact form.
+func (p packed) lexBelow(b LexBound, orEqual bool) int {
+	switch {
+	case b.Inf < 0:
+		return 0
+	case b.Inf > 0:
+		return p.len()
+	}
+	return p.countMemberBelow(b.Value, orEqual)
 }
 
 // size is the number of elements in the run, 0 when inverted.
@@ -122,11 +140,11 @@ func (s *Set) window(r run, reverse bool, offset, count int) []Item {
 	}
 	switch {
 	case reverse && offset == 0 && r.last != nil:
-		return s.collectFrom(r.last, n, true)
+		return s.big.collectFrom(r.last, n, true)
 	case reverse:
 		return s.collect(r.hi-1-offset, n, true)
 	case offset == 0 && r.beforeLo != nil:
-		return s.collectFrom(r.beforeLo.levels[0].forward, n, false)
+		return s.big.collectFrom(r.beforeLo.levels[0].forward, n, false)
 	default:
 		return s.collect(r.lo+offset, n, false)
 	}

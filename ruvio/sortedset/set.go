@@ -15,6 +15,11 @@ type Item struct {
 // Set is a sorted set: unique members ordered by (score, member), with
 // members compared bytewise, exactly as in Redis. Ranks are 0-based.
 //
+// Like Redis, a Set has two forms. While it holds at most 128 members of at
+// most 64 bytes each it keeps them in one compact buffer (see packed); the
+// first Add past either limit turns it into a skiplist with a member index,
+// for good. Every operation answers identically in both forms.
+//
 // Scores must never be NaN: NaN has no place in the order, so Add panics on
 // it. Callers computing scores (ZINCRBY of +inf and -inf, ZUNIONSTORE sums)
 // must check the result first and reply "ERR resulting score is not a number
@@ -23,34 +28,35 @@ type Item struct {
 // The zero Set is empty and ready to use. A Set is not safe for concurrent
 // use, and must not be modified while Each is iterating over it.
 type Set struct {
-	head   *node // sentinel with maxLevel levels; nil until the first Add
-	tail   *node
-	dict   map[string]*node
-	length int
-	level  int // levels in use: the tallest node's height, at least 1
-	// disorder counts adjacent pairs whose members are out of byte order; zero
-	// means lexicographic searches can descend the skiplist directly.
-	disorder int
-	seed     uint64 // splitmix64 state for node heights
+	small packed    // the elements while big is nil
+	big   *skiplist // the large form, once the set has outgrown small
 }
 
 // New returns an empty set.
-func New() *Set {
-	s := &Set{}
-	s.init()
-	return s
-}
+func New() *Set { return &Set{} }
 
 // Len returns the number of members.
-func (s *Set) Len() int { return s.length }
+func (s *Set) Len() int {
+	if s.big != nil {
+		return s.big.length
+	}
+	return s.small.len()
+}
 
 // Score returns member's score and whether member is present.
 func (s *Set) Score(member string) (float64, bool) {
-	x, ok := s.dict[member]
-	if !ok {
+	if s.big != nil {
+		x, ok := s.big.dict[member]
+		if !ok {
+			return 0, false
+		}
+		return x.score, true
+	}
+	i := s.small.find(member)
+	if i < 0 {
 		return 0, false
 	}
-	return x.score, true
+	return s.small.score(i), true
 }
 
 // Add inserts member with score, or moves an existing member to score. It
@@ -61,58 +67,65 @@ func (s *Set) Add(member string, score float64) (added bool) {
 	if score != score {
 		panic("sortedset: NaN score for member " + member)
 	}
-	s.init()
-	if x, ok := s.dict[member]; ok {
-		if x.score != score {
-			s.move(x, score)
+	if s.big != nil {
+		return s.big.add(member, score)
+	}
+	if i := s.small.find(member); i >= 0 {
+		if s.small.score(i) != score {
+			s.small.move(i, score)
 		}
 		return false
 	}
-	x := newNode(member, score, s.randomLevel())
-	s.insert(x)
-	s.dict[member] = x
+	if s.small.len() >= packedMaxLen || len(member) > packedMaxMember {
+		s.promote()
+		return s.big.add(member, score)
+	}
+	insert(&s.small, search(s.small, score, member), member, score)
 	return true
 }
 
-// move gives x a new score, keeping the node (and its height) so that an
-// update allocates nothing.
-func (s *Set) move(x *node, score float64) {
-	prev, next := x.backward, x.levels[0].forward
-	if (prev == nil || prev.before(score, x.member)) && (next == nil || !next.before(score, x.member)) {
-		// Still between the same neighbours: common for small ZINCRBY steps.
-		x.score = score
-		return
+// promote turns the compact form into the skiplist, making room for the
+// member about to be added.
+func (s *Set) promote() {
+	n := s.small.len()
+	big := newSkiplist(0, n+1)
+	for i := range n {
+		// Appending in order: each insert's search ends at the tail.
+		it := s.small.item(i)
+		x := newNode(it.Member, it.Score, big.randomLevel())
+		big.insert(x)
+		big.dict[it.Member] = x
 	}
-	var update [maxLevel]*node
-	s.seek(x.score, x.member, &update, nil)
-	s.unlink(x, &update)
-	x.score = score
-	s.insert(x)
+	s.big, s.small = big, nil
 }
 
 // Remove deletes member and reports whether it was present.
 func (s *Set) Remove(member string) bool {
-	x, ok := s.dict[member]
-	if !ok {
+	if s.big != nil {
+		return s.big.remove(member)
+	}
+	i := s.small.find(member)
+	if i < 0 {
 		return false
 	}
-	var update [maxLevel]*node
-	s.seek(x.score, x.member, &update, nil)
-	s.unlink(x, &update)
-	delete(s.dict, member)
+	s.small.deleteRange(i, i+1)
 	return true
 }
 
 // Rank returns member's 0-based position in ascending order, or in descending
 // order when reverse is set (ZREVRANK), and whether member is present.
 func (s *Set) Rank(member string, reverse bool) (int, bool) {
-	x, ok := s.dict[member]
-	if !ok {
+	var r int
+	if s.big != nil {
+		var ok bool
+		if r, ok = s.big.rank(member); !ok {
+			return 0, false
+		}
+	} else if r = s.small.find(member); r < 0 {
 		return 0, false
 	}
-	r := s.rankOf(x)
 	if reverse {
-		r = s.length - 1 - r
+		r = s.Len() - 1 - r
 	}
 	return r, true
 }
@@ -124,13 +137,14 @@ func (s *Set) Rank(member string, reverse bool) (int, bool) {
 // 0 and a stop past the end as the last position. It returns nil when the
 // range is empty.
 func (s *Set) ByRank(start, stop int, reverse bool) []Item {
+	n := s.Len()
 	start = max(start, 0)
-	stop = min(stop, s.length-1)
+	stop = min(stop, n-1)
 	if start > stop {
 		return nil
 	}
 	if reverse {
-		return s.collect(s.length-1-start, stop-start+1, true)
+		return s.collect(n-1-start, stop-start+1, true)
 	}
 	return s.collect(start, stop-start+1, false)
 }
@@ -140,7 +154,7 @@ func (s *Set) ByRank(start, stop int, reverse bool) []Item {
 // ByRank) and returns how many were removed.
 func (s *Set) RemoveRangeByRank(start, stop int) int {
 	start = max(start, 0)
-	stop = min(stop, s.length-1)
+	stop = min(stop, s.Len()-1)
 	if start > stop {
 		return 0
 	}
@@ -150,7 +164,7 @@ func (s *Set) RemoveRangeByRank(start, stop int) int {
 // PopMin removes and returns up to count lowest elements, lowest first. It
 // returns nil when count <= 0 or the set is empty.
 func (s *Set) PopMin(count int) []Item {
-	count = min(count, s.length)
+	count = min(count, s.Len())
 	if count <= 0 {
 		return nil
 	}
@@ -162,12 +176,13 @@ func (s *Set) PopMin(count int) []Item {
 // PopMax removes and returns up to count highest elements, highest first. It
 // returns nil when count <= 0 or the set is empty.
 func (s *Set) PopMax(count int) []Item {
-	count = min(count, s.length)
+	n := s.Len()
+	count = min(count, n)
 	if count <= 0 {
 		return nil
 	}
 	items := make([]Item, 0, count)
-	s.deleteRange(s.length-count, s.length, func(it Item) { items = append(items, it) })
+	s.deleteRange(n-count, n, func(it Item) { items = append(items, it) })
 	slices.Reverse(items)
 	return items
 }
@@ -175,11 +190,65 @@ func (s *Set) PopMax(count int) []Item {
 // Each calls yield on every element in ascending order until yield returns
 // false. Its signature is iter.Seq[Item], so `for it := range s.Each` works.
 func (s *Set) Each(yield func(Item) bool) {
-	for x := s.first(); x != nil; x = x.levels[0].forward {
-		if !yield(Item{Member: x.member, Score: x.score}) {
-			return
+	if s.big != nil {
+		s.big.each(yield)
+		return
+	}
+	s.small.each(yield)
+}
+
+// itemAt returns the element at 0-based ascending position i, which must be
+// in [0, Len()).
+func (s *Set) itemAt(i int) Item {
+	if s.big != nil {
+		x := s.big.at(i)
+		return Item{Member: x.member, Score: x.score}
+	}
+	return s.small.item(i)
+}
+
+// collect returns n items starting at 0-based ascending position pos and
+// walking towards higher scores, or towards lower ones when backward is set.
+func (s *Set) collect(pos, n int, backward bool) []Item {
+	if n <= 0 {
+		return nil
+	}
+	if s.big != nil {
+		return s.big.collect(pos, n, backward)
+	}
+	step := 1
+	if backward {
+		n = min(n, pos+1)
+		step = -1
+	} else {
+		n = min(n, s.small.len()-pos)
+	}
+	items := make([]Item, n)
+	for k := range items {
+		items[k] = s.small.item(pos + k*step)
+	}
+	return items
+}
+
+// deleteRange removes the elements at 0-based ascending positions [lo, hi),
+// calling visit (if non-nil) on each in ascending order, and returns how many
+// were removed.
+func (s *Set) deleteRange(lo, hi int, visit func(Item)) int {
+	if s.big != nil {
+		return s.big.deleteRange(lo, hi, visit)
+	}
+	lo = max(lo, 0)
+	hi = min(hi, s.small.len())
+	if lo >= hi {
+		return 0
+	}
+	if visit != nil {
+		for i := lo; i < hi; i++ {
+			visit(s.small.item(i))
 		}
 	}
+	s.small.deleteRange(lo, hi)
+	return hi - lo
 }
 
 // Random returns elements chosen with rng, with ZRANDMEMBER semantics:
@@ -191,15 +260,14 @@ func (s *Set) Each(yield func(Item) bool) {
 //
 // The caller bounds -count; the result is allocated in full up front.
 func (s *Set) Random(count int, rng *rand.Rand) []Item {
-	n := s.length
+	n := s.Len()
 	if count == 0 || n == 0 {
 		return nil
 	}
 	if count < 0 {
 		items := make([]Item, -count)
 		for i := range items {
-			x := s.at(rng.IntN(n))
-			items[i] = Item{Member: x.member, Score: x.score}
+			items[i] = s.itemAt(rng.IntN(n))
 		}
 		return items
 	}
@@ -231,47 +299,18 @@ func (s *Set) Random(count int, rng *rand.Rand) []Item {
 	rng.Shuffle(len(picks), func(i, j int) { picks[i], picks[j] = picks[j], picks[i] })
 	items := make([]Item, len(picks))
 	for i, p := range picks {
-		x := s.at(p)
-		items[i] = Item{Member: x.member, Score: x.score}
+		items[i] = s.itemAt(p)
 	}
 	return items
 }
 
-// Clone returns an independent copy of s in O(n), without any searching: the
-// nodes are appended in order with the same heights, so the copy also has the
-// same shape as the original.
+// Clone returns an independent copy of s in O(n), without any searching,
+// in the same form as s.
 func (s *Set) Clone() *Set {
-	c := New()
-	if s.length == 0 {
-		return c
+	if s.big != nil {
+		return &Set{big: s.big.clone()}
 	}
-	c.dict = make(map[string]*node, s.length)
-	var tails [maxLevel]*node // last node appended at each level
-	var tailPos [maxLevel]int // its 1-based position (head = 0)
-	for i := range tails {
-		tails[i] = c.head
-	}
-	pos := 0
-	var prev *node
-	for x := s.first(); x != nil; x = x.levels[0].forward {
-		pos++
-		y := newNode(x.member, x.score, len(x.levels))
-		for i := range y.levels {
-			tails[i].levels[i] = level{forward: y, span: pos - tailPos[i]}
-			tails[i], tailPos[i] = y, pos
-		}
-		y.backward = prev
-		prev = y
-		c.dict[y.member] = y
-	}
-	c.level = s.level
-	for i := range c.level {
-		tails[i].levels[i] = level{span: pos - tailPos[i]}
-	}
-	c.tail = prev
-	c.length = s.length
-	c.disorder = s.disorder
-	return c
+	return &Set{small: s.small.clone()}
 }
 
 // String renders the set canonically, members in order with their scores,

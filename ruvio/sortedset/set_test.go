@@ -333,12 +333,12 @@ func TestLexMixedScoresDeterministic(t *testing.T) {
 	var want []string
 	for trial := range 20 {
 		rng := rand.New(rand.NewPCG(uint64(trial), 9))
-		s := &Set{seed: uint64(trial) + 1}
+		s := &Set{big: newSkiplist(uint64(trial)+1, 0)}
 		for _, i := range rng.Perm(len(items)) {
 			s.Add(items[i].Member, items[i].Score)
 		}
 		mustCheck(t, s)
-		if s.disorder == 0 {
+		if s.big.disorder == 0 {
 			t.Fatal("fixture is not mixed")
 		}
 		var got []string

@@ -94,25 +94,41 @@ func outOfOrder(a, b *node) int {
 	return 0
 }
 
-// init allocates the head sentinel and index on first use, which keeps the
-// zero Set usable.
-func (s *Set) init() {
-	if s.head != nil {
-		return
+// skiplist is a Set's large form: a span-counting skiplist ordered by
+// (score, member) plus an index from member to node. Its fields are what
+// the whole Set used to be before small sets got a compact form.
+type skiplist struct {
+	head   *node // sentinel with maxLevel levels
+	tail   *node
+	dict   map[string]*node
+	length int
+	level  int // levels in use: the tallest node's height, at least 1
+	// disorder counts adjacent pairs whose members are out of byte order; zero
+	// means lexicographic searches can descend the skiplist directly.
+	disorder int
+	seed     uint64 // splitmix64 state for node heights
+}
+
+// newSkiplist returns an empty skiplist with room in its index for hint
+// members. A zero seed is replaced by a random one.
+func newSkiplist(seed uint64, hint int) *skiplist {
+	s := &skiplist{
+		head:  &node{levels: make([]level, maxLevel)},
+		level: 1,
+		dict:  make(map[string]*node, hint),
+		seed:  seed,
 	}
-	s.head = &node{levels: make([]level, maxLevel)}
-	s.level = 1
-	s.dict = make(map[string]*node)
 	for s.seed == 0 {
 		// math/rand/v2's top-level source is per-thread and lock-free; it only
-		// seeds the set's own generator, which is then used without any sharing.
+		// seeds the list's own generator, which is then used without any sharing.
 		s.seed = rand.Uint64()
 	}
+	return s
 }
 
 // randomLevel draws a node height with P(height > k) = 4^-k using a
 // splitmix64 step on the set's private state.
-func (s *Set) randomLevel() int {
+func (s *skiplist) randomLevel() int {
 	s.seed += 0x9e3779b97f4a7c15
 	z := s.seed
 	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9
@@ -123,17 +139,14 @@ func (s *Set) randomLevel() int {
 }
 
 // first returns the lowest node, or nil when the set is empty.
-func (s *Set) first() *node {
-	if s.head == nil {
-		return nil
-	}
+func (s *skiplist) first() *node {
 	return s.head.levels[0].forward
 }
 
 // seek records, for every level in use, the last node that sorts strictly
 // before (score, member), and that node's 1-based position (head = 0) when
 // rank is non-nil.
-func (s *Set) seek(score float64, member string, update *[maxLevel]*node, rank *[maxLevel]int) {
+func (s *skiplist) seek(score float64, member string, update *[maxLevel]*node, rank *[maxLevel]int) {
 	x := s.head
 	r := 0
 	for i := s.level - 1; i >= 0; i-- {
@@ -150,7 +163,7 @@ func (s *Set) seek(score float64, member string, update *[maxLevel]*node, rank *
 
 // insert links x, whose member, score and height are already set, into the
 // list. The caller maintains the member index.
-func (s *Set) insert(x *node) {
+func (s *skiplist) insert(x *node) {
 	var update [maxLevel]*node
 	var rank [maxLevel]int
 	s.seek(x.score, x.member, &update, &rank)
@@ -195,7 +208,7 @@ func (s *Set) insert(x *node) {
 // unlink removes x given the predecessors seek found for it. update stays
 // valid for x's successor, which is what lets range deletion unlink a run of
 // nodes after a single descent.
-func (s *Set) unlink(x *node, update *[maxLevel]*node) {
+func (s *skiplist) unlink(x *node, update *[maxLevel]*node) {
 	for i := 0; i < s.level; i++ {
 		u := &update[i].levels[i]
 		if u.forward == x {
@@ -219,7 +232,7 @@ func (s *Set) unlink(x *node, update *[maxLevel]*node) {
 }
 
 // rankOf returns the 0-based ascending position of x, which must be in the set.
-func (s *Set) rankOf(x *node) int {
+func (s *skiplist) rankOf(x *node) int {
 	n := s.head
 	r := 0
 	for i := s.level - 1; i >= 0; i-- {
@@ -236,7 +249,7 @@ func (s *Set) rankOf(x *node) int {
 
 // at returns the node at 0-based ascending position i, which must be in
 // [0, Len()).
-func (s *Set) at(i int) *node {
+func (s *skiplist) at(i int) *node {
 	if i == s.length-1 {
 		return s.tail // common for reverse ranges and PopMax
 	}
@@ -259,7 +272,7 @@ func (s *Set) at(i int) *node {
 // when orEqual is set, and the last of them (the head when there are none),
 // which saves range queries a second descent. Scores are the primary sort
 // key, so this is a plain O(log n) descent.
-func (s *Set) countScoreBelow(v float64, orEqual bool) (int, *node) {
+func (s *skiplist) countScoreBelow(v float64, orEqual bool) (int, *node) {
 	if s.length == 0 {
 		return 0, nil
 	}
@@ -285,7 +298,7 @@ func (s *Set) countScoreBelow(v float64, orEqual bool) (int, *node) {
 // holding the same elements could disagree; a bisection over positions,
 // probing exactly as sort.Search does, makes the answer a function of the
 // element sequence alone at O(log² n) cost.
-func (s *Set) countMemberBelow(v string, orEqual bool) (int, *node) {
+func (s *skiplist) countMemberBelow(v string, orEqual bool) (int, *node) {
 	below := func(m string) bool { return m < v || (orEqual && m == v) }
 	if s.length == 0 {
 		return 0, nil
@@ -316,7 +329,7 @@ func (s *Set) countMemberBelow(v string, orEqual bool) (int, *node) {
 // deleteRange removes the elements at 0-based ascending positions [lo, hi),
 // calling visit (if non-nil) on each in ascending order, and returns how many
 // were removed.
-func (s *Set) deleteRange(lo, hi int, visit func(Item)) int {
+func (s *skiplist) deleteRange(lo, hi int, visit func(Item)) int {
 	lo = max(lo, 0)
 	hi = min(hi, s.length)
 	if lo >= hi {
@@ -347,7 +360,7 @@ func (s *Set) deleteRange(lo, hi int, visit func(Item)) int {
 
 // collect returns n items starting at 0-based ascending position pos and
 // walking towards higher scores, or towards lower ones when backward is set.
-func (s *Set) collect(pos, n int, backward bool) []Item {
+func (s *skiplist) collect(pos, n int, backward bool) []Item {
 	if n <= 0 {
 		return nil
 	}
@@ -355,7 +368,7 @@ func (s *Set) collect(pos, n int, backward bool) []Item {
 }
 
 // collectFrom is collect starting at node x.
-func (s *Set) collectFrom(x *node, n int, backward bool) []Item {
+func (s *skiplist) collectFrom(x *node, n int, backward bool) []Item {
 	items := make([]Item, 0, n)
 	for x != nil && len(items) < n {
 		items = append(items, Item{Member: x.member, Score: x.score})
