@@ -22,6 +22,16 @@ import (
 // invalidateChannel is the channel RESP2 clients hear invalidations on.
 const invalidateChannel = "__redis__:invalidate"
 
+// trackingMaxKeys is how many keys the tables hold before the server
+// forgets some, telling their readers as if they had changed: Redis's
+// tracking-table-max-keys at its default, so the table of keys read
+// cannot grow without bound.
+const trackingMaxKeys = 1_000_000
+
+// trimBatch is the most keys one read makes the server forget, so no
+// read pays for a large trim.
+const trimBatch = 16
+
 // trackMode is a connection's tracking options. It is never changed once
 // stored: CLIENT TRACKING stores a new one, so writers on other
 // goroutines read it with one atomic load.
@@ -60,6 +70,8 @@ type tracker struct {
 	srv     *Server
 	clients atomic.Int64 // connections with tracking on
 	tables  []*trackTable
+	// maxKeys lowers trackingMaxKeys (tests); 0 keeps it.
+	maxKeys atomic.Int64
 
 	pmu      sync.Mutex
 	prefixes map[string]map[*conn]struct{} // BCAST prefix → clients
@@ -303,6 +315,46 @@ func (t *tracker) remember(c *conn, keys [][]byte) {
 			tt.items.Add(1)
 		}
 		tt.mu.Unlock()
+		t.trim(string(k))
+	}
+}
+
+// trim forgets some keys while the tables hold more than the limit, each
+// with an invalidation to its readers, as Redis does past
+// tracking-table-max-keys; never keep, the key just noted. Map order
+// picks them, at random as in Redis.
+func (t *tracker) trim(keep string) {
+	limit := t.maxKeys.Load()
+	if limit <= 0 {
+		limit = trackingMaxKeys
+	}
+	var total int64
+	for _, tt := range t.tables {
+		total += tt.nkeys.Load()
+	}
+	over := min(total-limit, trimBatch)
+	if over <= 0 {
+		return
+	}
+	gone := map[string]map[int64]struct{}{}
+	for _, tt := range t.tables {
+		tt.mu.Lock()
+		for k, ids := range tt.keys {
+			if int64(len(gone)) == over {
+				break
+			}
+			if k == keep {
+				continue
+			}
+			gone[k] = ids
+			delete(tt.keys, k)
+			tt.nkeys.Add(-1)
+			tt.items.Add(-int64(len(ids)))
+		}
+		tt.mu.Unlock()
+	}
+	for k, ids := range gone {
+		t.invalidate(k, ids, nil)
 	}
 }
 

@@ -1,6 +1,12 @@
 package server
 
-import "testing"
+import (
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/ruvio/ruvio/ruvio/config"
+)
 
 func TestTrackingRefusal(t *testing.T) {
 	on := &trackMode{}
@@ -64,5 +70,46 @@ func TestTrackingRouteInvalidation(t *testing.T) {
 		if got := routeInvalidation(tc.e); got != tc.want {
 			t.Errorf("%s: got %d, want %d", tc.name, got, tc.want)
 		}
+	}
+}
+
+// Past the table's limit the server forgets keys read, telling their
+// readers, so the table stays at the limit.
+func TestTrackingTableLimit(t *testing.T) {
+	s := startServer(t, func(c *config.Config) { c.Shards = 3 })
+	s.track.maxKeys.Store(10)
+	side := &trackSide{t: t, addr: s.Addr(0), conns: map[string]*trackConn{}, ids: map[string]string{}}
+	defer side.close()
+	a := side.conn("a")
+	say := func(cmd string) string {
+		a.nc.Write(side.command(cmd))
+		return side.frame(a)
+	}
+	say("HELLO 3")
+	say("CLIENT TRACKING on")
+	const n = 25
+	pushes := 0
+	for i := range n {
+		// A read's reply may be followed by the invalidations of keys
+		// its note made the server forget.
+		for f := say("GET k" + strconv.Itoa(i)); f != "_\r\n"; f = side.frame(a) {
+			if !strings.HasPrefix(f, ">2\r\n$10\r\ninvalidate\r\n*1\r\n") {
+				t.Fatalf("GET k%d: %q", i, f)
+			}
+			pushes++
+		}
+	}
+	for f := say("PING"); f != "+PONG\r\n"; f = side.frame(a) {
+		if !strings.HasPrefix(f, ">2\r\n$10\r\ninvalidate\r\n*1\r\n") {
+			t.Fatalf("PING: %q", f)
+		}
+		pushes++
+	}
+	if pushes != n-10 {
+		t.Fatalf("%d keys forgotten with an invalidation, want %d", pushes, n-10)
+	}
+	keys, items, _ := s.track.counts()
+	if keys != 10 || items != 10 {
+		t.Fatalf("the tables hold %d keys, %d items; want 10, 10", keys, items)
 	}
 }
