@@ -174,3 +174,32 @@ func TestFunctionDumpRestoreAcrossServers(t *testing.T) {
 	same("FUNCTION", "RESTORE", edump)
 	same("FUNCTION", "LIST")
 }
+
+// COMMAND INFO and COMMAND GETKEYS of FCALL, FCALL_RO and FUNCTION's
+// subcommands are Redis 7.0's: arity, flags, ACL categories, tips and key
+// specs (keys by numkeys). FUNCTION itself is left out: Redis lists its
+// subcommands in hash order, and ruvio gives a container the union of
+// its subcommands' categories (see commandTable).
+func TestFunctionCommandInfoMatchesRedis(t *testing.T) {
+	for _, proto := range []int{2, 3} {
+		t.Run(fmt.Sprintf("resp%d", proto), func(t *testing.T) {
+			r := startRedis(t, proto)
+			s := startServer(t, nil)
+			ru := client(t, s, 0, func(o *redis.Options) { o.Protocol = proto })
+			ctx := context.Background()
+			cmds := [][]any{{"COMMAND", "INFO", "fcall", "fcall_ro"},
+				{"COMMAND", "GETKEYS", "FCALL", "f", 2, "a", "b", "c"}, {"COMMAND", "GETKEYS", "FCALL_RO", "f", 0, "a"},
+				{"COMMAND", "GETKEYSANDFLAGS", "FCALL", "f", 1, "a", "b"}, {"COMMAND", "GETKEYSANDFLAGS", "FCALL_RO", "f", 1, "a"}}
+			for _, sub := range []string{"load", "delete", "list", "flush", "dump", "restore", "stats", "kill", "help"} {
+				cmds = append(cmds, []any{"COMMAND", "INFO", "function|" + sub})
+			}
+			for _, cmd := range cmds {
+				wv, we := r.Do(ctx, cmd...).Result()
+				gv, ge := ru.Do(ctx, cmd...).Result()
+				if want, got := render(wv, we, false), render(gv, ge, false); got != want {
+					t.Errorf("%q\n  redis: %s\n  ruvio: %s", cmd, want, got)
+				}
+			}
+		})
+	}
+}
