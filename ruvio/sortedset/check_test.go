@@ -30,7 +30,14 @@ func (p packed) check() error {
 	if n == 0 || n > packedMaxLen {
 		return fmt.Errorf("compact form holds %d elements", n)
 	}
-	if len(p) < 1+packedHeader*n {
+	if len(p) < packedPrefix {
+		return fmt.Errorf("compact form of %d bytes has no widths", len(p))
+	}
+	sw, ew := p.widths()
+	if (sw != 1 && sw != 2 && sw != 4 && sw != 8) || (ew != 1 && ew != 2) {
+		return fmt.Errorf("widths %d and %d", sw, ew)
+	}
+	if len(p) < p.base() {
 		return fmt.Errorf("%d bytes cannot hold %d headers", len(p), n)
 	}
 	seen := make(map[string]bool, n)
@@ -42,7 +49,7 @@ func (p packed) check() error {
 			return fmt.Errorf("element %d ends at %d, before %d", i, end, prevEnd)
 		case end-prevEnd > packedMaxMember:
 			return fmt.Errorf("element %d is %d bytes long", i, end-prevEnd)
-		case 1+packedHeader*n+end > len(p):
+		case p.base()+end > len(p):
 			return fmt.Errorf("element %d ends past the buffer", i)
 		}
 		prevEnd = end
@@ -50,6 +57,8 @@ func (p packed) check() error {
 		switch {
 		case sc != sc:
 			return fmt.Errorf("NaN stored for %q", m)
+		case scoreWidth(sc) > sw:
+			return fmt.Errorf("score %v of %q stored in %d bytes", sc, m, sw)
 		case seen[m]:
 			return fmt.Errorf("%q stored twice", m)
 		case i > 0 && !before(p, i-1, sc, m):
@@ -57,7 +66,7 @@ func (p packed) check() error {
 		}
 		seen[m] = true
 	}
-	if want := 1 + packedHeader*n + prevEnd; len(p) != want {
+	if want := p.base() + prevEnd; len(p) != want {
 		return fmt.Errorf("compact form is %d bytes, its elements need %d", len(p), want)
 	}
 	return nil

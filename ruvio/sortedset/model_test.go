@@ -125,6 +125,8 @@ var (
 	}))
 	scoreGen = rapid.OneOf(
 		rapid.SampledFrom([]float64{math.Inf(-1), -2, -1, math.Copysign(0, -1), 0, 0.5, 1, 2, math.Inf(1)}),
+		// Integers at the edges of the compact form's score widths.
+		rapid.SampledFrom([]float64{-129, -128, 127, 128, -32769, 32767, 32768, math.MinInt32, math.MaxInt32, 1 << 31, 1 << 53}),
 		rapid.Float64(),
 	)
 	scoreBoundGen = rapid.Custom(func(t *rapid.T) ScoreBound {

@@ -19,12 +19,22 @@ const (
 // packed is a Set's compact form: every element in one byte slice, in
 // (score, member) order, with no per-element allocation and no index.
 //
-// Layout, for n elements:
+// Layout, for n elements with scores sw bytes wide and member ends ew bytes
+// wide (each element's header is h = sw+ew bytes):
 //
-//	[0]                 n
-//	[1+10i : 1+10i+8]   element i's score, IEEE 754 bits, little-endian
-//	[1+10i+8 : 1+10i+10] end of element i's member in the member area (uint16)
-//	[1+10n :]           the member area: all members back to back
+//	[0]                     n
+//	[1]                     sw in the low four bits, ew in the high four
+//	[2+h*i : 2+h*i+sw]      element i's score
+//	[2+h*i+sw : 2+h*(i+1)]  where element i's member ends in the member area
+//	[2+h*n :]               the member area: all members back to back
+//
+// A score is stored as a little-endian int8, int16 or int32 when every
+// score in the set is an integer that narrow (what ZADD of counters,
+// ranks and small ids gives), and as float64 bits otherwise; member ends
+// take one byte while the member area fits in 255 bytes, two after. A
+// value too wide for the current widths re-encodes the buffer once with
+// wider ones; they only narrow again when the set empties, so a set pays
+// that cost a handful of times at most.
 //
 // The fixed-width headers give random access by position, so ranks and
 // score bounds are binary searches; finding a member by name is a linear
@@ -33,7 +43,8 @@ const (
 // An empty packed is nil.
 type packed []byte
 
-const packedHeader = 10 // bytes per element before the member area
+// packedPrefix is the count byte and the widths byte.
+const packedPrefix = 2
 
 func (p packed) len() int {
 	if len(p) == 0 {
@@ -42,21 +53,93 @@ func (p packed) len() int {
 	return int(p[0])
 }
 
-func (p packed) score(i int) float64 {
-	return math.Float64frombits(binary.LittleEndian.Uint64(p[1+packedHeader*i:]))
+// widths returns the score and member-end widths in bytes; zero for nil.
+func (p packed) widths() (sw, ew int) {
+	if len(p) == 0 {
+		return 0, 0
+	}
+	return int(p[1] & 0x0f), int(p[1] >> 4)
 }
 
+// header is where element i's header starts.
+func (p packed) header(i int) int {
+	sw, ew := p.widths()
+	return packedPrefix + (sw+ew)*i
+}
+
+// base is where the member area starts.
+func (p packed) base() int { return p.header(p.len()) }
+
+func (p packed) score(i int) float64 {
+	b := p[p.header(i):]
+	switch p[1] & 0x0f {
+	case 1:
+		return float64(int8(b[0]))
+	case 2:
+		return float64(int16(binary.LittleEndian.Uint16(b)))
+	case 4:
+		return float64(int32(binary.LittleEndian.Uint32(b)))
+	}
+	return math.Float64frombits(binary.LittleEndian.Uint64(b))
+}
+
+// setScore stores score, which must fit the score width, for element i.
 func (p packed) setScore(i int, score float64) {
-	binary.LittleEndian.PutUint64(p[1+packedHeader*i:], math.Float64bits(score))
+	b := p[p.header(i):]
+	switch p[1] & 0x0f {
+	case 1:
+		b[0] = byte(int8(score))
+	case 2:
+		binary.LittleEndian.PutUint16(b, uint16(int16(score)))
+	case 4:
+		binary.LittleEndian.PutUint32(b, uint32(int32(score)))
+	default:
+		binary.LittleEndian.PutUint64(b, math.Float64bits(score))
+	}
+}
+
+// scoreWidth is the narrowest score width that holds score exactly. -0 is
+// an integer but needs the float encoding to keep its sign.
+func scoreWidth(score float64) int {
+	switch {
+	case score != math.Trunc(score) || (score == 0 && math.Signbit(score)):
+		return 8
+	case score >= math.MinInt8 && score <= math.MaxInt8:
+		return 1
+	case score >= math.MinInt16 && score <= math.MaxInt16:
+		return 2
+	case score >= math.MinInt32 && score <= math.MaxInt32:
+		return 4
+	}
+	return 8
+}
+
+// endWidth is the member-end width a member area of size bytes needs.
+func endWidth(size int) int {
+	if size <= math.MaxUint8 {
+		return 1
+	}
+	return 2
 }
 
 // end is where element i's member ends, relative to the member area.
 func (p packed) end(i int) int {
-	return int(binary.LittleEndian.Uint16(p[1+packedHeader*i+8:]))
+	sw, ew := p.widths()
+	b := p[packedPrefix+(sw+ew)*i+sw:]
+	if ew == 1 {
+		return int(b[0])
+	}
+	return int(binary.LittleEndian.Uint16(b))
 }
 
 func (p packed) setEnd(i, end int) {
-	binary.LittleEndian.PutUint16(p[1+packedHeader*i+8:], uint16(end))
+	sw, ew := p.widths()
+	b := p[packedPrefix+(sw+ew)*i+sw:]
+	if ew == 1 {
+		b[0] = byte(end)
+	} else {
+		binary.LittleEndian.PutUint16(b, uint16(end))
+	}
 }
 
 // start is where element i's member begins; i may be len() (the area's end).
@@ -69,7 +152,7 @@ func (p packed) start(i int) int {
 
 // member returns element i's member, aliasing p.
 func (p packed) member(i int) []byte {
-	base := 1 + packedHeader*p.len()
+	base := p.base()
 	return p[base+p.start(i) : base+p.end(i)]
 }
 
@@ -82,7 +165,7 @@ func (p packed) item(i int) Item {
 // find returns member's position, or -1.
 func (p packed) find(member string) int {
 	n := p.len()
-	base := 1 + packedHeader*n
+	base := p.base()
 	from := 0
 	for i := range n {
 		to := p.end(i)
@@ -136,32 +219,30 @@ func (p packed) countMemberBelow(v string, orEqual bool) int {
 func insert[M memberKey](p *packed, i int, member M, score float64) {
 	n := p.len()
 	old := len(*p)
-	if old == 0 {
-		old = 1 // the count byte
+	sw, ew := p.widths()
+	area := old - p.base()
+	if n == 0 {
+		area = 0
 	}
-	need := old + packedHeader + len(member)
+	if scoreWidth(score) > sw || endWidth(area+len(member)) > ew {
+		reencode(p, max(sw, scoreWidth(score)), max(ew, endWidth(area+len(member))), i, member, score)
+		return
+	}
+	h := sw + ew
+	need := old + h + len(member)
 	if cap(*p) < need {
-		// Grow to the allocator's size class for exactly need bytes rather
-		// than doubling: a small set is written once far more often than it
-		// grows, and the class's own rounding leaves room for the next few.
-		grown := slices.Grow([]byte(nil), need)
-		grown = append(grown, *p...)
-		*p = grown
+		*p = append(allocPacked(need), *p...)
 	}
 	b := (*p)[:need]
-	ins := 0
-	if n > 0 {
-		ins = packed(b).start(i)
-	}
-	oldBase := 1 + packedHeader*n
-	newBase := oldBase + packedHeader
-	area := old - oldBase
+	ins := packed(b).start(i)
+	oldBase := packedPrefix + h*n
+	newBase := oldBase + h
 	// Members first, from the back, so nothing is overwritten before it
 	// has moved; the headers then grow into the area's old first bytes.
 	copy(b[newBase+ins+len(member):], b[oldBase+ins:oldBase+area])
 	copy(b[newBase+ins:], member)
 	copy(b[newBase:], b[oldBase:oldBase+ins])
-	copy(b[1+packedHeader*(i+1):newBase], b[1+packedHeader*i:oldBase])
+	copy(b[packedPrefix+h*(i+1):newBase], b[packedPrefix+h*i:oldBase])
 	b[0] = byte(n + 1)
 	q := packed(b)
 	for j := i + 1; j <= n; j++ {
@@ -172,6 +253,46 @@ func insert[M memberKey](p *packed, i int, member M, score float64) {
 	*p = q
 }
 
+// reencode rewrites p with score width sw and end width ew, inserting
+// (member, score) at position i on the way.
+func reencode[M memberKey](p *packed, sw, ew, i int, member M, score float64) {
+	old := *p
+	n := old.len()
+	h := sw + ew
+	area := len(member)
+	if n > 0 {
+		area += len(old) - old.base()
+	}
+	b := allocPacked(packedPrefix + h*(n+1) + area)[:packedPrefix+h*(n+1)]
+	b[0], b[1] = byte(n+1), byte(sw|ew<<4)
+	q := packed(b)
+	for j := range n + 1 {
+		var sc float64
+		switch {
+		case j < i:
+			sc = old.score(j)
+			b = append(b, old.member(j)...)
+		case j == i:
+			sc = score
+			b = append(b, member...)
+		default:
+			sc = old.score(j - 1)
+			b = append(b, old.member(j-1)...)
+		}
+		q.setScore(j, sc)
+		q.setEnd(j, len(b)-len(q))
+	}
+	*p = b
+}
+
+// allocPacked returns an empty slice with room for size bytes: the
+// allocator's size class for exactly size rather than a doubling, since a
+// small set is written far more often than it grows, and the class's own
+// rounding leaves room for the next few elements.
+func allocPacked(size int) packed {
+	return slices.Grow([]byte(nil), size)
+}
+
 // deleteRange removes the elements at positions [lo, hi), 0 <= lo < hi <= len().
 func (p *packed) deleteRange(lo, hi int) {
 	b := *p
@@ -180,23 +301,25 @@ func (p *packed) deleteRange(lo, hi int) {
 		*p = nil
 		return
 	}
+	sw, ew := b.widths()
+	h := sw + ew
 	from, to := b.start(lo), b.start(hi)
 	gone := to - from
-	oldBase := 1 + packedHeader*n
-	newBase := oldBase - packedHeader*k
+	oldBase := packedPrefix + h*n
+	newBase := oldBase - h*k
 	area := len(b) - oldBase
 	// Headers first: they shrink into space no member needs any more.
-	copy(b[1+packedHeader*lo:], b[1+packedHeader*hi:oldBase])
+	copy(b[packedPrefix+h*lo:], b[packedPrefix+h*hi:oldBase])
 	b[0] = byte(n - k)
 	for j := lo; j < n-k; j++ {
 		b.setEnd(j, b.end(j)-gone)
 	}
 	copy(b[newBase:], b[oldBase:oldBase+from])
 	copy(b[newBase+from:], b[oldBase+to:oldBase+area])
-	b = b[:len(b)-packedHeader*k-gone]
+	b = b[:len(b)-h*k-gone]
 	if len(b) <= cap(b)/2 {
 		// Give back what a shrunken set no longer needs, as listpacks do.
-		b = append(slices.Grow([]byte(nil), len(b)), b...)
+		b = append(allocPacked(len(b)), b...)
 	}
 	*p = b
 }
@@ -206,8 +329,9 @@ func (p *packed) move(i int, score float64) {
 	b := *p
 	n := b.len()
 	m := b.member(i)
+	sw, _ := b.widths()
 	// Still between the same neighbours: the common small ZINCRBY step.
-	if (i == 0 || before(b, i-1, score, m)) && (i == n-1 || !before(b, i+1, score, m)) {
+	if scoreWidth(score) <= sw && (i == 0 || before(b, i-1, score, m)) && (i == n-1 || !before(b, i+1, score, m)) {
 		b.setScore(i, score)
 		return
 	}
@@ -232,5 +356,5 @@ func (p packed) clone() packed {
 	if len(p) == 0 {
 		return nil
 	}
-	return append(slices.Grow([]byte(nil), len(p)), p...)
+	return append(allocPacked(len(p)), p...)
 }
