@@ -221,6 +221,10 @@ func (c *conn) runScript(st *scriptState, sh *shard.Shard, sc *script.Script, ke
 	if !held {
 		sh.Lock()
 	}
+	// The script's writes are c's own: NOLOOP and the order of c's
+	// invalidations see them as a command of c's would be.
+	prev := sh.RunningLocked()
+	sh.SetRunningLocked(&c.ctx)
 	ctx, cancel := context.WithCancel(st.base)
 	run := newScriptRun(cancel)
 	st.running[sh.ID].Store(run)
@@ -240,6 +244,7 @@ func (c *conn) runScript(st *scriptState, sh *shard.Shard, sc *script.Script, ke
 	st.active.Add(-1)
 	cancel()
 	b.appendOps()
+	sh.SetRunningLocked(prev)
 	c.notePending(sh, sh.Observed())
 	if !held {
 		notes := sh.TakeNotesLocked()

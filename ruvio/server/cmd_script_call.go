@@ -154,6 +154,7 @@ func (b *scriptBridge) exec(argv [][]byte) {
 	// argv is the script's own copy and effects are copies the command
 	// made, so holding them until the record is written is safe.
 	ctx.EachEffect(func(e [][]byte) { b.ops = append(b.ops, e) })
+	c.trackScriptRead(run, argv)
 }
 
 // nonLocal refuses keys the script's shard does not hold.

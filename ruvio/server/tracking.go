@@ -579,6 +579,27 @@ func (c *conn) trackBefore(m *trackMode, run *command.Spec, args [][]byte) {
 	}
 }
 
+// trackScriptRead remembers the keys a read-only command run by one of
+// c's scripts read, under the script's shard lock, as Redis tracks the
+// reads of a script's commands (an OPTIN client's CLIENT CACHING YES
+// covers the whole script).
+func (c *conn) trackScriptRead(run *command.Spec, args [][]byte) {
+	m := c.track.mode.Load()
+	if m == nil || m.bcast || run.Flags&command.ReadOnly == 0 || run.Flags&command.PubSub != 0 {
+		return
+	}
+	if (m.optin && !c.track.caching) || (m.optout && c.track.caching) {
+		return
+	}
+	var keys [][]byte
+	for _, i := range run.KeyIndexes(args) {
+		keys = append(keys, args[i])
+	}
+	if len(keys) > 0 {
+		c.srv.track.remember(c, keys)
+	}
+}
+
 // trackAfter runs after a command of a connection that was tracking when
 // it began.
 func (c *conn) trackAfter(spec *command.Spec) {
