@@ -222,7 +222,7 @@ func (s *State) loadLibrary(lib *Library) (fns []registered, errMsg string) {
 	if err != nil {
 		L.SetTop(0)
 		if ctx.Err() != nil {
-			return nil, "ERR Error registering functions: FUNCTION LOAD timeout"
+			return nil, "ERR Error registering functions: ERR FUNCTION LOAD timeout"
 		}
 		msg := err.Error()
 		if ae, ok := err.(*lua.ApiError); ok {

@@ -2,6 +2,7 @@ package server
 
 import (
 	"sync"
+	"sync/atomic"
 
 	"github.com/ruvio/ruvio/ruvio/command"
 	"github.com/ruvio/ruvio/ruvio/rdb"
@@ -23,8 +24,13 @@ import (
 type functionState struct {
 	opts script.Options
 	pool *script.FunctionPool
-	// mu guards img and set, and serializes parsing a new image.
+	// cur is the image last parsed and its set; mu serializes parsing a
+	// new one, so FCALL pays one atomic load while the image stays.
+	cur atomic.Pointer[parsedLibraries]
 	mu  sync.Mutex
+}
+
+type parsedLibraries struct {
 	img *shard.LibraryImage
 	set *script.Libraries
 }
@@ -38,7 +44,7 @@ func (s *Server) functions() *functionState {
 		return st.(*functionState)
 	}
 	opts := script.Options{Version: Version, Log: s.log}
-	st, loaded := functionStates.LoadOrStore(s, &functionState{opts: opts, pool: script.NewFunctionPool(opts), set: script.EmptyLibraries})
+	st, loaded := functionStates.LoadOrStore(s, &functionState{opts: opts, pool: script.NewFunctionPool(opts)})
 	if !loaded {
 		go func() {
 			<-s.tickStop
@@ -55,16 +61,19 @@ func (s *Server) libraryShard() *shard.Shard { return s.shards[0] }
 func (s *Server) libraries() *script.Libraries {
 	st := s.functions()
 	img := s.libraryShard().Libraries()
+	if p := st.cur.Load(); p != nil && p.img == img {
+		return p.set
+	}
 	st.mu.Lock()
 	defer st.mu.Unlock()
-	if img == st.img {
-		return st.set
+	if p := st.cur.Load(); p != nil && p.img == img {
+		return p.set
 	}
 	set := script.EmptyLibraries
 	if img != nil {
 		set = decodeLibraries(img.Payload, st.opts, s)
 	}
-	st.img, st.set = img, set
+	st.cur.Store(&parsedLibraries{img: img, set: set})
 	return set
 }
 
@@ -81,21 +90,16 @@ func decodeLibraries(payload []byte, o script.Options, s *Server) *script.Librar
 	for _, code := range codes {
 		lib, msg := script.ParseLibrary(code, o)
 		if msg == "" {
-			set, msg = set.With(lib, true)
+			var next *script.Libraries
+			if next, msg = set.With(lib, true); msg == "" {
+				set = next
+			}
 		}
 		if msg != "" {
 			s.log.Error("a function library does not load", "err", msg)
-			set = orEmpty(set)
 		}
 	}
 	return set
-}
-
-func orEmpty(ls *script.Libraries) *script.Libraries {
-	if ls == nil {
-		return script.EmptyLibraries
-	}
-	return ls
 }
 
 // changeLibraries runs change on the current set with the library shard
@@ -112,6 +116,11 @@ func (c *conn) changeLibraries(change func(cur *script.Libraries) (*script.Libra
 	var seq uint64
 	if msg == "" {
 		seq = sh.SetLibrariesLocked(rdb.EncodeFunctions(next.Codes()))
+		// The set is parsed already: spare the next use parsing the image.
+		st := s.functions()
+		st.mu.Lock()
+		st.cur.Store(&parsedLibraries{img: sh.Libraries(), set: next})
+		st.mu.Unlock()
 	}
 	if !held {
 		sh.Unlock()

@@ -44,6 +44,7 @@ var functionCases = [][]any{
 	lib("x", "redis.register_function()"), lib("x", "redis.register_function(1,2,3)"),
 	lib("x", "redis.register_function('a', function() end) error('boom')"),
 	lib("x", "redis.register_function({[1]='a'})"),
+	lib("x", "while true do end"),
 	// Libraries that load.
 	lib("lib1", "redis.register_function('f1', function(keys, args) return redis.call('set', keys[1], args[1]) end)"),
 	lib("lib1", "redis.register_function('other', function() return 1 end)"),
