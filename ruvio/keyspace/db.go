@@ -69,6 +69,8 @@ type DB struct {
 	// LFU, when set, tells lookups whether to keep access-frequency
 	// counters and how (evict.go).
 	LFU *LFU
+	// pool is eviction's candidates between evictions (evict.go).
+	pool *evictPool
 
 	cow     *cowState // a snapshot in progress, or nil
 	watched map[string]*watch

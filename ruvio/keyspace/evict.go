@@ -1,7 +1,9 @@
 package keyspace
 
 import (
+	"cmp"
 	"math/rand/v2"
+	"slices"
 	"sync/atomic"
 
 	"github.com/ruvio/ruvio/ruvio/slots"
@@ -198,24 +200,69 @@ func (p Policy) Score(e *Entry, nowMs, decayMinutes int64) int64 {
 	return 0
 }
 
+// poolSize is how many good candidates a keyspace keeps between
+// evictions, as Redis's EVPOOL_SIZE.
+const poolSize = 16
+
+// evictPool is the candidates kept between evictions: the best keys
+// earlier samplings found, for a policy. Redis keeps such a pool so that
+// each eviction compares its fresh sample with the best of the earlier
+// ones, which brings sampled LRU close to true LRU.
+type evictPool struct {
+	policy Policy
+	keys   []string
+}
+
 // Candidate samples keys as p says and returns the one to evict and its
 // entry (which may have expired without being removed yet), or false
 // when nothing can be evicted (no keys, or no volatile keys for a
-// volatile policy). samples is maxmemory-samples.
+// volatile policy). samples is maxmemory-samples. The sample is weighed
+// together with the pool of earlier candidates, scored afresh (a key read
+// since it entered the pool has become a worse candidate); the best goes
+// and the next best stay in the pool.
 func (db *DB) Candidate(p Policy, samples int) (string, *Entry, bool) {
 	if p.Order == ByRandom {
-		samples = 1
+		var key string
+		var entry *Entry
+		db.Sample(1, p.Volatile, func(k string, e *Entry) { key, entry = k, e })
+		return key, entry, entry != nil
 	}
 	now := db.Now()
 	decay := db.LFU.decayMinutes()
-	best, found := "", false
-	var bestEntry *Entry
-	var bestScore int64
-	db.Sample(max(samples, 1), p.Volatile, func(key string, e *Entry) {
-		s := p.Score(e, now, decay)
-		if !found || s > bestScore {
-			best, bestEntry, bestScore, found = key, e, s, true
+	if db.pool == nil {
+		db.pool = &evictPool{}
+	}
+	if db.pool.policy != p {
+		db.pool.policy, db.pool.keys = p, db.pool.keys[:0]
+	}
+	type cand struct {
+		key   string
+		e     *Entry
+		score int64
+	}
+	cands := make([]cand, 0, poolSize+samples)
+	seen := make(map[string]bool, poolSize+samples)
+	add := func(key string, e *Entry) {
+		if seen[key] || (p.Volatile && e.ExpireAt == 0) {
+			return
 		}
-	})
-	return best, bestEntry, found
+		seen[key] = true
+		cands = append(cands, cand{key, e, p.Score(e, now, decay)})
+	}
+	for _, k := range db.pool.keys {
+		if e := db.raw(k); e != nil {
+			add(k, e)
+		}
+	}
+	db.Sample(max(samples, 1), p.Volatile, add)
+	if len(cands) == 0 {
+		db.pool.keys = db.pool.keys[:0]
+		return "", nil, false
+	}
+	slices.SortFunc(cands, func(a, b cand) int { return cmp.Compare(b.score, a.score) })
+	db.pool.keys = db.pool.keys[:0]
+	for _, c := range cands[1:min(len(cands), poolSize+1)] {
+		db.pool.keys = append(db.pool.keys, c.key)
+	}
+	return cands[0].key, cands[0].e, true
 }

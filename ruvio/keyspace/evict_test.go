@@ -155,3 +155,41 @@ func TestLFUCounting(t *testing.T) {
 		t.Errorf("after 10 minutes: counter %d, want %d", f, LFUInit+90)
 	}
 }
+
+// With the pool, sampled LRU comes close to true LRU: evicting half the
+// keys five samples at a time takes mostly the older half. The pool is
+// scored afresh, so a key read since it entered the pool is spared.
+func TestCandidatePoolApproachesLRU(t *testing.T) {
+	now := int64(1_000_000)
+	db := New(func() int64 { return now })
+	const n = 2000
+	for i := range n {
+		db.Set(fmt.Sprint("k", i), []byte("v")).Access = int64(i)
+	}
+	p := Policy{false, ByIdle}
+	for range n / 2 {
+		k, _, ok := db.Candidate(p, 5)
+		if !ok {
+			t.Fatal("no candidate")
+		}
+		db.Evict(k)
+	}
+	newer := 0
+	db.Each(func(key string, e *Entry) bool {
+		if e.Access >= n/2 {
+			newer++
+		}
+		return true
+	})
+	if f := float64(newer) / float64(db.Len()); f < 0.85 {
+		t.Errorf("%.2f of the survivors are of the newer half, want most", f)
+	}
+	// A pool key that is read is no longer the best candidate.
+	db.Candidate(p, 5)
+	for _, k := range db.pool.keys {
+		db.Get(k)
+	}
+	if k, _, _ := db.Candidate(p, 5); k != "" && db.raw(k).Access == now {
+		t.Errorf("picked %s, read just now", k)
+	}
+}

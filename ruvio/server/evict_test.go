@@ -226,7 +226,7 @@ func TestEvictAllkeysPolicies(t *testing.T) {
 				}
 				return
 			}
-			if hot < cold+0.15 || hot < 10*cold {
+			if hot < 0.6 || hot < cold+0.5 {
 				t.Errorf("%s left %.3f of the keys read and %.3f of those never read", policy, hot, cold)
 			}
 		})
