@@ -39,8 +39,13 @@ type DB struct {
 	// the deletion reaches the log as an effect. May be nil.
 	OnExpire func(key string)
 	// OnNew is called with a key that did not exist and now does (the
-	// "new" keyspace notification). May be nil; not called while Loading.
+	// "new" keyspace notification). May be nil; not called while Loading,
+	// unless Applying.
 	OnNew func(key string)
+	// Applying is set while a replica applies its primary's records: the
+	// keyspace is Loading, but the commands' notifications fire, as on a
+	// Redis replica.
+	Applying bool
 	// OnModified is called with every key a write, a deletion or an
 	// expiry changes (from Touch), so client-side caching can invalidate
 	// it; also while Loading, since a replica's clients track keys its
@@ -183,7 +188,7 @@ func (db *DB) SetWithExpiry(key string, val any, expireAt int64) *Entry {
 		e = &Entry{Freq: LFUInit, Access: db.Now()}
 		m[key] = e
 		db.count++
-		if db.OnNew != nil && !db.Loading {
+		if db.OnNew != nil && (!db.Loading || db.Applying) {
 			db.OnNew(key)
 		}
 	} else {

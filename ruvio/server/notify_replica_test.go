@@ -19,7 +19,7 @@ func TestReplicaPublishesNotifications(t *testing.T) {
 	primary := newNode(t, "primary", 1, asPrimary).start()
 	replica := newNode(t, "replica", 1, func(c *config.Config) {
 		asReplicaOf(primary)(c)
-		c.Tunables.NotifyKeyspaceEvents = notify.All | notify.Keyspace | notify.Keyevent
+		c.Tunables.NotifyKeyspaceEvents = notify.All | notify.New | notify.Keyspace | notify.Keyevent
 	}).start()
 	ctx := context.Background()
 	sub := replica.client(0).PSubscribe(ctx, "__key*__:*")
@@ -42,6 +42,7 @@ func TestReplicaPublishesNotifications(t *testing.T) {
 	pc.Del(ctx, "k")
 	pc.Set(ctx, "short", "v", 20*time.Millisecond)
 	want := []string{
+		"__keyspace@0__:k new", "__keyevent@0__:new k",
 		"__keyspace@0__:k set", "__keyevent@0__:set k",
 		"__keyspace@0__:l lpush", "__keyevent@0__:lpush l",
 		"__keyspace@0__:k del", "__keyevent@0__:del k",

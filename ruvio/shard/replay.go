@@ -113,9 +113,9 @@ func (sh *Shard) ApplyReplicatedLocked(rec wal.Record) error {
 	// as on a Redis replica; published when the caller unlocks. Replaying
 	// the shard's own log at start fires none.
 	sh.applier.ctx.Notes = &sh.notes
-	sh.db.Loading = true
+	sh.db.Loading, sh.db.Applying = true, true
 	err := sh.applier.apply(rec)
-	sh.db.Loading = false
+	sh.db.Loading, sh.db.Applying = false, false
 	sh.applier.ctx.Notes = nil
 	sh.publishOnUnlock = true
 	if err != nil {
