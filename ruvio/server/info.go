@@ -165,8 +165,6 @@ func humanBytes(n int64) string {
 	return fmt.Sprintf("%dB", n)
 }
 
-var memSample = []metrics.Sample{{Name: "/memory/classes/heap/objects:bytes"}}
-
 // sampleMemory refreshes used memory from the runtime's live heap bytes,
 // which is what maxmemory is compared against, and the eviction settings
 // (evict.go). runtime/metrics does not stop the world, so reading it
@@ -175,9 +173,11 @@ func (s *Server) sampleMemory() {
 	// The collector's cycle is read before the heap, so a cycle that ends
 	// in between is not taken as already reflected in the sample.
 	cycle := gcCycle()
-	metrics.Read(memSample)
-	if memSample[0].Value.Kind() == metrics.KindUint64 {
-		s.usedMem.Store(int64(memSample[0].Value.Uint64()))
+	// A sample of its own: the ticker and evicting clients sample at once.
+	sample := []metrics.Sample{{Name: "/memory/classes/heap/objects:bytes"}}
+	metrics.Read(sample)
+	if sample[0].Value.Kind() == metrics.KindUint64 {
+		s.usedMem.Store(int64(sample[0].Value.Uint64()))
 	}
 	s.evictState().noteGC(cycle)
 	s.cfgMu.RLock()
