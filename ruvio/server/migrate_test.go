@@ -623,7 +623,16 @@ func TestMovesTakingTurnsBetweenShardsReachTheReplica(t *testing.T) {
 		id := fmt.Sprint(60 + i)
 		src, dst := mn.a.client(r.from), mn.b.client(r.to)
 		mustDo(t, dst, "RUVIO", "MIGRATE", "IMPORT", id, r.first, r.last, addr(mn.a.cfg.Port+r.from))
-		mustDo(t, src, "RUVIO", "MIGRATE", "EXPORT", id, r.first, r.last, addr(mn.b.cfg.Port+r.to))
+		// The move before ends on the source once it has dropped its copy
+		// of the range, after the map: until then the node refuses a
+		// second export (one at a time), so the test asks again.
+		poll.Until(t, 20*time.Second, "the source to take export "+id, func() bool {
+			err := src.Do(context.Background(), "RUVIO", "MIGRATE", "EXPORT", id, r.first, r.last, addr(mn.b.cfg.Port+r.to)).Err()
+			if err != nil && !strings.Contains(err.Error(), "another slot move") {
+				t.Fatalf("EXPORT %s: %v", id, err)
+			}
+			return err == nil
+		})
 		poll.Until(t, 30*time.Second, "move "+id+" to prepare", func() bool {
 			st := status(t, src, id)
 			if st["state"] == "failed" {
