@@ -153,9 +153,15 @@ const (
 // to evict has freed nothing since, so it does not collect for every
 // command it refuses.
 func (s *Server) freeMemory(limit int64) evictOutcome {
+	if s.repl.Role() == replication.Replica {
+		// As a Redis replica with replica-ignore-maxmemory (its default):
+		// its primary's DELs bound its data, and it refuses nothing for
+		// memory (a write still gets the replica's own refusal).
+		return evictUnder
+	}
 	st := s.evictState()
 	set := st.settings.Load()
-	if set == nil || !set.evicts || s.repl.Role() == replication.Replica || s.pause.Holds(true) {
+	if set == nil || !set.evicts || s.pause.Holds(true) {
 		return evictNoMemory
 	}
 	st.mu.Lock()

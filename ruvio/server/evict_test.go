@@ -332,8 +332,17 @@ func TestEvictReplicatesAndNotifies(t *testing.T) {
 		t.Fatal("nothing evicted")
 	}
 	caughtUp(t, primary, replica)
-	if n := infoField(t, replica.client(0), "stats", "evicted_keys"); n != 0 {
+	rc := replica.client(0)
+	if n := infoField(t, rc, "stats", "evicted_keys"); n != 0 {
 		t.Errorf("the replica evicted %d keys itself", n)
+	}
+	// Over its own limit a replica still refuses nothing for memory, as a
+	// Redis replica ignores maxmemory: a write gets the replica's refusal.
+	if err := rc.ConfigSet(ctx, "maxmemory", "1").Err(); err != nil {
+		t.Fatal(err)
+	}
+	if err := rc.Set(ctx, "k:0", "v", 0).Err(); err == nil || strings.HasPrefix(err.Error(), "OOM") {
+		t.Errorf("SET on a replica over maxmemory: %v", err)
 	}
 	poll.Until(t, 10*time.Second, fmt.Sprintf("%d evicted notifications", evicted), func() bool {
 		mu.Lock()
