@@ -79,7 +79,7 @@ func (s *skiplist) check() error {
 	pos := make(map[*node]int, s.length)
 	var prev *node
 	disorder, tallest, n := 0, 1, 0
-	for x := s.head.levels[0].forward; x != nil; x = x.levels[0].forward {
+	for x := s.head.lv(0).forward; x != nil; x = x.lv(0).forward {
 		n++
 		pos[x] = n
 		switch {
@@ -91,11 +91,11 @@ func (s *skiplist) check() error {
 			return fmt.Errorf("%q (%v) is not before %q (%v)", prev.member, prev.score, x.member, x.score)
 		case s.dict[x.member] != x:
 			return fmt.Errorf("index does not point at node %q", x.member)
-		case len(x.levels) < 1 || len(x.levels) > maxLevel:
-			return fmt.Errorf("node %q has height %d", x.member, len(x.levels))
+		case x.height < 1 || x.height > maxLevel:
+			return fmt.Errorf("node %q has height %d", x.member, x.height)
 		}
 		disorder += outOfOrder(prev, x)
-		tallest = max(tallest, len(x.levels))
+		tallest = max(tallest, x.height)
 		prev = x
 	}
 	switch {
@@ -113,15 +113,15 @@ func (s *skiplist) check() error {
 	for i := range s.level {
 		x, p, linked := s.head, 0, 0
 		for {
-			l := x.levels[i]
+			l := x.lv(i)
 			if l.forward == nil {
 				if p+l.span != n {
 					return fmt.Errorf("level %d: final span %d from position %d, length %d", i, l.span, p, n)
 				}
 				break
 			}
-			if len(l.forward.levels) <= i {
-				return fmt.Errorf("level %d links to a node of height %d", i, len(l.forward.levels))
+			if l.forward.height <= i {
+				return fmt.Errorf("level %d links to a node of height %d", i, l.forward.height)
 			}
 			if got := pos[l.forward] - p; got != l.span {
 				return fmt.Errorf("level %d: span %d from position %d, want %d", i, l.span, p, got)
@@ -131,7 +131,7 @@ func (s *skiplist) check() error {
 		}
 		tall := 0
 		for nd := range pos {
-			if len(nd.levels) > i {
+			if nd.height > i {
 				tall++
 			}
 		}

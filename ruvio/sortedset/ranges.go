@@ -144,7 +144,7 @@ func (s *Set) window(r run, reverse bool, offset, count int) []Item {
 	case reverse:
 		return s.collect(r.hi-1-offset, n, true)
 	case offset == 0 && r.beforeLo != nil:
-		return s.big.collectFrom(r.beforeLo.levels[0].forward, n, false)
+		return s.big.collectFrom(r.beforeLo.lv(0).forward, n, false)
 	default:
 		return s.collect(r.lo+offset, n, false)
 	}

@@ -20,7 +20,7 @@ func (s *skiplist) add(member string, score float64) (added bool) {
 // move gives x a new score, keeping the node (and its height) so that an
 // update allocates nothing.
 func (s *skiplist) move(x *node, score float64) {
-	prev, next := x.backward, x.levels[0].forward
+	prev, next := x.backward, x.lv(0).forward
 	if (prev == nil || prev.before(score, x.member)) && (next == nil || !next.before(score, x.member)) {
 		// Still between the same neighbours: common for small ZINCRBY steps.
 		x.score = score
@@ -57,7 +57,7 @@ func (s *skiplist) rank(member string) (int, bool) {
 
 // each is Set.Each on the skiplist.
 func (s *skiplist) each(yield func(Item) bool) {
-	for x := s.first(); x != nil; x = x.levels[0].forward {
+	for x := s.first(); x != nil; x = x.lv(0).forward {
 		if !yield(Item{Member: x.member, Score: x.score}) {
 			return
 		}
@@ -75,11 +75,11 @@ func (s *skiplist) clone() *skiplist {
 	}
 	pos := 0
 	var prev *node
-	for x := s.first(); x != nil; x = x.levels[0].forward {
+	for x := s.first(); x != nil; x = x.lv(0).forward {
 		pos++
-		y := newNode(x.member, x.score, len(x.levels))
-		for i := range y.levels {
-			tails[i].levels[i] = level{forward: y, span: pos - tailPos[i]}
+		y := newNode(x.member, x.score, x.height)
+		for i := range y.height {
+			*tails[i].lv(i) = level{forward: y, span: pos - tailPos[i]}
 			tails[i], tailPos[i] = y, pos
 		}
 		y.backward = prev
@@ -88,7 +88,7 @@ func (s *skiplist) clone() *skiplist {
 	}
 	c.level = s.level
 	for i := range c.level {
-		tails[i].levels[i] = level{span: pos - tailPos[i]}
+		*tails[i].lv(i) = level{span: pos - tailPos[i]}
 	}
 	c.tail = prev
 	c.length = s.length
