@@ -99,3 +99,58 @@ func BenchmarkRangeByLex(b *testing.B) {
 		s.RangeByLex(LexBound{Value: prefix}, LexBound{Value: prefix + "\xff"}, false, 0, 10)
 	}
 }
+
+// BenchmarkSmall measures sets small enough for Redis's listpack: building
+// one of 10 members, and in a set of 128 (the largest such) a score lookup,
+// a rank, a small score update and a LIMIT 10 score range.
+func BenchmarkSmall(b *testing.B) {
+	members := make([]string, 128)
+	for i := range members {
+		members[i] = "member:" + strconv.Itoa(i)
+	}
+	b.Run("build10", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			s := New()
+			for i, m := range members[:10] {
+				s.Add(m, float64(i))
+			}
+		}
+	})
+	full := func() *Set {
+		s := New()
+		for i, m := range members {
+			s.Add(m, float64(i)*1.5)
+		}
+		return s
+	}
+	s := full()
+	b.Run("score128", func(b *testing.B) {
+		b.ReportAllocs()
+		for i := 0; b.Loop(); i++ {
+			s.Score(members[(i*7919)%len(members)])
+		}
+	})
+	b.Run("rank128", func(b *testing.B) {
+		b.ReportAllocs()
+		for i := 0; b.Loop(); i++ {
+			s.Rank(members[(i*7919)%len(members)], false)
+		}
+	})
+	b.Run("increment128", func(b *testing.B) {
+		s := full() // the steps add up; the other cases see the original scores
+		b.ReportAllocs()
+		for i := 0; b.Loop(); i++ {
+			m := members[(i*7919)%len(members)]
+			sc, _ := s.Score(m)
+			s.Add(m, sc+0.001)
+		}
+	})
+	b.Run("range128", func(b *testing.B) {
+		b.ReportAllocs()
+		for i := 0; b.Loop(); i++ {
+			v := float64((i * 7919) % 180)
+			s.RangeByScore(ScoreBound{Value: v}, ScoreBound{Value: v + 30}, false, 0, 10)
+		}
+	})
+}

@@ -162,15 +162,27 @@ func (p packed) item(i int) Item {
 	return Item{Member: string(p.member(i)), Score: p.score(i)}
 }
 
-// find returns member's position, or -1.
+// find returns member's position, or -1. It is the compact form's one
+// linear scan, so it reads the member ends directly rather than through end.
 func (p packed) find(member string) int {
 	n := p.len()
-	base := p.base()
+	if n == 0 {
+		return -1
+	}
+	sw, ew := p.widths()
+	h := sw + ew
+	base := packedPrefix + h*n
 	from := 0
-	for i := range n {
-		to := p.end(i)
-		if to-from == len(member) && string(p[base+from:base+to]) == member {
-			return i
+	for off := packedPrefix + sw; off < base; off += h {
+		to := int(p[off])
+		if ew == 2 {
+			to |= int(p[off+1]) << 8
+		}
+		// The last byte first: it is where members built from a common
+		// prefix and a counter differ, and it saves most full compares.
+		if to-from == len(member) && (to == from || p[base+to-1] == member[len(member)-1]) &&
+			string(p[base+from:base+to]) == member {
+			return (off - packedPrefix - sw) / h
 		}
 		from = to
 	}
