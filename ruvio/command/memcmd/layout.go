@@ -20,17 +20,20 @@ const (
 	// shard's map[string]*Entry.
 	entrySize = iface + 8 + 8 + 8
 
-	dequeSize  = sliceHeader + 8 + 8 // deque.Deque
-	dequeMin   = 8                   // its smallest ring
-	zsetSize   = 4*ptr + 4*8         // sortedset.Set
-	zsetHead   = zsetNode + 32*16    // its sentinel, with every level
-	zsetNode   = stringHeader + 8 + ptr + sliceHeader
-	streamHdr  = sliceHeader + 8 + 3*16 + 8 + ptr + 8 + 8 // stream.Stream
-	streamNode = 3*sliceHeader + 8 + 8                    // a node of entries
-	streamEnt  = 16 + sliceHeader                         // stream.Entry
-	groupSize  = 16 + 8 + 2*ptr                           // stream.Group
-	pendSize   = ptr + 8 + 8                              // stream.Pending
-	consSize   = stringHeader + 8 + ptr                   // stream.Consumer
+	dequeSize        = sliceHeader + 8 + 8                      // deque.Deque
+	dequeMin         = 8                                        // its smallest ring
+	zsetSize         = sliceHeader + ptr                        // sortedset.Set: its packed form or its skiplist
+	zsetList         = 3*ptr + 4*8                              // the skiplist
+	zsetHead         = zsetNode + 32*16                         // its sentinel, with every level
+	zsetNode         = stringHeader + 8 + ptr + 8               // a node; its levels follow inline
+	zsetPacked       = 128                                      // most members of the packed form
+	zsetPackedMember = 64                                       // longest member of the packed form
+	streamHdr        = sliceHeader + 8 + 3*16 + 8 + ptr + 8 + 8 // stream.Stream
+	streamNode       = 3*sliceHeader + 8 + 8                    // a node of entries
+	streamEnt        = 16 + sliceHeader                         // stream.Entry
+	groupSize        = 16 + 8 + 2*ptr                           // stream.Group
+	pendSize         = ptr + 8 + 8                              // stream.Pending
+	consSize         = stringHeader + 8 + ptr                   // stream.Consumer
 )
 
 // entryOverhead is what every key costs besides its name and value: its
@@ -39,17 +42,59 @@ var entryOverhead = class(entrySize) + mapSlot(stringHeader+ptr)
 
 // zsetNodeAvg is the average allocation of a skiplist node with its
 // levels inline: a node is 1 level high with probability 3/4, 2 with
-// 3/16, and so on (sortedset keeps up to four levels in the node's own
-// allocation; taller ones, 1 in 256, have their own array).
+// 3/16, and so on; sortedset allocates 1 to 4 levels exactly, then 8, 16
+// or 32.
 var zsetNodeAvg = func() float64 {
 	avg, p := 0.0, 0.75
-	for h := 1; h <= 4; h++ {
-		avg += p * float64(class(zsetNode+h*16))
+	for h := 1; h <= maxZsetLevel; h++ {
+		alloc := h
+		switch {
+		case h > 16:
+			alloc = 32
+		case h > 8:
+			alloc = 16
+		case h > 4:
+			alloc = 8
+		}
+		avg += p * float64(class(zsetNode+alloc*16))
 		p /= 4
 	}
-	// Taller nodes: the node, and a separate array of about 5 levels.
-	return avg + (1.0/256)*float64(class(zsetNode)+class(5*16))
+	return avg
 }()
+
+const maxZsetLevel = 32
+
+// packedZsetSize is a small sorted set's compact form, one byte slice:
+// a count and a widths byte, per element a score as narrow as every
+// score allows and a member end, then the members back to back.
+func packedZsetSize(z *sortedset.Set) (int, bool) {
+	if z.Len() > zsetPacked {
+		return 0, false
+	}
+	sw, members := 1, 0
+	for it := range z.Each {
+		if len(it.Member) > zsetPackedMember {
+			return 0, false
+		}
+		members += len(it.Member)
+		switch v := it.Score; {
+		case v != float64(int64(v)) || v < -1<<31 || v > 1<<31-1:
+			sw = 8
+		case (v < -1<<15 || v > 1<<15-1) && sw < 4:
+			sw = 4
+		case (v < -128 || v > 127) && sw < 2:
+			sw = 2
+		}
+	}
+	ew := 1
+	if members > 255 {
+		ew = 2
+	}
+	if z.Len() == 0 {
+		return 0, true
+	}
+	return class(2 + z.Len()*(sw+ew) + members), true
+}
 
 // class rounds an allocation of n bytes up to the Go allocator's size
 // class (runtime/sizeclasses.go); large objects take whole 8 KiB pages.
@@ -173,12 +218,13 @@ func ValueSize(v any, samples int) int {
 				}
 			}, class)
 	case *sortedset.Set:
-		// Each member: its node and its entry in the member index.
-		per := func(it sortedset.Item) int {
-			return class(len(it.Member)) + mapSlot(stringHeader+ptr)
+		if b, ok := packedZsetSize(x); ok {
+			return class(zsetSize) + b
 		}
-		return class(zsetSize) + class(zsetHead) + 48 + int(zsetNodeAvg*float64(x.Len())) +
-			sampled(x.Len(), samples, x.Each, per)
+		// Each member: its node, its name and its entry in the member index.
+		per := func(it sortedset.Item) int { return class(len(it.Member)) }
+		return class(zsetSize) + class(zsetList) + class(zsetHead) + mapSize(x.Len(), stringHeader+ptr) +
+			int(zsetNodeAvg*float64(x.Len())) + sampled(x.Len(), samples, x.Each, per)
 	case *stream.Stream:
 		return streamSize(x, samples)
 	}

@@ -50,7 +50,7 @@ func values(kind string, n, elems, size int) []any {
 				s[string(blob())+fmt.Sprint(r.Int())] = struct{}{}
 			}
 			out[i] = s
-		case "zset":
+		case "zset", "small zset":
 			z := sortedset.New()
 			for j := range elems {
 				z.Add(string(blob())+fmt.Sprint(j), float64(j))
@@ -78,14 +78,17 @@ func heap() uint64 {
 // The estimate of every type is near what building the values really
 // took from the heap.
 func TestValueSizeMatchesHeap(t *testing.T) {
-	for _, kind := range []string{"string", "list", "hash", "set", "zset", "stream"} {
+	for _, kind := range []string{"string", "list", "hash", "set", "zset", "small zset", "stream"} {
 		t.Run(kind, func(t *testing.T) {
-			n, elems := 40, 500
-			if kind == "string" {
+			n, elems, size := 40, 500, 64
+			switch kind {
+			case "string":
 				n, elems = 20000, 1
+			case "small zset": // sortedset's compact form
+				n, elems, size = 2000, 20, 16
 			}
 			before := heap()
-			vs := values(kind, n, elems, 64)
+			vs := values(kind, n, elems, size)
 			after := heap()
 			est := 0
 			for _, v := range vs {
