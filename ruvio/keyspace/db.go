@@ -53,6 +53,11 @@ type DB struct {
 	OnModified func(key string)
 	// OnFlush is called when Flush empties the keyspace. May be nil.
 	OnFlush func()
+	// CmdNow, while a command runs, is its time in Unix ms (the shard
+	// sets it from the command's context): lookups read it rather than
+	// the clock, once per key, as Redis reads the time once per command.
+	// 0 outside commands: the clock is read.
+	CmdNow int64
 
 	// Loading turns lazy expiry off while a log is replayed or a replica
 	// applies its primary's stream: a key's expiry is then decided by the
@@ -127,7 +132,7 @@ func (db *DB) Get(key string) *Entry {
 	if e == nil {
 		return nil
 	}
-	now := db.Now()
+	now := db.now()
 	if e.ExpireAt != 0 && !db.Loading && e.ExpireAt <= now {
 		if !db.Replica {
 			db.expire(key)
@@ -138,11 +143,19 @@ func (db *DB) Get(key string) *Entry {
 	return e
 }
 
+// now is the running command's time, or the clock's outside commands.
+func (db *DB) now() int64 {
+	if db.CmdNow != 0 {
+		return db.CmdNow
+	}
+	return db.Now()
+}
+
 // Peek returns the live entry of key like Get, without counting it as an
 // access (OBJECT's lookup) and without removing an expired entry.
 func (db *DB) Peek(key string) *Entry {
 	e := db.raw(key)
-	if e == nil || (e.ExpireAt != 0 && !db.Loading && e.ExpireAt <= db.Now()) {
+	if e == nil || (e.ExpireAt != 0 && !db.Loading && e.ExpireAt <= db.now()) {
 		return nil
 	}
 	return e
@@ -185,14 +198,14 @@ func (db *DB) SetWithExpiry(key string, val any, expireAt int64) *Entry {
 	}
 	e := m[key]
 	if e == nil {
-		e = &Entry{Freq: LFUInit, Access: db.Now()}
+		e = &Entry{Freq: LFUInit, Access: db.now()}
 		m[key] = e
 		db.count++
 		if db.OnNew != nil && (!db.Loading || db.Applying) {
 			db.OnNew(key)
 		}
 	} else {
-		db.accessed(e, db.Now())
+		db.accessed(e, db.now())
 	}
 	e.Val = val
 	db.setExpiry(key, e, expireAt)

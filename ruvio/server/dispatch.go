@@ -86,7 +86,7 @@ func (c *conn) execute(args [][]byte) {
 		c.queue(run, args)
 		return
 	}
-	start := time.Now()
+	start := clock.Stopwatch()
 	c.waited = 0
 	line := c.monitorCommand(run, args)
 	trk := c.track.mode.Load()
@@ -100,7 +100,15 @@ func (c *conn) execute(args [][]byte) {
 	if line != nil {
 		c.srv.feedMonitors(line)
 	}
-	took := time.Since(start) - c.waited
+	elapsed := clock.Stopwatch() - start
+	took := elapsed - c.waited
+	if elapsed > time.Millisecond {
+		// The batch's time (c.now, which commands read as the time of
+		// the command) moves on after a command that took long or
+		// waited (WAIT, durability, a pause), as Redis reads the time
+		// again for each command.
+		c.now = clock.NowMs()
+	}
 	c.srv.observeLatency(run, took)
 	c.logSlow(run, args, took)
 	if m := s.metrics; m != nil {
@@ -263,12 +271,14 @@ func (c *conn) runPerKey(spec *command.Spec, ctx *command.Ctx) {
 		}
 		ctx.DB, ctx.Notes = sh.DB(), sh.Notes()
 		sh.SetRunningLocked(ctx)
+		sh.DB().CmdNow = ctx.Now
 		for _, i := range idx {
 			if spec.Flags&command.Write != 0 {
 				sh.DB().WillModify(string(ctx.Args[i]))
 			}
 			results = append(results, spec.PerKey(ctx, ctx.Args[i]))
 		}
+		sh.DB().CmdNow = 0
 		sh.SetRunningLocked(nil)
 		sh.RecordLocked(ctx)
 		c.notePending(sh, sh.Observed())

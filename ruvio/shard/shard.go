@@ -187,7 +187,9 @@ func (sh *Shard) Run(spec *command.Spec, ctx *command.Ctx) uint64 {
 	}
 	ctx.Notes = &sh.notes
 	sh.running = ctx
+	sh.db.CmdNow = ctx.Now
 	spec.Run(ctx)
+	sh.db.CmdNow = 0
 	sh.running = nil
 	sh.RecordLocked(ctx)
 	seq := sh.Observed()
