@@ -35,23 +35,12 @@ type parsedLibraries struct {
 	set *script.Libraries
 }
 
-// functionStates holds each server's functionState; an entry goes when
-// its server stops.
-var functionStates sync.Map // *Server -> *functionState
-
 func (s *Server) functions() *functionState {
-	if st, ok := functionStates.Load(s); ok {
-		return st.(*functionState)
-	}
-	opts := script.Options{Version: Version, Log: s.log}
-	st, loaded := functionStates.LoadOrStore(s, &functionState{opts: opts, pool: script.NewFunctionPool(opts)})
-	if !loaded {
-		go func() {
-			<-s.tickStop
-			functionStates.Delete(s)
-		}()
-	}
-	return st.(*functionState)
+	s.fnOnce.Do(func() {
+		opts := script.Options{Version: Version, Log: s.log}
+		s.fn = &functionState{opts: opts, pool: script.NewFunctionPool(opts)}
+	})
+	return s.fn
 }
 
 // libraryShard is the shard that keeps the node's libraries.

@@ -12,34 +12,24 @@ import (
 
 // monitors are the connections in MONITOR mode, which receive a line per
 // command any client runs. A connection that closed is dropped the next
-// time a line goes out.
+// time a line goes out. The zero value has none.
 type monitors struct {
 	n     atomic.Int32
 	mu    sync.Mutex
 	conns map[*conn]bool
 }
 
-// allMonitors holds each server's monitors; a server has one entry from
-// its first MONITOR on.
-var allMonitors sync.Map // *Server -> *monitors
-
-func (s *Server) monitors() *monitors {
-	if m, ok := allMonitors.Load(s); ok {
-		return m.(*monitors)
-	}
-	m, _ := allMonitors.LoadOrStore(s, &monitors{conns: map[*conn]bool{}})
-	return m.(*monitors)
-}
+func (s *Server) monitors() *monitors { return &s.mon }
 
 // watchedByMonitors reports cheaply whether any connection monitors s.
-func (s *Server) watchedByMonitors() bool {
-	m, ok := allMonitors.Load(s)
-	return ok && m.(*monitors).n.Load() > 0
-}
+func (s *Server) watchedByMonitors() bool { return s.mon.n.Load() > 0 }
 
 func cmdMonitor(c *conn, args [][]byte) {
 	m := c.srv.monitors()
 	m.mu.Lock()
+	if m.conns == nil {
+		m.conns = map[*conn]bool{}
+	}
 	if !m.conns[c] {
 		m.conns[c] = true
 		m.n.Add(1)

@@ -80,6 +80,12 @@ type Server struct {
 	// scripts are EVAL's cache, Lua states and running scripts
 	// (cmd_script.go).
 	scripts scriptState
+	// mon are the connections in MONITOR mode (monitor.go).
+	mon monitors
+	// fn is the node's function libraries and their Lua states, made on
+	// first use (cmd_function.go).
+	fn     *functionState
+	fnOnce sync.Once
 	// gates holds, per shard, what the last write-safety check found.
 	gates []atomic.Uint32
 	// metrics are the counters the metrics listener exports; nil when
