@@ -2,7 +2,6 @@ package server
 
 import (
 	"context"
-	"sync"
 	"time"
 
 	"github.com/ruvio/ruvio/ruvio/command"
@@ -26,10 +25,6 @@ type functionRun struct {
 	args  [][]byte
 	start time.Time
 }
-
-// runningFunctions maps each running function's scriptRun to what it
-// runs, so FUNCTION KILL and STATS can tell functions from scripts.
-var runningFunctions sync.Map // *scriptRun -> *functionRun
 
 // fcall runs FCALL and FCALL_RO.
 func (c *conn) fcall(args [][]byte, ro bool) {
@@ -84,7 +79,7 @@ func (c *conn) runFunction(set *script.Libraries, fn *script.FunctionRef, sh *sh
 	}
 	ctx, cancel := context.WithCancel(st.base)
 	run := newScriptRun(cancel)
-	runningFunctions.Store(run, &functionRun{name: fn.Name, args: args, start: time.Now()})
+	run.fn = &functionRun{name: fn.Name, args: args, start: time.Now()}
 	st.running[sh.ID].Store(run)
 	st.active.Add(1)
 	timer := time.AfterFunc(c.srv.busyThreshold(), run.markBusy)
@@ -100,7 +95,6 @@ func (c *conn) runFunction(set *script.Libraries, fn *script.FunctionRef, sh *sh
 	run.finish()
 	st.running[sh.ID].Store(nil)
 	st.active.Add(-1)
-	runningFunctions.Delete(run)
 	cancel()
 	b.appendOps()
 	c.notePending(sh, sh.Observed())
@@ -137,7 +131,7 @@ func cmdFunctionKill(c *conn, args [][]byte) {
 			c.w.Error("UNKILLABLE Sorry the script already executed write commands against the dataset. You can either wait the script termination or kill the server in a hard way using the SHUTDOWN NOSAVE command.")
 			return
 		}
-		if _, ok := runningFunctions.Load(r); !ok {
+		if r.fn == nil {
 			c.w.Error(errBusy)
 			return
 		}
@@ -156,11 +150,9 @@ func cmdFunctionStats(c *conn, args [][]byte) {
 	st := c.srv.scriptsReady()
 	var fr *functionRun
 	for i := range st.running {
-		if r := st.running[i].Load(); r != nil {
-			if v, ok := runningFunctions.Load(r); ok {
-				fr = v.(*functionRun)
-				break
-			}
+		if r := st.running[i].Load(); r != nil && r.fn != nil {
+			fr = r.fn
+			break
 		}
 	}
 	w := c.w

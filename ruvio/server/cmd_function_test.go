@@ -40,6 +40,18 @@ func TestFunctionKillAndStats(t *testing.T) {
 	}
 	done := startFcall(t, s, "spin", 1, keys[0], "arg")
 	poll.Until(t, 10*time.Second, "BUSY on the function's shard", func() bool { return isBusy(same.Get(ctx, keys[0]).Err()) })
+	// While a function runs, BUSY names FUNCTION KILL, SCRIPT KILL is
+	// refused with that text, and FUNCTION STATS answers even on the
+	// busy shard's own port, as Redis allows it while busy.
+	if err := same.Get(ctx, keys[0]).Err(); err == nil || err.Error() != errBusyFunction {
+		t.Fatalf("a command on the busy shard: %v, want %s", err, errBusyFunction)
+	}
+	if err := same.Do(ctx, "SCRIPT", "KILL").Err(); err == nil || err.Error() != errBusyFunction {
+		t.Fatalf("SCRIPT KILL of a function: %v, want %s", err, errBusyFunction)
+	}
+	if err := same.Do(ctx, "FUNCTION", "STATS").Err(); err != nil {
+		t.Fatalf("FUNCTION STATS on the busy shard's port: %v", err)
+	}
 	stats, err := admin.Do(ctx, "FUNCTION", "STATS").Slice()
 	if err != nil {
 		t.Fatal(err)
@@ -48,8 +60,8 @@ func TestFunctionKillAndStats(t *testing.T) {
 	if !strings.Contains(running, "name spin command [FCALL spin 1 "+keys[0]+" arg] duration_ms") {
 		t.Fatalf("FUNCTION STATS while spin runs: %v", stats)
 	}
-	if err := admin.Do(ctx, "FUNCTION", "KILL").Err(); err != nil {
-		t.Fatalf("FUNCTION KILL: %v", err)
+	if err := same.Do(ctx, "FUNCTION", "KILL").Err(); err != nil {
+		t.Fatalf("FUNCTION KILL on the busy shard's port: %v", err)
 	}
 	want := "ERR Script killed by user with SCRIPT KILL... script: spin, on @user_function:3."
 	if err := <-done; err == nil || err.Error() != want {

@@ -69,6 +69,9 @@ type scriptRun struct {
 	mu      sync.Mutex
 	busy    bool // past busy-reply-threshold; guarded by mu
 	done    bool
+	// fn is what a function's run runs (FCALL); nil for EVAL's scripts.
+	// Set before the run is published in running.
+	fn *functionRun
 }
 
 func newScriptRun(cancel context.CancelFunc) *scriptRun {
@@ -269,39 +272,45 @@ func (s *Server) busyThreshold() time.Duration {
 // run independently.
 func (c *conn) busyRefusal(spec, run *command.Spec, args [][]byte) string {
 	switch run.Name {
-	case "auth", "hello", "quit", "reset", "multi", "discard", "watch", "unwatch", "shutdown", "script|kill":
+	case "auth", "hello", "quit", "reset", "multi", "discard", "watch", "unwatch", "shutdown", "script|kill",
+		"function|kill", "function|stats":
 		return ""
 	}
 	st := &c.srv.scripts
-	busy := func(sh *shard.Shard) bool {
+	// refusal is "" or the BUSY error naming the command that stops the
+	// run on sh: SCRIPT KILL for a script, FUNCTION KILL for a function.
+	refusal := func(sh *shard.Shard) string {
 		r := st.running[sh.ID].Load()
 		if r == nil {
-			return false
+			return ""
 		}
 		select {
 		case <-r.settled:
 		case <-c.srv.tickStop:
 		}
-		return r.isBusy()
+		if !r.isBusy() {
+			return ""
+		}
+		return r.busyError()
 	}
 	idx := run.KeyIndexes(args)
 	for _, i := range idx {
-		if busy(c.srv.shardFor(args[i])) {
-			return errBusy
+		if msg := refusal(c.srv.shardFor(args[i])); msg != "" {
+			return msg
 		}
 	}
 	if len(idx) > 0 {
 		return ""
 	}
-	if busy(c.shard) {
-		return errBusy
+	if msg := refusal(c.shard); msg != "" {
+		return msg
 	}
 	// A keyless server command over the keyspace (DBSIZE, KEYS,
 	// FLUSHALL) or that reads every shard (INFO) needs every shard.
 	if run.Ext != nil && (run.Flags&(command.Write|command.ReadOnly) != 0 || readsEveryShard[spec.Name]) {
 		for _, sh := range c.srv.shards {
-			if busy(sh) {
-				return errBusy
+			if msg := refusal(sh); msg != "" {
+				return msg
 			}
 		}
 	}
@@ -313,7 +322,19 @@ func (c *conn) busyRefusal(spec, run *command.Spec, args [][]byte) string {
 var readsEveryShard = map[string]bool{"info": true, "save": true, "bgsave": true, "debug": true, "ruvio": true,
 	"cluster": true, "memory": true}
 
-const errBusy = "BUSY Redis is busy running a script. You can only call SCRIPT KILL or SHUTDOWN NOSAVE."
+const (
+	errBusy         = "BUSY Redis is busy running a script. You can only call SCRIPT KILL or SHUTDOWN NOSAVE."
+	errBusyFunction = "BUSY Redis is busy running a script. You can only call FUNCTION KILL or SHUTDOWN NOSAVE."
+)
+
+// busyError is the BUSY error commands get while r runs past
+// busy-reply-threshold, naming the command that can stop it.
+func (r *scriptRun) busyError() string {
+	if r.fn != nil {
+		return errBusyFunction
+	}
+	return errBusy
+}
 
 func cmdScriptLoad(c *conn, args [][]byte) {
 	sc, msg := c.srv.scriptsReady().cache.Load(string(args[2]))
@@ -362,6 +383,11 @@ func cmdScriptKill(c *conn, args [][]byte) {
 	for _, r := range busy {
 		if r.wrote.Load() {
 			c.w.Error("UNKILLABLE Sorry the script already executed write commands against the dataset. You can either wait the script termination or kill the server in a hard way using the SHUTDOWN NOSAVE command.")
+			return
+		}
+		if r.fn != nil {
+			// A function is FUNCTION KILL's, as Redis answers.
+			c.w.Error(errBusyFunction)
 			return
 		}
 	}
