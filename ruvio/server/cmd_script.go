@@ -200,7 +200,7 @@ func (c *conn) scriptRefusal(f script.Flags, ro bool) string {
 	if f&script.NoCluster != 0 && s.cluster.view.Load() != nil {
 		return "ERR Can not run script on cluster, 'no-cluster' flag is set."
 	}
-	if f&script.AllowOOM == 0 && s.maxMemory() > 0 && s.checkMemory(&command.Spec{Flags: command.DenyOOM}) != "" {
+	if f&script.AllowOOM == 0 && s.maxMemory() > 0 && c.checkMemoryHere(&command.Spec{Flags: command.DenyOOM}) != "" {
 		return "OOM allow-oom flag is not set on the script, can not run it when used memory > 'maxmemory'"
 	}
 	if f&script.NoWrites == 0 {

@@ -104,7 +104,8 @@ func (b *scriptBridge) exec(argv [][]byte) {
 			return
 		}
 		if b.flags&script.AllowOOM == 0 {
-			if msg := s.checkMemory(run); msg != "" {
+			// The script's shard is locked: no eviction here.
+			if msg := s.checkMemoryLocked(run); msg != "" {
 				b.w.Error(msg)
 				return
 			}

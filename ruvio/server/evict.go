@@ -7,6 +7,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/ruvio/ruvio/ruvio/command"
 	"github.com/ruvio/ruvio/ruvio/command/memcmd"
 	"github.com/ruvio/ruvio/ruvio/config"
 	"github.com/ruvio/ruvio/ruvio/keyspace"
@@ -212,4 +213,37 @@ func (s *Server) freeMemory(limit int64) evictOutcome {
 // string and its value, as MEMORY USAGE counts them.
 func evictedSize(key string, e *keyspace.Entry) int64 {
 	return memcmd.KeySize(key, e.ExpireAt != 0, e.Val, memcmd.DefaultSamples)
+}
+
+// checkMemoryLocked is checkMemory for a command run while its caller
+// holds shard locks (a queued command of EXEC, a script's redis.call),
+// where eviction, which takes shard locks, cannot run. It refuses under
+// noeviction when over the limit; under an evicting policy it refuses
+// nothing, memory being left to the eviction that ran before EXEC or the
+// script, as Redis evicts once before them.
+func (s *Server) checkMemoryLocked(spec *command.Spec) string {
+	if spec.Flags&command.DenyOOM == 0 {
+		return ""
+	}
+	max := s.maxMemory()
+	if max <= 0 || s.memoryEstimate() <= max || s.repl.Role() == replication.Replica {
+		return ""
+	}
+	if set := s.evictState().settings.Load(); set != nil && set.evicts {
+		return ""
+	}
+	return errOOM
+}
+
+// errOOM is Redis's refusal of a command that may grow memory over
+// maxmemory.
+const errOOM = "OOM command not allowed when used memory > 'maxmemory'."
+
+// checkMemoryHere is checkMemory, or checkMemoryLocked while the client's
+// EXEC holds shard locks (a script queued in the transaction).
+func (c *conn) checkMemoryHere(spec *command.Spec) string {
+	if len(c.locked) > 0 {
+		return c.srv.checkMemoryLocked(spec)
+	}
+	return c.srv.checkMemory(spec)
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/ruvio/ruvio/internal/poll"
+	"github.com/ruvio/ruvio/ruvio/command"
 	"github.com/ruvio/ruvio/ruvio/config"
 	"github.com/ruvio/ruvio/ruvio/infotext"
 	"github.com/ruvio/ruvio/ruvio/notify"
@@ -355,6 +356,73 @@ func TestEvictReplicatesAndNotifies(t *testing.T) {
 		if pc.Exists(ctx, k).Val() != 0 {
 			t.Errorf("%s was notified as evicted but exists", k)
 			break
+		}
+	}
+}
+
+// A transaction that outgrows maxmemory while it runs completes: its
+// queued commands run with the shards locked, where nothing can be
+// evicted (eviction takes shard locks), so only the check before EXEC
+// evicts, as in Redis; the next command evicts what it added.
+func TestEvictAroundTransactions(t *testing.T) {
+	s, c := evictNode(t, "allkeys-random", nil)
+	limitAbove(t, s, c, evictHeadroom)
+	// At the limit, with keys to evict.
+	write(t, c, "k:", evictFill, nil, nil)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	val := strings.Repeat("x", evictValue)
+	const n = evictHeadroom / evictValue / 8
+	for round := range 4 {
+		cmds, err := c.TxPipelined(ctx, func(p redis.Pipeliner) error {
+			for i := range n {
+				p.Set(ctx, fmt.Sprintf("{t%d}:%d", round, i), val, 0) // one shard
+			}
+			return nil
+		})
+		if err != nil {
+			t.Fatalf("transaction %d: %v", round, err)
+		}
+		if len(cmds) != n {
+			t.Fatalf("transaction %d answered %d replies", round, len(cmds))
+		}
+	}
+	if err := c.Set(ctx, "after", "v", 0).Err(); err != nil {
+		t.Fatalf("SET after the transactions: %v", err)
+	}
+	if n := infoField(t, c, "stats", "evicted_keys"); n == 0 {
+		t.Error("nothing was evicted")
+	}
+}
+
+// checkMemoryLocked, the check of commands run under shard locks, never
+// evicts (that would take a lock the caller holds): under an evicting
+// policy it lets the command run, under noeviction it refuses.
+func TestEvictNotUnderShardLocks(t *testing.T) {
+	for _, tc := range []struct{ policy, want string }{
+		{"allkeys-lru", ""},
+		{"noeviction", errOOM},
+	} {
+		s, c := evictNode(t, tc.policy, nil)
+		c.Set(context.Background(), "k", "v", 0)
+		if err := c.ConfigSet(context.Background(), "maxmemory", "1").Err(); err != nil {
+			t.Fatal(err)
+		}
+		for _, sh := range s.shards {
+			sh.Lock()
+		}
+		got := make(chan string, 1)
+		go func() { got <- s.checkMemoryLocked(&command.Spec{Flags: command.DenyOOM}) }()
+		select {
+		case msg := <-got:
+			if msg != tc.want {
+				t.Errorf("%s: checkMemoryLocked = %q, want %q", tc.policy, msg, tc.want)
+			}
+		case <-time.After(10 * time.Second):
+			t.Fatalf("%s: checkMemoryLocked waits for the shard locks its caller holds", tc.policy)
+		}
+		for _, sh := range s.shards {
+			sh.Unlock()
 		}
 	}
 }

@@ -155,8 +155,9 @@ func (c *conn) execOne(q [][]byte, appendOps func(), txnOps map[*shard.Shard][][
 		run = spec.LookupSub(q[1])
 	}
 	// Checks that depend on state at run time still apply: memory,
-	// and the write gates, which may have closed since MULTI.
-	if msg := c.srv.checkMemory(run); msg != "" {
+	// and the write gates, which may have closed since MULTI. The shards
+	// are locked, so memory is checked without evicting.
+	if msg := c.srv.checkMemoryLocked(run); msg != "" {
 		c.w.Error(msg)
 		return
 	}
