@@ -72,15 +72,7 @@ type evictSettings struct {
 	samples int
 }
 
-var allEvict sync.Map // *Server -> *evictState
-
-func (s *Server) evictState() *evictState {
-	if st, ok := allEvict.Load(s); ok {
-		return st.(*evictState)
-	}
-	st, _ := allEvict.LoadOrStore(s, &evictState{})
-	return st.(*evictState)
-}
+func (s *Server) evictState() *evictState { return s.evict }
 
 // applyEviction takes the eviction settings from cfg: the policy and its
 // sample count for eviction, and the LFU settings for every shard's

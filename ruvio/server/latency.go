@@ -63,15 +63,7 @@ type latencyMonitor struct {
 	events    map[string]*latencySeries
 }
 
-var allLatency sync.Map // *Server -> *latencyMonitor
-
-func (s *Server) latency() *latencyMonitor {
-	if m, ok := allLatency.Load(s); ok {
-		return m.(*latencyMonitor)
-	}
-	m, _ := allLatency.LoadOrStore(s, &latencyMonitor{events: map[string]*latencySeries{}})
-	return m.(*latencyMonitor)
-}
+func (s *Server) latency() *latencyMonitor { return s.lat }
 
 // observeLatency records a command that took d under its event, "command"
 // or "fast-command", when it reached the threshold.
@@ -228,15 +220,7 @@ type latencyTracking struct {
 	hists       sync.Map // command name ("config|get") -> *cmdHistogram
 }
 
-var allTracking sync.Map // *Server -> *latencyTracking
-
-func (s *Server) tracking() *latencyTracking {
-	if t, ok := allTracking.Load(s); ok {
-		return t.(*latencyTracking)
-	}
-	t, _ := allTracking.LoadOrStore(s, &latencyTracking{})
-	return t.(*latencyTracking)
-}
+func (s *Server) tracking() *latencyTracking { return s.latTrack }
 
 // applyLatencyTracking takes latency-tracking and its percentiles from t.
 func (s *Server) applyLatencyTracking(t config.Tunables) {

@@ -82,6 +82,11 @@ type Server struct {
 	scripts scriptState
 	// mon are the connections in MONITOR mode (monitor.go).
 	mon monitors
+	// lat is LATENCY's events, latTrack the per-command histograms
+	// (latency.go), evict eviction's state (evict.go).
+	lat      *latencyMonitor
+	latTrack *latencyTracking
+	evict    *evictState
 	// fn is the node's function libraries and their Lua states, made on
 	// first use (cmd_function.go).
 	fn     *functionState
@@ -116,6 +121,9 @@ func New(cfg *config.Config, log *slog.Logger) (*Server, error) {
 		done:     make(chan struct{}),
 		tickStop: make(chan struct{}),
 		hub:      pubsub.NewHub(),
+		lat:      &latencyMonitor{events: map[string]*latencySeries{}},
+		latTrack: &latencyTracking{},
+		evict:    &evictState{},
 	}
 	s.table = s.commandTable()
 	if cfg.MetricsListen != "" {
