@@ -145,6 +145,7 @@ func tunableParams() []Param {
 			for _, f := range strings.Fields(value) {
 				p, err := strconv.ParseFloat(f, 64)
 				if err != nil {
+					//lint:ignore ST1005 Redis's own words, which CONFIG SET answers after "ERR "
 					return errors.New("Invalid latency-tracking-info-percentiles parameters")
 				}
 				if p < 0 || p > 100 {

@@ -9,11 +9,6 @@ import (
 	"github.com/redis/go-redis/v9"
 )
 
-// scriptCase is one EVAL-family call sent to both servers.
-type scriptCase struct {
-	cmd []any
-}
-
 func ev(body string, keysAndArgs ...any) []any {
 	nk := 0
 	for _, a := range keysAndArgs {

@@ -41,6 +41,7 @@ type node struct {
 // see the forward pointers.
 type nodeOf[H any] struct {
 	node
+	//lint:ignore U1000 read through node.lv's unsafe.Add, never by name
 	arr H
 }
 
