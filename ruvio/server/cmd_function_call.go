@@ -6,7 +6,6 @@ import (
 
 	"github.com/ruvio/ruvio/ruvio/command"
 	"github.com/ruvio/ruvio/ruvio/script"
-	"github.com/ruvio/ruvio/ruvio/shard"
 )
 
 // FCALL runs a function the way EVAL runs a script (cmd_script.go): on
@@ -28,16 +27,8 @@ type functionRun struct {
 
 // fcall runs FCALL and FCALL_RO.
 func (c *conn) fcall(args [][]byte, ro bool) {
-	numkeys, ok := command.ParseInt(args[2])
-	switch {
-	case !ok:
-		c.w.Error("ERR Bad number of keys provided")
-		return
-	case numkeys > int64(len(args)-3):
-		c.w.Error("ERR Number of keys can't be greater than number of args")
-		return
-	case numkeys < 0:
-		c.w.Error("ERR Number of keys can't be negative")
+	keys, argv, ok := c.scriptArgs(args, "ERR Bad number of keys provided")
+	if !ok {
 		return
 	}
 	set := c.srv.libraries()
@@ -46,63 +37,24 @@ func (c *conn) fcall(args [][]byte, ro bool) {
 		c.w.Error("ERR Function not found")
 		return
 	}
-	// As EVAL: CLIENT PAUSE WRITE holds a function that may write.
-	if !ro && fn.Flags&script.NoWrites == 0 && len(c.locked) == 0 {
-		c.waitPause(&command.Spec{Flags: command.Write}, false)
-	}
-	if msg := c.scriptRefusal(fn.Flags, ro); msg != "" {
-		c.w.Error(msg)
+	sh, ok := c.scriptShard(fn.Flags, ro, keys)
+	if !ok {
 		return
 	}
-	keys, argv := args[3:3+numkeys], args[3+numkeys:]
-	sh := c.shard
-	if len(keys) > 0 {
-		sh = c.srv.shardFor(keys[0])
-		for _, k := range keys[1:] {
-			if c.srv.shardFor(k) != sh {
-				c.w.Error(command.ErrCrossSlot)
-				return
-			}
-		}
-	}
-	c.runFunction(set, fn, sh, keys, argv, args, ro || fn.Flags&script.NoWrites != 0)
-}
-
-// runFunction is runScript for a function: sh locked (unless EXEC holds
-// it), the run registered for BUSY and KILL, its effects one record.
-func (c *conn) runFunction(set *script.Libraries, fn *script.FunctionRef, sh *shard.Shard, keys, argv, args [][]byte, ro bool) {
-	st := c.srv.scriptsReady()
 	fst := c.srv.functions()
-	held := heldBy(c.locked, sh)
-	if !held {
-		sh.Lock()
+	newRun := func(cancel context.CancelFunc) *scriptRun {
+		r := newScriptRun(cancel)
+		r.fn = &functionRun{name: fn.Name, args: args, start: time.Now()}
+		return r
 	}
-	ctx, cancel := context.WithCancel(st.base)
-	run := newScriptRun(cancel)
-	run.fn = &functionRun{name: fn.Name, args: args, start: time.Now()}
-	st.running[sh.ID].Store(run)
-	st.active.Add(1)
-	timer := time.AfterFunc(c.srv.busyThreshold(), run.markBusy)
-	b := &scriptBridge{c: c, sh: sh, ro: ro, flags: fn.Flags, run: run}
-	b.init()
-	vm := fst.pool.Get(set)
-	if vm.Call(ctx, fn.Name, keys, argv, b, run.killed.Load, c.w) {
-		fst.pool.Put(vm)
-	} else {
-		vm.Close()
-	}
-	timer.Stop()
-	run.finish()
-	st.running[sh.ID].Store(nil)
-	st.active.Add(-1)
-	cancel()
-	b.appendOps()
-	c.notePending(sh, sh.Observed())
-	if !held {
-		notes := sh.TakeNotesLocked()
-		sh.Unlock()
-		sh.Publish(notes)
-	}
+	c.runOnShard(sh, newRun, fn.Flags, ro || fn.Flags&script.NoWrites != 0, func(ctx context.Context, b *scriptBridge) {
+		vm := fst.pool.Get(set)
+		if vm.Call(ctx, fn.Name, keys, argv, b, b.run.killed.Load, c.w) {
+			fst.pool.Put(vm)
+		} else {
+			vm.Close()
+		}
+	})
 }
 
 // busyRuns are the node's scripts and functions running past

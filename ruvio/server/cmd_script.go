@@ -140,16 +140,8 @@ func (c *conn) eval(args [][]byte, bySHA, ro bool) {
 		c.srv.feedMonitors(monitorLine(time.Now(), c.nc.RemoteAddr().String(), args))
 	}
 	st := c.srv.scriptsReady()
-	numkeys, ok := command.ParseInt(args[2])
-	switch {
-	case !ok:
-		c.w.Error(command.ErrNotInteger)
-		return
-	case numkeys > int64(len(args)-3):
-		c.w.Error("ERR Number of keys can't be greater than number of args")
-		return
-	case numkeys < 0:
-		c.w.Error("ERR Number of keys can't be negative")
+	keys, argv, ok := c.scriptArgs(args, command.ErrNotInteger)
+	if !ok {
 		return
 	}
 	var sc *script.Script
@@ -166,28 +158,64 @@ func (c *conn) eval(args [][]byte, bySHA, ro bool) {
 			return
 		}
 	}
-	// CLIENT PAUSE WRITE holds scripts that may write, as Redis holds
-	// its may-replicate EVAL: not EVAL_RO, not a no-writes script, and
-	// not inside EXEC, which already holds its shards.
-	if !ro && sc.Flags&script.NoWrites == 0 && len(c.locked) == 0 {
-		c.waitPause(&command.Spec{Flags: command.Write}, false)
-	}
-	if msg := c.scriptRefusal(sc.Flags, ro); msg != "" {
-		c.w.Error(msg)
+	sh, ok := c.scriptShard(sc.Flags, ro, keys)
+	if !ok {
 		return
 	}
-	keys, argv := args[3:3+numkeys], args[3+numkeys:]
+	c.runOnShard(sh, newScriptRun, sc.Flags, ro || sc.Flags&script.NoWrites != 0, func(ctx context.Context, b *scriptBridge) {
+		vm := st.pool.Get()
+		if vm.Exec(ctx, sc, keys, argv, b, b.run.killed.Load, c.w) {
+			st.pool.Put(vm)
+		} else {
+			vm.Close()
+		}
+	})
+}
+
+// scriptArgs splits EVAL's and FCALL's numkeys, keys and arguments
+// (args[2] on), answering Redis's errors; notCount is the reply to a
+// numkeys that is no integer, which the two word differently.
+func (c *conn) scriptArgs(args [][]byte, notCount string) (keys, argv [][]byte, ok bool) {
+	numkeys, isInt := command.ParseInt(args[2])
+	switch {
+	case !isInt:
+		c.w.Error(notCount)
+		return nil, nil, false
+	case numkeys > int64(len(args)-3):
+		c.w.Error("ERR Number of keys can't be greater than number of args")
+		return nil, nil, false
+	case numkeys < 0:
+		c.w.Error("ERR Number of keys can't be negative")
+		return nil, nil, false
+	}
+	return args[3 : 3+numkeys], args[3+numkeys:], true
+}
+
+// scriptShard readies a script or function with flags f to run: CLIENT
+// PAUSE WRITE holds one that may write, as Redis holds its may-replicate
+// EVAL (not an _RO call, not a no-writes script, and not inside EXEC,
+// which already holds its shards); its flags may refuse it
+// (scriptRefusal); and its keys must share a shard (CROSSSLOT), which is
+// the one it runs on (the connection's without keys).
+func (c *conn) scriptShard(f script.Flags, ro bool, keys [][]byte) (*shard.Shard, bool) {
+	if !ro && f&script.NoWrites == 0 && len(c.locked) == 0 {
+		c.waitPause(&command.Spec{Flags: command.Write}, false)
+	}
+	if msg := c.scriptRefusal(f, ro); msg != "" {
+		c.w.Error(msg)
+		return nil, false
+	}
 	sh := c.shard
 	if len(keys) > 0 {
 		sh = c.srv.shardFor(keys[0])
 		for _, k := range keys[1:] {
 			if c.srv.shardFor(k) != sh {
 				c.w.Error(command.ErrCrossSlot)
-				return
+				return nil, false
 			}
 		}
 	}
-	c.runScript(st, sh, sc, keys, argv, ro || sc.Flags&script.NoWrites != 0)
+	return sh, true
 }
 
 // scriptRefusal is what refuses a script before it starts, in Redis's
@@ -214,13 +242,14 @@ func (c *conn) scriptRefusal(f script.Flags, ro bool) string {
 	return ""
 }
 
-// runScript runs sc with sh locked (unless EXEC holds it already) and
-// logs what it changed as one record.
-func (c *conn) runScript(st *scriptState, sh *shard.Shard, sc *script.Script, keys, argv [][]byte, ro bool) {
-	held := false
-	for _, l := range c.locked {
-		held = held || l == sh
-	}
+// runOnShard runs a script or a function, exec, with sh locked (unless
+// EXEC holds it already): the run is registered for BUSY, SCRIPT KILL and
+// FUNCTION KILL (newRun makes it), its writes are c's own for client
+// tracking, and what it changed is logged as one record.
+func (c *conn) runOnShard(sh *shard.Shard, newRun func(context.CancelFunc) *scriptRun, flags script.Flags, ro bool,
+	exec func(ctx context.Context, b *scriptBridge)) {
+	st := c.srv.scriptsReady()
+	held := heldBy(c.locked, sh)
 	if !held {
 		sh.Lock()
 	}
@@ -229,18 +258,13 @@ func (c *conn) runScript(st *scriptState, sh *shard.Shard, sc *script.Script, ke
 	prev := sh.RunningLocked()
 	sh.SetRunningLocked(&c.ctx)
 	ctx, cancel := context.WithCancel(st.base)
-	run := newScriptRun(cancel)
+	run := newRun(cancel)
 	st.running[sh.ID].Store(run)
 	st.active.Add(1)
 	timer := time.AfterFunc(c.srv.busyThreshold(), run.markBusy)
-	b := &scriptBridge{c: c, sh: sh, ro: ro, flags: sc.Flags, run: run}
+	b := &scriptBridge{c: c, sh: sh, ro: ro, flags: flags, run: run}
 	b.init()
-	vm := st.pool.Get()
-	if vm.Exec(ctx, sc, keys, argv, b, run.killed.Load, c.w) {
-		st.pool.Put(vm)
-	} else {
-		vm.Close()
-	}
+	exec(ctx, b)
 	timer.Stop()
 	run.finish()
 	st.running[sh.ID].Store(nil)
@@ -369,13 +393,7 @@ func cmdScriptFlush(c *conn, args [][]byte) {
 // cmdScriptKill stops the scripts running past busy-reply-threshold on
 // any shard of the node, unless one of them has written.
 func cmdScriptKill(c *conn, args [][]byte) {
-	st := c.srv.scriptsReady()
-	var busy []*scriptRun
-	for i := range st.running {
-		if r := st.running[i].Load(); r != nil && r.isBusy() {
-			busy = append(busy, r)
-		}
-	}
+	busy := c.srv.busyRuns()
 	if len(busy) == 0 {
 		c.w.Error("NOTBUSY No scripts in execution right now.")
 		return
