@@ -31,29 +31,38 @@ func quiet() *slog.Logger { return slog.New(slog.NewTextHandler(io.Discard, nil)
 
 // dataNode starts an in-process data node (real TCP) with a role.
 func dataNode(t *testing.T, role, primary string) (*server.Server, Member) {
+	addr, repl := freeAddr(t), freeAddr(t)
+	s := startDataNode(t, addr, repl, role, primary, quiet(), nil)
+	return s, Member{Address: s.Addr(0), Replication: repl}
+}
+
+// startDataNode starts an in-process data node listening on addr and
+// replicating on repl in role, with always-durable data in a temporary
+// directory, logging to log. change (if not nil) adds what the caller's
+// node needs to the configuration before it is checked. The node stops
+// when the test ends.
+func startDataNode(t *testing.T, addr, repl, role, primary string, log *slog.Logger, change func(*config.Config)) *server.Server {
+	t.Helper()
 	cfg := config.Default()
-	_, port, _ := net.SplitHostPort(freeAddr(t))
+	_, port, _ := net.SplitHostPort(addr)
 	cfg.Port, _ = strconv.Atoi(port)
 	cfg.DataDir, cfg.Durability = t.TempDir(), config.DurabilityAlways
-	cfg.Replication.Listen = freeAddr(t)
-	cfg.Replication.Role, cfg.Replication.Primary = role, primary
+	cfg.Replication.Listen, cfg.Replication.Role, cfg.Replication.Primary = repl, role, primary
+	if change != nil {
+		change(cfg)
+	}
 	if err := cfg.Validate(); err != nil {
 		t.Fatal(err)
 	}
-	s, err := server.New(cfg, quiet())
+	s, err := server.New(cfg, log)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if err := s.Start(); err != nil {
 		t.Fatal(err)
 	}
-	stopped := false
-	t.Cleanup(func() {
-		if !stopped {
-			stop(s)
-		}
-	})
-	return s, Member{Address: s.Addr(0), Replication: cfg.Replication.Listen}
+	t.Cleanup(func() { stop(s) })
+	return s
 }
 
 func stop(s *server.Server) {

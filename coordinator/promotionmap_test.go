@@ -7,9 +7,7 @@ import (
 	"net"
 	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -20,58 +18,27 @@ import (
 	"github.com/ruvio/ruvio/ruvio/server"
 )
 
-// logBuffer is a log the test reads while the node writes it.
-type logBuffer struct {
-	mu sync.Mutex
-	b  strings.Builder
-}
-
-func (l *logBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *logBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
-}
-
 // mapNode is an in-process data node of a cluster map, with its log.
 type mapNode struct {
 	s    *server.Server
 	m    Member
-	logs *logBuffer
+	logs *lockedLog
 }
 
 // startMapNode starts a data node on addr (one shard) with the cluster
 // map file and its group.
 func startMapNode(t *testing.T, addr, repl, role, primary, file, group string) *mapNode {
 	t.Helper()
-	cfg := config.Default()
-	_, port, _ := net.SplitHostPort(addr)
-	cfg.Port, _ = strconv.Atoi(port)
-	cfg.DataDir, cfg.Durability = t.TempDir(), config.DurabilityAlways
-	cfg.Replication.Listen, cfg.Replication.Role, cfg.Replication.Primary = repl, role, primary
-	cfg.ClusterTopology, cfg.ClusterGroup = file, group
-	if err := cfg.Validate(); err != nil {
-		t.Fatal(err)
-	}
-	n := &mapNode{logs: &logBuffer{}, m: Member{Address: addr, Replication: repl}}
-	s, err := server.New(cfg, slog.New(slog.NewTextHandler(n.logs, nil)))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := s.Start(); err != nil {
-		t.Fatal(err)
-	}
-	n.s = s
+	n := &mapNode{logs: &lockedLog{}, m: Member{Address: addr, Replication: repl}}
+	// Registered before the node's own cleanup so that it runs after the
+	// node has stopped, with the whole log.
 	t.Cleanup(func() {
-		stop(s)
 		if t.Failed() {
 			t.Logf("node %s (group %s) log:\n%s", addr, group, n.logs.String())
 		}
+	})
+	n.s = startDataNode(t, addr, repl, role, primary, slog.New(slog.NewTextHandler(n.logs, nil)), func(cfg *config.Config) {
+		cfg.ClusterTopology, cfg.ClusterGroup = file, group
 	})
 	return n
 }
@@ -109,7 +76,7 @@ func TestTheReplicaToPromoteGetsTheNewestMapFirst(t *testing.T) {
 	b1 := startMapNode(t, addrs[2], repls[2], "primary", "", file, "b")
 	b2 := startMapNode(t, addrs[3], repls[3], "replica", repls[2], file, "b")
 
-	leaderLog := &logBuffer{}
+	leaderLog := &lockedLog{}
 	addr := freeAddr(t)
 	cfg := DefaultConfig()
 	cfg.ID, cfg.Listen, cfg.DataDir = 1, addr, t.TempDir()

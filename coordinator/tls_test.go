@@ -25,33 +25,14 @@ import (
 // certificate names 127.0.0.1, treating client certificates as auth says.
 // The member's address is its TLS port: what node_tls dials.
 func tlsDataNode(t *testing.T, ca *tlstest.CA, auth, role, primary string) (*server.Server, Member) {
-	cfg := config.Default()
-	_, port, _ := net.SplitHostPort(freeAddr(t))
-	cfg.Port, _ = strconv.Atoi(port)
-	_, tport, _ := net.SplitHostPort(freeAddr(t))
-	cfg.TLSPort, _ = strconv.Atoi(tport)
-	cfg.TLSCert, cfg.TLSKey = ca.Issue("node", "127.0.0.1").Write(t, t.TempDir())
-	cfg.TLSClientCA, cfg.TLSClientAuth = ca.File, auth
-	cfg.DataDir, cfg.Durability = t.TempDir(), config.DurabilityAlways
-	cfg.Replication.Listen = freeAddr(t)
-	cfg.Replication.Role, cfg.Replication.Primary = role, primary
-	if err := cfg.Validate(); err != nil {
-		t.Fatal(err)
-	}
-	s, err := server.New(cfg, quiet())
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := s.Start(); err != nil {
-		t.Fatal(err)
-	}
-	stopped := false
-	t.Cleanup(func() {
-		if !stopped {
-			stop(s)
-		}
+	addr, repl := freeAddr(t), freeAddr(t)
+	s := startDataNode(t, addr, repl, role, primary, quiet(), func(cfg *config.Config) {
+		_, tport, _ := net.SplitHostPort(freeAddr(t))
+		cfg.TLSPort, _ = strconv.Atoi(tport)
+		cfg.TLSCert, cfg.TLSKey = ca.Issue("node", "127.0.0.1").Write(t, t.TempDir())
+		cfg.TLSClientCA, cfg.TLSClientAuth = ca.File, auth
 	})
-	return s, Member{Address: s.TLSAddr(0), Replication: cfg.Replication.Listen}
+	return s, Member{Address: s.TLSAddr(0), Replication: repl}
 }
 
 // clientTLS is what a client of the TLS coordinators and data nodes uses:
