@@ -1,7 +1,6 @@
 package main
 
 import (
-	"errors"
 	"fmt"
 	"strings"
 )
@@ -60,29 +59,14 @@ func planProfiles(durabilities []string, shards, durabilityShards []int) []profi
 // parseDurabilities parses the comma-separated --durability list, keeping
 // the given order and dropping duplicates.
 func parseDurabilities(s string) ([]string, error) {
-	var out []string
-	seen := map[string]bool{}
-	for _, f := range strings.Split(s, ",") {
-		f = strings.ToLower(strings.TrimSpace(f))
-		if f == "" {
-			continue
-		}
-		known := false
+	return uniqueList(splitList(s), func(f string) (string, error) {
 		for _, p := range durabilityProfiles {
-			known = known || f == p
+			if f == p {
+				return f, nil
+			}
 		}
-		if !known {
-			return nil, fmt.Errorf("unknown profile %q (want some of %s)", f, strings.Join(durabilityProfiles, ","))
-		}
-		if !seen[f] {
-			seen[f] = true
-			out = append(out, f)
-		}
-	}
-	if len(out) == 0 {
-		return nil, errors.New("empty list")
-	}
-	return out, nil
+		return "", fmt.Errorf("unknown profile %q (want some of %s)", f, strings.Join(durabilityProfiles, ","))
+	}, "empty list")
 }
 
 // parseDurabilitiesOrNone is parseDurabilities for a list that may be

@@ -2,10 +2,8 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"strconv"
-	"strings"
 	"time"
 )
 
@@ -37,37 +35,14 @@ const (
 // parseMemoryKinds parses the comma-separated --memory list, keeping the
 // order and dropping duplicates.
 func parseMemoryKinds(s string) ([]string, error) {
-	var out []string
-	seen := map[string]bool{}
-	for _, f := range splitList(s) {
-		known := false
+	return uniqueList(splitList(s), func(f string) (string, error) {
 		for _, k := range memoryKinds {
-			known = known || f == k
+			if f == k {
+				return f, nil
+			}
 		}
-		if !known {
-			return nil, fmt.Errorf("unknown shape %q (want some of %s,%s,%s)", f, shapeStrings, shapeHashes, shapeZsets)
-		}
-		if !seen[f] {
-			seen[f] = true
-			out = append(out, f)
-		}
-	}
-	if len(out) == 0 {
-		return nil, errors.New("empty list")
-	}
-	return out, nil
-}
-
-// splitList splits a comma-separated flag into lower-case, trimmed,
-// non-empty items.
-func splitList(s string) []string {
-	var out []string
-	for _, f := range strings.Split(s, ",") {
-		if f = strings.ToLower(strings.TrimSpace(f)); f != "" {
-			out = append(out, f)
-		}
-	}
-	return out
+		return "", fmt.Errorf("unknown shape %q (want some of %s,%s,%s)", f, shapeStrings, shapeHashes, shapeZsets)
+	}, "empty list")
 }
 
 // appendLoadCommand appends the command that writes key number i of shape

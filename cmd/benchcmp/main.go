@@ -401,29 +401,16 @@ func resolve(lookPath func(string) (string, error), value, name, pkg string) (st
 // parsePositiveInts parses a comma-separated list such as "1,16". Duplicates
 // are dropped so that one setting is not measured twice by accident.
 func parsePositiveInts(s string) ([]int, error) {
-	var out []int
-	seen := map[int]bool{}
-	for _, f := range strings.Split(s, ",") {
-		f = strings.TrimSpace(f)
-		if f == "" {
-			continue
-		}
+	return uniqueList(splitTrimmed(s), func(f string) (int, error) {
 		n, err := strconv.Atoi(f)
 		if err != nil {
-			return nil, fmt.Errorf("%q is not a number", f)
+			return 0, fmt.Errorf("%q is not a number", f)
 		}
 		if n <= 0 {
-			return nil, fmt.Errorf("%d must be positive", n)
+			return 0, fmt.Errorf("%d must be positive", n)
 		}
-		if !seen[n] {
-			seen[n] = true
-			out = append(out, n)
-		}
-	}
-	if len(out) == 0 {
-		return nil, errors.New("empty list")
-	}
-	return out, nil
+		return n, nil
+	}, "empty list")
 }
 
 // maxReplicas bounds --replicas: every replica is a process on the same
@@ -436,56 +423,30 @@ func parseReplicaCounts(s string) ([]int, error) {
 	if strings.EqualFold(strings.TrimSpace(s), "none") {
 		return nil, nil
 	}
-	var out []int
-	seen := map[int]bool{}
-	for _, f := range strings.Split(s, ",") {
-		f = strings.TrimSpace(f)
-		if f == "" {
-			continue
-		}
+	return uniqueList(splitTrimmed(s), func(f string) (int, error) {
 		n, err := strconv.Atoi(f)
 		if err != nil {
-			return nil, fmt.Errorf("%q is not a number", f)
+			return 0, fmt.Errorf("%q is not a number", f)
 		}
 		if n < 0 || n > maxReplicas {
-			return nil, fmt.Errorf("%d must be in 0..%d", n, maxReplicas)
+			return 0, fmt.Errorf("%d must be in 0..%d", n, maxReplicas)
 		}
-		if !seen[n] {
-			seen[n] = true
-			out = append(out, n)
-		}
-	}
-	if len(out) == 0 {
-		return nil, errors.New(`empty list (use "none" to skip replication)`)
-	}
-	return out, nil
+		return n, nil
+	}, `empty list (use "none" to skip replication)`)
 }
 
 // parseTests parses the comma-separated redis-benchmark test list. Names are
 // restricted to what redis-benchmark accepts so that a typo fails here
 // rather than as an empty benchmark run.
 func parseTests(s string) ([]string, error) {
-	var out []string
-	seen := map[string]bool{}
-	for _, f := range strings.Split(s, ",") {
-		f = strings.ToLower(strings.TrimSpace(f))
-		if f == "" {
-			continue
-		}
+	return uniqueList(splitList(s), func(f string) (string, error) {
 		for _, r := range f {
 			if !(r >= 'a' && r <= 'z' || r >= '0' && r <= '9' || r == '_') {
-				return nil, fmt.Errorf("bad test name %q", f)
+				return "", fmt.Errorf("bad test name %q", f)
 			}
 		}
-		if !seen[f] {
-			seen[f] = true
-			out = append(out, f)
-		}
-	}
-	if len(out) == 0 {
-		return nil, errors.New("empty list")
-	}
-	return out, nil
+		return f, nil
+	}, "empty list")
 }
 
 // orNone makes parse accept "none", the empty list, which skips a part of
