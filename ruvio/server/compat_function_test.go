@@ -92,24 +92,9 @@ var functionCases = [][]any{
 // form and flags, FCALL's conversions and errors, FCALL_RO's refusals
 // and the shapes of LIST and STATS.
 func TestFunctionRepliesMatchRedis(t *testing.T) {
-	for _, proto := range []int{2, 3} {
-		t.Run(fmt.Sprintf("resp%d", proto), func(t *testing.T) {
-			r := startRedis(t, proto)
-			s := startServer(t, nil)
-			ru := client(t, s, 0, func(o *redis.Options) { o.Protocol = proto })
-			ctx := context.Background()
-			for _, cmd := range functionCases {
-				wv, we := r.Do(ctx, cmd...).Result()
-				gv, ge := ru.Do(ctx, cmd...).Result()
-				noteExercised(cmd)
-				list := strings.EqualFold(fmt.Sprint(cmd[0]), "function") && len(cmd) > 1 && strings.EqualFold(fmt.Sprint(cmd[1]), "list")
-				want, got := render(wv, we, list), render(gv, ge, list)
-				if got != want {
-					t.Errorf("%q\n  redis: %s\n  ruvio: %s", cmd, want, got)
-				}
-			}
-		})
-	}
+	compareInBothProtocols(t, functionCases, true, func(cmd []any) bool {
+		return strings.EqualFold(fmt.Sprint(cmd[0]), "function") && len(cmd) > 1 && strings.EqualFold(fmt.Sprint(cmd[1]), "list")
+	})
 }
 
 // A FUNCTION DUMP of redis-server restores on ruvio and one of ruvio on
@@ -182,25 +167,11 @@ func TestFunctionDumpRestoreAcrossServers(t *testing.T) {
 // subcommands in hash order, and ruvio gives a container the union of
 // its subcommands' categories (see commandTable).
 func TestFunctionCommandInfoMatchesRedis(t *testing.T) {
-	for _, proto := range []int{2, 3} {
-		t.Run(fmt.Sprintf("resp%d", proto), func(t *testing.T) {
-			r := startRedis(t, proto)
-			s := startServer(t, nil)
-			ru := client(t, s, 0, func(o *redis.Options) { o.Protocol = proto })
-			ctx := context.Background()
-			cmds := [][]any{{"COMMAND", "INFO", "fcall", "fcall_ro"},
-				{"COMMAND", "GETKEYS", "FCALL", "f", 2, "a", "b", "c"}, {"COMMAND", "GETKEYS", "FCALL_RO", "f", 0, "a"},
-				{"COMMAND", "GETKEYSANDFLAGS", "FCALL", "f", 1, "a", "b"}, {"COMMAND", "GETKEYSANDFLAGS", "FCALL_RO", "f", 1, "a"}}
-			for _, sub := range []string{"load", "delete", "list", "flush", "dump", "restore", "stats", "kill", "help"} {
-				cmds = append(cmds, []any{"COMMAND", "INFO", "function|" + sub})
-			}
-			for _, cmd := range cmds {
-				wv, we := r.Do(ctx, cmd...).Result()
-				gv, ge := ru.Do(ctx, cmd...).Result()
-				if want, got := render(wv, we, false), render(gv, ge, false); got != want {
-					t.Errorf("%q\n  redis: %s\n  ruvio: %s", cmd, want, got)
-				}
-			}
-		})
+	cmds := [][]any{{"COMMAND", "INFO", "fcall", "fcall_ro"},
+		{"COMMAND", "GETKEYS", "FCALL", "f", 2, "a", "b", "c"}, {"COMMAND", "GETKEYS", "FCALL_RO", "f", 0, "a"},
+		{"COMMAND", "GETKEYSANDFLAGS", "FCALL", "f", 1, "a", "b"}, {"COMMAND", "GETKEYSANDFLAGS", "FCALL_RO", "f", 1, "a"}}
+	for _, sub := range []string{"load", "delete", "list", "flush", "dump", "restore", "stats", "kill", "help"} {
+		cmds = append(cmds, []any{"COMMAND", "INFO", "function|" + sub})
 	}
+	compareInBothProtocols(t, cmds, false, nil)
 }

@@ -133,18 +133,31 @@ var scriptCases = [][]any{
 // RESP3: conversions both ways, every error text, flags, the _RO forms,
 // NOSCRIPT and the SCRIPT subcommands.
 func TestScriptRepliesMatchRedis(t *testing.T) {
+	compareInBothProtocols(t, scriptCases, true, nil)
+}
+
+// compareInBothProtocols sends cmds to redis-server and to ruvio, in
+// RESP2 and in RESP3 (subtests resp2 and resp3, each on fresh servers),
+// and reports every reply that differs. noted counts the commands as
+// exercised by the differential tests; sorted, when not nil, says which
+// commands' replies are compared as sorted lists (an order Redis does
+// not specify).
+func compareInBothProtocols(t *testing.T, cmds [][]any, noted bool, sorted func(cmd []any) bool) {
+	t.Helper()
 	for _, proto := range []int{2, 3} {
 		t.Run(fmt.Sprintf("resp%d", proto), func(t *testing.T) {
 			r := startRedis(t, proto)
 			s := startServer(t, nil)
 			ru := client(t, s, 0, func(o *redis.Options) { o.Protocol = proto })
 			ctx := context.Background()
-			for _, cmd := range scriptCases {
+			for _, cmd := range cmds {
 				wv, we := r.Do(ctx, cmd...).Result()
 				gv, ge := ru.Do(ctx, cmd...).Result()
-				noteExercised(cmd)
-				want, got := render(wv, we, false), render(gv, ge, false)
-				if got != want {
+				if noted {
+					noteExercised(cmd)
+				}
+				sortIt := sorted != nil && sorted(cmd)
+				if want, got := render(wv, we, sortIt), render(gv, ge, sortIt); got != want {
 					t.Errorf("%q\n  redis: %s\n  ruvio: %s", cmd, want, got)
 				}
 			}
