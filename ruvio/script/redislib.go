@@ -147,9 +147,20 @@ func (s *State) logLine(L *lua.LState) int {
 // args converts the arguments of a redis lib call to a command line,
 // raising Redis's error when one is neither a string nor a number.
 func (s *State) args(L *lua.LState) [][]byte {
+	argv, msg := commandLine(L)
+	if msg != "" {
+		L.Error(errorTable(L, "ERR "+msg), 0)
+	}
+	return argv
+}
+
+// commandLine is the Lua stack as a command line, or the reason (without
+// "ERR ") it is not one: no argument, or one neither a string nor a
+// number. Numbers are written as Redis writes them (%.17g).
+func commandLine(L *lua.LState) ([][]byte, string) {
 	n := L.GetTop()
 	if n == 0 {
-		L.Error(errorTable(L, "ERR Please specify at least one argument for this redis lib call"), 0)
+		return nil, "Please specify at least one argument for this redis lib call"
 	}
 	argv := make([][]byte, n)
 	for i := 1; i <= n; i++ {
@@ -159,10 +170,10 @@ func (s *State) args(L *lua.LState) [][]byte {
 		case lua.LNumber:
 			argv[i-1] = []byte(formatG(float64(v), 17))
 		default:
-			L.Error(errorTable(L, "ERR Lua redis lib command arguments must be strings or integers"), 0)
+			return nil, "Lua redis lib command arguments must be strings or integers"
 		}
 	}
-	return argv
+	return argv, ""
 }
 
 // aclCheck is redis.acl_check_cmd.
@@ -187,7 +198,6 @@ func (s *State) aclCheck(L *lua.LState) int {
 // command the bridge runs, its reply a Lua value; an error reply is
 // raised or returned as an error table.
 func (s *State) call(L *lua.LState, raiseErr bool) int {
-	n := L.GetTop()
 	fail := func(msg string) int {
 		t := errorTable(L, "ERR "+msg)
 		if raiseErr {
@@ -196,19 +206,9 @@ func (s *State) call(L *lua.LState, raiseErr bool) int {
 		L.Push(t)
 		return 1
 	}
-	if n == 0 {
-		return fail("Please specify at least one argument for this redis lib call")
-	}
-	argv := make([][]byte, n)
-	for i := 1; i <= n; i++ {
-		switch v := L.Get(i).(type) {
-		case lua.LString:
-			argv[i-1] = []byte(v)
-		case lua.LNumber:
-			argv[i-1] = []byte(formatG(float64(v), 17))
-		default:
-			return fail("Lua redis lib command arguments must be strings or integers")
-		}
+	argv, msg := commandLine(L)
+	if msg != "" {
+		return fail(msg)
 	}
 	if s.run == nil || s.run.bridge == nil {
 		return fail("This Redis command is not allowed from script")
