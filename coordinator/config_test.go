@@ -74,22 +74,32 @@ members = [{ address = "a:1", replication = "a" }, { address = "a:1", replicatio
 	}
 	for _, tc := range cases {
 		_, err := load(t, tc.body, nil)
-		if tc.want == nil {
-			if err != nil {
-				t.Errorf("%s: %v", tc.name, err)
-			}
-			continue
+		checkProblems(t, tc.name, err, tc.want)
+	}
+}
+
+// checkProblems reports, under name, a configuration error that is not
+// the one wanted: with want nil there must be none, otherwise it must
+// hold each of want's texts. It says whether err is a wanted error, for
+// the caller's own checks of it.
+func checkProblems(t *testing.T, name string, err error, want []string) bool {
+	t.Helper()
+	if want == nil {
+		if err != nil {
+			t.Errorf("%s: %v", name, err)
 		}
-		if err == nil {
-			t.Errorf("%s: accepted", tc.name)
-			continue
-		}
-		for _, w := range tc.want {
-			if !strings.Contains(err.Error(), w) {
-				t.Errorf("%s: %q missing from\n%v", tc.name, w, err)
-			}
+		return false
+	}
+	if err == nil {
+		t.Errorf("%s: accepted", name)
+		return false
+	}
+	for _, w := range want {
+		if !strings.Contains(err.Error(), w) {
+			t.Errorf("%s: %q missing from\n%v", name, w, err)
 		}
 	}
+	return true
 }
 
 // manyPeers is a peers line with n coordinators, this one first.
