@@ -87,17 +87,7 @@ func TestFunctionKillAndStats(t *testing.T) {
 
 	// A function that wrote runs on; shutting down stops it.
 	done = startFcall(t, s, "spinw", 1, keys[0])
-	poll.Until(t, 10*time.Second, "BUSY again", func() bool { return isBusy(same.Get(ctx, keys[0]).Err()) })
-	err = admin.Do(ctx, "FUNCTION", "KILL").Err()
-	if err == nil || !strings.HasPrefix(err.Error(), "UNKILLABLE Sorry the script already executed write commands against the dataset.") {
-		t.Fatalf("FUNCTION KILL after a write: %v", err)
-	}
-	if err := s.Shutdown(ctx); err != nil {
-		t.Fatal(err)
-	}
-	if err := <-done; err == nil {
-		t.Fatal("the endless function returned no error")
-	}
+	unkillableUntilShutdown(t, s, same, admin, keys[0], "FUNCTION", "function", done)
 }
 
 // FCALL's keys must share a shard, as EVAL's: CROSSSLOT otherwise, and

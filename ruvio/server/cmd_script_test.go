@@ -99,16 +99,27 @@ func TestScriptKillStopsBusyScriptAndBusyStaysOnItsShard(t *testing.T) {
 
 	// A script that wrote runs on: UNKILLABLE. Shutting down stops it.
 	done = startLoop(t, s, "redis.call('set', KEYS[1], 'w') while true do end", keys[0])
-	poll.Until(t, 10*time.Second, "BUSY again", func() bool { return isBusy(same.Get(ctx, keys[0]).Err()) })
-	err = admin.Do(ctx, "SCRIPT", "KILL").Err()
+	unkillableUntilShutdown(t, s, same, admin, keys[0], "SCRIPT", "script", done)
+}
+
+// unkillableUntilShutdown checks an endless run that wrote before
+// looping, whose reply arrives on done: once key's shard answers same
+// BUSY, kill ("SCRIPT" or "FUNCTION") KILL sent by admin is refused as
+// UNKILLABLE, and shutting the server down ends the run with an error.
+// what names the run in failures.
+func unkillableUntilShutdown(t *testing.T, s *Server, same, admin *redis.Client, key, kill, what string, done <-chan error) {
+	t.Helper()
+	ctx := context.Background()
+	poll.Until(t, 10*time.Second, "BUSY again", func() bool { return isBusy(same.Get(ctx, key).Err()) })
+	err := admin.Do(ctx, kill, "KILL").Err()
 	if err == nil || !strings.HasPrefix(err.Error(), "UNKILLABLE Sorry the script already executed write commands against the dataset.") {
-		t.Fatalf("SCRIPT KILL after a write: %v", err)
+		t.Fatalf("%s KILL after a write: %v", kill, err)
 	}
 	if err := s.Shutdown(ctx); err != nil {
 		t.Fatal(err)
 	}
 	if err := <-done; err == nil {
-		t.Fatal("the endless script returned no error")
+		t.Fatalf("the endless %s returned no error", what)
 	}
 }
 
