@@ -493,13 +493,7 @@ func TestReplicaServesTheRangeFromSlotsArrived(t *testing.T) {
 	if err := setMap(mn.b, mn.committed(t)); err != nil {
 		t.Fatal(err)
 	}
-	ro := func() *redis.Client {
-		c := redis.NewClient(&redis.Options{Addr: mn.b2.srv.Addr(0), MaxRetries: -1,
-			OnConnect: func(ctx context.Context, cn *redis.Conn) error { return cn.ReadOnly(ctx).Err() }})
-		t.Cleanup(func() { c.Close() })
-		return c
-	}
-	c2 := ro()
+	c2 := readOnlyClient(t, mn.b2)
 	poll.Until(t, 10*time.Second, "the replica to serve the range", func() bool {
 		return c2.Get(context.Background(), keys[0]).Err() == nil
 	})
@@ -518,7 +512,7 @@ func TestReplicaServesTheRangeFromSlotsArrived(t *testing.T) {
 	// The replica keeps serving it after a restart, and takes the map.
 	mn.b2.stop()
 	mn.b2.start()
-	c2 = ro()
+	c2 = readOnlyClient(t, mn.b2)
 	poll.Until(t, 10*time.Second, "the restarted replica to serve the range", func() bool {
 		return c2.Get(context.Background(), keys[0]).Err() == nil
 	})
@@ -576,17 +570,8 @@ func TestReplicaDownDuringTwoMovesCatchesUpFromTheLog(t *testing.T) {
 		})
 	}
 	mn.b2.start()
-	c2 := redis.NewClient(&redis.Options{Addr: mn.b2.srv.Addr(0), MaxRetries: -1,
-		OnConnect: func(ctx context.Context, cn *redis.Conn) error { return cn.ReadOnly(ctx).Err() }})
-	defer c2.Close()
-	poll.Until(t, 20*time.Second, "the replica to serve both ranges", func() bool {
-		for _, k := range keys {
-			if v, err := c2.Get(context.Background(), k).Result(); err != nil || v != k {
-				return false
-			}
-		}
-		return true
-	})
+	c2 := readOnlyClient(t, mn.b2)
+	untilServesOwnNames(t, c2, keys, 20*time.Second, "the replica to serve both ranges")
 	if v := mustDo(t, c2, "RUVIO", "TOPOLOGY", "VERSION"); v != int64(1) {
 		t.Fatalf("the replica's map version %v; none was sent to it", v)
 	}
@@ -596,6 +581,32 @@ func TestReplicaDownDuringTwoMovesCatchesUpFromTheLog(t *testing.T) {
 }
 
 func sl(k string) int { return slots.Of([]byte(k)) }
+
+// readOnlyClient connects to n's first shard sending READONLY on every
+// connection, so that a replica answers reads of its ranges itself
+// instead of redirecting them; it is closed when the test ends.
+func readOnlyClient(t *testing.T, n *node) *redis.Client {
+	t.Helper()
+	c := redis.NewClient(&redis.Options{Addr: n.srv.Addr(0), MaxRetries: -1,
+		OnConnect: func(ctx context.Context, cn *redis.Conn) error { return cn.ReadOnly(ctx).Err() }})
+	t.Cleanup(func() { c.Close() })
+	return c
+}
+
+// untilServesOwnNames waits up to d, failing the test naming what, until
+// c answers GET of every one of keys with the key's own name, the value
+// the move tests give the keys of the ranges they move.
+func untilServesOwnNames(t *testing.T, c *redis.Client, keys []string, d time.Duration, what string) {
+	t.Helper()
+	poll.Until(t, d, what, func() bool {
+		for _, k := range keys {
+			if v, err := c.Get(context.Background(), k).Result(); err != nil || v != k {
+				return false
+			}
+		}
+		return true
+	})
+}
 
 // Moves taking turns between the two shards of the target group reach its
 // replica, each range on the shard that received it: the replica follows
@@ -652,17 +663,8 @@ func TestMovesTakingTurnsBetweenShardsReachTheReplica(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	c2 := redis.NewClient(&redis.Options{Addr: mn.b2.srv.Addr(0), MaxRetries: -1,
-		OnConnect: func(ctx context.Context, cn *redis.Conn) error { return cn.ReadOnly(ctx).Err() }})
-	defer c2.Close()
-	poll.Until(t, 20*time.Second, "the replica to serve every moved range", func() bool {
-		for _, k := range keys {
-			if v, err := c2.Get(context.Background(), k).Result(); err != nil || v != k {
-				return false
-			}
-		}
-		return true
-	})
+	c2 := readOnlyClient(t, mn.b2)
+	untilServesOwnNames(t, c2, keys, 20*time.Second, "the replica to serve every moved range")
 	// Each range is on the shard that received it, on the primary and on
 	// the replica alike: ten keys a range, two ranges a shard.
 	for _, n := range []*node{mn.b, mn.b2} {
