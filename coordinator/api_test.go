@@ -73,16 +73,32 @@ func stop(s *server.Server) {
 
 // oneCoordinator runs a single-voter coordinator over members.
 func oneCoordinator(t *testing.T, members ...Member) *Coordinator {
+	cfg := soloConfig(t)
+	cfg.Groups = []Group{{Name: "main", Members: members}}
+	return runCoordinator(t, cfg, quiet())
+}
+
+// soloConfig is the configuration of a coordinator that is its own only
+// voter, on a free loopback address with its data in a temporary
+// directory, pinging every 50 ms and calling a member down after 300 ms.
+// It has no groups yet.
+func soloConfig(t *testing.T) *Config {
 	addr := freeAddr(t)
 	cfg := DefaultConfig()
 	cfg.ID, cfg.Listen, cfg.DataDir = 1, addr, t.TempDir()
 	cfg.Peers = []string{"1@" + addr}
 	cfg.PingIntervalMs, cfg.DownAfterMs = 50, 300
-	cfg.Groups = []Group{{Name: "main", Members: members}}
+	return cfg
+}
+
+// runCoordinator checks cfg and starts a coordinator on it, logging to
+// log; it is closed when the test ends.
+func runCoordinator(t *testing.T, cfg *Config, log *slog.Logger) *Coordinator {
+	t.Helper()
 	if err := cfg.Validate(); err != nil {
 		t.Fatal(err)
 	}
-	c, err := New(cfg, quiet())
+	c, err := New(cfg, log)
 	if err != nil {
 		t.Fatal(err)
 	}

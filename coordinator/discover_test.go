@@ -98,27 +98,13 @@ func (f *fakeMember) count(prefix string) int {
 // startCoordinator runs a single-voter coordinator (ping 50 ms, down
 // after 1200 ms) over groups, after change.
 func startCoordinator(t *testing.T, groups []Group, change func(*Config)) *Coordinator {
-	addr := freeAddr(t)
-	cfg := DefaultConfig()
-	cfg.ID, cfg.Listen, cfg.DataDir = 1, addr, t.TempDir()
-	cfg.Peers = []string{"1@" + addr}
-	cfg.PingIntervalMs, cfg.DownAfterMs = 50, 1200
+	cfg := soloConfig(t)
+	cfg.DownAfterMs = 1200
 	cfg.Groups = groups
 	if change != nil {
 		change(cfg)
 	}
-	if err := cfg.Validate(); err != nil {
-		t.Fatal(err)
-	}
-	c, err := New(cfg, quiet())
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := c.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { c.Close() })
-	return c
+	return runCoordinator(t, cfg, quiet())
 }
 
 func recordedPrimary(c *Coordinator, group string) string {

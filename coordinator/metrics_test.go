@@ -36,24 +36,10 @@ func value(text, series string) float64 {
 func TestMetricsFollowAFailover(t *testing.T) {
 	ps, pm := dataNode(t, "primary", "")
 	_, rm := dataNode(t, "replica", pm.Replication)
-	addr := freeAddr(t)
-	cfg := DefaultConfig()
-	cfg.ID, cfg.Listen, cfg.DataDir = 1, addr, t.TempDir()
-	cfg.Peers = []string{"1@" + addr}
-	cfg.PingIntervalMs, cfg.DownAfterMs = 50, 300
+	cfg := soloConfig(t)
 	cfg.MetricsListen = "127.0.0.1:0"
 	cfg.Groups = []Group{{Name: "main", Members: []Member{pm, rm}}}
-	if err := cfg.Validate(); err != nil {
-		t.Fatal(err)
-	}
-	c, err := New(cfg, quiet())
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := c.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { c.Close() })
+	c := runCoordinator(t, cfg, quiet())
 	base := "http://" + c.metricsLn.Addr()
 	var text string
 	poll.Until(t, 15*time.Second, "the first record in the metrics", func() bool {

@@ -132,25 +132,11 @@ func TestMoveCommandsRefusals(t *testing.T) {
 // clusteredCoordinator runs one coordinator over two groups sharing the
 // slots, whose members are addresses nothing listens on.
 func clusteredCoordinator(t *testing.T, join bool) *Coordinator {
-	addr := freeAddr(t)
-	cfg := DefaultConfig()
-	cfg.ID, cfg.Listen, cfg.DataDir, cfg.Join = 1, addr, t.TempDir(), join
-	cfg.Peers = []string{"1@" + addr}
-	cfg.PingIntervalMs, cfg.DownAfterMs = 50, 300
+	cfg := soloConfig(t)
+	cfg.Join = join
 	cfg.Groups = []Group{
 		{Name: "main", Shards: 2, Slots: []string{"0-8191"}, Members: []Member{{Address: freeAddr(t), Replication: freeAddr(t)}}},
 		{Name: "other", Shards: 2, Slots: []string{"8192-16383"}, Members: []Member{{Address: freeAddr(t), Replication: freeAddr(t)}}},
 	}
-	if err := cfg.Validate(); err != nil {
-		t.Fatal(err)
-	}
-	c, err := New(cfg, quiet())
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := c.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { c.Close() })
-	return c
+	return runCoordinator(t, cfg, quiet())
 }

@@ -77,31 +77,19 @@ func TestTheReplicaToPromoteGetsTheNewestMapFirst(t *testing.T) {
 	b2 := startMapNode(t, addrs[3], repls[3], "replica", repls[2], file, "b")
 
 	leaderLog := &lockedLog{}
-	addr := freeAddr(t)
-	cfg := DefaultConfig()
-	cfg.ID, cfg.Listen, cfg.DataDir = 1, addr, t.TempDir()
-	cfg.Peers = []string{"1@" + addr}
-	cfg.PingIntervalMs, cfg.DownAfterMs = 50, 300
-	cfg.Groups = []Group{
-		{Name: "a", Shards: 1, Slots: []string{"0-8191"}, Members: []Member{a1.m, a2.m}},
-		{Name: "b", Shards: 1, Slots: []string{"8192-16383"}, Members: []Member{b1.m, b2.m}},
-	}
-	if err := cfg.Validate(); err != nil {
-		t.Fatal(err)
-	}
-	c, err := New(cfg, slog.New(slog.NewTextHandler(leaderLog, nil)))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := c.Start(); err != nil {
-		t.Fatal(err)
-	}
+	// Before the coordinator's own cleanup, so that it runs after the
+	// coordinator has closed.
 	t.Cleanup(func() {
-		c.Close()
 		if t.Failed() {
 			t.Logf("coordinator log:\n%s", leaderLog.String())
 		}
 	})
+	cfg := soloConfig(t)
+	cfg.Groups = []Group{
+		{Name: "a", Shards: 1, Slots: []string{"0-8191"}, Members: []Member{a1.m, a2.m}},
+		{Name: "b", Shards: 1, Slots: []string{"8192-16383"}, Members: []Member{b1.m, b2.m}},
+	}
+	c := runCoordinator(t, cfg, slog.New(slog.NewTextHandler(leaderLog, nil)))
 	all := []*mapNode{a1, a2, b1, b2}
 	poll.Until(t, 20*time.Second, "every node on map version 3", func() bool {
 		for _, n := range all {

@@ -130,24 +130,11 @@ func TestTLSCoordinatorsAgreeAndFailOver(t *testing.T) {
 func TestNodeTLSWithoutACertificateIsLogged(t *testing.T) {
 	ca := tlstest.NewCA(t, "test CA")
 	_, pm := tlsDataNode(t, ca, "yes", "primary", "")
-	addr := freeAddr(t)
-	cfg := DefaultConfig()
-	cfg.ID, cfg.Listen, cfg.DataDir, cfg.Peers = 1, addr, t.TempDir(), []string{"1@" + addr}
-	cfg.PingIntervalMs, cfg.DownAfterMs = 50, 300
+	cfg := soloConfig(t)
 	cfg.TLSCA, cfg.NodeTLS = ca.File, true
 	cfg.Groups = []Group{{Name: "main", Members: []Member{pm}}}
-	if err := cfg.Validate(); err != nil {
-		t.Fatal(err)
-	}
 	var logs lockedLog
-	c, err := New(cfg, slog.New(slog.NewTextHandler(&logs, nil)))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := c.Start(); err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
+	c := runCoordinator(t, cfg, slog.New(slog.NewTextHandler(&logs, nil)))
 	poll.Until(t, 10*time.Second, "the warning", func() bool {
 		return strings.Contains(logs.String(), "a data node asks for a client certificate and this coordinator has none")
 	})
