@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ruvio/ruvio/internal/poll"
 	"github.com/ruvio/ruvio/ruvio/config"
 )
 
@@ -19,8 +20,9 @@ import (
 // one more frame: a push), "conn= " (CLIENT ID, remembered as $conn for
 // later commands and replaced by $conn in what is recorded) or
 // "conn? command => reply" (send until the reply is the one given:
-// waiting for an expiry). "conn." closes the connection; "conn% command |
-// fields" records only the named fields of a CLIENT INFO or INFO reply;
+// waiting for an expiry; the test fails if it has not come in 5s).
+// "conn." closes the connection; "conn% command | fields" records only
+// the named fields of a CLIENT INFO or INFO reply;
 // "conn| n command ; command ..." sends a pipeline and reads n frames. $_ stands for
 // the last bulk string a command was answered with (a DUMP payload).
 var trackingScripts = []struct {
@@ -527,15 +529,14 @@ func (s *trackSide) run(lines []string) string {
 			s.out = append(s.out, l+" => "+strconv.Quote(s.normalize(s.frame(c))))
 		case op == "?":
 			cmd, want, _ := strings.Cut(rest, " => ")
-			deadline := time.Now().Add(5 * time.Second)
 			got := ""
-			for time.Now().Before(deadline) {
+			poll.UntilNil(s.t, 5*time.Second, fmt.Sprintf("%s on %s to answer %s", cmd, s.addr, want), func() error {
 				c.nc.Write(s.command(cmd))
-				if got = strings.TrimSpace(s.frame(c)); got == want {
-					break
+				if got = strings.TrimSpace(s.frame(c)); got != want {
+					return fmt.Errorf("the last reply was %s", got)
 				}
-				time.Sleep(10 * time.Millisecond)
-			}
+				return nil
+			})
 			s.out = append(s.out, l+" => "+got)
 		case op == "|":
 			// "conn| n cmd ; cmd ...": a pipeline, then n frames.
