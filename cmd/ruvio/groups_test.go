@@ -67,18 +67,24 @@ func startClusterGroups(t *testing.T, gs ...*clusterGroup) string {
 		t.Fatal(err)
 	}
 	for _, g := range gs {
-		for i, m := range g.members {
-			m.env = []string{"RUVIO_REPLICATION_LISTEN=" + m.repl, "RUVIO_REPLICATION_ROLE=primary",
-				"RUVIO_CLUSTER_TOPOLOGY=" + file, "RUVIO_CLUSTER_GROUP=" + g.name}
-			if i > 0 {
-				m.env[1] = "RUVIO_REPLICATION_ROLE=replica"
-				m.env = append(m.env, "RUVIO_REPLICATION_PRIMARY="+g.members[0].repl)
-			}
-			m.args = []string{"--durability", "always", "--shards", "2", "--port", strconv.Itoa(g.ports[i])}
-			m.restart(t)
-		}
+		startGroupMembers(t, g, file)
 	}
 	return file
+}
+
+// startGroupMembers starts the members of g from the cluster_topology
+// file: the first a primary, the others its replicas.
+func startGroupMembers(t *testing.T, g *clusterGroup, file string) {
+	for i, m := range g.members {
+		m.env = []string{"RUVIO_REPLICATION_LISTEN=" + m.repl, "RUVIO_REPLICATION_ROLE=primary",
+			"RUVIO_CLUSTER_TOPOLOGY=" + file, "RUVIO_CLUSTER_GROUP=" + g.name}
+		if i > 0 {
+			m.env[1] = "RUVIO_REPLICATION_ROLE=replica"
+			m.env = append(m.env, "RUVIO_REPLICATION_PRIMARY="+g.members[0].repl)
+		}
+		m.args = []string{"--durability", "always", "--shards", "2", "--port", strconv.Itoa(g.ports[i])}
+		m.restart(t)
+	}
 }
 
 // groupsTOML is the coordinators' [[groups]] tables; slotsOf, when set,

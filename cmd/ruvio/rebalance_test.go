@@ -249,16 +249,7 @@ func startJoining(t *testing.T, g *clusterGroup, gs ...*clusterGroup) {
 	if err := os.WriteFile(file, []byte(topologyText(gs...)), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	for i, m := range g.members {
-		m.env = []string{"RUVIO_REPLICATION_LISTEN=" + m.repl, "RUVIO_REPLICATION_ROLE=primary",
-			"RUVIO_CLUSTER_TOPOLOGY=" + file, "RUVIO_CLUSTER_GROUP=" + g.name}
-		if i > 0 {
-			m.env[1] = "RUVIO_REPLICATION_ROLE=replica"
-			m.env = append(m.env, "RUVIO_REPLICATION_PRIMARY="+g.members[0].repl)
-		}
-		m.args = []string{"--durability", "always", "--shards", "2", "--port", strconv.Itoa(g.ports[i])}
-		m.restart(t)
-	}
+	startGroupMembers(t, g, file)
 }
 
 // A group added to running groups: its nodes start with slots = [] in
