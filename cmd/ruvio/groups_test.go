@@ -87,6 +87,25 @@ func startGroupMembers(t *testing.T, g *clusterGroup, file string) {
 	}
 }
 
+// startTwoGroups starts groups a (aSlots) and b (bSlots) of n members
+// each and three coordinators, and waits until every member serves map
+// version 3 (each group agreed once).
+func startTwoGroups(t *testing.T, aSlots, bSlots string, n int) (a, b *clusterGroup, cs []*coord) {
+	a = planGroup(t, "a", aSlots, n)
+	b = planGroup(t, "b", bSlots, n)
+	startClusterGroups(t, a, b)
+	cs = startCoordinators3(t, groupsTOML(nil, a, b))
+	poll.Until(t, 20*time.Second, "every member on map version 3", func() bool {
+		for i := range n {
+			if mapVersion(a.addr(i)) != 3 || mapVersion(b.addr(i)) != 3 {
+				return false
+			}
+		}
+		return true
+	})
+	return a, b, cs
+}
+
 // groupsTOML is the coordinators' [[groups]] tables; slotsOf, when set,
 // gives a group's slots list (TOML strings) instead of its range.
 func groupsTOML(slotsOf func(*clusterGroup) string, gs ...*clusterGroup) string {

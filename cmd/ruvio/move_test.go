@@ -57,20 +57,9 @@ func statusOf(c *coord) map[string]string {
 // refused. A move cancelled before its commit then moves nothing: a
 // keeps serving that range, with its keys, and the version stays.
 func TestMoveARangeWhileAClientWrites(t *testing.T) {
-	a := planGroup(t, "a", "0-8191", 2)
-	b := planGroup(t, "b", "8192-16383", 2)
-	startClusterGroups(t, a, b)
-	cs := startCoordinators3(t, groupsTOML(nil, a, b))
+	a, b, cs := startTwoGroups(t, "0-8191", "8192-16383", 2)
 	ctx := context.Background()
 	all := []string{a.addr(0), a.addr(1), b.addr(0), b.addr(1)}
-	poll.Until(t, 20*time.Second, "every member on map version 3", func() bool {
-		for _, m := range all {
-			if mapVersion(m) != 3 {
-				return false
-			}
-		}
-		return true
-	})
 
 	cc := client.RetryClusterTryAgain(redis.NewClusterClient(&redis.ClusterOptions{Addrs: []string{a.addr(0)}, MaxRedirects: 8,
 		ReadTimeout: 2 * time.Second, WriteTimeout: 2 * time.Second, DialTimeout: time.Second}))
@@ -240,25 +229,6 @@ func TestMoveARangeWhileAClientWrites(t *testing.T) {
 	poll.Stays(t, time.Second, "the version staying 4", func() bool { return mapVersion(a.addr(0)) == 4 && mapVersion(b.addr(0)) == 4 })
 }
 
-// twoMovingGroups starts groups a (0-8191) and b (8192-16383) of a
-// primary and a replica each and three coordinators, and waits until
-// every member serves map version 3.
-func twoMovingGroups(t *testing.T) (a, b *clusterGroup, cs []*coord) {
-	a = planGroup(t, "a", "0-8191", 2)
-	b = planGroup(t, "b", "8192-16383", 2)
-	startClusterGroups(t, a, b)
-	cs = startCoordinators3(t, groupsTOML(nil, a, b))
-	poll.Until(t, 20*time.Second, "every member on map version 3", func() bool {
-		for _, m := range []string{a.addr(0), a.addr(1), b.addr(0), b.addr(1)} {
-			if mapVersion(m) != 3 {
-				return false
-			}
-		}
-		return true
-	})
-	return a, b, cs
-}
-
 // slowKeys writes n keys of 2000 bytes in first..last through a's
 // primary and caps a's copy rate, so a move of the range takes a while.
 func slowKeys(t *testing.T, a *clusterGroup, n, first, last int, perSec string) []string {
@@ -305,7 +275,7 @@ func TestMoveStartsAgainAfterAFailoverOfTheSource(t *testing.T) {
 }
 
 func moveThroughAFailover(t *testing.T, failing string) {
-	a, b, cs := twoMovingGroups(t)
+	a, b, cs := startTwoGroups(t, "0-8191", "8192-16383", 2)
 	keys := slowKeys(t, a, 60, 0, 99, "60000")
 	ctx := context.Background()
 	// Every key on a's replica too, before its primary may die.
@@ -359,7 +329,7 @@ func moveThroughAFailover(t *testing.T, failing string) {
 // elect takes the move over from the record and commits it, in its
 // first start.
 func TestANewLeaderTakesOverAMove(t *testing.T) {
-	a, b, cs := twoMovingGroups(t)
+	a, b, cs := startTwoGroups(t, "0-8191", "8192-16383", 2)
 	keys := slowKeys(t, a, 60, 0, 99, "60000")
 	leader := leaderCoord(t, cs)
 	lc := leader.client("")
@@ -397,11 +367,7 @@ func TestANewLeaderTakesOverAMove(t *testing.T) {
 // moves one after another until the plan is empty, every key of a moved
 // range on its new owner; STATUS counts them.
 func TestRebalanceEvensTheSlotsOut(t *testing.T) {
-	a := planGroup(t, "a", "0-8703", 1)
-	b := planGroup(t, "b", "8704-16383", 1)
-	startClusterGroups(t, a, b)
-	cs := startCoordinators3(t, groupsTOML(nil, a, b))
-	poll.Until(t, 20*time.Second, "every member on map version 3", func() bool { return mapVersion(a.addr(0)) == 3 && mapVersion(b.addr(0)) == 3 })
+	a, b, cs := startTwoGroups(t, "0-8703", "8704-16383", 1)
 	ctx := context.Background()
 	cc := client.RetryClusterTryAgain(redis.NewClusterClient(&redis.ClusterOptions{Addrs: []string{a.addr(0)}, MaxRedirects: 8}))
 	defer cc.Close()
@@ -524,11 +490,7 @@ func TestAMoveEndsFailedAfterThreeStarts(t *testing.T) {
 // flight and runs no rebalance of its own (the plan is not in the
 // record); COORDINATOR REBALANCE on it goes on from where the slots are.
 func TestANewLeaderFinishesTheRebalancesMoveAndStopsThere(t *testing.T) {
-	a := planGroup(t, "a", "0-9215", 1)
-	b := planGroup(t, "b", "9216-16383", 1)
-	startClusterGroups(t, a, b)
-	cs := startCoordinators3(t, groupsTOML(nil, a, b))
-	poll.Until(t, 20*time.Second, "every member on map version 3", func() bool { return mapVersion(a.addr(0)) == 3 && mapVersion(b.addr(0)) == 3 })
+	a, b, cs := startTwoGroups(t, "0-9215", "9216-16383", 1)
 	// The plan's first move takes 4352-4607 (the top of a's shard 0);
 	// keys there, copied slowly, keep it in flight for a while.
 	keys := slowKeys(t, a, 40, 4352, 4607, "30000")

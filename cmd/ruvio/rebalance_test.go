@@ -55,10 +55,7 @@ func planStrings(plan []rules.PlannedMove) []string {
 // replica, each range on the shard of b that received it, and every
 // member serves the map the two moves made.
 func TestRebalanceOfUnevenGroupsWhileAClientWrites(t *testing.T) {
-	a := planGroup(t, "a", "0-8703", 2)
-	b := planGroup(t, "b", "8704-16383", 2)
-	startClusterGroups(t, a, b)
-	cs := startCoordinators3(t, groupsTOML(nil, a, b))
+	a, b, cs := startTwoGroups(t, "0-8703", "8704-16383", 2)
 	all := []string{a.addr(0), a.addr(1), b.addr(0), b.addr(1)}
 	onVersion := func(v int64) func() bool {
 		return func() bool {
@@ -70,7 +67,6 @@ func TestRebalanceOfUnevenGroupsWhileAClientWrites(t *testing.T) {
 			return true
 		}
 	}
-	poll.Until(t, 20*time.Second, "every member on map version 3", onVersion(3))
 	plan := planOf(t, a, b)
 	if len(plan) != 2 || plan[0].FromShard == plan[1].FromShard {
 		t.Fatalf("the planner's plan %v: want two moves, one from each of a's shards", plan)
@@ -189,14 +185,10 @@ func TestRebalanceOfUnevenGroupsWhileAClientWrites(t *testing.T) {
 // the second range with every key, and the dry run afterwards is the rest
 // of the plan.
 func TestACancelledRebalanceMovesNothingMore(t *testing.T) {
-	a := planGroup(t, "a", "0-9215", 1)
-	b := planGroup(t, "b", "9216-16383", 1)
-	startClusterGroups(t, a, b)
-	cs := startCoordinators3(t, groupsTOML(nil, a, b))
+	a, b, cs := startTwoGroups(t, "0-9215", "9216-16383", 1)
 	onVersion := func(v int64) func() bool {
 		return func() bool { return mapVersion(a.addr(0)) == v && mapVersion(b.addr(0)) == v }
 	}
-	poll.Until(t, 20*time.Second, "every member on map version 3", onVersion(3))
 	plan := planOf(t, a, b)
 	if len(plan) < 3 {
 		t.Fatalf("the planner's plan %v: want at least three moves", plan)
@@ -259,12 +251,8 @@ func startJoining(t *testing.T, g *clusterGroup, gs ...*clusterGroup) {
 // it its share, the keys written before it still read, the new group's
 // primary serving some of them itself.
 func TestAGroupJoinsRunningGroupsAndIsRebalancedInto(t *testing.T) {
-	a := planGroup(t, "a", "0-8191", 1)
-	b := planGroup(t, "b", "8192-16383", 1)
-	startClusterGroups(t, a, b)
+	a, b, cs := startTwoGroups(t, "0-8191", "8192-16383", 1)
 	old := groupsTOML(nil, a, b)
-	cs := startCoordinators3(t, old)
-	poll.Until(t, 20*time.Second, "every member on map version 3", func() bool { return mapVersion(a.addr(0)) == 3 && mapVersion(b.addr(0)) == 3 })
 	ctx := context.Background()
 	cc := client.RetryClusterTryAgain(redis.NewClusterClient(&redis.ClusterOptions{Addrs: []string{a.addr(0)}, MaxRedirects: 8}))
 	defer cc.Close()
