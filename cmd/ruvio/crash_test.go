@@ -103,28 +103,20 @@ func crashLoop(t *testing.T, durability string, rounds int) {
 		p := startNodeIn(t, dir, []string{"RUVIO_WAL_SEGMENT_BYTES=64kb"}, "--durability", durability, "--shards", "2")
 		verify(t, p, acked, sent, round)
 		ctx, stop := context.WithCancel(context.Background())
-		var wg sync.WaitGroup
-		for w := 0; w < writers; w++ {
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				c := redis.NewClient(&redis.Options{Addr: p.addr(), MaxRetries: -1, PoolSize: 1})
-				defer c.Close()
-				for n := 0; ctx.Err() == nil; n++ {
-					k := fmt.Sprintf("r%d:w%d:%d", round, w, n)
-					v := strconv.Itoa(n)
-					mu.Lock()
-					sent[k] = v
-					mu.Unlock()
-					if err := c.Set(context.Background(), k, v, 0).Err(); err != nil {
-						return // the node died: this write is indeterminate
-					}
-					mu.Lock()
-					acked[k] = v
-					mu.Unlock()
-				}
-			}()
-		}
+		wg := writeUntilStopped(ctx, p.addr(), writers, func(c *redis.Client, w, n int) error {
+			k := fmt.Sprintf("r%d:w%d:%d", round, w, n)
+			v := strconv.Itoa(n)
+			mu.Lock()
+			sent[k] = v
+			mu.Unlock()
+			if err := c.Set(context.Background(), k, v, 0).Err(); err != nil {
+				return err // the node died: this write is indeterminate
+			}
+			mu.Lock()
+			acked[k] = v
+			mu.Unlock()
+			return nil
+		})
 		time.Sleep(time.Duration(50+rand.IntN(300)) * time.Millisecond)
 		p.cmd.Process.Kill()
 		<-p.done
@@ -138,6 +130,29 @@ func crashLoop(t *testing.T, durability string, rounds int) {
 	}
 	t.Logf("%d acknowledged writes over %d SIGKILLs, all present", len(acked), rounds)
 	p.cmd.Process.Kill()
+}
+
+// writeUntilStopped starts writers clients on addr, each calling write
+// with its client, its number w and n = 0, 1, ... until ctx is done or a
+// write fails: the node was killed, so that write's fate is unknown and
+// the client sends nothing more. The caller waits on the group after the
+// kill.
+func writeUntilStopped(ctx context.Context, addr string, writers int, write func(c *redis.Client, w, n int) error) *sync.WaitGroup {
+	var wg sync.WaitGroup
+	for w := 0; w < writers; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			c := redis.NewClient(&redis.Options{Addr: addr, MaxRetries: -1, PoolSize: 1})
+			defer c.Close()
+			for n := 0; ctx.Err() == nil; n++ {
+				if write(c, w, n) != nil {
+					return
+				}
+			}
+		}()
+	}
+	return &wg
 }
 
 func verify(t *testing.T, p *proc, acked, sent map[string]string, round int) {

@@ -53,31 +53,23 @@ func TestScriptCrashLoopKeepsEveryAcknowledgedEffect(t *testing.T) {
 		p := startNodeIn(t, dir, nil, "--durability", "always", "--shards", "2")
 		check(p, round)
 		ctx, stop := context.WithCancel(context.Background())
-		var wg sync.WaitGroup
 		var count int
-		for w := 0; w < writers; w++ {
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				c := redis.NewClient(&redis.Options{Addr: p.addr(), MaxRetries: -1, PoolSize: 1})
-				defer c.Close()
-				for n := 0; ctx.Err() == nil; n++ {
-					tag := fmt.Sprintf("{r%dw%dn%d}", round, w, n)
-					k := pair{tag + "a", tag + "b", tag + "ctr"}
-					v := strconv.Itoa(n)
-					mu.Lock()
-					sent[k] = v
-					mu.Unlock()
-					if err := c.Eval(context.Background(), body, []string{k.a, k.b, k.ctr}, v).Err(); err != nil {
-						return // the node died: this script is indeterminate
-					}
-					mu.Lock()
-					acked[k] = v
-					count++
-					mu.Unlock()
-				}
-			}()
-		}
+		wg := writeUntilStopped(ctx, p.addr(), writers, func(c *redis.Client, w, n int) error {
+			tag := fmt.Sprintf("{r%dw%dn%d}", round, w, n)
+			k := pair{tag + "a", tag + "b", tag + "ctr"}
+			v := strconv.Itoa(n)
+			mu.Lock()
+			sent[k] = v
+			mu.Unlock()
+			if err := c.Eval(context.Background(), body, []string{k.a, k.b, k.ctr}, v).Err(); err != nil {
+				return err // the node died: this script is indeterminate
+			}
+			mu.Lock()
+			acked[k] = v
+			count++
+			mu.Unlock()
+			return nil
+		})
 		// Kill at a different point of the stream each round.
 		target := 20 + rand.IntN(200)
 		poll.Until(t, 30*time.Second, "scripts to be acknowledged", func() bool {
