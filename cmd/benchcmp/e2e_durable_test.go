@@ -1,14 +1,9 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
-	"io"
-	"log/slog"
 	"os"
-	"os/exec"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -16,24 +11,19 @@ import (
 
 // durableOnlyConfig is a run of the durable-writes part alone, short:
 // one profile, primaries with n replicas, 2 connections at depths 1 and 4.
-func durableOnlyConfig(ruvioPath, server, bench string, n, basePort int, out string) config {
-	return config{
-		RuvioPath:          ruvioPath,
-		RedisServerPath:    server,
-		RedisBenchmarkPath: bench,
-		Requests:           1000,
-		Clients:            2,
-		Pipelines:          []int{1},
-		BasePort:           basePort,
-		Timeout:            time.Minute,
-		Durable:            []string{durabilityMemory},
-		DurableReplicas:    []int{n},
-		DurableClients:     []int{2},
-		DurablePipelines:   []int{1, 4},
-		DurableDuration:    200 * time.Millisecond,
-		Out:                filepath.Join(out, "bench.md"),
-		JSON:               filepath.Join(out, "bench.json"),
-	}
+func durableOnlyConfig(t *testing.T, ruvioPath, server, bench string, n, basePort int) config {
+	return e2eConfig(t, ruvioPath, server, bench, config{
+		Requests:         1000,
+		Clients:          2,
+		Pipelines:        []int{1},
+		BasePort:         basePort,
+		Timeout:          time.Minute,
+		Durable:          []string{durabilityMemory},
+		DurableReplicas:  []int{n},
+		DurableClients:   []int{2},
+		DurablePipelines: []int{1, 4},
+		DurableDuration:  200 * time.Millisecond,
+	})
 }
 
 // checkDurableRun checks that every cell has both sides' numbers with
@@ -90,33 +80,26 @@ func checkDurableRun(t *testing.T, rep report, cfg config, stdout, tmp string, w
 // with 2 replicas, k 1 and 2.
 func TestEndToEndDurableWritesRedisVsRedis(t *testing.T) {
 	server, bench := redisTools(t)
-	tmp := t.TempDir()
-	t.Setenv("TMPDIR", tmp)
-	cfg := durableOnlyConfig(server, server, bench, 2, 27700, t.TempDir())
+	tmp := scratchTMPDIR(t)
+	cfg := durableOnlyConfig(t, server, server, bench, 2, 27700)
 	a, b := twoRedises(server)
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 
-	var stdout, logs bytes.Buffer
-	log := slog.New(slog.NewTextHandler(io.MultiWriter(testLogWriter{t}, &logs), nil))
-	rep, err := run(ctx, cfg, a, b, &stdout, log)
-	t.Logf("tables:\n%s", stdout.String())
-	if err != nil {
-		t.Fatal(err)
-	}
+	rep, stdout, logs := runE2E(t, ctx, cfg, a, b)
 	// k 1 and 2 x depths 1 and 4.
-	checkDurableRun(t, rep, cfg, stdout.String(), tmp, 4)
+	checkDurableRun(t, rep, cfg, stdout, tmp, 4)
 	for _, r := range rep.DurableRuns {
 		if want := durableWait.describe(r.K, r.Pipeline); r.Method != want {
 			t.Errorf("method %q, want %q", r.Method, want)
 		}
 	}
 	// No single-server group, one replication group per side.
-	if starts := strings.Count(logs.String(), `msg="starting server"`); starts != 6 {
+	if starts := strings.Count(logs, `msg="starting server"`); starts != 6 {
 		t.Errorf("%d server starts, want 6", starts)
 	}
-	if strings.Contains(stdout.String(), "│ durability │ shards") {
-		t.Errorf("--durability none printed the single-server table:\n%s", stdout.String())
+	if strings.Contains(stdout, "│ durability │ shards") {
+		t.Errorf("--durability none printed the single-server table:\n%s", stdout)
 	}
 }
 
@@ -124,28 +107,14 @@ func TestEndToEndDurableWritesRedisVsRedis(t *testing.T) {
 // CLIENT DURABILITY REPLICAS 1 against Redis's WAIT 1 0 with one replica
 // each: every write must come back acknowledged.
 func TestEndToEndDurableWritesRuvioVsRedis(t *testing.T) {
-	if testing.Short() {
-		t.Skip("builds ruvio")
-	}
-	server, bench := redisTools(t)
-	bin := filepath.Join(t.TempDir(), "ruvio")
-	build := exec.Command("go", "build", "-o", bin, "github.com/ruvio/ruvio/cmd/ruvio")
-	if out, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("building ruvio: %v\n%s", err, out)
-	}
-	tmp := t.TempDir()
-	t.Setenv("TMPDIR", tmp)
-	cfg := durableOnlyConfig(bin, server, bench, 1, 27800, t.TempDir())
+	bin, server, bench := builtRuvio(t)
+	tmp := scratchTMPDIR(t)
+	cfg := durableOnlyConfig(t, bin, server, bench, 1, 27800)
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 
-	var stdout bytes.Buffer
-	rep, err := run(ctx, cfg, ruvioKind(bin), redisKind(server), &stdout, slog.New(slog.NewTextHandler(testLogWriter{t}, nil)))
-	t.Logf("tables:\n%s", stdout.String())
-	if err != nil {
-		t.Fatal(err)
-	}
-	checkDurableRun(t, rep, cfg, stdout.String(), tmp, 2)
+	rep, stdout, _ := runE2E(t, ctx, cfg, ruvioKind(bin), redisKind(server))
+	checkDurableRun(t, rep, cfg, stdout, tmp, 2)
 	for _, r := range rep.DurableRuns {
 		want := durableWait.describe(r.K, r.Pipeline)
 		if r.Role == roleRuvio {

@@ -7,7 +7,6 @@ import (
 	"log/slog"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -18,22 +17,9 @@ import (
 // quickest form, against redis-server: every table must have its rows
 // with both sides' numbers above 0.
 func TestEndToEndExtraTables(t *testing.T) {
-	if testing.Short() {
-		t.Skip("builds ruvio")
-	}
-	server, bench := redisTools(t)
-	bin := filepath.Join(t.TempDir(), "ruvio")
-	build := exec.Command("go", "build", "-o", bin, "github.com/ruvio/ruvio/cmd/ruvio")
-	if out, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("building ruvio: %v\n%s", err, out)
-	}
-	tmp := t.TempDir()
-	t.Setenv("TMPDIR", tmp)
-	out := t.TempDir()
-	cfg := config{
-		RuvioPath:          bin,
-		RedisServerPath:    server,
-		RedisBenchmarkPath: bench,
+	bin, server, bench := builtRuvio(t)
+	tmp := scratchTMPDIR(t)
+	cfg := e2eConfig(t, bin, server, bench, config{
 		// Enough that a pipelined test does not end within
 		// redis-benchmark's 1 ms clock.
 		Requests:           2000,
@@ -47,17 +33,10 @@ func TestEndToEndExtraTables(t *testing.T) {
 		MemoryKeys:         5000,
 		Recovery:           []int{2000},
 		RecoveryDurability: durabilityAlways,
-		Out:                filepath.Join(out, "bench.md"),
-		JSON:               filepath.Join(out, "bench.json"),
-	}
+	})
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
-	var stdout bytes.Buffer
-	rep, err := run(ctx, cfg, ruvioKind(bin), redisKind(server), &stdout, slog.New(slog.NewTextHandler(testLogWriter{t}, nil)))
-	t.Logf("tables:\n%s", stdout.String())
-	if err != nil {
-		t.Fatal(err)
-	}
+	rep, stdout, _ := runE2E(t, ctx, cfg, ruvioKind(bin), redisKind(server))
 
 	// The pinned and TLS rows: SET and GET at both depths, unless this
 	// machine cannot run them, which the table must then say.
@@ -71,13 +50,13 @@ func TestEndToEndExtraTables(t *testing.T) {
 	} {
 		if part.skipped != "" {
 			t.Logf("%s row skipped here: %s", part.name, part.skipped)
-			if !strings.Contains(stdout.String(), part.skipped) {
+			if !strings.Contains(stdout, part.skipped) {
 				t.Errorf("%s: the output does not say why it was skipped", part.name)
 			}
 			continue
 		}
 		checkBenchRows(t, part.name, part.rows, 4)
-		if !strings.Contains(stdout.String(), part.title) {
+		if !strings.Contains(stdout, part.title) {
 			t.Errorf("%s: no table", part.name)
 		}
 		for _, r := range part.runs {

@@ -1,13 +1,9 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
-	"io"
-	"log/slog"
 	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -19,40 +15,27 @@ import (
 // measured and everything was torn down.
 func TestEndToEndReplicationRedisVsRedis(t *testing.T) {
 	server, bench := redisTools(t)
-	tmp := t.TempDir()
-	t.Setenv("TMPDIR", tmp)
-	out := t.TempDir()
-	cfg := config{
-		RuvioPath:          server,
-		RedisServerPath:    server,
-		RedisBenchmarkPath: bench,
-		Requests:           5000,
-		Clients:            10,
-		Pipelines:          []int{1, 16},
-		Tests:              []string{"set"},
-		Shards:             []int{1},
-		Durability:         []string{durabilityMemory},
-		Replicas:           []int{0, 1},
-		ReplDurability:     []string{durabilityMemory},
-		ReplRequests:       5000,
-		LagPipeline:        16,
-		LagDuration:        time.Second,
-		BasePort:           27600,
-		Out:                filepath.Join(out, "bench.md"),
-		JSON:               filepath.Join(out, "bench.json"),
-		Timeout:            60 * time.Second,
-	}
+	tmp := scratchTMPDIR(t)
+	cfg := e2eConfig(t, server, server, bench, config{
+		Requests:       5000,
+		Clients:        10,
+		Pipelines:      []int{1, 16},
+		Tests:          []string{"set"},
+		Shards:         []int{1},
+		Durability:     []string{durabilityMemory},
+		Replicas:       []int{0, 1},
+		ReplDurability: []string{durabilityMemory},
+		ReplRequests:   5000,
+		LagPipeline:    16,
+		LagDuration:    time.Second,
+		BasePort:       27600,
+		Timeout:        60 * time.Second,
+	})
 	a, b := twoRedises(server)
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 
-	var stdout, logs bytes.Buffer
-	log := slog.New(slog.NewTextHandler(io.MultiWriter(testLogWriter{t}, &logs), nil))
-	rep, err := run(ctx, cfg, a, b, &stdout, log)
-	t.Logf("tables:\n%s", stdout.String())
-	if err != nil {
-		t.Fatal(err)
-	}
+	rep, stdout, logs := runE2E(t, ctx, cfg, a, b)
 
 	// 2 replica counts x SET,GET x 2 depths.
 	if len(rep.ReplRows) != 8 {
@@ -78,15 +61,15 @@ func TestEndToEndReplicationRedisVsRedis(t *testing.T) {
 	}
 	// The shard group started two servers, the replication groups two
 	// primaries each and one of them a replica per side.
-	starts := strings.Count(logs.String(), `msg="starting server"`)
+	starts := strings.Count(logs, `msg="starting server"`)
 	if want := 2 + 2 + 4; starts != want {
 		t.Errorf("%d server starts, want %d", starts, want)
 	}
-	if linked := strings.Count(logs.String(), `msg="replicas linked"`); linked != 2 {
+	if linked := strings.Count(logs, `msg="replicas linked"`); linked != 2 {
 		t.Errorf("%d groups waited for their replicas, want 2", linked)
 	}
 	for _, want := range []string{"replication: a primary with 0,1 replicas", "visible on replica (ms)", "position (bytes)"} {
-		if !strings.Contains(stdout.String(), want) {
+		if !strings.Contains(stdout, want) {
 			t.Errorf("tables lack %q", want)
 		}
 	}

@@ -37,6 +37,57 @@ func redisTools(t *testing.T) (server, bench string) {
 	return server, bench
 }
 
+// builtRuvio skips under -short or without redis-server and
+// redis-benchmark, and otherwise builds ruvio into a temporary directory,
+// returning the three paths a run against ruvio needs.
+func builtRuvio(t *testing.T) (bin, server, bench string) {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("builds ruvio")
+	}
+	server, bench = redisTools(t)
+	bin = filepath.Join(t.TempDir(), "ruvio")
+	build := exec.Command("go", "build", "-o", bin, "github.com/ruvio/ruvio/cmd/ruvio")
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("building ruvio: %v\n%s", err, out)
+	}
+	return bin, server, bench
+}
+
+// scratchTMPDIR points TMPDIR, where the servers' data dirs land, at a
+// fresh directory and returns it, so assertCleanedUp can check that the
+// run left nothing there.
+func scratchTMPDIR(t *testing.T) string {
+	t.Helper()
+	tmp := t.TempDir()
+	t.Setenv("TMPDIR", tmp)
+	return tmp
+}
+
+// e2eConfig completes cfg, a test's own sizes and parts, with the server
+// and tool paths and with markdown and JSON reports in a fresh directory.
+func e2eConfig(t *testing.T, ruvioPath, server, bench string, cfg config) config {
+	t.Helper()
+	out := t.TempDir()
+	cfg.RuvioPath, cfg.RedisServerPath, cfg.RedisBenchmarkPath = ruvioPath, server, bench
+	cfg.Out, cfg.JSON = filepath.Join(out, "bench.md"), filepath.Join(out, "bench.json")
+	return cfg
+}
+
+// runE2E runs cfg with a and b as the two sides, logging to t and keeping
+// the log for the caller to count events in, and fails the test if the run
+// fails. It returns the report, the printed tables and the log.
+func runE2E(t *testing.T, ctx context.Context, cfg config, a, b serverKind) (rep report, stdout, logs string) {
+	t.Helper()
+	var out, log bytes.Buffer
+	rep, err := run(ctx, cfg, a, b, &out, slog.New(slog.NewTextHandler(io.MultiWriter(testLogWriter{t}, &log), nil)))
+	t.Logf("tables:\n%s", out.String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return rep, out.String(), log.String()
+}
+
 // twoRedises puts redis-server in both roles, which exercises everything
 // but the ruvio binary itself.
 func twoRedises(path string) (a, b serverKind) {
@@ -65,13 +116,8 @@ func assertCleanedUp(t *testing.T, rep report, tmp string) {
 
 func TestEndToEndRedisVsRedis(t *testing.T) {
 	server, bench := redisTools(t)
-	tmp := t.TempDir()
-	t.Setenv("TMPDIR", tmp) // the servers' data dirs land here
-	out := t.TempDir()
-	cfg := config{
-		RuvioPath:          server,
-		RedisServerPath:    server,
-		RedisBenchmarkPath: bench,
+	tmp := scratchTMPDIR(t)
+	cfg := e2eConfig(t, server, server, bench, config{
 		// Small, because the always profile fsyncs its AOF before
 		// every reply, but not so small that a pipelined test ends
 		// within redis-benchmark's 1 ms clock (it reports inf then).
@@ -87,21 +133,13 @@ func TestEndToEndRedisVsRedis(t *testing.T) {
 		// Away from the default so that a concurrent `make bench` and
 		// this test do not race for the same ports.
 		BasePort: 27300,
-		Out:      filepath.Join(out, "bench.md"),
-		JSON:     filepath.Join(out, "bench.json"),
 		Timeout:  60 * time.Second,
-	}
+	})
 	a, b := twoRedises(server)
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
 
-	var stdout, logs bytes.Buffer
-	log := slog.New(slog.NewTextHandler(io.MultiWriter(testLogWriter{t}, &logs), nil))
-	rep, err := run(ctx, cfg, a, b, &stdout, log)
-	t.Logf("table:\n%s", stdout.String())
-	if err != nil {
-		t.Fatal(err)
-	}
+	rep, stdout, logs := runE2E(t, ctx, cfg, a, b)
 
 	// memory: 2 shard counts x 5 tests x 2 depths; always: 1 x 5 x 2.
 	if want := 2*5*2 + 5*2; len(rep.Rows) != want {
@@ -138,13 +176,13 @@ func TestEndToEndRedisVsRedis(t *testing.T) {
 			t.Errorf("%s %s run: server args %q lack %q", r.Role, r.Durability, args, want)
 		}
 	}
-	if !strings.Contains(stdout.String(), "redis-a ops/s") || !strings.HasPrefix(rep.Ruvio.Version, "redis-server ") {
-		t.Errorf("table lacks headers or versions:\n%s", stdout.String())
+	if !strings.Contains(stdout, "redis-a ops/s") || !strings.HasPrefix(rep.Ruvio.Version, "redis-server ") {
+		t.Errorf("table lacks headers or versions:\n%s", stdout)
 	}
-	if want := "ran: memory at shards 1,2 (redis-b --appendonly no --save \"\"); always at shards 1 ("; !strings.Contains(stdout.String(), want) {
-		t.Errorf("table header does not say what ran (want %q):\n%s", want, stdout.String())
+	if want := "ran: memory at shards 1,2 (redis-b --appendonly no --save \"\"); always at shards 1 ("; !strings.Contains(stdout, want) {
+		t.Errorf("table header does not say what ran (want %q):\n%s", want, stdout)
 	}
-	checkGroupsCleanedUp(t, logs.String())
+	checkGroupsCleanedUp(t, logs)
 
 	md, err := os.ReadFile(cfg.Out)
 	if err != nil {
@@ -204,8 +242,7 @@ func checkGroupsCleanedUp(t *testing.T, logs string) {
 // Ctrl-C does, and checks that everything is torn down promptly.
 func TestEndToEndInterrupt(t *testing.T) {
 	server, bench := redisTools(t)
-	tmp := t.TempDir()
-	t.Setenv("TMPDIR", tmp)
+	tmp := scratchTMPDIR(t)
 	cfg := config{
 		RuvioPath:          server,
 		RedisServerPath:    server,
