@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"net/http/pprof"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -39,9 +40,16 @@ func NewRegistry(cs ...prometheus.Collector) (*prometheus.Registry, error) {
 }
 
 // Handler is the listener's routes: /metrics from g, /healthz (the process
-// answers) and /readyz (ready says so; 503 with the reason otherwise).
+// answers), /readyz (ready says so; 503 with the reason otherwise) and the
+// Go runtime's profiles under /debug/pprof/ (CPU, heap, allocations,
+// goroutines, the execution trace), which cost nothing until asked for.
 func Handler(g prometheus.Gatherer, ready Ready, log *slog.Logger) http.Handler {
 	mux := http.NewServeMux()
+	mux.HandleFunc("/debug/pprof/", pprof.Index)
+	mux.HandleFunc("/debug/pprof/cmdline", pprof.Cmdline)
+	mux.HandleFunc("/debug/pprof/profile", pprof.Profile)
+	mux.HandleFunc("/debug/pprof/symbol", pprof.Symbol)
+	mux.HandleFunc("/debug/pprof/trace", pprof.Trace)
 	mux.Handle("/metrics", promhttp.HandlerFor(g, promhttp.HandlerOpts{ErrorLog: slogPrinter{log}}))
 	mux.HandleFunc("/healthz", func(w http.ResponseWriter, _ *http.Request) {
 		w.Header().Set("Content-Type", "text/plain; charset=utf-8")

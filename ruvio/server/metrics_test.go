@@ -90,6 +90,10 @@ func TestMetricsCountCommandsAndTheLog(t *testing.T) {
 	if code, body := scrape(t, base+"/readyz"); code != http.StatusOK {
 		t.Errorf("/readyz on a started standalone node: %d %q", code, body)
 	}
+	// The heap profile as text names the runtime's own allocation sites.
+	if code, body := scrape(t, base+"/debug/pprof/heap?debug=1"); code != http.StatusOK || !strings.Contains(body, "heap profile:") {
+		t.Errorf("/debug/pprof/heap: %d %.200q", code, body)
+	}
 }
 
 func TestReadyzRefusesAnUnlinkedReplica(t *testing.T) {
