@@ -144,3 +144,16 @@ func ParseTimeout(b []byte) (int64, string) {
 // Key converts a key argument to the map key form. The conversion copies,
 // so the keyspace never aliases a request buffer.
 func Key(b []byte) string { return string(b) }
+
+// Own returns a copy of b that holds exactly its bytes, for a value that
+// outlives the command. A request's arguments share one buffer the
+// reader sized for the whole command (with room to spare), so a stored
+// argument would keep every other argument, and that spare room, alive
+// as long as the key lives: a 16-byte SET value pinned a 112-byte buffer.
+// Redis trims a stored string's spare room for the same reason.
+func Own(b []byte) []byte {
+	if b == nil {
+		return nil
+	}
+	return append(make([]byte, 0, len(b)), b...)
+}

@@ -69,7 +69,7 @@ func LFUDecay(counter uint8, lastMs, nowMs, decayMinutes int64) uint8 {
 // Freq is e's access-frequency counter as OBJECT FREQ reports it: decayed
 // to now, without counting this look as an access.
 func (db *DB) Freq(e *Entry) uint8 {
-	return LFUDecay(e.Freq, e.Access, db.Now(), db.LFU.decayMinutes())
+	return LFUDecay(e.Freq(), e.Access(), db.Now(), db.LFU.decayMinutes())
 }
 
 func (l *LFU) decayMinutes() int64 {
@@ -84,10 +84,10 @@ func (l *LFU) decayMinutes() int64 {
 // then incremented.
 func (db *DB) accessed(e *Entry, now int64) {
 	if db.LFU.On() {
-		c := LFUDecay(e.Freq, e.Access, now, db.LFU.decayMin.Load())
-		e.Freq = LFUIncr(c, db.LFU.logFactor.Load(), rand.Float64())
+		c := LFUDecay(e.Freq(), e.Access(), now, db.LFU.decayMin.Load())
+		e.SetFreq(LFUIncr(c, db.LFU.logFactor.Load(), rand.Float64()))
 	}
-	e.Access = now
+	e.SetAccess(now)
 }
 
 // Sample calls fn for up to n random keys, only keys with a time to live
@@ -189,11 +189,11 @@ func (p Policy) Score(e *Entry, nowMs, decayMinutes int64) int64 {
 	}
 	switch p.Order {
 	case ByIdle:
-		return nowMs - e.Access
+		return nowMs - e.Access()
 	case ByFreq:
 		// Among equally rare keys the one idle longest goes first, so
 		// the frequency weighs most and idleness breaks ties.
-		return (255-int64(LFUDecay(e.Freq, e.Access, nowMs, decayMinutes)))<<40 | min(max(nowMs-e.Access, 0), 1<<40-1)
+		return (255-int64(LFUDecay(e.Freq(), e.Access(), nowMs, decayMinutes)))<<40 | min(max(nowMs-e.Access(), 0), 1<<40-1)
 	case ByTTL:
 		return -e.ExpireAt
 	}

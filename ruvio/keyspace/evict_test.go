@@ -3,6 +3,7 @@ package keyspace
 import (
 	"fmt"
 	"testing"
+	"unsafe"
 )
 
 func TestLFUIncr(t *testing.T) {
@@ -72,6 +73,14 @@ func TestPolicyByName(t *testing.T) {
 	}
 }
 
+// entry is an Entry with the given LFU counter, access time and expiry.
+func entry(freq uint8, access, expireAt int64) Entry {
+	e := Entry{ExpireAt: expireAt}
+	e.SetFreq(freq)
+	e.SetAccess(access)
+	return e
+}
+
 // Score orders candidates as each policy wants: the winner is the one
 // with the higher score.
 func TestScoreOrders(t *testing.T) {
@@ -81,12 +90,12 @@ func TestScoreOrders(t *testing.T) {
 		p             Policy
 		first, second Entry
 	}{
-		{"lru: idle longer", Policy{false, ByIdle}, Entry{Access: 1000}, Entry{Access: 5000}},
-		{"lfu: rarer", Policy{false, ByFreq}, Entry{Freq: 3, Access: now}, Entry{Freq: 9, Access: now - 5}},
-		{"lfu: equal, idle longer", Policy{false, ByFreq}, Entry{Freq: 5, Access: now - 5}, Entry{Freq: 5, Access: now}},
-		{"lfu: decayed", Policy{false, ByFreq}, Entry{Freq: 9, Access: 0}, Entry{Freq: 6, Access: now}},
-		{"ttl: sooner", Policy{true, ByTTL}, Entry{ExpireAt: now + 10}, Entry{ExpireAt: now + 20}},
-		{"expired beats all", Policy{false, ByIdle}, Entry{ExpireAt: now, Access: now}, Entry{Access: 0}},
+		{"lru: idle longer", Policy{false, ByIdle}, entry(0, 1000, 0), entry(0, 5000, 0)},
+		{"lfu: rarer", Policy{false, ByFreq}, entry(3, now, 0), entry(9, now-5, 0)},
+		{"lfu: equal, idle longer", Policy{false, ByFreq}, entry(5, now-5, 0), entry(5, now, 0)},
+		{"lfu: decayed", Policy{false, ByFreq}, entry(9, 0, 0), entry(6, now, 0)},
+		{"ttl: sooner", Policy{true, ByTTL}, entry(0, 0, now+10), entry(0, 0, now+20)},
+		{"expired beats all", Policy{false, ByIdle}, entry(0, now, now), entry(0, 0, 0)},
 	}
 	for _, tc := range tests {
 		a, b := tc.p.Score(&tc.first, now, 1), tc.p.Score(&tc.second, now, 1)
@@ -140,7 +149,7 @@ func TestLFUCounting(t *testing.T) {
 	for range 100 {
 		db.Get("k")
 	}
-	if f := db.raw("k").Freq; f != LFUInit {
+	if f := db.raw("k").Freq(); f != LFUInit {
 		t.Errorf("without an LFU policy the counter moved to %d", f)
 	}
 	db.LFU.Set(true, 0, 1)
@@ -164,7 +173,7 @@ func TestCandidatePoolApproachesLRU(t *testing.T) {
 	db := New(func() int64 { return now })
 	const n = 2000
 	for i := range n {
-		db.Set(fmt.Sprint("k", i), []byte("v")).Access = int64(i)
+		db.Set(fmt.Sprint("k", i), []byte("v")).SetAccess(int64(i))
 	}
 	p := Policy{false, ByIdle}
 	for range n / 2 {
@@ -176,7 +185,7 @@ func TestCandidatePoolApproachesLRU(t *testing.T) {
 	}
 	newer := 0
 	db.Each(func(key string, e *Entry) bool {
-		if e.Access >= n/2 {
+		if e.Access() >= n/2 {
 			newer++
 		}
 		return true
@@ -189,7 +198,30 @@ func TestCandidatePoolApproachesLRU(t *testing.T) {
 	for _, k := range db.pool.keys {
 		db.Get(k)
 	}
-	if k, _, _ := db.Candidate(p, 5); k != "" && db.raw(k).Access == now {
+	if k, _, _ := db.Candidate(p, 5); k != "" && db.raw(k).Access() == now {
 		t.Errorf("picked %s, read just now", k)
+	}
+}
+
+// An Entry stays within the 32-byte size class: it is allocated once per
+// key, so a field more is a tenth of a small string key's memory.
+func TestEntryFitsThirtyTwoBytes(t *testing.T) {
+	if n := unsafe.Sizeof(Entry{}); n > 32 {
+		t.Fatalf("Entry is %d bytes, want at most 32", n)
+	}
+}
+
+// Access and Freq share a word without disturbing each other.
+func TestEntryAccessAndFreqShareAWord(t *testing.T) {
+	var e Entry
+	e.SetFreq(200)
+	e.SetAccess(1_800_000_000_123)
+	e.SetFreq(7)
+	if e.Freq() != 7 || e.Access() != 1_800_000_000_123 {
+		t.Fatalf("freq %d access %d, want 7 and 1800000000123", e.Freq(), e.Access())
+	}
+	e.SetAccess(-5)
+	if e.Access() != 0 || e.Freq() != 7 {
+		t.Fatalf("after a negative access: freq %d access %d, want 7 and 0", e.Freq(), e.Access())
 	}
 }

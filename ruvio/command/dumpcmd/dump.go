@@ -112,7 +112,7 @@ func restore(c *command.Ctx) {
 	}
 	e := c.DB.SetWithExpiry(key, v, ttl)
 	if idle >= 0 {
-		e.Access = c.Now - idle*1000
+		e.SetAccess(c.Now - idle*1000)
 	}
 	c.Dirty++
 	c.Notify(notify.Generic, "restore", c.Args[1])

@@ -47,7 +47,7 @@ func objectLookup(c *command.Ctx) (any, int64, bool) {
 		c.W.Null()
 		return nil, 0, false
 	}
-	return e.Val, e.Access, true
+	return e.Val, e.Access(), true
 }
 
 // Encoding is the encoding Redis 7.0 would report for v with its default

@@ -16,7 +16,7 @@ func appendCmd(c *command.Ctx) {
 		return
 	}
 	if e == nil {
-		replace(c, key, nil, c.Args[2], "append")
+		replace(c, key, nil, command.Own(c.Args[2]), "append")
 		c.W.Int(int64(len(c.Args[2])))
 		return
 	}

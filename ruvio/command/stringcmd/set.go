@@ -121,11 +121,11 @@ func writeOld(c *command.Ctx, old *keyspace.Entry, val []byte) {
 	}
 }
 
-// storeString sets key to val with the given expiry and counts the change.
-// val is kept as is: request arguments are capped slices the reader
-// allocated for this command alone.
+// storeString sets key to val, a request argument, with the given expiry
+// and counts the change. The stored value is a copy of exactly val's
+// bytes (command.Own).
 func storeString(c *command.Ctx, key string, val []byte, expireAt int64) {
-	c.DB.SetWithExpiry(key, val, expireAt)
+	c.DB.SetWithExpiry(key, command.Own(val), expireAt)
 	c.Dirty++
 	c.NotifyString(notify.String, "set", key)
 }
