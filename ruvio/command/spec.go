@@ -120,12 +120,17 @@ const (
 )
 
 // KeyIndexes returns the positions of the key arguments of args.
-func (s *Spec) KeyIndexes(args [][]byte) []int {
+func (s *Spec) KeyIndexes(args [][]byte) []int { return s.AppendKeyIndexes(nil, args) }
+
+// AppendKeyIndexes appends the positions of the key arguments of args to
+// dst and returns it: with a caller's small array as dst, the checks every
+// command passes through find its keys without allocating.
+func (s *Spec) AppendKeyIndexes(dst []int, args [][]byte) []int {
 	if s.Keys != nil {
-		return s.Keys(args)
+		return append(dst, s.Keys(args)...)
 	}
 	if s.FirstKey <= 0 || s.FirstKey >= len(args) {
-		return nil
+		return dst
 	}
 	last := s.LastKey
 	if last < 0 {
@@ -135,11 +140,10 @@ func (s *Spec) KeyIndexes(args [][]byte) []int {
 		last = len(args) - 1
 	}
 	step := max(s.Step, 1)
-	out := make([]int, 0, (last-s.FirstKey)/step+1)
 	for i := s.FirstKey; i <= last; i += step {
-		out = append(out, i)
+		dst = append(dst, i)
 	}
-	return out
+	return dst
 }
 
 // ArityOK reports whether n arguments (the name included) fit the arity.

@@ -99,7 +99,8 @@ func (s *Server) refusal(run *command.Spec, args [][]byte, withLoading bool) str
 // those of its keys, or every shard for a write without keys.
 func (s *Server) writeGates(run *command.Spec, args [][]byte) uint32 {
 	var found uint32
-	idx := run.KeyIndexes(args)
+	var buf [4]int
+	idx := run.AppendKeyIndexes(buf[:0], args)
 	if len(idx) == 0 {
 		for i := range s.gates {
 			found |= s.gates[i].Load()
