@@ -4,6 +4,8 @@
 package keyspace
 
 import (
+	"unsafe"
+
 	"github.com/ruvio/ruvio/ruvio/slots"
 )
 
@@ -101,6 +103,10 @@ type DB struct {
 	// pool is eviction's candidates between evictions (evict.go).
 	pool *evictPool
 
+	// slotKey and slotMemo are slotOf's last key and its slot.
+	slotKey  string
+	slotMemo int
+
 	cow     *cowState // a snapshot in progress, or nil
 	watched map[string]*watch
 	waiters map[string][]chan struct{}
@@ -137,8 +143,21 @@ func (db *DB) Len() int { return db.count }
 // Expires is the number of keys that have a time to live.
 func (db *DB) Expires() int { return len(db.expires) }
 
+// slotOf is key's slot. A command looks its key up and then stores it
+// with the same string, so the last answer is kept and reused when the
+// string is that one (same bytes in memory, compared in constant time):
+// SET hashes its key once instead of twice.
+func (db *DB) slotOf(key string) int {
+	if len(key) == len(db.slotKey) && unsafe.StringData(key) == unsafe.StringData(db.slotKey) {
+		return db.slotMemo
+	}
+	slot := slots.OfString(key)
+	db.slotKey, db.slotMemo = key, slot
+	return slot
+}
+
 func (db *DB) raw(key string) *Entry {
-	m := db.bySlot[slots.OfString(key)]
+	m := db.bySlot[db.slotOf(key)]
 	if m == nil {
 		return nil
 	}
@@ -209,7 +228,7 @@ func (db *DB) Set(key string, val any) *Entry {
 // (0 = never), replacing any old value.
 func (db *DB) SetWithExpiry(key string, val any, expireAt int64) *Entry {
 	db.WillModify(key)
-	slot := slots.OfString(key)
+	slot := db.slotOf(key)
 	m := db.bySlot[slot]
 	if m == nil {
 		m = make(map[string]*Entry)
@@ -272,7 +291,7 @@ func (db *DB) Delete(key string) bool {
 
 func (db *DB) remove(key string) {
 	db.WillModify(key)
-	slot := slots.OfString(key)
+	slot := db.slotOf(key)
 	m := db.bySlot[slot]
 	e := m[key]
 	if e == nil {
