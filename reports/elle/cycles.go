@@ -8,7 +8,7 @@ type spec struct{ first, rest Rel }
 
 // tiers are the cycle searches in the order they are tried, as Elle
 // orders them: cycles of data dependencies first (G0, G1c, G-single,
-// G2-item), then the ones that need process order, then real time. A
+// G-nonadjacent and G2-item), then the ones that need process order, then real time. A
 // component in which one tier finds a cycle is not searched further:
 // the weaker tiers would only restate it with more edges.
 var tiers = func() [][]spec {
@@ -138,6 +138,7 @@ var labelOrder = []Rel{WW, WR, RW, Process, Realtime}
 func (c *checker) cycle(nodes []int32, allowed Rel) Anomaly {
 	var a Anomaly
 	rw, wr, proc, rt := 0, false, false, false
+	adjacentRW, lastRW, firstRW := false, -2, -1
 	for i := 0; i+1 < len(nodes); i++ {
 		u, v := nodes[i], nodes[i+1]
 		rels := c.g.rel(u, v) & allowed
@@ -156,6 +157,13 @@ func (c *checker) cycle(nodes []int32, allowed Rel) Anomaly {
 		switch rel {
 		case RW:
 			rw++
+			if lastRW == i-1 {
+				adjacentRW = true
+			}
+			if firstRW < 0 {
+				firstRW = i
+			}
+			lastRW = i
 		case WR:
 			wr = true
 		case Process:
@@ -174,7 +182,14 @@ func (c *checker) cycle(nodes []int32, allowed Rel) Anomaly {
 	case rw == 1:
 		a.Type = GSingle
 	default:
+		// The cycle closes: its last edge is next to its first.
+		if firstRW == 0 && lastRW == len(nodes)-2 {
+			adjacentRW = true
+		}
 		a.Type = G2Item
+		if !adjacentRW {
+			a.Type = GNonadjacent
+		}
 	}
 	switch {
 	case rt:

@@ -3,7 +3,7 @@
 // version order from the reads, builds the dependency graph of the
 // transactions (write-write, write-read, read-write, real-time and
 // process order), finds its cycles and names them (G0, G1c, G-single,
-// G2-item and their -process and -realtime variants), and reports the
+// G-nonadjacent, G2-item and their -process and -realtime variants), and reports the
 // anomalies a cycle does not need: aborted and intermediate reads,
 // duplicated or unwritten elements, incompatible orders and lost appends.
 // The result says which anomalies were found, why each edge of a cycle
@@ -91,13 +91,17 @@ func ParseModel(name string) (Model, error) {
 
 // Anomaly types.
 const (
-	G0        = "G0"       // a cycle of write-write edges: dirty writes
-	G1a       = "G1a"      // aborted read: a read saw a failed txn's append
-	G1b       = "G1b"      // intermediate read: a read saw a non-final append of a txn
-	G1c       = "G1c"      // a cycle of write-write and write-read edges
-	GSingle   = "G-single" // a cycle with exactly one read-write edge (read skew)
-	G2Item    = "G2-item"  // a cycle with two or more read-write edges (write skew)
-	Duplicate = "duplicate-elements"
+	G0      = "G0"       // a cycle of write-write edges: dirty writes
+	G1a     = "G1a"      // aborted read: a read saw a failed txn's append
+	G1b     = "G1b"      // intermediate read: a read saw a non-final append of a txn
+	G1c     = "G1c"      // a cycle of write-write and write-read edges
+	GSingle = "G-single" // a cycle with exactly one read-write edge (read skew)
+	G2Item  = "G2-item"  // a cycle with two or more read-write edges (write skew)
+	// GNonadjacent: a cycle with two or more read-write edges, no two of
+	// them next to each other; snapshot isolation rules it out, as it
+	// rules out G-single, where it allows G2-item's adjacent pairs.
+	GNonadjacent = "G-nonadjacent"
+	Duplicate    = "duplicate-elements"
 	// IncompatibleOrder: two reads of a key neither of which is a prefix
 	// of the other; no version order explains both.
 	IncompatibleOrder = "incompatible-order"
@@ -137,7 +141,7 @@ func forbids(m Model, typ string) bool {
 	switch base {
 	case G0, G1a, G1b, G1c, Duplicate, IncompatibleOrder, Garbage:
 		return true
-	case GSingle, Internal:
+	case GSingle, GNonadjacent, Internal:
 		// Elle counts a transaction that does not see its own state as
 		// ruled out by snapshot isolation and stronger, not by read
 		// committed.

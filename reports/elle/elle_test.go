@@ -85,6 +85,17 @@ func TestAnomalies(t *testing.T) {
 				tx(t, 2, OK, 20, 30, "r x 2", "r y 1"),
 			}
 		}, []string{G2Item}, SnapshotIsolation, []int{0, 1}},
+		{"G-nonadjacent", func(t *testing.T) []Txn {
+			// T0 -rw-> T1 -wr-> T2 -rw-> T3 -wr-> T0: two anti-dependencies,
+			// never one after the other.
+			return []Txn{
+				tx(t, 0, OK, 0, 10, "r x", "r w 1"),
+				tx(t, 1, OK, 0, 10, "append x 1", "append y 1"),
+				tx(t, 2, OK, 0, 10, "r y 1", "r z"),
+				tx(t, 3, OK, 0, 10, "append z 1", "append w 1"),
+				tx(t, 4, OK, 20, 30, "r x 1", "r z 1"),
+			}
+		}, []string{GNonadjacent}, ReadCommitted, []int{0, 1, 2, 3}},
 		{"G0-realtime", func(t *testing.T) []Txn {
 			return []Txn{
 				tx(t, 0, OK, 0, 10, "append x 1"),
