@@ -4,6 +4,7 @@ import (
 	"maps"
 
 	"github.com/ruvio/ruvio/ruvio/deque"
+	"github.com/ruvio/ruvio/ruvio/hash"
 	"github.com/ruvio/ruvio/ruvio/slots"
 	"github.com/ruvio/ruvio/ruvio/sortedset"
 	"github.com/ruvio/ruvio/ruvio/stream"
@@ -126,10 +127,8 @@ func CloneValue(v any) any {
 	switch x := v.(type) {
 	case []byte:
 		return append([]byte(nil), x...)
-	case map[string][]byte:
-		// Field values are replaced, never changed in place, so sharing
-		// them is safe.
-		return maps.Clone(x)
+	case *hash.Hash:
+		return x.Clone()
 	case map[string]struct{}:
 		return maps.Clone(x)
 	case *deque.Deque:

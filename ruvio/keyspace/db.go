@@ -12,7 +12,7 @@ import (
 // Entry is one key's value and its expiry (Unix ms, 0 = none).
 //
 // Val holds one of: []byte (string), *deque.Deque (list),
-// map[string][]byte (hash), map[string]struct{} (set), *sortedset.Set
+// *hash.Hash (hash), map[string]struct{} (set), *sortedset.Set
 // (sorted set), *stream.Stream (stream).
 type Entry struct {
 	Val      any

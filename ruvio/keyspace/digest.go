@@ -6,8 +6,10 @@ import (
 	"maps"
 	"math"
 	"slices"
+	"strings"
 
 	"github.com/ruvio/ruvio/ruvio/deque"
+	"github.com/ruvio/ruvio/ruvio/hash"
 	"github.com/ruvio/ruvio/ruvio/sortedset"
 	"github.com/ruvio/ruvio/ruvio/stream"
 )
@@ -54,11 +56,22 @@ func appendEntry(b []byte, key string, e *Entry) []byte {
 		for _, m := range slices.Sorted(maps.Keys(v)) {
 			b = appendField(b, []byte(m))
 		}
-	case map[string][]byte:
+	case *hash.Hash:
+		// Sorted by field, so neither the form nor the insertion order
+		// shows.
 		b = append(b, 'h')
-		for _, f := range slices.Sorted(maps.Keys(v)) {
-			b = appendField(b, []byte(f))
-			b = appendField(b, v[f])
+		type pair struct {
+			f string
+			v []byte
+		}
+		pairs := make([]pair, 0, v.Len())
+		for f, val := range v.Range {
+			pairs = append(pairs, pair{f, val})
+		}
+		slices.SortFunc(pairs, func(x, y pair) int { return strings.Compare(x.f, y.f) })
+		for _, p := range pairs {
+			b = appendField(b, []byte(p.f))
+			b = appendField(b, p.v)
 		}
 	case *sortedset.Set:
 		b = append(b, 'z')

@@ -5,6 +5,7 @@ import (
 	"strconv"
 
 	"github.com/ruvio/ruvio/ruvio/deque"
+	"github.com/ruvio/ruvio/ruvio/hash"
 	"github.com/ruvio/ruvio/ruvio/rdb"
 	"github.com/ruvio/ruvio/ruvio/sortedset"
 	"github.com/ruvio/ruvio/ruvio/stream"
@@ -41,9 +42,11 @@ func EntryOps(key string, val any, expireAt int64) (ops [][][]byte, size int, er
 			elems = append(elems, []byte(m))
 		}
 		chunked("SADD", elems, 1)
-	case map[string][]byte:
-		elems := make([][]byte, 0, 2*len(v))
-		for f, x := range v {
+	case *hash.Hash:
+		// The values alias the hash: the caller copies the ops before
+		// the hash may change.
+		elems := make([][]byte, 0, 2*v.Len())
+		for f, x := range v.Range {
 			elems = append(elems, []byte(f), x)
 		}
 		chunked("HSET", elems, 2)

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/ruvio/ruvio/ruvio/deque"
+	"github.com/ruvio/ruvio/ruvio/hash"
 	"github.com/ruvio/ruvio/ruvio/sortedset"
 	"pgregory.net/rapid"
 )
@@ -185,7 +186,7 @@ func TestEntryOps(t *testing.T) {
 		{"string with ttl", []byte("v"), 1700000000000, []string{"DEL", "SET", "PEXPIREAT"}},
 		{"long list", deque.New(elems...), 0, []string{"DEL", "RPUSH", "RPUSH"}},
 		{"set", map[string]struct{}{"a": {}}, 0, []string{"DEL", "SADD"}},
-		{"hash", map[string][]byte{"f": []byte("v")}, 0, []string{"DEL", "HSET"}},
+		{"hash", hash.FromMap(map[string][]byte{"f": []byte("v")}), 0, []string{"DEL", "HSET"}},
 		{"zset", z, 0, []string{"DEL", "ZADD"}},
 	} {
 		ops, size, err := EntryOps("k", tc.val, tc.expireAt)

@@ -5,11 +5,13 @@ import (
 	"encoding/binary"
 	"slices"
 	"strconv"
+	"strings"
 	"testing"
 
 	"pgregory.net/rapid"
 
 	"github.com/ruvio/ruvio/ruvio/deque"
+	"github.com/ruvio/ruvio/ruvio/hash"
 	"github.com/ruvio/ruvio/ruvio/sortedset"
 	"github.com/ruvio/ruvio/ruvio/stream"
 )
@@ -113,6 +115,56 @@ func TestIntset(t *testing.T) {
 	}
 }
 
+// payload frames an encoded value as DUMP does: version, then checksum.
+func payload(body []byte) []byte {
+	body = binary.LittleEndian.AppendUint16(body, Version)
+	return binary.LittleEndian.AppendUint64(body, CRC64(body))
+}
+
+// A restored hash takes the form Redis would give it: the compact one,
+// in the payload's order, within Redis's limits, and the map past them,
+// whichever type the payload holds it in.
+func TestDecodeHashForm(t *testing.T) {
+	plain := func(pairs ...string) []byte {
+		b := appendLen([]byte{typeHash}, uint64(len(pairs)/2))
+		for _, p := range pairs {
+			b = appendString(b, []byte(p))
+		}
+		return payload(b)
+	}
+	var many []string
+	for i := range 513 {
+		many = append(many, "f"+strconv.Itoa(i), "v")
+	}
+	lp := appendString([]byte{typeHashListpack}, listpack([]byte{0x81, 'b'}, []byte{0x01}, []byte{0x81, 'a'}, []byte{0x02}))
+	for _, tc := range []struct {
+		name    string
+		payload []byte
+		want    string
+		first   string
+	}{
+		{"listpack type", payload(lp), "listpack", "b=1"},
+		{"hash type", plain("z", "1", "y", "2"), "listpack", "z=1"},
+		{"hash type, 512 fields", plain(many[:1024]...), "listpack", "f0=v"},
+		{"hash type, 513 fields", plain(many...), "hashtable", ""},
+		{"hash type, a 65-byte value", plain("f", strings.Repeat("v", 65)), "hashtable", ""},
+	} {
+		v, err := Decode(tc.payload)
+		if err != nil {
+			t.Fatalf("%s: %v", tc.name, err)
+		}
+		h := v.(*hash.Hash)
+		if h.Encoding() != tc.want {
+			t.Errorf("%s: encoding %s, want %s", tc.name, h.Encoding(), tc.want)
+		}
+		if tc.first != "" {
+			if f, val := h.At(0); f+"="+string(val) != tc.first {
+				t.Errorf("%s: first field %s=%s, want %s", tc.name, f, val, tc.first)
+			}
+		}
+	}
+}
+
 // Whatever Encode writes, Decode reads back equal, and a flipped byte
 // fails the checksum.
 func TestEncodeDecodeRoundTrip(t *testing.T) {
@@ -131,11 +183,12 @@ func TestEncodeDecodeRoundTrip(t *testing.T) {
 			}
 			v = m
 		case 3:
-			m := map[string][]byte{}
+			// Elements of up to 300 bytes give both of a hash's forms.
+			h := hash.New()
 			for _, e := range rapid.SliceOfN(elem, 1, 20).Draw(t, "hash") {
-				m[string(e)] = e
+				h.Set(string(e), e)
 			}
-			v = m
+			v = h
 		case 4:
 			z := sortedset.New()
 			for i, e := range rapid.SliceOfN(elem, 1, 20).Draw(t, "zset") {
@@ -176,8 +229,8 @@ func render(v any) string {
 		for m := range x {
 			parts = append(parts, m)
 		}
-	case map[string][]byte:
-		for f, e := range x {
+	case *hash.Hash:
+		for f, e := range x.Range {
 			parts = append(parts, f+"="+string(e))
 		}
 	case *sortedset.Set:

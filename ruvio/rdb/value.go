@@ -8,6 +8,7 @@ import (
 	"strconv"
 
 	"github.com/ruvio/ruvio/ruvio/deque"
+	"github.com/ruvio/ruvio/ruvio/hash"
 	"github.com/ruvio/ruvio/ruvio/sortedset"
 	"github.com/ruvio/ruvio/ruvio/stream"
 )
@@ -66,10 +67,12 @@ func Encode(v any) ([]byte, error) {
 		for m := range x {
 			b = appendString(b, []byte(m))
 		}
-	case map[string][]byte:
+	case *hash.Hash:
+		// Always the plain hash type, whatever the form: every Redis
+		// loads it, and builds the encoding its own limits choose.
 		b = append(b, typeHash)
-		b = appendLen(b, uint64(len(x)))
-		for f, val := range x {
+		b = appendLen(b, uint64(x.Len()))
+		for f, val := range x.Range {
 			b = appendString(b, []byte(f))
 			b = appendString(b, val)
 		}
@@ -122,7 +125,7 @@ func Verify(p []byte) error {
 }
 
 // Decode reads a verified payload back into a keyspace value: []byte,
-// *deque.Deque, map[string]struct{}, map[string][]byte, *sortedset.Set or
+// *deque.Deque, map[string]struct{}, *hash.Hash, *sortedset.Set or
 // *stream.Stream.
 func Decode(p []byte) (any, error) {
 	if err := Verify(p); err != nil {
@@ -264,12 +267,12 @@ func (d *decoder) value(typ byte) any {
 		return d.nonEmpty(len(s), s)
 	case typeHash:
 		n := d.count()
-		h := make(map[string][]byte, n)
+		h := hash.New()
 		for i := 0; i < n && d.err == nil; i++ {
 			f := d.str()
-			h[string(f)] = d.str()
+			h.Set(string(f), d.str())
 		}
-		return d.nonEmpty(len(h), h)
+		return d.nonEmpty(h.Len(), h)
 	case typeZSet, typeZSet2:
 		n := d.count()
 		z := sortedset.New()
@@ -339,11 +342,11 @@ func (d *decoder) value(typ byte) any {
 			return nil
 		}
 		if typ == typeHashZiplist || typ == typeHashListpack {
-			h := make(map[string][]byte, len(es)/2)
+			h := hash.New()
 			for i := 0; i < len(es); i += 2 {
-				h[string(es[i])] = es[i+1]
+				h.Set(string(es[i]), es[i+1])
 			}
-			return d.nonEmpty(len(h), h)
+			return d.nonEmpty(h.Len(), h)
 		}
 		z := sortedset.New()
 		for i := 0; i < len(es); i += 2 {

@@ -13,6 +13,7 @@ import (
 	"testing"
 
 	"github.com/ruvio/ruvio/ruvio/deque"
+	"github.com/ruvio/ruvio/ruvio/hash"
 	"github.com/ruvio/ruvio/ruvio/keyspace"
 	"github.com/ruvio/ruvio/ruvio/sortedset"
 )
@@ -36,7 +37,7 @@ func small() map[string]keyspace.Entry {
 		"l":  {Val: deque.New([]byte("a"), []byte("bc"))},
 		"st": {Val: map[string]struct{}{"m": {}, "n": {}}},
 		"z":  {Val: zset(sortedset.Item{Member: "a", Score: 2.5}, sortedset.Item{Member: "b", Score: -1})},
-		"h":  {Val: map[string][]byte{"f": []byte("v")}},
+		"h":  {Val: hash.FromMap(map[string][]byte{"f": []byte("v")})},
 	}
 }
 

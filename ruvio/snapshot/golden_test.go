@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/ruvio/ruvio/ruvio/deque"
+	"github.com/ruvio/ruvio/ruvio/hash"
 	"github.com/ruvio/ruvio/ruvio/keyspace"
 	"github.com/ruvio/ruvio/ruvio/sortedset"
 )
@@ -30,7 +31,7 @@ func goldenV1() (Header, map[string]keyspace.Entry) {
 		"set":     {Val: map[string]struct{}{"x": {}, "y": {}}},
 		"zset": {Val: zset(sortedset.Item{Member: "lo", Score: math.Inf(-1)},
 			sortedset.Item{Member: "mid", Score: 2.5}), ExpireAt: 1},
-		"hash": {Val: map[string][]byte{"f1": []byte("v1"), "f2": {}}},
+		"hash": {Val: hash.FromMap(map[string][]byte{"f1": []byte("v1"), "f2": {}})},
 	}
 }
 

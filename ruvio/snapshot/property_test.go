@@ -8,6 +8,7 @@ import (
 	"pgregory.net/rapid"
 
 	"github.com/ruvio/ruvio/ruvio/deque"
+	"github.com/ruvio/ruvio/ruvio/hash"
 	"github.com/ruvio/ruvio/ruvio/keyspace"
 	"github.com/ruvio/ruvio/ruvio/sortedset"
 )
@@ -56,12 +57,12 @@ func genEntry() *rapid.Generator[keyspace.Entry] {
 			}
 			e.Val = s
 		case 4:
-			m := map[string][]byte{}
+			h := hash.New()
 			n := rapid.IntRange(0, 20).Draw(t, "hashLen")
 			for i := range n {
-				m[genStr.Draw(t, fmt.Sprint("field", i))] = genValue.Draw(t, fmt.Sprint("value", i))
+				h.Set(genStr.Draw(t, fmt.Sprint("field", i)), genValue.Draw(t, fmt.Sprint("value", i)))
 			}
-			e.Val = m
+			e.Val = h
 		}
 		return e
 	})

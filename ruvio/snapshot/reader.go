@@ -10,6 +10,7 @@ import (
 	"os"
 
 	"github.com/ruvio/ruvio/ruvio/deque"
+	"github.com/ruvio/ruvio/ruvio/hash"
 	"github.com/ruvio/ruvio/ruvio/keyspace"
 	"github.com/ruvio/ruvio/ruvio/sortedset"
 	"github.com/ruvio/ruvio/ruvio/stream"
@@ -356,19 +357,30 @@ func (r *reader) stream() *stream.Stream {
 	return s
 }
 
-func (r *reader) hash() map[string][]byte {
+func (r *reader) hash() *hash.Hash {
 	n := r.count(2)
-	m := make(map[string][]byte, n)
+	h := hash.New()
+	// The hash copies each value, so one buffer serves them all.
+	var val []byte
 	for range n {
 		f := r.str(r.length())
-		if m[f] = r.bytes(r.length()); r.err != nil {
+		vn := r.length()
+		if r.err != nil {
 			return nil
 		}
+		if cap(val) < vn {
+			val = make([]byte, vn)
+		}
+		val = val[:vn]
+		if r.read(val); r.err != nil {
+			return nil
+		}
+		h.Set(f, val)
 	}
-	if len(m) != n {
+	if h.Len() != n {
 		r.fail(r.corrupt(r.at(), "entry %d: hash repeats a field", r.entries))
 	}
-	return m
+	return h
 }
 
 // remaining bounds the bytes still decodable: everything left in the file.

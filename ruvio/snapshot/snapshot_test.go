@@ -13,6 +13,7 @@ import (
 	"testing"
 
 	"github.com/ruvio/ruvio/ruvio/deque"
+	"github.com/ruvio/ruvio/ruvio/hash"
 	"github.com/ruvio/ruvio/ruvio/keyspace"
 	"github.com/ruvio/ruvio/ruvio/sortedset"
 )
@@ -38,10 +39,16 @@ func describe(v any) string {
 			fmt.Fprintf(&b, "%q=%x,", it.Member, math.Float64bits(it.Score))
 		}
 		b.WriteString("]")
-	case map[string][]byte:
+	case *hash.Hash:
 		b.WriteString("hash [")
-		for _, f := range slices.Sorted(maps.Keys(v)) {
-			fmt.Fprintf(&b, "%q=%q,", f, v[f])
+		var fields []string
+		for f := range v.Range {
+			fields = append(fields, f)
+		}
+		slices.Sort(fields)
+		for _, f := range fields {
+			val, _ := v.Get(f)
+			fmt.Fprintf(&b, "%q=%q,", f, val)
 		}
 		b.WriteString("]")
 	default:
@@ -151,9 +158,9 @@ func sample() map[string]keyspace.Entry {
 		"list-big":                       {Val: bigList, ExpireAt: 99},
 		"set":                            {Val: map[string]struct{}{"a": {}, "": {}, "\xff": {}}},
 		"set-empty":                      {Val: map[string]struct{}{}},
-		"hash":                           {Val: map[string][]byte{"f": []byte("v"), "": []byte(""), "g": nil}},
-		"hash-empty":                     {Val: map[string][]byte{}},
-		"hash-bigval":                    {Val: map[string][]byte{"f": big}},
+		"hash":                           {Val: hash.FromMap(map[string][]byte{"f": []byte("v"), "": []byte(""), "g": nil})},
+		"hash-empty":                     {Val: hash.New()},
+		"hash-bigval":                    {Val: hash.FromMap(map[string][]byte{"f": big})},
 		"zset": {Val: zset(
 			sortedset.Item{Member: "a", Score: 1.5},
 			sortedset.Item{Member: "", Score: math.Inf(-1)},
@@ -248,7 +255,7 @@ func TestAddCopiesValues(t *testing.T) {
 		t.Fatal(err)
 	}
 	val := []byte("original")
-	h := map[string][]byte{"f": []byte("v1")}
+	h := hash.FromMap(map[string][]byte{"f": []byte("v1")})
 	l := deque.New([]byte("x"))
 	if err := w.Add("s", &keyspace.Entry{Val: val}); err != nil {
 		t.Fatal(err)
@@ -260,8 +267,9 @@ func TestAddCopiesValues(t *testing.T) {
 		t.Fatal(err)
 	}
 	copy(val, "CHANGED!")
-	h["f"][0] = 'X'
-	h["g"] = []byte("new")
+	stored, _ := h.Get("f")
+	stored[0] = 'X'
+	h.Set("g", []byte("new"))
 	l.PushBack([]byte("y"))
 	path, err := w.Commit()
 	if err != nil {
@@ -273,7 +281,7 @@ func TestAddCopiesValues(t *testing.T) {
 	}
 	checkEqual(t, map[string]keyspace.Entry{
 		"s": {Val: []byte("original")},
-		"h": {Val: map[string][]byte{"f": []byte("v1")}},
+		"h": {Val: hash.FromMap(map[string][]byte{"f": []byte("v1")})},
 		"l": {Val: deque.New([]byte("x"))},
 	}, got)
 }
@@ -284,7 +292,7 @@ func TestAddRejectsUnknownTypes(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	bad := []any{"a string", 42, nil, []string{"x"}, (*deque.Deque)(nil), (*sortedset.Set)(nil)}
+	bad := []any{"a string", 42, nil, []string{"x"}, (*deque.Deque)(nil), (*sortedset.Set)(nil), (*hash.Hash)(nil)}
 	for _, v := range bad {
 		if err := w.Add("k", &keyspace.Entry{Val: v}); err == nil {
 			t.Errorf("Add(%T) succeeded", v)

@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 
 	"github.com/ruvio/ruvio/ruvio/deque"
+	"github.com/ruvio/ruvio/ruvio/hash"
 	"github.com/ruvio/ruvio/ruvio/keyspace"
 	"github.com/ruvio/ruvio/ruvio/sortedset"
 	"github.com/ruvio/ruvio/ruvio/stream"
@@ -124,10 +125,13 @@ func (w *Writer) Add(key string, e *keyspace.Entry) error {
 			binary.LittleEndian.PutUint64(score[:], math.Float64bits(it.Score))
 			put(w, score[:])
 		}
-	case map[string][]byte:
+	case *hash.Hash:
+		if v == nil {
+			return fmt.Errorf("snapshot: key %q: nil hash", key)
+		}
 		w.entryHead(typeHash, key, e.ExpireAt)
-		w.putUvarint(uint64(len(v)))
-		for f, val := range v {
+		w.putUvarint(uint64(v.Len()))
+		for f, val := range v.Range {
 			w.putString(f)
 			w.putBytes(val)
 		}

@@ -14,6 +14,7 @@ import (
 	"testing"
 
 	"github.com/ruvio/ruvio/ruvio/command"
+	"github.com/ruvio/ruvio/ruvio/hash"
 	"github.com/ruvio/ruvio/ruvio/keyspace"
 	"github.com/ruvio/ruvio/ruvio/resp"
 )
@@ -153,9 +154,9 @@ func DumpValue(v any) string {
 	switch x := v.(type) {
 	case []byte:
 		return "string:" + strconv.Quote(string(x))
-	case map[string][]byte:
+	case *hash.Hash:
 		var kv []string
-		for k, val := range x {
+		for k, val := range x.Range {
 			kv = append(kv, strconv.Quote(k)+"="+strconv.Quote(string(val)))
 		}
 		sort.Strings(kv)

@@ -5,6 +5,7 @@ import (
 
 	"github.com/ruvio/ruvio/ruvio/command"
 	"github.com/ruvio/ruvio/ruvio/deque"
+	"github.com/ruvio/ruvio/ruvio/hash"
 	"github.com/ruvio/ruvio/ruvio/sortedset"
 )
 
@@ -48,7 +49,11 @@ func TypeMakers() []*command.Spec {
 			}}
 	}
 	return []*command.Spec{
-		maker("testhash", func() any { return map[string][]byte{"f": []byte("v")} }),
+		maker("testhash", func() any {
+			h := hash.New()
+			h.Set("f", []byte("v"))
+			return h
+		}),
 		maker("testset", func() any { return map[string]struct{}{"m": {}} }),
 		maker("testlist", func() any { return deque.New([]byte("e")) }),
 		maker("testzset", func() any {

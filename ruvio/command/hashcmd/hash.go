@@ -1,39 +1,36 @@
 // Package hashcmd implements Redis's hash commands. A hash is stored as a
-// map[string][]byte in the keyspace entry; an empty hash never stays in
-// the keyspace.
+// *hash.Hash in the keyspace entry; an empty hash never stays in the
+// keyspace.
 package hashcmd
 
 import (
 	"github.com/ruvio/ruvio/ruvio/command"
-	"github.com/ruvio/ruvio/ruvio/command/random"
-	"github.com/ruvio/ruvio/ruvio/command/scan"
+	"github.com/ruvio/ruvio/ruvio/hash"
 	"github.com/ruvio/ruvio/ruvio/notify"
 )
 
-// hash is the stored representation.
-type hash = map[string][]byte
-
-// readHash and writeHash look a key up as a hash; see command.As.
+// readHash and writeHash look a key up as a hash; see command.As. A
+// missing key gives a nil *hash.Hash, which reads as empty.
 var (
-	readHash  = command.LookupRead[hash]
-	writeHash = command.LookupWrite[hash]
+	readHash  = command.LookupRead[*hash.Hash]
+	writeHash = command.LookupWrite[*hash.Hash]
 )
 
 // setField sets field f of h, key's hash, to val, creating the hash when
 // h is nil, and records the change; event names its notification.
-func setField(c *command.Ctx, key string, h hash, f string, val []byte, event string) {
+func setField(c *command.Ctx, key string, h *hash.Hash, f string, val []byte, event string) {
 	created := h == nil
 	if created {
-		h = make(hash, 1)
+		h = hash.New()
 	}
-	h[f] = val
+	h.Set(f, val)
 	c.Stored(key, h, created)
 	c.NotifyString(notify.Hash, event, key)
 }
 
 // setPairs is HSET and HMSET: it stores field/value pairs and returns how
-// many fields are new. Values are kept as the request's own slices, which
-// the reader allocated for this command alone.
+// many fields are new. The hash copies every value: a request's arguments
+// share one buffer, which a stored slice of it would keep alive.
 func setPairs(c *command.Ctx, name string) (int64, bool) {
 	if len(c.Args)%2 == 1 {
 		c.W.Error(command.ErrWrongArgs(name))
@@ -46,15 +43,13 @@ func setPairs(c *command.Ctx, name string) (int64, bool) {
 	}
 	created := h == nil
 	if created {
-		h = make(hash, (len(c.Args)-2)/2)
+		h = hash.New()
 	}
 	var added int64
 	for i := 2; i < len(c.Args); i += 2 {
-		f := string(c.Args[i])
-		if _, exists := h[f]; !exists {
+		if h.Set(string(c.Args[i]), c.Args[i+1]) {
 			added++
 		}
-		h[f] = c.Args[i+1]
 	}
 	// Redis counts every HSET as a change, even one that rewrote equal
 	// values, so WATCH fails and the command is logged.
@@ -82,7 +77,7 @@ func hsetnx(c *command.Ctx) {
 		return
 	}
 	f := string(c.Args[2])
-	if _, exists := h[f]; exists {
+	if _, exists := h.Get(f); exists {
 		c.W.Int(0)
 		return
 	}
@@ -106,8 +101,8 @@ func hmget(c *command.Ctx) {
 }
 
 // writeField answers field f's value in h, or null when there is none.
-func writeField(c *command.Ctx, h hash, f []byte) {
-	if v, exists := h[string(f)]; exists {
+func writeField(c *command.Ctx, h *hash.Hash, f []byte) {
+	if v, exists := h.Get(string(f)); exists {
 		c.W.Bulk(v)
 	} else {
 		c.W.Null()
@@ -122,42 +117,47 @@ func hdel(c *command.Ctx) {
 	}
 	var deleted int64
 	for _, f := range c.Args[2:] {
-		if _, exists := h[string(f)]; exists {
-			delete(h, string(f))
+		if h.Delete(string(f)) {
 			deleted++
 		}
 	}
 	if deleted > 0 {
 		// One change however many fields went, as Redis counts it.
 		c.NotifyString(notify.Hash, "hdel", key)
-		c.Changed(key, len(h), 1)
+		c.Changed(key, h.Len(), 1)
 	}
 	c.W.Int(deleted)
 }
 
 func hlen(c *command.Ctx) {
 	if h, ok := readHash(c, string(c.Args[1])); ok {
-		c.W.Int(int64(len(h)))
+		c.W.Int(int64(h.Len()))
 	}
 }
 
 func hexists(c *command.Ctx) {
 	if h, ok := readHash(c, string(c.Args[1])); ok {
-		c.W.Int(command.Has(h, c.Args[2]))
+		var n int64
+		if _, exists := h.Get(string(c.Args[2])); exists {
+			n = 1
+		}
+		c.W.Int(n)
 	}
 }
 
 func hstrlen(c *command.Ctx) {
 	if h, ok := readHash(c, string(c.Args[1])); ok {
-		c.W.Int(int64(len(h[string(c.Args[2])])))
+		v, _ := h.Get(string(c.Args[2]))
+		c.W.Int(int64(len(v)))
 	}
 }
 
 // hgetall answers a RESP3 map (a flat array in RESP2), as Redis 7 does.
+// A small hash answers in insertion order, as Redis's listpack does.
 func hgetall(c *command.Ctx) {
 	if h, ok := readHash(c, string(c.Args[1])); ok {
-		c.W.Map(len(h))
-		for f, v := range h {
+		c.W.Map(h.Len())
+		for f, v := range h.Range {
 			c.W.BulkString(f)
 			c.W.Bulk(v)
 		}
@@ -166,8 +166,8 @@ func hgetall(c *command.Ctx) {
 
 func hkeys(c *command.Ctx) {
 	if h, ok := readHash(c, string(c.Args[1])); ok {
-		c.W.Array(len(h))
-		for f := range h {
+		c.W.Array(h.Len())
+		for f := range h.Range {
 			c.W.BulkString(f)
 		}
 	}
@@ -175,8 +175,8 @@ func hkeys(c *command.Ctx) {
 
 func hvals(c *command.Ctx) {
 	if h, ok := readHash(c, string(c.Args[1])); ok {
-		c.W.Array(len(h))
-		for _, v := range h {
+		c.W.Array(h.Len())
+		for _, v := range h.Range {
 			c.W.Bulk(v)
 		}
 	}
@@ -209,53 +209,5 @@ func Specs() []*command.Spec {
 		f.Spec("hincrbyfloat", 4, w|oom|fast, hincrbyfloat),
 		f.Spec("hscan", -3, r, hscan),
 		f.Spec("hrandfield", -2, r, hrandfield),
-	}
-}
-
-// hscan answers [cursor, [field, value, ...]].
-func hscan(c *command.Ctx) {
-	h, cursor, o, ok := scan.Start[hash](c)
-	if !ok {
-		return
-	}
-	next, fields := scan.Map(h, cursor, o)
-	scan.WriteHeader(c, next, 2*len(fields))
-	for _, f := range fields {
-		c.W.BulkString(f)
-		c.W.Bulk(h[f])
-	}
-}
-
-// hrandfield is HRANDFIELD key [count [WITHVALUES]].
-func hrandfield(c *command.Ctx) {
-	random.Run(c, "withvalues", random.Key[[]byte], writeRandom)
-}
-
-// writeRandom answers HRANDFIELD's picks from h: distinct fields for a
-// positive count, independent draws for a negative one.
-func writeRandom(c *command.Ctx, h hash, a random.Args) {
-	write := func(f string) {
-		if a.With && c.W.Proto >= 3 {
-			c.W.Array(2)
-		}
-		c.W.BulkString(f)
-		if a.With {
-			c.W.Bulk(h[f])
-		}
-	}
-	switch {
-	case a.Count < 0:
-		a.Header(c.W, int(-a.Count))
-		random.Repeats(h, int(-a.Count), write)
-	case a.Count >= int64(len(h)):
-		a.Header(c.W, len(h))
-		for f := range h {
-			write(f)
-		}
-	default:
-		a.Header(c.W, int(a.Count))
-		for _, f := range random.Distinct(h, int(a.Count)) {
-			write(f)
-		}
 	}
 }

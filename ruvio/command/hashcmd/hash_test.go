@@ -180,3 +180,21 @@ func TestHashReplay(t *testing.T) {
 		t.Fatalf("HINCRBYFLOAT logged values %q, want [0.1 0.3]", logged)
 	}
 }
+
+// A small hash answers in insertion order, as Redis's listpack does: a
+// replaced value keeps its place, a field deleted and set again goes last.
+func TestHashSmallOrder(t *testing.T) {
+	h := newHarness(t)
+	h.Do("HSET", "h", "c", "1", "a", "2", "b", "3")
+	h.Do("HSET", "h", "a", "9")
+	h.Do("HDEL", "h", "c")
+	h.Do("HSET", "h", "c", "4")
+	all := []any{"a", "9", "b", "3", "c", "4"}
+	cmdtest.Steps{
+		{Args: []string{"HGETALL", "h"}, Want: all},
+		{Args: []string{"HKEYS", "h"}, Want: []any{"a", "b", "c"}},
+		{Args: []string{"HVALS", "h"}, Want: []any{"9", "3", "4"}},
+		{Args: []string{"HSCAN", "h", "0"}, Want: []any{"0", all}},
+		{Args: []string{"HRANDFIELD", "h", "3", "WITHVALUES"}, Want: all},
+	}.Run(t, h)
+}

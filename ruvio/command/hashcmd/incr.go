@@ -25,7 +25,7 @@ func hincrby(c *command.Ctx) {
 	}
 	f := string(c.Args[2])
 	var cur int64
-	if v, exists := h[f]; exists {
+	if v, exists := h.Get(f); exists {
 		if cur, ok = command.ParseInt(v); !ok {
 			c.W.Error(errHashNotInteger)
 			return
@@ -60,7 +60,7 @@ func hincrbyfloat(c *command.Ctx) {
 	}
 	f := string(c.Args[2])
 	cur := longdouble.Zero()
-	if v, exists := h[f]; exists {
+	if v, exists := h.Get(f); exists {
 		if cur, ok = longdouble.Parse(v); !ok {
 			c.W.Error(errHashNotFloat)
 			return

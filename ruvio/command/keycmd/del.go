@@ -3,6 +3,7 @@ package keycmd
 import (
 	"github.com/ruvio/ruvio/ruvio/command"
 	"github.com/ruvio/ruvio/ruvio/deque"
+	"github.com/ruvio/ruvio/ruvio/hash"
 	"github.com/ruvio/ruvio/ruvio/notify"
 	"github.com/ruvio/ruvio/ruvio/sortedset"
 	"github.com/ruvio/ruvio/ruvio/stream"
@@ -47,7 +48,7 @@ func TypeName(v any) string {
 		return "string"
 	case *deque.Deque:
 		return "list"
-	case map[string][]byte:
+	case *hash.Hash:
 		return "hash"
 	case map[string]struct{}:
 		return "set"

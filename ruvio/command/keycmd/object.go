@@ -3,22 +3,21 @@ package keycmd
 import (
 	"github.com/ruvio/ruvio/ruvio/command"
 	"github.com/ruvio/ruvio/ruvio/deque"
+	"github.com/ruvio/ruvio/ruvio/hash"
 	"github.com/ruvio/ruvio/ruvio/sortedset"
 	"github.com/ruvio/ruvio/ruvio/stream"
 )
 
 // Redis 7.0's default encoding thresholds, which OBJECT ENCODING applies
 // to a value's size and contents. ruvio's own representation does not
-// change with them.
+// change with them, except a hash's, which reports its own form.
 const (
-	embstrMax          = 44
-	hashListpackFields = 512
-	hashListpackValue  = 64
-	setIntsetEntries   = 512
-	zsetListpackItems  = 128
-	zsetListpackValue  = 64
-	sharedIntegers     = 10000
-	sharedRefcount     = 2147483647
+	embstrMax         = 44
+	setIntsetEntries  = 512
+	zsetListpackItems = 128
+	zsetListpackValue = 64
+	sharedIntegers    = 10000
+	sharedRefcount    = 2147483647
 )
 
 const (
@@ -66,16 +65,10 @@ func Encoding(v any) string {
 		return "raw"
 	case *deque.Deque:
 		return "quicklist"
-	case map[string][]byte:
-		if len(x) > hashListpackFields {
-			return "hashtable"
-		}
-		for k, val := range x {
-			if len(k) > hashListpackValue || len(val) > hashListpackValue {
-				return "hashtable"
-			}
-		}
-		return "listpack"
+	case *hash.Hash:
+		// The form follows Redis's thresholds, and stays converted once
+		// past them, as Redis's does.
+		return x.Encoding()
 	case map[string]struct{}:
 		if len(x) > setIntsetEntries {
 			return "hashtable"

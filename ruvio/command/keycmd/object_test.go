@@ -7,6 +7,7 @@ import (
 
 	"github.com/ruvio/ruvio/ruvio/command/cmdtest"
 	"github.com/ruvio/ruvio/ruvio/command/keycmd"
+	"github.com/ruvio/ruvio/ruvio/hash"
 )
 
 // objectHarness also serves OBJECT's subcommands under their full names,
@@ -66,12 +67,17 @@ func TestObject(t *testing.T) {
 }
 
 func TestEncodingThresholds(t *testing.T) {
-	hash := func(n, vlen int) map[string][]byte {
-		m := map[string][]byte{}
+	hashOf := func(n, vlen int) *hash.Hash {
+		h := hash.New()
 		for i := 0; i < n; i++ {
-			m["f"+strconv.Itoa(i)] = []byte(strings.Repeat("v", vlen))
+			h.Set("f"+strconv.Itoa(i), []byte(strings.Repeat("v", vlen)))
 		}
-		return m
+		return h
+	}
+	// A hash keeps its form once it has been converted, as in Redis.
+	shrunk := hashOf(513, 1)
+	for i := 1; i < 513; i++ {
+		shrunk.Delete("f" + strconv.Itoa(i))
 	}
 	set := func(n int, prefix string) map[string]struct{} {
 		m := map[string]struct{}{}
@@ -86,7 +92,7 @@ func TestEncodingThresholds(t *testing.T) {
 	}{
 		{[]byte("-9223372036854775808"), "int"}, {[]byte("9223372036854775808"), "embstr"}, {[]byte("01"), "embstr"},
 		{[]byte(strings.Repeat("a", 44)), "embstr"}, {[]byte(strings.Repeat("a", 45)), "raw"}, {[]byte(""), "embstr"},
-		{hash(512, 64), "listpack"}, {hash(513, 1), "hashtable"}, {hash(1, 65), "hashtable"},
+		{hashOf(512, 64), "listpack"}, {hashOf(513, 1), "hashtable"}, {hashOf(1, 65), "hashtable"}, {shrunk, "hashtable"},
 		{set(512, ""), "intset"}, {set(513, ""), "hashtable"}, {set(2, "m"), "hashtable"},
 	} {
 		if got := keycmd.Encoding(tc.v); got != tc.want {

@@ -9,6 +9,7 @@ import (
 
 	"github.com/ruvio/ruvio/ruvio/command"
 	"github.com/ruvio/ruvio/ruvio/deque"
+	"github.com/ruvio/ruvio/ruvio/hash"
 	"github.com/ruvio/ruvio/ruvio/notify"
 	"github.com/ruvio/ruvio/ruvio/slots"
 	"github.com/ruvio/ruvio/ruvio/sortedset"
@@ -128,11 +129,12 @@ func byPattern(c *command.Ctx, pat, elem []byte) []byte {
 		return nil
 	}
 	if field != nil {
-		h, ok := e.Val.(map[string][]byte)
+		h, ok := e.Val.(*hash.Hash)
 		if !ok {
 			return nil
 		}
-		return h[string(field)]
+		v, _ := h.Get(string(field))
+		return v
 	}
 	s, _ := e.Val.([]byte)
 	return s

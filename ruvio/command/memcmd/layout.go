@@ -2,6 +2,7 @@ package memcmd
 
 import (
 	"github.com/ruvio/ruvio/ruvio/deque"
+	"github.com/ruvio/ruvio/ruvio/hash"
 	"github.com/ruvio/ruvio/ruvio/sortedset"
 	"github.com/ruvio/ruvio/ruvio/stream"
 )
@@ -22,6 +23,7 @@ const (
 
 	dequeSize        = sliceHeader + 8 + 8                      // deque.Deque
 	dequeMin         = 8                                        // its smallest ring
+	hashSize         = sliceHeader + ptr                        // hash.Hash: its packed form or its map
 	zsetSize         = sliceHeader + ptr                        // sortedset.Set: its packed form or its skiplist
 	zsetList         = 3*ptr + 4*8                              // the skiplist
 	zsetHead         = zsetNode + 32*16                         // its sentinel, with every level
@@ -94,6 +96,19 @@ func packedZsetSize(z *sortedset.Set) (int, bool) {
 		return 0, true
 	}
 	return class(2 + z.Len()*(sw+ew) + members), true
+}
+
+// packedHashSize is a small hash's compact form, one byte slice: a
+// two-byte count, then every field and value after a length byte each.
+func packedHashSize(h *hash.Hash) int {
+	if h.Len() == 0 {
+		return 0
+	}
+	size := 2
+	for f, v := range h.Range {
+		size += 2 + len(f) + len(v)
+	}
+	return class(size)
 }
 
 // class rounds an allocation of n bytes up to the Go allocator's size
@@ -199,10 +214,14 @@ func ValueSize(v any, samples int) int {
 	case *deque.Deque:
 		ring := class(pow2(max(x.Len(), dequeMin)) * sliceHeader)
 		return class(dequeSize) + ring + sampled(x.Len(), samples, x.All(), bytesSize)
-	case map[string][]byte:
-		return mapSize(len(x), stringHeader+sliceHeader) + sampled(len(x), samples,
+	case *hash.Hash:
+		if x.Encoding() == "listpack" {
+			return class(hashSize) + packedHashSize(x)
+		}
+		// Each field: its slot in the map, its name and its value.
+		return class(hashSize) + mapSize(x.Len(), stringHeader+sliceHeader) + sampled(x.Len(), samples,
 			func(yield func([2]int) bool) {
-				for f, val := range x {
+				for f, val := range x.Range {
 					if !yield([2]int{len(f), cap(val)}) {
 						return
 					}

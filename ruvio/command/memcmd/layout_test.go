@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/ruvio/ruvio/ruvio/deque"
+	"github.com/ruvio/ruvio/ruvio/hash"
 	"github.com/ruvio/ruvio/ruvio/sortedset"
 	"github.com/ruvio/ruvio/ruvio/stream"
 )
@@ -38,10 +39,10 @@ func values(kind string, n, elems, size int) []any {
 				d.PushBack(blob())
 			}
 			out[i] = d
-		case "hash":
-			h := map[string][]byte{}
+		case "hash", "small hash":
+			h := hash.New()
 			for j := range elems {
-				h[fmt.Sprint("field:", j)] = blob()
+				h.Set(fmt.Sprint("field:", j), blob())
 			}
 			out[i] = h
 		case "set":
@@ -78,13 +79,15 @@ func heap() uint64 {
 // The estimate of every type is near what building the values really
 // took from the heap.
 func TestValueSizeMatchesHeap(t *testing.T) {
-	for _, kind := range []string{"string", "list", "hash", "set", "zset", "small zset", "stream"} {
+	for _, kind := range []string{"string", "list", "hash", "small hash", "set", "zset", "small zset", "stream"} {
 		t.Run(kind, func(t *testing.T) {
 			n, elems, size := 40, 500, 64
 			switch kind {
 			case "string":
 				n, elems = 20000, 1
 			case "small zset": // sortedset's compact form
+				n, elems, size = 2000, 20, 16
+			case "small hash": // hash's compact form
 				n, elems, size = 2000, 20, 16
 			}
 			before := heap()
