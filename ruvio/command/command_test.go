@@ -150,3 +150,30 @@ func TestBlockingPop(t *testing.T) {
 		t.Errorf("MULTI wrote %q", buf.String())
 	}
 }
+
+// Own and OwnEach copy: the source may change afterwards, and each copy
+// has no spare room to be appended into.
+func TestOwnCopiesExactly(t *testing.T) {
+	src := []byte("value")
+	own := Own(src)
+	src[0] = 'X'
+	if string(own) != "value" || cap(own) != len(own) {
+		t.Fatalf("Own = %q (cap %d), want \"value\" with no spare room", own, cap(own))
+	}
+	if Own(nil) != nil {
+		t.Fatal("Own(nil) is not nil")
+	}
+	args := [][]byte{[]byte("a"), []byte(""), []byte("ccc")}
+	var got [][]byte
+	OwnEach(args, func(b []byte) { got = append(got, b) })
+	args[0][0], args[2][0] = 'X', 'X'
+	want := []string{"a", "", "ccc"}
+	for i, b := range got {
+		if string(b) != want[i] || cap(b) != len(b) {
+			t.Errorf("OwnEach element %d = %q (cap %d), want %q with no spare room", i, b, cap(b), want[i])
+		}
+	}
+	if len(got) != len(want) {
+		t.Fatalf("OwnEach gave %d elements, want %d", len(got), len(want))
+	}
+}

@@ -157,3 +157,20 @@ func Own(b []byte) []byte {
 	}
 	return append(make([]byte, 0, len(b)), b...)
 }
+
+// OwnEach calls fn with a copy of each of args, all of them in one
+// allocation of exactly their bytes (see Own), for the elements a command
+// stores together: an LPUSH of many elements costs one allocation, and a
+// single pushed element no longer keeps its command's buffer alive.
+func OwnEach(args [][]byte, fn func(b []byte)) {
+	total := 0
+	for _, a := range args {
+		total += len(a)
+	}
+	buf := make([]byte, total)
+	for _, a := range args {
+		n := copy(buf, a)
+		fn(buf[:n:n])
+		buf = buf[n:]
+	}
+}

@@ -23,9 +23,7 @@ func pushCmd(at end, onlyExisting bool) func(*command.Ctx) {
 			}
 			l = &deque.Deque{}
 		}
-		for _, v := range c.Args[2:] {
-			at.push(l, v)
-		}
+		command.OwnEach(c.Args[2:], func(v []byte) { at.push(l, v) })
 		// Storing a new key touches it too, which wakes blocked clients.
 		c.Stored(key, l, created)
 		c.NotifyString(notify.List, at.pushEvent(), key)
