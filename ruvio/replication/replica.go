@@ -263,11 +263,13 @@ func (l *Link) apply(nc net.Conn, br *bufio.Reader) error {
 			// Apply the record and every whole record already buffered
 			// behind it under one lock: one acquisition per batch, never
 			// waiting on the network while holding it.
+			// The batch runs at one reading of the clock.
+			now := clock.NowMs()
 			sh.Lock()
-			err = sh.ApplyReplicatedLocked(m.Record)
+			err = sh.ApplyReplicatedAtLocked(m.Record, now)
 			for n := 0; err == nil && n < 1024 && dec.RecordBuffered(); n++ {
 				if m, err = dec.Next(); err == nil {
-					err = sh.ApplyReplicatedLocked(m.Record)
+					err = sh.ApplyReplicatedAtLocked(m.Record, now)
 				}
 			}
 			sh.Unlock()

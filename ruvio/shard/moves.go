@@ -5,6 +5,7 @@ import (
 	"strconv"
 	"sync/atomic"
 
+	"github.com/ruvio/ruvio/ruvio/clock"
 	"github.com/ruvio/ruvio/ruvio/command"
 	"github.com/ruvio/ruvio/ruvio/wal"
 )
@@ -74,7 +75,7 @@ func (sh *Shard) ApplyLocked(ops [][][]byte) (uint64, error) {
 	}
 	failed := sh.applier.failed
 	sh.db.Loading = true
-	err := sh.applier.apply(wal.Record{Seq: sh.wlog().Last() + 1, Ops: ops})
+	err := sh.applier.apply(wal.Record{Seq: sh.wlog().Last() + 1, Ops: ops}, clock.NowMs())
 	sh.db.Loading = false
 	if err != nil {
 		return 0, err

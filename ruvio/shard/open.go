@@ -112,12 +112,19 @@ func (sh *Shard) Open(cfg *config.Config, table *command.Table) (Recovery, error
 	}
 	sh.db.Loading = true
 	replayer := newReplayer(sh)
+	var now int64
 	err = log.Replay(snapSeq, func(r wal.Record) error {
+		// The clock is read every few hundred records: replay runs
+		// hundreds of thousands a second, so each sees the time within a
+		// few milliseconds.
+		if rec.Records%256 == 0 {
+			now = clock.NowMs()
+		}
 		rec.Records++
 		if r.Epoch != sh.replEpoch {
 			sh.noteEpoch(r.Epoch, r.Seq)
 		}
-		return replayer.apply(r)
+		return replayer.apply(r, now)
 	})
 	sh.db.Loading = false
 	if err != nil {

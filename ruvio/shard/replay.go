@@ -43,7 +43,16 @@ func newReplayer(sh *Shard) *replayer {
 	return r
 }
 
-func (r *replayer) apply(rec wal.Record) error {
+// apply applies rec's operations as commands running at now (Unix ms):
+// the caller reads the clock once for a batch of records, as Redis reads
+// it once per turn of its event loop, rather than once per operation.
+func (r *replayer) apply(rec wal.Record, now int64) error {
+	// Lookups read the same time as the commands (see keyspace.DB.CmdNow).
+	// (A command running under the lock may be the caller: its time comes
+	// back afterwards.)
+	prev := r.sh.db.CmdNow
+	r.sh.db.CmdNow = now
+	defer func() { r.sh.db.CmdNow = prev }()
 	for _, op := range rec.Ops {
 		if len(op) == 0 {
 			continue
@@ -64,15 +73,14 @@ func (r *replayer) apply(rec wal.Record) error {
 		if spec == nil || (spec.Run == nil && spec.PerKey == nil) {
 			return fmt.Errorf("record %d: %q is not a command the log can hold", rec.Seq, op[0])
 		}
-		// The log owns op only during this call: copy what a value may keep.
-		args := make([][]byte, len(op))
-		for i, a := range op {
-			args[i] = append([]byte(nil), a...)
-		}
+		// The log owns op only during this call: copy what a value may
+		// keep, all of it in one allocation.
+		args := make([][]byte, 0, len(op))
+		command.OwnEach(op, func(b []byte) { args = append(args, b) })
 		r.ctx.Reset()
 		r.ctx.Args = args
 		r.ctx.Values = r.ctx.Values[:0]
-		r.ctx.Now = clock.NowMs()
+		r.ctx.Now = now
 		r.sink.wrote = false
 		if r.sh.db.Snapshotting() {
 			// A replica applies its primary's records while a snapshot of
@@ -103,6 +111,13 @@ func (r *replayer) apply(rec wal.Record) error {
 // it to this shard's log with the same sequence and replication epoch, so
 // the replica's log is a copy of its primary's. Caller holds the lock.
 func (sh *Shard) ApplyReplicatedLocked(rec wal.Record) error {
+	return sh.ApplyReplicatedAtLocked(rec, clock.NowMs())
+}
+
+// ApplyReplicatedAtLocked is ApplyReplicatedLocked with the records'
+// commands running at now (Unix ms), for a caller applying a batch of
+// records that arrived together at one reading of the clock.
+func (sh *Shard) ApplyReplicatedAtLocked(rec wal.Record, now int64) error {
 	if want := sh.wlog().Last() + 1; rec.Seq != want {
 		return fmt.Errorf("the primary sent record %d where %d was expected", rec.Seq, want)
 	}
@@ -114,7 +129,7 @@ func (sh *Shard) ApplyReplicatedLocked(rec wal.Record) error {
 	// the shard's own log at start fires none.
 	sh.applier.ctx.Notes = &sh.notes
 	sh.db.Loading, sh.db.Applying = true, true
-	err := sh.applier.apply(rec)
+	err := sh.applier.apply(rec, now)
 	sh.db.Loading, sh.db.Applying = false, false
 	sh.applier.ctx.Notes = nil
 	sh.publishOnUnlock = true
