@@ -165,29 +165,6 @@ func (h *Hash) Range(yield func(field string, val []byte) bool) {
 	}
 }
 
-// At returns the field and value at position i of a Range, for 0 <= i <
-// Len(), without allocating for the fields it passes: in the compact form
-// the i-th field inserted, in the map form the i-th of a new walk of the
-// map, which Go starts at a random field each time (so At(0) is a cheap
-// random pick there). It takes O(i) steps.
-func (h *Hash) At(i int) (field string, val []byte) {
-	if h.big != nil {
-		for f, v := range h.big {
-			if i == 0 {
-				return f, v
-			}
-			i--
-		}
-		panic("hash: At past the last field")
-	}
-	off := packedPrefix
-	for ; i > 0; i-- {
-		_, _, off = h.small.entry(off)
-	}
-	f, v, _ := h.small.entry(off)
-	return string(f), v
-}
-
 // Encoding is the name OBJECT ENCODING gives the hash's form.
 func (h *Hash) Encoding() string {
 	if h != nil && h.big != nil {

@@ -1,9 +1,12 @@
 // Package random holds what the commands that answer random elements
 // share: HRANDFIELD, SRANDMEMBER and ZRANDMEMBER's arguments, and the
-// random picks from a Go map that HRANDFIELD, SRANDMEMBER and SPOP make.
+// random picks from a collection (a Go map's keys, a hash's fields) that
+// HRANDFIELD, SRANDMEMBER and SPOP make.
 package random
 
 import (
+	"iter"
+	"maps"
 	"math"
 	"math/rand/v2"
 
@@ -100,78 +103,106 @@ func (a Args) Header(w *resp.Writer, n int) {
 	}
 }
 
-// UniformLimit is the size up to which Key picks exactly uniformly, by
-// walking to a random position (O(n)). Larger maps take the first key of a
-// range over the map: Go starts every range at a random slot, which is
-// O(1) but favours keys that follow empty slots. Redis's own random pick
-// (dictGetFairRandomKey) is not exactly uniform either, and SPOP and
-// SRANDMEMBER are documented as such.
+// UniformLimit is the size up to which Pick picks exactly uniformly, by
+// walking to a random position (O(n)). Larger collections whose walk
+// starts at a random place, as a range over a Go map starts at a random
+// slot, take the walk's first element: O(1), but favouring elements that
+// follow empty slots. Redis's own random pick (dictGetFairRandomKey) is
+// not exactly uniform either, and SPOP and SRANDMEMBER are documented as
+// such.
 const UniformLimit = 256
 
-// Key returns a random key of m, which must not be empty.
-func Key[V any](m map[string]V) string {
-	if n := len(m); n <= UniformLimit {
-		i := rand.IntN(n)
-		for k := range m {
+// Collection is what the picks need of the elements of a value (a set's
+// members, a hash's fields): how many there are and a walk over them.
+// RandomStart says the walk begins at a random element, as a range over
+// a Go map does; otherwise every pick walks to a random position.
+type Collection[E any] struct {
+	Len         int
+	All         iter.Seq[E]
+	RandomStart bool
+}
+
+// Keys is the collection of m's keys.
+func Keys[V any](m map[string]V) Collection[string] {
+	return Collection[string]{Len: len(m), All: maps.Keys(m), RandomStart: true}
+}
+
+// Pick returns a random element of c, which must not be empty.
+func Pick[E any](c Collection[E]) E {
+	if c.Len <= UniformLimit || !c.RandomStart {
+		i := rand.IntN(c.Len)
+		for e := range c.All {
 			if i == 0 {
-				return k
+				return e
 			}
 			i--
 		}
 	}
-	for k := range m {
-		return k
+	for e := range c.All {
+		return e
 	}
-	return ""
+	var zero E
+	return zero
 }
 
-// Distinct returns count distinct random keys of m, for 0 < count <
-// len(m), in random order.
-func Distinct[V any](m map[string]V, count int) []string {
-	n := len(m)
-	out := make([]string, 0, count)
-	if n <= UniformLimit || count > n/4 {
+// DistinctOf returns count distinct random elements of c, for 0 < count <
+// c.Len, in random order; name tells elements apart.
+func DistinctOf[E any](c Collection[E], count int, name func(E) string) []E {
+	out := make([]E, 0, count)
+	if c.Len <= UniformLimit || count > c.Len/4 {
 		// Reservoir sampling: one pass, every subset equally likely.
 		i := 0
-		for k := range m {
+		for e := range c.All {
 			if i < count {
-				out = append(out, k)
+				out = append(out, e)
 			} else if j := rand.IntN(i + 1); j < count {
-				out[j] = k
+				out[j] = e
 			}
 			i++
 		}
 		rand.Shuffle(len(out), func(i, j int) { out[i], out[j] = out[j], out[i] })
 		return out
 	}
-	// Few keys from a large map: draw until enough are distinct, which
-	// takes at most about count × 4/3 draws.
+	// Few elements of a large collection: draw until enough are distinct,
+	// which takes at most about count × 4/3 draws.
 	seen := make(map[string]struct{}, count)
 	for len(out) < count {
-		k := Key(m)
-		if _, dup := seen[k]; !dup {
-			seen[k] = struct{}{}
-			out = append(out, k)
+		e := Pick(c)
+		if _, dup := seen[name(e)]; !dup {
+			seen[name(e)] = struct{}{}
+			out = append(out, e)
 		}
 	}
 	return out
 }
 
-// Repeats calls fn with count keys of m (which must not be empty) drawn
-// independently, so a key may come more than once.
-func Repeats[V any](m map[string]V, count int, fn func(string)) {
-	n := len(m)
-	if n <= UniformLimit || count > n/4 {
-		keys := make([]string, 0, n)
-		for k := range m {
-			keys = append(keys, k)
+// RepeatsOf calls fn with count elements of c (which must not be empty)
+// drawn independently, so an element may come more than once.
+func RepeatsOf[E any](c Collection[E], count int, fn func(E)) {
+	if c.Len <= UniformLimit || count > c.Len/4 {
+		all := make([]E, 0, c.Len)
+		for e := range c.All {
+			all = append(all, e)
 		}
 		for ; count > 0; count-- {
-			fn(keys[rand.IntN(n)])
+			fn(all[rand.IntN(len(all))])
 		}
 		return
 	}
 	for ; count > 0; count-- {
-		fn(Key(m))
+		fn(Pick(c))
 	}
 }
+
+// Key returns a random key of m, which must not be empty.
+func Key[V any](m map[string]V) string { return Pick(Keys(m)) }
+
+// Distinct returns count distinct random keys of m, for 0 < count <
+// len(m), in random order.
+func Distinct[V any](m map[string]V, count int) []string {
+	return DistinctOf(Keys(m), count, func(k string) string { return k })
+}
+
+// Repeats calls fn with count keys of m (which must not be empty) drawn
+// independently, so a key may come more than once.
+func Repeats[V any](m map[string]V, count int, fn func(string)) { RepeatsOf(Keys(m), count, fn) }

@@ -1,15 +1,24 @@
 package scan
 
-import "math"
+import (
+	"iter"
+	"maps"
+	"math"
+)
 
 // Map returns the keys of m one call of a scan starting at cursor
 // returns, and the cursor of the next call (0 when the scan is complete).
-// It takes one pass over m, keeping the batch smallest hashes in a heap.
 func Map[V any](m map[string]V, cursor uint64, o Options) (next uint64, keys []string) {
-	n := len(m)
+	return Names(maps.Keys(m), len(m), cursor, o)
+}
+
+// Names is Map over any collection of n distinct names that all walks (a
+// hash's fields in either of its forms). It takes one pass, keeping the
+// batch smallest hashes in a heap.
+func Names(all iter.Seq[string], n int, cursor uint64, o Options) (next uint64, keys []string) {
 	if o.OneCall(cursor, n) {
 		keys = make([]string, 0, n)
-		for k := range m {
+		for k := range all {
 			if o.Matches(k) {
 				keys = append(keys, k)
 			}
@@ -18,7 +27,7 @@ func Map[V any](m map[string]V, cursor uint64, o Options) (next uint64, keys []s
 	}
 	batch := o.Batch(n)
 	sel := selector{limit: batch, heap: make([]entry, 0, min(batch, n))}
-	for k := range m {
+	for k := range all {
 		if h := Hash(k); h >= cursor && o.Matches(k) {
 			sel.offer(h, k)
 		}
