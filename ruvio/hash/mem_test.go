@@ -1,31 +1,11 @@
 package hash
 
 import (
-	"runtime"
 	"strconv"
 	"testing"
+
+	"github.com/ruvio/ruvio/internal/liveheap"
 )
-
-// liveHeap returns the live heap bytes after a collection.
-func liveHeap() uint64 {
-	runtime.GC()
-	var ms runtime.MemStats
-	runtime.ReadMemStats(&ms)
-	return ms.HeapAlloc
-}
-
-// perValue returns the live heap bytes one value costs, averaged over n
-// values each built by build.
-func perValue[V any](n int, build func() V) float64 {
-	vals := make([]V, n)
-	before := liveHeap()
-	for i := range vals {
-		vals[i] = build()
-	}
-	after := liveHeap()
-	runtime.KeepAlive(vals)
-	return float64(after-before) / float64(n)
-}
 
 // tenPairs is the arguments of HSET of f0..f9 with 16-byte values, in one
 // buffer as the RESP reader allocates a command's arguments (their bytes
@@ -57,7 +37,7 @@ func TestMemoryPerSmallHash(t *testing.T) {
 		t.Skip("allocates 100k hashes")
 	}
 	const n = 100_000
-	per := perValue(n, func() *Hash {
+	per := liveheap.PerValue(n, func(int) *Hash {
 		h := New()
 		args := tenPairs()
 		for i := 0; i < len(args); i += 2 {
@@ -65,7 +45,7 @@ func TestMemoryPerSmallHash(t *testing.T) {
 		}
 		return h
 	})
-	old := perValue(n, func() map[string][]byte {
+	old := liveheap.PerValue(n, func(int) map[string][]byte {
 		args := tenPairs()
 		m := make(map[string][]byte, len(args)/2)
 		for i := 0; i < len(args); i += 2 {
@@ -86,7 +66,7 @@ func BenchmarkMemory(b *testing.B) {
 		b.Run(strconv.Itoa(size), func(b *testing.B) {
 			var per float64
 			for b.Loop() {
-				per = perValue(1_000_000/size, func() *Hash {
+				per = liveheap.PerValue(1_000_000/size, func(int) *Hash {
 					h := New()
 					for j := range size {
 						h.Set("f"+strconv.Itoa(j), []byte("0123456789abcdef"))
