@@ -145,23 +145,14 @@ func ParseTimeout(b []byte) (int64, string) {
 // so the keyspace never aliases a request buffer.
 func Key(b []byte) string { return string(b) }
 
-// Own returns a copy of b that holds exactly its bytes, for a value that
-// outlives the command. A request's arguments share one buffer the
-// reader sized for the whole command (with room to spare), so a stored
-// argument would keep every other argument, and that spare room, alive
-// as long as the key lives: a 16-byte SET value pinned a 112-byte buffer.
-// Redis trims a stored string's spare room for the same reason.
-func Own(b []byte) []byte {
-	if b == nil {
-		return nil
-	}
-	return append(make([]byte, 0, len(b)), b...)
-}
-
 // OwnEach calls fn with a copy of each of args, all of them in one
-// allocation of exactly their bytes (see Own), for the elements a command
-// stores together: an LPUSH of many elements costs one allocation, and a
-// single pushed element no longer keeps its command's buffer alive.
+// allocation of exactly their bytes, for the elements a command stores
+// together. A request's arguments share one buffer the reader sized for
+// the whole command, with room to spare, so a stored argument would keep
+// every other argument and that room alive as long as the key lives (a
+// 16-byte value pinned 112 bytes); a value stored alone is copied with
+// bytes.Clone for the same reason, as Redis trims a stored string's spare
+// room. An LPUSH of many elements costs one allocation.
 func OwnEach(args [][]byte, fn func(b []byte)) {
 	total := 0
 	for _, a := range args {

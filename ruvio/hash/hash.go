@@ -4,6 +4,7 @@
 package hash
 
 import (
+	"bytes"
 	"maps"
 )
 
@@ -101,14 +102,11 @@ func (h *Hash) Set(field string, val []byte) (added bool) {
 		h.promote()
 	}
 	_, exists := h.big[field]
-	h.big[field] = own(val)
+	// A copy: in the map form a value is replaced, never written in
+	// place, which is what lets Clone share values.
+	h.big[field] = bytes.Clone(val)
 	return !exists
 }
-
-// own returns a copy of b in an allocation of its own. In the map form a
-// value is replaced, never written in place, which is what lets Clone
-// share values.
-func own(b []byte) []byte { return append([]byte{}, b...) }
 
 // promote turns the compact form into the map, with room for one more
 // field.
@@ -116,7 +114,7 @@ func (h *Hash) promote() {
 	big := make(map[string][]byte, h.small.len()+1)
 	for off := packedPrefix; off < len(h.small); {
 		f, v, next := h.small.entry(off)
-		big[string(f)] = own(v)
+		big[string(f)] = bytes.Clone(v)
 		off = next
 	}
 	h.big, h.small = big, nil

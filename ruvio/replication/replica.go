@@ -266,10 +266,10 @@ func (l *Link) apply(nc net.Conn, br *bufio.Reader) error {
 			// The batch runs at one reading of the clock.
 			now := clock.NowMs()
 			sh.Lock()
-			err = sh.ApplyReplicatedAtLocked(m.Record, now)
+			err = sh.ApplyReplicatedLocked(m.Record, now)
 			for n := 0; err == nil && n < 1024 && dec.RecordBuffered(); n++ {
 				if m, err = dec.Next(); err == nil {
-					err = sh.ApplyReplicatedAtLocked(m.Record, now)
+					err = sh.ApplyReplicatedLocked(m.Record, now)
 				}
 			}
 			sh.Unlock()

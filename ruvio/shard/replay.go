@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/ruvio/ruvio/ruvio/clock"
 	"github.com/ruvio/ruvio/ruvio/command"
 	"github.com/ruvio/ruvio/ruvio/resp"
 	"github.com/ruvio/ruvio/ruvio/wal"
@@ -109,15 +108,10 @@ func (r *replayer) apply(rec wal.Record, now int64) error {
 
 // ApplyReplicatedLocked applies one of the primary's records and appends
 // it to this shard's log with the same sequence and replication epoch, so
-// the replica's log is a copy of its primary's. Caller holds the lock.
-func (sh *Shard) ApplyReplicatedLocked(rec wal.Record) error {
-	return sh.ApplyReplicatedAtLocked(rec, clock.NowMs())
-}
-
-// ApplyReplicatedAtLocked is ApplyReplicatedLocked with the records'
-// commands running at now (Unix ms), for a caller applying a batch of
-// records that arrived together at one reading of the clock.
-func (sh *Shard) ApplyReplicatedAtLocked(rec wal.Record, now int64) error {
+// the replica's log is a copy of its primary's. Its commands run at now
+// (Unix ms): the caller reads the clock once for a batch of records that
+// arrived together. Caller holds the lock.
+func (sh *Shard) ApplyReplicatedLocked(rec wal.Record, now int64) error {
 	if want := sh.wlog().Last() + 1; rec.Seq != want {
 		return fmt.Errorf("the primary sent record %d where %d was expected", rec.Seq, want)
 	}

@@ -83,7 +83,7 @@ func lset(c *command.Ctx) {
 		c.W.Error(command.ErrIndexOutOfRange)
 		return
 	}
-	l.Set(i, command.Own(c.Args[3]))
+	l.Set(i, bytes.Clone(c.Args[3]))
 	modified(c, key, l, "lset")
 	c.W.OK()
 }
@@ -115,7 +115,7 @@ func linsert(c *command.Ctx) {
 		if after {
 			i++
 		}
-		l.Insert(i, command.Own(c.Args[4]))
+		l.Insert(i, bytes.Clone(c.Args[4]))
 		modified(c, key, l, "linsert")
 		c.W.Int(int64(l.Len()))
 		return

@@ -1,6 +1,10 @@
 package stringcmd
 
-import "github.com/ruvio/ruvio/ruvio/command"
+import (
+	"bytes"
+
+	"github.com/ruvio/ruvio/ruvio/command"
+)
 
 // maxStringLen is Redis's default proto-max-bulk-len, the longest string
 // APPEND and SETRANGE may build. A variable only so tests can lower it.
@@ -16,7 +20,7 @@ func appendCmd(c *command.Ctx) {
 		return
 	}
 	if e == nil {
-		replace(c, key, nil, command.Own(c.Args[2]), "append")
+		replace(c, key, nil, bytes.Clone(c.Args[2]), "append")
 		c.W.Int(int64(len(c.Args[2])))
 		return
 	}

@@ -1,6 +1,7 @@
 package stringcmd
 
 import (
+	"bytes"
 	"github.com/ruvio/ruvio/ruvio/command"
 	"github.com/ruvio/ruvio/ruvio/keyspace"
 	"github.com/ruvio/ruvio/ruvio/notify"
@@ -123,9 +124,9 @@ func writeOld(c *command.Ctx, old *keyspace.Entry, val []byte) {
 
 // storeString sets key to val, a request argument, with the given expiry
 // and counts the change. The stored value is a copy of exactly val's
-// bytes (command.Own).
+// bytes (see command.OwnEach for why).
 func storeString(c *command.Ctx, key string, val []byte, expireAt int64) {
-	c.DB.SetWithExpiry(key, command.Own(val), expireAt)
+	c.DB.SetWithExpiry(key, bytes.Clone(val), expireAt)
 	c.Dirty++
 	c.NotifyString(notify.String, "set", key)
 }
