@@ -138,7 +138,6 @@ var labelOrder = []Rel{WW, WR, RW, Process, Realtime}
 func (c *checker) cycle(nodes []int32, allowed Rel) Anomaly {
 	var a Anomaly
 	rw, wr, proc, rt := 0, false, false, false
-	adjacentRW, lastRW, firstRW := false, -2, -1
 	for i := 0; i+1 < len(nodes); i++ {
 		u, v := nodes[i], nodes[i+1]
 		rels := c.g.rel(u, v) & allowed
@@ -157,13 +156,6 @@ func (c *checker) cycle(nodes []int32, allowed Rel) Anomaly {
 		switch rel {
 		case RW:
 			rw++
-			if lastRW == i-1 {
-				adjacentRW = true
-			}
-			if firstRW < 0 {
-				firstRW = i
-			}
-			lastRW = i
 		case WR:
 			wr = true
 		case Process:
@@ -181,15 +173,10 @@ func (c *checker) cycle(nodes []int32, allowed Rel) Anomaly {
 		a.Type = G1c
 	case rw == 1:
 		a.Type = GSingle
-	default:
-		// The cycle closes: its last edge is next to its first.
-		if firstRW == 0 && lastRW == len(nodes)-2 {
-			adjacentRW = true
-		}
+	case adjacentRW(a.Steps):
 		a.Type = G2Item
-		if !adjacentRW {
-			a.Type = GNonadjacent
-		}
+	default:
+		a.Type = GNonadjacent
 	}
 	switch {
 	case rt:
@@ -198,6 +185,17 @@ func (c *checker) cycle(nodes []int32, allowed Rel) Anomaly {
 		a.Type += ProcessSuffix
 	}
 	return a
+}
+
+// adjacentRW reports whether two rw steps of a cycle follow each other,
+// its last step counting as next to its first.
+func adjacentRW(steps []Step) bool {
+	for i, st := range steps {
+		if st.Rel == RW && steps[(i+1)%len(steps)].Rel == RW {
+			return true
+		}
+	}
+	return false
 }
 
 // why says in a sentence why u precedes v by rel.
