@@ -163,6 +163,16 @@ func (h *Hash) Range(yield func(field string, val []byte) bool) {
 	}
 }
 
+// CompactSize is the bytes the compact form's buffer holds room for, 0
+// in the map form: what MEMORY USAGE counts for a small hash besides the
+// Hash itself.
+func (h *Hash) CompactSize() int {
+	if h == nil {
+		return 0
+	}
+	return cap(h.small)
+}
+
 // Encoding is the name OBJECT ENCODING gives the hash's form.
 func (h *Hash) Encoding() string {
 	if h != nil && h.big != nil {

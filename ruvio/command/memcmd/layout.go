@@ -98,19 +98,6 @@ func packedZsetSize(z *sortedset.Set) (int, bool) {
 	return class(2 + z.Len()*(sw+ew) + members), true
 }
 
-// packedHashSize is a small hash's compact form, one byte slice: a
-// two-byte count, then every field and value after a length byte each.
-func packedHashSize(h *hash.Hash) int {
-	if h.Len() == 0 {
-		return 0
-	}
-	size := 2
-	for f, v := range h.Range {
-		size += 2 + len(f) + len(v)
-	}
-	return class(size)
-}
-
 // class rounds an allocation of n bytes up to the Go allocator's size
 // class (runtime/sizeclasses.go); large objects take whole 8 KiB pages.
 func class(n int) int {
@@ -216,7 +203,7 @@ func ValueSize(v any, samples int) int {
 		return class(dequeSize) + ring + sampled(x.Len(), samples, x.All(), bytesSize)
 	case *hash.Hash:
 		if x.Encoding() == "listpack" {
-			return class(hashSize) + packedHashSize(x)
+			return class(hashSize) + class(x.CompactSize())
 		}
 		// Each field: its slot in the map, its name and its value.
 		return class(hashSize) + mapSize(x.Len(), stringHeader+sliceHeader) + sampled(x.Len(), samples,

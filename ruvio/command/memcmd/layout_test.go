@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ruvio/ruvio/internal/liveheap"
 	"github.com/ruvio/ruvio/ruvio/deque"
 	"github.com/ruvio/ruvio/ruvio/hash"
 	"github.com/ruvio/ruvio/ruvio/sortedset"
@@ -68,14 +69,6 @@ func values(kind string, n, elems, size int) []any {
 	return out
 }
 
-func heap() uint64 {
-	runtime.GC()
-	runtime.GC()
-	var ms runtime.MemStats
-	runtime.ReadMemStats(&ms)
-	return ms.HeapAlloc
-}
-
 // The estimate of every type is near what building the values really
 // took from the heap.
 func TestValueSizeMatchesHeap(t *testing.T) {
@@ -90,9 +83,9 @@ func TestValueSizeMatchesHeap(t *testing.T) {
 			case "small hash": // hash's compact form
 				n, elems, size = 2000, 20, 16
 			}
-			before := heap()
+			before := liveheap.Bytes()
 			vs := values(kind, n, elems, size)
-			after := heap()
+			after := liveheap.Bytes()
 			est := 0
 			for _, v := range vs {
 				est += ValueSize(v, 1<<30)
