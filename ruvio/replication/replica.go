@@ -261,9 +261,9 @@ func (l *Link) apply(nc net.Conn, br *bufio.Reader) error {
 			l.primaryEpoch.Store(hb.Epoch)
 		case repl.MsgRecord:
 			// Apply the record and every whole record already buffered
-			// behind it under one lock: one acquisition per batch, never
-			// waiting on the network while holding it.
-			// The batch runs at one reading of the clock.
+			// behind it under one lock and at one reading of the clock:
+			// one acquisition per batch, never waiting on the network
+			// while holding it.
 			now := clock.NowMs()
 			sh.Lock()
 			err = sh.ApplyReplicatedLocked(m.Record, now)

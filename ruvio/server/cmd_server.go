@@ -93,7 +93,7 @@ func cmdConfigResetStat(c *conn, args [][]byte) {
 		sh.DB().Stats = keyspace.Stats{}
 		sh.Unlock()
 	}
-	s.tracking().reset()
+	s.latTrack.reset()
 	c.w.OK()
 }
 

@@ -14,7 +14,7 @@ import (
 func (s *Server) applyTunables(t config.Tunables) {
 	s.slowThreshold.Store(t.SlowlogLogSlowerThan)
 	s.slowMaxLen.Store(t.SlowlogMaxLen)
-	s.latency().threshold.Store(t.LatencyMonitorThreshold)
+	s.lat.threshold.Store(t.LatencyMonitorThreshold)
 	s.notifyMask.Store(uint32(t.NotifyKeyspaceEvents))
 	s.applyEviction(s.cfg)
 	s.applyLatencyTracking(t)

@@ -72,8 +72,6 @@ type evictSettings struct {
 	samples int
 }
 
-func (s *Server) evictState() *evictState { return s.evict }
-
 // applyEviction takes the eviction settings from cfg: the policy and its
 // sample count for eviction, and the LFU settings for every shard's
 // keyspace (whose counters an LFU policy keeps on each access). Called
@@ -81,7 +79,7 @@ func (s *Server) evictState() *evictState { return s.evict }
 // CONFIG SET.
 func (s *Server) applyEviction(cfg *config.Config) {
 	pol, evicts := keyspace.PolicyByName(cfg.MaxMemoryPolicy)
-	st := s.evictState()
+	st := s.evict
 	cur := st.settings.Load()
 	want := evictSettings{policy: pol, evicts: evicts, samples: cfg.MaxMemorySamples}
 	if cur == nil || *cur != want {
@@ -115,7 +113,7 @@ func (st *evictState) noteGC(cycle uint64) {
 
 // memoryEstimate is used memory as eviction sees it (see above).
 func (s *Server) memoryEstimate() int64 {
-	return max(s.usedMem.Load()-s.evictState().freed.Load(), 0)
+	return max(s.usedMem.Load()-s.evict.freed.Load(), 0)
 }
 
 // evictTimeLimit bounds one command's eviction work, like Redis's
@@ -152,7 +150,7 @@ func (s *Server) freeMemory(limit int64) evictOutcome {
 		// memory (a write still gets the replica's own refusal).
 		return evictUnder
 	}
-	st := s.evictState()
+	st := s.evict
 	set := st.settings.Load()
 	if set == nil || !set.evicts || s.pause.Holds(true) {
 		return evictNoMemory
@@ -221,7 +219,7 @@ func (s *Server) checkMemoryLocked(spec *command.Spec) string {
 	if max <= 0 || s.memoryEstimate() <= max || s.repl.Role() == replication.Replica {
 		return ""
 	}
-	if set := s.evictState().settings.Load(); set != nil && set.evicts {
+	if set := s.evict.settings.Load(); set != nil && set.evicts {
 		return ""
 	}
 	return errOOM

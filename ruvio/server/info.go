@@ -179,7 +179,7 @@ func (s *Server) sampleMemory() {
 	if sample[0].Value.Kind() == metrics.KindUint64 {
 		s.usedMem.Store(int64(sample[0].Value.Uint64()))
 	}
-	s.evictState().noteGC(cycle)
+	s.evict.noteGC(cycle)
 	s.cfgMu.RLock()
 	s.applyEviction(s.cfg)
 	s.cfgMu.RUnlock()

@@ -63,12 +63,10 @@ type latencyMonitor struct {
 	events    map[string]*latencySeries
 }
 
-func (s *Server) latency() *latencyMonitor { return s.lat }
-
 // observeLatency records a command that took d under its event, "command"
 // or "fast-command", when it reached the threshold.
 func (s *Server) observeLatency(run *command.Spec, d time.Duration) {
-	s.tracking().recordCommand(run.Name, d)
+	s.latTrack.recordCommand(run.Name, d)
 	event := "command"
 	if run.Flags&command.Fast != 0 {
 		event = "fast-command"
@@ -78,7 +76,7 @@ func (s *Server) observeLatency(run *command.Spec, d time.Duration) {
 
 // observeEvent records that event took d, when d reached the threshold.
 func (s *Server) observeEvent(event string, d time.Duration) {
-	m := s.latency()
+	m := s.lat
 	th := m.threshold.Load()
 	ms := d.Milliseconds()
 	if th == 0 || ms < th {
@@ -104,7 +102,7 @@ func (m *latencyMonitor) names() []string {
 }
 
 func cmdLatencyLatest(c *conn, args [][]byte) {
-	m := c.srv.latency()
+	m := c.srv.lat
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	names := m.names()
@@ -121,7 +119,7 @@ func cmdLatencyLatest(c *conn, args [][]byte) {
 }
 
 func cmdLatencyHistory(c *conn, args [][]byte) {
-	m := c.srv.latency()
+	m := c.srv.lat
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	ts := m.events[string(args[2])]
@@ -139,7 +137,7 @@ func cmdLatencyHistory(c *conn, args [][]byte) {
 }
 
 func cmdLatencyReset(c *conn, args [][]byte) {
-	m := c.srv.latency()
+	m := c.srv.lat
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	n := 0
@@ -160,7 +158,7 @@ func cmdLatencyReset(c *conn, args [][]byte) {
 // nothing was recorded, else a line per event with the same statistics
 // Redis computes (spikes, average, mean deviation, period, worst).
 func cmdLatencyDoctor(c *conn, args [][]byte) {
-	m := c.srv.latency()
+	m := c.srv.lat
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	var b strings.Builder
@@ -220,11 +218,9 @@ type latencyTracking struct {
 	hists       sync.Map // command name ("config|get") -> *cmdHistogram
 }
 
-func (s *Server) tracking() *latencyTracking { return s.latTrack }
-
 // applyLatencyTracking takes latency-tracking and its percentiles from t.
 func (s *Server) applyLatencyTracking(t config.Tunables) {
-	lt := s.tracking()
+	lt := s.latTrack
 	ps := append([]float64(nil), t.LatencyTrackingPercentiles...)
 	lt.percentiles.Store(&ps)
 	lt.on.Store(t.LatencyTracking)
@@ -270,7 +266,7 @@ func (lt *latencyTracking) reset() { lt.hists.Clear() }
 // in Redis. With no names the order is ruvio's (by name): Redis's is its
 // hash table's.
 func cmdLatencyHistogram(c *conn, args [][]byte) {
-	lt := c.srv.tracking()
+	lt := c.srv.latTrack
 	var names []string
 	if len(args) == 2 {
 		names = lt.names()
@@ -319,7 +315,7 @@ func cmdLatencyHistogram(c *conn, args [][]byte) {
 // latencyStats is INFO's latencystats section: per command, the
 // configured percentiles of its latency in microseconds.
 func (s *Server) latencyStats() [][2]string {
-	lt := s.tracking()
+	lt := s.latTrack
 	ps := *lt.percentiles.Load()
 	var out [][2]string
 	for _, n := range lt.names() {
@@ -347,7 +343,7 @@ const latencyGraphCols = 80
 // event's samples, four rows high, each column labelled with how long ago
 // it was.
 func cmdLatencyGraph(c *conn, args [][]byte) {
-	m := c.srv.latency()
+	m := c.srv.lat
 	m.mu.Lock()
 	ts := m.events[string(args[2])]
 	if ts == nil {
