@@ -339,12 +339,28 @@ func compareFixed(t *testing.T, proto int, cmds [][]any) {
 		wv, we := r.Do(ctx, cmd...).Result()
 		gv, ge := ru.Do(ctx, cmd...).Result()
 		noteExercised(cmd)
+		if idleWithinASecond(cmd, wv, gv) {
+			continue
+		}
 		want := render(normalizeReply(cmd, wv), we, false)
 		got := render(normalizeReply(cmd, gv), ge, false)
 		if got != want {
 			t.Fatalf("%q\n  redis: %s\n  ruvio: %s", cmd, want, got)
 		}
 	}
+}
+
+// idleWithinASecond reports whether cmd is OBJECT IDLETIME and the two
+// answers are integers at most one apart: Redis reads idle time off a
+// whole-second clock it refreshes ten times a second, so a second can
+// turn between a store and the question on one server and not the other.
+func idleWithinASecond(cmd []any, redisV, ruvioV any) bool {
+	if len(cmd) != 3 || !strings.EqualFold(fmt.Sprint(cmd[0]), "object") || !strings.EqualFold(fmt.Sprint(cmd[1]), "idletime") {
+		return false
+	}
+	a, ok1 := redisV.(int64)
+	b, ok2 := ruvioV.(int64)
+	return ok1 && ok2 && a-b <= 1 && b-a <= 1
 }
 
 // Approximate trimming removes what Redis removes: whole nodes of 100
