@@ -72,6 +72,11 @@ type conn struct {
 	// now is the wall time in Unix ms read once per batch of pipelined
 	// commands, as Redis caches its clock per event-loop turn.
 	now int64
+	// batch is the shard whose lock the connection holds across a run of
+	// pipelined commands on it (see runBatched), nil when none; batchOK
+	// says whether the command being executed may run in such a run.
+	batch   *shard.Shard
+	batchOK bool
 
 	// Transaction state.
 	multi      bool
@@ -131,10 +136,14 @@ func (s *Server) newConn(nc net.Conn, sh *shard.Shard) *conn {
 	return c
 }
 
-// countingReader counts the bytes clients send, once per read call.
+// countingReader counts the bytes clients send, once per read call. It
+// is also where a connection that kept a shard's lock across pipelined
+// commands lets go of it: the read buffer ran dry, and a read may wait
+// on the socket.
 type countingReader struct{ c *conn }
 
 func (cr countingReader) Read(p []byte) (int, error) {
+	cr.c.unlockBatch()
 	n, err := cr.c.nc.Read(p)
 	cr.c.srv.stats.netInput.Add(int64(n))
 	return n, err
@@ -228,6 +237,7 @@ func (c *conn) serve() {
 }
 
 func (c *conn) cleanup() {
+	c.unlockBatch()
 	c.srv.stats.commands.Add(c.cmds)
 	c.close()
 	c.unwatchAll()
@@ -306,6 +316,7 @@ func (c *conn) flushBeforePush() { c.flush() }
 // treat those writes as indeterminate. It reports whether the connection
 // is still usable.
 func (c *conn) flush() bool {
+	c.unlockBatch()
 	if c.anyPending {
 		if err := c.waitDurable(); err != nil {
 			c.srv.log.Error("log not durable: closing client without replies", "id", c.id, "err", err)

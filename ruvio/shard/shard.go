@@ -174,8 +174,19 @@ func (sh *Shard) RecordLocked(ctx *command.Ctx) uint64 {
 // Observed). The caller sets ctx.Now.
 func (sh *Shard) Run(spec *command.Spec, ctx *command.Ctx) uint64 {
 	sh.mu.Lock()
+	seq := sh.RunLocked(spec, ctx)
+	evs := sh.notes.Take()
+	sh.mu.Unlock()
+	sh.Publish(evs)
+	return seq
+}
+
+// RunLocked is Run for a caller that already holds the lock, as a
+// connection does across a run of pipelined commands on one shard. The
+// commands' notifications stay in the buffer until the caller takes them
+// (TakeNotesLocked) before it unlocks.
+func (sh *Shard) RunLocked(spec *command.Spec, ctx *command.Ctx) uint64 {
 	if msg := sh.fenced(spec, ctx.Args); msg != "" {
-		sh.mu.Unlock()
 		ctx.W.Error(msg)
 		return 0
 	}
@@ -192,11 +203,7 @@ func (sh *Shard) Run(spec *command.Spec, ctx *command.Ctx) uint64 {
 	sh.db.CmdNow = 0
 	sh.running = nil
 	sh.RecordLocked(ctx)
-	seq := sh.Observed()
-	evs := sh.notes.Take()
-	sh.mu.Unlock()
-	sh.Publish(evs)
-	return seq
+	return sh.Observed()
 }
 
 // RunningLocked is the context of the client command running under the
