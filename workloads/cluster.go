@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"net"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -64,7 +65,11 @@ func newClusterConn(seeds []string, spec Spec) *conn {
 	c := &conn{cluster: &clusterState{served: map[string]string{}, unsure: map[redis.Cmder]error{}}}
 	d := &net.Dialer{Timeout: spec.Timeout}
 	cc := redis.NewClusterClient(&redis.ClusterOptions{
-		Addrs:           seeds,
+		// Each client gets its own copy: go-redis keeps Addrs as the
+		// start of its list of known nodes and appends the nodes it
+		// learns to it, so clients made from one slice with room to
+		// spare would write into the same array.
+		Addrs:           slices.Clone(seeds),
 		Protocol:        2,
 		DisableIdentity: true,
 		MaxRedirects:    clusterRedirects,

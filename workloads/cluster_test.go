@@ -3,10 +3,13 @@ package workloads
 import (
 	"context"
 	"math/rand/v2"
+	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -84,4 +87,42 @@ func TestClusterClientsDurableWithoutAReplica(t *testing.T) {
 		}
 	}
 	t.Logf("%d ops, none held past its timeouts", len(ops))
+}
+
+// Cluster clients made from one seed list each keep a copy of it: go-redis
+// appends the nodes it learns to the list it was given, so clients sharing
+// a slice with room to spare would write into the same array (a data race
+// between workers, seen as one under -race during a slot move's failover).
+func TestClusterConnsKeepTheirOwnSeeds(t *testing.T) {
+	srv := startClusterNode(t)
+	_, port, err := net.SplitHostPort(srv.addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The node calls itself 127.0.0.1, so a client seeded with localhost
+	// learns an address its seeds lack.
+	seeds := make([]string, 1, 8)
+	seeds[0] = "localhost:" + port
+	ctx := context.Background()
+	var wg sync.WaitGroup
+	errs := make(chan error, 4)
+	for i := 0; i < 4; i++ {
+		wg.Add(1)
+		go func(i int) {
+			defer wg.Done()
+			c := newClusterConn(seeds, Spec{Timeout: DefaultTimeout})
+			defer c.close()
+			if err := c.rdb.Set(ctx, "seed:"+strconv.Itoa(i), "v", 0).Err(); err != nil {
+				errs <- err
+			}
+		}(i)
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Fatal(err)
+	}
+	if spare := seeds[1:cap(seeds)]; slices.ContainsFunc(spare, func(s string) bool { return s != "" }) {
+		t.Fatalf("a cluster client wrote into its seeds' array: %q", spare)
+	}
 }

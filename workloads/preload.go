@@ -3,6 +3,7 @@ package workloads
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/redis/go-redis/v9"
@@ -51,7 +52,7 @@ func Preload(ctx context.Context, spec Spec, targets func() []string) (int, erro
 	if len(seeds) == 0 {
 		return 0, fmt.Errorf("workloads: no target to preload through")
 	}
-	cc := redis.NewClusterClient(&redis.ClusterOptions{Addrs: seeds, Protocol: 2, DisableIdentity: true,
+	cc := redis.NewClusterClient(&redis.ClusterOptions{Addrs: slices.Clone(seeds), // see newClusterConn Protocol: 2, DisableIdentity: true,
 		DialTimeout: spec.Timeout, ReadTimeout: 10 * spec.Timeout, WriteTimeout: 10 * spec.Timeout,
 		TLSConfig: spec.TLS})
 	defer cc.Close()
