@@ -73,10 +73,8 @@ type conn struct {
 	// commands, as Redis caches its clock per event-loop turn.
 	now int64
 	// batch is the shard whose lock the connection holds across a run of
-	// pipelined commands on it (see runBatched), nil when none; batchOK
-	// says whether the command being executed may run in such a run.
-	batch   *shard.Shard
-	batchOK bool
+	// pipelined commands on it (see runBatched), nil when none.
+	batch *shard.Shard
 
 	// Transaction state.
 	multi      bool

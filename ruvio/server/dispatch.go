@@ -21,7 +21,6 @@ func (c *conn) execute(args [][]byte) {
 	c.cmds++
 	spec := s.table.Lookup(args[0])
 	if spec == nil {
-		c.unlockBatch()
 		c.fail(command.ErrUnknownCommand(args))
 		return
 	}
@@ -30,13 +29,13 @@ func (c *conn) execute(args [][]byte) {
 	if spec.Subcommands != nil && spec.ArityOK(len(args)) {
 		sub := spec.LookupSub(args[1])
 		if sub == nil {
-			c.unlockBatch()
 			c.fail(command.ErrUnknownSubcommand(strings.ToUpper(spec.Name), string(args[1])))
 			return
 		}
 		run = sub
 	}
-	if c.batchOK = c.batchable(run); !c.batchOK {
+	batch := c.batchable(run)
+	if !batch {
 		c.unlockBatch()
 	}
 	if !run.ArityOK(len(args)) {
@@ -98,7 +97,7 @@ func (c *conn) execute(args [][]byte) {
 	if trk != nil {
 		c.trackBefore(trk, run, args)
 	}
-	c.call(run, args)
+	c.call(run, args, batch)
 	if trk != nil {
 		c.trackAfter(spec)
 	}
@@ -181,35 +180,38 @@ func (c *conn) memoryRefusal(spec, run *command.Spec) string {
 		}
 		run = &command.Spec{Flags: command.DenyOOM}
 	}
-	if run.Flags&command.DenyOOM == 0 {
-		return ""
-	}
-	if max := c.srv.maxMemory(); max <= 0 || c.srv.memoryEstimate() <= max {
-		return ""
-	}
-	// Over the limit: eviction takes every shard's lock in turn. The
-	// estimate is read once here, so a lock kept across a pipeline is
-	// always released before eviction can start.
-	c.unlockBatch()
-	return c.srv.checkMemory(run)
+	// Eviction takes every shard's lock in turn: a lock kept across a
+	// pipeline is released first.
+	return c.srv.checkMemory(run, c.unlockBatch)
 }
 
 // checkMemory lets a command that may grow memory run only once the node
 // is under maxmemory, evicting keys first under an evicting policy
 // (evict.go), and refuses it when nothing more can be evicted.
-func (s *Server) checkMemory(spec *command.Spec) string {
+//
+// beforeEvict, when not nil, runs once the node is found over the limit
+// and before eviction starts; the estimate is read once, so it always
+// runs before any eviction.
+func (s *Server) checkMemory(spec *command.Spec, beforeEvict func()) string {
 	if spec.Flags&command.DenyOOM == 0 {
 		return ""
 	}
 	max := s.maxMemory()
-	if max > 0 && s.memoryEstimate() > max && s.freeMemory(max) == evictNoMemory {
-		return "OOM command not allowed when used memory > 'maxmemory'."
+	if max <= 0 || s.memoryEstimate() <= max {
+		return ""
+	}
+	if beforeEvict != nil {
+		beforeEvict()
+	}
+	if s.freeMemory(max) == evictNoMemory {
+		return errOOM
 	}
 	return ""
 }
 
-// call runs a command whose checks passed.
-func (c *conn) call(spec *command.Spec, args [][]byte) {
+// call runs a command whose checks passed; batch says it may run under
+// the lock the connection keeps across a pipeline (batchable).
+func (c *conn) call(spec *command.Spec, args [][]byte, batch bool) {
 	if h, ok := spec.Ext.(handler); ok {
 		h(c, args)
 		return
@@ -233,7 +235,7 @@ func (c *conn) call(spec *command.Spec, args [][]byte) {
 	if sh == nil {
 		sh = c.shard
 	}
-	if c.batchOK {
+	if batch {
 		c.runBatched(spec, sh)
 		return
 	}

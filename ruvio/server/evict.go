@@ -235,5 +235,5 @@ func (c *conn) checkMemoryHere(spec *command.Spec) string {
 	if len(c.locked) > 0 {
 		return c.srv.checkMemoryLocked(spec)
 	}
-	return c.srv.checkMemory(spec)
+	return c.srv.checkMemory(spec, nil)
 }

@@ -209,7 +209,7 @@ func (c *conn) execRefusal() string {
 		if run.Subcommands != nil {
 			run = run.LookupSub(q[1])
 		}
-		if msg := c.srv.checkMemory(run); msg != "" {
+		if msg := c.srv.checkMemory(run, nil); msg != "" {
 			return msg
 		}
 		if msg := c.srv.refusal(run, q, false); msg != "" {
