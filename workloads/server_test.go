@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"log/slog"
 	"math/rand/v2"
-	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -15,6 +14,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/ruvio/ruvio/internal/freeport"
 
 	"github.com/redis/go-redis/v9"
 
@@ -71,15 +72,15 @@ func (s *syncBuffer) String() string {
 	return s.b.String()
 }
 
-// freePort finds a loopback port nobody listens on.
+// freePort finds a loopback port nobody listens on, never one an earlier
+// call in this test binary returned.
 func freePort(t *testing.T) int {
 	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
+	port, err := freeport.Take(1)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port
+	return port
 }
 
 // startServer runs `ruvio server` with durability memory on port and

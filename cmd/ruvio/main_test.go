@@ -4,8 +4,6 @@ import (
 	"bufio"
 	"context"
 	"errors"
-	"math/rand/v2"
-	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -14,6 +12,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/ruvio/ruvio/internal/freeport"
 
 	"github.com/redis/go-redis/v9"
 
@@ -40,25 +40,15 @@ func TestMain(m *testing.M) {
 	os.Exit(code)
 }
 
+// freePort returns the first of n consecutive free loopback ports, never
+// one an earlier call in this test binary returned.
 func freePort(t *testing.T, n int) int {
 	t.Helper()
-	for try := 0; try < 100; try++ {
-		base := 20000 + rand.IntN(30000)
-		ok := true
-		for i := 0; i < n && ok; i++ {
-			l, err := net.Listen("tcp", "127.0.0.1:"+strconv.Itoa(base+i))
-			if err != nil {
-				ok = false
-				continue
-			}
-			l.Close()
-		}
-		if ok {
-			return base
-		}
+	base, err := freeport.Take(n)
+	if err != nil {
+		t.Fatal(err)
 	}
-	t.Fatal("no free port")
-	return 0
+	return base
 }
 
 type proc struct {

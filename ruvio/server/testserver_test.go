@@ -4,41 +4,26 @@ import (
 	"context"
 	"io"
 	"log/slog"
-	"math/rand/v2"
 	"net"
-	"strconv"
 	"testing"
 	"time"
+
+	"github.com/ruvio/ruvio/internal/freeport"
 
 	"github.com/redis/go-redis/v9"
 
 	"github.com/ruvio/ruvio/ruvio/config"
 )
 
-// freePorts finds n consecutive free TCP ports on 127.0.0.1.
+// freePorts finds n consecutive free TCP ports on 127.0.0.1, never one an
+// earlier call in this test binary returned.
 func freePorts(t testing.TB, n int) int {
 	t.Helper()
-	for try := 0; try < 200; try++ {
-		base := 20000 + rand.IntN(30000)
-		var ls []net.Listener
-		ok := true
-		for i := 0; i < n; i++ {
-			l, err := net.Listen("tcp", "127.0.0.1:"+strconv.Itoa(base+i))
-			if err != nil {
-				ok = false
-				break
-			}
-			ls = append(ls, l)
-		}
-		for _, l := range ls {
-			l.Close()
-		}
-		if ok {
-			return base
-		}
+	base, err := freeport.Take(n)
+	if err != nil {
+		t.Fatal(err)
 	}
-	t.Fatal("no free ports")
-	return 0
+	return base
 }
 
 // startServer runs a node on loopback for the test; edit adjusts the
