@@ -29,6 +29,9 @@ type measurement struct {
 	// alone; nil when it could not be read. /proc counts it in 10 ms
 	// ticks.
 	ServerCPU *int64 `json:"server_cpu_ns,omitempty"`
+	// RoundsRPS is every round's ops/s, in the order they ran, when the
+	// row ran more than one round and RPS is their median.
+	RoundsRPS []float64 `json:"rounds_rps,omitempty"`
 }
 
 // benchArgs is the redis-benchmark command line for one run.

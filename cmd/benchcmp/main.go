@@ -122,10 +122,13 @@ type config struct {
 	RedisServerPath    string
 	RedisBenchmarkPath string
 	Requests           int
-	Clients            int
-	Pipelines          []int
-	Tests              []string
-	Shards             []int
+	// Rounds is how many times each redis-benchmark row runs, the two
+	// servers taking turns; the row reports the median round.
+	Rounds    int
+	Clients   int
+	Pipelines []int
+	Tests     []string
+	Shards    []int
 	// Durability lists the profiles to compare, in order.
 	Durability []string
 	// DurabilityShards are the shard counts for the profiles other
@@ -241,6 +244,7 @@ func parseFlags(args []string, stderr io.Writer, lookPath func(string) (string, 
 	fs.StringVar(&cfg.RedisBenchmarkPath, "redis-benchmark", "", `path to redis-benchmark (default: "redis-benchmark" from PATH)`)
 	fs.IntVar(&cfg.Requests, "requests", 200000, "requests per redis-benchmark test (-n)")
 	fs.IntVar(&cfg.Clients, "clients", 50, "parallel connections (-c)")
+	fs.IntVar(&cfg.Rounds, "rounds", 3, "rounds of every redis-benchmark row, the two servers taking turns; a row reports the median round (1 under --quick unless given)")
 	fs.StringVar(&pipelines, "pipelines", "1,16", "comma-separated pipeline depths (-P)")
 	fs.StringVar(&tests, "tests", "set,get,incr,lpush,hset", "comma-separated redis-benchmark tests (-t)")
 	fs.StringVar(&shards, "shards", "1,2", "comma-separated ruvio shard counts (for the memory profile)")
@@ -302,6 +306,9 @@ func parseFlags(args []string, stderr io.Writer, lookPath func(string) (string, 
 		if !set["recovery"] {
 			recovery = quickRecovery
 		}
+		if !set["rounds"] {
+			cfg.Rounds = 1
+		}
 	}
 	if fs.NArg() > 0 {
 		return config{}, fmt.Errorf("unexpected arguments: %q", fs.Args())
@@ -336,6 +343,8 @@ func parseFlags(args []string, stderr io.Writer, lookPath func(string) (string, 
 	case len(cfg.Durability) == 0 && len(cfg.Replicas) == 0 && len(cfg.Durable) == 0 &&
 		len(cfg.Pinned) == 0 && len(cfg.TLS) == 0 && len(cfg.Memory) == 0 && len(cfg.Recovery) == 0:
 		return config{}, errors.New(`nothing to measure: --durability, --replicas, --durable, --pinned, --tls, --memory and --recovery are all "none"`)
+	case cfg.Rounds < 1:
+		return config{}, errors.New("--rounds must be at least 1")
 	case cfg.MemoryKeys < 10:
 		return config{}, errors.New("--memory-keys must be at least 10")
 	case cfg.RecoveryDurability != durabilityAlways && cfg.RecoveryDurability != durabilityEverysec:

@@ -41,6 +41,7 @@ func TestParseFlags(t *testing.T) {
 		RedisServerPath:    "/bin/redis-server",
 		RedisBenchmarkPath: "/bin/redis-benchmark",
 		Requests:           200000,
+		Rounds:             3,
 		Clients:            50,
 		Pipelines:          []int{1, 16},
 		Tests:              []string{"set", "get", "incr", "lpush", "hset"},
@@ -72,7 +73,7 @@ func TestParseFlags(t *testing.T) {
 
 	cfg, err = parseFlags([]string{
 		"--ruvio=/x/ruvio", "--redis-server", "/y/rs", "--redis-benchmark", "/y/rb",
-		"--requests", "10", "--clients", "2", "--pipelines", "4", "--tests", "SET, get",
+		"--requests", "10", "--rounds", "5", "--clients", "2", "--pipelines", "4", "--tests", "SET, get",
 		"--shards", "3", "--base-port", "9000", "--out", "o.md", "--json", "o.json",
 		"--cluster", "--timeout", "5s", "--durability", "EverySec, memory,everysec", "--durability-shards", "2,4",
 		"--replicas", "2,1,2", "--replication-durability", "everysec", "--replication-requests", "7",
@@ -87,7 +88,7 @@ func TestParseFlags(t *testing.T) {
 	}
 	want = config{
 		RuvioPath: "/x/ruvio", RedisServerPath: "/y/rs", RedisBenchmarkPath: "/y/rb",
-		Requests: 10, Clients: 2, Pipelines: []int{4}, Tests: []string{"set", "get"},
+		Requests: 10, Rounds: 5, Clients: 2, Pipelines: []int{4}, Tests: []string{"set", "get"},
 		Shards: []int{3}, Durability: []string{"everysec", "memory"}, DurabilityShards: []int{2, 4},
 		BasePort: 9000, Out: "o.md", JSON: "o.json", Cluster: true, Timeout: 5 * time.Second,
 		Replicas: []int{2, 1}, ReplDurability: []string{"everysec"}, ReplRequests: 7, LagPipeline: 1, LagDuration: time.Second,
@@ -115,6 +116,15 @@ func TestParseFlagsQuick(t *testing.T) {
 		{[]string{"--lag-duration", "9s", "--quick"}, quickRequests, quickRequests, 9 * time.Second, quickDurableDuration},
 		{[]string{"--quick", "--durable-duration", "3s"}, quickRequests, quickRequests, quickLagDuration, 3 * time.Second},
 		{[]string{"--quick=false"}, 200000, 100000, 3 * time.Second, 1500 * time.Millisecond},
+	}
+	for args, want := range map[string]int{"--quick": 1, "--quick --rounds 3": 3, "": 3} {
+		cfg, err := parseFlags(append([]string{"--ruvio", "r"}, strings.Fields(args)...), io.Discard, fakeLookPath())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if cfg.Rounds != want {
+			t.Errorf("%q: %d rounds, want %d", args, cfg.Rounds, want)
+		}
 	}
 	for _, tt := range tests {
 		cfg, err := parseFlags(append([]string{"--ruvio", "r"}, tt.args...), io.Discard, fakeLookPath())
@@ -191,6 +201,7 @@ func TestParseFlagsErrors(t *testing.T) {
 			"--pinned", "none", "--tls", "none", "--memory", "none", "--recovery", "none"}, nil, "nothing to measure"},
 		{"bad memory shape", []string{"--ruvio", "r", "--memory", "lists"}, nil, "--memory"},
 		{"few memory keys", []string{"--ruvio", "r", "--memory-keys", "5"}, nil, "--memory-keys"},
+		{"no rounds", []string{"--ruvio", "r", "--rounds", "0"}, nil, "--rounds"},
 		{"bad recovery count", []string{"--ruvio", "r", "--recovery", "0"}, nil, "--recovery"},
 		{"bad recovery durability", []string{"--ruvio", "r", "--recovery-durability", "memory"}, nil, "--recovery-durability"},
 		{"bad pinned test", []string{"--ruvio", "r", "--pinned", "s-t"}, nil, "--pinned"},

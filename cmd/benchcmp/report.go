@@ -33,6 +33,9 @@ type runResult struct {
 	Port       int    `json:"port"`
 	// Requests is -n of every redis-benchmark invocation.
 	Requests int `json:"requests,omitempty"`
+	// Rounds is how many rounds the results are the median of (absent:
+	// one).
+	Rounds int `json:"rounds,omitempty"`
 	// Pinned says the server ran on CPU 0 and redis-benchmark on CPU 1;
 	// TLS that redis-benchmark reached the server over TLS.
 	Pinned bool `json:"pinned,omitempty"`
@@ -90,10 +93,13 @@ type report struct {
 	Redis            side      `json:"redis"`
 	BenchmarkVersion string    `json:"redis_benchmark_version"`
 	Requests         int       `json:"requests"`
-	Clients          int       `json:"clients"`
-	Cluster          bool      `json:"cluster"`
-	Tests            []string  `json:"tests"`
-	Pipelines        []int     `json:"pipelines"`
+	// Rounds is how many rounds each redis-benchmark row ran; its
+	// numbers are the median round's.
+	Rounds    int      `json:"rounds,omitempty"`
+	Clients   int      `json:"clients"`
+	Cluster   bool     `json:"cluster"`
+	Tests     []string `json:"tests"`
+	Pipelines []int    `json:"pipelines"`
 	// Plan is what was set out to run: the shard counts of each
 	// durability profile. Rows show what actually ran.
 	Plan []profilePlan `json:"plan"`
@@ -316,6 +322,9 @@ func headerLine(rep report) string {
 		rep.Redis.Name, rep.Redis.Version,
 		rep.BenchmarkVersion, rep.CPUs,
 		rep.Date.Format(time.RFC3339), rep.Requests, rep.Clients)
+	if rep.Rounds > 1 {
+		fmt.Fprintf(&b, " | median of %d rounds, the servers taking turns", rep.Rounds)
+	}
 	if rep.Cluster {
 		fmt.Fprintf(&b, " --cluster (%s only)", rep.Ruvio.Name)
 	}

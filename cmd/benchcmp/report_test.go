@@ -141,6 +141,10 @@ func TestHeaderLine(t *testing.T) {
 	if got := headerLine(rep); !strings.HasSuffix(got, "--cluster (ruvio only)") {
 		t.Errorf("cluster header %q", got)
 	}
+	rep.Cluster, rep.Rounds = false, 3
+	if got := headerLine(rep); !strings.HasSuffix(got, "| median of 3 rounds, the servers taking turns") {
+		t.Errorf("header of three rounds %q", got)
+	}
 }
 
 func TestPlanLine(t *testing.T) {

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -39,6 +40,7 @@ func run(ctx context.Context, cfg config, ruvio, redis serverKind, stdout io.Wri
 			durable: redis.Durable},
 		BenchmarkVersion: version(ctx, cfg.RedisBenchmarkPath, "--version"),
 		Requests:         cfg.Requests,
+		Rounds:           max(cfg.Rounds, 1),
 		Clients:          cfg.Clients,
 		Cluster:          cfg.Cluster,
 		Tests:            cfg.Tests,
@@ -172,29 +174,93 @@ func runGroup(ctx context.Context, cfg config, ruvio, redis serverKind, durabili
 		role string
 		srv  *server
 	}
+	type cell struct {
+		role     string
+		pipeline int
+	}
 	var (
-		runs []runResult
-		errs []error
+		rounds = map[cell][]runResult{}
+		order  []cell
+		errs   []error
 	)
-	for i, p := range cfg.Pipelines {
-		// Interleave the sides, and swap who goes first at every depth,
-		// so that machine noise and warm-up drift hit both alike.
-		order := []target{{roleRuvio, a}, {roleRedis, b}}
-		if i%2 == 1 {
-			order[0], order[1] = order[1], order[0]
-		}
-		for _, t := range order {
-			res := benchOne(ctx, cfg, t.role, t.srv, p, log)
-			runs = append(runs, res)
-			if ctx.Err() != nil {
-				return runs, errors.Join(errs...)
+	for round := range max(cfg.Rounds, 1) {
+		for i, p := range cfg.Pipelines {
+			// Interleave the sides, and swap who goes first at every
+			// depth and every round, so that machine noise and warm-up
+			// drift hit both alike.
+			turn := []target{{roleRuvio, a}, {roleRedis, b}}
+			if (i+round)%2 == 1 {
+				turn[0], turn[1] = turn[1], turn[0]
 			}
-			if res.Error != "" {
-				errs = append(errs, fmt.Errorf("%s pipeline=%d: %s", t.srv.kind.Name, p, res.Error))
+			for _, t := range turn {
+				res := benchOne(ctx, cfg, t.role, t.srv, p, log)
+				c := cell{t.role, p}
+				if round == 0 {
+					order = append(order, c)
+				}
+				rounds[c] = append(rounds[c], res)
+				if res.Error != "" {
+					errs = append(errs, fmt.Errorf("%s pipeline=%d round %d: %s", t.srv.kind.Name, p, round+1, res.Error))
+				}
+				if ctx.Err() != nil || res.Error != "" {
+					return medianRuns(order, rounds), errors.Join(errs...)
+				}
 			}
 		}
 	}
-	return runs, errors.Join(errs...)
+	return medianRuns(order, rounds), errors.Join(errs...)
+}
+
+// medianRuns is medianRun of each cell's rounds, in order.
+func medianRuns[K comparable](order []K, rounds map[K][]runResult) []runResult {
+	var runs []runResult
+	for _, c := range order {
+		runs = append(runs, medianRun(rounds[c]))
+	}
+	return runs
+}
+
+// medianRun folds the rounds of one server at one pipeline depth into one
+// result: for every test, the measurement of the round with the median
+// ops/s (the lower middle one for an even count), its server CPU time
+// with it, and every round's ops/s in RoundsRPS. The elapsed times add up;
+// the first error stands.
+func medianRun(rounds []runResult) runResult {
+	if len(rounds) == 1 {
+		return rounds[0]
+	}
+	out := rounds[0]
+	out.Results = nil
+	out.Rounds = len(rounds)
+	byTest := map[string][]measurement{}
+	var tests []string
+	for i, r := range rounds {
+		if i > 0 {
+			out.Elapsed += r.Elapsed
+			if out.Error == "" {
+				out.Error = r.Error
+			}
+		}
+		for _, m := range r.Results {
+			if _, ok := byTest[m.Test]; !ok {
+				tests = append(tests, m.Test)
+			}
+			byTest[m.Test] = append(byTest[m.Test], m)
+		}
+	}
+	for _, t := range tests {
+		ms := byTest[t]
+		all := make([]float64, len(ms))
+		for i, m := range ms {
+			all[i] = m.RPS
+		}
+		sorted := slices.Clone(ms)
+		slices.SortStableFunc(sorted, func(x, y measurement) int { return cmp.Compare(x.RPS, y.RPS) })
+		med := sorted[(len(sorted)-1)/2]
+		med.RoundsRPS = all
+		out.Results = append(out.Results, med)
+	}
+	return out
 }
 
 // launch starts kind with the given shard count and durability profile on
