@@ -59,7 +59,7 @@ fuzz:
 # ruvio against Debian's redis-server 7 on loopback, same redis-benchmark
 # runs, one table of ops/s and ratios per durability profile: memory (no
 # AOF) at every shard count, always and everysec (AOF with that fsync
-# policy) at one shard; e.g. BENCH_ARGS='--durability always' for one.
+# policy) at one shard, each row the median of three rounds (--rounds); e.g. BENCH_ARGS='--durability always' for one.
 # Then replication, memory and always: primaries with 0, 1 and 2 replicas
 # (SET/GET ops/s and ratios), and with 1 replica the lag under a SET load
 # (positions in records/bytes, ms until a write is readable on the replica).

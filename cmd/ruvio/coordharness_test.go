@@ -33,8 +33,16 @@ type member struct {
 	repl string // replication base address
 }
 
+// restart starts the member again on its directory and ports, and fails
+// the test with the node's log if it exits during start-up.
 func (m *member) restart(t *testing.T) {
+	t.Helper()
 	m.p = startNodeIn(t, m.dir, m.env, m.args...)
+	select {
+	case <-m.p.done:
+		t.Fatalf("member on port %d exited during start-up: %v; logs:\n%s", m.p.port, m.p.err, m.p.logs.String())
+	default:
+	}
 }
 
 // startGroup starts a primary and n-1 replicas of it, with fixed client

@@ -10,13 +10,16 @@ import (
 	"sync"
 )
 
-// The range ports are drawn from. A port is only probed, then released
-// for the test's server to bind, so two draws made before either server
-// starts would both see the same port free: the process remembers every
-// port it gave out and never gives it out again.
+// The range ports are drawn from: below Linux's default ephemeral range
+// (32768-60999), where the kernel picks the local ports of outgoing
+// connections, so a port probed free is not taken by some client's
+// connection before the test's server binds it. A port is only probed,
+// then released for the server to bind, so two draws made before either
+// server starts would both see the same port free: the process remembers
+// every port it gave out and never gives it out again.
 const (
-	low  = 20000
-	high = 50000
+	low  = 10000
+	high = 32768
 )
 
 var (
