@@ -142,13 +142,14 @@ func newLogger(cfg *config.Config) *slog.Logger {
 	return slog.New(slog.NewTextHandler(os.Stderr, opts))
 }
 
-// setThreads sizes GOMAXPROCS from the threads setting (0 keeps Go's
-// default, one per CPU), unless the GOMAXPROCS environment variable
-// already did.
+// setThreads sizes GOMAXPROCS from the threads setting (config.ThreadsFor:
+// 0 is one per shard, one more when writes wait for the log, at most
+// Go's default), unless the GOMAXPROCS environment variable already did.
 func setThreads(cfg *config.Config, log *slog.Logger) {
-	if os.Getenv("GOMAXPROCS") != "" || cfg.Threads == 0 {
+	if os.Getenv("GOMAXPROCS") != "" {
 		return
 	}
-	runtime.GOMAXPROCS(cfg.Threads)
-	log.Info("threads set", "gomaxprocs", cfg.Threads)
+	n := cfg.ThreadsFor(runtime.GOMAXPROCS(0))
+	runtime.GOMAXPROCS(n)
+	log.Info("threads set", "gomaxprocs", n, "threads", cfg.Threads, "shards", cfg.Shards, "durability", cfg.Durability)
 }

@@ -120,9 +120,10 @@ type Config struct {
 	// the server and so is refused by default.
 	EnableDebugCommand bool `toml:"enable_debug_command"`
 	// Threads is how many OS threads run Go code at once (GOMAXPROCS); 0
-	// keeps Go's default of one per CPU. A GOMAXPROCS environment variable
-	// takes precedence. One thread is a poor choice with durability
-	// always: an fsync in progress holds it until the runtime notices.
+	// sizes it from the shards and the durability profile (ThreadsFor).
+	// A GOMAXPROCS environment variable takes precedence. One thread is a
+	// poor choice with durability always: an fsync in progress holds it
+	// until the runtime notices.
 	Threads int `toml:"threads"`
 	// Hz is how many times a second background tasks (expiry sampling,
 	// idle-client checks) run.
