@@ -9,6 +9,7 @@ import (
 	"net"
 	"os"
 	"path/filepath"
+	"runtime"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -370,6 +371,11 @@ func (n *Node) streamTo(st *ShardState, rc *ReplicaConn, bl *backlog, w *bufio.W
 		}
 		select {
 		case <-wait:
+			// Let the client connections that are ready run first, so
+			// their writes leave in this write to the socket instead of
+			// one write each: Redis writes to its replicas once per turn
+			// of its event loop, after serving every ready client.
+			runtime.Gosched()
 		case <-hb.C:
 			if heartbeat() != nil || flush() != nil {
 				return
