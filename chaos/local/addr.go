@@ -1,20 +1,10 @@
 package local
 
 import (
-	"fmt"
-	"math/rand/v2"
 	"net"
 	"strconv"
-)
 
-// Node ports are drawn below Linux's default ephemeral range (32768-60999),
-// so that neither the outgoing connections of the machine nor the
-// listeners the kernel numbers itself (the proxies listen on ":0") can be
-// given a node's port between the moment it is probed free and the moment
-// the node binds it.
-const (
-	portLow  = 20000
-	portHigh = 32000
+	"github.com/ruvio/ruvio/internal/freeport"
 )
 
 // loopbackIP is the address of the i-th node of a topology: 127.0.0.<i+2>,
@@ -42,37 +32,10 @@ func canBind(ip string) bool {
 	return true
 }
 
-// freePorts finds n consecutive ports that are free on ip and not in
-// taken, and returns the first. The ports are probed by binding them, then
-// released for the node to bind: another program may still take one in
-// between, which the caller detects when the node fails to listen.
+// freePorts finds n consecutive ports that are free on ip and whose
+// addresses are not in taken, and returns the first (freeport.Find). Another
+// program may still take one before the node binds it, which the caller
+// detects when the node fails to listen.
 func freePorts(ip string, n int, taken map[string]bool) (int, error) {
-	for range 200 {
-		base := portLow + rand.IntN(portHigh-portLow-n)
-		if bindAll(ip, base, n, taken) {
-			return base, nil
-		}
-	}
-	return 0, fmt.Errorf("no %d consecutive free ports on %s in %d..%d", n, ip, portLow, portHigh)
-}
-
-func bindAll(ip string, base, n int, taken map[string]bool) bool {
-	var lns []net.Listener
-	defer func() {
-		for _, ln := range lns {
-			ln.Close()
-		}
-	}()
-	for port := base; port < base+n; port++ {
-		addr := net.JoinHostPort(ip, strconv.Itoa(port))
-		if taken[addr] {
-			return false
-		}
-		ln, err := net.Listen("tcp", addr)
-		if err != nil {
-			return false
-		}
-		lns = append(lns, ln)
-	}
-	return true
+	return freeport.Find(ip, n, func(p int) bool { return taken[net.JoinHostPort(ip, strconv.Itoa(p))] })
 }

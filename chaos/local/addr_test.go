@@ -5,6 +5,8 @@ import (
 	"slices"
 	"strconv"
 	"testing"
+
+	"github.com/ruvio/ruvio/internal/freeport"
 )
 
 func TestLoopbackIP(t *testing.T) {
@@ -33,8 +35,8 @@ func TestFreePorts(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if base < portLow || base+3 > portHigh {
-		t.Fatalf("ports %d.. outside %d..%d", base, portLow, portHigh)
+	if base < freeport.Low || base+3 > freeport.High {
+		t.Fatalf("ports %d.. outside %d..%d", base, freeport.Low, freeport.High)
 	}
 	// The ports are free: all three can be bound.
 	for p := base; p < base+3; p++ {

@@ -13,10 +13,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ruvio/ruvio/internal/freeport"
-
 	"github.com/redis/go-redis/v9"
 
+	"github.com/ruvio/ruvio/internal/freeport"
 	"github.com/ruvio/ruvio/internal/poll"
 )
 

@@ -1,5 +1,5 @@
-// Package freeport hands tests runs of consecutive loopback TCP ports that
-// nothing listens on and that no earlier call in this process handed out.
+// Package freeport finds runs of consecutive TCP ports that nothing
+// listens on, for the servers the chaos harness and the tests start.
 package freeport
 
 import (
@@ -10,54 +10,62 @@ import (
 	"sync"
 )
 
-// The range ports are drawn from: below Linux's default ephemeral range
-// (32768-60999), where the kernel picks the local ports of outgoing
-// connections, so a port probed free is not taken by some client's
-// connection before the test's server binds it. A port is only probed,
-// then released for the server to bind, so two draws made before either
-// server starts would both see the same port free: the process remembers
-// every port it gave out and never gives it out again.
+// Ports are drawn from Low..High-1, below Linux's default ephemeral range
+// (32768-60999), so that neither the outgoing connections of the machine
+// nor the listeners the kernel numbers itself (":0") can be given a port
+// between the moment it is probed free and the moment its server binds it.
 const (
-	low  = 10000
-	high = 32768
+	Low  = 10000
+	High = 32768
 )
+
+// Find returns the first of n consecutive ports on ip that taken does not
+// name and that can all be bound now. The ports are probed by binding
+// them, then released for the caller's server to bind; the caller records
+// them in what taken reads, or another draw may hand them out again.
+func Find(ip string, n int, taken func(port int) bool) (int, error) {
+	for range 500 {
+		base := Low + rand.IntN(High-Low-n)
+		if !anyTaken(base, n, taken) && bindable(ip, base, n) {
+			return base, nil
+		}
+	}
+	return 0, fmt.Errorf("no %d consecutive free ports on %s in %d..%d", n, ip, Low, High-1)
+}
 
 var (
 	mu    sync.Mutex
 	given = map[int]bool{}
 )
 
-// Take returns the first of n consecutive ports on 127.0.0.1 that are free
-// now and were not handed out before by this process, and marks them
-// handed out.
+// Take is Find on 127.0.0.1 for tests: it skips, and then remembers, every
+// port an earlier Take of this process returned, since a test may draw
+// several runs before starting any server.
 func Take(n int) (int, error) {
 	mu.Lock()
 	defer mu.Unlock()
-	for range 500 {
-		base := low + rand.IntN(high-low-n)
-		if !unused(base, n) || !bindable(base, n) {
-			continue
-		}
-		for p := base; p < base+n; p++ {
-			given[p] = true
-		}
-		return base, nil
+	base, err := Find("127.0.0.1", n, func(p int) bool { return given[p] })
+	if err != nil {
+		return 0, err
 	}
-	return 0, fmt.Errorf("no %d consecutive free ports in %d..%d", n, low, high)
+	for p := base; p < base+n; p++ {
+		given[p] = true
+	}
+	return base, nil
 }
 
-func unused(base, n int) bool {
+func anyTaken(base, n int, taken func(int) bool) bool {
 	for p := base; p < base+n; p++ {
-		if given[p] {
-			return false
+		if taken(p) {
+			return true
 		}
 	}
-	return true
+	return false
 }
 
 // bindable opens a listener on every port of the run at once and closes
 // them all.
-func bindable(base, n int) bool {
+func bindable(ip string, base, n int) bool {
 	var ls []net.Listener
 	defer func() {
 		for _, l := range ls {
@@ -65,7 +73,7 @@ func bindable(base, n int) bool {
 		}
 	}()
 	for p := base; p < base+n; p++ {
-		l, err := net.Listen("tcp", "127.0.0.1:"+strconv.Itoa(p))
+		l, err := net.Listen("tcp", net.JoinHostPort(ip, strconv.Itoa(p)))
 		if err != nil {
 			return false
 		}

@@ -28,7 +28,7 @@ func TestARunWithAPortInUseIsNotBindable(t *testing.T) {
 	}
 	defer l.Close()
 	busy := l.Addr().(*net.TCPAddr).Port
-	if bindable(busy-1, 3) {
+	if bindable("127.0.0.1", busy-1, 3) {
 		t.Fatalf("the run %d..%d holds port %d, which is listened on", busy-1, busy+1, busy)
 	}
 }
