@@ -6,16 +6,14 @@ import (
 	"time"
 )
 
-func cpuNs(v int64) *int64 { return &v }
-
 func TestMedianRunTakesEachTestsMedianRound(t *testing.T) {
 	rounds := []runResult{
 		{Role: roleRuvio, Pipeline: 16, Elapsed: time.Second, Results: []measurement{
-			{Test: "SET", RPS: 300, ServerCPU: cpuNs(3)}, {Test: "GET", RPS: 900, ServerCPU: cpuNs(9)}}},
+			{Test: "SET", RPS: 300, ServerCPU: new(int64(3))}, {Test: "GET", RPS: 900, ServerCPU: new(int64(9))}}},
 		{Role: roleRuvio, Pipeline: 16, Elapsed: 2 * time.Second, Results: []measurement{
-			{Test: "SET", RPS: 100, ServerCPU: cpuNs(1)}, {Test: "GET", RPS: 700, ServerCPU: cpuNs(7)}}},
+			{Test: "SET", RPS: 100, ServerCPU: new(int64(1))}, {Test: "GET", RPS: 700, ServerCPU: new(int64(7))}}},
 		{Role: roleRuvio, Pipeline: 16, Elapsed: 3 * time.Second, Results: []measurement{
-			{Test: "SET", RPS: 200, ServerCPU: cpuNs(2)}, {Test: "GET", RPS: 800, ServerCPU: cpuNs(8)}}},
+			{Test: "SET", RPS: 200, ServerCPU: new(int64(2))}, {Test: "GET", RPS: 800, ServerCPU: new(int64(8))}}},
 	}
 	got := medianRun(rounds)
 	if got.Rounds != 3 || got.Elapsed != 6*time.Second || got.Role != roleRuvio || got.Pipeline != 16 {

@@ -174,50 +174,43 @@ func runGroup(ctx context.Context, cfg config, ruvio, redis serverKind, durabili
 		role string
 		srv  *server
 	}
-	type cell struct {
-		role     string
-		pipeline int
+	sides := [2]target{{roleRuvio, a}, {roleRedis, b}}
+	// rounds[2*i+s] holds side s's rounds at the i-th pipeline depth;
+	// first lists those cells in the order the first round ran them,
+	// which is the order of the results.
+	rounds := make([][]runResult, 2*len(cfg.Pipelines))
+	var first []int
+	folded := func() []runResult {
+		var runs []runResult
+		for _, c := range first {
+			runs = append(runs, medianRun(rounds[c]))
+		}
+		return runs
 	}
-	var (
-		rounds = map[cell][]runResult{}
-		order  []cell
-		errs   []error
-	)
+	var errs []error
 	for round := range max(cfg.Rounds, 1) {
 		for i, p := range cfg.Pipelines {
-			// Interleave the sides, and swap who goes first at every
-			// depth and every round, so that machine noise and warm-up
-			// drift hit both alike.
-			turn := []target{{roleRuvio, a}, {roleRedis, b}}
-			if (i+round)%2 == 1 {
-				turn[0], turn[1] = turn[1], turn[0]
-			}
-			for _, t := range turn {
+			for k := range sides {
+				// Interleave the sides, and swap who goes first at every
+				// depth and every round, so that machine noise and
+				// warm-up drift hit both alike.
+				s := (k + i + round) % 2
+				t := sides[s]
 				res := benchOne(ctx, cfg, t.role, t.srv, p, log)
-				c := cell{t.role, p}
 				if round == 0 {
-					order = append(order, c)
+					first = append(first, 2*i+s)
 				}
-				rounds[c] = append(rounds[c], res)
+				rounds[2*i+s] = append(rounds[2*i+s], res)
 				if res.Error != "" {
 					errs = append(errs, fmt.Errorf("%s pipeline=%d round %d: %s", t.srv.kind.Name, p, round+1, res.Error))
 				}
-				if ctx.Err() != nil || res.Error != "" {
-					return medianRuns(order, rounds), errors.Join(errs...)
+				if ctx.Err() != nil {
+					return folded(), errors.Join(errs...)
 				}
 			}
 		}
 	}
-	return medianRuns(order, rounds), errors.Join(errs...)
-}
-
-// medianRuns is medianRun of each cell's rounds, in order.
-func medianRuns[K comparable](order []K, rounds map[K][]runResult) []runResult {
-	var runs []runResult
-	for _, c := range order {
-		runs = append(runs, medianRun(rounds[c]))
-	}
-	return runs
+	return folded(), errors.Join(errs...)
 }
 
 // medianRun folds the rounds of one server at one pipeline depth into one
