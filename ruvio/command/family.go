@@ -55,6 +55,13 @@ func (s *Spec) KeysAt(first, last, step int) *Spec {
 	return s
 }
 
+// Copying marks s as a command that keeps none of its arguments (see
+// Spec.CopiesArgs) and returns s.
+func (s *Spec) Copying() *Spec {
+	s.CopiesArgs = true
+	return s
+}
+
 // KeysBy sets the function that finds s's keys (see Spec.Keys) and
 // returns s.
 func (s *Spec) KeysBy(keys func(args [][]byte) []int) *Spec {

@@ -89,6 +89,11 @@ type Spec struct {
 	Keys func(args [][]byte) []int
 	// Run executes a data command with its shard's keyspace locked.
 	Run func(*Ctx)
+	// CopiesArgs says Run keeps no part of its arguments once it returns
+	// (whatever it stores, it copies), so the connection may read the
+	// next command into the same memory. Set it only on commands whose
+	// every path has been checked for that.
+	CopiesArgs bool
 	// PerKey, instead of Run, executes a command whose keys are
 	// independent (MGET, DEL, EXISTS, UNLINK, TOUCH): the server calls it
 	// once per key on the key's shard, so the keys may span shards, and

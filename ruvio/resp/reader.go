@@ -45,7 +45,15 @@ type Reader struct {
 	br     *bufio.Reader
 	Limits Limits
 	args   [][]byte
+	// first is the buffer the last command's arguments were read into
+	// (the first one, when they took several), and spare a buffer the
+	// caller gave back with Release for the next command to reuse.
+	first, spare []byte
 }
+
+// maxSpare is the largest buffer Release keeps for reuse: one large
+// command must not leave every idle connection holding its size.
+const maxSpare = 4 << 10
 
 // NewReader returns a Reader over r with Redis's default limits.
 func NewReader(r io.Reader) *Reader {
@@ -66,8 +74,10 @@ func (r *Reader) Peek() error {
 // yields a zero-length slice, which callers skip. The returned slice is
 // reused by the next call, but each argument's bytes belong to the caller:
 // they live in a buffer allocated for this command alone and are capped, so
-// they may be kept (and appended to) without copying.
+// they may be kept (and appended to) without copying, unless the caller
+// gives the buffer back with Release.
 func (r *Reader) ReadCommand() ([][]byte, error) {
+	r.first = nil
 	b, err := r.br.Peek(1)
 	if err != nil {
 		return nil, err
@@ -76,6 +86,18 @@ func (r *Reader) ReadCommand() ([][]byte, error) {
 		return r.readMultibulk()
 	}
 	return r.readInline()
+}
+
+// Release tells the reader that nothing refers to the bytes of the
+// arguments the last ReadCommand returned any more: the next command may
+// be read into the same memory, which saves a pipelined client's commands
+// one allocation each. A caller that kept (or may have kept) any argument
+// must not call it.
+func (r *Reader) Release() {
+	if r.first != nil && cap(r.first) <= maxSpare {
+		r.spare = r.first
+	}
+	r.first = nil
 }
 
 // readLine returns one CRLF- (or LF-) terminated line without its ending.
@@ -159,7 +181,13 @@ func (r *Reader) readMultibulk() ([][]byte, error) {
 			continue
 		}
 		if data == nil {
-			data = make([]byte, 0, int(size)+32*int(min(n, 64)))
+			if cap(r.spare) >= int(size) {
+				data = r.spare[:0]
+			} else {
+				data = make([]byte, 0, int(size)+32*int(min(n, 64)))
+			}
+			r.spare = nil
+			r.first = data
 		}
 		start := len(data)
 		if cap(data)-start < int(size) {

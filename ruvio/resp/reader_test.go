@@ -177,3 +177,48 @@ func TestFormatFloat(t *testing.T) {
 		}
 	}
 }
+
+// Arguments stay the caller's until it gives their memory back: without
+// Release the next command is read elsewhere, after it into the same
+// memory, and a buffer too small for the next command is not used.
+func TestReleaseLetsTheNextCommandReuseTheBuffer(t *testing.T) {
+	r := NewReader(strings.NewReader("*2\r\n$3\r\nGET\r\n$1\r\na\r\n" +
+		"*2\r\n$3\r\nGET\r\n$1\r\nb\r\n" +
+		"*2\r\n$3\r\nGET\r\n$1\r\nc\r\n" +
+		"*2\r\n$3\r\nSET\r\n$5000\r\n" + strings.Repeat("x", 5000) + "\r\n" +
+		"*1\r\n$5000\r\n" + strings.Repeat("y", 5000) + "\r\n"))
+	read := func() [][]byte {
+		t.Helper()
+		args, err := r.ReadCommand()
+		if err != nil {
+			t.Fatal(err)
+		}
+		return args
+	}
+	first := read()[1]
+	second := read()[1]
+	if string(first) != "a" || string(second) != "b" {
+		t.Fatalf("without Release the first command's key became %q (second %q)", first, second)
+	}
+	r.Release()
+	third := read()[1]
+	if string(third) != "c" || &third[0] != &second[0] {
+		t.Fatalf("after Release the next command was not read into the same memory: %q at %p, released %p", third, &third[0], &second[0])
+	}
+	if string(second) != "c" {
+		t.Fatalf("released memory holds %q, want the next command's %q", second, "c")
+	}
+	r.Release()
+	if big := read()[1]; len(big) != 5000 || strings.Trim(string(big), "x") != "" {
+		t.Fatalf("an argument larger than the released buffer came out as %d bytes %.20q", len(big), big)
+	}
+	r.Release()
+	if big := read()[0]; len(big) != 5000 || strings.Trim(string(big), "y") != "" {
+		t.Fatalf("a first argument larger than the released buffer came out as %d bytes %.20q", len(big), big)
+	}
+	// A buffer above maxSpare is not kept.
+	r.Release()
+	if r.spare != nil {
+		t.Fatalf("Release kept a %d-byte buffer, above %d", cap(r.spare), maxSpare)
+	}
+}

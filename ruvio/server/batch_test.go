@@ -117,3 +117,25 @@ func TestPipelinesAcrossShards(t *testing.T) {
 		}
 	}
 }
+
+// A connection reads the next command into the memory of the last one's
+// arguments once that command is done with them; commands queued by
+// MULTI keep theirs until EXEC, however many commands follow in the same
+// pipeline.
+func TestQueuedCommandsKeepTheirArgumentsInAPipeline(t *testing.T) {
+	s := startServer(t, nil)
+	a := dialRaw(t, s.Addr(0))
+	a.send("*3\r\n$3\r\nSET\r\n$1\r\na\r\n$1\r\n1\r\n" +
+		"*1\r\n$5\r\nMULTI\r\n" +
+		"*3\r\n$3\r\nSET\r\n$1\r\nb\r\n$4\r\nbbbb\r\n" +
+		"*3\r\n$5\r\nLPUSH\r\n$1\r\nl\r\n$3\r\nxyz\r\n" +
+		"*1\r\n$4\r\nEXEC\r\n" +
+		"*3\r\n$3\r\nSET\r\n$1\r\nc\r\n$4\r\ncccc\r\n" +
+		"*2\r\n$3\r\nGET\r\n$1\r\nb\r\n" +
+		"*2\r\n$3\r\nGET\r\n$1\r\nc\r\n")
+	a.expect("+OK\r\n+OK\r\n+QUEUED\r\n+QUEUED\r\n*2\r\n+OK\r\n:1\r\n+OK\r\n$4\r\nbbbb\r\n$4\r\ncccc\r\n")
+	got, err := client(t, s, 0).LRange(context.Background(), "l", 0, -1).Result()
+	if err != nil || len(got) != 1 || got[0] != "xyz" {
+		t.Fatalf("LRANGE l = %q, %v; want [xyz]", got, err)
+	}
+}

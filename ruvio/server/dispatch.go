@@ -98,6 +98,12 @@ func (c *conn) execute(args [][]byte) {
 		c.trackBefore(trk, run, args)
 	}
 	c.call(run, args, batch)
+	if batch && run.CopiesArgs {
+		// Nothing refers to the arguments any more: a batchable command
+		// is not queued, tracked, monitored or blocked, and the command
+		// copied what it kept.
+		c.r.Release()
+	}
 	if trk != nil {
 		c.trackAfter(spec)
 	}

@@ -73,9 +73,13 @@ func (r *replayer) apply(rec wal.Record, now int64) error {
 			return fmt.Errorf("record %d: %q is not a command the log can hold", rec.Seq, op[0])
 		}
 		// The log owns op only during this call: copy what a value may
-		// keep, all of it in one allocation.
-		args := make([][]byte, 0, len(op))
-		command.OwnEach(op, func(b []byte) { args = append(args, b) })
+		// keep, all of it in one allocation, unless the command copies
+		// whatever it keeps itself.
+		args := op
+		if !spec.CopiesArgs {
+			args = make([][]byte, 0, len(op))
+			command.OwnEach(op, func(b []byte) { args = append(args, b) })
+		}
 		r.ctx.Reset()
 		r.ctx.Args = args
 		r.ctx.Values = r.ctx.Values[:0]

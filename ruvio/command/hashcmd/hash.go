@@ -193,13 +193,13 @@ func Specs() []*command.Spec {
 	)
 	f := command.Family("hash")
 	return []*command.Spec{
-		f.Spec("hset", -4, w|oom|fast, hset),
-		f.Spec("hmset", -4, w|oom|fast, hmset),
+		f.Spec("hset", -4, w|oom|fast, hset).Copying(),
+		f.Spec("hmset", -4, w|oom|fast, hmset).Copying(),
 		f.Spec("hsetnx", 4, w|oom|fast, hsetnx),
-		f.Spec("hget", 3, r|fast, hget),
+		f.Spec("hget", 3, r|fast, hget).Copying(),
 		f.Spec("hmget", -3, r|fast, hmget),
 		f.Spec("hdel", -3, w|fast, hdel),
-		f.Spec("hlen", 2, r|fast, hlen),
+		f.Spec("hlen", 2, r|fast, hlen).Copying(),
 		f.Spec("hexists", 3, r|fast, hexists),
 		f.Spec("hstrlen", 3, r|fast, hstrlen),
 		f.Spec("hgetall", 2, r, hgetall),

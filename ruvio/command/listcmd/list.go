@@ -29,13 +29,13 @@ func Specs() []*command.Spec {
 	)
 	f := command.Family("list")
 	return []*command.Spec{
-		f.Spec("lpush", -3, wdf, pushCmd(head, false)),
-		f.Spec("rpush", -3, wdf, pushCmd(tail, false)),
+		f.Spec("lpush", -3, wdf, pushCmd(head, false)).Copying(),
+		f.Spec("rpush", -3, wdf, pushCmd(tail, false)).Copying(),
 		f.Spec("lpushx", -3, wdf, pushCmd(head, true)),
 		f.Spec("rpushx", -3, wdf, pushCmd(tail, true)),
-		f.Spec("lpop", -2, wf, popCmd("lpop", head)),
-		f.Spec("rpop", -2, wf, popCmd("rpop", tail)),
-		f.Spec("llen", 2, rf, llen),
+		f.Spec("lpop", -2, wf, popCmd("lpop", head)).Copying(),
+		f.Spec("rpop", -2, wf, popCmd("rpop", tail)).Copying(),
+		f.Spec("llen", 2, rf, llen).Copying(),
 		f.Spec("lrange", 4, r, lrange),
 		f.Spec("lindex", 3, r, lindex),
 		f.Spec("lset", 4, wd, lset),

@@ -170,12 +170,12 @@ func Specs() []*command.Spec {
 	)
 	f := command.Family("set")
 	return []*command.Spec{
-		f.Spec("sadd", -3, w|oom|fast, sadd),
+		f.Spec("sadd", -3, w|oom|fast, sadd).Copying(),
 		f.Spec("srem", -3, w|fast, srem),
 		f.Spec("smembers", 2, r, smembers),
-		f.Spec("sismember", 3, r|fast, sismember),
+		f.Spec("sismember", 3, r|fast, sismember).Copying(),
 		f.Spec("smismember", -3, r|fast, smismember),
-		f.Spec("scard", 2, r|fast, scard),
+		f.Spec("scard", 2, r|fast, scard).Copying(),
 		f.Spec("smove", 4, w|fast, smove).KeysAt(1, 2, 1),
 		f.Spec("spop", -2, w|fast, spop),
 		f.Spec("srandmember", -2, r, srandmember),

@@ -14,8 +14,8 @@ func Specs() []*command.Spec {
 	)
 	f := command.Family("string")
 	return []*command.Spec{
-		f.Spec("get", 2, rof, get),
-		f.Spec("set", -3, wd, set),
+		f.Spec("get", 2, rof, get).Copying(),
+		f.Spec("set", -3, wd, set).Copying(),
 		f.PerKey("mget", rof, command.ReplyValues, mget),
 		f.Spec("setnx", 3, wdf, setnx),
 		f.Spec("setex", 4, wd, setex),
@@ -25,10 +25,10 @@ func Specs() []*command.Spec {
 		f.Spec("getex", -2, wf, getex),
 		f.Spec("mset", -3, wd, mset).KeysAt(1, -1, 2),
 		f.Spec("msetnx", -3, wd, msetnx).KeysAt(1, -1, 2),
-		f.Spec("incr", 2, wdf, incr),
-		f.Spec("decr", 2, wdf, decr),
-		f.Spec("incrby", 3, wdf, incrby),
-		f.Spec("decrby", 3, wdf, decrby),
+		f.Spec("incr", 2, wdf, incr).Copying(),
+		f.Spec("decr", 2, wdf, decr).Copying(),
+		f.Spec("incrby", 3, wdf, incrby).Copying(),
+		f.Spec("decrby", 3, wdf, decrby).Copying(),
 		f.Spec("incrbyfloat", 3, wdf, incrbyfloat),
 		f.Spec("append", 3, wdf, appendCmd),
 		f.Spec("strlen", 2, rof, strlen),

@@ -38,12 +38,12 @@ func Specs() []*command.Spec {
 	)
 	f := command.Family("sortedset")
 	return []*command.Spec{
-		f.Spec("zadd", -4, wdf, zadd),
+		f.Spec("zadd", -4, wdf, zadd).Copying(),
 		f.Spec("zincrby", 4, wdf, zincrby),
 		f.Spec("zrem", -3, wf, zrem),
-		f.Spec("zscore", 3, rof, zscore),
+		f.Spec("zscore", 3, rof, zscore).Copying(),
 		f.Spec("zmscore", -3, rof, zmscore),
-		f.Spec("zcard", 2, rof, zcard),
+		f.Spec("zcard", 2, rof, zcard).Copying(),
 		f.Spec("zcount", 4, rof, zcount),
 		f.Spec("zlexcount", 4, rof, zlexcount),
 		f.Spec("zrank", 3, rof, rankCmd(false)),

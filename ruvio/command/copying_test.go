@@ -1,0 +1,97 @@
+package command_test
+
+import (
+	"testing"
+
+	"github.com/ruvio/ruvio/ruvio/command"
+	"github.com/ruvio/ruvio/ruvio/command/bitcmd"
+	"github.com/ruvio/ruvio/ruvio/command/cmdtest"
+	"github.com/ruvio/ruvio/ruvio/command/dumpcmd"
+	"github.com/ruvio/ruvio/ruvio/command/geocmd"
+	"github.com/ruvio/ruvio/ruvio/command/hashcmd"
+	"github.com/ruvio/ruvio/ruvio/command/hllcmd"
+	"github.com/ruvio/ruvio/ruvio/command/keycmd"
+	"github.com/ruvio/ruvio/ruvio/command/listcmd"
+	"github.com/ruvio/ruvio/ruvio/command/setcmd"
+	"github.com/ruvio/ruvio/ruvio/command/streamcmd"
+	"github.com/ruvio/ruvio/ruvio/command/stringcmd"
+	"github.com/ruvio/ruvio/ruvio/command/zsetcmd"
+)
+
+// A command marked CopiesArgs lets the connection read the next command
+// into the memory of its arguments. So overwriting every argument byte
+// after it ran must leave the keyspace as it was: for each such command,
+// on a missing key and on an existing one (where a command may replace a
+// value in place), the keyspace's digest after the overwrite must equal
+// the digest before it. Every marked command needs a case here.
+func TestCopyingCommandsKeepNoArgument(t *testing.T) {
+	families := [][]*command.Spec{
+		bitcmd.Specs(), dumpcmd.Specs(), geocmd.Specs(), hashcmd.Specs(), hllcmd.Specs(),
+		keycmd.Specs(), listcmd.Specs(), setcmd.Specs(), streamcmd.Specs(), stringcmd.Specs(),
+		zsetcmd.Specs(),
+	}
+	// The command's arguments, and a command that gives its key a value
+	// of the right type first.
+	cases := map[string]struct{ cmd, before []string }{
+		"get":       {[]string{"get", "k"}, []string{"set", "k", "old"}},
+		"set":       {[]string{"set", "k", "value", "px", "100000"}, []string{"set", "k", "old"}},
+		"incr":      {[]string{"incr", "k"}, []string{"set", "k", "41"}},
+		"decr":      {[]string{"decr", "k"}, []string{"set", "k", "43"}},
+		"incrby":    {[]string{"incrby", "k", "7"}, []string{"set", "k", "1"}},
+		"decrby":    {[]string{"decrby", "k", "7"}, []string{"set", "k", "1"}},
+		"lpush":     {[]string{"lpush", "k", "a", "bb", "ccc"}, []string{"rpush", "k", "old"}},
+		"rpush":     {[]string{"rpush", "k", "a", "bb", "ccc"}, []string{"rpush", "k", "old"}},
+		"lpop":      {[]string{"lpop", "k", "1"}, []string{"rpush", "k", "a", "b"}},
+		"rpop":      {[]string{"rpop", "k"}, []string{"rpush", "k", "a", "b"}},
+		"llen":      {[]string{"llen", "k"}, []string{"rpush", "k", "a"}},
+		"hset":      {[]string{"hset", "k", "f", "value", "g", "other"}, []string{"hset", "k", "f", "old"}},
+		"hmset":     {[]string{"hmset", "k", "f", "value"}, []string{"hset", "k", "f", "old"}},
+		"hget":      {[]string{"hget", "k", "f"}, []string{"hset", "k", "f", "old"}},
+		"hlen":      {[]string{"hlen", "k"}, []string{"hset", "k", "f", "old"}},
+		"sadd":      {[]string{"sadd", "k", "m", "n"}, []string{"sadd", "k", "old"}},
+		"sismember": {[]string{"sismember", "k", "m"}, []string{"sadd", "k", "m"}},
+		"scard":     {[]string{"scard", "k"}, []string{"sadd", "k", "m"}},
+		"zadd":      {[]string{"zadd", "k", "1.5", "m", "2", "n"}, []string{"zadd", "k", "1", "m"}},
+		"zscore":    {[]string{"zscore", "k", "m"}, []string{"zadd", "k", "1", "m"}},
+		"zcard":     {[]string{"zcard", "k"}, []string{"zadd", "k", "1", "m"}},
+	}
+	marked := 0
+	for _, family := range families {
+		for _, spec := range family {
+			if !spec.CopiesArgs {
+				continue
+			}
+			marked++
+			tc, ok := cases[spec.Name]
+			if !ok {
+				t.Errorf("%s is marked CopiesArgs but has no case in this test", spec.Name)
+				continue
+			}
+			for _, existing := range []bool{false, true} {
+				h := cmdtest.New(t, families...)
+				if existing {
+					h.Do(tc.before...)
+				}
+				argv := make([][]byte, len(tc.cmd))
+				for i, a := range tc.cmd {
+					argv[i] = []byte(a)
+				}
+				if reply, isErr := h.DoBytes(argv).(cmdtest.Error); isErr {
+					t.Fatalf("%v (existing key: %v): %v", tc.cmd, existing, reply)
+				}
+				before := h.DB.Digest()
+				for _, a := range argv {
+					for i := range a {
+						a[i] = 'Z'
+					}
+				}
+				if h.DB.Digest() != before {
+					t.Errorf("%v (existing key: %v): the keyspace changed when the arguments were overwritten after the command", tc.cmd, existing)
+				}
+			}
+		}
+	}
+	if marked == 0 {
+		t.Fatal("no command is marked CopiesArgs")
+	}
+}
