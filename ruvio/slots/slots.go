@@ -2,10 +2,15 @@
 // splits the slot space across a node's shards.
 package slots
 
+import "strings"
+
 // Count is the number of hash slots (slots 0-16383).
 const Count = 16384
 
-var crcTable [256]uint16
+// crcTable is the CRC of one byte; crcTable2 the same advanced by one
+// more (zero) byte, so that two bytes are folded in per step with two
+// independent lookups (the CRC is linear in its input).
+var crcTable, crcTable2 [256]uint16
 
 func init() {
 	// CRC16-XMODEM (CCITT polynomial 0x1021, initial value 0), the variant
@@ -21,13 +26,23 @@ func init() {
 		}
 		crcTable[i] = crc
 	}
+	for i := range crcTable2 {
+		t := crcTable[i]
+		crcTable2[i] = t<<8 ^ crcTable[t>>8]
+	}
 }
 
 // CRC16 computes CRC16-XMODEM of b.
-func CRC16(b []byte) uint16 {
+func CRC16(b []byte) uint16 { return crc16(b) }
+
+func crc16[T string | []byte](b T) uint16 {
 	var crc uint16
-	for _, c := range b {
-		crc = crc<<8 ^ crcTable[byte(crc>>8)^c]
+	for len(b) >= 2 {
+		crc = crcTable2[byte(crc>>8)^b[0]] ^ crcTable[byte(crc)^b[1]]
+		b = b[2:]
+	}
+	if len(b) == 1 {
+		crc = crc<<8 ^ crcTable[byte(crc>>8)^b[0]]
 	}
 	return crc
 }
@@ -56,25 +71,12 @@ func Of(key []byte) int { return int(CRC16(HashTag(key)) % Count) }
 
 // OfString returns the slot of a key held as a string, without copying it.
 func OfString(key string) int {
-	var crc uint16
-	start, end := 0, len(key)
-	for i := 0; i < len(key); i++ {
-		if key[i] == '{' {
-			for j := i + 1; j < len(key); j++ {
-				if key[j] == '}' {
-					if j > i+1 {
-						start, end = i+1, j
-					}
-					break
-				}
-			}
-			break
+	if i := strings.IndexByte(key, '{'); i >= 0 {
+		if j := strings.IndexByte(key[i+1:], '}'); j > 0 {
+			key = key[i+1 : i+1+j]
 		}
 	}
-	for i := start; i < end; i++ {
-		crc = crc<<8 ^ crcTable[byte(crc>>8)^key[i]]
-	}
-	return int(crc % Count)
+	return int(crc16(key) % Count)
 }
 
 // Range is an inclusive range of slots.

@@ -63,3 +63,41 @@ func TestOfStringAgreesWithOf(t *testing.T) {
 		}
 	})
 }
+
+// The two-bytes-per-step CRC equals the textbook one, one byte and one
+// table lookup at a time, on any input, of odd and even length; and it
+// gives XMODEM's check value.
+func TestCRC16AgreesWithTheBytewiseDefinition(t *testing.T) {
+	bytewise := func(b []byte) uint16 {
+		var crc uint16
+		for _, c := range b {
+			crc ^= uint16(c) << 8
+			for range 8 {
+				if crc&0x8000 != 0 {
+					crc = crc<<1 ^ 0x1021
+				} else {
+					crc <<= 1
+				}
+			}
+		}
+		return crc
+	}
+	if got := CRC16([]byte("123456789")); got != 0x31c3 {
+		t.Fatalf("CRC16(123456789) = %#04x, want XMODEM's check value 0x31c3", got)
+	}
+	rapid.Check(t, func(t *rapid.T) {
+		b := rapid.SliceOfN(rapid.Byte(), 0, 40).Draw(t, "bytes")
+		if got, want := CRC16(b), bytewise(b); got != want {
+			t.Fatalf("CRC16(%x) = %#04x, want %#04x", b, got, want)
+		}
+		if got, want := crc16(string(b)), bytewise(b); got != want {
+			t.Fatalf("crc16(string %x) = %#04x, want %#04x", b, got, want)
+		}
+	})
+}
+
+func BenchmarkOfString(b *testing.B) {
+	for b.Loop() {
+		OfString("key:000000012345")
+	}
+}
