@@ -11,19 +11,31 @@ import (
 // that was away briefly continues without a full copy, whatever the
 // durability profile (the memory profile keeps no log to read back). It
 // holds at least the newest record and at most about max bytes.
+//
+// Frames live in chunks of chunkBytes, and each record's entry says where
+// its frame is with numbers, not a slice: a full backlog of small records
+// holds a million entries or more, and slices (pointers) would have the
+// garbage collector walk every one of them at each cycle, which on a
+// busy replica stalled its clients for tens of milliseconds.
 type backlog struct {
-	mu      sync.Mutex
-	max     int64
-	size    int64
-	start   uint64 // sequence of entries[head], or the next one when empty
+	mu    sync.Mutex
+	max   int64
+	size  int64  // bytes of the frames held
+	start uint64 // sequence of entries[head], or the next one when empty
+	// entries[head:] are the records held, oldest first.
 	entries []blEntry
 	head    int
-	chunk   []byte        // where new frames are encoded
-	notify  chan struct{} // closed by the next add, when someone waits
+	// chunks[i] is chunk number firstChunk+i (mod 2^32); the last one is
+	// where new frames go, unless a large record took a chunk of its own.
+	chunks     [][]byte
+	firstChunk uint32
+	notify     chan struct{} // closed by the next add, when someone waits
 }
 
+// blEntry locates one record's frame: its chunk's number and where in
+// the chunk it is.
 type blEntry struct {
-	frame []byte
+	chunk, off, len uint32
 }
 
 // chunkBytes is the allocation unit for frames: one allocation per many
@@ -52,31 +64,33 @@ func (b *backlog) add(seq, replEpoch uint64, ops [][][]byte) {
 	}
 	rec := wal.Record{Seq: seq, Epoch: replEpoch, Ops: ops}
 	size := int(wal.FrameSize(rec))
-	buf := &b.chunk
-	var own []byte
-	switch {
-	case size > chunkBytes/4:
-		own = make([]byte, 0, size) // a large record gets a buffer of its own
-		buf = &own
-	case cap(b.chunk)-len(b.chunk) < size:
-		b.chunk = make([]byte, 0, chunkBytes)
+	if n := len(b.chunks); n == 0 || cap(b.chunks[n-1])-len(b.chunks[n-1]) < size {
+		c := chunkBytes
+		if size > chunkBytes/4 {
+			c = size // a large record gets a chunk of its own
+		}
+		b.chunks = append(b.chunks, make([]byte, 0, c))
 	}
-	at := len(*buf)
-	enc, err := wal.AppendFrame(*buf, rec)
+	last := len(b.chunks) - 1
+	at := len(b.chunks[last])
+	enc, err := wal.AppendFrame(b.chunks[last], rec)
 	if err != nil {
 		// The log refused the same record; replicas will need a full copy.
 		b.resetLocked(seq + 1)
 		return
 	}
-	*buf = enc
-	frame := enc[at:len(enc):len(enc)]
-	b.entries = append(b.entries, blEntry{frame: frame})
-	b.size += int64(len(frame))
+	b.chunks[last] = enc
+	b.entries = append(b.entries, blEntry{chunk: b.firstChunk + uint32(last), off: uint32(at), len: uint32(len(enc) - at)})
+	b.size += int64(len(enc) - at)
 	for b.size > b.max && len(b.entries)-b.head > 1 {
-		b.size -= int64(len(b.entries[b.head].frame))
-		b.entries[b.head] = blEntry{}
+		b.size -= int64(b.entries[b.head].len)
 		b.head++
 		b.start++
+	}
+	// Chunks before the oldest record's are no longer read.
+	for oldest := b.entries[b.head].chunk; b.firstChunk != oldest; b.firstChunk++ {
+		b.chunks[0] = nil
+		b.chunks = b.chunks[1:]
 	}
 	if b.head > 1024 && b.head*2 > len(b.entries) {
 		b.entries = append([]blEntry(nil), b.entries[b.head:]...)
@@ -88,6 +102,14 @@ func (b *backlog) add(seq, replEpoch uint64, ops [][][]byte) {
 	}
 }
 
+// frameLocked is the frame of entry e. Frames are never written over, so
+// the slice stays valid after the lock is released, also once its chunk
+// left the backlog.
+func (b *backlog) frameLocked(e blEntry) []byte {
+	c := b.chunks[e.chunk-b.firstChunk]
+	return c[e.off : e.off+e.len : e.off+e.len]
+}
+
 // reset empties the backlog; the next record it takes is next.
 func (b *backlog) reset(next uint64) {
 	b.mu.Lock()
@@ -97,6 +119,8 @@ func (b *backlog) reset(next uint64) {
 
 func (b *backlog) resetLocked(next uint64) {
 	b.entries, b.head, b.size, b.start = nil, 0, 0, next
+	b.firstChunk += uint32(len(b.chunks))
+	b.chunks = nil
 	if b.notify != nil {
 		close(b.notify)
 		b.notify = nil
@@ -136,8 +160,8 @@ func (b *backlog) read(dst [][]byte, from uint64, maxBytes int) (frames [][]byte
 	}
 	n := 0
 	for ; i < len(b.entries) && n < maxBytes; i++ {
-		dst = append(dst, b.entries[i].frame)
-		n += len(b.entries[i].frame)
+		dst = append(dst, b.frameLocked(b.entries[i]))
+		n += int(b.entries[i].len)
 	}
 	return dst, true, nil
 }

@@ -9,6 +9,7 @@ import (
 	"net"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strconv"
 	"strings"
 	"sync"
@@ -276,6 +277,14 @@ func (l *Link) apply(nc net.Conn, br *bufio.Reader) error {
 			if err != nil {
 				return err
 			}
+			// Under a steady stream the loop never waits on the network,
+			// so nothing would make it give up its thread: a client's
+			// read on this replica waited for the shard's lock and then
+			// for the thread, up to a hundred milliseconds behind a busy
+			// primary. A client the unlock woke, or the network poller
+			// found, runs now, as Redis serves its clients between reads
+			// of its primary's stream.
+			runtime.Gosched()
 		}
 	}
 }

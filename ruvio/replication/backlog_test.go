@@ -1,0 +1,114 @@
+package replication
+
+import (
+	"bytes"
+	"reflect"
+	"testing"
+
+	"pgregory.net/rapid"
+
+	"github.com/ruvio/ruvio/ruvio/wal"
+)
+
+// setOp is one SET whose value has n bytes, as a record's ops.
+func setOp(n int) [][][]byte {
+	return [][][]byte{{[]byte("SET"), []byte("k"), bytes.Repeat([]byte("v"), n)}}
+}
+
+// Whatever the record sizes and the limit, the backlog holds the newest
+// records in order, from its start to the last one added, at most max
+// bytes of them unless a single record is larger; every frame read stays
+// as it was while later records come and go; and chunks no record uses
+// any more are let go.
+func TestBacklogHoldsTheNewestRecordsInOrder(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		max := rapid.Int64Range(1, 4*chunkBytes).Draw(t, "max")
+		b := newBacklog(1, max)
+		type kept struct {
+			frame []byte
+			copy  []byte
+		}
+		var read []kept
+		n := rapid.IntRange(1, 300).Draw(t, "records")
+		for seq := uint64(1); seq <= uint64(n); seq++ {
+			// Mostly small records, now and then one above a quarter chunk.
+			size := rapid.IntRange(0, 200).Draw(t, "size")
+			if rapid.IntRange(0, 20).Draw(t, "large") == 0 {
+				size = rapid.IntRange(chunkBytes/4, chunkBytes+1000).Draw(t, "large size")
+			}
+			b.add(seq, 1, setOp(size))
+
+			size0, first, count := b.stats()
+			if first+uint64(count) != seq+1 || count < 1 {
+				t.Fatalf("after record %d the backlog holds %d records from %d", seq, count, first)
+			}
+			if size0 > max && count > 1 {
+				t.Fatalf("after record %d it holds %d bytes in %d records, over its %d", seq, size0, count, max)
+			}
+			frames, ok, wait := b.read(nil, first, 1<<40)
+			if !ok || wait != nil || len(frames) != count {
+				t.Fatalf("reading from %d: %d frames, ok %v, wait %v; want %d", first, len(frames), ok, wait != nil, count)
+			}
+			total := int64(0)
+			for i, f := range frames {
+				if got := wal.FrameSeq(f); got != first+uint64(i) {
+					t.Fatalf("frame %d of a read from %d is record %d", i, first, got)
+				}
+				total += int64(len(f))
+			}
+			if total != size0 {
+				t.Fatalf("frames hold %d bytes, stats say %d", total, size0)
+			}
+			last := frames[len(frames)-1]
+			read = append(read, kept{last, bytes.Clone(last)})
+			if _, ok, _ := b.read(nil, first-1, 1<<40); first > 1 && ok {
+				t.Fatalf("a read from %d, before the start %d, was served", first-1, first)
+			}
+			if _, ok, wait := b.read(nil, seq+1, 1<<40); !ok || wait == nil {
+				t.Fatal("a read past the newest record did not get a channel to wait on")
+			}
+			if limit := int(max)/chunkBytes + 3; len(b.chunks) > limit+count {
+				t.Fatalf("%d chunks kept for %d records of at most %d bytes", len(b.chunks), count, max)
+			}
+		}
+		for i, k := range read {
+			if !bytes.Equal(k.frame, k.copy) {
+				t.Fatalf("the frame of record %d changed after it was read", i+1)
+			}
+		}
+	})
+}
+
+// A record that does not follow the last one (the log started over under
+// the backlog) empties it first.
+func TestBacklogStartsOverAtAGap(t *testing.T) {
+	b := newBacklog(1, 1<<20)
+	for seq := uint64(1); seq <= 3; seq++ {
+		b.add(seq, 1, setOp(10))
+	}
+	b.add(10, 2, setOp(10))
+	if _, first, count := b.stats(); first != 10 || count != 1 {
+		t.Fatalf("after a gap the backlog holds %d records from %d, want 1 from 10", count, first)
+	}
+	if _, ok, _ := b.read(nil, 3, 1<<20); ok {
+		t.Fatal("a record from before the gap was still served")
+	}
+	frames, ok, _ := b.read(nil, 10, 1<<20)
+	if !ok || len(frames) != 1 || wal.FrameSeq(frames[0]) != 10 {
+		t.Fatalf("reading from 10 gave %d frames (ok %v)", len(frames), ok)
+	}
+}
+
+// The entries hold no pointers: with a million of them in a full
+// backlog, pointers would be a million more things for the garbage
+// collector to follow at every cycle.
+func TestBacklogEntriesHoldNoPointers(t *testing.T) {
+	typ := reflect.TypeFor[blEntry]()
+	for i := range typ.NumField() {
+		switch f := typ.Field(i); f.Type.Kind() {
+		case reflect.Uint32, reflect.Uint64, reflect.Int, reflect.Int64:
+		default:
+			t.Errorf("blEntry.%s is a %s", f.Name, f.Type)
+		}
+	}
+}
