@@ -153,9 +153,21 @@ func (c *conn) onConnect(spec Spec) func(context.Context, *redis.Conn) error {
 }
 
 // newSentinelConn makes a go-redis FailoverClient that asks sentinels for
-// spec.Master's primary, with spec's timeouts and durability and one
-// connection to the primary. Its dialer tells the primary's dials from
-// the sentinels' and notes which primary it dialled.
+// spec.Master's primary, with spec's timeouts and durability, configured
+// as docs/coordinator.md recommends. Its dialer tells the primary's dials
+// from the sentinels' and notes which primary it dialled.
+//
+// go-redis's pool stops dialing once PoolSize dials in a row have failed
+// and then probes once a second, and +switch-master does not reset that:
+// with one connection per client, the first failed dial to the dead
+// primary held a client back for up to a second after the switch. Each
+// dial asks the sentinels for the primary again, so a dial retried
+// DialerRetryTimeout later (go-redis's default five attempts) reaches the
+// new primary as soon as the switch is made, and ten failed dials (the
+// pool's default size on one CPU) take longer than a failover. A dial to
+// a host that is gone waits out DialTimeout: half the operation timeout,
+// a quarter of the coordinators' default down_after_ms as that document
+// advises, so a client returns to ask the sentinels sooner.
 func newSentinelConn(sentinels []string, spec Spec) *conn {
 	c := &conn{sentinel: true}
 	isSentinel := map[string]bool{}
@@ -164,18 +176,19 @@ func newSentinelConn(sentinels []string, spec Spec) *conn {
 	}
 	d := &net.Dialer{Timeout: spec.Timeout}
 	c.rdb = redis.NewFailoverClient(&redis.FailoverOptions{
-		MasterName:       spec.Master,
-		SentinelAddrs:    sentinels,
-		SentinelPassword: spec.SentinelPassword,
-		Protocol:         2,
-		DisableIdentity:  true,
-		MaxRetries:       -1,
-		DialerRetries:    1,
-		DialTimeout:      spec.Timeout,
-		ReadTimeout:      spec.Timeout,
-		WriteTimeout:     spec.Timeout,
-		PoolTimeout:      spec.Timeout,
-		PoolSize:         1,
+		MasterName:         spec.Master,
+		SentinelAddrs:      sentinels,
+		SentinelPassword:   spec.SentinelPassword,
+		Protocol:           2,
+		DisableIdentity:    true,
+		MaxRetries:         -1,
+		DialerRetries:      5,
+		DialerRetryTimeout: 100 * time.Millisecond,
+		DialTimeout:        spec.Timeout / 2,
+		ReadTimeout:        spec.Timeout,
+		WriteTimeout:       spec.Timeout,
+		PoolTimeout:        spec.Timeout,
+		PoolSize:           10,
 		Dialer: func(ctx context.Context, network, addr string) (net.Conn, error) {
 			primary := !isSentinel[addr]
 			if primary {
