@@ -16,15 +16,20 @@ import (
 // its frame is with numbers, not a slice: a full backlog of small records
 // holds a million entries or more, and slices (pointers) would have the
 // garbage collector walk every one of them at each cycle, which on a
-// busy replica stalled its clients for tens of milliseconds.
+// busy replica stalled its clients for tens of milliseconds. The entries
+// sit in fixed blocks for the same reason: one growing slice of them was
+// reallocated and copied whole (tens of megabytes, under the shard's
+// lock) as it grew and as old entries were dropped.
 type backlog struct {
 	mu    sync.Mutex
 	max   int64
 	size  int64  // bytes of the frames held
-	start uint64 // sequence of entries[head], or the next one when empty
-	// entries[head:] are the records held, oldest first.
-	entries []blEntry
-	head    int
+	start uint64 // sequence of the oldest record held, or the next one when empty
+	count int    // records held
+	// blocks hold the entries, oldest first: blocks[0][0] is the entry of
+	// sequence base.
+	blocks []*entryBlock
+	base   uint64
 	// chunks[i] is chunk number firstChunk+i (mod 2^32); the last one is
 	// where new frames go, unless a large record took a chunk of its own.
 	chunks     [][]byte
@@ -38,12 +43,23 @@ type blEntry struct {
 	chunk, off, len uint32
 }
 
+// entryBlock holds the entries of blockEntries consecutive records.
+type entryBlock [blockEntries]blEntry
+
+const blockEntries = 4096
+
 // chunkBytes is the allocation unit for frames: one allocation per many
 // small records, and memory returns to the runtime as whole chunks age out.
 const chunkBytes = 256 << 10
 
 func newBacklog(next uint64, max int64) *backlog {
-	return &backlog{start: next, max: max}
+	return &backlog{start: next, base: next, max: max}
+}
+
+// entry is the entry of sequence seq, which the backlog holds.
+func (b *backlog) entry(seq uint64) *blEntry {
+	p := seq - b.base
+	return &b.blocks[p/blockEntries][p%blockEntries]
 }
 
 // Appended takes each record the shard appends (the backlog is the
@@ -57,7 +73,7 @@ func (b *backlog) Restarted(next uint64) { b.reset(next) }
 func (b *backlog) add(seq, replEpoch uint64, ops [][][]byte) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	if seq != b.start+uint64(len(b.entries)-b.head) {
+	if seq != b.start+uint64(b.count) {
 		// A gap means the log was reset under the backlog (a full copy on
 		// a replica): start over from this record.
 		b.resetLocked(seq)
@@ -80,21 +96,26 @@ func (b *backlog) add(seq, replEpoch uint64, ops [][][]byte) {
 		return
 	}
 	b.chunks[last] = enc
-	b.entries = append(b.entries, blEntry{chunk: b.firstChunk + uint32(last), off: uint32(at), len: uint32(len(enc) - at)})
-	b.size += int64(len(enc) - at)
-	for b.size > b.max && len(b.entries)-b.head > 1 {
-		b.size -= int64(b.entries[b.head].len)
-		b.head++
-		b.start++
+	if p := seq - b.base; p/blockEntries == uint64(len(b.blocks)) {
+		b.blocks = append(b.blocks, new(entryBlock))
 	}
-	// Chunks before the oldest record's are no longer read.
-	for oldest := b.entries[b.head].chunk; b.firstChunk != oldest; b.firstChunk++ {
+	b.count++
+	*b.entry(seq) = blEntry{chunk: b.firstChunk + uint32(last), off: uint32(at), len: uint32(len(enc) - at)}
+	b.size += int64(len(enc) - at)
+	for b.size > b.max && b.count > 1 {
+		b.size -= int64(b.entry(b.start).len)
+		b.start++
+		b.count--
+	}
+	// Blocks and chunks before the oldest record's are no longer read.
+	for b.start-b.base >= blockEntries {
+		b.blocks[0] = nil
+		b.blocks = b.blocks[1:]
+		b.base += blockEntries
+	}
+	for oldest := b.entry(b.start).chunk; b.firstChunk != oldest; b.firstChunk++ {
 		b.chunks[0] = nil
 		b.chunks = b.chunks[1:]
-	}
-	if b.head > 1024 && b.head*2 > len(b.entries) {
-		b.entries = append([]blEntry(nil), b.entries[b.head:]...)
-		b.head = 0
 	}
 	if b.notify != nil {
 		close(b.notify)
@@ -118,7 +139,7 @@ func (b *backlog) reset(next uint64) {
 }
 
 func (b *backlog) resetLocked(next uint64) {
-	b.entries, b.head, b.size, b.start = nil, 0, 0, next
+	b.blocks, b.count, b.size, b.start, b.base = nil, 0, 0, next, next
 	b.firstChunk += uint32(len(b.chunks))
 	b.chunks = nil
 	if b.notify != nil {
@@ -138,7 +159,7 @@ func (b *backlog) first() uint64 {
 func (b *backlog) stats() (size int64, first uint64, count int) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	return b.size, b.start, len(b.entries) - b.head
+	return b.size, b.start, b.count
 }
 
 // read appends to dst the frames from sequence from on, up to about
@@ -151,17 +172,18 @@ func (b *backlog) read(dst [][]byte, from uint64, maxBytes int) (frames [][]byte
 	if from < b.start {
 		return dst, false, nil
 	}
-	i := b.head + int(from-b.start)
-	if i >= len(b.entries) {
+	end := b.start + uint64(b.count)
+	if from >= end {
 		if b.notify == nil {
 			b.notify = make(chan struct{})
 		}
 		return dst, true, b.notify
 	}
 	n := 0
-	for ; i < len(b.entries) && n < maxBytes; i++ {
-		dst = append(dst, b.frameLocked(b.entries[i]))
-		n += int(b.entries[i].len)
+	for seq := from; seq < end && n < maxBytes; seq++ {
+		e := b.entry(seq)
+		dst = append(dst, b.frameLocked(*e))
+		n += int(e.len)
 	}
 	return dst, true, nil
 }

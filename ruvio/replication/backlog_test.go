@@ -112,3 +112,38 @@ func TestBacklogEntriesHoldNoPointers(t *testing.T) {
 		}
 	}
 }
+
+// Over many blocks of entries: the backlog keeps the newest records whole
+// and in order, and lets the blocks of dropped records go.
+func TestBacklogAcrossEntryBlocks(t *testing.T) {
+	frame := int64(wal.FrameSize(wal.Record{Seq: 1, Epoch: 1, Ops: setOp(10)}))
+	keep := int64(blockEntries*3/2) * frame
+	b := newBacklog(1, keep+frame/2)
+	const n = 5*blockEntries + 7
+	for seq := uint64(1); seq <= n; seq++ {
+		b.add(seq, 1, setOp(10))
+		_, first, count := b.stats()
+		if count > blockEntries*3/2+1 || first+uint64(count) != seq+1 {
+			t.Fatalf("after record %d: %d records from %d", seq, count, first)
+		}
+		if len(b.blocks) > count/blockEntries+2 {
+			t.Fatalf("after record %d: %d blocks for %d records", seq, len(b.blocks), count)
+		}
+	}
+	_, first, count := b.stats()
+	frames, ok, _ := b.read(nil, first, 1<<40)
+	if !ok || len(frames) != count {
+		t.Fatalf("read from %d: %d frames of %d (ok %v)", first, len(frames), count, ok)
+	}
+	for i, f := range frames {
+		if got := wal.FrameSeq(f); got != first+uint64(i) {
+			t.Fatalf("frame %d is record %d, want %d", i, got, first+uint64(i))
+		}
+	}
+	// A read from the middle of a block, bounded by bytes.
+	mid := first + blockEntries/2 + 3
+	frames, ok, _ = b.read(nil, mid, int(10*frame))
+	if !ok || len(frames) != 10 || wal.FrameSeq(frames[0]) != mid {
+		t.Fatalf("read from %d: %d frames (ok %v)", mid, len(frames), ok)
+	}
+}
