@@ -171,8 +171,8 @@ func Specs() []*command.Spec {
 	f := command.Family("set")
 	return []*command.Spec{
 		f.Spec("sadd", -3, w|oom|fast, sadd).Copying(),
-		f.Spec("srem", -3, w|fast, srem),
-		f.Spec("smembers", 2, r, smembers),
+		f.Spec("srem", -3, w|fast, srem).Copying(),
+		f.Spec("smembers", 2, r, smembers).Copying(),
 		f.Spec("sismember", 3, r|fast, sismember).Copying(),
 		f.Spec("smismember", -3, r|fast, smismember),
 		f.Spec("scard", 2, r|fast, scard).Copying(),
