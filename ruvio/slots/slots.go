@@ -49,35 +49,24 @@ func crc16[T string | []byte](b T) uint16 {
 
 // HashTag returns the part of key that is hashed: the text between the
 // first '{' and the next '}' when that is non-empty, else the whole key.
-func HashTag(key []byte) []byte {
-	for i, c := range key {
-		if c == '{' {
-			for j := i + 1; j < len(key); j++ {
-				if key[j] == '}' {
-					if j == i+1 {
-						return key
-					}
-					return key[i+1 : j]
-				}
-			}
-			return key
+func HashTag(key []byte) []byte { return hashTag(key) }
+
+func hashTag[T string | []byte](key T) T {
+	// The conversions to string do not copy: neither result outlives the
+	// call.
+	if i := strings.IndexByte(string(key), '{'); i >= 0 {
+		if j := strings.IndexByte(string(key[i+1:]), '}'); j > 0 {
+			return key[i+1 : i+1+j]
 		}
 	}
 	return key
 }
 
 // Of returns the slot of key.
-func Of(key []byte) int { return int(CRC16(HashTag(key)) % Count) }
+func Of(key []byte) int { return int(crc16(hashTag(key)) % Count) }
 
 // OfString returns the slot of a key held as a string, without copying it.
-func OfString(key string) int {
-	if i := strings.IndexByte(key, '{'); i >= 0 {
-		if j := strings.IndexByte(key[i+1:], '}'); j > 0 {
-			key = key[i+1 : i+1+j]
-		}
-	}
-	return int(crc16(key) % Count)
-}
+func OfString(key string) int { return int(crc16(hashTag(key)) % Count) }
 
 // Range is an inclusive range of slots.
 type Range struct{ First, Last int }

@@ -101,3 +101,10 @@ func BenchmarkOfString(b *testing.B) {
 		OfString("key:000000012345")
 	}
 }
+
+func BenchmarkOf(b *testing.B) {
+	key := []byte("key:000000012345")
+	for b.Loop() {
+		Of(key)
+	}
+}
