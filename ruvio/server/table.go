@@ -48,12 +48,17 @@ func container(name string, cats string, subs ...*command.Spec) *command.Spec {
 	return &command.Spec{Name: name, Arity: -2, Categories: strings.Fields(cats), Subcommands: subs}
 }
 
+// dataFamilies are the data command families, each a list of specs.
+func dataFamilies() [][]*command.Spec {
+	return [][]*command.Spec{stringcmd.Specs(), keycmd.Specs(), hashcmd.Specs(), listcmd.Specs(),
+		setcmd.Specs(), zsetcmd.Specs(), bitcmd.Specs(), hllcmd.Specs(), geocmd.Specs(), streamcmd.Specs(),
+		dumpcmd.Specs()}
+}
+
 // commandTable assembles the data command families and the commands the
 // server implements itself.
 func (s *Server) commandTable() *command.Table {
-	t := command.NewTable(stringcmd.Specs(), keycmd.Specs(), hashcmd.Specs(), listcmd.Specs(),
-		setcmd.Specs(), zsetcmd.Specs(), bitcmd.Specs(), hllcmd.Specs(), geocmd.Specs(), streamcmd.Specs(),
-		dumpcmd.Specs())
+	t := command.NewTable(dataFamilies()...)
 	t.Add(
 		// Connection.
 		ext("ping", -1, fast|subOK|stale|load, "fast connection", cmdPing),

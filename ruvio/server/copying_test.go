@@ -1,21 +1,9 @@
-package command_test
+package server
 
 import (
 	"testing"
 
-	"github.com/ruvio/ruvio/ruvio/command"
-	"github.com/ruvio/ruvio/ruvio/command/bitcmd"
 	"github.com/ruvio/ruvio/ruvio/command/cmdtest"
-	"github.com/ruvio/ruvio/ruvio/command/dumpcmd"
-	"github.com/ruvio/ruvio/ruvio/command/geocmd"
-	"github.com/ruvio/ruvio/ruvio/command/hashcmd"
-	"github.com/ruvio/ruvio/ruvio/command/hllcmd"
-	"github.com/ruvio/ruvio/ruvio/command/keycmd"
-	"github.com/ruvio/ruvio/ruvio/command/listcmd"
-	"github.com/ruvio/ruvio/ruvio/command/setcmd"
-	"github.com/ruvio/ruvio/ruvio/command/streamcmd"
-	"github.com/ruvio/ruvio/ruvio/command/stringcmd"
-	"github.com/ruvio/ruvio/ruvio/command/zsetcmd"
 )
 
 // A command marked CopiesArgs lets the connection read the next command
@@ -25,11 +13,7 @@ import (
 // value in place), the keyspace's digest after the overwrite must equal
 // the digest before it. Every marked command needs a case here.
 func TestCopyingCommandsKeepNoArgument(t *testing.T) {
-	families := [][]*command.Spec{
-		bitcmd.Specs(), dumpcmd.Specs(), geocmd.Specs(), hashcmd.Specs(), hllcmd.Specs(),
-		keycmd.Specs(), listcmd.Specs(), setcmd.Specs(), streamcmd.Specs(), stringcmd.Specs(),
-		zsetcmd.Specs(),
-	}
+	families := dataFamilies()
 	// The command's arguments, and a command that gives its key a value
 	// of the right type first.
 	cases := map[string]struct{ cmd, before []string }{
