@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"net"
 	"testing"
+
+	"github.com/ruvio/ruvio/ruvio/resp"
 )
 
 // The cost of the command path under a pipelined load, in one process:
@@ -20,7 +22,7 @@ func BenchmarkPipelined(b *testing.B) {
 		name string
 		cmd  func(i int) []string
 	}{
-		{"SET", func(i int) []string { return []string{"SET", fmt.Sprintf("key:%012d", i), "xxx"} }},
+		{"SET", setCmd},
 		{"GET", func(i int) []string { return []string{"GET", fmt.Sprintf("key:%012d", i)} }},
 		{"INCR", func(i int) []string { return []string{"INCR", "counter"} }},
 		{"LPUSH", func(i int) []string { return []string{"LPUSH", "list", "xxx"} }},
@@ -36,23 +38,15 @@ func BenchmarkPipelined(b *testing.B) {
 			}
 			defer nc.Close()
 			const depth, keys = 16, 10000
-			// Every key exists before the timing starts, so GET finds
-			// its value and SET replaces one.
 			batches := make([][]byte, keys/depth)
 			for i := range batches {
-				var buf bytes.Buffer
-				for j := 0; j < depth; j++ {
-					args := bc.cmd(i*depth + j)
-					fmt.Fprintf(&buf, "*%d\r\n", len(args))
-					for _, a := range args {
-						fmt.Fprintf(&buf, "$%d\r\n%s\r\n", len(a), a)
-					}
-				}
-				batches[i] = buf.Bytes()
+				batches[i] = encodeBatch(i*depth, depth, bc.cmd)
 			}
+			// Every key exists before the timing starts, so GET finds
+			// its value and SET replaces one.
 			br := bufio.NewReaderSize(nc, 64<<10)
 			for i := range batches {
-				if _, err := nc.Write([]byte(setBatch(i*depth, depth))); err != nil {
+				if _, err := nc.Write(encodeBatch(i*depth, depth, setCmd)); err != nil {
 					b.Fatal(err)
 				}
 				if err := skipReplies(br, depth); err != nil {
@@ -74,14 +68,22 @@ func BenchmarkPipelined(b *testing.B) {
 	}
 }
 
-// setBatch is n SETs of the keys the benchmark uses, from the first.
-func setBatch(first, n int) string {
+// setCmd is the benchmark's i-th SET: of its i-th key, the key GET reads.
+func setCmd(i int) []string { return []string{"SET", fmt.Sprintf("key:%012d", i), "xxx"} }
+
+// encodeBatch encodes cmd(first) .. cmd(first+n-1) as one pipeline.
+func encodeBatch(first, n int, cmd func(i int) []string) []byte {
 	var buf bytes.Buffer
+	w := resp.NewWriter(&buf)
 	for i := first; i < first+n; i++ {
-		k := fmt.Sprintf("key:%012d", i)
-		fmt.Fprintf(&buf, "*3\r\n$3\r\nSET\r\n$%d\r\n%s\r\n$3\r\nxxx\r\n", len(k), k)
+		args := cmd(i)
+		w.Array(len(args))
+		for _, a := range args {
+			w.BulkString(a)
+		}
 	}
-	return buf.String()
+	w.Flush()
+	return buf.Bytes()
 }
 
 // skipReplies reads n replies, each a simple line or one bulk string,
