@@ -15,39 +15,76 @@ import (
 
 // tend is a group's task: every ping interval it looks at what the
 // probes learned and, on the leader, records a first primary, fails the
-// group over, or corrects members that disagree with the record. Each
-// group has its own task, so one group's slow member never delays
-// another group.
+// group over, or corrects members that disagree with the record. Between
+// rounds, the leader also looks at the primary alone when it falls
+// silent (rules.LookAgain), so a failover does not wait for the next
+// round. Each group has its own task, so one group's slow member never
+// delays another group.
 func (c *Coordinator) tend(group string) {
 	t := time.NewTicker(c.pingInterval())
 	defer t.Stop()
+	look := time.NewTimer(time.Hour)
+	look.Stop()
+	defer look.Stop()
+	nextRound := time.Now().Add(c.pingInterval())
 	sdown := map[string]bool{}
 	for {
 		select {
 		case <-c.stop:
 			return
-		case <-t.C:
+		case <-look.C:
+			c.lookAtPrimary(group)
+		case now := <-t.C:
+			nextRound = now.Add(c.pingInterval())
+			c.round(group, sdown)
 		}
-		rec, ok := c.fsm.get(group)
-		if !ok {
-			continue
+		if at, ok := c.nextLook(group, nextRound); ok {
+			look.Reset(time.Until(at))
 		}
-		st := c.statuses(rec)
-		c.noteSilence(group, rec, sdown)
-		c.noteCommitted(group, rec, st)
-		if !c.isLeader() || !c.ready() {
-			continue
-		}
-		if rec.Primary == "" {
-			c.recordFirst(group, rec, st)
-			continue
-		}
-		if c.silent(rec.Primary) {
-			c.maybeFailover(group, rec, st)
-			continue
-		}
-		c.correct(group, rec, st)
 	}
+}
+
+// round is one ping round of a group's task.
+func (c *Coordinator) round(group string, sdown map[string]bool) {
+	rec, ok := c.fsm.get(group)
+	if !ok {
+		return
+	}
+	st := c.statuses(rec)
+	c.noteSilence(group, rec, sdown)
+	c.noteCommitted(group, rec, st)
+	if !c.isLeader() || !c.ready() {
+		return
+	}
+	if rec.Primary == "" {
+		c.recordFirst(group, rec, st)
+		return
+	}
+	if c.silent(rec.Primary) {
+		c.maybeFailover(group, rec, st)
+		return
+	}
+	c.correct(group, rec, st)
+}
+
+// lookAtPrimary is the leader's look between rounds: a failover, if the
+// primary is silent.
+func (c *Coordinator) lookAtPrimary(group string) {
+	rec, ok := c.fsm.get(group)
+	if !ok || rec.Primary == "" || !c.isLeader() || !c.ready() || !c.silent(rec.Primary) {
+		return
+	}
+	c.maybeFailover(group, rec, c.statuses(rec))
+}
+
+// nextLook is when the leader looks at the group's primary before the
+// next round, if it does.
+func (c *Coordinator) nextLook(group string, nextRound time.Time) (time.Time, bool) {
+	rec, ok := c.fsm.get(group)
+	if !ok || rec.Primary == "" || !c.isLeader() {
+		return time.Time{}, false
+	}
+	return rules.LookAgain(c.silentFrom(rec.Primary), time.Now(), nextRound, c.pingInterval())
 }
 
 // statuses returns the latest ping of each member.
@@ -64,15 +101,21 @@ func (c *Coordinator) statuses(rec rules.Record) map[string]rules.Status {
 // silent reports whether this coordinator has not heard member within
 // down_after_ms (counting from its own start).
 func (c *Coordinator) silent(member string) bool {
+	return !time.Now().Before(c.silentFrom(member))
+}
+
+// silentFrom is when member falls silent to this coordinator unless it
+// answers before.
+func (c *Coordinator) silentFrom(member string) time.Time {
 	p := c.prober(member)
 	if p == nil {
-		return true
+		return time.Time{}
 	}
 	var heard time.Time
 	if ns := p.heard.Load(); ns != 0 {
 		heard = time.Unix(0, ns)
 	}
-	return rules.Silent(heard, c.start, time.Now(), c.downAfter())
+	return rules.SilentFrom(heard, c.start, c.downAfter())
 }
 
 // noteSilence publishes +sdown / -sdown as this coordinator's view of a
@@ -281,28 +324,32 @@ func (w *warnLimit) allow(now time.Time) bool {
 // streaming from the old primary, to hold everything the detached replicas
 // had received (rules.CatchUpShort), pinging it every catchUpEvery. An old
 // primary that no longer streams leaves it short: it is detached anyway,
-// and rules.ChooseDetached decides.
+// at once when its links to the old primary are down
+// (rules.CatchUpBlocked), and rules.ChooseDetached decides.
 func (c *Coordinator) catchUp(group string, rec rules.Record, p *prober, detached map[string]rules.Status) {
 	deadline := time.Now().Add(c.downAfter())
-	s := p.probe()
-	short := rules.CatchUpShort(s, rec, detached)
-	if short == "" {
-		return
-	}
 	t := time.NewTicker(catchUpEvery)
 	defer t.Stop()
-	for time.Now().Before(deadline) {
+	for {
+		s := p.probe()
+		short := rules.CatchUpShort(s, rec, detached)
+		if short == "" {
+			return
+		}
+		if rules.CatchUpBlocked(s, rec, detached) {
+			c.log.Warn("the candidate lags the detached replicas and its link to the old primary is down: detaching it without waiting", "group", group, "candidate", p.member.Address, "short", short)
+			return
+		}
+		if !time.Now().Before(deadline) {
+			c.log.Warn("the candidate did not catch up with the detached replicas: detaching it anyway", "group", group, "candidate", p.member.Address, "short", short)
+			return
+		}
 		select {
 		case <-c.stop:
 			return
 		case <-t.C:
 		}
-		s = p.probe()
-		if short = rules.CatchUpShort(s, rec, detached); short == "" {
-			return
-		}
 	}
-	c.log.Warn("the candidate did not catch up with the detached replicas: detaching it anyway", "group", group, "candidate", p.member.Address, "short", short)
 }
 
 // catchUpEvery is how often catchUp pings the candidate.

@@ -36,6 +36,36 @@ func TestSilentCountsFromTheCoordinatorsStart(t *testing.T) {
 	}
 }
 
+// The leader looks at the primary when it falls silent, then often while
+// the other coordinators' votes arrive, then only at each round.
+func TestLookAgainWhenThePrimaryFallsSilent(t *testing.T) {
+	base := time.Unix(1000, 0)
+	ms := func(n int) time.Time { return base.Add(time.Duration(n) * time.Millisecond) }
+	cases := []struct {
+		name                  string
+		silentFrom, now, next time.Time
+		interval              time.Duration
+		want                  time.Time
+		wantOK                bool
+	}{
+		{"silence comes before the next round", ms(150), ms(0), ms(200), 200 * time.Millisecond, ms(150), true},
+		{"silence comes after the next round", ms(450), ms(0), ms(200), 200 * time.Millisecond, time.Time{}, false},
+		{"silence comes with the next round", ms(200), ms(0), ms(200), 200 * time.Millisecond, time.Time{}, false},
+		{"just silent: a tenth of an interval on", ms(150), ms(150), ms(200), 200 * time.Millisecond, ms(170), true},
+		{"just silent, the round sooner", ms(150), ms(150), ms(160), 200 * time.Millisecond, time.Time{}, false},
+		{"silent for most of an interval", ms(150), ms(330), ms(1000), 200 * time.Millisecond, ms(350), true},
+		{"silent for more than an interval", ms(150), ms(340), ms(1000), 200 * time.Millisecond, time.Time{}, false},
+		{"a short interval looks every 10 ms", ms(0), ms(0), ms(1000), 50 * time.Millisecond, ms(10), true},
+		{"a long interval looks every tenth", ms(0), ms(0), ms(1000), 500 * time.Millisecond, ms(50), true},
+	}
+	for _, c := range cases {
+		at, ok := LookAgain(c.silentFrom, c.now, c.next, c.interval)
+		if ok != c.wantOK || (ok && !at.Equal(c.want)) {
+			t.Errorf("%s: %v %v, want %v %v", c.name, at.Sub(base), ok, c.want.Sub(base), c.wantOK)
+		}
+	}
+}
+
 // Down only when a majority, the leader included, is silent.
 func TestDownOnlyWhenAMajorityIsSilent(t *testing.T) {
 	cases := []struct{ silent, voters int }{{1, 1}, {2, 3}, {3, 5}, {3, 4}}

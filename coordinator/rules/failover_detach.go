@@ -72,6 +72,37 @@ func CatchUpShort(s Status, rec Record, detached map[string]Status) string {
 	return shortOf(s, rec, detached)
 }
 
+// CatchUpBlocked reports whether s, a replica still following the old
+// primary, cannot catch up with the detached replicas: on every shard
+// where it lags one of them, its link to the old primary is down, so
+// nothing more arrives there (a killed primary: its replicas' links drop
+// at once). Waiting is then in vain, and rules.ChooseDetached decides
+// among what the replicas hold. A link that is up, or a ping that was not
+// answered, keeps the wait: a primary cut off from the coordinators alone
+// still streams.
+func CatchUpBlocked(s Status, rec Record, detached map[string]Status) bool {
+	if !s.OK {
+		return false
+	}
+	lagging := false
+	for _, m := range rec.Members {
+		o, ok := detached[m.Address]
+		if !ok || m.Address == rec.Primary || !o.OK {
+			continue
+		}
+		for i := range o.Shards {
+			if received(o, i) <= received(s, i) {
+				continue
+			}
+			if i >= len(s.Shards) || s.Shards[i].LinkUp {
+				return false
+			}
+			lagging = true
+		}
+	}
+	return lagging
+}
+
 // DetachArgs is the command that detaches a replica: it stops following
 // and stays a replica, so its log holds exactly what it had received
 // when the command answered.

@@ -176,6 +176,40 @@ func TestDetachTargetsPutTheCandidateLast(t *testing.T) {
 	}
 }
 
+// The wait for the candidate ends early only when every shard it lags on
+// has lost its link to the old primary.
+func TestCatchUpBlocked(t *testing.T) {
+	rec := Record{Primary: ma.Address, Members: []Member{ma, mb, mc, md}}
+	following := func(up []bool, last ...uint64) Status {
+		s := detachedStatus(last...)
+		for i := range s.Shards {
+			s.Shards[i].Role, s.Shards[i].LinkUp = "slave", up[i]
+		}
+		return s
+	}
+	down, up := false, true
+	cases := []struct {
+		name     string
+		s        Status
+		detached map[string]Status
+		want     bool
+	}{
+		{"behind, link down", following([]bool{down}, 9), map[string]Status{mc.Address: detachedStatus(11)}, true},
+		{"behind, link up: the primary may still stream", following([]bool{up}, 9), map[string]Status{mc.Address: detachedStatus(11)}, false},
+		{"level, link down: nothing to wait for anyway", following([]bool{down}, 10), map[string]Status{mc.Address: detachedStatus(10)}, false},
+		{"behind on shard 1 (down), shard 0 up and level", following([]bool{up, down}, 20, 2), map[string]Status{mc.Address: detachedStatus(11, 5)}, true},
+		{"behind on both, shard 0 still up", following([]bool{up, down}, 5, 2), map[string]Status{mc.Address: detachedStatus(11, 5)}, false},
+		{"behind the second detached one, link down", following([]bool{down}, 20), map[string]Status{mc.Address: detachedStatus(11), md.Address: detachedStatus(30)}, true},
+		{"the candidate's ping not answered", Status{Err: "i/o timeout"}, map[string]Status{mc.Address: detachedStatus(4)}, false},
+		{"a detached one that did not answer counts for nothing", following([]bool{down}, 1), map[string]Status{mc.Address: {Err: "i/o timeout"}}, false},
+	}
+	for _, c := range cases {
+		if got := CatchUpBlocked(c.s, rec, c.detached); got != c.want {
+			t.Errorf("%s: %v, want %v", c.name, got, c.want)
+		}
+	}
+}
+
 // A replica still streaming has caught up with a detached one once it
 // holds the detached one's records before its fork record, on every shard.
 func TestCatchUpShort(t *testing.T) {

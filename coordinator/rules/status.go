@@ -63,9 +63,38 @@ func (s Status) Loading() bool {
 // it yet counts the silence only from its own start, so restarting the
 // coordinators does not fail over a primary that answers.
 func Silent(lastHeard, start, now time.Time, downAfter time.Duration) bool {
+	return !now.Before(SilentFrom(lastHeard, start, downAfter))
+}
+
+// SilentFrom is the moment from which Silent holds, unless the member
+// answers again before it.
+func SilentFrom(lastHeard, start time.Time, downAfter time.Duration) time.Time {
 	from := lastHeard
 	if from.Before(start) {
 		from = start
 	}
-	return now.Sub(from) >= downAfter
+	return from.Add(downAfter)
+}
+
+// LookAgain says whether, and when, the leader looks at a group's primary
+// between two ping rounds, so that a failover is decided when the
+// primary falls silent rather than up to a ping interval later.
+// silentFrom is SilentFrom for the primary on this coordinator, and
+// nextRound the start of the next ping round.
+//
+// Before silentFrom, the answer is silentFrom itself, when it comes
+// before the next round. From silentFrom on, the other coordinators'
+// votes are still arriving: each falls silent within about a ping
+// interval of this one, as each pings on its own schedule. So for one
+// ping interval the leader looks again every tenth of an interval (at
+// least 10 ms), then only at each round.
+func LookAgain(silentFrom, now, nextRound time.Time, interval time.Duration) (time.Time, bool) {
+	if now.Before(silentFrom) {
+		return silentFrom, silentFrom.Before(nextRound)
+	}
+	at := now.Add(max(interval/10, 10*time.Millisecond))
+	if at.After(silentFrom.Add(interval)) || !at.Before(nextRound) {
+		return time.Time{}, false
+	}
+	return at, true
 }
