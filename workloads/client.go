@@ -157,17 +157,19 @@ func (c *conn) onConnect(spec Spec) func(context.Context, *redis.Conn) error {
 // as docs/coordinator.md recommends. Its dialer tells the primary's dials
 // from the sentinels' and notes which primary it dialled.
 //
-// go-redis's pool stops dialing once PoolSize dials in a row have failed
-// and then probes once a second, and +switch-master does not reset that:
-// with one connection per client, the first failed dial to the dead
-// primary held a client back for up to a second after the switch. Each
-// dial asks the sentinels for the primary again, so a dial retried
+// go-redis's pool stops dialing once PoolSize dials have failed and then
+// probes once a second, and +switch-master does not reset that: with one
+// connection per client, the first failed dial to the dead primary held a
+// client back for up to a second after the switch. Each dial attempt asks
+// the sentinels for the primary again, so an attempt retried
 // DialerRetryTimeout later (go-redis's default five attempts) reaches the
-// new primary as soon as the switch is made, and ten failed dials (the
-// pool's default size on one CPU) take longer than a failover. A dial to
-// a host that is gone waits out DialTimeout: half the operation timeout,
-// a quarter of the coordinators' default down_after_ms as that document
-// advises, so a client returns to ask the sentinels sooner.
+// new primary as soon as the switch is made. A dial to a host that is gone
+// waits out DialTimeout, and the attempt under way when the switch comes
+// is the client's share of the failover: DialTimeout is a fifth of the
+// operation timeout (a tenth of the coordinators' default down_after_ms)
+// and the attempts are 20 ms apart, as docs/coordinator.md advises. Ten
+// failed dials (the pool's default size on one CPU) still take longer
+// than a failover: five attempts take 580 ms.
 func newSentinelConn(sentinels []string, spec Spec) *conn {
 	c := &conn{sentinel: true}
 	isSentinel := map[string]bool{}
@@ -183,8 +185,8 @@ func newSentinelConn(sentinels []string, spec Spec) *conn {
 		DisableIdentity:    true,
 		MaxRetries:         -1,
 		DialerRetries:      5,
-		DialerRetryTimeout: 100 * time.Millisecond,
-		DialTimeout:        spec.Timeout / 2,
+		DialerRetryTimeout: 20 * time.Millisecond,
+		DialTimeout:        spec.Timeout / 5,
 		ReadTimeout:        spec.Timeout,
 		WriteTimeout:       spec.Timeout,
 		PoolTimeout:        spec.Timeout,

@@ -402,7 +402,7 @@ func init() {
 				"coordinators as sentinels and the service name main. It asks them for the primary " +
 				"(SENTINEL GET-MASTER-ADDR-BY-NAME), follows +switch-master, and is kept across failures, so the failover " +
 				"time includes go-redis's own reaction: its dials to the dead primary and their retries, set up as " +
-				"docs/coordinator.md recommends (PoolSize 10, DialerRetries 5 at 100 ms, DialTimeout 250 ms). " +
+				"docs/coordinator.md recommends (PoolSize 10, DialerRetries 5 at 20 ms, DialTimeout 100 ms). " +
 				"The history names the primary each client dialled."},
 	})
 }
