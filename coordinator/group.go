@@ -16,10 +16,10 @@ import (
 // tend is a group's task: every ping interval it looks at what the
 // probes learned and, on the leader, records a first primary, fails the
 // group over, or corrects members that disagree with the record. Between
-// rounds, the leader also looks at the primary alone when it falls
-// silent (rules.LookAgain), so a failover does not wait for the next
-// round. Each group has its own task, so one group's slow member never
-// delays another group.
+// rounds, it also looks at the primary alone when it falls silent
+// (rules.LookAgain), so neither +sdown nor, on the leader, a failover
+// waits for the next round. Each group has its own task, so one group's
+// slow member never delays another group.
 func (c *Coordinator) tend(group string) {
 	t := time.NewTicker(c.pingInterval())
 	defer t.Stop()
@@ -33,7 +33,7 @@ func (c *Coordinator) tend(group string) {
 		case <-c.stop:
 			return
 		case <-look.C:
-			c.lookAtPrimary(group)
+			c.lookAtPrimary(group, sdown)
 		case now := <-t.C:
 			nextRound = now.Add(c.pingInterval())
 			c.round(group, sdown)
@@ -67,24 +67,28 @@ func (c *Coordinator) round(group string, sdown map[string]bool) {
 	c.correct(group, rec, st)
 }
 
-// lookAtPrimary is the leader's look between rounds: a failover, if the
-// primary is silent.
-func (c *Coordinator) lookAtPrimary(group string) {
+// lookAtPrimary is a look between rounds: the members' silence noted
+// (+sdown), and on the leader a failover, if the primary is silent.
+func (c *Coordinator) lookAtPrimary(group string, sdown map[string]bool) {
 	rec, ok := c.fsm.get(group)
-	if !ok || rec.Primary == "" || !c.isLeader() || !c.ready() || !c.silent(rec.Primary) {
+	if !ok || rec.Primary == "" {
+		return
+	}
+	c.noteSilence(group, rec, sdown)
+	if !c.isLeader() || !c.ready() || !c.silent(rec.Primary) {
 		return
 	}
 	c.maybeFailover(group, rec, c.statuses(rec))
 }
 
-// nextLook is when the leader looks at the group's primary before the
-// next round, if it does.
+// nextLook is when this coordinator looks at the group's primary before
+// the next round, if it does.
 func (c *Coordinator) nextLook(group string, nextRound time.Time) (time.Time, bool) {
 	rec, ok := c.fsm.get(group)
-	if !ok || rec.Primary == "" || !c.isLeader() {
+	if !ok || rec.Primary == "" {
 		return time.Time{}, false
 	}
-	return rules.LookAgain(c.silentFrom(rec.Primary), time.Now(), nextRound, c.pingInterval())
+	return rules.LookAgain(c.silentFrom(rec.Primary), time.Now(), nextRound, c.pingInterval(), c.isLeader())
 }
 
 // statuses returns the latest ping of each member.

@@ -37,7 +37,8 @@ func TestSilentCountsFromTheCoordinatorsStart(t *testing.T) {
 }
 
 // The leader looks at the primary when it falls silent, then often while
-// the other coordinators' votes arrive, then only at each round.
+// the other coordinators' votes arrive, then only at each round; the
+// others look once, when it falls silent.
 func TestLookAgainWhenThePrimaryFallsSilent(t *testing.T) {
 	base := time.Unix(1000, 0)
 	ms := func(n int) time.Time { return base.Add(time.Duration(n) * time.Millisecond) }
@@ -47,19 +48,22 @@ func TestLookAgainWhenThePrimaryFallsSilent(t *testing.T) {
 		interval              time.Duration
 		want                  time.Time
 		wantOK                bool
+		follower              bool
 	}{
-		{"silence comes before the next round", ms(150), ms(0), ms(200), 200 * time.Millisecond, ms(150), true},
-		{"silence comes after the next round", ms(450), ms(0), ms(200), 200 * time.Millisecond, time.Time{}, false},
-		{"silence comes with the next round", ms(200), ms(0), ms(200), 200 * time.Millisecond, time.Time{}, false},
-		{"just silent: a tenth of an interval on", ms(150), ms(150), ms(200), 200 * time.Millisecond, ms(170), true},
-		{"just silent, the round sooner", ms(150), ms(150), ms(160), 200 * time.Millisecond, time.Time{}, false},
-		{"silent for most of an interval", ms(150), ms(330), ms(1000), 200 * time.Millisecond, ms(350), true},
-		{"silent for more than an interval", ms(150), ms(340), ms(1000), 200 * time.Millisecond, time.Time{}, false},
-		{"a short interval looks every 10 ms", ms(0), ms(0), ms(1000), 50 * time.Millisecond, ms(10), true},
-		{"a long interval looks every tenth", ms(0), ms(0), ms(1000), 500 * time.Millisecond, ms(50), true},
+		{"silence comes before the next round", ms(150), ms(0), ms(200), 200 * time.Millisecond, ms(150), true, false},
+		{"silence comes after the next round", ms(450), ms(0), ms(200), 200 * time.Millisecond, time.Time{}, false, false},
+		{"silence comes with the next round", ms(200), ms(0), ms(200), 200 * time.Millisecond, time.Time{}, false, false},
+		{"just silent: a tenth of an interval on", ms(150), ms(150), ms(200), 200 * time.Millisecond, ms(170), true, false},
+		{"just silent, the round sooner", ms(150), ms(150), ms(160), 200 * time.Millisecond, time.Time{}, false, false},
+		{"silent for most of an interval", ms(150), ms(330), ms(1000), 200 * time.Millisecond, ms(350), true, false},
+		{"silent for more than an interval", ms(150), ms(340), ms(1000), 200 * time.Millisecond, time.Time{}, false, false},
+		{"a short interval looks every 10 ms", ms(0), ms(0), ms(1000), 50 * time.Millisecond, ms(10), true, false},
+		{"a long interval looks every tenth", ms(0), ms(0), ms(1000), 500 * time.Millisecond, ms(50), true, false},
+		{"a follower looks when the primary falls silent", ms(150), ms(0), ms(200), 200 * time.Millisecond, ms(150), true, true},
+		{"a follower does not look again", ms(150), ms(150), ms(350), 200 * time.Millisecond, time.Time{}, false, true},
 	}
 	for _, c := range cases {
-		at, ok := LookAgain(c.silentFrom, c.now, c.next, c.interval)
+		at, ok := LookAgain(c.silentFrom, c.now, c.next, c.interval, !c.follower)
 		if ok != c.wantOK || (ok && !at.Equal(c.want)) {
 			t.Errorf("%s: %v %v, want %v %v", c.name, at.Sub(base), ok, c.want.Sub(base), c.wantOK)
 		}

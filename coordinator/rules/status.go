@@ -76,21 +76,26 @@ func SilentFrom(lastHeard, start time.Time, downAfter time.Duration) time.Time {
 	return from.Add(downAfter)
 }
 
-// LookAgain says whether, and when, the leader looks at a group's primary
-// between two ping rounds, so that a failover is decided when the
-// primary falls silent rather than up to a ping interval later.
-// silentFrom is SilentFrom for the primary on this coordinator, and
-// nextRound the start of the next ping round.
+// LookAgain says whether, and when, a coordinator looks at a group's
+// primary between two ping rounds, so that it notes the primary's silence
+// (+sdown) and, on the leader, decides a failover when the primary falls
+// silent rather than up to a ping interval later. silentFrom is
+// SilentFrom for the primary on this coordinator, and nextRound the start
+// of the next ping round.
 //
 // Before silentFrom, the answer is silentFrom itself, when it comes
 // before the next round. From silentFrom on, the other coordinators'
 // votes are still arriving: each falls silent within about a ping
 // interval of this one, as each pings on its own schedule. So for one
 // ping interval the leader looks again every tenth of an interval (at
-// least 10 ms), then only at each round.
-func LookAgain(silentFrom, now, nextRound time.Time, interval time.Duration) (time.Time, bool) {
+// least 10 ms), then only at each round; another coordinator has no
+// decision to make and waits for the round.
+func LookAgain(silentFrom, now, nextRound time.Time, interval time.Duration, leader bool) (time.Time, bool) {
 	if now.Before(silentFrom) {
 		return silentFrom, silentFrom.Before(nextRound)
+	}
+	if !leader {
+		return time.Time{}, false
 	}
 	at := now.Add(max(interval/10, 10*time.Millisecond))
 	if at.After(silentFrom.Add(interval)) || !at.Before(nextRound) {
