@@ -204,7 +204,8 @@ func (s *Server) movedReply(c *conn, run *command.Spec, args [][]byte) string {
 		return msg
 	}
 	own, foreign, slot := false, -1, 0
-	for _, i := range run.KeyIndexes(args) {
+	var buf [4]int
+	for _, i := range run.AppendKeyIndexes(buf[:0], args) {
 		sl := slots.Of(args[i])
 		g, sh := v.table.Owner(sl)
 		if g == v.self {

@@ -328,7 +328,8 @@ func (s *Server) route(spec *command.Spec, args [][]byte) (sh *shard.Shard, ok b
 	if len(s.shards) == 1 {
 		return s.shards[0], true
 	}
-	for _, i := range spec.KeyIndexes(args) {
+	var buf [4]int
+	for _, i := range spec.AppendKeyIndexes(buf[:0], args) {
 		owner := s.shardFor(args[i])
 		if sh != nil && owner != sh {
 			return nil, false

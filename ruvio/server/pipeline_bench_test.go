@@ -7,6 +7,7 @@ import (
 	"net"
 	"testing"
 
+	"github.com/ruvio/ruvio/ruvio/config"
 	"github.com/ruvio/ruvio/ruvio/resp"
 )
 
@@ -19,19 +20,23 @@ import (
 //	go test -run '^$' -bench Pipelined -benchmem ./ruvio/server
 func BenchmarkPipelined(b *testing.B) {
 	for _, bc := range []struct {
-		name string
-		cmd  func(i int) []string
+		name   string
+		cmd    func(i int) []string
+		shards int
 	}{
-		{"SET", setCmd},
-		{"GET", func(i int) []string { return []string{"GET", fmt.Sprintf("key:%012d", i)} }},
-		{"INCR", func(i int) []string { return []string{"INCR", "counter"} }},
-		{"LPUSH", func(i int) []string { return []string{"LPUSH", "list", "xxx"} }},
-		{"HSET", func(i int) []string {
+		{name: "SET", cmd: setCmd},
+		// Two shards: every command is routed by its key's slot, and
+		// about half run on the shard whose port they did not come in on.
+		{name: "SET-2shards", cmd: setCmd, shards: 2},
+		{name: "GET", cmd: func(i int) []string { return []string{"GET", fmt.Sprintf("key:%012d", i)} }},
+		{name: "INCR", cmd: func(i int) []string { return []string{"INCR", "counter"} }},
+		{name: "LPUSH", cmd: func(i int) []string { return []string{"LPUSH", "list", "xxx"} }},
+		{name: "HSET", cmd: func(i int) []string {
 			return []string{"HSET", fmt.Sprintf("hash:%d", i%1000), fmt.Sprintf("f%d", i%10), "xxx"}
 		}},
 	} {
 		b.Run(bc.name, func(b *testing.B) {
-			s := startServer(b, nil)
+			s := startServer(b, func(c *config.Config) { c.Shards = max(bc.shards, 1) })
 			nc, err := net.Dial("tcp", s.Addr(0))
 			if err != nil {
 				b.Fatal(err)
