@@ -121,6 +121,10 @@ func TestTheReplicaToPromoteGetsTheNewestMapFirst(t *testing.T) {
 
 	stop(b1.s)
 	poll.Until(t, 20*time.Second, "group b failed over to b2", func() bool { return primaryOf("b") == b2.m.Address })
+	// The record names b2 before the leader's REPLICAOF NO ONE reaches it.
+	poll.Until(t, 20*time.Second, "b2 a primary", func() bool {
+		return strings.Contains(b2.logs.String(), `msg="MASTER MODE enabled"`)
+	})
 	log := b2.logs.String()
 	installed := strings.Index(log, `msg="cluster map installed" version=4`)
 	primary := strings.Index(log, `msg="MASTER MODE enabled"`)
