@@ -2,6 +2,7 @@ package rules
 
 import (
 	"fmt"
+	"iter"
 	"strings"
 	"time"
 )
@@ -85,20 +86,11 @@ func CatchUpBlocked(s Status, rec Record, detached map[string]Status) bool {
 		return false
 	}
 	lagging := false
-	for _, m := range rec.Members {
-		o, ok := detached[m.Address]
-		if !ok || m.Address == rec.Primary || !o.OK {
-			continue
+	for l := range lags(s, rec, detached) {
+		if l.shard >= len(s.Shards) || s.Shards[l.shard].LinkUp {
+			return false
 		}
-		for i := range o.Shards {
-			if received(o, i) <= received(s, i) {
-				continue
-			}
-			if i >= len(s.Shards) || s.Shards[i].LinkUp {
-				return false
-			}
-			lagging = true
-		}
+		lagging = true
 	}
 	return lagging
 }
@@ -239,17 +231,36 @@ func ChooseDetached(rec Record, detached map[string]Status, committed []uint64, 
 // all).
 func shortOf(s Status, rec Record, detached map[string]Status) string {
 	var parts []string
-	for _, m := range rec.Members {
-		o, ok := detached[m.Address]
-		if !ok || m.Address == rec.Primary || !o.OK {
-			continue
-		}
-		for i := range o.Shards {
-			have := received(s, i)
-			if reach := received(o, i); reach > have {
-				parts = append(parts, fmt.Sprintf("shard %d: records %d-%d held by %s", i, have+1, reach, m.Address))
+	for l := range lags(s, rec, detached) {
+		parts = append(parts, fmt.Sprintf("shard %d: records %d-%d held by %s", l.shard, l.have+1, l.reach, l.holder))
+	}
+	return strings.Join(parts, "; ")
+}
+
+// lag is a shard on which a detached replica, holder, received more of
+// the old primary's history than another member: that one has up to
+// have, the holder up to reach.
+type lag struct {
+	holder      string
+	shard       int
+	have, reach uint64
+}
+
+// lags yields, in the record's member order, each shard on which an
+// answering detached replica received more than s.
+func lags(s Status, rec Record, detached map[string]Status) iter.Seq[lag] {
+	return func(yield func(lag) bool) {
+		for _, m := range rec.Members {
+			o, ok := detached[m.Address]
+			if !ok || m.Address == rec.Primary || !o.OK {
+				continue
+			}
+			for i := range o.Shards {
+				have, reach := received(s, i), received(o, i)
+				if reach > have && !yield(lag{holder: m.Address, shard: i, have: have, reach: reach}) {
+					return
+				}
 			}
 		}
 	}
-	return strings.Join(parts, "; ")
 }
