@@ -125,6 +125,13 @@ type Config struct {
 	// poor choice with durability always: an fsync in progress holds it
 	// until the runtime notices.
 	Threads int `toml:"threads"`
+	// EventLoops is how many event loops serve the clients of the plain
+	// TCP ports, each polling its share of the connections from one
+	// goroutine as Redis's main thread does; 0 gives every client a
+	// goroutine of its own. A client moves off its loop, to a goroutine,
+	// before the first command that could wait (a blocking pop, WAIT,
+	// MULTI, SUBSCRIBE, a script...). TLS clients always have a goroutine.
+	EventLoops int `toml:"event_loops"`
 	// Hz is how many times a second background tasks (expiry sampling,
 	// idle-client checks) run.
 	Hz int `toml:"hz"`
@@ -233,6 +240,7 @@ func Default() *Config {
 		ProtectedMode:            true,
 		Hz:                       10,
 		Threads:                  0,
+		EventLoops:               1,
 		LogLevel:                 LogInfo,
 		LogFormat:                LogText,
 		MinReplicasToWrite:       0,

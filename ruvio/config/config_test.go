@@ -138,7 +138,7 @@ func TestTablesAreConsistent(t *testing.T) {
 		names = append(names, p.Name)
 	}
 	want := []string{
-		"appendonly", "bind", "busy-reply-threshold", "client-query-buffer-limit", "cluster-group", "cluster-topology", "dir", "durability", "enable-debug-command",
+		"appendonly", "bind", "busy-reply-threshold", "client-query-buffer-limit", "cluster-group", "cluster-topology", "dir", "durability", "enable-debug-command", "event-loops",
 		"hash-max-listpack-entries", "hash-max-listpack-value", "hash-max-ziplist-entries", "hash-max-ziplist-value", "hz",
 		"latency-monitor-threshold", "latency-tracking", "latency-tracking-info-percentiles", "lfu-decay-time", "lfu-log-factor", "list-compress-depth", "list-max-listpack-size", "list-max-ziplist-size",
 		"loglevel", "lua-time-limit", "maxclients", "maxmemory", "maxmemory-policy", "maxmemory-samples", "metrics-listen", "migration-max-bytes-per-sec", "migration-user", "min-replicas-max-lag", "min-replicas-to-write",

@@ -45,6 +45,7 @@ var envVars = []envVar{
 	{"RUVIO_PROTECTED_MODE", "protected_mode"},
 	{"RUVIO_HZ", "hz"},
 	{"RUVIO_THREADS", "threads"},
+	{"RUVIO_EVENT_LOOPS", "event_loops"},
 	{"RUVIO_LOG_LEVEL", "log_level"},
 	{"RUVIO_LOG_FORMAT", "log_format"},
 	{"RUVIO_PRIMARY_LEASE", "primary_lease"},

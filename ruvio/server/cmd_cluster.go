@@ -28,7 +28,7 @@ import (
 // shardHost is the address clients should use: the one they reached us
 // on, which is right whether the node binds one address or every one.
 func (c *conn) shardHost() string {
-	host, _, err := net.SplitHostPort(c.nc.LocalAddr().String())
+	host, _, err := net.SplitHostPort(c.laddr.String())
 	if err != nil {
 		return "127.0.0.1"
 	}

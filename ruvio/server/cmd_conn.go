@@ -57,7 +57,7 @@ func cmdSelect(c *conn, args [][]byte) {
 func (c *conn) authenticate(user, pass string) string {
 	u, err := c.srv.acl.Authenticate(user, pass)
 	if err != nil {
-		c.srv.log.Info("authentication failed", "id", c.id, "user", user, "addr", c.nc.RemoteAddr().String())
+		c.srv.log.Info("authentication failed", "id", c.id, "user", user, "addr", c.raddr.String())
 		return err.Error()
 	}
 	c.setUser(u)
@@ -224,7 +224,7 @@ func (c *conn) describe() string {
 	user := c.userName.Load().(string)
 	nsub, npsub := c.sub.Counts()
 	return fmt.Sprintf("id=%d addr=%s laddr=%s fd=-1 name=%s age=%d idle=%d flags=%s db=0 sub=%d psub=%d ssub=%d multi=-1 qbuf=0 qbuf-free=0 argv-mem=0 multi-mem=0 rbs=0 rbp=0 obl=0 oll=0 omem=0 tot-mem=0 events=r cmd=%s user=%s redir=%d resp=%d lib-name=%s lib-ver=%s",
-		c.id, c.nc.RemoteAddr(), c.nc.LocalAddr(), c.clientName(),
+		c.id, c.raddr, c.laddr, c.clientName(),
 		int(clock.Default.Since(c.created)/time.Second), (now-c.lastActive.Load())/1000,
 		c.flagsString(), nsub, npsub, c.sub.ShardCount(), c.lastCmdName(), user, c.trackRedirect(),
 		c.proto.Load(), c.libName.Load().(string), c.libVer.Load().(string))
@@ -285,7 +285,7 @@ func (c *conn) clientType() string {
 func cmdClientKill(c *conn, args [][]byte) {
 	if len(args) == 3 {
 		for _, o := range c.srv.clientsSorted() {
-			if o.nc.RemoteAddr().String() == string(args[2]) {
+			if o.raddr.String() == string(args[2]) {
 				o.close()
 				c.w.OK()
 				return
@@ -311,9 +311,9 @@ func cmdClientKill(c *conn, args [][]byte) {
 			}
 			match = append(match, func(o *conn) bool { return o.id == n })
 		case command.Eq(args[i], "addr"):
-			match = append(match, func(o *conn) bool { return o.nc.RemoteAddr().String() == v })
+			match = append(match, func(o *conn) bool { return o.raddr.String() == v })
 		case command.Eq(args[i], "laddr"):
-			match = append(match, func(o *conn) bool { return o.nc.LocalAddr().String() == v })
+			match = append(match, func(o *conn) bool { return o.laddr.String() == v })
 		case command.Eq(args[i], "user"):
 			match = append(match, func(o *conn) bool { return o.userName.Load().(string) == v })
 		case command.Eq(args[i], "type"):

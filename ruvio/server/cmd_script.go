@@ -137,7 +137,7 @@ var feedsMonitorItself = map[string]bool{"eval": true, "evalsha": true, "eval_ro
 // eval runs EVAL, EVALSHA and their _RO forms.
 func (c *conn) eval(args [][]byte, bySHA, ro bool) {
 	if c.srv.watchedByMonitors() {
-		c.srv.feedMonitors(monitorLine(time.Now(), c.nc.RemoteAddr().String(), args))
+		c.srv.feedMonitors(monitorLine(time.Now(), c.raddr.String(), args))
 	}
 	st := c.srv.scriptsReady()
 	keys, argv, ok := c.scriptArgs(args, command.ErrNotInteger)

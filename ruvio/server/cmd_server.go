@@ -178,7 +178,7 @@ func cmdShutdown(c *conn, args [][]byte) {
 			return
 		}
 	}
-	c.srv.log.Info("SHUTDOWN requested", "client", c.id, "addr", c.nc.RemoteAddr().String())
+	c.srv.log.Info("SHUTDOWN requested", "client", c.id, "addr", c.raddr.String())
 	c.closeAfter = true
 	go c.srv.Shutdown(context.Background())
 }

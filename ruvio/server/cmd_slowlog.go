@@ -32,7 +32,7 @@ func (c *conn) logSlow(spec *command.Spec, args [][]byte, d time.Duration) {
 	if th < 0 || d.Microseconds() < th {
 		return
 	}
-	s.slowlog.Add(th, s.slowMaxLen.Load(), d, slowlog.Redact(args), c.nc.RemoteAddr().String(), c.clientName())
+	s.slowlog.Add(th, s.slowMaxLen.Load(), d, slowlog.Redact(args), c.raddr.String(), c.clientName())
 }
 
 func cmdSlowlogGet(c *conn, args [][]byte) {

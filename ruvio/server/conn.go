@@ -21,10 +21,23 @@ import (
 // conn is one client connection. Its goroutine reads commands and writes
 // replies; other goroutines only append pub/sub messages to its outbox.
 type conn struct {
-	srv   *Server
-	nc    net.Conn
-	shard *shard.Shard // the shard whose port the client connected to
-	id    int64
+	srv *Server
+	// nc is the socket: a connection of the runtime's network poller, or a
+	// socket an event loop polls (loop.go). Only the connection's own
+	// goroutine or loop uses it, except close, which takes ncMu as the
+	// swap from a loop to a goroutine does.
+	nc           net.Conn
+	ncMu         sync.Mutex
+	laddr, raddr net.Addr
+	// loop is the event loop that serves the connection, nil while it has
+	// a goroutine of its own (loop.go).
+	loop *eventLoop
+	// leaveLoop says the last command was not run because it must not
+	// run on the loop; the loop hands the connection to a goroutine,
+	// which runs it.
+	leaveLoop bool
+	shard     *shard.Shard // the shard whose port the client connected to
+	id        int64
 
 	r   *resp.Reader
 	w   *resp.Writer
@@ -105,6 +118,8 @@ func (s *Server) newConn(nc net.Conn, sh *shard.Shard) *conn {
 	c := &conn{
 		srv:     s,
 		nc:      nc,
+		laddr:   nc.LocalAddr(),
+		raddr:   nc.RemoteAddr(),
 		shard:   sh,
 		id:      s.nextID.Add(1),
 		created: clock.Default.Now(),
@@ -172,66 +187,89 @@ func (c *conn) setUser(u *acl.User) {
 
 func (c *conn) close() {
 	if c.closed.CompareAndSwap(false, true) {
+		c.ncMu.Lock()
 		c.nc.Close()
+		c.ncMu.Unlock()
 	}
 }
 
-// serve is the connection's read-execute-reply loop.
+// serve is the connection's read-execute-reply loop on its own
+// goroutine.
 func (c *conn) serve() {
 	defer c.cleanup()
+	c.serveFrom()
+}
+
+// serveFrom reads and runs commands until the connection ends.
+func (c *conn) serveFrom() {
 	for {
 		newBatch := c.r.Buffered() == 0
 		args, err := c.r.ReadCommand()
 		if err != nil {
-			if resp.IsProtocolError(err) {
-				// A client sending garbage gets Redis's error and is
-				// dropped; nothing it sent was executed.
-				c.w.Error(err.Error())
-				c.flush()
-				c.srv.log.Debug("protocol error, closing client", "id", c.id, "addr", c.nc.RemoteAddr().String(), "err", err)
-			} else if !errors.Is(err, io.EOF) && !c.closed.Load() && !errors.Is(err, net.ErrClosed) {
-				c.srv.log.Debug("client read failed", "id", c.id, "err", err)
-			}
+			c.readFailed(err)
 			return
 		}
 		if len(args) == 0 {
 			continue
 		}
-		if newBatch {
-			c.now = clock.NowMs()
-			c.lastActive.Store(c.now)
-			if c.cmds > 0 {
-				c.srv.stats.commands.Add(c.cmds)
-				c.cmds = 0
-			}
-		}
-		mark, flushes := c.w.Buffered(), c.flushes
-		c.execute(args)
-		if c.replyMode != replyOn || c.replySkip > 0 {
-			if flushes != c.flushes {
-				mark = 0
-			}
-			c.dropReply(mark)
-		}
-		if c.dur.replicas > 0 {
-			if flushes != c.flushes {
-				mark = 0
-			}
-			c.holdReply(mark)
-		}
-		if c.closeAfter {
-			c.flush()
+		if !c.handle(args, newBatch) {
 			return
 		}
-		// Keep replies while more of a pipeline is already buffered: one
-		// write (and one wait for the log) per batch instead of per
-		// command.
-		if c.r.Buffered() == 0 || c.w.Buffered() > 64<<10 {
-			if !c.flush() {
-				return
-			}
+	}
+}
+
+// readFailed ends a connection whose next command could not be read. A
+// client sending garbage gets Redis's error and is dropped; nothing it
+// sent was executed.
+func (c *conn) readFailed(err error) {
+	if resp.IsProtocolError(err) {
+		c.w.Error(err.Error())
+		c.flush()
+		c.srv.log.Debug("protocol error, closing client", "id", c.id, "addr", c.raddr.String(), "err", err)
+	} else if !errors.Is(err, io.EOF) && !c.closed.Load() && !errors.Is(err, net.ErrClosed) {
+		c.srv.log.Debug("client read failed", "id", c.id, "err", err)
+	}
+}
+
+// handle runs one command; newBatch says it is the first of what one read
+// brought. It reports whether the connection stays open.
+func (c *conn) handle(args [][]byte, newBatch bool) bool {
+	if newBatch {
+		c.now = clock.NowMs()
+		c.lastActive.Store(c.now)
+		if c.cmds > 0 {
+			c.srv.stats.commands.Add(c.cmds)
+			c.cmds = 0
 		}
 	}
+	mark, flushes := c.w.Buffered(), c.flushes
+	c.execute(args)
+	if c.leaveLoop {
+		return true
+	}
+	if c.replyMode != replyOn || c.replySkip > 0 {
+		if flushes != c.flushes {
+			mark = 0
+		}
+		c.dropReply(mark)
+	}
+	if c.dur.replicas > 0 {
+		if flushes != c.flushes {
+			mark = 0
+		}
+		c.holdReply(mark)
+	}
+	if c.closeAfter {
+		c.flush()
+		return false
+	}
+	// Keep replies while more of a pipeline is already buffered: one
+	// write (and one wait for the log) per batch instead of per command.
+	// A loop flushes once it has run all that the read brought.
+	if (c.loop == nil && c.r.Buffered() == 0) || c.w.Buffered() > 64<<10 {
+		return c.flush()
+	}
+	return true
 }
 
 func (c *conn) cleanup() {

@@ -18,21 +18,25 @@ type handler func(c *conn, args [][]byte)
 // execute checks and runs one command, writing its reply.
 func (c *conn) execute(args [][]byte) {
 	s := c.srv
-	c.cmds++
 	spec := s.table.Lookup(args[0])
+	run := spec
+	if spec != nil && spec.Subcommands != nil && spec.ArityOK(len(args)) {
+		run = spec.LookupSub(args[1])
+	}
+	if c.loop != nil && !c.loopMay(run) {
+		// Nothing ran: the goroutine the connection moves to runs it.
+		c.leaveLoop = true
+		return
+	}
+	c.cmds++
 	if spec == nil {
 		c.fail(command.ErrUnknownCommand(args))
 		return
 	}
 	c.lastCmd.Store(spec)
-	run := spec
-	if spec.Subcommands != nil && spec.ArityOK(len(args)) {
-		sub := spec.LookupSub(args[1])
-		if sub == nil {
-			c.fail(command.ErrUnknownSubcommand(strings.ToUpper(spec.Name), string(args[1])))
-			return
-		}
-		run = sub
+	if run == nil {
+		c.fail(command.ErrUnknownSubcommand(strings.ToUpper(spec.Name), string(args[1])))
+		return
 	}
 	batch := c.batchable(run)
 	if !batch {

@@ -67,7 +67,7 @@ func (s *Server) infoSection(sec string, c *conn) [][2]string {
 		return [][2]string{
 			kv("connected_clients", s.clientCount()), kv("maxclients", cfg.MaxClients),
 			kv("blocked_clients", blocked), kv("tracking_clients", s.track.clients.Load()),
-			kv("pubsub_clients", s.pubsubClients()),
+			kv("pubsub_clients", s.pubsubClients()), kv("event_loop_clients", s.loopClients()),
 		}
 	case "memory":
 		used := s.usedMem.Load()

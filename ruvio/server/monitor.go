@@ -125,7 +125,7 @@ func (c *conn) monitorCommand(run *command.Spec, args [][]byte) []byte {
 	if !c.srv.watchedByMonitors() || run.Flags&command.Admin != 0 || feedsMonitorItself[run.Name] {
 		return nil
 	}
-	return monitorLine(time.Now(), c.nc.RemoteAddr().String(), args)
+	return monitorLine(time.Now(), c.raddr.String(), args)
 }
 
 // isMonitor reports whether c is in MONITOR mode. A monitoring

@@ -61,6 +61,8 @@ type Server struct {
 	clients   map[int64]*conn
 	track     tracker // CLIENT TRACKING's tables (tracking.go)
 	nextID    atomic.Int64
+	loops     []*eventLoop // polling plain-TCP clients (loop.go)
+	nextLoop  atomic.Uint32
 
 	stats     stats
 	usedMem   atomic.Int64
@@ -225,6 +227,9 @@ func (s *Server) Start() error {
 	}
 	// Used memory is known before the first tick, as maxmemory needs.
 	s.sampleMemory()
+	if err := s.startLoops(cfg.EventLoops); err != nil {
+		return err
+	}
 	for i, ln := range s.listeners {
 		s.wg.Add(1)
 		go s.accept(ln, s.shards[i])
@@ -277,6 +282,9 @@ func (s *Server) accept(ln net.Listener, sh *shard.Shard) {
 			continue
 		}
 		c := s.newConn(nc, sh)
+		if s.adopt(c) {
+			continue
+		}
 		s.wg.Add(1)
 		go func() {
 			defer s.wg.Done()
@@ -358,6 +366,7 @@ func (s *Server) Shutdown(ctx context.Context) error {
 			c.close()
 		}
 		s.clientsMu.Unlock()
+		s.stopLoops()
 		go func() {
 			s.wg.Wait()
 			s.repl.Wait()

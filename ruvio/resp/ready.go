@@ -1,0 +1,100 @@
+package resp
+
+import "bytes"
+
+// Reading without blocking.
+//
+// A server that polls many connections from one goroutine must never call
+// ReadCommand unless the whole command is already buffered, because
+// ReadCommand reads from the source until it has one. Fill reads what the
+// source has once, Ready says whether a whole command is buffered, and Full
+// whether the buffer cannot hold more of an unfinished one (a command larger
+// than the buffer, which only a reader allowed to block can take in).
+
+// Fill reads from the source once into the free part of the buffer and
+// returns the source's error, if any. It reads nothing when the buffer is
+// full.
+func (r *Reader) Fill() error {
+	n := r.br.Buffered()
+	if n >= r.br.Size() {
+		return nil
+	}
+	_, err := r.br.Peek(n + 1)
+	return err
+}
+
+// Full reports whether the buffer cannot take the rest of the unfinished
+// command it holds: it is full, or the command announced an argument
+// larger than the buffer can hold.
+func (r *Reader) Full() bool {
+	n := r.br.Buffered()
+	if n >= r.br.Size() {
+		return true
+	}
+	b, _ := r.br.Peek(n)
+	_, fits := r.whole(b)
+	return !fits
+}
+
+// Ready reports whether the buffer holds at least one whole command, so
+// that ReadCommand returns without reading from the source. A malformed
+// command counts as whole: ReadCommand then returns its protocol error
+// without reading either.
+func (r *Reader) Ready() bool {
+	b, _ := r.br.Peek(r.br.Buffered())
+	done, _ := r.whole(b)
+	return done
+}
+
+// whole reports whether b starts with a whole command, or with bytes that
+// are already known not to be one (done: ReadCommand's limits are checked
+// as it checks them, on each header), and whether what the command
+// announced so far fits in the buffer.
+func (r *Reader) whole(b []byte) (done, fits bool) {
+	if len(b) == 0 {
+		return false, true
+	}
+	if b[0] != '*' {
+		return bytes.IndexByte(b, '\n') >= 0, true
+	}
+	line, rest, ok := cutLine(b)
+	if !ok {
+		return false, true
+	}
+	n, ok := parseInt(line[1:])
+	if !ok || n <= 0 || n > r.Limits.MaxMultibulk || (r.Limits.Unauthenticated && n > 10) {
+		return true, true
+	}
+	for ; n > 0; n-- {
+		hdr, after, ok := cutLine(rest)
+		if !ok {
+			return false, true
+		}
+		if len(hdr) == 0 || hdr[0] != '$' {
+			return true, true
+		}
+		arg, ok := parseInt(hdr[1:])
+		if !ok || arg < 0 || arg > r.Limits.MaxBulk || (r.Limits.Unauthenticated && arg > 16384) {
+			return true, true
+		}
+		if int64(len(after)) < arg+2 {
+			used := len(b) - len(after)
+			return false, used+int(arg)+2 <= r.br.Size()
+		}
+		rest = after[arg+2:]
+	}
+	return true, true
+}
+
+// cutLine splits b after its first LF, dropping the line's ending.
+func cutLine(b []byte) (line, rest []byte, ok bool) {
+	i := bytes.IndexByte(b, '\n')
+	if i < 0 {
+		return nil, nil, false
+	}
+	line = b[:i]
+	if n := len(line); n > 0 && line[n-1] == '\r' {
+		line = line[:n-1]
+	}
+	return line, b[i+1:], true
+}

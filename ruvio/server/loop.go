@@ -1,0 +1,60 @@
+package server
+
+import (
+	"github.com/ruvio/ruvio/ruvio/command"
+)
+
+// Event loops.
+//
+// A goroutine per connection costs, for every pipelined batch on a small
+// machine, a second read that finds the socket empty, a park on the
+// runtime's network poller and a wake-up through the scheduler. An event
+// loop (loop_linux.go) instead polls many sockets from one goroutine, reads
+// each once when it is readable, runs the whole commands that read brought
+// and writes their replies, as Redis's own loop does.
+//
+// A loop must never wait, or every connection on it waits. So a
+// connection stays on a loop only while its commands cannot wait: plain
+// data commands that do not block, and the quick commands listed in
+// loopCommands. Before any other command (a blocking pop, WAIT, MULTI,
+// SUBSCRIBE, MONITOR, CLIENT TRACKING or DURABILITY, a script, anything
+// while clients are paused), before a command larger than the read
+// buffer, and when the client stops reading its replies, the loop hands
+// the connection to a goroutine of its own, which serves it from then on
+// exactly as if it had had one from the start. Replies that wait for the
+// log (durability always or everysec) are written after every connection
+// the loop found readable has run its commands, so one wait for the log
+// covers them all.
+
+// loopCommands are the commands the server handles itself that may run on
+// an event loop: none of them waits for anything but a shard's lock.
+var loopCommands = map[string]bool{
+	"ping": true, "echo": true, "quit": true, "select": true, "hello": true, "auth": true,
+	"readonly": true, "readwrite": true, "asking": true,
+	"client|id": true, "client|setname": true, "client|getname": true, "client|setinfo": true,
+	"client|info": true, "client|list": true, "client|reply": true, "client|no-evict": true,
+	"client|getredir": true, "client|trackinginfo": true, "client|help": true, "client|kill": true,
+	"info": true, "config|get": true, "config|help": true, "command": true, "time": true,
+	"role": true, "lastsave": true, "dbsize": true, "keys": true, "scan": true, "randomkey": true,
+	"publish": true, "spublish": true,
+	"cluster|slots": true, "cluster|shards": true, "cluster|nodes": true, "cluster|keyslot": true,
+	"cluster|info": true, "cluster|myid": true, "cluster|countkeysinslot": true,
+	"cluster|getkeysinslot": true, "cluster|help": true,
+	"acl|whoami": true, "acl|cat": true, "ruvio|version": true,
+}
+
+// loopMay reports whether run, the command (or subcommand) a client sent,
+// may run on an event loop. Unknown commands may: their replies are
+// errors.
+func (c *conn) loopMay(run *command.Spec) bool {
+	if run == nil {
+		return true
+	}
+	if c.srv.pause.Holds(true) {
+		return false
+	}
+	if _, own := run.Ext.(handler); !own {
+		return run.Flags&command.Blocking == 0
+	}
+	return loopCommands[run.Name]
+}

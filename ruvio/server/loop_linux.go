@@ -1,0 +1,408 @@
+//go:build linux
+
+package server
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"os"
+	"runtime"
+	"sync"
+	"time"
+	"unsafe"
+
+	"golang.org/x/sys/unix"
+)
+
+// eventLoop polls client sockets with epoll from one goroutine (loop.go
+// says which connections it serves and when it hands one off).
+type eventLoop struct {
+	srv  *Server
+	epfd int
+	wake int // an eventfd written to stop the loop
+
+	mu      sync.Mutex
+	conns   map[int32]*conn // by socket
+	stopped bool
+
+	// later holds the connections of this round whose replies wait for
+	// the log.
+	later []*conn
+}
+
+func newEventLoop(s *Server) (*eventLoop, error) {
+	epfd, err := unix.EpollCreate1(unix.EPOLL_CLOEXEC)
+	if err != nil {
+		return nil, fmt.Errorf("event loop: %w", err)
+	}
+	wake, err := unix.Eventfd(0, unix.EFD_CLOEXEC|unix.EFD_NONBLOCK)
+	if err != nil {
+		unix.Close(epfd)
+		return nil, fmt.Errorf("event loop: %w", err)
+	}
+	ev := unix.EpollEvent{Events: unix.EPOLLIN, Fd: int32(wake)}
+	if err := unix.EpollCtl(epfd, unix.EPOLL_CTL_ADD, wake, &ev); err != nil {
+		unix.Close(epfd)
+		unix.Close(wake)
+		return nil, fmt.Errorf("event loop: %w", err)
+	}
+	return &eventLoop{srv: s, epfd: epfd, wake: wake, conns: make(map[int32]*conn)}, nil
+}
+
+// startLoops starts n event loops.
+func (s *Server) startLoops(n int) error {
+	for range n {
+		l, err := newEventLoop(s)
+		if err != nil {
+			s.stopLoops()
+			return err
+		}
+		s.loops = append(s.loops, l)
+		s.wg.Add(1)
+		go l.run()
+	}
+	return nil
+}
+
+// stopLoops makes every loop close the connections it still polls and
+// end.
+func (s *Server) stopLoops() {
+	one := []byte{1, 0, 0, 0, 0, 0, 0, 0}
+	for _, l := range s.loops {
+		unix.Write(l.wake, one)
+	}
+}
+
+// loopClients counts the connections the loops serve.
+func (s *Server) loopClients() int {
+	n := 0
+	for _, l := range s.loops {
+		l.mu.Lock()
+		n += len(l.conns)
+		l.mu.Unlock()
+	}
+	return n
+}
+
+// adopt moves a new client connection onto an event loop. It reports
+// false when the connection is to keep a goroutine of its own: no loops,
+// TLS, or a socket that could not be taken over.
+func (s *Server) adopt(c *conn) bool {
+	if len(s.loops) == 0 {
+		return false
+	}
+	tcp, ok := c.nc.(*net.TCPConn)
+	if !ok {
+		return false
+	}
+	raw, err := tcp.SyscallConn()
+	if err != nil {
+		return false
+	}
+	l := s.loops[int(s.nextLoop.Add(1))%len(s.loops)]
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.stopped {
+		return false
+	}
+	// The loop polls its own descriptor of the socket; the runtime's,
+	// closed next, leaves its poller first.
+	fd := -1
+	raw.Control(func(orig uintptr) {
+		fd, err = unix.FcntlInt(orig, unix.F_DUPFD_CLOEXEC, 0)
+	})
+	if fd < 0 || err != nil {
+		return false
+	}
+	ev := unix.EpollEvent{Events: unix.EPOLLIN, Fd: int32(fd)}
+	if err := unix.EpollCtl(l.epfd, unix.EPOLL_CTL_ADD, fd, &ev); err != nil {
+		unix.Close(fd)
+		return false
+	}
+	lc := &loopConn{fd: fd, laddr: c.laddr, raddr: c.raddr}
+	c.ncMu.Lock()
+	c.nc = lc
+	c.ncMu.Unlock()
+	tcp.Close()
+	if c.closed.Load() {
+		// Closed while it moved: the runtime's descriptor is gone, so
+		// shut the socket itself.
+		lc.Close()
+	}
+	c.loop = l
+	l.conns[int32(fd)] = c
+	return true
+}
+
+// wait returns the next events. It looks without waiting first, and
+// after letting other goroutines run, before it waits in epoll_wait.
+func (l *eventLoop) wait(events []unix.EpollEvent) (int, error) {
+	for range 3 {
+		r, _, errno := unix.RawSyscall6(unix.SYS_EPOLL_PWAIT, uintptr(l.epfd),
+			uintptr(unsafe.Pointer(&events[0])), uintptr(len(events)), 0, 0, 0)
+		if errno == 0 && r > 0 {
+			return int(r), nil
+		}
+		runtime.Gosched()
+	}
+	for {
+		n, err := unix.EpollWait(l.epfd, events, -1)
+		if !errors.Is(err, unix.EINTR) {
+			return n, err
+		}
+	}
+}
+
+func (l *eventLoop) run() {
+	defer l.srv.wg.Done()
+	events := make([]unix.EpollEvent, 256)
+	var ready []*conn
+	for {
+		n, err := l.wait(events)
+		if err != nil {
+			l.srv.log.Error("event loop stopped", "err", err)
+			l.shutdown()
+			return
+		}
+		stop := false
+		ready = ready[:0]
+		l.mu.Lock()
+		for _, ev := range events[:n] {
+			if int(ev.Fd) == l.wake {
+				stop = true
+			} else if c := l.conns[ev.Fd]; c != nil {
+				ready = append(ready, c)
+			}
+		}
+		l.mu.Unlock()
+		for _, c := range ready {
+			l.serve(c)
+		}
+		for _, c := range l.later {
+			l.finish(c)
+		}
+		clear(l.later)
+		l.later = l.later[:0]
+		clear(ready)
+		if stop {
+			l.shutdown()
+			return
+		}
+	}
+}
+
+// serve reads once from a readable connection and runs the whole
+// commands buffered.
+func (l *eventLoop) serve(c *conn) {
+	if err := c.r.Fill(); err != nil && !errors.Is(err, unix.EAGAIN) {
+		c.readFailed(err)
+		l.drop(c)
+		return
+	}
+	newBatch := true
+	for c.r.Ready() {
+		args, err := c.r.ReadCommand()
+		if err != nil {
+			c.readFailed(err)
+			l.drop(c)
+			return
+		}
+		if len(args) == 0 {
+			continue
+		}
+		if !c.handle(args, newBatch) {
+			l.drop(c)
+			return
+		}
+		if c.leaveLoop {
+			c.leaveLoop = false
+			l.detach(c, args, newBatch)
+			return
+		}
+		newBatch = false
+	}
+	c.unlockBatch()
+	if c.anyPending {
+		l.later = append(l.later, c)
+		return
+	}
+	l.finish(c)
+}
+
+// finish writes a connection's replies, and hands it to a goroutine if
+// the client did not take them all or sent more than the buffer holds.
+func (l *eventLoop) finish(c *conn) {
+	if c.w.Buffered() > 0 || c.anyPending {
+		if !c.flush() {
+			l.drop(c)
+			return
+		}
+	}
+	if c.r.Full() || len(c.nc.(*loopConn).unsent) > 0 {
+		l.detach(c, nil, false)
+	}
+}
+
+// forget stops polling a connection.
+func (l *eventLoop) forget(lc *loopConn) {
+	l.mu.Lock()
+	delete(l.conns, int32(lc.fd))
+	unix.EpollCtl(l.epfd, unix.EPOLL_CTL_DEL, lc.fd, nil)
+	l.mu.Unlock()
+}
+
+// drop ends a connection the loop polls.
+func (l *eventLoop) drop(c *conn) {
+	lc := c.nc.(*loopConn)
+	l.forget(lc)
+	c.cleanup()
+	lc.release()
+}
+
+// detach hands a connection to a goroutine of its own, which first sends
+// the replies the client had not taken and then runs args, if any, the
+// command the loop read but must not run.
+func (l *eventLoop) detach(c *conn, args [][]byte, newBatch bool) {
+	c.unlockBatch()
+	lc := c.nc.(*loopConn)
+	l.forget(lc)
+	nc, err := lc.handOff()
+	if err != nil {
+		l.srv.log.Warn("client could not leave the event loop: closing it", "id", c.id, "err", err)
+		c.cleanup()
+		return
+	}
+	c.ncMu.Lock()
+	c.nc = nc
+	c.ncMu.Unlock()
+	if c.closed.Load() {
+		nc.Close()
+	}
+	c.loop = nil
+	unsent := lc.unsent
+	l.srv.wg.Add(1)
+	go func() {
+		defer l.srv.wg.Done()
+		defer c.cleanup()
+		if len(unsent) > 0 {
+			c.writeMu.Lock()
+			_, err := nc.Write(unsent)
+			c.writeMu.Unlock()
+			if err != nil {
+				return
+			}
+		}
+		if args != nil && !c.handle(args, newBatch) {
+			return
+		}
+		c.serveFrom()
+	}()
+}
+
+// shutdown ends every connection still on the loop, and the loop.
+func (l *eventLoop) shutdown() {
+	l.mu.Lock()
+	l.stopped = true
+	conns := make([]*conn, 0, len(l.conns))
+	for _, c := range l.conns {
+		conns = append(conns, c)
+	}
+	l.mu.Unlock()
+	for _, c := range conns {
+		l.drop(c)
+	}
+	unix.Close(l.epfd)
+	unix.Close(l.wake)
+}
+
+// loopConn is a client socket an event loop polls: reads and writes never
+// wait. A write the socket cannot take whole keeps the rest in unsent, for
+// the goroutine the connection is then handed to.
+type loopConn struct {
+	fd           int
+	laddr, raddr net.Addr
+	unsent       []byte
+
+	mu       sync.Mutex // orders Close from other goroutines with release
+	shut     bool
+	released bool
+}
+
+func (lc *loopConn) Read(p []byte) (int, error) {
+	for {
+		n, err := unix.Read(lc.fd, p)
+		switch {
+		case errors.Is(err, unix.EINTR):
+			continue
+		case err != nil:
+			return 0, err
+		case n == 0 && len(p) > 0:
+			return 0, io.EOF
+		}
+		return n, nil
+	}
+}
+
+func (lc *loopConn) Write(p []byte) (int, error) {
+	if len(lc.unsent) > 0 {
+		lc.unsent = append(lc.unsent, p...)
+		return len(p), nil
+	}
+	for done := 0; done < len(p); {
+		n, err := unix.Write(lc.fd, p[done:])
+		switch {
+		case errors.Is(err, unix.EINTR):
+			continue
+		case errors.Is(err, unix.EAGAIN):
+			lc.unsent = append(lc.unsent, p[done:]...)
+			return len(p), nil
+		case err != nil:
+			return done, err
+		}
+		done += n
+	}
+	return len(p), nil
+}
+
+// Close shuts the socket down; the loop, which may be using the
+// descriptor, closes it once it sees the end.
+func (lc *loopConn) Close() error {
+	lc.mu.Lock()
+	defer lc.mu.Unlock()
+	if !lc.released && !lc.shut {
+		lc.shut = true
+		return unix.Shutdown(lc.fd, unix.SHUT_RDWR)
+	}
+	return nil
+}
+
+// release closes the descriptor.
+func (lc *loopConn) release() {
+	lc.mu.Lock()
+	defer lc.mu.Unlock()
+	if !lc.released {
+		lc.released = true
+		unix.Close(lc.fd)
+	}
+}
+
+// handOff gives the socket to the runtime's network poller, as a
+// connection a goroutine can wait on, and closes the loop's descriptor.
+func (lc *loopConn) handOff() (net.Conn, error) {
+	lc.mu.Lock()
+	defer lc.mu.Unlock()
+	lc.released = true
+	f := os.NewFile(uintptr(lc.fd), "client")
+	defer f.Close()
+	return net.FileConn(f)
+}
+
+func (lc *loopConn) LocalAddr() net.Addr  { return lc.laddr }
+func (lc *loopConn) RemoteAddr() net.Addr { return lc.raddr }
+
+// Deadlines are for goroutines that wait; nothing on a loop does.
+func (lc *loopConn) SetDeadline(time.Time) error      { return errors.ErrUnsupported }
+func (lc *loopConn) SetReadDeadline(time.Time) error  { return errors.ErrUnsupported }
+func (lc *loopConn) SetWriteDeadline(time.Time) error { return errors.ErrUnsupported }
