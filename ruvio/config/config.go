@@ -126,8 +126,9 @@ type Config struct {
 	// until the runtime notices.
 	Threads int `toml:"threads"`
 	// EventLoops is how many event loops serve the clients of the plain
-	// TCP ports, each polling its share of the connections from one
-	// goroutine as Redis's main thread does; 0 gives every client a
+	// TCP ports, each polling the connections of its shards' ports from
+	// one goroutine as Redis's main thread does. 0 sizes it: one per
+	// shard, at most one per thread (Threads). -1 gives every client a
 	// goroutine of its own. A client moves off its loop, to a goroutine,
 	// before the first command that could wait (a blocking pop, WAIT,
 	// MULTI, SUBSCRIBE, a script...). TLS clients always have a goroutine.
@@ -240,7 +241,7 @@ func Default() *Config {
 		ProtectedMode:            true,
 		Hz:                       10,
 		Threads:                  0,
-		EventLoops:               1,
+		EventLoops:               0,
 		LogLevel:                 LogInfo,
 		LogFormat:                LogText,
 		MinReplicasToWrite:       0,

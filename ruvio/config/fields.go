@@ -81,7 +81,7 @@ var fields = []field{
 	boolField("protected_mode", "protected-mode", func(c *Config) *bool { return &c.ProtectedMode }).settable(),
 	intField("hz", "hz", func(c *Config) *int { return &c.Hz }, 1, 500).settable(),
 	intField("threads", "threads", func(c *Config) *int { return &c.Threads }, 0, 1024),
-	intField("event_loops", "event-loops", func(c *Config) *int { return &c.EventLoops }, 0, 256),
+	intField("event_loops", "event-loops", func(c *Config) *int { return &c.EventLoops }, -1, 256),
 	enumField("log_level", "loglevel", func(c *Config) *string { return &c.LogLevel }, logLevels).settable(),
 	// Redis has no such parameter, and the log handler is built once.
 	enumField("log_format", "", func(c *Config) *string { return &c.LogFormat }, logFormats),

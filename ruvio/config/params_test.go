@@ -147,7 +147,7 @@ func TestGetParams(t *testing.T) {
 		{"dir", "./data"},
 		{"durability", "everysec"},
 		{"enable-debug-command", "no"},
-		{"event-loops", "1"},
+		{"event-loops", "0"},
 		{"hash-max-listpack-entries", "512"},
 		{"hash-max-listpack-value", "64"},
 		{"hash-max-ziplist-entries", "512"},

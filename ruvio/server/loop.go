@@ -58,3 +58,15 @@ func (c *conn) loopMay(run *command.Spec) bool {
 	}
 	return loopCommands[run.Name]
 }
+
+// loopsFor is how many event loops event_loops asks for: 0 one per shard,
+// at most one per thread; -1 none.
+func loopsFor(configured, shards, threads int) int {
+	switch {
+	case configured < 0:
+		return 0
+	case configured > 0:
+		return configured
+	}
+	return max(1, min(shards, threads))
+}

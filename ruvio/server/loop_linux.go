@@ -101,7 +101,9 @@ func (s *Server) adopt(c *conn) bool {
 	if err != nil {
 		return false
 	}
-	l := s.loops[int(s.nextLoop.Add(1))%len(s.loops)]
+	// A shard's clients share a loop, as a Redis process's clients share
+	// its thread.
+	l := s.loops[c.shard.ID%len(s.loops)]
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if l.stopped {

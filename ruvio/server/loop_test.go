@@ -192,18 +192,34 @@ func TestClientKillClosesALoopClient(t *testing.T) {
 	waitLoopClients(t, s, 0)
 }
 
-// With event_loops 0 every client has a goroutine.
+// With event_loops -1 every client has a goroutine.
 func TestNoEventLoops(t *testing.T) {
-	s := startServer(t, func(c *config.Config) { c.EventLoops = 0 })
+	s := startServer(t, func(c *config.Config) { c.EventLoops = -1 })
 	c := client(t, s, 0)
 	ctx := context.Background()
 	if err := c.Set(ctx, "k", "v", 0).Err(); err != nil {
 		t.Fatal(err)
 	}
 	if got := infoField(t, c, "clients", "event_loop_clients"); got != 0 {
-		t.Fatalf("event_loop_clients = %d with event_loops 0", got)
+		t.Fatalf("event_loop_clients = %d with event_loops -1", got)
 	}
 	if v := c.Get(ctx, "k").Val(); v != "v" {
 		t.Fatalf("GET = %q", v)
+	}
+}
+
+func TestLoopsFor(t *testing.T) {
+	cases := []struct{ configured, shards, threads, want int }{
+		{-1, 4, 4, 0},
+		{0, 1, 1, 1},
+		{0, 1, 8, 1},
+		{0, 4, 2, 2},
+		{0, 4, 8, 4},
+		{3, 1, 1, 3},
+	}
+	for _, tc := range cases {
+		if got := loopsFor(tc.configured, tc.shards, tc.threads); got != tc.want {
+			t.Errorf("loopsFor(%d, %d shards, %d threads) = %d, want %d", tc.configured, tc.shards, tc.threads, got, tc.want)
+		}
 	}
 }

@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net"
+	"runtime"
 	"strconv"
 	"sync"
 	"sync/atomic"
@@ -62,7 +63,6 @@ type Server struct {
 	track     tracker // CLIENT TRACKING's tables (tracking.go)
 	nextID    atomic.Int64
 	loops     []*eventLoop // polling plain-TCP clients (loop.go)
-	nextLoop  atomic.Uint32
 
 	stats     stats
 	usedMem   atomic.Int64
@@ -227,7 +227,7 @@ func (s *Server) Start() error {
 	}
 	// Used memory is known before the first tick, as maxmemory needs.
 	s.sampleMemory()
-	if err := s.startLoops(cfg.EventLoops); err != nil {
+	if err := s.startLoops(loopsFor(cfg.EventLoops, len(s.shards), runtime.GOMAXPROCS(0))); err != nil {
 		return err
 	}
 	for i, ln := range s.listeners {
