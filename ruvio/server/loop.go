@@ -17,14 +17,16 @@ import (
 // connection stays on a loop only while its commands cannot wait: plain
 // data commands that do not block, and the quick commands listed in
 // loopCommands. Before any other command (a blocking pop, WAIT, MULTI,
-// SUBSCRIBE, MONITOR, CLIENT TRACKING or DURABILITY, a script, anything
-// while clients are paused), before a command larger than the read
+// SUBSCRIBE, MONITOR, CLIENT TRACKING or DURABILITY, a script, a command
+// CLIENT PAUSE holds), before a command larger than the read
 // buffer, and when the client stops reading its replies, the loop hands
 // the connection to a goroutine of its own, which serves it from then on
 // exactly as if it had had one from the start. Replies that wait for the
 // log (durability always or everysec) are written after every connection
 // the loop found readable has run its commands, so one wait for the log
-// covers them all.
+// covers them all. After each turn the loop yields, so the goroutines its
+// commands woke (replication streams, the log's writer, clients on
+// goroutines of their own) run before it looks for more.
 
 // loopCommands are the commands the server handles itself that may run on
 // an event loop: none of them waits for anything but a shard's lock.
@@ -50,7 +52,8 @@ func (c *conn) loopMay(run *command.Spec) bool {
 	if run == nil {
 		return true
 	}
-	if c.srv.pause.Holds(true) {
+	if c.srv.pause.Holds(c.mayWrite(run)) {
+		// CLIENT PAUSE holds the command: it waits on a goroutine.
 		return false
 	}
 	if _, own := run.Ext.(handler); !own {

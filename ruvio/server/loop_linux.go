@@ -192,6 +192,9 @@ func (l *eventLoop) run() {
 			l.shutdown()
 			return
 		}
+		// Let the goroutines the turn woke (replication streams, the
+		// log's writer) run before the next turn.
+		runtime.Gosched()
 	}
 }
 

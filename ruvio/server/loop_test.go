@@ -223,3 +223,30 @@ func TestLoopsFor(t *testing.T) {
 		}
 	}
 }
+
+// While CLIENT PAUSE WRITE holds writes, a loop client's reads still run
+// on the loop; its first write moves it to a goroutine, where it waits
+// for the pause to end.
+func TestAPausedWriteLeavesTheLoopAndReadsStay(t *testing.T) {
+	s := startServer(t, nil)
+	r := dialRaw(t, s.Addr(0))
+	r.send("SET k v\r\n")
+	r.expect("+OK\r\n")
+	admin := client(t, s, 0)
+	ctx := context.Background()
+	if err := admin.Do(ctx, "CLIENT", "PAUSE", "10000", "WRITE").Err(); err != nil {
+		t.Fatal(err)
+	}
+	r.send("GET k\r\n")
+	r.expect("$1\r\nv\r\n")
+	admin.Close()
+	waitLoopClients(t, s, 1)
+	r.send("SET k w\r\n")
+	waitLoopClients(t, s, 0)
+	if err := client(t, s, 0).Do(ctx, "CLIENT", "UNPAUSE").Err(); err != nil {
+		t.Fatal(err)
+	}
+	r.expect("+OK\r\n")
+	r.send("GET k\r\n")
+	r.expect("$1\r\nw\r\n")
+}
