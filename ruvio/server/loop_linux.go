@@ -27,7 +27,7 @@ type eventLoop struct {
 	conns   map[int32]*conn // by socket
 	stopped bool
 
-	// later holds the connections of this round whose replies wait for
+	// later holds the connections of this turn whose replies wait for
 	// the log.
 	later []*conn
 }
@@ -139,7 +139,11 @@ func (s *Server) adopt(c *conn) bool {
 }
 
 // wait returns the next events. It looks without waiting first, and
-// after letting other goroutines run, before it waits in epoll_wait.
+// again after letting other goroutines run, before it waits in
+// epoll_wait: a goroutine blocked in a system call holds its processor
+// until the runtime's monitor thread takes it away, and the monitor then
+// keeps waking every 20 µs, which under a pipelined load cost 6% of the
+// server's CPU.
 func (l *eventLoop) wait(events []unix.EpollEvent) (int, error) {
 	for range 3 {
 		r, _, errno := unix.RawSyscall6(unix.SYS_EPOLL_PWAIT, uintptr(l.epfd),

@@ -215,6 +215,13 @@ func (s *Server) Start() error {
 		}
 		return err
 	}
+	if err := s.startLoops(loopsFor(cfg.EventLoops, len(s.shards), runtime.GOMAXPROCS(0))); err != nil {
+		for _, l := range s.listeners {
+			l.Close()
+		}
+		s.closeTLS()
+		return err
+	}
 	// The gates hold from the first write on: a primary with
 	// primary-lease yes refuses until its first grants.
 	s.checkGates()
@@ -223,13 +230,11 @@ func (s *Server) Start() error {
 			l.Close()
 		}
 		s.closeTLS()
+		s.stopLoops()
 		return err
 	}
 	// Used memory is known before the first tick, as maxmemory needs.
 	s.sampleMemory()
-	if err := s.startLoops(loopsFor(cfg.EventLoops, len(s.shards), runtime.GOMAXPROCS(0))); err != nil {
-		return err
-	}
 	for i, ln := range s.listeners {
 		s.wg.Add(1)
 		go s.accept(ln, s.shards[i])
