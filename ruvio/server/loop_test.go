@@ -7,6 +7,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"net"
 	"strconv"
 	"strings"
 	"sync"
@@ -73,28 +74,34 @@ func TestACommandLargerThanTheReadBufferLeavesTheLoop(t *testing.T) {
 
 // A client that pipelines more than its socket takes before it reads
 // gets every reply, in order: the loop keeps what the socket refused and
-// the client's new goroutine sends it first.
+// the client's new goroutine sends it first. (The commands fit the read
+// buffer, so only the refused replies can move the client off the loop.)
 func TestASlowReaderGetsEveryReplyInOrder(t *testing.T) {
 	s := startServer(t, nil)
 	ctx := context.Background()
 	c := client(t, s, 0)
 	const n = 400
-	value := strings.Repeat("x", 64<<10)
+	value := strings.Repeat("x", 32<<10)
 	for i := range 4 {
 		if err := c.Set(ctx, "k"+strconv.Itoa(i), strconv.Itoa(i)+value, 0).Err(); err != nil {
 			t.Fatal(err)
 		}
 	}
 	r := dialRaw(t, s.Addr(0))
+	// A small receive window, but above loopback's 64 KB segments so
+	// that the sender never waits on a window too small to fill.
+	if err := r.nc.(*net.TCPConn).SetReadBuffer(256 << 10); err != nil {
+		t.Fatal(err)
+	}
 	var req strings.Builder
 	for i := range n {
 		fmt.Fprintf(&req, "GET k%d\r\n", i%4)
 	}
 	r.send(req.String())
-	// Not reading yet: 25 MB of replies fill the socket's buffers.
+	// Not reading yet: 13 MB of replies fill the sockets' buffers.
 	waitLoopClients(t, s, 0)
 	br := bufio.NewReader(r.nc)
-	r.nc.SetReadDeadline(time.Now().Add(10 * time.Second))
+	r.nc.SetReadDeadline(time.Now().Add(30 * time.Second))
 	for i := range n {
 		want := strconv.Itoa(i%4) + value
 		hdr, err := br.ReadString('\n')
