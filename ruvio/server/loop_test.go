@@ -158,6 +158,12 @@ func TestDurableRepliesFromALoopWaitForTheLog(t *testing.T) {
 						return
 					}
 				}
+				// The replies are out, so the log holds this client's
+				// records on disk: at least as many as it wrote.
+				if durable, wrote := s.shards[0].DurableSeq(), uint64((r+1)*pipe); durable < wrote {
+					errs <- fmt.Errorf("client %d: replies to %d writes came while the log had %d on disk", i, wrote, durable)
+					return
+				}
 			}
 		}()
 	}
