@@ -152,7 +152,7 @@ func Key(b []byte) string { return string(b) }
 // every other argument and that room alive as long as the key lives (a
 // 16-byte value pinned 112 bytes); a value stored alone is copied with
 // bytes.Clone for the same reason, as Redis trims a stored string's spare
-// room. An LPUSH of many elements costs one allocation.
+// room. Many elements stored together cost one allocation.
 func OwnEach(args [][]byte, fn func(b []byte)) {
 	total := 0
 	for _, a := range args {

@@ -1,10 +1,15 @@
 // Package deque implements the list value type: a double-ended queue of
-// byte strings backed by a growable ring buffer, so pushes and pops at
-// either end and access by index are O(1).
+// byte strings kept in chunks of up to a hundred and twenty-eight
+// elements, much as Redis's quicklist keeps its nodes. Pushes and pops at
+// either end are amortised O(1), and so is access by index, because every
+// chunk but the first and the last is full.
 //
-// Elements are stored as given; the deque never writes into an element's
-// bytes, so callers may store request argument slices and hand elements to
-// reply writers.
+// A push copies the element's bytes into the deque, so callers may reuse
+// what they pushed. Short elements are packed into their chunk's buffer,
+// which keeps the garbage collector's work per list small: a list of
+// millions of elements is a few thousand objects, not millions. The deque
+// never writes over bytes it has handed out: an element returned by any
+// method stays unchanged for as long as the caller holds it.
 package deque
 
 import (
@@ -13,24 +18,18 @@ import (
 	"strings"
 )
 
-// minCap is the smallest buffer allocated; small lists are the common case
-// and growing from 1 would reallocate several times for a handful of pushes.
-const minCap = 8
-
 // Deque is a double-ended queue of []byte. The zero value is an empty
 // deque ready to use. A Deque is not safe for concurrent use.
 type Deque struct {
-	// buf's length is always zero or a power of two, so a position wraps
-	// with a mask instead of a division.
-	buf  [][]byte
-	head int
-	n    int
+	// chunks are in order and none is empty; all but the first and the
+	// last hold exactly chunkLen elements.
+	chunks ends[*chunk]
+	n      int
 }
 
 // New returns a deque holding elems in order.
 func New(elems ...[]byte) *Deque {
 	d := &Deque{}
-	d.grow(len(elems))
 	for _, e := range elems {
 		d.PushBack(e)
 	}
@@ -40,64 +39,25 @@ func New(elems ...[]byte) *Deque {
 // Len is the number of elements.
 func (d *Deque) Len() int { return d.n }
 
-// slot maps a logical index to a position in buf.
-func (d *Deque) slot(i int) int { return (d.head + i) & (len(d.buf) - 1) }
-
-// grow makes room for extra more elements.
-func (d *Deque) grow(extra int) {
-	need := d.n + extra
-	if need <= len(d.buf) {
-		return
-	}
-	c := max(len(d.buf), minCap)
-	for c < need {
-		c <<= 1
-	}
-	d.resize(c)
-}
-
-// resize moves the elements to a new buffer of capacity c (a power of two
-// no smaller than n), unwrapping them to start at 0.
-func (d *Deque) resize(c int) {
-	nb := make([][]byte, c)
-	if d.n > 0 {
-		end := d.head + d.n
-		if end <= len(d.buf) {
-			copy(nb, d.buf[d.head:end])
-		} else {
-			k := copy(nb, d.buf[d.head:])
-			copy(nb[k:], d.buf[:end-len(d.buf)])
-		}
-	}
-	d.buf, d.head = nb, 0
-}
-
-// shrink releases memory once the deque uses a quarter of its buffer or
-// less, so a list that was once large does not pin its peak allocation.
-// Halving only at a quarter leaves the buffer half full, so alternating
-// pushes and pops at the boundary cannot resize every time.
-func (d *Deque) shrink() {
-	c := len(d.buf)
-	for c > minCap && d.n <= c/4 {
-		c /= 2
-	}
-	if c != len(d.buf) {
-		d.resize(c)
-	}
-}
-
-// PushFront adds v before the first element.
+// PushFront adds a copy of v before the first element.
 func (d *Deque) PushFront(v []byte) {
-	d.grow(1)
-	d.head = (d.head - 1) & (len(d.buf) - 1)
-	d.buf[d.head] = v
+	if d.n == 0 {
+		d.chunks.pushFront(&chunk{})
+	} else if f := d.chunks.first(); f.len() == chunkLen {
+		d.chunks.pushFront(f.sibling(true))
+	}
+	d.chunks.first().pushFront(v)
 	d.n++
 }
 
-// PushBack adds v after the last element.
+// PushBack adds a copy of v after the last element.
 func (d *Deque) PushBack(v []byte) {
-	d.grow(1)
-	d.buf[d.slot(d.n)] = v
+	if d.n == 0 {
+		d.chunks.pushBack(&chunk{})
+	} else if l := d.chunks.last(); l.len() == chunkLen {
+		d.chunks.pushBack(l.sibling(false))
+	}
+	d.chunks.last().pushBack(v)
 	d.n++
 }
 
@@ -107,11 +67,12 @@ func (d *Deque) PopFront() (v []byte, ok bool) {
 	if d.n == 0 {
 		return nil, false
 	}
-	v = d.buf[d.head]
-	d.buf[d.head] = nil // let the element be collected
-	d.head = (d.head + 1) & (len(d.buf) - 1)
+	c := d.chunks.first()
+	v = c.popFront()
+	if c.len() == 0 {
+		d.chunks.popFront()
+	}
 	d.n--
-	d.shrink()
 	return v, true
 }
 
@@ -121,25 +82,39 @@ func (d *Deque) PopBack() (v []byte, ok bool) {
 	if d.n == 0 {
 		return nil, false
 	}
-	s := d.slot(d.n - 1)
-	v = d.buf[s]
-	d.buf[s] = nil
+	c := d.chunks.last()
+	v = c.popBack()
+	if c.len() == 0 {
+		d.chunks.popBack()
+	}
 	d.n--
-	d.shrink()
 	return v, true
+}
+
+// locate finds element i: its chunk's index and its place in the chunk.
+func (d *Deque) locate(i int) (ci, j int) {
+	f := d.chunks.first().len()
+	if i < f {
+		return 0, i
+	}
+	i -= f
+	return 1 + i/chunkLen, i % chunkLen
 }
 
 // Index returns the element at i, counted from the front. It panics
 // unless 0 <= i < Len().
 func (d *Deque) Index(i int) []byte {
 	d.check(i, d.n)
-	return d.buf[d.slot(i)]
+	ci, j := d.locate(i)
+	return d.chunks.at(ci).get(j)
 }
 
-// Set replaces the element at i. It panics unless 0 <= i < Len().
+// Set replaces the element at i with a copy of v. It panics unless
+// 0 <= i < Len().
 func (d *Deque) Set(i int, v []byte) {
 	d.check(i, d.n)
-	d.buf[d.slot(i)] = v
+	ci, j := d.locate(i)
+	d.chunks.set(ci, d.chunks.at(ci).replaced(j, v))
 }
 
 func (d *Deque) check(i, n int) {
@@ -176,29 +151,64 @@ func Span(start, stop int64, n int) (lo, count int) {
 // elements are shared.
 func (d *Deque) Range(start, stop int64) [][]byte {
 	lo, count := Span(start, stop, d.n)
-	out := make([][]byte, count)
-	for i := range out {
-		out[i] = d.buf[d.slot(lo+i)]
+	out := make([][]byte, 0, count)
+	if count == 0 {
+		return out
+	}
+	for e := range d.from(lo) {
+		if len(out) == count {
+			break
+		}
+		out = append(out, e)
 	}
 	return out
 }
 
-// All iterates over the elements from front to back.
-func (d *Deque) All() iter.Seq[[]byte] {
+// from iterates over the elements from position i to the back.
+func (d *Deque) from(i int) iter.Seq[[]byte] {
 	return func(yield func([]byte) bool) {
-		for i := 0; i < d.n; i++ {
-			if !yield(d.buf[d.slot(i)]) {
-				return
+		if i >= d.n {
+			return
+		}
+		ci, j := d.locate(i)
+		for ; ci < d.chunks.len(); ci, j = ci+1, 0 {
+			c := d.chunks.at(ci)
+			for ; j < c.len(); j++ {
+				if !yield(c.get(j)) {
+					return
+				}
 			}
 		}
 	}
 }
 
+// All iterates over the elements from front to back.
+func (d *Deque) All() iter.Seq[[]byte] { return d.from(0) }
+
 // Backward iterates over the elements from back to front.
 func (d *Deque) Backward() iter.Seq[[]byte] {
 	return func(yield func([]byte) bool) {
-		for i := d.n - 1; i >= 0; i-- {
-			if !yield(d.buf[d.slot(i)]) {
+		for ci := d.chunks.len() - 1; ci >= 0; ci-- {
+			c := d.chunks.at(ci)
+			for j := c.len() - 1; j >= 0; j-- {
+				if !yield(c.get(j)) {
+					return
+				}
+			}
+		}
+	}
+}
+
+// Allocs yields the size in bytes of each allocation the deque holds
+// beyond the Deque itself, for memory accounting. A clone's chunks share
+// buffers with the original's until either writes, and both report them.
+func (d *Deque) Allocs() iter.Seq[int] {
+	return func(yield func(int) bool) {
+		if cap(d.chunks.s) > 0 && !yield(cap(d.chunks.s)*8) {
+			return
+		}
+		for ci := range d.chunks.len() {
+			if !d.chunks.at(ci).allocs(yield) {
 				return
 			}
 		}
@@ -210,11 +220,13 @@ func (d *Deque) Backward() iter.Seq[[]byte] {
 func (d *Deque) String() string {
 	var b strings.Builder
 	b.WriteByte('[')
-	for i := 0; i < d.n; i++ {
+	i := 0
+	for e := range d.All() {
 		if i > 0 {
 			b.WriteByte(',')
 		}
-		b.WriteString(strconv.Quote(string(d.buf[d.slot(i)])))
+		b.WriteString(strconv.Quote(string(e)))
+		i++
 	}
 	b.WriteByte(']')
 	return b.String()

@@ -103,9 +103,28 @@ func TestIndexPanics(t *testing.T) {
 // TestModel drives a deque and a plain slice with the same random
 // operations and requires they always agree.
 func TestModel(t *testing.T) {
+	// Tiny chunks make every chunk boundary, long element and regrow
+	// likely; the real sizes check nothing depends on tiny ones.
+	for _, size := range []struct{ chunk, inline int }{{3, 4}, {chunkLen, inlineMax}} {
+		t.Run(fmt.Sprintf("chunk=%d,inline=%d", size.chunk, size.inline), func(t *testing.T) {
+			defer func(c, i int) { chunkLen, inlineMax = c, i }(chunkLen, inlineMax)
+			chunkLen, inlineMax = size.chunk, size.inline
+			model(t)
+		})
+	}
+}
+
+// seen is an element a deque handed out and a copy of its bytes then.
+type seen struct{ got, was []byte }
+
+func model(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
 		d := &Deque{}
 		var m [][]byte
+		// Every element handed out must keep its bytes, whatever the
+		// deque does afterwards.
+		var out []seen
+		keep := func(b []byte) { out = append(out, seen{b, bytes.Clone(b)}) }
 		elem := rapid.Custom(func(t *rapid.T) []byte {
 			return []byte(rapid.SampledFrom([]string{"a", "b", "c", "", "long-element"}).Draw(t, "elem"))
 		})
@@ -124,11 +143,16 @@ func TestModel(t *testing.T) {
 				for range rapid.IntRange(1, 20).Draw(t, "burst") {
 					v := elem.Draw(t, "v")
 					d.PushBack(v)
-					m = append(m, v)
+					m = append(m, bytes.Clone(v))
+					// The deque holds a copy: the caller may reuse v.
+					for i := range v {
+						v[i] = '#'
+					}
 				}
 			},
 			"PopFront": func(t *rapid.T) {
 				v, ok := d.PopFront()
+				keep(v)
 				if ok != (len(m) > 0) {
 					t.Fatalf("PopFront ok=%v with model len %d", ok, len(m))
 				}
@@ -141,6 +165,7 @@ func TestModel(t *testing.T) {
 			},
 			"PopBack": func(t *rapid.T) {
 				v, ok := d.PopBack()
+				keep(v)
 				if ok != (len(m) > 0) {
 					t.Fatalf("PopBack ok=%v with model len %d", ok, len(m))
 				}
@@ -156,7 +181,9 @@ func TestModel(t *testing.T) {
 					t.Skip("empty")
 				}
 				i := idx(t, len(m))
-				if got := d.Index(i); !bytes.Equal(got, m[i]) {
+				got := d.Index(i)
+				keep(got)
+				if !bytes.Equal(got, m[i]) {
 					t.Fatalf("Index(%d) = %q want %q", i, got, m[i])
 				}
 			},
@@ -178,7 +205,9 @@ func TestModel(t *testing.T) {
 					t.Skip("empty")
 				}
 				i := idx(t, len(m))
-				if got := d.RemoveAt(i); !bytes.Equal(got, m[i]) {
+				got := d.RemoveAt(i)
+				keep(got)
+				if !bytes.Equal(got, m[i]) {
 					t.Fatalf("RemoveAt(%d) = %q want %q", i, got, m[i])
 				}
 				m = slices.Delete(m, i, i+1)
@@ -213,9 +242,17 @@ func TestModel(t *testing.T) {
 				if c.String() != d.String() {
 					t.Fatalf("clone %s differs from %s", c, d)
 				}
+				for e := range c.All() {
+					keep(e)
+				}
+				// The clone and the original write over neither's bytes.
 				c.PushBack([]byte("z"))
-				if c.Len() != d.Len()+1 {
+				c.PushFront([]byte("long-element"))
+				if c.Len() != d.Len()+2 {
 					t.Fatalf("clone shares state")
+				}
+				if err := c.invariant(); err != nil {
+					t.Fatal(err)
 				}
 			},
 			"": func(t *rapid.T) {
@@ -230,12 +267,52 @@ func TestModel(t *testing.T) {
 				if !slices.Equal(back, strs(m)) {
 					t.Fatalf("Backward %q disagrees with %q", back, strs(m))
 				}
-				if len(d.buf) > minCap && d.n <= len(d.buf)/4 {
-					t.Fatalf("buffer of %d kept for %d elements", len(d.buf), d.n)
+				if err := d.invariant(); err != nil {
+					t.Fatal(err)
+				}
+				for _, s := range out {
+					if !bytes.Equal(s.got, s.was) {
+						t.Fatalf("an element handed out as %q now reads %q", s.was, s.got)
+					}
 				}
 			},
 		})
 	})
+}
+
+// invariant reports what is wrong with d's chunks, if anything.
+func (d *Deque) invariant() error {
+	total := 0
+	for ci := range d.chunks.len() {
+		c := d.chunks.at(ci)
+		n := c.len()
+		total += n
+		switch {
+		case n == 0:
+			return fmt.Errorf("chunk %d of %d is empty", ci, d.chunks.len())
+		case n > chunkLen:
+			return fmt.Errorf("chunk %d holds %d > %d", ci, n, chunkLen)
+		case ci > 0 && ci < d.chunks.len()-1 && n != chunkLen:
+			return fmt.Errorf("middle chunk %d holds %d, not %d", ci, n, chunkLen)
+		case c.big.s != nil && c.big.len() != n:
+			return fmt.Errorf("chunk %d: %d long slots for %d elements", ci, c.big.len(), n)
+		}
+		for j := range n {
+			if c.big.s != nil && c.big.at(j) != nil {
+				continue
+			}
+			if sp := c.spans.at(j); sp.n > 0 && (int(sp.off) < c.floor || int(sp.off+sp.n) > c.ceil) {
+				return fmt.Errorf("chunk %d element %d at [%d,%d) outside the written [%d,%d)", ci, j, sp.off, sp.off+sp.n, c.floor, c.ceil)
+			}
+		}
+	}
+	if total != d.n {
+		return fmt.Errorf("chunks hold %d elements, Len says %d", total, d.n)
+	}
+	if c := cap(d.chunks.s); c > minEnds && d.chunks.len() < c/4 {
+		return fmt.Errorf("%d chunk slots kept for %d chunks", c, d.chunks.len())
+	}
+	return nil
 }
 
 func modelRange(m [][]byte, start, stop int64) [][]byte {

@@ -1,45 +1,54 @@
 package deque
 
-// Insert puts v at position i, shifting the elements from i on one place
-// back: Insert(0, v) is PushFront, Insert(Len(), v) is PushBack, and
-// inserting after the element at j is Insert(j+1, v). It moves whichever
-// side of i is shorter. It panics unless 0 <= i <= Len().
-func (d *Deque) Insert(i int, v []byte) {
-	d.check(i, d.n+1)
-	d.grow(1)
-	if i < d.n/2 {
-		d.head = (d.head - 1) & (len(d.buf) - 1)
-		for j := 0; j < i; j++ {
-			d.buf[d.slot(j)] = d.buf[d.slot(j+1)]
+// splice replaces the elements at positions [i, j) with repl. It pops and
+// pushes back whichever side of the range is shorter, so it costs the
+// shorter side's length plus the range's: what Redis's linked list pays to
+// walk to the same place.
+func (d *Deque) splice(i, j int, repl ...[]byte) {
+	if j <= d.n-i {
+		// The front side: take off the first j elements, put back the
+		// first i of them and repl before what is left.
+		taken := make([][]byte, j)
+		for k := range taken {
+			taken[k], _ = d.PopFront()
 		}
-	} else {
-		for j := d.n; j > i; j-- {
-			d.buf[d.slot(j)] = d.buf[d.slot(j-1)]
+		for k := len(repl) - 1; k >= 0; k-- {
+			d.PushFront(repl[k])
 		}
+		for k := i - 1; k >= 0; k-- {
+			d.PushFront(taken[k])
+		}
+		return
 	}
-	d.buf[d.slot(i)] = v
-	d.n++
+	// The back side: take off the last n-i elements, put back repl and
+	// those past j.
+	taken := make([][]byte, d.n-i)
+	for k := len(taken) - 1; k >= 0; k-- {
+		taken[k], _ = d.PopBack()
+	}
+	for _, v := range repl {
+		d.PushBack(v)
+	}
+	for _, v := range taken[j-i:] {
+		d.PushBack(v)
+	}
 }
 
-// RemoveAt deletes and returns the element at i, moving whichever side of
-// i is shorter. It panics unless 0 <= i < Len().
+// Insert puts a copy of v at position i, shifting the elements from i on
+// one place back: Insert(0, v) is PushFront, Insert(Len(), v) is
+// PushBack, and inserting after the element at j is Insert(j+1, v). It
+// panics unless 0 <= i <= Len().
+func (d *Deque) Insert(i int, v []byte) {
+	d.check(i, d.n+1)
+	d.splice(i, i, v)
+}
+
+// RemoveAt deletes and returns the element at i. It panics unless
+// 0 <= i < Len().
 func (d *Deque) RemoveAt(i int) []byte {
 	d.check(i, d.n)
-	v := d.buf[d.slot(i)]
-	if i < d.n/2 {
-		for j := i; j > 0; j-- {
-			d.buf[d.slot(j)] = d.buf[d.slot(j-1)]
-		}
-		d.buf[d.head] = nil
-		d.head = (d.head + 1) & (len(d.buf) - 1)
-	} else {
-		for j := i; j < d.n-1; j++ {
-			d.buf[d.slot(j)] = d.buf[d.slot(j+1)]
-		}
-		d.buf[d.slot(d.n-1)] = nil
-	}
-	d.n--
-	d.shrink()
+	v := d.Index(i)
+	d.splice(i, i+1)
 	return v
 }
 
@@ -53,52 +62,46 @@ func (d *Deque) Remove(count int64, match func([]byte) bool) int {
 	if limit < 0 {
 		limit = -limit
 	}
-	removed := 0
-	take := func(e []byte) bool {
-		if limit != 0 && int64(removed) >= limit {
-			return false
+	// First find the positions, lowest and highest, then splice out
+	// the range between them keeping what did not match.
+	var hit []int
+	scan, pos, step := d.All(), 0, 1
+	if count < 0 {
+		scan, pos, step = d.Backward(), d.n-1, -1
+	}
+	for e := range scan {
+		if limit != 0 && int64(len(hit)) >= limit {
+			break
 		}
 		if match(e) {
-			removed++
-			return true
+			hit = append(hit, pos)
 		}
-		return false
+		pos += step
 	}
-	n := d.n
-	if count >= 0 {
-		// Compact towards the front; the survivors keep their order.
-		w := 0
-		for r := 0; r < n; r++ {
-			e := d.buf[d.slot(r)]
-			if !take(e) {
-				d.buf[d.slot(w)] = e
-				w++
-			}
-		}
-		for j := w; j < n; j++ {
-			d.buf[d.slot(j)] = nil
-		}
-		d.n = w
-	} else {
-		// Compact towards the back so the scan runs tail first.
-		w := n - 1
-		for r := n - 1; r >= 0; r-- {
-			e := d.buf[d.slot(r)]
-			if !take(e) {
-				d.buf[d.slot(w)] = e
-				w--
-			}
-		}
-		for j := 0; j <= w; j++ {
-			d.buf[d.slot(j)] = nil
-		}
-		d.head = d.slot(w + 1)
-		d.n = n - (w + 1)
+	if len(hit) == 0 {
+		return 0
 	}
-	if removed > 0 {
-		d.shrink()
+	lo, hi := hit[0], hit[len(hit)-1]
+	if lo > hi {
+		lo, hi = hi, lo
 	}
-	return removed
+	gone := make(map[int]bool, len(hit))
+	for _, p := range hit {
+		gone[p] = true
+	}
+	keep := make([][]byte, 0, hi-lo+1-len(hit))
+	p := lo
+	for e := range d.from(lo) {
+		if p > hi {
+			break
+		}
+		if !gone[p] {
+			keep = append(keep, e)
+		}
+		p++
+	}
+	d.splice(lo, hi+1, keep...)
+	return len(hit)
 }
 
 // Trim keeps only the elements between start and stop inclusive, with the
@@ -107,32 +110,23 @@ func (d *Deque) Remove(count int64, match func([]byte) bool) int {
 func (d *Deque) Trim(start, stop int64) int {
 	lo, count := Span(start, stop, d.n)
 	removed := d.n - count
-	if removed == 0 {
-		return 0
+	for range lo {
+		d.PopFront()
 	}
-	for j := 0; j < lo; j++ {
-		d.buf[d.slot(j)] = nil
+	for d.n > count {
+		d.PopBack()
 	}
-	for j := lo + count; j < d.n; j++ {
-		d.buf[d.slot(j)] = nil
-	}
-	if count == 0 {
-		d.head = 0
-	} else {
-		d.head = d.slot(lo)
-	}
-	d.n = count
-	d.shrink()
 	return removed
 }
 
-// Clone returns a deque with the same elements (shared, as elements are
-// never written in place).
+// Clone returns a deque with the same elements. The chunks' buffers are
+// shared until either deque would write where the other reads, which
+// neither does (see chunk).
 func (d *Deque) Clone() *Deque {
-	c := &Deque{}
-	c.grow(d.n)
-	for e := range d.All() {
-		c.PushBack(e)
+	c := &Deque{n: d.n}
+	c.chunks.s = make([]*chunk, 0, d.chunks.len())
+	for ci := range d.chunks.len() {
+		c.chunks.s = append(c.chunks.s, d.chunks.at(ci).clone())
 	}
 	return c
 }

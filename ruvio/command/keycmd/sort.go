@@ -320,11 +320,11 @@ func sortCmd(readOnly bool) func(*command.Ctx) {
 		l := deque.New()
 		for _, it := range out {
 			if len(gets) == 0 {
-				l.PushBack(append([]byte{}, it.elem...))
+				l.PushBack(it.elem) // the list keeps a copy
 				continue
 			}
 			for _, g := range gets {
-				l.PushBack(append([]byte{}, byPattern(c, g, it.elem)...))
+				l.PushBack(byPattern(c, g, it.elem))
 			}
 		}
 		dest := string(store)

@@ -83,7 +83,7 @@ func lset(c *command.Ctx) {
 		c.W.Error(command.ErrIndexOutOfRange)
 		return
 	}
-	l.Set(i, bytes.Clone(c.Args[3]))
+	l.Set(i, c.Args[3]) // the list keeps a copy
 	modified(c, key, l, "lset")
 	c.W.OK()
 }
@@ -115,7 +115,7 @@ func linsert(c *command.Ctx) {
 		if after {
 			i++
 		}
-		l.Insert(i, bytes.Clone(c.Args[4]))
+		l.Insert(i, c.Args[4]) // the list keeps a copy
 		modified(c, key, l, "linsert")
 		c.W.Int(int64(l.Len()))
 		return

@@ -23,7 +23,9 @@ func pushCmd(at end, onlyExisting bool) func(*command.Ctx) {
 			}
 			l = &deque.Deque{}
 		}
-		command.OwnEach(c.Args[2:], func(v []byte) { at.push(l, v) })
+		for _, v := range c.Args[2:] {
+			at.push(l, v) // the list keeps a copy
+		}
 		// Storing a new key touches it too, which wakes blocked clients.
 		c.Stored(key, l, created)
 		c.NotifyString(notify.List, at.pushEvent(), key)

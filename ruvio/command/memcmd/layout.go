@@ -22,7 +22,6 @@ const (
 	entrySize = iface + 8 + 8 + 8
 
 	dequeSize        = sliceHeader + 8 + 8                      // deque.Deque
-	dequeMin         = 8                                        // its smallest ring
 	hashSize         = sliceHeader + ptr                        // hash.Hash: its packed form or its map
 	zsetSize         = sliceHeader + ptr                        // sortedset.Set: its packed form or its skiplist
 	zsetList         = 3*ptr + 4*8                              // the skiplist
@@ -199,8 +198,12 @@ func ValueSize(v any, samples int) int {
 		// The interface holds a pointer to the slice header.
 		return class(sliceHeader) + bytesSize(x)
 	case *deque.Deque:
-		ring := class(pow2(max(x.Len(), dequeMin)) * sliceHeader)
-		return class(dequeSize) + ring + sampled(x.Len(), samples, x.All(), bytesSize)
+		// Every allocation, counted: a list is a few per chunk of 128.
+		n := class(dequeSize)
+		for a := range x.Allocs() {
+			n += class(a)
+		}
+		return n
 	case *hash.Hash:
 		if x.Encoding() == "listpack" {
 			return class(hashSize) + class(x.CompactSize())
