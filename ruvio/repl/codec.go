@@ -261,6 +261,10 @@ func (d *Decoder) Next() (Message, error) {
 	return Message{}, fmt.Errorf("unknown message kind %q from the primary", kind)
 }
 
+// Frame returns the encoded frame of the record Next last returned,
+// valid until the next call (see wal.FrameReader.Frame).
+func (d *Decoder) Frame() []byte { return d.fr.Frame() }
+
 // RecordBuffered reports whether a whole record message (kind byte,
 // frame header and body) is already buffered, so Next returns it without
 // waiting on the network.

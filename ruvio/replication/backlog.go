@@ -64,13 +64,20 @@ func (b *backlog) entry(seq uint64) *blEntry {
 
 // Appended takes each record the shard appends (the backlog is the
 // shard's log subscriber).
-func (b *backlog) Appended(seq, replEpoch uint64, ops [][][]byte) { b.add(seq, replEpoch, ops) }
+func (b *backlog) Appended(seq, replEpoch uint64, ops [][][]byte, frame []byte) {
+	b.addFramed(seq, replEpoch, ops, frame)
+}
 
 // Restarted empties the backlog when the shard's log starts over.
 func (b *backlog) Restarted(next uint64) { b.reset(next) }
 
 // add appends the record seq, which must follow the last one held.
-func (b *backlog) add(seq, replEpoch uint64, ops [][][]byte) {
+func (b *backlog) add(seq, replEpoch uint64, ops [][][]byte) { b.addFramed(seq, replEpoch, ops, nil) }
+
+// addFramed is add with the record's encoded frame when it is known
+// (nil: encode it here): a replica keeps its primary's frames as they
+// came, so the record is encoded once on its way down a chain.
+func (b *backlog) addFramed(seq, replEpoch uint64, ops [][][]byte, frame []byte) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	if seq != b.start+uint64(b.count) {
@@ -79,7 +86,10 @@ func (b *backlog) add(seq, replEpoch uint64, ops [][][]byte) {
 		b.resetLocked(seq)
 	}
 	rec := wal.Record{Seq: seq, Epoch: replEpoch, Ops: ops}
-	size := int(wal.FrameSize(rec))
+	size := len(frame)
+	if frame == nil {
+		size = int(wal.FrameSize(rec))
+	}
 	if n := len(b.chunks); n == 0 || cap(b.chunks[n-1])-len(b.chunks[n-1]) < size {
 		c := chunkBytes
 		if size > chunkBytes/4 {
@@ -89,7 +99,12 @@ func (b *backlog) add(seq, replEpoch uint64, ops [][][]byte) {
 	}
 	last := len(b.chunks) - 1
 	at := len(b.chunks[last])
-	enc, err := wal.AppendFrame(b.chunks[last], rec)
+	enc, err := b.chunks[last], error(nil)
+	if frame != nil {
+		enc = append(enc, frame...)
+	} else {
+		enc, err = wal.AppendFrame(enc, rec)
+	}
 	if err != nil {
 		// The log refused the same record; replicas will need a full copy.
 		b.resetLocked(seq + 1)

@@ -36,7 +36,18 @@ func TestBacklogHoldsTheNewestRecordsInOrder(t *testing.T) {
 			if rapid.IntRange(0, 20).Draw(t, "large") == 0 {
 				size = rapid.IntRange(chunkBytes/4, chunkBytes+1000).Draw(t, "large size")
 			}
-			b.add(seq, 1, setOp(size))
+			if ops := setOp(size); rapid.Bool().Draw(t, "framed") {
+				// A replica's record comes with its primary's frame; the
+				// backlog keeps a copy, so the caller's buffer may change.
+				frame, err := wal.AppendFrame(nil, wal.Record{Seq: seq, Epoch: 1, Ops: ops})
+				if err != nil {
+					t.Fatal(err)
+				}
+				b.addFramed(seq, 1, ops, frame)
+				clear(frame)
+			} else {
+				b.add(seq, 1, ops)
+			}
 
 			size0, first, count := b.stats()
 			if first+uint64(count) != seq+1 || count < 1 {

@@ -267,10 +267,10 @@ func (l *Link) apply(nc net.Conn, br *bufio.Reader) error {
 			// while holding it.
 			now := clock.NowMs()
 			sh.Lock()
-			err = sh.ApplyReplicatedLocked(m.Record, now)
+			err = sh.ApplyReplicatedLocked(m.Record, dec.Frame(), now)
 			for n := 0; err == nil && n < 1024 && dec.RecordBuffered(); n++ {
 				if m, err = dec.Next(); err == nil {
-					err = sh.ApplyReplicatedLocked(m.Record, now)
+					err = sh.ApplyReplicatedLocked(m.Record, dec.Frame(), now)
 				}
 			}
 			sh.Unlock()

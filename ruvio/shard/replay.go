@@ -114,8 +114,10 @@ func (r *replayer) apply(rec wal.Record, now int64) error {
 // it to this shard's log with the same sequence and replication epoch, so
 // the replica's log is a copy of its primary's. Its commands run at now
 // (Unix ms): the caller reads the clock once for a batch of records that
-// arrived together. Caller holds the lock.
-func (sh *Shard) ApplyReplicatedLocked(rec wal.Record, now int64) error {
+// arrived together. frame is the record's encoded frame as it arrived, or
+// nil; the log and the backlog copy it instead of encoding the record
+// again. Caller holds the lock.
+func (sh *Shard) ApplyReplicatedLocked(rec wal.Record, frame []byte, now int64) error {
 	if want := sh.wlog().Last() + 1; rec.Seq != want {
 		return fmt.Errorf("the primary sent record %d where %d was expected", rec.Seq, want)
 	}
@@ -137,6 +139,6 @@ func (sh *Shard) ApplyReplicatedLocked(rec wal.Record, now int64) error {
 	if rec.Epoch != sh.replEpoch {
 		sh.noteEpoch(rec.Epoch, rec.Seq)
 	}
-	sh.appendAt(rec.Epoch, rec.Ops)
+	sh.appendFramed(rec.Epoch, rec.Ops, frame)
 	return nil
 }

@@ -87,9 +87,10 @@ type Shard struct {
 // while the shard's lock is held, so it can never miss or reorder one.
 // Replication keeps its backlog this way.
 type LogSubscriber interface {
-	// Appended is called with each new record; ops are only valid during
-	// the call.
-	Appended(seq, replEpoch uint64, ops [][][]byte)
+	// Appended is called with each new record; ops and frame are only
+	// valid during the call. frame is the record's encoded frame when the
+	// shard has it (a replica's record, as its primary sent it), else nil.
+	Appended(seq, replEpoch uint64, ops [][][]byte, frame []byte)
 	// Restarted is called when the log was replaced by an empty one
 	// (a full copy) whose next record is next.
 	Restarted(next uint64)
@@ -149,13 +150,20 @@ func (sh *Shard) AppendLocked(ops [][][]byte) uint64 {
 // when it has no effects (an epoch's first record marks the fork), and
 // hands it to the subscriber.
 func (sh *Shard) appendAt(replEpoch uint64, ops [][][]byte) uint64 {
+	return sh.appendFramed(replEpoch, ops, nil)
+}
+
+// appendFramed is appendAt for a record whose encoded frame is known
+// (nil: not known), which the log and the subscriber then copy instead of
+// encoding the record again.
+func (sh *Shard) appendFramed(replEpoch uint64, ops [][][]byte, frame []byte) uint64 {
 	sh.changes.Add(1)
-	seq := sh.wlog().Append(replEpoch, ops)
+	seq := sh.wlog().AppendFramed(replEpoch, ops, frame)
 	if sh.moves.tap != nil {
 		sh.moves.tap(ops)
 	}
 	if sh.sub != nil {
-		sh.sub.Appended(seq, replEpoch, ops)
+		sh.sub.Appended(seq, replEpoch, ops, frame)
 	}
 	return seq
 }

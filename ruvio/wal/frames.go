@@ -27,10 +27,12 @@ func FrameSeq(b []byte) uint64 { return frameSeq(b) }
 
 // FrameReader decodes frames one at a time from a stream.
 type FrameReader struct {
-	r    io.Reader
-	hdr  [frameHeaderSize]byte
-	body []byte
-	dec  decoder
+	r   io.Reader
+	hdr [frameHeaderSize]byte
+	// frame is the last frame read, header and body, so Frame can hand
+	// it on without encoding the record again.
+	frame []byte
+	dec   decoder
 	// Max bounds a frame's body, so a hostile or confused peer cannot
 	// make the reader allocate without limit (0: the format's limit).
 	Max uint32
@@ -43,6 +45,7 @@ func NewFrameReader(r io.Reader) *FrameReader { return &FrameReader{r: r} }
 // the next call. A damaged frame is a *CorruptError; the end of the
 // stream between frames is io.EOF.
 func (f *FrameReader) Next() (Record, error) {
+	f.frame = f.frame[:0]
 	if _, err := io.ReadFull(f.r, f.hdr[:]); err != nil {
 		return Record{}, err
 	}
@@ -56,10 +59,12 @@ func (f *FrameReader) Next() (Record, error) {
 		return Record{}, err
 	}
 	if crc32.Checksum(body, castagnoli) != fr.crc {
+		f.frame = f.frame[:0]
 		return Record{}, corrupt("checksum mismatch")
 	}
 	seq, epoch, ops, reason := parseBody(body, &f.dec)
 	if reason != "" {
+		f.frame = f.frame[:0]
 		return Record{}, corrupt(reason)
 	}
 	return Record{Seq: seq, Epoch: epoch, Ops: ops}, nil
@@ -70,27 +75,34 @@ func (f *FrameReader) Next() (Record, error) {
 // bytes, not the reader the memory.
 const growStep = 1 << 20
 
+// Frame returns the encoded frame (header and body) of the record Next
+// last returned, valid until the next call: what AppendFrame would
+// produce for it, so a replica keeps the primary's frame as it came.
+func (f *FrameReader) Frame() []byte { return f.frame }
+
 // readBody reads the n-byte body of a frame into the reader's buffer,
-// growing it no faster than the body arrives.
+// after the header just read, growing the buffer no faster than the body
+// arrives.
 func (f *FrameReader) readBody(n int) ([]byte, error) {
-	if cap(f.body) >= n {
-		body := f.body[:n]
-		if _, err := io.ReadFull(f.r, body); err != nil {
+	f.frame = append(f.frame[:0], f.hdr[:]...)
+	if cap(f.frame) >= frameHeaderSize+n {
+		f.frame = f.frame[:frameHeaderSize+n]
+		if _, err := io.ReadFull(f.r, f.frame[frameHeaderSize:]); err != nil {
+			f.frame = f.frame[:0]
 			return nil, unexpected(err)
 		}
-		return body, nil
+		return f.frame[frameHeaderSize:], nil
 	}
-	body := f.body[:0]
-	for len(body) < n {
-		step := min(n-len(body), max(growStep, len(body)))
-		body = slices.Grow(body, step)
-		if _, err := io.ReadFull(f.r, body[len(body):len(body)+step]); err != nil {
+	for len(f.frame) < frameHeaderSize+n {
+		step := min(frameHeaderSize+n-len(f.frame), max(growStep, len(f.frame)))
+		f.frame = slices.Grow(f.frame, step)
+		if _, err := io.ReadFull(f.r, f.frame[len(f.frame):len(f.frame)+step]); err != nil {
+			f.frame = f.frame[:0]
 			return nil, unexpected(err)
 		}
-		body = body[:len(body)+step]
+		f.frame = f.frame[:len(f.frame)+step]
 	}
-	f.body = body
-	return body, nil
+	return f.frame[frameHeaderSize:], nil
 }
 
 // unexpected turns the end of the stream inside a frame into

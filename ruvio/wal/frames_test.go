@@ -29,6 +29,10 @@ func TestFramesRoundTripAndDamage(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
+		// The frame handed on is the one written.
+		if enc, _ := AppendFrame(nil, want); !bytes.Equal(fr.Frame(), enc) {
+			t.Fatalf("Frame() = %x, AppendFrame wrote %x", fr.Frame(), enc)
+		}
 		if got.Seq != want.Seq || got.Epoch != want.Epoch || len(got.Ops) != len(want.Ops) {
 			t.Fatalf("got %+v want %+v", got, want)
 		}
@@ -46,8 +50,12 @@ func TestFramesRoundTripAndDamage(t *testing.T) {
 	bad := append([]byte(nil), b...)
 	bad[12] ^= 1
 	var ce *CorruptError
-	if _, err := NewFrameReader(bytes.NewReader(bad)).Next(); !errors.As(err, &ce) {
+	badr := NewFrameReader(bytes.NewReader(bad))
+	if _, err := badr.Next(); !errors.As(err, &ce) {
 		t.Fatalf("flipped bit: %v", err)
+	}
+	if len(badr.Frame()) != 0 {
+		t.Fatalf("a damaged frame is handed on: %x", badr.Frame())
 	}
 	if _, err := NewFrameReader(bytes.NewReader(b[:10])).Next(); err != io.ErrUnexpectedEOF {
 		t.Fatalf("cut frame: %v", err)
@@ -69,7 +77,7 @@ func TestFrameReaderAllocatesOnlyWhatArrives(t *testing.T) {
 	if _, err := fr.Next(); !errors.Is(err, io.ErrUnexpectedEOF) {
 		t.Fatalf("Next = %v, want io.ErrUnexpectedEOF", err)
 	}
-	if c := cap(fr.body); c > 2*growStep {
+	if c := cap(fr.frame); c > 2*growStep+frameHeaderSize {
 		t.Fatalf("the reader allocated %d bytes for a stream of %d", c, len(hdr)+10)
 	}
 

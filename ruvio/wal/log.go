@@ -376,6 +376,14 @@ func (l *Log) SetNext(seq uint64) {
 // fatal write error the sequence is still assigned but the record is not
 // kept; WaitDurable then reports why.
 func (l *Log) Append(epoch uint64, ops [][][]byte) uint64 {
+	return l.AppendFramed(epoch, ops, nil)
+}
+
+// AppendFramed is Append for a record whose frame is already encoded (a
+// replica's, as its primary sent it): the log copies frame instead of
+// encoding ops again. frame must be what AppendFrame makes of the record
+// with the sequence Append would assign; nil means encode.
+func (l *Log) AppendFramed(epoch uint64, ops [][][]byte, frame []byte) uint64 {
 	l.mu.Lock()
 	seq := l.last.Load() + 1
 	l.appends.Add(1)
@@ -388,7 +396,10 @@ func (l *Log) Append(epoch uint64, ops [][][]byte) uint64 {
 	}
 	var tooBig error
 	if l.err == nil && !l.closing {
-		if size := bodySize(seq, epoch, ops); size <= maxBodySize {
+		if frame != nil {
+			l.pending = append(l.pending, frame...)
+			l.appendedBytes.Add(int64(len(frame)))
+		} else if size := bodySize(seq, epoch, ops); size <= maxBodySize {
 			before := len(l.pending)
 			l.pending = appendRecord(l.pending, seq, epoch, ops, size)
 			l.appendedBytes.Add(int64(len(l.pending) - before))
