@@ -36,8 +36,13 @@ type conn struct {
 	// run on the loop; the loop hands the connection to a goroutine,
 	// which runs it.
 	leaveLoop bool
-	shard     *shard.Shard // the shard whose port the client connected to
-	id        int64
+	// fromLoop is set once the connection left an event loop; loopStreak
+	// counts the commands in a row since then that a loop could have
+	// run (mayRejoin).
+	fromLoop   bool
+	loopStreak int
+	shard      *shard.Shard // the shard whose port the client connected to
+	id         int64
 
 	r   *resp.Reader
 	w   *resp.Writer
@@ -196,24 +201,33 @@ func (c *conn) close() {
 // serve is the connection's read-execute-reply loop on its own
 // goroutine.
 func (c *conn) serve() {
-	defer c.cleanup()
-	c.serveFrom()
+	rejoined := false
+	defer func() {
+		if !rejoined {
+			c.cleanup()
+		}
+	}()
+	rejoined = c.serveFrom()
 }
 
-// serveFrom reads and runs commands until the connection ends.
-func (c *conn) serveFrom() {
+// serveFrom reads and runs commands until the connection ends, or until
+// it goes back to an event loop, which then owns it: rejoined says so.
+func (c *conn) serveFrom() (rejoined bool) {
 	for {
+		if c.loopStreak >= rejoinAfter && c.r.Buffered() == 0 && c.mayRejoin() && c.srv.adopt(c) {
+			return true
+		}
 		newBatch := c.r.Buffered() == 0
 		args, err := c.r.ReadCommand()
 		if err != nil {
 			c.readFailed(err)
-			return
+			return false
 		}
 		if len(args) == 0 {
 			continue
 		}
 		if !c.handle(args, newBatch) {
-			return
+			return false
 		}
 	}
 }

@@ -23,10 +23,17 @@ func (c *conn) execute(args [][]byte) {
 	if spec != nil && spec.Subcommands != nil && spec.ArityOK(len(args)) {
 		run = spec.LookupSub(args[1])
 	}
-	if c.loop != nil && !c.loopMay(run) {
+	switch {
+	case c.loop != nil && !c.loopMay(run):
 		// Nothing ran: the goroutine the connection moves to runs it.
 		c.leaveLoop = true
 		return
+	case c.fromLoop && c.loop == nil:
+		if c.loopMay(run) {
+			c.loopStreak++
+		} else {
+			c.loopStreak = 0
+		}
 	}
 	c.cmds++
 	if spec == nil {

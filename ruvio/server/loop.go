@@ -62,6 +62,28 @@ func (c *conn) loopMay(run *command.Spec) bool {
 	return loopCommands[run.Name]
 }
 
+// rejoinAfter is how many commands in a row a loop could have run a
+// connection that left its loop sends before it goes back: a client that
+// ran one MULTI or one blocking pop is served by the loop again, and one
+// that keeps sending such commands does not move at every one.
+const rejoinAfter = 16
+
+// mayRejoin reports whether a connection that left its event loop holds
+// nothing a goroutine must keep: no transaction or watched keys, no
+// subscription, tracking, monitoring or durability setting, no reply held,
+// skipped or unsent, and no push on its way.
+func (c *conn) mayRejoin() bool {
+	if !c.fromLoop || c.multi || len(c.watches) > 0 || c.sub.Active() ||
+		c.track.mode.Load() != nil || c.dur.replicas > 0 || len(c.held) > 0 ||
+		c.anyPending || c.replyMode != replyOn || c.replySkip > 0 || c.closeAfter ||
+		c.w.Buffered() > 0 || c.srv.isMonitor(c) {
+		return false
+	}
+	c.outMu.Lock()
+	defer c.outMu.Unlock()
+	return len(c.outbox) == 0 && !c.pusher
+}
+
 // loopsFor is how many event loops event_loops asks for: 0 one per shard,
 // at most one per thread; -1 none.
 func loopsFor(configured, shards, threads int) int {

@@ -290,11 +290,17 @@ func (l *eventLoop) detach(c *conn, args [][]byte, newBatch bool) {
 		nc.Close()
 	}
 	c.loop = nil
+	c.fromLoop, c.loopStreak = true, 0
 	unsent := lc.unsent
 	l.srv.wg.Add(1)
 	go func() {
 		defer l.srv.wg.Done()
-		defer c.cleanup()
+		rejoined := false
+		defer func() {
+			if !rejoined {
+				c.cleanup()
+			}
+		}()
 		if len(unsent) > 0 {
 			c.writeMu.Lock()
 			_, err := nc.Write(unsent)
@@ -306,7 +312,7 @@ func (l *eventLoop) detach(c *conn, args [][]byte, newBatch bool) {
 		if args != nil && !c.handle(args, newBatch) {
 			return
 		}
-		c.serveFrom()
+		rejoined = c.serveFrom()
 	}()
 }
 

@@ -61,6 +61,42 @@ func TestAClientLeavesTheLoopBeforeACommandThatWaits(t *testing.T) {
 	r.expect("$1\r\n1\r\n")
 }
 
+// A client that left its loop for a transaction goes back once it has
+// sent a run of commands the loop could have run; one that still watches
+// keys does not, whatever it sends.
+func TestAClientGoesBackToTheLoop(t *testing.T) {
+	s := startServer(t, nil)
+	r := dialRaw(t, s.Addr(0))
+	r.send("MULTI\r\nINCR n\r\nEXEC\r\n")
+	r.expect("+OK\r\n+QUEUED\r\n*1\r\n:1\r\n")
+	waitLoopClients(t, s, 0)
+	for i := range rejoinAfter - 1 {
+		r.send("INCR n\r\n")
+		r.expect(fmt.Sprintf(":%d\r\n", i+2))
+	}
+	if got := loopClients(t, s); got != 0 {
+		t.Fatalf("%d clients on loops before the run was long enough", got)
+	}
+	r.send("INCR n\r\n")
+	r.expect(fmt.Sprintf(":%d\r\n", rejoinAfter+1))
+	r.send("GET n\r\n") // the next read is the loop's
+	r.expect(fmt.Sprintf("$2\r\n%d\r\n", rejoinAfter+1))
+	waitLoopClients(t, s, 1)
+	// On the loop again, it leaves again at the next transaction.
+	r.send("WATCH n\r\n")
+	r.expect("+OK\r\n")
+	waitLoopClients(t, s, 0)
+	for range 2 * rejoinAfter {
+		r.send("PING\r\n")
+		r.expect("+PONG\r\n")
+	}
+	if got := loopClients(t, s); got != 0 {
+		t.Fatalf("a client watching keys went back to a loop (%d there)", got)
+	}
+	r.send("MULTI\r\nINCR n\r\nEXEC\r\n")
+	r.expect(fmt.Sprintf("+OK\r\n+QUEUED\r\n*1\r\n:%d\r\n", rejoinAfter+2))
+}
+
 // A command larger than the loop's read buffer is read by the goroutine
 // the client moves to, with what the client pipelined after it.
 func TestACommandLargerThanTheReadBufferLeavesTheLoop(t *testing.T) {
