@@ -109,9 +109,18 @@ func mustDo(t *testing.T, c *redis.Client, args ...any) any {
 // status is RUVIO MIGRATE STATUS as a map.
 func status(t *testing.T, c *redis.Client, id string) map[string]string {
 	t.Helper()
-	v, err := rdo(c, "RUVIO", "MIGRATE", "STATUS", id)
+	out, err := statusOrErr(c, id)
 	if err != nil {
 		t.Fatalf("STATUS %s: %v", id, err)
+	}
+	return out
+}
+
+// statusOrErr is status, with the error returned.
+func statusOrErr(c *redis.Client, id string) (map[string]string, error) {
+	v, err := rdo(c, "RUVIO", "MIGRATE", "STATUS", id)
+	if err != nil {
+		return nil, err
 	}
 	out := map[string]string{}
 	switch r := v.(type) {
@@ -124,7 +133,7 @@ func status(t *testing.T, c *redis.Client, id string) map[string]string {
 			out[fmt.Sprint(k)] = fmt.Sprint(x)
 		}
 	}
-	return out
+	return out, nil
 }
 
 // rangeKeys writes count keys of every type into the moving range on
