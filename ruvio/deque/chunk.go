@@ -45,12 +45,18 @@ var empty = []byte{}
 
 func (c *chunk) len() int { return c.spans.len() }
 
+// long returns element i when it is a long one (kept in big), else nil.
+func (c *chunk) long(i int) []byte {
+	if c.big.s == nil {
+		return nil
+	}
+	return c.big.at(i)
+}
+
 // get returns element i of the chunk.
 func (c *chunk) get(i int) []byte {
-	if c.big.s != nil {
-		if b := c.big.at(i); b != nil {
-			return b
-		}
+	if b := c.long(i); b != nil {
+		return b
 	}
 	sp := c.spans.at(i)
 	if sp.n == 0 {
@@ -143,7 +149,7 @@ func (c *chunk) holdBig() {
 func (c *chunk) regrow(need int, front bool) {
 	live := 0
 	for i := range c.len() {
-		if c.big.s == nil || c.big.at(i) == nil {
+		if c.long(i) == nil {
 			live += int(c.spans.at(i).n)
 		}
 	}
@@ -155,7 +161,7 @@ func (c *chunk) regrow(need int, front bool) {
 	}
 	c.floor = pos
 	for i := range c.len() {
-		if c.big.s != nil && c.big.at(i) != nil {
+		if c.long(i) != nil {
 			continue
 		}
 		sp := c.spans.at(i)
@@ -206,7 +212,7 @@ func (c *chunk) allocs(yield func(int) bool) bool {
 		return false
 	}
 	for i := range c.len() {
-		if b := c.big.at(i); b != nil && !yield(cap(b)) {
+		if b := c.long(i); b != nil && !yield(cap(b)) {
 			return false
 		}
 	}

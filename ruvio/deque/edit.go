@@ -1,5 +1,7 @@
 package deque
 
+import "slices"
+
 // splice replaces the elements at positions [i, j) with repl. It pops and
 // pushes back whichever side of the range is shorter, so it costs the
 // shorter side's length plus the range's: what Redis's linked list pays to
@@ -81,21 +83,19 @@ func (d *Deque) Remove(count int64, match func([]byte) bool) int {
 	if len(hit) == 0 {
 		return 0
 	}
+	if count < 0 {
+		slices.Reverse(hit) // found from the back
+	}
 	lo, hi := hit[0], hit[len(hit)-1]
-	if lo > hi {
-		lo, hi = hi, lo
-	}
-	gone := make(map[int]bool, len(hit))
-	for _, p := range hit {
-		gone[p] = true
-	}
 	keep := make([][]byte, 0, hi-lo+1-len(hit))
-	p := lo
+	next, p := hit, lo
 	for e := range d.from(lo) {
 		if p > hi {
 			break
 		}
-		if !gone[p] {
+		if p == next[0] {
+			next = next[1:]
+		} else {
 			keep = append(keep, e)
 		}
 		p++

@@ -99,11 +99,12 @@ func (b *backlog) addFramed(seq, replEpoch uint64, ops [][][]byte, frame []byte)
 	}
 	last := len(b.chunks) - 1
 	at := len(b.chunks[last])
-	enc, err := b.chunks[last], error(nil)
+	var enc []byte
+	var err error
 	if frame != nil {
-		enc = append(enc, frame...)
+		enc = append(b.chunks[last], frame...)
 	} else {
-		enc, err = wal.AppendFrame(enc, rec)
+		enc, err = wal.AppendFrame(b.chunks[last], rec)
 	}
 	if err != nil {
 		// The log refused the same record; replicas will need a full copy.

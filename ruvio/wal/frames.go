@@ -45,7 +45,14 @@ func NewFrameReader(r io.Reader) *FrameReader { return &FrameReader{r: r} }
 // the next call. A damaged frame is a *CorruptError; the end of the
 // stream between frames is io.EOF.
 func (f *FrameReader) Next() (Record, error) {
-	f.frame = f.frame[:0]
+	rec, err := f.next()
+	if err != nil {
+		f.frame = f.frame[:0] // Frame hands on only frames Next returned
+	}
+	return rec, err
+}
+
+func (f *FrameReader) next() (Record, error) {
 	if _, err := io.ReadFull(f.r, f.hdr[:]); err != nil {
 		return Record{}, err
 	}
@@ -59,12 +66,10 @@ func (f *FrameReader) Next() (Record, error) {
 		return Record{}, err
 	}
 	if crc32.Checksum(body, castagnoli) != fr.crc {
-		f.frame = f.frame[:0]
 		return Record{}, corrupt("checksum mismatch")
 	}
 	seq, epoch, ops, reason := parseBody(body, &f.dec)
 	if reason != "" {
-		f.frame = f.frame[:0]
 		return Record{}, corrupt(reason)
 	}
 	return Record{Seq: seq, Epoch: epoch, Ops: ops}, nil
@@ -88,7 +93,6 @@ func (f *FrameReader) readBody(n int) ([]byte, error) {
 	if cap(f.frame) >= frameHeaderSize+n {
 		f.frame = f.frame[:frameHeaderSize+n]
 		if _, err := io.ReadFull(f.r, f.frame[frameHeaderSize:]); err != nil {
-			f.frame = f.frame[:0]
 			return nil, unexpected(err)
 		}
 		return f.frame[frameHeaderSize:], nil
@@ -97,7 +101,6 @@ func (f *FrameReader) readBody(n int) ([]byte, error) {
 		step := min(frameHeaderSize+n-len(f.frame), max(growStep, len(f.frame)))
 		f.frame = slices.Grow(f.frame, step)
 		if _, err := io.ReadFull(f.r, f.frame[len(f.frame):len(f.frame)+step]); err != nil {
-			f.frame = f.frame[:0]
 			return nil, unexpected(err)
 		}
 		f.frame = f.frame[:len(f.frame)+step]
