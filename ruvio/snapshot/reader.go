@@ -276,7 +276,7 @@ func (r *reader) entry() (key string, e keyspace.Entry, ok bool) {
 	e.ExpireAt = r.varint()
 	switch typ {
 	case typeString:
-		e.Val = r.bytes(r.length())
+		e.Val = r.stringValue(r.length())
 	case typeList:
 		e.Val = r.list()
 	case typeSet:
@@ -487,6 +487,20 @@ func (r *reader) bytes(n int) []byte {
 	b := make([]byte, n)
 	r.read(b)
 	return b
+}
+
+// stringValue returns the next n bytes as a string value, laid out as
+// the commands store one (keyspace.NewString), allocated once.
+func (r *reader) stringValue(n int) any {
+	if r.err != nil {
+		return nil
+	}
+	if n <= len(r.block)-r.pos {
+		v := keyspace.NewString(r.block[r.pos : r.pos+n])
+		r.pos += n
+		return v
+	}
+	return r.bytes(n)
 }
 
 // str returns the next n bytes as a string, allocated once.

@@ -3,6 +3,7 @@ package memcmd
 import (
 	"github.com/ruvio/ruvio/ruvio/deque"
 	"github.com/ruvio/ruvio/ruvio/hash"
+	"github.com/ruvio/ruvio/ruvio/keyspace"
 	"github.com/ruvio/ruvio/ruvio/sortedset"
 	"github.com/ruvio/ruvio/ruvio/stream"
 )
@@ -195,6 +196,10 @@ func bytesSize(b []byte) int { return class(cap(b)) }
 func ValueSize(v any, samples int) int {
 	switch x := v.(type) {
 	case []byte:
+		if keyspace.Embedded(v) {
+			// Header and bytes in one allocation.
+			return class(sliceHeader + cap(x))
+		}
 		// The interface holds a pointer to the slice header.
 		return class(sliceHeader) + bytesSize(x)
 	case *deque.Deque:

@@ -2,9 +2,11 @@ package stringcmd
 
 import (
 	"math"
+	"strconv"
 
 	"github.com/ruvio/ruvio/ruvio/command"
 	"github.com/ruvio/ruvio/ruvio/command/longdouble"
+	"github.com/ruvio/ruvio/ruvio/keyspace"
 )
 
 func incr(c *command.Ctx) { incrBy(c, 1) }
@@ -51,8 +53,8 @@ func incrBy(c *command.Ctx, delta int64) {
 		c.W.Error(command.ErrOverflow)
 		return
 	}
-	out := command.FormatInt(cur)
-	replace(c, key, e, out, "incrby")
+	var buf [20]byte
+	replace(c, key, e, keyspace.NewString(strconv.AppendInt(buf[:0], cur, 10)), "incrby")
 	c.W.Int(cur)
 }
 

@@ -1,9 +1,8 @@
 package stringcmd
 
 import (
-	"bytes"
-
 	"github.com/ruvio/ruvio/ruvio/command"
+	"github.com/ruvio/ruvio/ruvio/keyspace"
 )
 
 // maxStringLen is Redis's default proto-max-bulk-len, the longest string
@@ -20,7 +19,7 @@ func appendCmd(c *command.Ctx) {
 		return
 	}
 	if e == nil {
-		replace(c, key, nil, bytes.Clone(c.Args[2]), "append")
+		replace(c, key, nil, keyspace.NewString(c.Args[2]), "append")
 		c.W.Int(int64(len(c.Args[2])))
 		return
 	}

@@ -16,10 +16,10 @@ func lookupWrite(c *command.Ctx, key string) (e *keyspace.Entry, val []byte, ok 
 	return e, val, ok
 }
 
-// replace makes val key's string: inside e, the key's live entry, when
+// replace makes val key's string (a []byte, or a keyspace.NewString): inside e, the key's live entry, when
 // there is one, so the key keeps its time to live, else as a new key.
 // event names the keyspace notification.
-func replace(c *command.Ctx, key string, e *keyspace.Entry, val []byte, event string) {
+func replace(c *command.Ctx, key string, e *keyspace.Entry, val any, event string) {
 	if e != nil {
 		e.Val = val
 		c.DB.Touch(key)
