@@ -71,13 +71,14 @@ fuzz:
 # /proc/<pid>/stat) per million requests for both sides and their ratio.
 # Then a pinned row (memory, 1 shard, SET/GET at -P 1 and 16, the server on
 # CPU 0 and redis-benchmark on CPU 1 via taskset); a TLS row (SET/GET over
-# redis-benchmark --tls, certificates for 127.0.0.1 made per run); memory
-# (bytes per key by used_memory and RSS: 1M 16-byte strings, 100k hashes
-# and 100k sorted sets of 10); recovery with --durability always, 1M and
-# 4M keys (restart from the WAL alone and after SAVE from the snapshot,
-# against Redis's AOF replay and RDB load; a fresh replica's full copy at
-# 1M). '--pinned none', '--tls none', '--memory none', '--recovery none'
-# skip them.
+# redis-benchmark --tls, certificates for 127.0.0.1 made per run); a
+# keyspace row (memory, 1 shard, SET/GET with redis-benchmark -r over 100k
+# random keys); memory (bytes per key by used_memory and RSS: 1M 16-byte
+# strings, 100k hashes and 100k sorted sets of 10); recovery with
+# --durability always, 1M and 4M keys (restart from the WAL alone and
+# after SAVE from the snapshot, against Redis's AOF replay and RDB load; a
+# fresh replica's full copy at 1M). '--pinned none', '--tls none',
+# '--keyspace none', '--memory none', '--recovery none' skip them.
 # BENCH_QUICK=1 runs everything with fewer requests and keys, to try it out.
 bench: build
 	@command -v redis-server >/dev/null && command -v redis-benchmark >/dev/null || \

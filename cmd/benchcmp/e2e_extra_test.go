@@ -7,15 +7,16 @@ import (
 	"log/slog"
 	"os"
 	"os/exec"
+	"slices"
 	"strings"
 	"testing"
 	"time"
 )
 
 // TestEndToEndExtraTables builds ruvio and runs the pinned row, the TLS
-// row, the memory table and the recovery table alone, each in its
-// quickest form, against redis-server: every table must have its rows
-// with both sides' numbers above 0.
+// row, the keyspace row, the memory table and the recovery table alone,
+// each in its quickest form, against redis-server: every table must have
+// its rows with both sides' numbers above 0.
 func TestEndToEndExtraTables(t *testing.T) {
 	bin, server, bench := builtRuvio(t)
 	tmp := scratchTMPDIR(t)
@@ -29,6 +30,8 @@ func TestEndToEndExtraTables(t *testing.T) {
 		Timeout:            time.Minute,
 		Pinned:             []string{"set", "get"},
 		TLS:                []string{"set", "get"},
+		Keyspace:           []string{"set", "get"},
+		KeyspaceKeys:       500,
 		Memory:             memoryKinds,
 		MemoryKeys:         5000,
 		Recovery:           []int{2000},
@@ -63,6 +66,18 @@ func TestEndToEndExtraTables(t *testing.T) {
 			if part.name == "pinned" && !r.Pinned || part.name == "tls" && !r.TLS {
 				t.Errorf("%s run %+v not marked as such", part.name, r)
 			}
+		}
+	}
+
+	// The keyspace row: SET and GET at both depths, redis-benchmark told
+	// to pick random keys.
+	checkBenchRows(t, "keyspace", rep.KeyspaceRows, 4)
+	if !strings.Contains(stdout, "keyspace: memory profile, 1 shard, redis-benchmark -r 500") {
+		t.Error("keyspace: no table")
+	}
+	for _, r := range rep.KeyspaceRuns {
+		if !slices.Contains(r.Args, "-r") {
+			t.Errorf("keyspace run %+v: redis-benchmark was not given -r", r)
 		}
 	}
 

@@ -15,6 +15,7 @@
 //	         [--durable-replicas 1,2] [--durable-clients 8,50]
 //	         [--durable-pipelines 1,32] [--durable-duration 1.5s]
 //	         [--pinned set,get] [--tls set,get]
+//	         [--keyspace set,get] [--keyspace-keys 100000]
 //	         [--memory strings,hashes,zsets] [--memory-keys 1000000]
 //	         [--recovery 1000000,4000000] [--recovery-durability always]
 //	         [--quick] [--out bench.md] [--json bench.json]
@@ -73,6 +74,12 @@
 // shard). A redis-server that will not start with --tls-port skips the
 // row, saying why.
 //
+// Then the keyspace row: the memory profile, one shard, the --keyspace
+// tests at every depth with redis-benchmark -r --keyspace-keys, so that
+// every request names one of that many keys (the other rows use one key
+// per test); one server per side for the whole row, whose first SET run
+// fills the keyspace.
+//
 // Then memory: for each --memory shape (strings of 16 bytes, hashes of 10
 // fields, sorted sets of 10 members) a fresh one-shard server per side
 // without persistence, loaded over one connection with pipelined writes
@@ -94,7 +101,8 @@
 // --quick shortens every run (fewer requests, a shorter lag load, shorter
 // durable-writes cells, 100k/10k/10k keys for memory, 100k and 400k for
 // recovery) to try the whole thing out. "none" for --durability,
-// --replicas, --durable, --pinned, --tls, --memory or --recovery skips
+// --replicas, --durable, --pinned, --tls, --keyspace, --memory or
+// --recovery skips
 // that part.
 package main
 
@@ -169,6 +177,10 @@ type config struct {
 	// the TLS row; empty skips it.
 	Pinned []string
 	TLS    []string
+	// Keyspace lists the tests of the keyspace row (random keys over
+	// KeyspaceKeys keys); empty skips it.
+	Keyspace     []string
+	KeyspaceKeys int
 	// Memory lists the data shapes of the memory table (memoryKinds);
 	// empty skips it. MemoryKeys is the string count; the hash and
 	// sorted-set counts are a tenth of it.
@@ -195,8 +207,12 @@ const (
 const (
 	defaultMemoryKeys = 1000000
 	quickMemoryKeys   = 100000
-	defaultRecovery   = "1000000,4000000"
-	quickRecovery     = "100000,400000"
+	// defaultKeyspaceKeys is the keyspace row's key count: some 10 MB of
+	// keys and values on either server, far more than a core's own caches
+	// hold, so most lookups go to the shared cache or to memory.
+	defaultKeyspaceKeys = 100000
+	defaultRecovery     = "1000000,4000000"
+	quickRecovery       = "100000,400000"
 )
 
 func main() {
@@ -273,9 +289,11 @@ func parseFlags(args []string, stderr io.Writer, lookPath func(string) (string, 
 	fs.StringVar(&durableClients, "durable-clients", "8,50", "comma-separated connection counts of the durable-writes runs")
 	fs.StringVar(&durablePipelines, "durable-pipelines", "1,32", "comma-separated SETs per round trip of the durable-writes runs (one WAIT per round trip on the redis side)")
 	fs.DurationVar(&cfg.DurableDuration, "durable-duration", 1500*time.Millisecond, "how long each side of each durable-writes cell writes")
-	var pinnedTests, tlsTests, memory, recovery string
+	var pinnedTests, tlsTests, keyspaceTests, memory, recovery string
 	fs.StringVar(&pinnedTests, "pinned", "set,get", `comma-separated tests of the pinned row: memory profile, 1 shard, the server on CPU 0 and redis-benchmark on CPU 1 ("none" skips it)`)
 	fs.StringVar(&tlsTests, "tls", "set,get", `comma-separated tests of the TLS row: redis-benchmark --tls against both servers' TLS ports ("none" skips it)`)
+	fs.StringVar(&keyspaceTests, "keyspace", "set,get", `comma-separated tests of the keyspace row: memory profile, 1 shard, redis-benchmark -r over --keyspace-keys random keys ("none" skips it)`)
+	fs.IntVar(&cfg.KeyspaceKeys, "keyspace-keys", defaultKeyspaceKeys, "keys of the keyspace row (redis-benchmark -r)")
 	fs.StringVar(&memory, "memory", strings.Join(memoryKinds, ","), `comma-separated data shapes of the memory table: bytes per key after loading ("none" skips it)`)
 	fs.IntVar(&cfg.MemoryKeys, "memory-keys", defaultMemoryKeys, "strings loaded for the memory table; hashes and sorted sets get a tenth as many keys")
 	fs.StringVar(&recovery, "recovery", defaultRecovery, `comma-separated key counts of the recovery table: restart from a snapshot and from the log, and a replica's full copy at the first count ("none" skips it)`)
@@ -331,6 +349,7 @@ func parseFlags(args []string, stderr io.Writer, lookPath func(string) (string, 
 		{"durable-pipelines", durablePipelines, into(&cfg.DurablePipelines, parsePositiveInts)},
 		{"pinned", pinnedTests, into(&cfg.Pinned, orNone(parseTests))},
 		{"tls", tlsTests, into(&cfg.TLS, orNone(parseTests))},
+		{"keyspace", keyspaceTests, into(&cfg.Keyspace, orNone(parseTests))},
 		{"memory", memory, into(&cfg.Memory, orNone(parseMemoryKinds))},
 		{"recovery", recovery, into(&cfg.Recovery, orNone(parsePositiveInts))},
 	}
@@ -341,10 +360,12 @@ func parseFlags(args []string, stderr io.Writer, lookPath func(string) (string, 
 	}
 	switch {
 	case len(cfg.Durability) == 0 && len(cfg.Replicas) == 0 && len(cfg.Durable) == 0 &&
-		len(cfg.Pinned) == 0 && len(cfg.TLS) == 0 && len(cfg.Memory) == 0 && len(cfg.Recovery) == 0:
-		return config{}, errors.New(`nothing to measure: --durability, --replicas, --durable, --pinned, --tls, --memory and --recovery are all "none"`)
+		len(cfg.Pinned) == 0 && len(cfg.TLS) == 0 && len(cfg.Keyspace) == 0 && len(cfg.Memory) == 0 && len(cfg.Recovery) == 0:
+		return config{}, errors.New(`nothing to measure: --durability, --replicas, --durable, --pinned, --tls, --keyspace, --memory and --recovery are all "none"`)
 	case cfg.Rounds < 1:
 		return config{}, errors.New("--rounds must be at least 1")
+	case cfg.KeyspaceKeys < 1:
+		return config{}, errors.New("--keyspace-keys must be at least 1")
 	case cfg.MemoryKeys < 10:
 		return config{}, errors.New("--memory-keys must be at least 10")
 	case cfg.RecoveryDurability != durabilityAlways && cfg.RecoveryDurability != durabilityEverysec:

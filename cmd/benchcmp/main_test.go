@@ -62,6 +62,8 @@ func TestParseFlags(t *testing.T) {
 		DurableDuration:    1500 * time.Millisecond,
 		Pinned:             []string{"set", "get"},
 		TLS:                []string{"set", "get"},
+		Keyspace:           []string{"set", "get"},
+		KeyspaceKeys:       100000,
 		Memory:             []string{"strings", "hashes", "zsets"},
 		MemoryKeys:         1000000,
 		Recovery:           []int{1000000, 4000000},
@@ -81,6 +83,7 @@ func TestParseFlags(t *testing.T) {
 		"--durable", "memory", "--durable-replicas", "2", "--durable-clients", "3,1", "--durable-pipelines", "8",
 		"--durable-duration", "250ms",
 		"--pinned", "GET", "--tls", "none", "--memory", "zsets,strings", "--memory-keys", "500",
+		"--keyspace", "get", "--keyspace-keys", "42",
 		"--recovery", "20,10", "--recovery-durability", "everysec",
 	}, io.Discard, fakeLookPath())
 	if err != nil {
@@ -95,6 +98,7 @@ func TestParseFlags(t *testing.T) {
 		Durable: []string{"memory"}, DurableReplicas: []int{2}, DurableClients: []int{3, 1}, DurablePipelines: []int{8},
 		DurableDuration: 250 * time.Millisecond,
 		Pinned:          []string{"get"}, Memory: []string{"zsets", "strings"}, MemoryKeys: 500,
+		Keyspace: []string{"get"}, KeyspaceKeys: 42,
 		Recovery: []int{20, 10}, RecoveryDurability: "everysec",
 	}
 	if !reflect.DeepEqual(cfg, want) {
@@ -198,7 +202,8 @@ func TestParseFlagsErrors(t *testing.T) {
 		{"bad durable pipelines", []string{"--ruvio", "r", "--durable-pipelines", "x"}, nil, "--durable-pipelines"},
 		{"zero durable duration", []string{"--ruvio", "r", "--durable-duration", "0s"}, nil, "--durable-duration"},
 		{"nothing to measure", []string{"--ruvio", "r", "--durability", "none", "--replicas", "none", "--durable", "none",
-			"--pinned", "none", "--tls", "none", "--memory", "none", "--recovery", "none"}, nil, "nothing to measure"},
+			"--pinned", "none", "--tls", "none", "--keyspace", "none", "--memory", "none", "--recovery", "none"}, nil, "nothing to measure"},
+		{"zero keyspace keys", []string{"--ruvio", "r", "--keyspace-keys", "0"}, nil, "--keyspace-keys"},
 		{"bad memory shape", []string{"--ruvio", "r", "--memory", "lists"}, nil, "--memory"},
 		{"few memory keys", []string{"--ruvio", "r", "--memory-keys", "5"}, nil, "--memory-keys"},
 		{"no rounds", []string{"--ruvio", "r", "--rounds", "0"}, nil, "--rounds"},

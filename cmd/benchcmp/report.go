@@ -141,6 +141,12 @@ type report struct {
 	TLSRows       []row       `json:"tls_rows,omitempty"`
 	TLSSkipped    string      `json:"tls_skipped,omitempty"`
 
+	// The keyspace row: Keyspace tests over KeyspaceKeys random keys.
+	Keyspace     []string    `json:"keyspace,omitempty"`
+	KeyspaceKeys int         `json:"keyspace_keys,omitempty"`
+	KeyspaceRuns []runResult `json:"keyspace_runs,omitempty"`
+	KeyspaceRows []row       `json:"keyspace_rows,omitempty"`
+
 	// The memory table: bytes per key of each shape.
 	MemoryRuns []memoryResult `json:"memory_runs,omitempty"`
 	MemoryRows []memoryRow    `json:"memory_rows,omitempty"`

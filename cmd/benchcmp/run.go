@@ -104,6 +104,14 @@ groups:
 			errs = append(errs, err)
 		}
 	}
+	if len(cfg.Keyspace) > 0 && ctx.Err() == nil {
+		rep.Keyspace, rep.KeyspaceKeys = cfg.Keyspace, cfg.KeyspaceKeys
+		var err error
+		rep.KeyspaceRuns, err = runKeyspace(ctx, cfg, ruvio, redis, alloc, log)
+		if err != nil {
+			errs = append(errs, err)
+		}
+	}
 	if len(cfg.Memory) > 0 && ctx.Err() == nil {
 		var err error
 		rep.MemoryRuns, err = runMemory(ctx, cfg, ruvio, redis, alloc, log)
@@ -128,6 +136,7 @@ groups:
 	rep.DurableRows = buildDurableRows(rep.DurableRuns)
 	rep.PinnedRows = buildRows(rep.PinnedRuns)
 	rep.TLSRows = buildRows(rep.TLSRuns)
+	rep.KeyspaceRows = buildRows(rep.KeyspaceRuns)
 	rep.MemoryRows = buildMemoryRows(rep.MemoryRuns)
 	rep.RecoveryRows = buildRecoveryRows(rep.RecoveryRuns)
 	if err := renderAll(stdout, rep, false); err != nil {

@@ -10,7 +10,8 @@ import (
 	"github.com/olekukonko/tablewriter/tw"
 )
 
-// The tables of the pinned row, the TLS row, memory and recovery, after
+// The tables of the pinned row, the TLS row, the keyspace row, memory and
+// recovery, after
 // the durable-writes table.
 
 // recoveryRow is one line of the recovery table: one case at one key
@@ -148,7 +149,7 @@ func runFailures(runs []runResult) []string {
 	return out
 }
 
-// renderExtra writes the pinned, TLS, memory and recovery tables, each
+// renderExtra writes the pinned, TLS, keyspace, memory and recovery tables, each
 // only when its part ran, and a line for a part that was skipped.
 func renderExtra(w io.Writer, rep report, markdown bool) error {
 	header := tableHeader(rep.Ruvio.Name, rep.Redis.Name)
@@ -178,6 +179,16 @@ func renderExtra(w io.Writer, rep report, markdown bool) error {
 			cpuNote(rep),
 		}, runFailures(rep.TLSRuns)...)
 		if err := renderSection(w, markdown, "TLS", lines, header, tableData(rep.TLSRows), benchRowsAlign()); err != nil {
+			return err
+		}
+	}
+	if len(rep.KeyspaceRuns) > 0 {
+		lines := append([]string{
+			fmt.Sprintf("keyspace: memory profile, 1 shard, redis-benchmark -r %d (every request names one of %d random keys; the first SET run fills the keyspace) | tests %s | pipelines %s | -n %d -c %d",
+				rep.KeyspaceKeys, rep.KeyspaceKeys, strings.Join(rep.Keyspace, ","), joinInts(rep.Pipelines), rep.Requests, rep.Clients),
+			cpuNote(rep),
+		}, runFailures(rep.KeyspaceRuns)...)
+		if err := renderSection(w, markdown, "Keyspace", lines, header, tableData(rep.KeyspaceRows), benchRowsAlign()); err != nil {
 			return err
 		}
 	}

@@ -168,6 +168,9 @@ func TestRenderExtra(t *testing.T) {
 	rep.PinnedRuns = sampleRuns()[:4]
 	rep.PinnedRows = buildRows(rep.PinnedRuns)
 	rep.TLSSkipped = "redis-server did not start with --tls-port: no TLS"
+	rep.Keyspace, rep.KeyspaceKeys = []string{"set", "get"}, 1000
+	rep.KeyspaceRuns = sampleRuns()[:4]
+	rep.KeyspaceRows = buildRows(rep.KeyspaceRuns)
 	rep.MemoryRuns = []memoryResult{{Role: roleRuvio, Shape: shapeStrings, Keys: 10, UsedAfter: 100}, {Role: roleRedis, Shape: shapeStrings, Keys: 10, UsedAfter: 50}}
 	rep.MemoryRows = buildMemoryRows(rep.MemoryRuns)
 	rep.RecoveryDurability = durabilityAlways
@@ -184,6 +187,7 @@ func TestRenderExtra(t *testing.T) {
 			"ruvio CPU s/1M",
 			"TLS row skipped: redis-server did not start with --tls-port: no TLS",
 			"ruvio used B/key", "string of 16 bytes",
+			"redis-benchmark -r 1000 (every request names one of 1000 random keys",
 			"RUVIO_WAL_SNAPSHOT_BYTES=0", "--aof-use-rdb-preamble no", "restart, log only (ruvio WAL, redis AOF)",
 		} {
 			if !strings.Contains(out, want) {
@@ -191,7 +195,7 @@ func TestRenderExtra(t *testing.T) {
 			}
 		}
 		if markdown {
-			for _, h := range []string{"## Pinned", "## TLS", "## Memory", "## Recovery"} {
+			for _, h := range []string{"## Pinned", "## TLS", "## Keyspace", "## Memory", "## Recovery"} {
 				if !strings.Contains(out, h) {
 					t.Errorf("markdown lacks %q", h)
 				}
