@@ -253,6 +253,21 @@ func (db *DB) SetWithExpiry(key string, val any, expireAt int64) *Entry {
 	return e
 }
 
+// SetFound is SetWithExpiry for a command that has just looked key up:
+// found is what Get returned for it, nil when the key was missing. A key
+// that exists is changed in its entry without being looked up again.
+func (db *DB) SetFound(key string, found *Entry, val any, expireAt int64) *Entry {
+	if found == nil {
+		return db.SetWithExpiry(key, val, expireAt)
+	}
+	db.WillModify(key)
+	db.accessed(found, db.now())
+	found.Val = val
+	db.setExpiry(key, found, expireAt)
+	db.Touch(key)
+	return found
+}
+
 // Add stores val under key, which must not exist, and returns its entry.
 func (db *DB) Add(key string, val any) *Entry { return db.SetWithExpiry(key, val, 0) }
 

@@ -38,7 +38,7 @@ func setnx(c *command.Ctx) {
 		c.W.Int(0)
 		return
 	}
-	storeString(c, key, c.Args[2], 0)
+	storeString(c, key, nil, c.Args[2], 0)
 	c.W.Int(1)
 }
 
@@ -53,7 +53,7 @@ func setWithTTL(c *command.Ctx, unit, name string) {
 		c.W.Error(errMsg)
 		return
 	}
-	storeString(c, string(c.Args[1]), c.Args[3], at)
+	storeString(c, string(c.Args[1]), nil, c.Args[3], at)
 	c.Notify(notify.Generic, "expire", c.Args[1])
 	c.Propagate([]byte("SET"), c.Args[1], c.Args[3], []byte("PXAT"), command.FormatInt(at))
 	c.W.OK()
@@ -73,7 +73,7 @@ func getset(c *command.Ctx) {
 	} else {
 		c.W.Bulk(old)
 	}
-	storeString(c, key, c.Args[2], 0)
+	storeString(c, key, nil, c.Args[2], 0)
 }
 
 // mset is MSET key value [key value ...]. The server has put every key on
@@ -105,6 +105,6 @@ func msetnx(c *command.Ctx) {
 
 func storePairs(c *command.Ctx) {
 	for i := 1; i < len(c.Args); i += 2 {
-		storeString(c, string(c.Args[i]), c.Args[i+1], 0)
+		storeString(c, string(c.Args[i]), nil, c.Args[i+1], 0)
 	}
 }
