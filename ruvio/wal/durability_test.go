@@ -1,6 +1,7 @@
 package wal
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"os"
@@ -161,21 +162,66 @@ func TestGroupCommit(t *testing.T) {
 	l.Close()
 }
 
-// TestEverySecLagsAndCatchesUp: records are written promptly but Durable
-// moves only when the ticker (or Sync) fsyncs.
+// TestEverySecWaitersWriteTogether runs 50 clients appending and waiting
+// for their records written, while the writer ticks and fsyncs: each
+// waiter writes what is pending or finds it written by another pass, and
+// every record reaches the file once, in order.
+func TestEverySecWaitersWriteTogether(t *testing.T) {
+	const clients, each = 50, 20
+	fs := newMemFS()
+	fs.syncDelay = time.Millisecond
+	l := mustOpen(t, Options{Dir: "/wal", Mode: EverySec, FsyncInterval: 2 * time.Millisecond, fs: fs})
+	var wg sync.WaitGroup
+	var mu sync.Mutex
+	for range clients {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for range each {
+				mu.Lock()
+				seq := appendN(l, 1)
+				mu.Unlock()
+				if err := l.WaitWritten(context.Background(), seq); err != nil {
+					t.Error(err)
+					return
+				}
+				if l.Written() < seq {
+					t.Errorf("WaitWritten(%d) returned at written %d", seq, l.Written())
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	checkRecords(t, collect(t, l, 0), 1, clients*each)
+	if err := l.Close(); err != nil {
+		t.Fatal(err)
+	}
+	r := mustOpen(t, Options{Dir: "/wal", Mode: Always, fs: fs})
+	defer r.Close()
+	checkRecords(t, collect(t, r, 0), 1, clients*each)
+}
+
+// TestEverySecLagsAndCatchesUp: records are written when a caller waits
+// for them, and Durable moves only when the ticker (or Sync) fsyncs.
 func TestEverySecLagsAndCatchesUp(t *testing.T) {
 	t.Run("lags until fsync", func(t *testing.T) {
 		fs := newMemFS()
 		l := mustOpen(t, Options{Dir: "/wal", Mode: EverySec, FsyncInterval: time.Hour, fs: fs})
 		defer l.Close()
 		seq := appendN(l, 10)
-		// Written promptly: the bytes reach the file without any fsync.
-		waitFor(t, "records written", func() bool { return l.Size() > headerSize && l.Stats().PendingBytes == 0 })
-		waitFor(t, "all written", func() bool {
-			l.mu.Lock()
-			defer l.mu.Unlock()
-			return l.written == seq
-		})
+		// Nothing wakes the writer for ten small records: they wait for
+		// a caller that needs them written.
+		if l.Stats().PendingBytes == 0 || l.Size() > headerSize {
+			t.Fatalf("written before anyone waited: %d bytes pending, file %d bytes", l.Stats().PendingBytes, l.Size())
+		}
+		// WaitWritten writes them in the caller, without any fsync.
+		if err := l.WaitWritten(context.Background(), seq); err != nil {
+			t.Fatal(err)
+		}
+		if l.Written() != seq || l.Stats().PendingBytes != 0 || l.Size() <= headerSize {
+			t.Fatalf("after WaitWritten: written %d of %d, %d bytes pending, file %d bytes", l.Written(), seq, l.Stats().PendingBytes, l.Size())
+		}
 		if l.Durable() != 0 {
 			t.Fatalf("durable %d before any fsync of the records", l.Durable())
 		}
@@ -189,6 +235,21 @@ func TestEverySecLagsAndCatchesUp(t *testing.T) {
 		}
 		if l.Durable() != seq {
 			t.Fatalf("after Sync durable %d, want %d", l.Durable(), seq)
+		}
+	})
+	t.Run("a full buffer wakes the writer", func(t *testing.T) {
+		fs := newMemFS()
+		l := mustOpen(t, Options{Dir: "/wal", Mode: EverySec, FsyncInterval: time.Hour, fs: fs})
+		defer l.Close()
+		big := bytes.Repeat([]byte("v"), 4096)
+		for l.Stats().PendingBytes+4200 < deferredWakeBytes {
+			l.Append(1, [][][]byte{{[]byte("SET"), []byte("k"), big}})
+		}
+		// One more crosses the threshold: the writer writes without a waiter.
+		seq := l.Append(1, [][][]byte{{[]byte("SET"), []byte("k"), big}})
+		waitFor(t, "the writer writes the full buffer", func() bool { return l.Written() == seq })
+		if l.Durable() != 0 {
+			t.Fatalf("durable %d before any fsync", l.Durable())
 		}
 	})
 	t.Run("ticker catches up", func(t *testing.T) {

@@ -24,8 +24,10 @@ const (
 	// Always fsyncs before Durable advances, sharing each fsync among all
 	// the records appended while the previous one ran (group commit).
 	Always
-	// EverySec writes records promptly and fsyncs once per FsyncInterval;
-	// Durable advances after each fsync.
+	// EverySec writes records when a caller waits for them (WaitWritten
+	// writes them itself), when deferredWakeBytes have gathered, or at the
+	// next tick, and fsyncs once per FsyncInterval; Durable advances after
+	// each fsync.
 	EverySec
 )
 
@@ -93,10 +95,16 @@ type Log struct {
 	log      *slog.Logger
 	fs       fsys
 
+	// flushMu lets one flush pass run at a time: the writer's, or in
+	// EverySec a waiter's writing the records it waits for (writeOut).
+	// The fields only flush passes touch are guarded by it.
+	flushMu sync.Mutex
+
 	// last mirrors lastSeq for lock-free reads; it is only stored under mu.
 	last atomic.Uint64
-	// durable is only stored by the writer goroutine (or under mu in
-	// Memory mode and SetNext) and only moves forward while the log runs.
+	// durable is only stored by flush passes (under flushMu), or under mu
+	// in Memory mode and SetNext, and only moves forward while the log
+	// runs.
 	durable atomic.Uint64
 	// writtenSeq is the last sequence handed to write(2): safe from a
 	// crash of this process, not yet from one of the machine.
@@ -395,6 +403,7 @@ func (l *Log) AppendFramed(epoch uint64, ops [][][]byte, frame []byte) uint64 {
 		return seq
 	}
 	var tooBig error
+	pending := 0
 	if l.err == nil && !l.closing {
 		if frame != nil {
 			l.pending = append(l.pending, frame...)
@@ -411,15 +420,25 @@ func (l *Log) AppendFramed(epoch uint64, ops [][][]byte, frame []byte) uint64 {
 				tooBig = nil
 			}
 		}
+		pending = len(l.pending)
 	}
 	l.last.Store(seq)
 	l.mu.Unlock()
 	if tooBig != nil {
 		l.logFailure(tooBig)
 	}
-	l.signal()
+	if l.mode != EverySec || pending >= deferredWakeBytes || tooBig != nil {
+		l.signal()
+	}
 	return seq
 }
+
+// deferredWakeBytes is how much an EverySec log gathers before an append
+// wakes the writer. Below it, the records wait for the caller that waits
+// for them (WaitWritten writes them) or for the next tick: a record no
+// reply waits for, such as a replica's or an expiry's, reaches the OS
+// within FsyncInterval, as Redis's everysec AOF buffer does.
+const deferredWakeBytes = 256 << 10
 
 // signal wakes the writer without blocking; one pending wake-up covers any
 // number of appends because the writer takes the whole buffer.
@@ -436,6 +455,10 @@ func (l *Log) signal() {
 func (l *Log) WaitDurable(ctx context.Context, seq uint64) error {
 	if l.durable.Load() >= seq {
 		return nil
+	}
+	if l.mode == EverySec {
+		// Written now, fsynced at the writer's next tick.
+		l.writeOut(seq)
 	}
 	for {
 		ch := l.DurableNotify()
@@ -480,6 +503,9 @@ func (l *Log) WaitWritten(ctx context.Context, seq uint64) error {
 	if l.Written() >= seq {
 		return nil
 	}
+	if l.mode == EverySec {
+		l.writeOut(seq)
+	}
 	for {
 		ch := l.DurableNotify()
 		if l.Written() >= seq {
@@ -493,6 +519,21 @@ func (l *Log) WaitWritten(ctx context.Context, seq uint64) error {
 		case <-ctx.Done():
 			return ctx.Err()
 		}
+	}
+}
+
+// writeOut writes the records appended so far in the calling goroutine,
+// unless another pass already wrote record seq. An EverySec append does
+// not wake the writer, so the caller that waits for a record writes it,
+// as Redis writes its AOF from its event loop before the replies go out:
+// no hand-off to the writer's thread and back stands between a turn's
+// commands and their replies, and one write(2) takes every record the
+// turn appended. The fsync stays with the writer.
+func (l *Log) writeOut(seq uint64) {
+	l.flushMu.Lock()
+	defer l.flushMu.Unlock()
+	if l.Written() < seq {
+		l.flush(false)
 	}
 }
 

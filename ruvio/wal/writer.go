@@ -29,7 +29,10 @@ func (l *Log) run() {
 			l.tickDue = true
 			l.mu.Unlock()
 		}
-		if l.flush() {
+		l.flushMu.Lock()
+		exit := l.flush(true)
+		l.flushMu.Unlock()
+		if exit {
 			return
 		}
 	}
@@ -39,11 +42,14 @@ func (l *Log) run() {
 // Sync/tick/Close asks for it, publishes Durable, and rotates segments that
 // have grown too large. It reports whether Close asked the writer to exit.
 // Appends that arrive while it runs wait in the fresh pending buffer for the
-// next pass: that is the group commit.
-func (l *Log) flush() (exit bool) {
+// next pass: that is the group commit. The caller holds flushMu. A pass
+// of a waiter (writer false) leaves the fsync of the records to the
+// writer (a segment it seals is fsynced, as always), and a closing log to
+// the writer's last pass.
+func (l *Log) flush(writer bool) (exit bool) {
 	l.mu.Lock()
 	exit = l.closing
-	if l.err != nil {
+	if l.err != nil || (!writer && l.closing) {
 		l.mu.Unlock()
 		return exit
 	}
@@ -52,8 +58,10 @@ func (l *Log) flush() (exit bool) {
 		l.pending, l.spare = l.spare[:0], nil
 		l.inflight = batch
 	}
-	wantSync := l.mode == Always || l.syncWanted || l.tickDue || exit
-	l.syncWanted, l.tickDue = false, false
+	wantSync := writer && (l.mode == Always || l.syncWanted || l.tickDue || exit)
+	if writer {
+		l.syncWanted, l.tickDue = false, false
+	}
 	written := l.written
 	rollAt := l.rollAt
 	l.mu.Unlock()
