@@ -82,14 +82,18 @@
 //
 // # Concurrency
 //
-// Append only encodes into an in-memory buffer under a mutex and wakes the
-// log's one writer goroutine; it never waits for I/O. The writer swaps the
-// buffer out, writes it with one write(2) (split only where a segment fills
-// up), and in Always mode fsyncs and publishes Durable as the last sequence
-// in that write: every record appended while one fsync runs rides on the
-// next one (group commit). In EverySec mode
-// the writer writes promptly and a ticker drives the fsyncs. Neither the
-// writer nor anyone else does I/O while holding the mutex.
+// Append only encodes into an in-memory buffer under a mutex and, in
+// Always mode, wakes the log's one writer goroutine; it never waits for
+// I/O. The writer swaps the buffer out, writes it with one write(2) (split
+// only where a segment fills up), and in Always mode fsyncs and publishes
+// Durable as the last sequence in that write: every record appended while
+// one fsync runs rides on the next one (group commit). In EverySec mode an
+// append does not wake the writer: the caller that waits for its record
+// (WaitWritten) writes the buffer itself, and a ticker has the writer
+// write what is left and fsync. One flush pass runs at a time (flushMu);
+// the writer's fsync runs after its pass, so a waiter's write never waits
+// for the disk. Nobody does I/O while holding the mutex that guards the
+// buffer.
 //
 // Replay works on a live log. Under the mutex it takes a consistent cut: the
 // segments and how many bytes of each have been written, plus copies of the

@@ -202,6 +202,47 @@ func TestEverySecWaitersWriteTogether(t *testing.T) {
 	checkRecords(t, collect(t, r, 0), 1, clients*each)
 }
 
+// TestEverySecWaiterDoesNotWaitForTheFsync holds the writer inside its
+// once-a-second fsync: a waiter must still get its records written.
+func TestEverySecWaiterDoesNotWaitForTheFsync(t *testing.T) {
+	fs := newMemFS()
+	l := mustOpen(t, Options{Dir: "/wal", Mode: EverySec, FsyncInterval: 5 * time.Millisecond, fs: fs})
+	if err := l.WaitWritten(context.Background(), appendN(l, 3)); err != nil {
+		t.Fatal(err)
+	}
+	entered, release := make(chan struct{}), make(chan struct{})
+	var once sync.Once
+	fs.mu.Lock()
+	fs.beforeSync = func() {
+		once.Do(func() {
+			close(entered)
+			<-release
+		})
+	}
+	fs.mu.Unlock()
+	<-entered // the writer's tick is fsyncing records 1-3, and stays there
+	seq := appendN(l, 2)
+	written := make(chan error, 1)
+	go func() { written <- l.WaitWritten(context.Background(), seq) }()
+	select {
+	case err := <-written:
+		if err != nil {
+			t.Fatal(err)
+		}
+	case <-time.After(10 * time.Second):
+		close(release)
+		t.Fatal("WaitWritten waited for the writer's fsync")
+	}
+	if l.Durable() >= seq {
+		t.Fatalf("durable %d while the fsync of records up to 3 is held", l.Durable())
+	}
+	close(release)
+	waitFor(t, "the held fsync and the next tick", func() bool { return l.Durable() >= seq })
+	if err := l.Close(); err != nil {
+		t.Fatal(err)
+	}
+}
+
 // TestEverySecLagsAndCatchesUp: records are written when a caller waits
 // for them, and Durable moves only when the ticker (or Sync) fsyncs.
 func TestEverySecLagsAndCatchesUp(t *testing.T) {

@@ -145,8 +145,8 @@ type Log struct {
 	closed     bool
 	err        error // first fatal write error
 
-	// active is the segment being appended to; owned by the writer
-	// goroutine (and by Open before the writer starts).
+	// active is the segment being appended to; owned by the flush pass
+	// holding flushMu (and by Open before the writer starts).
 	active *segment
 
 	dropMu    sync.Mutex // serializes DropBefore and Close
@@ -161,7 +161,7 @@ type segment struct {
 	path string
 	base uint64
 	// size is the number of bytes known written: what readers may read.
-	// Guarded by Log.mu; only the writer changes it.
+	// Guarded by Log.mu; only flush passes (under flushMu) change it.
 	size int64
 	h    *handle
 }
@@ -380,7 +380,8 @@ func (l *Log) SetNext(seq uint64) {
 
 // Append assigns the record the sequence Last()+1, encodes it into the
 // in-memory buffer (so ops may be reused as soon as it returns), wakes the
-// writer and returns the sequence. It never waits for I/O. After Close or a
+// writer (in EverySec only once deferredWakeBytes gather) and returns the
+// sequence. It never waits for I/O. After Close or a
 // fatal write error the sequence is still assigned but the record is not
 // kept; WaitDurable then reports why.
 func (l *Log) Append(epoch uint64, ops [][][]byte) uint64 {

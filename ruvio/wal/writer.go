@@ -30,28 +30,32 @@ func (l *Log) run() {
 			l.mu.Unlock()
 		}
 		l.flushMu.Lock()
-		exit := l.flush(true)
+		exit, fsync := l.flush(true)
 		l.flushMu.Unlock()
+		if fsync.seg != nil {
+			l.syncTo(fsync)
+		}
 		if exit {
 			return
 		}
 	}
 }
 
-// flush writes whatever has been appended, fsyncs if the mode or a
-// Sync/tick/Close asks for it, publishes Durable, and rotates segments that
-// have grown too large. It reports whether Close asked the writer to exit.
-// Appends that arrive while it runs wait in the fresh pending buffer for the
-// next pass: that is the group commit. The caller holds flushMu. A pass
-// of a waiter (writer false) leaves the fsync of the records to the
-// writer (a segment it seals is fsynced, as always), and a closing log to
-// the writer's last pass.
-func (l *Log) flush(writer bool) (exit bool) {
+// flush writes whatever has been appended and rotates segments that have
+// grown too large; when the mode or a Sync/tick/Close asks for an fsync,
+// it returns the fsync for the writer to run after releasing flushMu
+// (syncTo), which then publishes Durable. It reports whether Close asked
+// the writer to exit. Appends that arrive while it runs wait in the fresh
+// pending buffer for the next pass: that is the group commit. The caller
+// holds flushMu. A pass of a waiter (writer false) leaves the fsync of the
+// records to the writer (a segment it seals is fsynced, as always), and a
+// closing log to the writer's last pass.
+func (l *Log) flush(writer bool) (exit bool, fsync pendingSync) {
 	l.mu.Lock()
 	exit = l.closing
 	if l.err != nil || (!writer && l.closing) {
 		l.mu.Unlock()
-		return exit
+		return exit, fsync
 	}
 	batch := l.pending
 	if len(batch) > 0 {
@@ -94,7 +98,7 @@ func (l *Log) flush(writer bool) (exit bool) {
 		case written >= rollAt && l.active.size > headerSize:
 			if err := roll(); err != nil {
 				l.fail(err)
-				return exit
+				return exit, fsync
 			}
 		}
 	}
@@ -106,7 +110,7 @@ func (l *Log) flush(writer bool) (exit bool) {
 	for rest := batch; len(rest) > 0; {
 		if err := l.prepareActive(frameSeq(rest)); err != nil {
 			l.fail(err)
-			return exit
+			return exit, fsync
 		}
 		n, last := splitBatch(rest, l.segBytes-l.active.size)
 		if rollAt > 0 && last > rollAt && frameSeq(rest) <= rollAt {
@@ -126,20 +130,20 @@ func (l *Log) flush(writer bool) (exit bool) {
 		l.mu.Unlock()
 		if err != nil {
 			l.fail(fmt.Errorf("wal: write %s: %w", l.active.path, err))
-			return exit
+			return exit, fsync
 		}
 		rest, written = rest[n:], last
 		if rollAt > 0 && written == rollAt && len(rest) > 0 {
 			if err := roll(); err != nil {
 				l.fail(err)
-				return exit
+				return exit, fsync
 			}
 			continue
 		}
 		if l.active.size > l.segBytes {
 			if err := l.rotate(written); err != nil {
 				l.fail(err)
-				return exit
+				return exit, fsync
 			}
 		}
 	}
@@ -148,7 +152,7 @@ func (l *Log) flush(writer bool) (exit bool) {
 		// than on the next record, so a snapshot can drop it at once.
 		if err := roll(); err != nil {
 			l.fail(err)
-			return exit
+			return exit, fsync
 		}
 	}
 	if len(batch) > 0 && written > l.writtenSeq.Load() {
@@ -171,13 +175,32 @@ func (l *Log) flush(writer bool) (exit bool) {
 	}
 
 	if wantSync && written > l.durable.Load() {
-		if err := l.syncFile(l.active); err != nil {
-			l.fail(err)
-			return exit
-		}
-		l.publish(written)
+		// The fsync runs after the caller releases flushMu (syncTo), so
+		// that a waiter writing its records never waits for the disk. The
+		// handle is held so that the file stays open whatever rotates or
+		// drops the segment meanwhile.
+		l.active.h.acquire()
+		fsync = pendingSync{seg: l.active, written: written}
 	}
-	return exit
+	return exit, fsync
+}
+
+// pendingSync is the fsync a writer's pass leaves for after flushMu: seg,
+// which holds every record up to written.
+type pendingSync struct {
+	seg     *segment
+	written uint64
+}
+
+// syncTo fsyncs what a writer's pass wrote and publishes it as durable,
+// then lets the segment's handle go.
+func (l *Log) syncTo(p pendingSync) {
+	defer p.seg.h.release()
+	if err := l.syncFile(p.seg); err != nil {
+		l.fail(err)
+		return
+	}
+	l.publish(p.written)
 }
 
 // splitBatch returns how many bytes of the encoded records in b to write
@@ -309,10 +332,19 @@ func (l *Log) syncFile(s *segment) error {
 	return nil
 }
 
-// publish advances Durable and wakes its waiters. Only the writer calls it,
-// so Durable never moves backwards.
+// publish advances Durable to seq and wakes its waiters. A writer's fsync
+// (syncTo) and a rotation in a waiter's pass may publish at the same time,
+// in either order: Durable only ever moves forward.
 func (l *Log) publish(seq uint64) {
-	l.durable.Store(seq)
+	for {
+		cur := l.durable.Load()
+		if seq <= cur {
+			return
+		}
+		if l.durable.CompareAndSwap(cur, seq) {
+			break
+		}
+	}
 	// Forced: a waiter's flag may have been taken by a wake-up for
 	// Written (which did not move Durable); skipping the close would then
 	// leave it waiting on the current channel for good.

@@ -10,8 +10,10 @@ import (
 var maxStringLen int64 = 512 << 20
 
 // appendCmd is APPEND key value, answering the new length. A missing key
-// is created; an existing string grows in place (amortised by append's
-// capacity doubling), keeping its time to live.
+// is created; an existing string grows by append, keeping its time to
+// live: the first APPEND to a value SET stored copies it (its capacity is
+// its length, see keyspace.NewString), later ones grow in place,
+// amortised by append's capacity doubling.
 func appendCmd(c *command.Ctx) {
 	key := string(c.Args[1])
 	e, val, ok := lookupWrite(c, key)
