@@ -349,6 +349,13 @@ func (n *Node) streamTo(st *ShardState, rc *ReplicaConn, bl *backlog, w *bufio.W
 			}
 			continue
 		}
+		if len(frames) > 0 {
+			// In this node's log file before they can leave (everysec).
+			if err := sh.WriteOut(next + uint64(len(frames)) - 1); err != nil {
+				n.log.Warn("replication stream stopped: the log failed", "shard", sh.ID, "replica", rc.announce, "err", err)
+				return
+			}
+		}
 		for _, f := range frames {
 			repl.WriteRecordFrame(w, f)
 		}

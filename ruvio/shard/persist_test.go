@@ -1,6 +1,7 @@
 package shard
 
 import (
+	"fmt"
 	"io"
 	"log/slog"
 	"os"
@@ -215,3 +216,29 @@ func TestExpirySurvivesRestartAsAbsoluteTime(t *testing.T) {
 }
 
 func discardWriter() *resp.Writer { return resp.NewWriter(io.Discard) }
+
+// WriteOut leaves an everysec shard's records written to the OS, which a
+// replication stream relies on before it sends them; in the other
+// profiles it returns at once.
+func TestWriteOutWritesTheRecords(t *testing.T) {
+	for _, durability := range []string{config.DurabilityEverysec, config.DurabilityAlways, config.DurabilityMemory} {
+		t.Run(durability, func(t *testing.T) {
+			o := offlineNode(t, t.TempDir(), durability, 1)
+			defer o.closeOffline(t)
+			for i := range 20 {
+				o.exec(t, "SET", fmt.Sprintf("k%d", i), "v")
+			}
+			sh := o.shards[0]
+			last := sh.wlog().Last()
+			if last < 20 {
+				t.Fatalf("last record %d after 20 SETs", last)
+			}
+			if err := sh.WriteOut(last); err != nil {
+				t.Fatal(err)
+			}
+			if durability == config.DurabilityEverysec && sh.wlog().Written() < last {
+				t.Fatalf("after WriteOut(%d) the log has written up to %d", last, sh.wlog().Written())
+			}
+		})
+	}
+}
