@@ -103,6 +103,15 @@ func setrange(c *command.Ctx) {
 		return
 	}
 	end := int(offset) + len(patch)
+	if e != nil && end <= len(val) {
+		// Written in place: the entry keeps its value as it is (storing
+		// val again would box a second slice header, see
+		// keyspace.NewString).
+		copy(val[offset:], patch)
+		replace(c, key, e, e.Val, "setrange")
+		c.W.Int(int64(len(val)))
+		return
+	}
 	if end > len(val) {
 		if end <= cap(val) {
 			// The spare capacity may hold bytes of an earlier, longer

@@ -5,6 +5,7 @@ import (
 
 	"github.com/ruvio/ruvio/ruvio/command/cmdtest"
 	"github.com/ruvio/ruvio/ruvio/command/stringcmd"
+	"github.com/ruvio/ruvio/ruvio/keyspace"
 )
 
 func TestAppendStrlen(t *testing.T) {
@@ -126,4 +127,31 @@ func TestSetrange(t *testing.T) {
 		{Args: []string{"SETRANGE", "s", "4", "x"}, Want: int64(5)},
 		{Args: []string{"GET", "s"}, Want: "ab\x00\x00x"},
 	}.Run(t, h)
+}
+
+// The string commands store short values in one allocation
+// (keyspace.NewString), and a SETRANGE inside the value keeps it so.
+func TestStringsAreStoredEmbedded(t *testing.T) {
+	h := newHarness(t)
+	embedded := func(key string) bool {
+		e := h.DB.Peek(key)
+		return e != nil && keyspace.Embedded(e.Val)
+	}
+	h.Do("SET", "s", "hello")
+	h.Do("INCR", "n")
+	h.Do("APPEND", "a", "first")
+	for _, k := range []string{"s", "n", "a"} {
+		if !embedded(k) {
+			t.Errorf("%s is not stored embedded", k)
+		}
+	}
+	h.Do("SETRANGE", "s", "0", "J")
+	if got := h.Do("GET", "s"); got != "Jello" || !embedded("s") {
+		t.Errorf("after SETRANGE inside the value: GET %q, embedded %v", got, embedded("s"))
+	}
+	h.Do("SETRANGE", "s", "5", "!")
+	if got := h.Do("GET", "s"); got != "Jello!" {
+		t.Errorf("after SETRANGE past the end: GET %q", got)
+	}
+	cmdtest.CheckReplay(t, h)
 }
