@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"sync"
@@ -125,13 +126,9 @@ func TestAlwaysDurableSurvivesCrash(t *testing.T) {
 	}
 }
 
-// TestGroupCommit runs 50 clients appending and waiting concurrently; while
-// one fsync runs, the others' records pile up and share the next one.
-func TestGroupCommit(t *testing.T) {
-	const clients, each = 50, 20
-	fs := newMemFS()
-	fs.syncDelay = time.Millisecond // a disk's fsync takes time; appends race it
-	l := mustOpen(t, Options{Dir: "/wal", Mode: Always, fs: fs})
+// appendAndWait has clients goroutines each append each records one at a
+// time and wait for each with wait.
+func appendAndWait(t *testing.T, l *Log, clients, each int, wait func(context.Context, uint64) error) {
 	var wg sync.WaitGroup
 	var mu sync.Mutex
 	for range clients {
@@ -142,7 +139,7 @@ func TestGroupCommit(t *testing.T) {
 				mu.Lock()
 				seq := appendN(l, 1)
 				mu.Unlock()
-				if err := l.WaitDurable(context.Background(), seq); err != nil {
+				if err := wait(context.Background(), seq); err != nil {
 					t.Error(err)
 					return
 				}
@@ -150,6 +147,16 @@ func TestGroupCommit(t *testing.T) {
 		}()
 	}
 	wg.Wait()
+}
+
+// TestGroupCommit runs 50 clients appending and waiting concurrently; while
+// one fsync runs, the others' records pile up and share the next one.
+func TestGroupCommit(t *testing.T) {
+	const clients, each = 50, 20
+	fs := newMemFS()
+	fs.syncDelay = time.Millisecond // a disk's fsync takes time; appends race it
+	l := mustOpen(t, Options{Dir: "/wal", Mode: Always, fs: fs})
+	appendAndWait(t, l, clients, each, l.WaitDurable)
 	if l.Durable() != clients*each {
 		t.Fatalf("durable %d", l.Durable())
 	}
@@ -171,28 +178,15 @@ func TestEverySecWaitersWriteTogether(t *testing.T) {
 	fs := newMemFS()
 	fs.syncDelay = time.Millisecond
 	l := mustOpen(t, Options{Dir: "/wal", Mode: EverySec, FsyncInterval: 2 * time.Millisecond, fs: fs})
-	var wg sync.WaitGroup
-	var mu sync.Mutex
-	for range clients {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for range each {
-				mu.Lock()
-				seq := appendN(l, 1)
-				mu.Unlock()
-				if err := l.WaitWritten(context.Background(), seq); err != nil {
-					t.Error(err)
-					return
-				}
-				if l.Written() < seq {
-					t.Errorf("WaitWritten(%d) returned at written %d", seq, l.Written())
-					return
-				}
-			}
-		}()
-	}
-	wg.Wait()
+	appendAndWait(t, l, clients, each, func(ctx context.Context, seq uint64) error {
+		if err := l.WaitWritten(ctx, seq); err != nil {
+			return err
+		}
+		if l.Written() < seq {
+			return fmt.Errorf("WaitWritten(%d) returned at written %d", seq, l.Written())
+		}
+		return nil
+	})
 	checkRecords(t, collect(t, l, 0), 1, clients*each)
 	if err := l.Close(); err != nil {
 		t.Fatal(err)
