@@ -200,34 +200,38 @@ func (c *conn) close() {
 
 // serve is the connection's read-execute-reply loop on its own
 // goroutine.
-func (c *conn) serve() {
+func (c *conn) serve() { c.serveFrom(nil, false) }
+
+// serveFrom runs the connection on its goroutine: first args, when a
+// loop the connection left had read them (newBatch as the loop saw it),
+// then what the client sends, until the connection ends, when it is
+// cleaned up, or goes back to an event loop, which then owns it.
+func (c *conn) serveFrom(args [][]byte, newBatch bool) {
 	rejoined := false
 	defer func() {
 		if !rejoined {
 			c.cleanup()
 		}
 	}()
-	rejoined = c.serveFrom()
-}
-
-// serveFrom reads and runs commands until the connection ends, or until
-// it goes back to an event loop, which then owns it: rejoined says so.
-func (c *conn) serveFrom() (rejoined bool) {
+	if args != nil && !c.handle(args, newBatch) {
+		return
+	}
 	for {
 		if c.loopStreak >= rejoinAfter && c.r.Buffered() == 0 && c.mayRejoin() && c.srv.adopt(c) {
-			return true
+			rejoined = true
+			return
 		}
 		newBatch := c.r.Buffered() == 0
 		args, err := c.r.ReadCommand()
 		if err != nil {
 			c.readFailed(err)
-			return false
+			return
 		}
 		if len(args) == 0 {
 			continue
 		}
 		if !c.handle(args, newBatch) {
-			return false
+			return
 		}
 	}
 }

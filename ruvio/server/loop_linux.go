@@ -295,24 +295,16 @@ func (l *eventLoop) detach(c *conn, args [][]byte, newBatch bool) {
 	l.srv.wg.Add(1)
 	go func() {
 		defer l.srv.wg.Done()
-		rejoined := false
-		defer func() {
-			if !rejoined {
-				c.cleanup()
-			}
-		}()
 		if len(unsent) > 0 {
 			c.writeMu.Lock()
 			_, err := nc.Write(unsent)
 			c.writeMu.Unlock()
 			if err != nil {
+				c.cleanup()
 				return
 			}
 		}
-		if args != nil && !c.handle(args, newBatch) {
-			return
-		}
-		rejoined = c.serveFrom()
+		c.serveFrom(args, newBatch)
 	}()
 }
 
