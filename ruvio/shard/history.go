@@ -66,18 +66,11 @@ func (sh *Shard) WaitSafe(ctx context.Context, seq uint64) error {
 	return sh.wlog().WaitDurable(ctx, seq)
 }
 
-// WriteOut makes sure records up to seq are written to the OS in the
-// everysec profile, where an append does not wake the log's writer (see
-// wal.Log.WaitWritten): a primary's replication stream calls it before
+// WriteOut makes sure the shard's records up to seq are written to the
+// OS (wal.Log.WriteOut): a primary's replication stream calls it before
 // records leave for a replica, so that a crash of this process can never
 // leave a replica holding records the restarted primary does not have.
-// The other profiles return at once.
-func (sh *Shard) WriteOut(seq uint64) error {
-	if sh.durability != config.DurabilityEverysec {
-		return nil
-	}
-	return sh.wlog().WaitWritten(context.Background(), seq)
-}
+func (sh *Shard) WriteOut(seq uint64) error { return sh.wlog().WriteOut(seq) }
 
 // ReplicationEpoch is the replication epoch the shard's new records carry.
 func (sh *Shard) ReplicationEpoch() uint64 {

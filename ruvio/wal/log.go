@@ -457,10 +457,7 @@ func (l *Log) WaitDurable(ctx context.Context, seq uint64) error {
 	if l.durable.Load() >= seq {
 		return nil
 	}
-	if l.mode == EverySec {
-		// Written now, fsynced at the writer's next tick.
-		l.writeOut(seq)
-	}
+	l.writeOut(seq) // in EverySec: written now, fsynced at the next tick
 	for {
 		ch := l.DurableNotify()
 		// Re-check after taking the channel: a publish between the first
@@ -504,9 +501,7 @@ func (l *Log) WaitWritten(ctx context.Context, seq uint64) error {
 	if l.Written() >= seq {
 		return nil
 	}
-	if l.mode == EverySec {
-		l.writeOut(seq)
-	}
+	l.writeOut(seq)
 	for {
 		ch := l.DurableNotify()
 		if l.Written() >= seq {
@@ -523,14 +518,34 @@ func (l *Log) WaitWritten(ctx context.Context, seq uint64) error {
 	}
 }
 
+// WriteOut makes sure record seq is written to the OS, without waiting
+// for an fsync, and returns the log's fatal error if it could not be. A
+// reader that hands records on (a primary's replication stream) calls it
+// first, so that nothing leaves this node that a crash of the process
+// could take from its log. Only EverySec has work to do (see writeOut).
+func (l *Log) WriteOut(seq uint64) error {
+	l.writeOut(seq)
+	if l.Written() < seq {
+		if errp := l.failure.Load(); errp != nil {
+			return *errp
+		}
+	}
+	return nil
+}
+
 // writeOut writes the records appended so far in the calling goroutine,
 // unless another pass already wrote record seq. An EverySec append does
 // not wake the writer, so the caller that waits for a record writes it,
 // as Redis writes its AOF from its event loop before the replies go out:
 // no hand-off to the writer's thread and back stands between a turn's
 // commands and their replies, and one write(2) takes every record the
-// turn appended. The fsync stays with the writer.
+// turn appended. The fsync stays with the writer. In the other modes
+// there is nothing to do: Always's writer is woken by every append, and
+// Memory keeps no file.
 func (l *Log) writeOut(seq uint64) {
+	if l.mode != EverySec || l.Written() >= seq {
+		return
+	}
 	l.flushMu.Lock()
 	defer l.flushMu.Unlock()
 	if l.Written() < seq {
