@@ -30,26 +30,20 @@ func (n *Node) Holding(need []uint64) int {
 // deadline (zero: no limit) or stop. It reports whether they do.
 func (n *Node) WaitReplicas(need []uint64, k int, deadline time.Time, stop <-chan struct{}) bool {
 	var timer <-chan time.Time
-	if !deadline.IsZero() {
-		t := time.NewTimer(time.Until(deadline))
-		defer t.Stop()
-		timer = t.C
-	}
 	for {
-		var wake <-chan struct{}
-		for i, seq := range need {
-			if seq == 0 {
-				continue
-			}
-			st := n.states[i]
-			ch := st.ackSignal() // taken before the count, so no ack is missed
-			if st.HoldingOn(seq) < k {
-				wake = ch
-				break
-			}
-		}
+		wake := n.ackWait(need, k)
 		if wake == nil {
 			return true
+		}
+		if timer == nil && !deadline.IsZero() {
+			// Only a reply that must wait starts a timer.
+			d := time.Until(deadline)
+			if d <= 0 {
+				return false
+			}
+			t := time.NewTimer(d)
+			defer t.Stop()
+			timer = t.C
 		}
 		select {
 		case <-wake:
@@ -59,6 +53,22 @@ func (n *Node) WaitReplicas(need []uint64, k int, deadline time.Time, stop <-cha
 			return false
 		}
 	}
+}
+
+// ackWait returns nil when k replicas hold need on every shard, or else
+// a channel closed at the next acknowledgement of a shard short of them.
+func (n *Node) ackWait(need []uint64, k int) <-chan struct{} {
+	for i, seq := range need {
+		if seq == 0 {
+			continue
+		}
+		st := n.states[i]
+		ch := st.ackSignal() // taken before the count, so no ack is missed
+		if st.HoldingOn(seq) < k {
+			return ch
+		}
+	}
+	return nil
 }
 
 // WaitReplicasCount is WaitReplicas for a count that may span no shard
