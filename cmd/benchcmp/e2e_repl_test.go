@@ -26,6 +26,7 @@ func TestEndToEndReplicationRedisVsRedis(t *testing.T) {
 		Replicas:       []int{0, 1},
 		ReplDurability: []string{durabilityMemory},
 		ReplRequests:   5000,
+		ReplKeys:       1000,
 		LagPipeline:    16,
 		LagDuration:    time.Second,
 		BasePort:       27600,
@@ -50,6 +51,9 @@ func TestEndToEndReplicationRedisVsRedis(t *testing.T) {
 		if args := strings.Join(r.ServerArgs, " "); !strings.Contains(args, "--repl-diskless-sync-delay 0") || !strings.Contains(args, "--appendonly no") {
 			t.Errorf("primary args %q lack the primary's settings or the profile's persistence", args)
 		}
+		if args := strings.Join(r.Args, " "); !strings.Contains(args, "-r 1000") {
+			t.Errorf("benchmark args %q lack the random keys", args)
+		}
 	}
 	if len(rep.Lag) != 2 {
 		t.Fatalf("%d lag results, want 2", len(rep.Lag))
@@ -57,6 +61,9 @@ func TestEndToEndReplicationRedisVsRedis(t *testing.T) {
 	for _, l := range rep.Lag {
 		if l.Error != "" || l.Position.N == 0 || l.Visible.N == 0 || l.BytesPerRecord <= 0 || l.Load == nil {
 			t.Errorf("incomplete lag result %+v", l)
+		}
+		if args := strings.Join(l.Args, " "); !strings.Contains(args, "-r 1000") {
+			t.Errorf("lag load args %q lack the random keys", args)
 		}
 	}
 	// The shard group started two servers, the replication groups two

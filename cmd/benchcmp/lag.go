@@ -154,7 +154,7 @@ func (l lagResult) approxRecords() (summary, bool) {
 func measureLag(ctx context.Context, cfg config, role string, g *replGroup, requests int, log *slog.Logger) lagResult {
 	p, r := g.primary, g.replicas[0]
 	kind := p.kind
-	args := benchArgs(p.port, []string{"set"}, requests, cfg.Clients, cfg.LagPipeline, false)
+	args := append(benchArgs(p.port, []string{"set"}, requests, cfg.Clients, cfg.LagPipeline, false), p.benchExtra...)
 	res := lagResult{
 		Role: role, Server: kind.Name, Durability: p.durability,
 		Pipeline: cfg.LagPipeline, Requests: requests, Args: args,

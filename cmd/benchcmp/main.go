@@ -10,7 +10,8 @@
 //	         [--durability memory,always,everysec] [--durability-shards 1]
 //	         [--base-port 7300] [--timeout 120s] [--cluster]
 //	         [--replicas 0,1,2] [--replication-durability memory,always]
-//	         [--replication-requests 100000] [--lag-pipeline 16]
+//	         [--replication-requests 100000] [--replication-keys 100000]
+//	         [--lag-pipeline 16]
 //	         [--lag-duration 3s] [--durable always,memory]
 //	         [--durable-replicas 1,2] [--durable-clients 8,50]
 //	         [--durable-pipelines 1,32] [--durable-duration 1.5s]
@@ -43,7 +44,8 @@
 // primaries. With one replica it also measures the lag under a SET load:
 // how far the replica's position trails the primary's (ruvio: log records,
 // Redis: replication-stream bytes), and how long a marker key written on the
-// primary takes to be readable on the replica.
+// primary takes to be readable on the replica. Both loads name random keys
+// (redis-benchmark -r --replication-keys; 0: one key per test).
 //
 // Then durable writes: for every --durable profile and --durable-replicas
 // count n, a ruvio and a redis-server group as above, and for every k from
@@ -156,6 +158,9 @@ type config struct {
 	ReplDurability []string
 	// ReplRequests is -n of the replication runs.
 	ReplRequests int
+	// ReplKeys is redis-benchmark's -r for the replication runs and the
+	// lag's load: random keys over that many; 0 is one key per test.
+	ReplKeys int
 	// LagPipeline is the pipeline depth of the lag run's SET load, and
 	// LagDuration about how long that load lasts.
 	LagPipeline int
@@ -280,6 +285,7 @@ func parseFlags(args []string, stderr io.Writer, lookPath func(string) (string, 
 	// of its own (two profiles, 0, 1 and 2 replicas), and both sides get
 	// the same count, so the ratios stay fair.
 	fs.IntVar(&cfg.ReplRequests, "replication-requests", 100000, "requests per redis-benchmark test (-n) of the replication runs")
+	fs.IntVar(&cfg.ReplKeys, "replication-keys", defaultKeyspaceKeys, "random keys (redis-benchmark -r) of the replication runs and the lag's load; 0: one key per test")
 	fs.IntVar(&cfg.LagPipeline, "lag-pipeline", 16, "pipeline depth (-P) of the SET load during the lag measurement")
 	fs.DurationVar(&cfg.LagDuration, "lag-duration", 3*time.Second, "about how long the SET load of the lag measurement lasts")
 	var durable, durableReplicas, durableClients, durablePipelines string
@@ -378,6 +384,8 @@ func parseFlags(args []string, stderr io.Writer, lookPath func(string) (string, 
 		return config{}, errors.New("--requests must be positive")
 	case cfg.ReplRequests <= 0:
 		return config{}, errors.New("--replication-requests must be positive")
+	case cfg.ReplKeys < 0:
+		return config{}, errors.New("--replication-keys must not be negative")
 	case cfg.Clients <= 0:
 		return config{}, errors.New("--clients must be positive")
 	case cfg.BasePort <= 0 || cfg.BasePort > maxPort:

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"os"
+	"slices"
 	"time"
 )
 
@@ -150,6 +151,14 @@ func infoOnce(ctx context.Context, addr, section string) (map[string]string, err
 func runReplication(ctx context.Context, cfg config, ruvio, redis serverKind, alloc *portAllocator, log *slog.Logger) ([]runResult, []lagResult, error) {
 	// A one-shard node is not a cluster redis-benchmark can route.
 	ruvio.Cluster, redis.Cluster = false, false
+	if cfg.ReplKeys > 0 {
+		// Random keys, as an application writes them: a replica then
+		// looks up a key its caches do not hold for nearly every record,
+		// which one key per test would hide.
+		extra := keyspaceArgs(cfg.ReplKeys)
+		ruvio.BenchExtra = slices.Concat(ruvio.BenchExtra, extra)
+		redis.BenchExtra = slices.Concat(redis.BenchExtra, extra)
+	}
 	var (
 		runs []runResult
 		lags []lagResult

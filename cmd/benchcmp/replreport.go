@@ -198,18 +198,26 @@ func replPlanLine(rep report) string {
 		parts = append(parts, fmt.Sprintf("%s (%s %s)", d, rep.Redis.Name, strings.Join(quoteEmpty(redisPersistence(d)), " ")))
 	}
 	return fmt.Sprintf("replication: a primary with %s replicas, every node %d shard with its own data directory and the profile's persistence: %s"+
-		" | tests %s | pipelines %s | -n %d -c %d | ratio = %s/%s; vs 0 replicas = the side's ops/s over its own without replicas",
+		" | tests %s | pipelines %s | -n %d -c %d | %s | ratio = %s/%s; vs 0 replicas = the side's ops/s over its own without replicas",
 		joinInts(rep.Replicas), replShards, strings.Join(parts, "; "),
-		strings.Join(replTests, ","), joinInts(rep.Pipelines), rep.ReplRequests, rep.Clients, rep.Ruvio.Name, rep.Redis.Name)
+		strings.Join(replTests, ","), joinInts(rep.Pipelines), rep.ReplRequests, rep.Clients, keysPhrase(rep.ReplKeys), rep.Ruvio.Name, rep.Redis.Name)
+}
+
+// keysPhrase says which keys a redis-benchmark load names.
+func keysPhrase(keys int) string {
+	if keys == 0 {
+		return "one key per test"
+	}
+	return fmt.Sprintf("-r %d (random keys over %d)", keys, keys)
 }
 
 // lagLines say how the lag table was measured and what loads and
 // conversions each profile had.
 func lagLines(rep report) []string {
-	lines := []string{fmt.Sprintf("lag with 1 replica under redis-benchmark SET -c %d -P %d, sized to last about %v at the SET rate just measured;"+
+	lines := []string{fmt.Sprintf("lag with 1 replica under redis-benchmark SET -c %d -P %d, %s, sized to last about %v at the SET rate just measured;"+
 		" position: both positions read together every %v while the primary's moved, replica behind primary (%s);"+
 		" visible: a marker SET on the primary every %v, time from its reply to the first GET on the replica that returns it (includes that GET's round trip)",
-		rep.Clients, rep.LagPipeline, rep.LagDuration, sampleEvery, positionFields(rep.Lag), markerEvery)}
+		rep.Clients, rep.LagPipeline, keysPhrase(rep.ReplKeys), rep.LagDuration, sampleEvery, positionFields(rep.Lag), markerEvery)}
 	order, pairs := lagPairs(rep.Lag)
 	for _, d := range order {
 		var parts []string

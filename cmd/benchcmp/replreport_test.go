@@ -118,7 +118,7 @@ func TestRenderReplication(t *testing.T) {
 	rep := report{
 		Ruvio: side{Name: "ruvio"}, Redis: side{Name: "redis"}, Clients: 50,
 		Pipelines: []int{1, 16}, Replicas: []int{0, 1, 2}, ReplDurability: []string{durabilityMemory, durabilityAlways},
-		ReplRequests: 100000, LagPipeline: 16, LagDuration: 5 * time.Second,
+		ReplRequests: 100000, ReplKeys: 1000, LagPipeline: 16, LagDuration: 5 * time.Second,
 	}
 	var empty bytes.Buffer
 	if err := renderReplication(&empty, rep, false); err != nil || empty.Len() != 0 {
@@ -138,8 +138,8 @@ func TestRenderReplication(t *testing.T) {
 			"a primary with 0,1,2 replicas",
 			`always (redis --appendonly yes --appendfsync always --save "")`,
 			"ruvio vs 0 replicas",
-			"-n 100000 -c 50",
-			"SET -c 50 -P 16, sized to last about 5s",
+			"-n 100000 -c 50 | -r 1000 (random keys over 1000) |",
+			"SET -c 50 -P 16, -r 1000 (random keys over 1000), sized to last about 5s",
 			"ruvio: wal_last_sequence - replica's wal_last_sequence, in records; redis: master_repl_offset - replica's slave_repl_offset, in bytes",
 			"memory: ruvio load 1000 SETs at 200000 ops/s, redis load 2000 SETs at 300000 ops/s, redis 45.0 bytes per SET, redis 1 markers not seen within 5s",
 			"always: redis failed: load: boom\n",

@@ -112,6 +112,7 @@ type report struct {
 	Replicas       []int         `json:"replicas,omitempty"`
 	ReplDurability []string      `json:"replication_durability,omitempty"`
 	ReplRequests   int           `json:"replication_requests,omitempty"`
+	ReplKeys       int           `json:"replication_keys,omitempty"`
 	LagPipeline    int           `json:"lag_pipeline,omitempty"`
 	LagDuration    time.Duration `json:"lag_duration_ns,omitempty"`
 	ReplRuns       []runResult   `json:"replication_runs,omitempty"`

@@ -49,6 +49,7 @@ func run(ctx context.Context, cfg config, ruvio, redis serverKind, stdout io.Wri
 	}
 	if len(cfg.Replicas) > 0 {
 		rep.Replicas, rep.ReplDurability, rep.ReplRequests = cfg.Replicas, cfg.ReplDurability, cfg.ReplRequests
+		rep.ReplKeys = cfg.ReplKeys
 		rep.LagPipeline, rep.LagDuration = cfg.LagPipeline, cfg.LagDuration
 	}
 	if len(cfg.Durable) > 0 {
