@@ -26,14 +26,14 @@ type cowState struct {
 	// before holds, per slot, the values of keys changed since the
 	// instant; a nil *Entry means the key did not exist then.
 	before map[int]map[string]*Entry
-	// frozen holds, per slot, the whole map a FLUSH swapped out while the
-	// slot was not yet emitted: nothing writes to it any more.
-	frozen map[int]map[string]*Entry
+	// frozen holds, per slot, the whole table a FLUSH swapped out while
+	// the slot was not yet emitted: nothing writes to it any more.
+	frozen map[int]table
 }
 
 // BeginSnapshot starts a copy-on-write image of the keyspace as it is now.
 func (db *DB) BeginSnapshot() {
-	db.cow = &cowState{before: map[int]map[string]*Entry{}, frozen: map[int]map[string]*Entry{}}
+	db.cow = &cowState{before: map[int]map[string]*Entry{}, frozen: map[int]table{}}
 }
 
 // EndSnapshot drops the snapshot state; writes stop paying for copies.
@@ -63,8 +63,8 @@ func (db *DB) WillModify(key string) {
 		db.cow.before[slot] = kept
 	}
 	var e *Entry
-	if fm, ok := db.cow.frozen[slot]; ok {
-		e = fm[key]
+	if ft, ok := db.cow.frozen[slot]; ok {
+		e = ft.get(key, hashKey(key))
 	} else {
 		e = db.raw(key)
 	}
@@ -85,12 +85,12 @@ func (db *DB) SnapshotSlot(slot int, fn func(key string, e *Entry)) {
 	if !isFrozen {
 		base = db.bySlot[slot]
 	}
-	for k, e := range base {
-		if _, changed := kept[k]; changed {
-			continue
+	base.each(0, func(e *Entry) bool {
+		if _, changed := kept[e.key]; !changed {
+			fn(e.key, e)
 		}
-		fn(k, e)
-	}
+		return true
+	})
 	for k, e := range kept {
 		if e != nil {
 			fn(k, e)
@@ -101,7 +101,7 @@ func (db *DB) SnapshotSlot(slot int, fn func(key string, e *Entry)) {
 	c.cursor = slot + 1
 }
 
-// freezeForSnapshot hands the slot maps a FLUSH is about to drop to the
+// freezeForSnapshot hands the slot tables a FLUSH is about to drop to the
 // running snapshot, so the image keeps them.
 func (db *DB) freezeForSnapshot() {
 	if db.cow == nil {
@@ -111,13 +111,9 @@ func (db *DB) freezeForSnapshot() {
 		if _, ok := db.cow.frozen[s]; ok {
 			continue
 		}
-		if m := db.bySlot[s]; m != nil {
-			db.cow.frozen[s] = m
-		} else {
-			// An empty slot stays empty in the image even if keys are
-			// created in it after the flush.
-			db.cow.frozen[s] = map[string]*Entry{}
-		}
+		// An empty slot stays empty in the image even if keys are
+		// created in it after the flush.
+		db.cow.frozen[s] = db.bySlot[s]
 	}
 }
 

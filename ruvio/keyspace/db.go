@@ -17,13 +17,14 @@ import (
 type Entry struct {
 	Val      any
 	ExpireAt int64
+	// key is the entry's key as its slot's table holds it (table.go).
+	key string
 	// meta is what eviction keeps about the key, no part of the value
 	// (snapshots, digests and replication ignore it): when it was last
 	// stored or looked up, in Unix ms, for OBJECT IDLETIME, in the low 56
 	// bits, and the access-frequency counter an LFU maxmemory policy
-	// keeps (see LFU) in the top 8. One word keeps an Entry at 32 bytes,
-	// the size class below the 48 that separate fields would take, which
-	// is a tenth of a small string key's memory.
+	// keeps (see LFU) in the top 8. One word keeps an Entry at 48 bytes,
+	// a size class, where separate fields would take 64.
 	meta uint64
 }
 
@@ -48,8 +49,8 @@ func (e *Entry) SetFreq(f uint8) { e.meta = e.meta&accessMask | uint64(f)<<56 }
 // DB is the keyspace of one shard.
 type DB struct {
 	// bySlot holds the keys of each slot, so SCAN can walk slots in order
-	// and a slot range can later be moved as a unit.
-	bySlot  [slots.Count]map[string]*Entry
+	// and a slot range can be moved as a unit.
+	bySlot  [slots.Count]table
 	count   int
 	expires map[string]struct{}
 
@@ -103,9 +104,11 @@ type DB struct {
 	// pool is eviction's candidates between evictions (evict.go).
 	pool *evictPool
 
-	// slotKey and slotMemo are slotOf's last key and its slot.
+	// slotKey, slotMemo and hashMemo are locate's last key, its slot and
+	// its hash.
 	slotKey  string
 	slotMemo int
+	hashMemo uint64
 
 	cow     *cowState // a snapshot in progress, or nil
 	watched map[string]*watch
@@ -143,25 +146,28 @@ func (db *DB) Len() int { return db.count }
 // Expires is the number of keys that have a time to live.
 func (db *DB) Expires() int { return len(db.expires) }
 
-// slotOf is key's slot. A command looks its key up and then stores it
-// with the same string, so the last answer is kept and reused when the
-// string is that one (same bytes in memory, compared in constant time):
-// SET hashes its key once instead of twice.
-func (db *DB) slotOf(key string) int {
+// locate is key's slot and its hash in the slot's table. A command looks
+// its key up and then stores it with the same string, so the last answer
+// is kept and reused when the string is that one (same bytes in memory,
+// compared in constant time): SET hashes its key once instead of twice.
+func (db *DB) locate(key string) (slot int, h uint64) {
 	if len(key) == len(db.slotKey) && unsafe.StringData(key) == unsafe.StringData(db.slotKey) {
-		return db.slotMemo
+		return db.slotMemo, db.hashMemo
 	}
-	slot := slots.OfString(key)
-	db.slotKey, db.slotMemo = key, slot
+	slot, h = slots.OfString(key), hashKey(key)
+	db.slotKey, db.slotMemo, db.hashMemo = key, slot, h
+	return slot, h
+}
+
+// slotOf is key's slot.
+func (db *DB) slotOf(key string) int {
+	slot, _ := db.locate(key)
 	return slot
 }
 
 func (db *DB) raw(key string) *Entry {
-	m := db.bySlot[db.slotOf(key)]
-	if m == nil {
-		return nil
-	}
-	return m[key]
+	slot, h := db.locate(key)
+	return db.bySlot[slot].get(key, h)
 }
 
 // Get returns the live entry of key, removing it first when it expired.
@@ -228,18 +234,14 @@ func (db *DB) Set(key string, val any) *Entry {
 // (0 = never), replacing any old value.
 func (db *DB) SetWithExpiry(key string, val any, expireAt int64) *Entry {
 	db.WillModify(key)
-	slot := db.slotOf(key)
-	m := db.bySlot[slot]
-	if m == nil {
-		m = make(map[string]*Entry)
-		db.bySlot[slot] = m
-	}
-	e := m[key]
+	slot, h := db.locate(key)
+	t := &db.bySlot[slot]
+	e := t.get(key, h)
 	if e == nil {
-		e = &Entry{}
+		e = newEntry(key)
 		e.SetFreq(LFUInit)
 		e.SetAccess(db.now())
-		m[key] = e
+		t.insert(e, h)
 		db.count++
 		if db.OnNew != nil && (!db.Loading || db.Applying) {
 			db.OnNew(key)
@@ -306,18 +308,13 @@ func (db *DB) Delete(key string) bool {
 
 func (db *DB) remove(key string) {
 	db.WillModify(key)
-	slot := db.slotOf(key)
-	m := db.bySlot[slot]
-	e := m[key]
+	slot, h := db.locate(key)
+	e := db.bySlot[slot].remove(key, h)
 	if e == nil {
 		return
 	}
 	if e.ExpireAt != 0 {
 		delete(db.expires, key)
-	}
-	delete(m, key)
-	if len(m) == 0 {
-		db.bySlot[slot] = nil
 	}
 	db.count--
 }
@@ -326,7 +323,7 @@ func (db *DB) remove(key string) {
 func (db *DB) Flush() int {
 	db.freezeForSnapshot()
 	n := db.count
-	db.bySlot = [slots.Count]map[string]*Entry{}
+	db.bySlot = [slots.Count]table{}
 	db.count = 0
 	db.expires = make(map[string]struct{})
 	db.version++

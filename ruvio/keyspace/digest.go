@@ -22,14 +22,15 @@ import (
 func (db *DB) Digest() [20]byte {
 	var out [20]byte
 	var buf []byte
-	for _, m := range db.bySlot {
-		for k, e := range m {
-			buf = appendEntry(buf[:0], k, e)
+	for slot := range db.bySlot {
+		db.bySlot[slot].each(0, func(e *Entry) bool {
+			buf = appendEntry(buf[:0], e.key, e)
 			sum := sha1.Sum(buf)
 			for i := range out {
 				out[i] ^= sum[i]
 			}
-		}
+			return true
+		})
 	}
 	return out
 }

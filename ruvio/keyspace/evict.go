@@ -117,13 +117,11 @@ func (db *DB) Sample(n int, volatile bool, fn func(key string, e *Entry)) {
 	}
 	start := rand.IntN(slots.Count)
 	for i := 0; i < slots.Count && n > 0; i++ {
-		for k, e := range db.bySlot[(start+i)%slots.Count] {
-			if n == 0 {
-				return
-			}
-			fn(k, e)
+		db.bySlot[(start+i)%slots.Count].each(rand.Int(), func(e *Entry) bool {
+			fn(e.key, e)
 			n--
-		}
+			return n > 0
+		})
 	}
 }
 

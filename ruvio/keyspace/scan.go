@@ -9,14 +9,12 @@ import (
 // Each calls fn for every live key until fn returns false.
 func (db *DB) Each(fn func(key string, e *Entry) bool) {
 	now := db.Now()
-	for _, m := range db.bySlot {
-		for k, e := range m {
-			if e.ExpireAt != 0 && e.ExpireAt <= now {
-				continue
-			}
-			if !fn(k, e) {
-				return
-			}
+	for slot := range db.bySlot {
+		live := db.bySlot[slot].each(0, func(e *Entry) bool {
+			return (e.ExpireAt != 0 && e.ExpireAt <= now) || fn(e.key, e)
+		})
+		if !live {
+			return
 		}
 	}
 }
@@ -26,16 +24,16 @@ func (db *DB) Each(fn func(key string, e *Entry) bool) {
 // iteration is returned at least once.
 func (db *DB) ScanSlot(slot int, fn func(key string, e *Entry)) {
 	now := db.Now()
-	for k, e := range db.bySlot[slot] {
-		if e.ExpireAt != 0 && e.ExpireAt <= now {
-			continue
+	db.bySlot[slot].each(0, func(e *Entry) bool {
+		if e.ExpireAt == 0 || e.ExpireAt > now {
+			fn(e.key, e)
 		}
-		fn(k, e)
-	}
+		return true
+	})
 }
 
 // SlotLen is the number of keys stored in slot (expired ones included).
-func (db *DB) SlotLen(slot int) int { return len(db.bySlot[slot]) }
+func (db *DB) SlotLen(slot int) int { return db.bySlot[slot].len() }
 
 // RandomKey returns a random live key, or "" and false when there is none.
 func (db *DB) RandomKey() (string, bool) {
@@ -47,11 +45,16 @@ func (db *DB) RandomKey() (string, bool) {
 	for tries := 0; tries < 100; tries++ {
 		start := rand.IntN(slots.Count)
 		for i := 0; i < slots.Count; i++ {
-			s := (start + i) % slots.Count
-			for k := range db.bySlot[s] {
-				if db.Get(k) != nil {
-					return k, true
-				}
+			var key string
+			found := false
+			db.bySlot[(start+i)%slots.Count].each(rand.Int(), func(e *Entry) bool {
+				key, found = e.key, true
+				return false
+			})
+			if found && db.Get(key) != nil {
+				return key, true
+			}
+			if db.count == 0 {
 				break
 			}
 		}

@@ -18,9 +18,8 @@ const (
 	sliceHeader  = 24
 	iface        = 16
 
-	// keyspace.Entry (Val, ExpireAt, Access, Freq) and its slot in the
-	// shard's map[string]*Entry.
-	entrySize = iface + 8 + 8 + 8
+	// keyspace.Entry: Val, ExpireAt, its key, and Access with Freq.
+	entrySize = iface + 8 + stringHeader + 8
 
 	dequeSize        = sliceHeader + 8 + 8                      // deque.Deque
 	hashSize         = sliceHeader + ptr                        // hash.Hash: its packed form or its map
@@ -39,8 +38,9 @@ const (
 )
 
 // entryOverhead is what every key costs besides its name and value: its
-// Entry and its slot in the keyspace's map.
-var entryOverhead = class(entrySize) + mapSlot(stringHeader+ptr)
+// Entry and its position in its slot's table, a pointer and a control
+// byte in a table that, like a Go map, doubles at 7/8 full.
+var entryOverhead = class(entrySize) + mapSlot(ptr)
 
 // zsetNodeAvg is the average allocation of a skiplist node with its
 // levels inline: a node is 1 level high with probability 3/4, 2 with
@@ -125,9 +125,9 @@ var sizeClasses = []int{8, 16, 24, 32, 48, 64, 80, 96, 112, 128, 144, 160, 176, 
 	10880, 12288, 13568, 14336, 16384, 18432, 19072, 20480, 21760, 24576, 27264, 28672, 32768}
 
 // mapSlot is the share of one entry of a big Go map whose key and value
-// take kv bytes, such as the keyspace's: Swiss tables keep groups of 8
-// slots and a control byte per slot, and double at 7/8 full, so they are
-// between 7/16 and 7/8 full, two thirds on average.
+// take kv bytes, or of a keyspace table with kv-byte positions: both keep
+// groups of 8 positions and a control byte per position, and double at
+// 7/8 full, so they are between 7/16 and 7/8 full, two thirds on average.
 func mapSlot(kv int) int {
 	return (kv + 1) * 3 / 2
 }
