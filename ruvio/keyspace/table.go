@@ -62,6 +62,9 @@ func matchEmpty(ctrl uint64) uint64 { return ctrl &^ (ctrl << 6) & msbs }
 // matchFree is a bit per empty or deleted position.
 func matchFree(ctrl uint64) uint64 { return ctrl & msbs }
 
+// bitsIndex is the position of the lowest bit a match set.
+func bitsIndex(m uint64) int { return bits.TrailingZeros64(m) >> 3 }
+
 func setCtrl(ctrl uint64, i int, b uint8) uint64 {
 	shift := uint(i) * 8
 	return ctrl&^(0xff<<shift) | uint64(b)<<shift
@@ -99,7 +102,7 @@ func (t *table) get(key string, h uint64) *Entry {
 	for range size {
 		gr := &t.groups[g]
 		for m := matchTag(gr.ctrl, tag); m != 0; m &= m - 1 {
-			if e := gr.ents[bits.TrailingZeros64(m)>>3]; e != nil && e.key == key {
+			if e := gr.ents[bitsIndex(m)]; e != nil && e.key == key {
 				return e
 			}
 		}

@@ -279,3 +279,25 @@ func (d *Decoder) RecordBuffered() bool {
 	}
 	return d.br.Buffered() >= hdr+int(binary.LittleEndian.Uint32(b[1:5]))
 }
+
+// Ahead returns the bytes buffered behind the last message Next returned.
+// They stay valid while Next is called only for records RecordBuffered
+// reports whole.
+func (d *Decoder) Ahead() []byte {
+	b, _ := d.br.Peek(d.br.Buffered())
+	return b
+}
+
+// RecordKey reads the record message at the start of b for a hint: its
+// length, 0 when b does not start with a whole record message, and its
+// first op's key (wal.FrameKey), ok false when it has none.
+func RecordKey(b []byte) (key []byte, size int, ok bool) {
+	if len(b) < 1 || b[0] != MsgRecord {
+		return nil, 0, false
+	}
+	key, size, ok = wal.FrameKey(b[1:])
+	if size == 0 {
+		return nil, 0, false
+	}
+	return key, size + 1, ok
+}

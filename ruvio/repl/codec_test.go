@@ -3,6 +3,7 @@ package repl
 import (
 	"bufio"
 	"bytes"
+	"fmt"
 	"reflect"
 	"testing"
 
@@ -142,4 +143,43 @@ func TestCodecRoundTripProperty(t *testing.T) {
 			t.Fatal("a message after the end of the stream")
 		}
 	})
+}
+
+// A decoder's Ahead shows the record messages buffered behind the one
+// Next returned, and RecordKey walks them to their keys, stopping at a
+// heartbeat or at a record not yet whole.
+func TestAheadAndRecordKey(t *testing.T) {
+	var stream []byte
+	for i, key := range []string{"a", "b", "c"} {
+		rec := wal.Record{Seq: uint64(i + 1), Ops: [][][]byte{{[]byte("SET"), []byte(key), []byte("v")}}}
+		var err error
+		if stream, err = AppendRecord(stream, rec); err != nil {
+			t.Fatal(err)
+		}
+	}
+	whole := len(stream)
+	stream = AppendHeartbeat(stream, Heartbeat{Epoch: 1})
+	stream, _ = AppendRecord(stream, wal.Record{Seq: 4, Ops: [][][]byte{{[]byte("SET"), []byte("d"), []byte("v")}}})
+	dec := NewDecoder(bufio.NewReader(bytes.NewReader(stream[:len(stream)-1])))
+	if _, err := dec.Next(); err != nil {
+		t.Fatal(err)
+	}
+	ahead := dec.Ahead()
+	var keys []string
+	for {
+		key, size, ok := RecordKey(ahead)
+		if size == 0 {
+			break
+		}
+		if !ok {
+			t.Fatalf("a SET record gave no key")
+		}
+		keys = append(keys, string(key))
+		ahead = ahead[size:]
+	}
+	// The three records are the same size; the walk stops after the
+	// second and third, where the heartbeat starts.
+	if walked := len(dec.Ahead()) - len(ahead); fmt.Sprint(keys) != "[b c]" || walked != whole/3*2 {
+		t.Fatalf("keys ahead %v, stopped %d bytes in; want [b c], %d", keys, walked, whole/3*2)
+	}
 }

@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/ruvio/ruvio/ruvio/clock"
+	"github.com/ruvio/ruvio/ruvio/keyspace"
 	"github.com/ruvio/ruvio/ruvio/repl"
 	"github.com/ruvio/ruvio/ruvio/resp"
 	"github.com/ruvio/ruvio/ruvio/snapshot"
@@ -33,6 +34,7 @@ type Link struct {
 	st    *ShardState
 	addr  string // the primary shard's replication address
 	yield bool
+	warm  keyspace.Warmer // the apply loop's, reset per batch
 
 	state        atomic.Pointer[string] // connect, connecting, sync, connected
 	lastIO       atomic.Int64           // Unix ms of the last message from the primary
@@ -265,10 +267,29 @@ func (l *Link) apply(nc net.Conn, br *bufio.Reader) error {
 			// behind it under one lock and at one reading of the clock:
 			// one acquisition per batch, never waiting on the network
 			// while holding it.
+			//
+			// The keys of the records buffered behind are fetched into
+			// the caches a few records ahead of their turn (see
+			// keyspace.Warmer).
 			now := clock.NowMs()
 			sh.Lock()
+			l.warm.Reset(sh.DB())
+			ahead := dec.Ahead()
+			warmNext := func() {
+				key, size, ok := repl.RecordKey(ahead)
+				ahead = ahead[size:]
+				if ok {
+					l.warm.Push(key)
+				} else {
+					l.warm.Skip()
+				}
+			}
+			for range keyspace.WarmSteps - 1 {
+				warmNext()
+			}
 			err = sh.ApplyReplicatedLocked(m.Record, dec.Frame(), now)
 			for n := 0; err == nil && n < 1024 && dec.RecordBuffered(); n++ {
+				warmNext()
 				if m, err = dec.Next(); err == nil {
 					err = sh.ApplyReplicatedLocked(m.Record, dec.Frame(), now)
 				}

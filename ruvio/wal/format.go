@@ -250,3 +250,37 @@ func parseBody(body []byte, d *decoder) (seq, epoch uint64, ops [][][]byte, reas
 	}
 	return seq, epoch, d.ops, ""
 }
+
+// FrameKey reads, without checking the CRC, the first framed record in b:
+// its frame's length (header and body) and the second argument of its
+// first op, the key of a command such as SET. ok is false when b does not
+// start with a whole frame or its first op has no second argument. It is
+// for hints (fetching a key's memory ahead of applying the record), never
+// for applying the record.
+func FrameKey(b []byte) (key []byte, size int, ok bool) {
+	if len(b) < frameHeaderSize {
+		return nil, 0, false
+	}
+	n := int(binary.LittleEndian.Uint32(b))
+	if n > len(b)-frameHeaderSize {
+		return nil, 0, false
+	}
+	size = frameHeaderSize + n
+	p := b[frameHeaderSize:size]
+	// sequence, epoch, op count, the first op's argument count
+	for range 4 {
+		_, m := binary.Uvarint(p)
+		if m <= 0 {
+			return nil, size, false
+		}
+		p = p[m:]
+	}
+	for arg := 0; arg < 2; arg++ {
+		l, m := binary.Uvarint(p)
+		if m <= 0 || l > uint64(len(p)-m) {
+			return nil, size, false
+		}
+		key, p = p[m:m+int(l)], p[m+int(l):]
+	}
+	return key, size, true
+}

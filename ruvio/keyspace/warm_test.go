@@ -1,0 +1,57 @@
+package keyspace
+
+import (
+	"fmt"
+	"testing"
+
+	"pgregory.net/rapid"
+)
+
+// A Warmer only hints: pushes of present and absent keys, interleaved
+// with writes that grow tables, move a slot to a map, delete keys and
+// flush, leave every lookup answering as a keyspace without one would.
+func TestWarmerNeverChangesAnswers(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		db := New(func() int64 { return 1 })
+		model := map[string]string{}
+		var w Warmer
+		w.Reset(db)
+		keys := rapid.IntRange(1, 2000).Draw(t, "keys")
+		key := func(label string) string {
+			// A shared hash tag puts some keys in one slot, which grows
+			// past its groups into a map.
+			k := rapid.IntRange(0, keys-1).Draw(t, label)
+			if k%2 == 0 {
+				return fmt.Sprintf("{tag}%d", k)
+			}
+			return fmt.Sprintf("key:%012d", k)
+		}
+		for range rapid.IntRange(1, 3000).Draw(t, "ops") {
+			switch rapid.IntRange(0, 9).Draw(t, "op") {
+			case 0, 1, 2:
+				w.Push([]byte(key("push")))
+			case 3:
+				w.Skip()
+			case 4, 5:
+				k := key("set")
+				db.Set(k, []byte(k))
+				model[k] = k
+			case 6:
+				k := key("del")
+				db.Delete(k)
+				delete(model, k)
+			case 7:
+				if rapid.IntRange(0, 50).Draw(t, "flush") == 0 {
+					db.Flush()
+					clear(model)
+				}
+			default:
+				k := key("get")
+				e := db.Get(k)
+				if want, ok := model[k]; ok != (e != nil) || ok && string(e.Val.([]byte)) != want {
+					t.Fatalf("Get(%s) = %v, want %q (present %v)", k, e, want, ok)
+				}
+			}
+		}
+	})
+}
