@@ -34,7 +34,8 @@ type Link struct {
 	st    *ShardState
 	addr  string // the primary shard's replication address
 	yield bool
-	warm  keyspace.Warmer // the apply loop's, reset per batch
+	// warmKeys is warmAhead's list, kept between batches.
+	warmKeys [][]byte
 
 	state        atomic.Pointer[string] // connect, connecting, sync, connected
 	lastIO       atomic.Int64           // Unix ms of the last message from the primary
@@ -269,27 +270,18 @@ func (l *Link) apply(nc net.Conn, br *bufio.Reader) error {
 			// while holding it.
 			//
 			// The keys of the records buffered behind are fetched into
-			// the caches a few records ahead of their turn (see
-			// keyspace.Warmer).
+			// the caches a few at a time before their turn (see
+			// keyspace.DB.Warm).
 			now := clock.NowMs()
 			sh.Lock()
-			l.warm.Reset(sh.DB())
 			ahead := dec.Ahead()
-			warmNext := func() {
-				key, size, ok := repl.RecordKey(ahead)
-				ahead = ahead[size:]
-				if ok {
-					l.warm.Push(key)
-				} else {
-					l.warm.Skip()
-				}
-			}
-			for range keyspace.WarmSteps - 1 {
-				warmNext()
-			}
+			warmed := l.warmAhead(sh.DB(), &ahead)
 			err = sh.ApplyReplicatedLocked(m.Record, dec.Frame(), now)
 			for n := 0; err == nil && n < 1024 && dec.RecordBuffered(); n++ {
-				warmNext()
+				if warmed == 0 {
+					warmed = l.warmAhead(sh.DB(), &ahead)
+				}
+				warmed--
 				if m, err = dec.Next(); err == nil {
 					err = sh.ApplyReplicatedLocked(m.Record, dec.Frame(), now)
 				}
@@ -308,6 +300,27 @@ func (l *Link) apply(nc net.Conn, br *bufio.Reader) error {
 			runtime.Gosched()
 		}
 	}
+}
+
+// warmAhead warms the keys of up to keyspace.WarmMax whole records at
+// the start of *ahead (the bytes buffered behind the record being
+// applied), moves *ahead past them and returns how many it walked.
+func (l *Link) warmAhead(db *keyspace.DB, ahead *[]byte) int {
+	keys, n := l.warmKeys[:0], 0
+	for ; n < keyspace.WarmMax; n++ {
+		key, size, ok := repl.RecordKey(*ahead)
+		if size == 0 {
+			break
+		}
+		*ahead = (*ahead)[size:]
+		if ok {
+			keys = append(keys, key)
+		}
+	}
+	db.Warm(keys)
+	clear(keys)
+	l.warmKeys = keys[:0]
+	return n
 }
 
 // fullCopy receives the primary's snapshot, loads it in place of this

@@ -404,3 +404,51 @@ func IsProtocolError(err error) bool {
 	var pe *ProtocolError
 	return errors.As(err, &pe)
 }
+
+// Ahead returns the bytes buffered behind the last command ReadCommand
+// returned, valid until the next read.
+func (r *Reader) Ahead() []byte {
+	b, _ := r.br.Peek(r.br.Buffered())
+	return b
+}
+
+// CommandKey reads the multibulk command at the start of b for a hint,
+// with no limits and no errors: its length, 0 when b does not start with
+// a whole multibulk command, and its second argument (the key of a
+// command such as GET or SET), ok false when it has none.
+func CommandKey(b []byte) (key []byte, size int, ok bool) {
+	n, p, good := headerInt(b, '*')
+	if !good {
+		return nil, 0, false
+	}
+	for i := int64(0); i < n; i++ {
+		l, q, good := headerInt(b[p:], '$')
+		if !good || l < 0 || l > int64(len(b)-p-q-2) {
+			return nil, 0, false
+		}
+		arg := b[p+q : p+q+int(l)]
+		p += q + int(l) + 2
+		if i == 1 {
+			key, ok = arg, true
+		}
+	}
+	return key, p, ok
+}
+
+// headerInt reads a "<kind><digits>\r\n" line at the start of b: the
+// number and the line's length.
+func headerInt(b []byte, kind byte) (n int64, size int, ok bool) {
+	if len(b) < 4 || b[0] != kind {
+		return 0, 0, false
+	}
+	for i := 1; i < len(b) && i < 22; i++ {
+		if b[i] == '\r' {
+			if i+1 >= len(b) || b[i+1] != '\n' {
+				return 0, 0, false
+			}
+			n, ok = parseInt(b[1:i])
+			return n, i + 2, ok
+		}
+	}
+	return 0, 0, false
+}

@@ -93,6 +93,10 @@ type conn struct {
 	// batch is the shard whose lock the connection holds across a run of
 	// pipelined commands on it (see runBatched), nil when none.
 	batch *shard.Shard
+	// warmLeft is how many of the next batchable commands warmAhead has
+	// already covered; warmKeys is its list, kept between calls.
+	warmLeft int
+	warmKeys [][]byte
 
 	// Transaction state.
 	multi      bool
@@ -253,6 +257,7 @@ func (c *conn) readFailed(err error) {
 // brought. It reports whether the connection stays open.
 func (c *conn) handle(args [][]byte, newBatch bool) bool {
 	if newBatch {
+		c.warmLeft = 0
 		c.now = clock.NowMs()
 		c.lastActive.Store(c.now)
 		if c.cmds > 0 {

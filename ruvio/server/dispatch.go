@@ -9,6 +9,8 @@ import (
 	"github.com/ruvio/ruvio/ruvio/acl"
 	"github.com/ruvio/ruvio/ruvio/clock"
 	"github.com/ruvio/ruvio/ruvio/command"
+	"github.com/ruvio/ruvio/ruvio/keyspace"
+	"github.com/ruvio/ruvio/ruvio/resp"
 	"github.com/ruvio/ruvio/ruvio/shard"
 )
 
@@ -298,11 +300,41 @@ func (c *conn) runBatched(spec *command.Spec, sh *shard.Shard) {
 		sh.Lock()
 		c.batch = sh
 	}
+	if c.warmLeft == 0 {
+		c.warmLeft = c.warmAhead(sh.DB())
+	}
+	c.warmLeft--
 	c.notePending(sh, sh.RunLocked(spec, &c.ctx))
 	if c.ctx.Block != nil {
 		c.unlockBatch()
 		c.block(spec, sh)
 	}
+}
+
+// warmAhead fetches into the caches, together, the keys of the command
+// about to run and of the commands buffered behind it, up to
+// keyspace.WarmMax (see keyspace.DB.Warm), and returns how many commands
+// it covered. Keys of other shards, or commands that will not run in
+// this run, cost a wasted fetch each.
+func (c *conn) warmAhead(db *keyspace.DB) int {
+	keys, n := c.warmKeys[:0], 1
+	if len(c.ctx.Args) > 1 {
+		keys = append(keys, c.ctx.Args[1])
+	}
+	for ahead := c.r.Ahead(); n < keyspace.WarmMax; n++ {
+		key, size, ok := resp.CommandKey(ahead)
+		if size == 0 {
+			break
+		}
+		ahead = ahead[size:]
+		if ok {
+			keys = append(keys, key)
+		}
+	}
+	db.Warm(keys)
+	clear(keys)
+	c.warmKeys = keys[:0]
+	return n
 }
 
 // unlockBatch releases the lock held across a run of commands, if any,
