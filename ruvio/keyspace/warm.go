@@ -9,6 +9,16 @@ import (
 // WarmMax is the most keys Warm fetches at once.
 const WarmMax = 16
 
+// warmMinKeys is the size below which a keyspace is not worth warming:
+// a few thousand keys, their tables and values fit in a processor's
+// second-level cache, where fetching ahead only costs the time to read
+// the upcoming keys.
+const warmMinKeys = 4096
+
+// WarmWorthwhile reports whether the keyspace holds enough keys for Warm
+// to pay for finding the keys to warm.
+func (db *DB) WarmWorthwhile() bool { return db.count >= warmMinKeys }
+
 // Warm brings into the processor's caches what looking keys up will
 // read: each key's slot cell, the group its probe starts at, the entry
 // there and the entry's value. With many keys and random requests each

@@ -56,3 +56,18 @@ func TestWarmNeverChangesAnswers(t *testing.T) {
 		}
 	})
 }
+
+// Warming starts to pay once the keys outgrow a processor's caches.
+func TestWarmWorthwhileFromAFewThousandKeys(t *testing.T) {
+	db := New(func() int64 { return 1 })
+	for i := range warmMinKeys - 1 {
+		db.Set(fmt.Sprint(i), []byte("v"))
+	}
+	if db.WarmWorthwhile() {
+		t.Fatalf("worth warming at %d keys", db.Len())
+	}
+	db.Set("one more", []byte("v"))
+	if !db.WarmWorthwhile() {
+		t.Fatalf("not worth warming at %d keys", db.Len())
+	}
+}

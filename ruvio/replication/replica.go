@@ -306,6 +306,9 @@ func (l *Link) apply(nc net.Conn, br *bufio.Reader) error {
 // the start of *ahead (the bytes buffered behind the record being
 // applied), moves *ahead past them and returns how many it walked.
 func (l *Link) warmAhead(db *keyspace.DB, ahead *[]byte) int {
+	if !db.WarmWorthwhile() {
+		return keyspace.WarmMax
+	}
 	keys, n := l.warmKeys[:0], 0
 	for ; n < keyspace.WarmMax; n++ {
 		key, size, ok := repl.RecordKey(*ahead)

@@ -1,6 +1,7 @@
 package server
 
 import (
+	"bytes"
 	"errors"
 	"net"
 	"strings"
@@ -300,10 +301,10 @@ func (c *conn) runBatched(spec *command.Spec, sh *shard.Shard) {
 		sh.Lock()
 		c.batch = sh
 	}
-	if c.warmLeft == 0 {
+	if c.warmLeft == 0 && sh.DB().WarmWorthwhile() {
 		c.warmLeft = c.warmAhead(sh.DB())
 	}
-	c.warmLeft--
+	c.warmLeft = max(c.warmLeft-1, 0)
 	c.notePending(sh, sh.RunLocked(spec, &c.ctx))
 	if c.ctx.Block != nil {
 		c.unlockBatch()
@@ -327,7 +328,8 @@ func (c *conn) warmAhead(db *keyspace.DB) int {
 			break
 		}
 		ahead = ahead[size:]
-		if ok {
+		// A pipeline that names one key again and again warms it once.
+		if ok && (len(keys) == 0 || !bytes.Equal(key, keys[len(keys)-1])) {
 			keys = append(keys, key)
 		}
 	}
