@@ -92,9 +92,18 @@ func (t *table) get(key string, h uint64) *Entry {
 	if t.big != nil {
 		return t.big[key]
 	}
+	if g, i := t.find(key, h); g != nil {
+		return g.ents[i]
+	}
+	return nil
+}
+
+// find returns the group and position of key, or a nil group when the
+// table does not hold it. t must not be a map.
+func (t *table) find(key string, h uint64) (*group, int) {
 	size := len(t.groups)
 	if size == 0 {
-		return nil
+		return nil, 0
 	}
 	mask := size - 1
 	g := int(h>>7) & mask
@@ -102,16 +111,16 @@ func (t *table) get(key string, h uint64) *Entry {
 	for range size {
 		gr := &t.groups[g]
 		for m := matchTag(gr.ctrl, tag); m != 0; m &= m - 1 {
-			if e := gr.ents[bitsIndex(m)]; e != nil && e.key == key {
-				return e
+			if i := bitsIndex(m); gr.ents[i] != nil && gr.ents[i].key == key {
+				return gr, i
 			}
 		}
 		if matchEmpty(gr.ctrl) != 0 {
-			return nil
+			return nil, 0
 		}
 		g = (g + 1) & mask
 	}
-	return nil
+	return nil, 0
 }
 
 // insert adds e, whose key the table must not hold. h is hashKey(e.key).
@@ -194,39 +203,23 @@ func (t *table) remove(key string, h uint64) *Entry {
 		delete(t.big, key)
 		return e
 	}
-	size := len(t.groups)
-	if size == 0 {
+	g, i := t.find(key, h)
+	if g == nil {
 		return nil
 	}
-	mask := size - 1
-	g := int(h>>7) & mask
-	tag := uint8(h & 0x7f)
-	for range size {
-		gr := &t.groups[g]
-		for m := matchTag(gr.ctrl, tag); m != 0; m &= m - 1 {
-			i := bits.TrailingZeros64(m) >> 3
-			if e := gr.ents[i]; e != nil && e.key == key {
-				// A probe stops at a group with an empty position, so a
-				// position freed in such a group (or in a lone group)
-				// can be empty again; elsewhere it must stay deleted for
-				// the probes that walk past it.
-				if size == 1 || matchEmpty(gr.ctrl) != 0 {
-					gr.ctrl = setCtrl(gr.ctrl, i, ctrlEmpty)
-				} else {
-					gr.ctrl = setCtrl(gr.ctrl, i, ctrlDeleted)
-					t.dead++
-				}
-				gr.ents[i] = nil
-				t.n--
-				return e
-			}
-		}
-		if matchEmpty(gr.ctrl) != 0 {
-			return nil
-		}
-		g = (g + 1) & mask
+	e := g.ents[i]
+	// A probe stops at a group with an empty position, so a position
+	// freed in such a group (or in a lone group) can be empty again;
+	// elsewhere it must stay deleted for the probes that walk past it.
+	if len(t.groups) == 1 || matchEmpty(g.ctrl) != 0 {
+		g.ctrl = setCtrl(g.ctrl, i, ctrlEmpty)
+	} else {
+		g.ctrl = setCtrl(g.ctrl, i, ctrlDeleted)
+		t.dead++
 	}
-	return nil
+	g.ents[i] = nil
+	t.n--
+	return e
 }
 
 // each calls fn for every entry, starting at a position picked by start
