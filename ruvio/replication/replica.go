@@ -278,7 +278,7 @@ func (l *Link) apply(nc net.Conn, br *bufio.Reader) error {
 			warmed := l.warmAhead(sh.DB(), &ahead)
 			err = sh.ApplyReplicatedLocked(m.Record, dec.Frame(), now)
 			for n := 0; err == nil && n < 1024 && dec.RecordBuffered(); n++ {
-				if warmed == 0 {
+				if warmed <= 0 {
 					warmed = l.warmAhead(sh.DB(), &ahead)
 				}
 				warmed--
