@@ -139,6 +139,7 @@ func passesItsGate(t *testing.T, dir string, s check.Summary) {
 		t.Fatal(err)
 	}
 	if misses := check.Gate(s, meta.Expect); len(misses) != 0 {
+		explainFailure(t, dir, s)
 		t.Fatalf("%s failed its gate: %v\nviolations: %q", meta.Scenario, misses, s.Violations)
 	}
 	again, err := Analyze(dir, 30*time.Second)
@@ -293,3 +294,43 @@ func TestCoordinatorPartitionLocal(t *testing.T) {
 // The kill on Docker: coordinators in containers, cuts by iptables. (On
 // local processes the durable test above covers the same failover.)
 func TestKillCoordinatedDocker(t *testing.T) { testKillCoordinated(t, dockerBackend(t)) }
+
+// explainFailure logs what a failed run's report would show about it, as
+// the run's directory goes with the test: the faults, the observations
+// and every operation on a key a violation names. Under CHAOS_KEEP_RUNS=dir
+// the whole run directory is copied there as well.
+func explainFailure(t *testing.T, dir string, s check.Summary) {
+	t.Helper()
+	if keep := os.Getenv("CHAOS_KEEP_RUNS"); keep != "" {
+		dst := filepath.Join(keep, filepath.Base(filepath.Dir(dir))+"-"+filepath.Base(dir))
+		if err := os.CopyFS(dst, os.DirFS(dir)); err != nil {
+			t.Logf("keeping the run: %v", err)
+		} else {
+			t.Logf("run kept in %s", dst)
+		}
+	}
+	h, err := history.ReadFile(history.Find(dir))
+	if err != nil {
+		t.Logf("no history to explain the failure: %v", err)
+		return
+	}
+	for _, f := range h.Faults {
+		t.Logf("fault %+v", f)
+	}
+	for _, o := range h.Observations {
+		t.Logf("observed %+v", o)
+	}
+	named := func(key string) bool {
+		for _, v := range s.Violations {
+			if key != "" && strings.Contains(v, key) {
+				return true
+			}
+		}
+		return false
+	}
+	for _, op := range h.Ops {
+		if named(op.Key) {
+			t.Logf("op %+v", op)
+		}
+	}
+}
