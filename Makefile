@@ -60,6 +60,8 @@ fuzz:
 # runs, one table of ops/s and ratios per durability profile: memory (no
 # AOF) at every shard count, always and everysec (AOF with that fsync
 # policy) at one shard, each row the median of three rounds (--rounds); e.g. BENCH_ARGS='--durability always' for one.
+# redis-benchmark sends 200k requests per test at -P 1 and 1M at -P 16
+# (--requests, --pipelined-requests), so every run lasts a second or more.
 # Then replication, memory and always: primaries with 0, 1 and 2 replicas
 # (SET/GET ops/s and ratios), and with 1 replica the lag under a SET load
 # (positions in records/bytes, ms until a write is readable on the replica),

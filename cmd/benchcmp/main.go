@@ -132,6 +132,8 @@ type config struct {
 	RedisServerPath    string
 	RedisBenchmarkPath string
 	Requests           int
+	// PipelinedRequests is -n at a pipeline depth above 1.
+	PipelinedRequests int
 	// Rounds is how many times each redis-benchmark row runs, the two
 	// servers taking turns; the row reports the median round.
 	Rounds    int
@@ -264,6 +266,11 @@ func parseFlags(args []string, stderr io.Writer, lookPath func(string) (string, 
 	fs.StringVar(&cfg.RedisServerPath, "redis-server", "", `path to redis-server (default: "redis-server" from PATH)`)
 	fs.StringVar(&cfg.RedisBenchmarkPath, "redis-benchmark", "", `path to redis-benchmark (default: "redis-benchmark" from PATH)`)
 	fs.IntVar(&cfg.Requests, "requests", 200000, "requests per redis-benchmark test (-n)")
+	// At -P 16 a server answers 200k requests in a quarter of a second,
+	// some 25 of the 10 ms ticks its CPU time is counted in: too few for
+	// the CPU column, and short enough for one hiccup of the machine to
+	// decide a round.
+	fs.IntVar(&cfg.PipelinedRequests, "pipelined-requests", 1000000, "requests per redis-benchmark test (-n) at pipeline depths above 1")
 	fs.IntVar(&cfg.Clients, "clients", 50, "parallel connections (-c)")
 	fs.IntVar(&cfg.Rounds, "rounds", 3, "rounds of every redis-benchmark row, the two servers taking turns; a row reports the median round (1 under --quick unless given)")
 	fs.StringVar(&pipelines, "pipelines", "1,16", "comma-separated pipeline depths (-P)")
@@ -304,7 +311,7 @@ func parseFlags(args []string, stderr io.Writer, lookPath func(string) (string, 
 	fs.IntVar(&cfg.MemoryKeys, "memory-keys", defaultMemoryKeys, "strings loaded for the memory table; hashes and sorted sets get a tenth as many keys")
 	fs.StringVar(&recovery, "recovery", defaultRecovery, `comma-separated key counts of the recovery table: restart from a snapshot and from the log, and a replica's full copy at the first count ("none" skips it)`)
 	fs.StringVar(&cfg.RecoveryDurability, "recovery-durability", durabilityAlways, "ruvio's durability profile in the recovery table: always or everysec")
-	fs.BoolVar(&quick, "quick", false, fmt.Sprintf("shorter runs: --requests and --replication-requests %d, --lag-duration %v, --durable-duration %v, --memory-keys %d, --recovery %s, unless given",
+	fs.BoolVar(&quick, "quick", false, fmt.Sprintf("shorter runs: --requests, --pipelined-requests and --replication-requests %d, --lag-duration %v, --durable-duration %v, --memory-keys %d, --recovery %s, unless given",
 		quickRequests, quickLagDuration, quickDurableDuration, quickMemoryKeys, quickRecovery))
 	if err := fs.Parse(args); err != nil {
 		return config{}, err
@@ -314,6 +321,9 @@ func parseFlags(args []string, stderr io.Writer, lookPath func(string) (string, 
 		fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
 		if !set["requests"] {
 			cfg.Requests = quickRequests
+		}
+		if !set["pipelined-requests"] {
+			cfg.PipelinedRequests = quickRequests
 		}
 		if !set["replication-requests"] {
 			cfg.ReplRequests = quickRequests
@@ -382,6 +392,8 @@ func parseFlags(args []string, stderr io.Writer, lookPath func(string) (string, 
 		return config{}, errors.New("--durable-duration must be positive")
 	case cfg.Requests <= 0:
 		return config{}, errors.New("--requests must be positive")
+	case cfg.PipelinedRequests <= 0:
+		return config{}, errors.New("--pipelined-requests must be positive")
 	case cfg.ReplRequests <= 0:
 		return config{}, errors.New("--replication-requests must be positive")
 	case cfg.ReplKeys < 0:
@@ -505,4 +517,13 @@ func into[T any](dst *[]T, parse func(string) ([]T, error)) func(string) error {
 		*dst = v
 		return err
 	}
+}
+
+// requestsAt is -n at pipeline depth p; without PipelinedRequests, as
+// in a config built by hand, it is Requests at every depth.
+func (cfg config) requestsAt(p int) int {
+	if p > 1 && cfg.PipelinedRequests > 0 {
+		return cfg.PipelinedRequests
+	}
+	return cfg.Requests
 }

@@ -41,6 +41,7 @@ func TestParseFlags(t *testing.T) {
 		RedisServerPath:    "/bin/redis-server",
 		RedisBenchmarkPath: "/bin/redis-benchmark",
 		Requests:           200000,
+		PipelinedRequests:  1000000,
 		Rounds:             3,
 		Clients:            50,
 		Pipelines:          []int{1, 16},
@@ -76,7 +77,7 @@ func TestParseFlags(t *testing.T) {
 
 	cfg, err = parseFlags([]string{
 		"--ruvio=/x/ruvio", "--redis-server", "/y/rs", "--redis-benchmark", "/y/rb",
-		"--requests", "10", "--rounds", "5", "--clients", "2", "--pipelines", "4", "--tests", "SET, get",
+		"--requests", "10", "--pipelined-requests", "11", "--rounds", "5", "--clients", "2", "--pipelines", "4", "--tests", "SET, get",
 		"--shards", "3", "--base-port", "9000", "--out", "o.md", "--json", "o.json",
 		"--cluster", "--timeout", "5s", "--durability", "EverySec, memory,everysec", "--durability-shards", "2,4",
 		"--replicas", "2,1,2", "--replication-durability", "everysec", "--replication-requests", "7",
@@ -92,7 +93,7 @@ func TestParseFlags(t *testing.T) {
 	}
 	want = config{
 		RuvioPath: "/x/ruvio", RedisServerPath: "/y/rs", RedisBenchmarkPath: "/y/rb",
-		Requests: 10, Rounds: 5, Clients: 2, Pipelines: []int{4}, Tests: []string{"set", "get"},
+		Requests: 10, PipelinedRequests: 11, Rounds: 5, Clients: 2, Pipelines: []int{4}, Tests: []string{"set", "get"},
 		Shards: []int{3}, Durability: []string{"everysec", "memory"}, DurabilityShards: []int{2, 4},
 		BasePort: 9000, Out: "o.md", JSON: "o.json", Cluster: true, Timeout: 5 * time.Second,
 		Replicas: []int{2, 1}, ReplDurability: []string{"everysec"}, ReplRequests: 7, LagPipeline: 1, LagDuration: time.Second,
@@ -194,6 +195,7 @@ func TestParseFlagsErrors(t *testing.T) {
 		{"empty replicas", []string{"--ruvio", "r", "--replicas", ""}, nil, `--replicas: empty list (use "none"`},
 		{"bad replication durability", []string{"--ruvio", "r", "--replication-durability", "disk"}, nil, "--replication-durability"},
 		{"zero replication requests", []string{"--ruvio", "r", "--replication-requests", "0"}, nil, "--replication-requests"},
+		{"zero pipelined requests", []string{"--ruvio", "r", "--pipelined-requests", "0"}, nil, "--pipelined-requests"},
 		{"zero lag pipeline", []string{"--ruvio", "r", "--lag-pipeline", "0"}, nil, "--lag-pipeline"},
 		{"zero lag duration", []string{"--ruvio", "r", "--lag-duration", "0s"}, nil, "--lag-duration"},
 		{"bad durable", []string{"--ruvio", "r", "--durable", "fsync"}, nil, `--durable: unknown profile "fsync"`},
@@ -286,6 +288,42 @@ func TestParseTests(t *testing.T) {
 	for _, bad := range []string{"", ",", "set get", "set,-P"} {
 		if _, err := parseTests(bad); err == nil {
 			t.Errorf("parseTests(%q) succeeded, want error", bad)
+		}
+	}
+}
+
+// -n is --requests at -P 1 and --pipelined-requests deeper (--quick
+// shortens both); a config built by hand without the latter uses
+// --requests at every depth, and the tables say which counts ran.
+func TestRequestsAtEachDepth(t *testing.T) {
+	cfg, err := parseFlags([]string{"--ruvio", "r"}, io.Discard, fakeLookPath())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cfg.requestsAt(1) != 200000 || cfg.requestsAt(16) != 1000000 {
+		t.Errorf("defaults: %d at -P 1, %d at -P 16", cfg.requestsAt(1), cfg.requestsAt(16))
+	}
+	quick, err := parseFlags([]string{"--ruvio", "r", "--quick"}, io.Discard, fakeLookPath())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if quick.requestsAt(1) != quickRequests || quick.requestsAt(16) != quickRequests {
+		t.Errorf("quick: %d at -P 1, %d at -P 16", quick.requestsAt(1), quick.requestsAt(16))
+	}
+	if byHand := (config{Requests: 7}); byHand.requestsAt(16) != 7 {
+		t.Errorf("by hand: %d at -P 16, want 7", byHand.requestsAt(16))
+	}
+	for _, tt := range []struct {
+		rep  report
+		want string
+	}{
+		{report{Requests: 200000, PipelinedRequests: 1000000, Pipelines: []int{1, 16}}, "-n 200000 (-P 1), 1000000 (deeper pipelines)"},
+		{report{Requests: 200000, PipelinedRequests: 1000000, Pipelines: []int{1}}, "-n 200000"},
+		{report{Requests: 5, PipelinedRequests: 5, Pipelines: []int{1, 16}}, "-n 5"},
+		{report{Requests: 5, Pipelines: []int{16}}, "-n 5"},
+	} {
+		if got := requestsPhrase(tt.rep); got != tt.want {
+			t.Errorf("%+v: %q, want %q", tt.rep, got, tt.want)
 		}
 	}
 }

@@ -208,7 +208,7 @@ func runReplGroup(ctx context.Context, cfg config, ruvio, redis serverKind, dura
 		g    *replGroup
 	}
 	bcfg := cfg
-	bcfg.Tests, bcfg.Requests = replTests, cfg.ReplRequests
+	bcfg.Tests, bcfg.Requests, bcfg.PipelinedRequests = replTests, cfg.ReplRequests, cfg.ReplRequests
 	var (
 		runs []runResult
 		errs []error

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -93,6 +94,8 @@ type report struct {
 	Redis            side      `json:"redis"`
 	BenchmarkVersion string    `json:"redis_benchmark_version"`
 	Requests         int       `json:"requests"`
+	// PipelinedRequests is -n at pipeline depths above 1.
+	PipelinedRequests int `json:"pipelined_requests,omitempty"`
 	// Rounds is how many rounds each redis-benchmark row ran; its
 	// numbers are the median round's.
 	Rounds    int      `json:"rounds,omitempty"`
@@ -324,11 +327,11 @@ func tableData(rows []row) [][]string {
 // pasted table carries its context with it.
 func headerLine(rep report) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "%s: %s | %s: %s | %s | %d CPUs | %s | -n %d -c %d",
+	fmt.Fprintf(&b, "%s: %s | %s: %s | %s | %d CPUs | %s | %s -c %d",
 		rep.Ruvio.Name, rep.Ruvio.Version,
 		rep.Redis.Name, rep.Redis.Version,
 		rep.BenchmarkVersion, rep.CPUs,
-		rep.Date.Format(time.RFC3339), rep.Requests, rep.Clients)
+		rep.Date.Format(time.RFC3339), requestsPhrase(rep), rep.Clients)
 	if rep.Rounds > 1 {
 		fmt.Fprintf(&b, " | median of %d rounds, the servers taking turns", rep.Rounds)
 	}
@@ -447,4 +450,13 @@ func writeJSON(path string, rep report) error {
 		return err
 	}
 	return os.WriteFile(path, append(b, '\n'), 0o644)
+}
+
+// requestsPhrase is the -n of the redis-benchmark rows: one count, or
+// one at -P 1 and another when pipelined.
+func requestsPhrase(rep report) string {
+	if rep.PipelinedRequests == 0 || rep.PipelinedRequests == rep.Requests || slices.Max(append([]int{1}, rep.Pipelines...)) == 1 {
+		return fmt.Sprintf("-n %d", rep.Requests)
+	}
+	return fmt.Sprintf("-n %d (-P 1), %d (deeper pipelines)", rep.Requests, rep.PipelinedRequests)
 }

@@ -38,14 +38,15 @@ func run(ctx context.Context, cfg config, ruvio, redis serverKind, stdout io.Wri
 			durable: ruvio.Durable},
 		Redis: side{Name: redis.Name, Path: redis.Path, Version: shortRedisVersion(version(ctx, redis.Path, redis.VersionArgs...)),
 			durable: redis.Durable},
-		BenchmarkVersion: version(ctx, cfg.RedisBenchmarkPath, "--version"),
-		Requests:         cfg.Requests,
-		Rounds:           max(cfg.Rounds, 1),
-		Clients:          cfg.Clients,
-		Cluster:          cfg.Cluster,
-		Tests:            cfg.Tests,
-		Pipelines:        cfg.Pipelines,
-		Plan:             planProfiles(cfg.Durability, cfg.Shards, cfg.DurabilityShards),
+		BenchmarkVersion:  version(ctx, cfg.RedisBenchmarkPath, "--version"),
+		Requests:          cfg.Requests,
+		PipelinedRequests: cfg.PipelinedRequests,
+		Rounds:            max(cfg.Rounds, 1),
+		Clients:           cfg.Clients,
+		Cluster:           cfg.Cluster,
+		Tests:             cfg.Tests,
+		Pipelines:         cfg.Pipelines,
+		Plan:              planProfiles(cfg.Durability, cfg.Shards, cfg.DurabilityShards),
 	}
 	if len(cfg.Replicas) > 0 {
 		rep.Replicas, rep.ReplDurability, rep.ReplRequests = cfg.Replicas, cfg.ReplDurability, cfg.ReplRequests
@@ -363,9 +364,9 @@ func benchOne(ctx context.Context, cfg config, role string, s *server, pipeline 
 		Shards:     s.shards,
 		Pipeline:   pipeline,
 		Port:       port,
-		Requests:   cfg.Requests,
+		Requests:   cfg.requestsAt(pipeline),
 		ServerArgs: s.args,
-		Args:       append(benchArgs(port, cfg.Tests, cfg.Requests, cfg.Clients, pipeline, s.kind.Cluster), s.benchExtra...),
+		Args:       append(benchArgs(port, cfg.Tests, cfg.requestsAt(pipeline), cfg.Clients, pipeline, s.kind.Cluster), s.benchExtra...),
 		Pinned:     len(s.benchPrefix) > 0,
 		TLS:        s.benchPort > 0,
 	}
@@ -381,7 +382,7 @@ func benchOne(ctx context.Context, cfg config, role string, s *server, pipeline 
 			return res
 		default:
 		}
-		args := append(benchArgs(port, []string{test}, cfg.Requests, cfg.Clients, pipeline, s.kind.Cluster), s.benchExtra...)
+		args := append(benchArgs(port, []string{test}, cfg.requestsAt(pipeline), cfg.Clients, pipeline, s.kind.Cluster), s.benchExtra...)
 		path := cfg.RedisBenchmarkPath
 		if len(s.benchPrefix) > 0 {
 			args = append(append(slices.Clone(s.benchPrefix[1:]), path), args...)

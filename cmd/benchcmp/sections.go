@@ -159,8 +159,8 @@ func renderExtra(w io.Writer, rep report, markdown bool) error {
 		}
 	} else if len(rep.PinnedRuns) > 0 {
 		lines := append([]string{
-			fmt.Sprintf("pinned: memory profile, 1 shard, the server on CPU %d and redis-benchmark on CPU %d (taskset -c), both sides alike | tests %s | pipelines %s | -n %d -c %d",
-				pinServerCPU, pinBenchCPU, strings.Join(rep.Pinned, ","), joinInts(rep.Pipelines), rep.Requests, rep.Clients),
+			fmt.Sprintf("pinned: memory profile, 1 shard, the server on CPU %d and redis-benchmark on CPU %d (taskset -c), both sides alike | tests %s | pipelines %s | %s -c %d",
+				pinServerCPU, pinBenchCPU, strings.Join(rep.Pinned, ","), joinInts(rep.Pipelines), requestsPhrase(rep), rep.Clients),
 			cpuNote(rep),
 		}, runFailures(rep.PinnedRuns)...)
 		if err := renderSection(w, markdown, "Pinned", lines, header, tableData(rep.PinnedRows), benchRowsAlign()); err != nil {
@@ -174,8 +174,8 @@ func renderExtra(w io.Writer, rep report, markdown bool) error {
 	} else if len(rep.TLSRuns) > 0 {
 		lines := append([]string{
 			fmt.Sprintf("tls: memory profile, 1 shard, redis-benchmark --tls --cacert <run's CA> at each server's TLS port (%s RUVIO_TLS_PORT/CERT/KEY;"+
-				" %s --tls-port --tls-cert-file --tls-key-file --tls-ca-cert-file --tls-auth-clients no), an ECDSA P-256 certificate for 127.0.0.1 | tests %s | pipelines %s | -n %d -c %d",
-				rep.Ruvio.Name, rep.Redis.Name, strings.Join(rep.TLS, ","), joinInts(rep.Pipelines), rep.Requests, rep.Clients),
+				" %s --tls-port --tls-cert-file --tls-key-file --tls-ca-cert-file --tls-auth-clients no), an ECDSA P-256 certificate for 127.0.0.1 | tests %s | pipelines %s | %s -c %d",
+				rep.Ruvio.Name, rep.Redis.Name, strings.Join(rep.TLS, ","), joinInts(rep.Pipelines), requestsPhrase(rep), rep.Clients),
 			cpuNote(rep),
 		}, runFailures(rep.TLSRuns)...)
 		if err := renderSection(w, markdown, "TLS", lines, header, tableData(rep.TLSRows), benchRowsAlign()); err != nil {
@@ -184,8 +184,8 @@ func renderExtra(w io.Writer, rep report, markdown bool) error {
 	}
 	if len(rep.KeyspaceRuns) > 0 {
 		lines := append([]string{
-			fmt.Sprintf("keyspace: memory profile, 1 shard, redis-benchmark -r %d (every request names one of %d random keys; the first SET run fills the keyspace) | tests %s | pipelines %s | -n %d -c %d",
-				rep.KeyspaceKeys, rep.KeyspaceKeys, strings.Join(rep.Keyspace, ","), joinInts(rep.Pipelines), rep.Requests, rep.Clients),
+			fmt.Sprintf("keyspace: memory profile, 1 shard, redis-benchmark -r %d (every request names one of %d random keys; the first SET run fills the keyspace) | tests %s | pipelines %s | %s -c %d",
+				rep.KeyspaceKeys, rep.KeyspaceKeys, strings.Join(rep.Keyspace, ","), joinInts(rep.Pipelines), requestsPhrase(rep), rep.Clients),
 			cpuNote(rep),
 		}, runFailures(rep.KeyspaceRuns)...)
 		if err := renderSection(w, markdown, "Keyspace", lines, header, tableData(rep.KeyspaceRows), benchRowsAlign()); err != nil {
