@@ -49,7 +49,12 @@ type Reader struct {
 	// (the first one, when they took several), and spare a buffer the
 	// caller gave back with Release for the next command to reuse.
 	first, spare []byte
+	// spans are the offsets and sizes of the arguments parseBuffered found.
+	spans []span
 }
+
+// span is where one argument lies in the read buffer.
+type span struct{ at, size int }
 
 // maxSpare is the largest buffer Release keeps for reuse: one large
 // command must not leave every idle connection holding its size.
@@ -83,9 +88,82 @@ func (r *Reader) ReadCommand() ([][]byte, error) {
 		return nil, err
 	}
 	if b[0] == '*' {
+		if args, st := r.readBuffered(); st == parsed {
+			return args, nil
+		}
 		return r.readMultibulk()
 	}
 	return r.readInline()
+}
+
+// What readBuffered found.
+type bufferedState int
+
+const (
+	parsed     bufferedState = iota // a command, consumed
+	incomplete                      // a well-formed start of a command
+	unusual                         // something readMultibulk must look at
+)
+
+// readBuffered returns the next command, a multibulk one, when the buffer
+// holds all of it and nothing about it is unusual, in one pass over the
+// buffered bytes. Otherwise it consumes nothing: incomplete says the
+// command so far is well formed but not all there; unusual leaves it to
+// readMultibulk, which reads line by line and says what is wrong.
+func (r *Reader) readBuffered() ([][]byte, bufferedState) {
+	b, _ := r.br.Peek(r.br.Buffered())
+	line, rest, ok := cutLine(b)
+	if !ok {
+		return nil, incomplete
+	}
+	if len(line) < 2 {
+		return nil, unusual
+	}
+	n, ok := parseInt(line[1:])
+	if !ok || n <= 0 || n > r.Limits.MaxMultibulk || (r.Limits.Unauthenticated && n > 10) {
+		return nil, unusual
+	}
+	r.spans = r.spans[:0]
+	total := 0
+	for ; n > 0; n-- {
+		hdr, after, ok := cutLine(rest)
+		if !ok {
+			return nil, incomplete
+		}
+		if len(hdr) < 2 || hdr[0] != '$' {
+			return nil, unusual
+		}
+		size, ok := parseInt(hdr[1:])
+		if !ok || size < 0 || size > bigArg || size > r.Limits.MaxBulk || (r.Limits.Unauthenticated && size > 16384) {
+			return nil, unusual
+		}
+		if int64(len(after)) < size+2 {
+			return nil, incomplete
+		}
+		if after[size] != '\r' || after[size+1] != '\n' {
+			return nil, unusual
+		}
+		r.spans = append(r.spans, span{at: len(b) - len(after), size: int(size)})
+		total += int(size)
+		rest = after[size+2:]
+	}
+	// The arguments get one buffer of their own, as readMultibulk gives
+	// them, never nil: an empty argument is an empty string, not a
+	// missing one.
+	data := r.spare[:0]
+	if r.spare == nil || cap(r.spare) < total {
+		data = make([]byte, 0, max(total, 1))
+	}
+	r.spare = nil
+	r.first = data
+	r.args = r.args[:0]
+	for _, s := range r.spans {
+		start := len(data)
+		data = append(data, b[s.at:s.at+s.size]...)
+		r.args = append(r.args, data[start:len(data):len(data)])
+	}
+	r.br.Discard(len(b) - len(rest))
+	return r.args, parsed
 }
 
 // Release tells the reader that nothing refers to the bytes of the

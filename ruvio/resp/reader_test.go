@@ -222,3 +222,26 @@ func TestReleaseLetsTheNextCommandReuseTheBuffer(t *testing.T) {
 		t.Fatalf("Release kept a %d-byte buffer, above %d", cap(r.spare), maxSpare)
 	}
 }
+
+// A pipeline read from the buffer costs no allocation per command once
+// each command's buffer is given back, and an empty argument is an empty
+// string, not a missing one.
+func TestBufferedPipelineReusesItsBuffer(t *testing.T) {
+	cmd := "*3\r\n$3\r\nSET\r\n$6\r\nkey:12\r\n$0\r\n\r\n"
+	src := bytes.NewReader(nil)
+	r := NewReader(src)
+	pipeline := []byte(strings.Repeat(cmd, 64))
+	allocs := testing.AllocsPerRun(20, func() {
+		src.Reset(pipeline)
+		for range 64 {
+			args, err := r.ReadCommand()
+			if err != nil || len(args) != 3 || string(args[1]) != "key:12" || args[2] == nil || len(args[2]) != 0 {
+				t.Fatalf("%q %v", args, err)
+			}
+			r.Release()
+		}
+	})
+	if allocs > 0 {
+		t.Errorf("%v allocations per 64 commands", allocs)
+	}
+}

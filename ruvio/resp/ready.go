@@ -36,6 +36,25 @@ func (r *Reader) Full() bool {
 	return !fits
 }
 
+// Next is Ready and ReadCommand in one step: the next command when the
+// buffer holds it whole (ok false, and nothing read, when it does not),
+// found in one pass over the bytes of a well-formed multibulk command.
+func (r *Reader) Next() (args [][]byte, ok bool, err error) {
+	if b, _ := r.br.Peek(r.br.Buffered()); len(b) > 0 && b[0] == '*' {
+		switch args, st := r.readBuffered(); st {
+		case parsed:
+			return args, true, nil
+		case incomplete:
+			return nil, false, nil
+		}
+	}
+	if !r.Ready() {
+		return nil, false, nil
+	}
+	args, err = r.ReadCommand()
+	return args, true, err
+}
+
 // Ready reports whether the buffer holds at least one whole command, so
 // that ReadCommand returns without reading from the source. A malformed
 // command counts as whole: ReadCommand then returns its protocol error

@@ -16,11 +16,7 @@ import (
 	"github.com/ruvio/ruvio/ruvio/slots"
 )
 
-func (s *Server) maxMemory() int64 {
-	s.cfgMu.RLock()
-	defer s.cfgMu.RUnlock()
-	return s.cfg.MaxMemory
-}
+func (s *Server) maxMemory() int64 { return s.evict.maxMemory.Load() }
 
 func cmdConfigGet(c *conn, args [][]byte) {
 	s := c.srv

@@ -53,6 +53,9 @@ type evictState struct {
 	next atomic.Uint32
 	// settings is the policy in force, refreshed by applyEviction.
 	settings atomic.Pointer[evictSettings]
+	// maxMemory is maxmemory in force, refreshed by applyEviction: every
+	// write that may grow memory reads it.
+	maxMemory atomic.Int64
 	// lastGC is when eviction last had the collector run (guarded by mu).
 	lastGC time.Time
 }
@@ -81,6 +84,7 @@ func (s *Server) applyEviction(cfg *config.Config) {
 	pol, evicts := keyspace.PolicyByName(cfg.MaxMemoryPolicy)
 	st := s.evict
 	cur := st.settings.Load()
+	st.maxMemory.Store(cfg.MaxMemory)
 	want := evictSettings{policy: pol, evicts: evicts, samples: cfg.MaxMemorySamples}
 	if cur == nil || *cur != want {
 		st.settings.Store(&want)

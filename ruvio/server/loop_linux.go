@@ -225,8 +225,11 @@ func (l *eventLoop) serve(c *conn) {
 		return
 	}
 	newBatch := true
-	for c.r.Ready() {
-		args, err := c.r.ReadCommand()
+	for {
+		args, ok, err := c.r.Next()
+		if !ok {
+			break
+		}
 		if err != nil {
 			c.readFailed(err)
 			l.drop(c)
