@@ -455,7 +455,8 @@ func writeJSON(path string, rep report) error {
 // requestsPhrase is the -n of the redis-benchmark rows: one count, or
 // one at -P 1 and another when pipelined.
 func requestsPhrase(rep report) string {
-	if rep.PipelinedRequests == 0 || rep.PipelinedRequests == rep.Requests || slices.Max(append([]int{1}, rep.Pipelines...)) == 1 {
+	pipelined := slices.ContainsFunc(rep.Pipelines, func(p int) bool { return p > 1 })
+	if !pipelined || rep.PipelinedRequests == 0 || rep.PipelinedRequests == rep.Requests {
 		return fmt.Sprintf("-n %d", rep.Requests)
 	}
 	return fmt.Sprintf("-n %d (-P 1), %d (deeper pipelines)", rep.Requests, rep.PipelinedRequests)

@@ -10,14 +10,14 @@ func TestThreadsFor(t *testing.T) {
 	}{
 		{0, 1, DurabilityMemory, 2, 1},
 		{0, 1, DurabilityMemory, 1, 1},
-		{0, 1, DurabilityAlways, 2, 2},
+		{0, 1, DurabilityAlways, 2, 3}, // one idle for the monitor
 		{0, 1, DurabilityEverysec, 8, 2},
 		{0, 1, DurabilitySnapshot, 8, 2},
 		{0, 1, DurabilityAlways, 1, 1},
 		{0, 4, DurabilityMemory, 8, 4},
-		{0, 4, DurabilityAlways, 8, 5},
+		{0, 4, DurabilityAlways, 8, 6},
 		{0, 16, DurabilityMemory, 8, 8},
-		{0, 16, DurabilityAlways, 8, 8},
+		{0, 16, DurabilityAlways, 8, 9},
 		{3, 1, DurabilityMemory, 2, 3},
 		{1, 4, DurabilityAlways, 8, 1},
 	}

@@ -4,6 +4,7 @@
 package keyspace
 
 import (
+	"strings"
 	"unsafe"
 
 	"github.com/ruvio/ruvio/ruvio/slots"
@@ -171,15 +172,19 @@ func (db *DB) raw(key string) *Entry {
 }
 
 // Get returns the live entry of key, removing it first when it expired.
-func (db *DB) Get(key string) *Entry {
-	e := db.raw(key)
+func (db *DB) Get(key string) *Entry { return db.live(db.raw(key), key) }
+
+// live is e, key's entry, or nil when it expired, which it then removes
+// (on a primary) with a copy of key: an expiry is rare, and the copy
+// keeps key itself off the heap for callers like Read.
+func (db *DB) live(e *Entry, key string) *Entry {
 	if e == nil {
 		return nil
 	}
 	now := db.now()
 	if e.ExpireAt != 0 && !db.Loading && e.ExpireAt <= now {
 		if !db.Replica {
-			db.expire(key)
+			db.expire(strings.Clone(key))
 		}
 		return nil
 	}
@@ -205,9 +210,13 @@ func (db *DB) Peek(key string) *Entry {
 	return e
 }
 
-// Read is Get that counts a keyspace hit or miss.
+// Read is Get that counts a keyspace hit or miss. Unlike Get it keeps
+// nothing of key (Get keeps the last key's slot and hash for a store
+// that follows with the same string), so a key converted from a
+// command's argument for a read stays off the heap: GET allocated its
+// key on every call.
 func (db *DB) Read(key string) *Entry {
-	e := db.Get(key)
+	e := db.live(db.bySlot[slots.OfString(key)].get(key, hashKey(key)), key)
 	if e == nil {
 		db.Stats.KeyspaceMisses++
 	} else {

@@ -2,6 +2,7 @@ package replication
 
 import (
 	"sync"
+	"sync/atomic"
 
 	"github.com/ruvio/ruvio/ruvio/wal"
 )
@@ -35,6 +36,10 @@ type backlog struct {
 	chunks     [][]byte
 	firstChunk uint32
 	notify     chan struct{} // closed by the next add, when someone waits
+	// turns, if not nil, counts the event-loop turns in progress on the
+	// node; woke says whether one was when the last add closed notify.
+	turns *atomic.Int32
+	woke  bool
 }
 
 // blEntry locates one record's frame: its chunk's number and where in
@@ -52,8 +57,10 @@ const blockEntries = 4096
 // small records, and memory returns to the runtime as whole chunks age out.
 const chunkBytes = 256 << 10
 
-func newBacklog(next uint64, max int64) *backlog {
-	return &backlog{start: next, base: next, max: max}
+// newBacklog returns an empty backlog whose first record will be next.
+// turns is the node's count of event-loop turns in progress, or nil.
+func newBacklog(next uint64, max int64, turns *atomic.Int32) *backlog {
+	return &backlog{start: next, base: next, max: max, turns: turns}
 }
 
 // entry is the entry of sequence seq, which the backlog holds.
@@ -136,7 +143,16 @@ func (b *backlog) addFramed(seq, replEpoch uint64, ops [][][]byte, frame []byte)
 	if b.notify != nil {
 		close(b.notify)
 		b.notify = nil
+		b.woke = b.turns != nil && b.turns.Load() > 0
 	}
+}
+
+// wokeInTurn reports whether the add that last woke a reader ran while an
+// event loop was in a turn.
+func (b *backlog) wokeInTurn() bool {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.woke
 }
 
 // frameLocked is the frame of entry e. Frames are never written over, so

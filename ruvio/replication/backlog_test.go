@@ -3,6 +3,7 @@ package replication
 import (
 	"bytes"
 	"reflect"
+	"sync/atomic"
 	"testing"
 
 	"pgregory.net/rapid"
@@ -23,7 +24,7 @@ func setOp(n int) [][][]byte {
 func TestBacklogHoldsTheNewestRecordsInOrder(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
 		max := rapid.Int64Range(1, 4*chunkBytes).Draw(t, "max")
-		b := newBacklog(1, max)
+		b := newBacklog(1, max, nil)
 		type kept struct {
 			frame []byte
 			copy  []byte
@@ -90,10 +91,48 @@ func TestBacklogHoldsTheNewestRecordsInOrder(t *testing.T) {
 	})
 }
 
+// A reader woken by an add learns whether an event loop was in a turn
+// then; an add nobody waited for changes nothing.
+func TestBacklogWokeInTurn(t *testing.T) {
+	var turns atomic.Int32
+	b := newBacklog(1, 1<<20, &turns)
+	next := uint64(1)
+	for _, tc := range []struct {
+		turns   int32
+		waiting bool
+		want    bool
+	}{
+		{turns: 1, waiting: true, want: true},
+		{turns: 0, waiting: true, want: false},
+		{turns: 2, waiting: false, want: false}, // nobody woken: unchanged
+		{turns: 2, waiting: true, want: true},
+		{turns: 0, waiting: false, want: true}, // unchanged
+	} {
+		var wait <-chan struct{}
+		if tc.waiting {
+			if _, _, wait = b.read(nil, next, 1<<20); wait == nil {
+				t.Fatalf("reading past the end from %d gave no channel", next)
+			}
+		}
+		turns.Store(tc.turns)
+		b.add(next, 1, setOp(3))
+		next++
+		if wait != nil {
+			<-wait
+		}
+		if got := b.wokeInTurn(); got != tc.want {
+			t.Errorf("turns %d, waiting %v: wokeInTurn %v, want %v", tc.turns, tc.waiting, got, tc.want)
+		}
+	}
+	if nb := newBacklog(1, 1<<20, nil); nb.wokeInTurn() {
+		t.Error("a backlog without a turn count says it woke in a turn")
+	}
+}
+
 // A record that does not follow the last one (the log started over under
 // the backlog) empties it first.
 func TestBacklogStartsOverAtAGap(t *testing.T) {
-	b := newBacklog(1, 1<<20)
+	b := newBacklog(1, 1<<20, nil)
 	for seq := uint64(1); seq <= 3; seq++ {
 		b.add(seq, 1, setOp(10))
 	}
@@ -129,7 +168,7 @@ func TestBacklogEntriesHoldNoPointers(t *testing.T) {
 func TestBacklogAcrossEntryBlocks(t *testing.T) {
 	frame := int64(wal.FrameSize(wal.Record{Seq: 1, Epoch: 1, Ops: setOp(10)}))
 	keep := int64(blockEntries*3/2) * frame
-	b := newBacklog(1, keep+frame/2)
+	b := newBacklog(1, keep+frame/2, nil)
 	const n = 5*blockEntries + 7
 	for seq := uint64(1); seq <= n; seq++ {
 		b.add(seq, 1, setOp(10))

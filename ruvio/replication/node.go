@@ -84,6 +84,9 @@ type Node struct {
 
 	closing atomic.Bool
 	wg      sync.WaitGroup // replica listeners and connections
+
+	// loopTurns counts the event-loop turns in progress (EnterTurn).
+	loopTurns atomic.Int32
 }
 
 // New prepares replication for the node's shards; the node is standalone
@@ -91,10 +94,25 @@ type Node struct {
 func New(shards []*shard.Shard, opts Options) *Node {
 	n := &Node{opts: opts, log: opts.Log, shards: shards}
 	for _, sh := range shards {
-		n.states = append(n.states, &ShardState{sh: sh})
+		n.states = append(n.states, &ShardState{sh: sh, turns: &n.loopTurns})
 	}
 	return n
 }
+
+// EnterTurn and LeaveTurn bracket a turn of an event loop, which serves
+// every ready client and then yields, so that a stream to a replica sends
+// what the turn appended in one write. A stream woken by a write outside
+// a turn (a client with a goroutine of its own) yields once before it
+// reads, letting the other ready clients append first; one woken in a
+// turn does not, since yielding there would wait for the loop's next turn
+// and double the lag.
+func (n *Node) EnterTurn() { n.loopTurns.Add(1) }
+
+// LeaveTurn ends what EnterTurn began.
+func (n *Node) LeaveTurn() { n.loopTurns.Add(-1) }
+
+// TurnsInProgress is how many event loops are in a turn now.
+func (n *Node) TurnsInProgress() int { return int(n.loopTurns.Load()) }
 
 // Role is the node's current role.
 func (n *Node) Role() Role { return Role(n.role.Load()) }

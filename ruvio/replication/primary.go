@@ -32,6 +32,10 @@ const (
 	// linkTimeout drops a link that has been silent this long (a dead or
 	// frozen peer).
 	linkTimeout = 5 * time.Second
+	// streamBuffer is the stream's write buffer: what one turn of the
+	// event loop wrote leaves in one write to the socket, and the
+	// replica wakes once for it.
+	streamBuffer = 64 << 10
 )
 
 // ReplicaConn is one replica's stream from a primary shard.
@@ -98,7 +102,7 @@ func (n *Node) serveReplica(nc net.Conn, st *ShardState) {
 	cfg := n.config()
 	nc.SetDeadline(time.Now().Add(10 * time.Second))
 	rd := resp.NewReader(nc)
-	w := bufio.NewWriter(nc)
+	w := bufio.NewWriterSize(nc, streamBuffer)
 	reply := func(line string) bool {
 		w.WriteString(line)
 		w.WriteString("\r\n")
@@ -368,7 +372,7 @@ func (n *Node) streamTo(st *ShardState, rc *ReplicaConn, bl *backlog, w *bufio.W
 		default:
 		}
 		if wait == nil {
-			if w.Buffered() >= 64<<10 && flush() != nil {
+			if w.Available() < streamBuffer/4 && flush() != nil {
 				return
 			}
 			continue
@@ -378,11 +382,16 @@ func (n *Node) streamTo(st *ShardState, rc *ReplicaConn, bl *backlog, w *bufio.W
 		}
 		select {
 		case <-wait:
-			// Let the client connections that are ready run first, so
-			// their writes leave in this write to the socket instead of
-			// one write each: Redis writes to its replicas once per turn
-			// of its event loop, after serving every ready client.
-			runtime.Gosched()
+			// Woken by a client with a goroutine of its own: let the
+			// ones that are ready run first, so their writes leave in
+			// this write to the socket instead of one write each, as
+			// Redis writes to its replicas once per turn of its event
+			// loop. Woken in an event loop's turn: the loop yields at
+			// the end of the turn already, and yielding here too would
+			// wait for its next one.
+			if !bl.wokeInTurn() {
+				runtime.Gosched()
+			}
 		case <-hb.C:
 			if heartbeat() != nil || flush() != nil {
 				return

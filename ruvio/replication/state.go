@@ -18,6 +18,8 @@ type ShardState struct {
 	// (or becomes) something replicas can read from; nil on a standalone
 	// node. Guarded by the shard's lock.
 	backlog *backlog
+	// turns is the node's count of event-loop turns in progress.
+	turns *atomic.Int32
 
 	mu       sync.Mutex
 	replicas map[*ReplicaConn]struct{}
@@ -63,7 +65,7 @@ func (st *ShardState) Link() *Link { return st.link.Load() }
 // can slip between the log and the backlog's start.
 func (st *ShardState) ensureBacklogLocked(max int64) *backlog {
 	if st.backlog == nil {
-		st.backlog = newBacklog(st.sh.Last()+1, max)
+		st.backlog = newBacklog(st.sh.Last()+1, max, st.turns)
 		st.sh.SubscribeLocked(st.backlog)
 	}
 	return st.backlog

@@ -126,6 +126,7 @@ func (s *Server) installCluster(text string) (uint64, error) {
 		return cur.m.Version, fmt.Errorf("ERR cannot store the cluster map: %s", oneLine(err))
 	}
 	cs.view.Store(s.newView(next))
+	s.wakeBlocked()
 	s.afterMap(next)
 	s.log.Info("cluster map installed", "version", next.Version, "previous", cur.m.Version)
 	return next.Version, nil
@@ -302,5 +303,23 @@ func cmdRuvioTopology(c *conn, args [][]byte) {
 		c.w.Int(int64(n))
 	default:
 		c.w.Error("ERR usage: RUVIO TOPOLOGY SET line [line ...] | RUVIO TOPOLOGY GET | RUVIO TOPOLOGY VERSION")
+	}
+}
+
+// wakeBlocked wakes every client waiting in a blocking command once the
+// slots this node serves have changed, so that one whose keys went to
+// another group is answered with the redirect (see conn.block) instead of
+// waiting for writes that now land elsewhere, as Redis Cluster redirects
+// its blocked clients.
+func (s *Server) wakeBlocked() {
+	s.clientsMu.Lock()
+	defer s.clientsMu.Unlock()
+	for _, c := range s.clients {
+		if c.blocked.Load() {
+			select {
+			case c.wake <- struct{}{}:
+			default:
+			}
+		}
 	}
 }

@@ -16,7 +16,13 @@ import (
 	"github.com/ruvio/ruvio/ruvio/slots"
 )
 
-func (s *Server) maxMemory() int64 { return s.evict.maxMemory.Load() }
+// maxMemory is maxmemory in force (0: no limit).
+func (s *Server) maxMemory() int64 {
+	if set := s.evict.settings.Load(); set != nil {
+		return set.limit
+	}
+	return 0
+}
 
 func cmdConfigGet(c *conn, args [][]byte) {
 	s := c.srv

@@ -68,9 +68,18 @@ type conn struct {
 	// CLIENT UNBLOCK then wakes through unblock with a reason.
 	blocked atomic.Bool
 	unblock chan int
+	// wake is signalled by writes to the keys a blocking command waits
+	// for; they are registered under the shard lock of the run that found
+	// nothing (Shard.RunOrWait).
+	wake chan struct{}
 	// waited is how long the current command waited blocked, which the
 	// slow log leaves out as Redis does.
 	waited time.Duration
+	// lap is when the last command of the batch ended, taken as the
+	// next one's start so a pipelined command reads the clock once; 0
+	// when there is none: a new batch or a flush, which may wait, clears
+	// it.
+	lap time.Duration
 	// pending holds, per shard, the newest record this connection's
 	// writes appended that must be durable before replies go out.
 	pending    []uint64
@@ -97,6 +106,8 @@ type conn struct {
 	// already covered; warmKeys is its list, kept between calls.
 	warmLeft int
 	warmKeys [][]byte
+	// lastHist is the last command's latency histogram (see histCache).
+	lastHist histCache
 
 	// Transaction state.
 	multi      bool
@@ -134,6 +145,7 @@ func (s *Server) newConn(nc net.Conn, sh *shard.Shard) *conn {
 		created: clock.Default.Now(),
 		outWake: make(chan struct{}, 1),
 		unblock: make(chan int, 1),
+		wake:    make(chan struct{}, 1),
 	}
 	c.name.Store("")
 	c.libName.Store("")
@@ -257,6 +269,7 @@ func (c *conn) readFailed(err error) {
 // brought. It reports whether the connection stays open.
 func (c *conn) handle(args [][]byte, newBatch bool) bool {
 	if newBatch {
+		c.lap = 0
 		c.warmLeft = 0
 		c.now = clock.NowMs()
 		c.lastActive.Store(c.now)
@@ -375,6 +388,7 @@ func (c *conn) flushBeforePush() { c.flush() }
 // treat those writes as indeterminate. It reports whether the connection
 // is still usable.
 func (c *conn) flush() bool {
+	c.lap = 0 // a flush may wait: the next command reads the clock
 	c.unlockBatch()
 	if c.anyPending {
 		if err := c.waitDurable(); err != nil {

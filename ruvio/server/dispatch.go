@@ -104,7 +104,10 @@ func (c *conn) execute(args [][]byte) {
 		c.queue(run, args)
 		return
 	}
-	start := clock.Stopwatch()
+	start := c.lap
+	if start == 0 {
+		start = clock.Stopwatch()
+	}
 	c.waited = 0
 	line := c.monitorCommand(run, args)
 	trk := c.track.mode.Load()
@@ -124,8 +127,10 @@ func (c *conn) execute(args [][]byte) {
 	if line != nil {
 		c.srv.feedMonitors(line)
 	}
-	elapsed := clock.Stopwatch() - start
+	stop := clock.Stopwatch()
+	elapsed := stop - start
 	took := elapsed - c.waited
+	c.lap = stop
 	if elapsed > time.Millisecond {
 		// The batch's time (c.now, which commands read as the time of
 		// the command) moves on after a command that took long or
@@ -133,7 +138,7 @@ func (c *conn) execute(args [][]byte) {
 		// again for each command.
 		c.now = clock.NowMs()
 	}
-	c.srv.observeLatency(run, took)
+	c.srv.observeLatency(run, took, &c.lastHist)
 	c.logSlow(run, args, took)
 	if m := s.metrics; m != nil {
 		m.observe(c.shard.ID, run, took)
@@ -259,7 +264,7 @@ func (c *conn) call(spec *command.Spec, args [][]byte, batch bool) {
 		c.runBatched(spec, sh)
 		return
 	}
-	c.notePending(sh, sh.Run(spec, &c.ctx))
+	c.notePending(sh, sh.RunOrWait(spec, &c.ctx, c.wake))
 	if c.ctx.Block != nil {
 		c.block(spec, sh)
 	}
@@ -307,6 +312,9 @@ func (c *conn) runBatched(spec *command.Spec, sh *shard.Shard) {
 	c.warmLeft = max(c.warmLeft-1, 0)
 	c.notePending(sh, sh.RunLocked(spec, &c.ctx))
 	if c.ctx.Block != nil {
+		// Not reached by the blocking commands, which never run
+		// batched; registered under this lock all the same.
+		sh.WaitLocked(c.ctx.Block.Keys, c.wake)
 		c.unlockBatch()
 		c.block(spec, sh)
 	}
@@ -437,9 +445,13 @@ func (c *conn) runPerKey(spec *command.Spec, ctx *command.Ctx) {
 }
 
 // block waits for a write to one of the keys a blocking command asked for
-// and runs it again, until it is served or its timeout passes.
+// and runs it again, until it is served or its timeout passes. The keys
+// are registered with c.wake already, under the lock of the run that
+// found nothing, and stay registered across the runs after a wake-up, so
+// no write between a run and the wait goes unseen.
 func (c *conn) block(spec *command.Spec, sh *shard.Shard) {
 	req := c.ctx.Block
+	defer sh.Unwait(req.Keys, c.wake)
 	var deadline time.Time
 	if req.TimeoutMs > 0 {
 		deadline = time.Now().Add(time.Duration(req.TimeoutMs) * time.Millisecond)
@@ -448,7 +460,6 @@ func (c *conn) block(spec *command.Spec, sh *shard.Shard) {
 	if !c.flush() {
 		return
 	}
-	wake := make(chan struct{}, 1)
 	closed := c.watchClose()
 	defer closed.end(c)
 	select {
@@ -457,12 +468,22 @@ func (c *conn) block(spec *command.Spec, sh *shard.Shard) {
 	}
 	c.blocked.Store(true)
 	defer c.blocked.Store(false)
-	for {
-		sh.Lock()
-		for _, k := range req.Keys {
-			sh.DB().WaitKey(k, wake)
+	// moved answers the redirect when the keys left this node's slots;
+	// a map that arrived before blocked was set is seen here, a later one
+	// wakes the wait (Server.wakeBlocked).
+	args := c.ctx.Args
+	moved := func() bool {
+		msg := c.srv.movedReply(c, spec, args)
+		if msg != "" {
+			c.srv.stats.errorReplies.Add(1)
+			c.w.Error(msg)
 		}
-		sh.Unlock()
+		return msg != ""
+	}
+	if moved() {
+		return
+	}
+	for {
 		var timer <-chan time.Time
 		var t *time.Timer
 		if !deadline.IsZero() {
@@ -472,7 +493,7 @@ func (c *conn) block(spec *command.Spec, sh *shard.Shard) {
 		woke, unblocked := false, 0
 		waitStart := time.Now()
 		select {
-		case <-wake:
+		case <-c.wake:
 			woke = true
 		case unblocked = <-c.unblock:
 		case <-timer:
@@ -483,11 +504,6 @@ func (c *conn) block(spec *command.Spec, sh *shard.Shard) {
 		if t != nil {
 			t.Stop()
 		}
-		sh.Lock()
-		for _, k := range req.Keys {
-			sh.DB().UnwaitKey(k, wake)
-		}
-		sh.Unlock()
 		if !woke {
 			if c.closed.Load() {
 				return
@@ -504,10 +520,13 @@ func (c *conn) block(spec *command.Spec, sh *shard.Shard) {
 			}
 			return
 		}
+		if moved() {
+			return
+		}
 		c.ctx.Reset()
 		c.ctx.Woken = true
 		c.ctx.Now = clock.NowMs()
-		c.notePending(sh, sh.Run(spec, &c.ctx))
+		c.notePending(sh, sh.RunOrWait(spec, &c.ctx, nil)) // registered already
 		if c.ctx.Block == nil {
 			return
 		}

@@ -51,11 +51,9 @@ type evictState struct {
 	// next is the shard the next eviction starts from, so shards take
 	// turns.
 	next atomic.Uint32
-	// settings is the policy in force, refreshed by applyEviction.
+	// settings is the limit and policy in force, refreshed by
+	// applyEviction: every write that may grow memory reads it.
 	settings atomic.Pointer[evictSettings]
-	// maxMemory is maxmemory in force, refreshed by applyEviction: every
-	// write that may grow memory reads it.
-	maxMemory atomic.Int64
 	// lastGC is when eviction last had the collector run (guarded by mu).
 	lastGC time.Time
 }
@@ -68,8 +66,10 @@ const (
 	minGCInterval    = 10 * time.Millisecond
 )
 
-// evictSettings are the maxmemory-policy settings eviction reads.
+// evictSettings are the maxmemory and maxmemory-policy settings eviction
+// reads.
 type evictSettings struct {
+	limit   int64 // maxmemory; 0 for none
 	policy  keyspace.Policy
 	evicts  bool // false for noeviction
 	samples int
@@ -84,8 +84,7 @@ func (s *Server) applyEviction(cfg *config.Config) {
 	pol, evicts := keyspace.PolicyByName(cfg.MaxMemoryPolicy)
 	st := s.evict
 	cur := st.settings.Load()
-	st.maxMemory.Store(cfg.MaxMemory)
-	want := evictSettings{policy: pol, evicts: evicts, samples: cfg.MaxMemorySamples}
+	want := evictSettings{limit: cfg.MaxMemory, policy: pol, evicts: evicts, samples: cfg.MaxMemorySamples}
 	if cur == nil || *cur != want {
 		st.settings.Store(&want)
 	}

@@ -54,6 +54,7 @@ func (s *Server) checkGates() int64 {
 	var next int64
 	var acks []int64
 	leaseOK := !cfg.PrimaryLease || s.lease.check().Holds
+	var any uint32
 	for i := range s.shards {
 		acks = s.repl.Shard(i).AckTimes(acks[:0])
 		var g uint32
@@ -64,12 +65,14 @@ func (s *Server) checkGates() int64 {
 			g |= gateTooFewReplicas
 		}
 		s.gates[i].Store(g)
+		any |= g
 		if cfg.MinReplicasToWrite > 0 {
 			if at := repl.NextExpiry(acks, now, cfg.MinReplicasMaxLag); at > 0 && (next == 0 || at < next) {
 				next = at
 			}
 		}
 	}
+	s.anyGate.Store(any)
 	return next
 }
 
@@ -98,6 +101,11 @@ func (s *Server) refusal(run *command.Spec, args [][]byte, withLoading bool) str
 // writeGates is what the last check found on the shards a write touches:
 // those of its keys, or every shard for a write without keys.
 func (s *Server) writeGates(run *command.Spec, args [][]byte) uint32 {
+	if s.anyGate.Load() == 0 {
+		// Nothing found on any shard, as nearly always: no key's
+		// shard need be worked out.
+		return 0
+	}
 	var found uint32
 	var buf [4]int
 	idx := run.AppendKeyIndexes(buf[:0], args)

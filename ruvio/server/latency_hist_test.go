@@ -12,6 +12,7 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/ruvio/ruvio/internal/poll"
+	"github.com/ruvio/ruvio/ruvio/command"
 	"github.com/ruvio/ruvio/ruvio/config"
 )
 
@@ -95,6 +96,11 @@ func TestLatencyHistogramMatchesRedis(t *testing.T) {
 		{"SET", "after", "v"},
 		{"LATENCY", "HISTOGRAM", "set"},
 		{"CONFIG", "SET", "latency-tracking", "yes"},
+		// The connection's cached histogram must not outlive a reset.
+		{"CONFIG", "RESETSTAT"},
+		{"SET", "a1", "v"},
+		{"SET", "a2", "v"},
+		{"LATENCY", "HISTOGRAM", "set"},
 	} {
 		wv, gv := both(cmd...)
 		if cmd[0] == "LATENCY" && cmd[1] == "HISTOGRAM" {
@@ -234,5 +240,36 @@ func TestLatencyGraphOwnSamples(t *testing.T) {
 	lines := strings.Split(g, "\n")
 	if !strings.HasPrefix(lines[0], "command - high ") || lines[1] != strings.Repeat("-", 80) || len(lines) < 8 {
 		t.Errorf("GRAPH = %q", g)
+	}
+}
+
+// A connection's cached histogram serves its command's next calls, and
+// none after CONFIG RESETSTAT: those go to the histogram made after it.
+func TestHistCacheFollowsReset(t *testing.T) {
+	var lt latencyTracking
+	lt.on.Store(true)
+	set, get := &command.Spec{Name: "set"}, &command.Spec{Name: "get"}
+	var last histCache
+	calls := func(name string) int64 {
+		v, ok := lt.hists.Load(name)
+		if !ok {
+			return 0
+		}
+		n, _ := v.(*cmdHistogram).snapshot()
+		return n
+	}
+	lt.recordCommand(set, time.Microsecond, &last)
+	lt.recordCommand(set, time.Microsecond, &last)
+	lt.recordCommand(get, time.Microsecond, &last)
+	lt.recordCommand(set, time.Microsecond, &histCache{}) // another connection
+	if calls("set") != 3 || calls("get") != 1 {
+		t.Fatalf("set %d get %d, want 3 and 1", calls("set"), calls("get"))
+	}
+	lt.recordCommand(get, time.Microsecond, &last)
+	lt.reset()
+	lt.recordCommand(get, time.Microsecond, &last)
+	lt.recordCommand(get, time.Microsecond, &last)
+	if calls("get") != 2 || calls("set") != 0 {
+		t.Fatalf("after the reset: get %d set %d, want 2 and 0", calls("get"), calls("set"))
 	}
 }

@@ -95,3 +95,10 @@ func loopsFor(configured, shards, threads int) int {
 	}
 	return max(1, min(shards, threads))
 }
+
+// threadsBusy is the rule of eventLoop.threadsBusy: a loop between turns
+// finds every thread taken when there is one, or when the loops in a turn
+// (otherTurns) and itself fill them all.
+func threadsBusy(threads, otherTurns int) bool {
+	return threads <= 1 || otherTurns+1 >= threads
+}

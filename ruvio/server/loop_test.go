@@ -273,6 +273,25 @@ func TestLoopsFor(t *testing.T) {
 	}
 }
 
+func TestThreadsBusy(t *testing.T) {
+	cases := []struct {
+		threads, otherTurns int
+		want                bool
+	}{
+		{1, 0, true},  // one thread: yield after every turn
+		{2, 0, false}, // two threads, the other loops idle: one is free
+		{2, 1, true},  // the other loop is in a turn: both taken
+		{3, 1, false},
+		{3, 2, true},
+		{4, 5, true}, // more loops than threads
+	}
+	for _, tc := range cases {
+		if got := threadsBusy(tc.threads, tc.otherTurns); got != tc.want {
+			t.Errorf("threadsBusy(%d threads, %d other turns) = %v, want %v", tc.threads, tc.otherTurns, got, tc.want)
+		}
+	}
+}
+
 // While CLIENT PAUSE WRITE holds writes, a loop client's reads still run
 // on the loop; its first write moves it to a goroutine, where it waits
 // for the pause to end.

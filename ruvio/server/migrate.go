@@ -193,6 +193,7 @@ func (s *Server) refreshClusterView() {
 	defer cs.mu.Unlock()
 	if cur := cs.view.Load(); cur != nil {
 		cs.view.Store(s.newView(cur.m))
+		s.wakeBlocked()
 	}
 }
 

@@ -95,6 +95,9 @@ type Server struct {
 	fnOnce sync.Once
 	// gates holds, per shard, what the last write-safety check found.
 	gates []atomic.Uint32
+	// anyGate is every shard's gates ORed, so that a write on a node
+	// where none is closed skips finding its keys' shards.
+	anyGate atomic.Uint32
 	// metrics are the counters the metrics listener exports; nil when
 	// metrics_listen is off, so commands pay nothing for them.
 	metrics     *nodeMetrics

@@ -101,3 +101,23 @@ func TestSlowlogThresholdAndLength(t *testing.T) {
 		t.Fatalf("logged with -1: %v", n)
 	}
 }
+
+// A pipelined command held by CLIENT PAUSE is not timed for the wait: a
+// batch's commands take their start from the previous command's end, and
+// the pause's wait must not fall between the two.
+func TestSlowlogLeavesOutAPauseInsideAPipeline(t *testing.T) {
+	s := startServer(t, nil)
+	ctx := context.Background()
+	admin := client(t, s, 0)
+	admin.ConfigSet(ctx, "slowlog-log-slower-than", "150000")
+	admin.SlowLogReset(ctx)
+	if err := admin.Do(ctx, "CLIENT", "PAUSE", "300", "WRITE").Err(); err != nil {
+		t.Fatal(err)
+	}
+	r := dialRaw(t, s.Addr(0))
+	r.send("GET k\r\nSET k v\r\nGET k\r\n")
+	r.expect("$-1\r\n+OK\r\n$1\r\nv\r\n")
+	if n := admin.Do(ctx, "SLOWLOG", "LEN").Val(); n != int64(0) {
+		t.Fatalf("the pause's wait was logged: %v", admin.SlowLogGet(ctx, -1).Val())
+	}
+}

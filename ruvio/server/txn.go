@@ -77,12 +77,16 @@ func cmdExec(c *conn, args [][]byte) {
 		c.w.Error("ERR EXEC without MULTI")
 		return
 	}
+	if msg := c.execRedirect(); msg != "" {
+		c.resetMulti()
+		c.fail(msg)
+		return
+	}
 	// What would refuse one of the queued commands now (memory, the write
 	// gates) refuses EXEC as a whole, as Redis does.
 	if msg := c.execRefusal(); msg != "" {
 		c.resetMulti()
-		c.srv.stats.errorReplies.Add(1)
-		c.w.Error("EXECABORT Transaction discarded because of: " + msg)
+		c.fail("EXECABORT Transaction discarded because of: " + msg)
 		return
 	}
 	queued := c.queued
@@ -117,6 +121,15 @@ func cmdExec(c *conn, args [][]byte) {
 		}
 		c.queued = c.queued[:0]
 	}()
+	// Checked again under the locks: a slot move freezes its range under
+	// the shard's lock and lifts the freeze only after the map gives the
+	// range away, so from here to the end nothing can move a key of the
+	// transaction to another group.
+	if msg := c.execRedirect(); msg != "" {
+		c.unwatchAllLocked()
+		c.fail(msg) // out of MULTI already: only counted and answered
+		return
+	}
 	for _, w := range c.watches {
 		if w.shard.DB().Changed(w.token) {
 			c.unwatchAllLocked()
@@ -202,13 +215,42 @@ func (c *conn) execOne(q [][]byte, appendOps func(), txnOps map[*shard.Shard][][
 	c.ctx.EachEffect(func(argv [][]byte) { txnOps[sh] = append(txnOps[sh], argv) })
 }
 
+// execRedirect is the redirect Redis Cluster answers EXEC with when a
+// queued command's keys are no longer served here: MOVED once the map
+// gives them to another group, or TRYAGAIN while their range is frozen
+// by a slot move and still ours; "" when every key is still
+// this node's to write. The check at queue time is not enough: a range
+// can move away between MULTI and EXEC. The transaction is then
+// discarded.
+func (c *conn) execRedirect() string {
+	for _, q := range c.queued {
+		run := c.srv.queuedRun(q)
+		// The map first, as for a single command: once it has given
+		// the range away the answer is MOVED, even while the source
+		// has not yet thawed the range it dropped.
+		if msg := c.srv.movedReply(c, run, q); msg != "" {
+			return msg
+		}
+		if msg := c.srv.moveFence(run, q); msg != "" {
+			return msg
+		}
+	}
+	return ""
+}
+
+// queuedRun is the command (or subcommand) a queued command runs.
+func (s *Server) queuedRun(q [][]byte) *command.Spec {
+	run := s.table.Lookup(q[0])
+	if run.Subcommands != nil {
+		run = run.LookupSub(q[1])
+	}
+	return run
+}
+
 // execRefusal is the first refusal a queued command would get now.
 func (c *conn) execRefusal() string {
 	for _, q := range c.queued {
-		run := c.srv.table.Lookup(q[0])
-		if run.Subcommands != nil {
-			run = run.LookupSub(q[1])
-		}
+		run := c.srv.queuedRun(q)
 		if msg := c.srv.checkMemory(run, nil); msg != "" {
 			return msg
 		}

@@ -55,6 +55,19 @@ func (sh *Shard) RepliesWaitForLog() bool {
 	return sh.durability == config.DurabilityAlways || sh.durability == config.DurabilityEverysec
 }
 
+// HoldLog holds the shard's log for a caller that is about to append
+// records and then wait for them (wal.Log.Hold), and returns the log to
+// Release; nil when the profile leaves nothing to hold (only always
+// fsyncs for its replies).
+func (sh *Shard) HoldLog() *wal.Log {
+	lg := sh.wlog()
+	if sh.durability != config.DurabilityAlways || lg == nil {
+		return nil
+	}
+	lg.Hold()
+	return lg
+}
+
 // WaitSafe blocks until record seq is as safe as the shard's profile
 // promises: fsynced (always), or handed to the OS (everysec: a crash of
 // the process loses nothing acknowledged, a crash of the machine up to

@@ -181,12 +181,47 @@ func (sh *Shard) RecordLocked(ctx *command.Ctx) uint64 {
 // returns the last record the command may have made or seen (see
 // Observed). The caller sets ctx.Now.
 func (sh *Shard) Run(spec *command.Spec, ctx *command.Ctx) uint64 {
+	return sh.RunOrWait(spec, ctx, nil)
+}
+
+// RunOrWait is Run for a blocking command: when the command finds nothing
+// and asks to wait (ctx.Block), its keys are registered with wake (see
+// WaitLocked) before the lock is released, so a write that comes right
+// after the run is not missed. A nil wake registers nothing, for a run
+// whose keys are registered already; the caller removes the
+// registrations with Unwait when it stops waiting.
+func (sh *Shard) RunOrWait(spec *command.Spec, ctx *command.Ctx, wake chan struct{}) uint64 {
 	sh.mu.Lock()
 	seq := sh.RunLocked(spec, ctx)
+	if ctx.Block != nil && wake != nil {
+		sh.WaitLocked(ctx.Block.Keys, wake)
+	}
 	evs := sh.notes.Take()
 	sh.mu.Unlock()
 	sh.Publish(evs)
 	return seq
+}
+
+// WaitLocked registers wake to be signalled by writes to keys, after
+// emptying it of a signal left from an earlier wait: signals come from
+// writers, who hold the lock, so none is lost. Caller holds the lock.
+func (sh *Shard) WaitLocked(keys []string, wake chan struct{}) {
+	select {
+	case <-wake:
+	default:
+	}
+	for _, k := range keys {
+		sh.db.WaitKey(k, wake)
+	}
+}
+
+// Unwait removes the registrations RunOrWait or WaitLocked made for keys.
+func (sh *Shard) Unwait(keys []string, wake chan struct{}) {
+	sh.mu.Lock()
+	for _, k := range keys {
+		sh.db.UnwaitKey(k, wake)
+	}
+	sh.mu.Unlock()
 }
 
 // RunLocked is Run for a caller that already holds the lock, as a

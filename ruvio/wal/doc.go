@@ -87,7 +87,12 @@
 // I/O. The writer swaps the buffer out, writes it with one write(2) (split
 // only where a segment fills up), and in Always mode fsyncs and publishes
 // Durable as the last sequence in that write: every record appended while
-// one fsync runs rides on the next one (group commit). In EverySec mode an
+// one fsync runs rides on the next one (group commit). A caller that waits
+// for its record in Always mode (WaitDurable) makes the same pass itself
+// when no pass has written the record yet. While a caller holds the log
+// (Hold, as an event loop does for a turn) appends do not wake the writer:
+// the holder's wait writes and fsyncs the whole turn at once, and Release
+// wakes the writer for what is left. In EverySec mode an
 // append does not wake the writer: the caller that waits for its record
 // (WaitWritten) writes the buffer itself, and a ticker has the writer
 // write what is left and fsync. One flush pass runs at a time (flushMu);

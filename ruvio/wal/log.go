@@ -123,6 +123,11 @@ type Log struct {
 	appends, appendedBytes atomic.Int64
 	fsyncTime              metrics.Latency
 
+	// holds counts the callers that will wait for what they append and
+	// make it durable themselves (Hold): while any does, an Always append
+	// does not wake the writer.
+	holds atomic.Int32
+
 	wake chan struct{} // cap 1: "there is work"
 	done chan struct{} // closed when the writer goroutine exits
 
@@ -428,10 +433,54 @@ func (l *Log) AppendFramed(epoch uint64, ops [][][]byte, frame []byte) uint64 {
 	if tooBig != nil {
 		l.logFailure(tooBig)
 	}
-	if l.mode != EverySec || pending >= deferredWakeBytes || tooBig != nil {
+	if wakeWriter(l.mode, pending, l.holds.Load() > 0) || tooBig != nil {
 		l.signal()
 	}
 	return seq
+}
+
+// wakeWriter is whether an append that leaves pending bytes waiting wakes
+// the writer: EverySec only once deferredWakeBytes gather, Always unless
+// a holder will write and fsync the records itself (Hold), and in either
+// case once the holders have let deferredWakeBytes gather.
+func wakeWriter(mode Mode, pending int, held bool) bool {
+	switch mode {
+	case EverySec:
+		return pending >= deferredWakeBytes
+	case Always:
+		return !held || pending >= deferredWakeBytes
+	}
+	return true
+}
+
+// Hold tells an Always log that the caller is about to append records and
+// then wait for them (WaitDurable), as an event loop's turn does: until
+// Release, appends leave the writer asleep, and the caller's wait writes
+// and fsyncs every record appended so far in one pass on its own thread,
+// as Redis's event loop does before it sleeps. No hand-off to the writer
+// and back then stands between a turn's commands and their replies, and
+// no fsync starts before the turn's last record. Other modes ignore it.
+// Every Hold needs one Release.
+func (l *Log) Hold() {
+	if l.mode == Always {
+		l.holds.Add(1)
+	}
+}
+
+// Release ends a Hold, waking the writer for records that no wait has
+// written: those appended by goroutines that do not wait for them (a
+// replica's apply, an expiry), which must not wait for the next turn.
+func (l *Log) Release() {
+	if l.mode != Always {
+		return
+	}
+	l.holds.Add(-1)
+	l.mu.Lock()
+	left := len(l.pending) > 0
+	l.mu.Unlock()
+	if left {
+		l.signal()
+	}
 }
 
 // deferredWakeBytes is how much an EverySec log gathers before an append
@@ -458,6 +507,7 @@ func (l *Log) WaitDurable(ctx context.Context, seq uint64) error {
 		return nil
 	}
 	l.writeOut(seq) // in EverySec: written now, fsynced at the next tick
+	l.syncOut(seq)
 	for {
 		ch := l.DurableNotify()
 		// Re-check after taking the channel: a publish between the first
@@ -539,17 +589,44 @@ func (l *Log) WriteOut(seq uint64) error {
 // as Redis writes its AOF from its event loop before the replies go out:
 // no hand-off to the writer's thread and back stands between a turn's
 // commands and their replies, and one write(2) takes every record the
-// turn appended. The fsync stays with the writer. In the other modes
-// there is nothing to do: Always's writer is woken by every append, and
-// Memory keeps no file.
+// turn appended. The fsync stays with the writer. Always has syncOut
+// instead, and Memory keeps no file.
 func (l *Log) writeOut(seq uint64) {
-	if l.mode != EverySec || l.Written() >= seq {
+	if l.mode == EverySec {
+		l.passUpTo(seq, writeOutPass)
+	}
+}
+
+// syncOut writes and fsyncs, in the calling goroutine, every record
+// appended so far while the log is held (Hold), unless another pass
+// (which fsyncs what it writes in Always) has written record seq: so a
+// holder makes its turn's records durable with one write(2) and one
+// fsync. A record appended while the log was held woke no writer, so a
+// caller that did not hold it makes the pass too. Once no one holds the
+// log, the last Release has woken the writer for whatever is left, and
+// a second pass here would only fsync the same records twice. Only
+// Always has work to do.
+func (l *Log) syncOut(seq uint64) {
+	if l.mode == Always && l.holds.Load() > 0 {
+		l.passUpTo(seq, syncPass)
+	}
+}
+
+// passUpTo makes a waiter's pass (by) in the calling goroutine unless
+// another pass has written record seq already, and runs the fsync the
+// pass leaves, if any, after releasing flushMu.
+func (l *Log) passUpTo(seq uint64, by pass) {
+	if l.Written() >= seq {
 		return
 	}
+	var fsync pendingSync
 	l.flushMu.Lock()
-	defer l.flushMu.Unlock()
 	if l.Written() < seq {
-		l.flush(false)
+		_, fsync = l.flush(by)
+	}
+	l.flushMu.Unlock()
+	if fsync.seg != nil {
+		l.syncTo(fsync)
 	}
 }
 

@@ -30,7 +30,7 @@ func (l *Log) run() {
 			l.mu.Unlock()
 		}
 		l.flushMu.Lock()
-		exit, fsync := l.flush(true)
+		exit, fsync := l.flush(writerPass)
 		l.flushMu.Unlock()
 		if fsync.seg != nil {
 			l.syncTo(fsync)
@@ -41,16 +41,30 @@ func (l *Log) run() {
 	}
 }
 
+// pass is who runs a flush pass, and so what it does beyond writing.
+type pass int
+
+const (
+	// writerPass is the writer goroutine's: it fsyncs when the mode or a
+	// Sync, tick or Close asks, and makes the closing log's last pass.
+	writerPass pass = iota
+	// writeOutPass is an EverySec waiter's (writeOut): it writes and
+	// leaves the fsync to the writer's tick.
+	writeOutPass
+	// syncPass is an Always waiter's (syncOut): it writes and fsyncs.
+	syncPass
+)
+
 // flush writes whatever has been appended and rotates segments that have
-// grown too large; when the mode or a Sync/tick/Close asks for an fsync,
-// it returns the fsync for the writer to run after releasing flushMu
-// (syncTo), which then publishes Durable. It reports whether Close asked
-// the writer to exit. Appends that arrive while it runs wait in the fresh
-// pending buffer for the next pass: that is the group commit. The caller
-// holds flushMu. A pass of a waiter (writer false) leaves the fsync of the
-// records to the writer (a segment it seals is fsynced, as always), and a
-// closing log to the writer's last pass.
-func (l *Log) flush(writer bool) (exit bool, fsync pendingSync) {
+// grown too large; when its pass asks for an fsync, it returns the fsync
+// for the caller to run after releasing flushMu (syncTo), which then
+// publishes Durable. It reports whether Close asked the writer to exit.
+// Appends that arrive while it runs wait in the fresh pending buffer for
+// the next pass: that is the group commit. The caller holds flushMu. A
+// waiter's pass leaves a closing log to the writer's last pass, and a
+// segment any pass seals is fsynced, as always.
+func (l *Log) flush(by pass) (exit bool, fsync pendingSync) {
+	writer := by == writerPass
 	l.mu.Lock()
 	exit = l.closing
 	if l.err != nil || (!writer && l.closing) {
@@ -62,7 +76,7 @@ func (l *Log) flush(writer bool) (exit bool, fsync pendingSync) {
 		l.pending, l.spare = l.spare[:0], nil
 		l.inflight = batch
 	}
-	wantSync := writer && (l.mode == Always || l.syncWanted || l.tickDue || exit)
+	wantSync := by == syncPass || writer && (l.mode == Always || l.syncWanted || l.tickDue || exit)
 	if writer {
 		l.syncWanted, l.tickDue = false, false
 	}
