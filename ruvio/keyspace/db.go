@@ -51,8 +51,12 @@ func (e *Entry) SetFreq(f uint8) { e.meta = e.meta&accessMask | uint64(f)<<56 }
 type DB struct {
 	// bySlot holds the keys of each slot, so SCAN can walk slots in order
 	// and a slot range can be moved as a unit.
-	bySlot  [slots.Count]table
-	count   int
+	bySlot [slots.Count]table
+	// used has a bit set for each slot that holds a key, so sampling and
+	// RANDOMKEY go straight to a slot with keys: a shard's keys sit in
+	// the slots it serves, often a small part of all of them.
+	used  [slots.Count / 64]uint64
+	count int
 	expires map[string]struct{}
 
 	// Now returns the current wall time in Unix ms (injected so tests and
@@ -251,6 +255,9 @@ func (db *DB) SetWithExpiry(key string, val any, expireAt int64) *Entry {
 		e.SetFreq(LFUInit)
 		e.SetAccess(db.now())
 		t.insert(e, h)
+		if t.len() == 1 {
+			db.used[slot/64] |= 1 << (slot % 64)
+		}
 		db.count++
 		if db.OnNew != nil && (!db.Loading || db.Applying) {
 			db.OnNew(key)
@@ -318,9 +325,13 @@ func (db *DB) Delete(key string) bool {
 func (db *DB) remove(key string) {
 	db.WillModify(key)
 	slot, h := db.locate(key)
-	e := db.bySlot[slot].remove(key, h)
+	t := &db.bySlot[slot]
+	e := t.remove(key, h)
 	if e == nil {
 		return
+	}
+	if t.len() == 0 {
+		db.used[slot/64] &^= 1 << (slot % 64)
 	}
 	if e.ExpireAt != 0 {
 		delete(db.expires, key)
@@ -333,6 +344,7 @@ func (db *DB) Flush() int {
 	db.freezeForSnapshot()
 	n := db.count
 	db.bySlot = [slots.Count]table{}
+	db.used = [slots.Count / 64]uint64{}
 	db.count = 0
 	db.expires = make(map[string]struct{})
 	db.version++

@@ -1,6 +1,7 @@
 package keyspace
 
 import (
+	"math/bits"
 	"math/rand/v2"
 
 	"github.com/ruvio/ruvio/ruvio/slots"
@@ -43,20 +44,20 @@ func (db *DB) RandomKey() (string, bool) {
 	// Pick a random starting slot and take the first live key from there:
 	// not uniform across keys, as Redis's is not either, but never stuck.
 	for tries := 0; tries < 100; tries++ {
-		start := rand.IntN(slots.Count)
-		for i := 0; i < slots.Count; i++ {
+		slot := db.usedFrom(rand.IntN(slots.Count))
+		for i := 0; i < slots.Count && slot >= 0; i++ {
 			var key string
 			found := false
-			db.bySlot[(start+i)%slots.Count].each(rand.Int(), func(e *Entry) bool {
+			db.bySlot[slot].each(rand.Int(), func(e *Entry) bool {
 				key, found = e.key, true
 				return false
 			})
 			if found && db.Get(key) != nil {
 				return key, true
 			}
-			if db.count == 0 {
-				break
-			}
+			// Get removed an expired key, which may have emptied the
+			// slot: the next used slot is looked up from here.
+			slot = db.usedFrom((slot + 1) % slots.Count)
 		}
 		if db.count == 0 {
 			break
@@ -98,4 +99,23 @@ func (db *DB) ActiveExpire(maxRounds int) int {
 		}
 	}
 	return removed
+}
+
+// usedFrom returns the first slot at or after from, wrapping past the
+// last slot, that holds a key; -1 when none does.
+func (db *DB) usedFrom(from int) int {
+	const words = slots.Count / 64
+	w := from / 64
+	// The first word without the slots before from, then every word
+	// once, then the first word's slots before from.
+	if m := db.used[w] >> (from % 64); m != 0 {
+		return from + bits.TrailingZeros64(m)
+	}
+	for i := 1; i <= words; i++ {
+		j := (w + i) % words
+		if m := db.used[j]; m != 0 {
+			return j*64 + bits.TrailingZeros64(m)
+		}
+	}
+	return -1
 }
