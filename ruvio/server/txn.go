@@ -247,14 +247,22 @@ func (s *Server) queuedRun(q [][]byte) *command.Spec {
 	return run
 }
 
-// execRefusal is the first refusal a queued command would get now.
+// execRefusal is the first refusal a queued command would get now. The
+// memory check runs once for the whole transaction, when one of its
+// commands may grow memory, as Redis's does: it may evict, and evicting
+// for each queued command would make a long transaction pay the
+// eviction time limit hundreds of times over.
 func (c *conn) execRefusal() string {
 	for _, q := range c.queued {
-		run := c.srv.queuedRun(q)
-		if msg := c.srv.checkMemory(run, nil); msg != "" {
-			return msg
+		if run := c.srv.queuedRun(q); run.Flags&command.DenyOOM != 0 {
+			if msg := c.srv.checkMemory(run, nil); msg != "" {
+				return msg
+			}
+			break
 		}
-		if msg := c.srv.refusal(run, q, false); msg != "" {
+	}
+	for _, q := range c.queued {
+		if msg := c.srv.refusal(c.srv.queuedRun(q), q, false); msg != "" {
 			return msg
 		}
 	}
