@@ -55,8 +55,8 @@ type DB struct {
 	// used has a bit set for each slot that holds a key, so sampling and
 	// RANDOMKEY go straight to a slot with keys: a shard's keys sit in
 	// the slots it serves, often a small part of all of them.
-	used  [slots.Count / 64]uint64
-	count int
+	used    [slots.Count / 64]uint64
+	count   int
 	expires map[string]struct{}
 
 	// Now returns the current wall time in Unix ms (injected so tests and
