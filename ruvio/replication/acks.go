@@ -55,6 +55,29 @@ func (n *Node) WaitReplicas(need []uint64, k int, deadline time.Time, stop <-cha
 	}
 }
 
+// AckWaker is what WakeOnAck wakes: AckArrived runs on the goroutine
+// that took the acknowledgement, so it must return at once.
+type AckWaker interface{ AckArrived() }
+
+// WakeOnAck is WaitReplicas for a caller that must not block, an event
+// loop holding durable replies: it reports whether k replicas hold need
+// on every shard, and when they do not, registers w to be woken once at
+// the next acknowledgement of a shard short of them. The registration
+// comes before the count, so no acknowledgement falls between them.
+func (n *Node) WakeOnAck(need []uint64, k int, w AckWaker) bool {
+	for i, seq := range need {
+		if seq == 0 {
+			continue
+		}
+		st := n.states[i]
+		st.wakeOnAck(w)
+		if st.HoldingOn(seq) < k {
+			return false
+		}
+	}
+	return true
+}
+
 // ackWait returns nil when k replicas hold need on every shard, or else
 // a channel closed at the next acknowledgement of a shard short of them.
 func (n *Node) ackWait(need []uint64, k int) <-chan struct{} {

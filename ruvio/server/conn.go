@@ -41,8 +41,14 @@ type conn struct {
 	// run (mayRejoin).
 	fromLoop   bool
 	loopStreak int
-	shard      *shard.Shard // the shard whose port the client connected to
-	id         int64
+	// stopBatch says the loop is to stop running what the client sent
+	// until the held durable replies have gone (a QUIT, or 64 KiB of
+	// replies); parked says the loop stopped reading the connection
+	// until then (loop_durable_linux.go). Both belong to the loop.
+	stopBatch bool
+	parked    bool
+	shard     *shard.Shard // the shard whose port the client connected to
+	id        int64
 
 	r   *resp.Reader
 	w   *resp.Writer
@@ -296,6 +302,10 @@ func (c *conn) handle(args [][]byte, newBatch bool) bool {
 		c.holdReply(mark)
 	}
 	if c.closeAfter {
+		if c.loop != nil && len(c.held) > 0 {
+			c.stopBatch = true // the loop sends the held replies, then closes
+			return true
+		}
 		c.flush()
 		return false
 	}
@@ -303,6 +313,10 @@ func (c *conn) handle(args [][]byte, newBatch bool) bool {
 	// write (and one wait for the log) per batch instead of per command.
 	// A loop flushes once it has run all that the read brought.
 	if (c.loop == nil && c.r.Buffered() == 0) || c.w.Buffered() > 64<<10 {
+		if c.loop != nil && len(c.held) > 0 {
+			c.stopBatch = true // a loop must not wait for replicas
+			return true
+		}
 		return c.flush()
 	}
 	return true

@@ -10,6 +10,7 @@ import (
 	"os"
 	"runtime"
 	"sync"
+	"syscall"
 	"time"
 	"unsafe"
 
@@ -45,6 +46,20 @@ type eventLoop struct {
 	net *netYield
 	// threads is GOMAXPROCS when the loop started.
 	threads int
+
+	// parked are the connections whose held durable replies wait for
+	// replicas (loop_durable_linux.go); spareParked is the other slice
+	// resumeParked swaps in.
+	parked, spareParked []*conn
+	// acks is an eventfd the replication layer writes at an
+	// acknowledgement the loop asked to hear of; ackMu orders those
+	// writes with its closing.
+	acks       int
+	ackMu      sync.Mutex
+	acksClosed bool
+	// epPoll is a copy of epfd in the runtime's poller, for waitParked.
+	epPoll *os.File
+	epRaw  syscall.RawConn
 }
 
 // busyLooks is how many times the loop looks for events without waiting
@@ -67,13 +82,26 @@ func newEventLoop(s *Server) (*eventLoop, error) {
 		unix.Close(wake)
 		return nil, fmt.Errorf("event loop: %w", err)
 	}
-	ny, err := newNetYield()
+	acks, err := unix.Eventfd(0, unix.EFD_CLOEXEC|unix.EFD_NONBLOCK)
+	if err == nil {
+		ev = unix.EpollEvent{Events: unix.EPOLLIN, Fd: int32(acks)}
+		if err = unix.EpollCtl(epfd, unix.EPOLL_CTL_ADD, acks, &ev); err != nil {
+			unix.Close(acks)
+		}
+	}
 	if err != nil {
 		unix.Close(epfd)
 		unix.Close(wake)
 		return nil, fmt.Errorf("event loop: %w", err)
 	}
-	return &eventLoop{srv: s, epfd: epfd, wake: wake, net: ny, threads: runtime.GOMAXPROCS(0)}, nil
+	ny, err := newNetYield()
+	if err != nil {
+		unix.Close(epfd)
+		unix.Close(wake)
+		unix.Close(acks)
+		return nil, fmt.Errorf("event loop: %w", err)
+	}
+	return &eventLoop{srv: s, epfd: epfd, wake: wake, acks: acks, net: ny, threads: runtime.GOMAXPROCS(0)}, nil
 }
 
 // startLoops starts n event loops.
@@ -94,9 +122,8 @@ func (s *Server) startLoops(n int) error {
 // stopLoops makes every loop close the connections it still polls and
 // end.
 func (s *Server) stopLoops() {
-	one := []byte{1, 0, 0, 0, 0, 0, 0, 0}
 	for _, l := range s.loops {
-		unix.Write(l.wake, one)
+		unix.Write(l.wake, eventOne)
 	}
 }
 
@@ -185,6 +212,9 @@ func (l *eventLoop) wait(events []unix.EpollEvent) (int, error) {
 	if l.lastEvents > 1 && busy {
 		looks = busyLooks
 	}
+	if len(l.parked) > 0 {
+		return l.waitParked(events)
+	}
 	for range looks {
 		r, _, errno := unix.RawSyscall6(unix.SYS_EPOLL_PWAIT, uintptr(l.epfd),
 			uintptr(unsafe.Pointer(&events[0])), uintptr(len(events)), 0, 0, 0)
@@ -196,7 +226,7 @@ func (l *eventLoop) wait(events []unix.EpollEvent) (int, error) {
 		}
 	}
 	for {
-		n, err := unix.EpollWait(l.epfd, events, -1)
+		n, err := unix.EpollWait(l.epfd, events, l.parkedTimeout())
 		if !errors.Is(err, unix.EINTR) {
 			return n, err
 		}
@@ -221,6 +251,8 @@ func (l *eventLoop) run() {
 		for _, ev := range events[:n] {
 			if int(ev.Fd) == l.wake {
 				stop = true
+			} else if int(ev.Fd) == l.acks {
+				l.drainAcks()
 			} else if int(ev.Fd) < len(l.conns) && l.conns[ev.Fd] != nil {
 				ready = append(ready, l.conns[ev.Fd])
 			}
@@ -233,6 +265,13 @@ func (l *eventLoop) run() {
 			}
 		}
 		for i, c := range ready {
+			if c.parked {
+				// Only an error or a hang-up reports a parked
+				// connection: the client is gone or was killed.
+				c.parked = false
+				l.drop(c)
+				continue
+			}
 			l.serve(c)
 			// A turn of fifty pipelining clients takes a millisecond
 			// or two: look at the time every eight of them.
@@ -240,8 +279,11 @@ func (l *eventLoop) run() {
 				l.net.yield()
 			}
 		}
-		for _, c := range l.later {
-			l.finish(c)
+		l.resumeParked()
+		// finish may serve more of a connection, which may add it here
+		// again.
+		for i := 0; i < len(l.later); i++ {
+			l.finish(l.later[i])
 		}
 		for _, lg := range l.held {
 			lg.Release()
@@ -287,6 +329,12 @@ func (l *eventLoop) serve(c *conn) {
 		l.drop(c)
 		return
 	}
+	l.runBuffered(c)
+}
+
+// runBuffered runs the whole commands c's reader holds, up to one that
+// must leave the loop or a stop for held durable replies.
+func (l *eventLoop) runBuffered(c *conn) {
 	newBatch := true
 	for {
 		args, ok, err := c.r.Next()
@@ -310,6 +358,9 @@ func (l *eventLoop) serve(c *conn) {
 			l.detach(c, args, newBatch)
 			return
 		}
+		if c.stopBatch {
+			break
+		}
 		newBatch = false
 	}
 	c.unlockBatch()
@@ -320,17 +371,44 @@ func (l *eventLoop) serve(c *conn) {
 	l.finish(c)
 }
 
-// finish writes a connection's replies, and hands it to a goroutine if
-// the client did not take them all or sent more than the buffer holds.
+// finish writes a connection's replies, parking it first while its held
+// durable replies wait for replicas, and hands it to a goroutine if the
+// client did not take them all or sent more than the buffer holds. A
+// connection stopped for its held replies then runs the rest of what it
+// had sent.
 func (l *eventLoop) finish(c *conn) {
+	if len(c.held) > 0 {
+		c.unlockBatch()
+		if c.anyPending {
+			if err := c.waitDurable(); err != nil {
+				c.srv.log.Error("log not durable: closing client without replies", "id", c.id, "err", err)
+				c.close()
+				l.drop(c)
+				return
+			}
+		}
+		if !l.mayRelease(c) {
+			l.park(c)
+			return
+		}
+	}
 	if c.w.Buffered() > 0 || c.anyPending {
 		if !c.flush() {
 			l.drop(c)
 			return
 		}
 	}
+	if c.closeAfter {
+		l.drop(c)
+		return
+	}
 	if c.r.Full() || len(c.nc.(*loopConn).unsent) > 0 {
 		l.detach(c, nil, false)
+		return
+	}
+	if c.stopBatch {
+		c.stopBatch = false
+		l.runBuffered(c)
 	}
 }
 
@@ -373,7 +451,7 @@ func (l *eventLoop) detach(c *conn, args [][]byte, newBatch bool) {
 		nc.Close()
 	}
 	c.loop = nil
-	c.fromLoop, c.loopStreak = true, 0
+	c.fromLoop, c.loopStreak, c.stopBatch = true, 0, false
 	unsent := lc.unsent
 	l.srv.wg.Add(1)
 	go func() {
@@ -405,8 +483,13 @@ func (l *eventLoop) shutdown() {
 	for _, c := range conns {
 		l.drop(c)
 	}
+	l.parked = nil
 	unix.Close(l.epfd)
 	unix.Close(l.wake)
+	l.closeAcks()
+	if l.epPoll != nil {
+		l.epPoll.Close()
+	}
 	l.net.close()
 }
 

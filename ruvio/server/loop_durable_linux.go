@@ -1,0 +1,160 @@
+//go:build linux
+
+package server
+
+import (
+	"errors"
+	"os"
+	"time"
+	"unsafe"
+
+	"golang.org/x/sys/unix"
+)
+
+// Durable replies on an event loop. A connection with CLIENT DURABILITY
+// on stays on its loop where the profile lets it (durableOnLoops): after
+// a turn, if its held replies wait for
+// replicas, the loop parks it instead of waiting. A parked connection's
+// socket stays registered with no events asked for, so only an error or
+// a hang-up (CLIENT KILL shuts the socket down) reports it; its
+// commands wait unread, as a blocked Redis client's do. The replication
+// layer wakes the loop (AckArrived) at the next acknowledgement, and at
+// each turn the loop sends the replies of every parked connection whose
+// writes the replicas now hold, or whose timeout ran out (those get
+// NOREPLICAS), and runs what the client sent meanwhile. One thread
+// serves every durable client, as Redis's does its WAITing ones, where a
+// goroutine per client was woken for each acknowledgement.
+
+// mayRelease reports whether c's held replies can go without waiting:
+// the replicas hold the newest one's records, or the first one's
+// timeout has run out. When neither, the loop is registered to be woken
+// at the next acknowledgement that may change the answer.
+func (l *eventLoop) mayRelease(c *conn) bool {
+	h := c.held
+	if c.dur.timeout > 0 && !time.Now().Before(h[0].at.Add(c.dur.timeout)) {
+		return true
+	}
+	return l.srv.repl.WakeOnAck(h[len(h)-1].need, c.dur.replicas, l)
+}
+
+// park stops reading c until its held replies may go.
+func (l *eventLoop) park(c *conn) {
+	l.pollFor(c, 0)
+	c.parked = true
+	l.parked = append(l.parked, c)
+}
+
+// pollFor sets the events the loop asks for on c's socket.
+func (l *eventLoop) pollFor(c *conn, events uint32) {
+	lc := c.nc.(*loopConn)
+	ev := unix.EpollEvent{Events: events, Fd: int32(lc.fd)}
+	unix.EpollCtl(l.epfd, unix.EPOLL_CTL_MOD, lc.fd, &ev)
+}
+
+// resumeParked sends the replies of the parked connections that may now
+// have them, and serves what those clients sent since; the others stay
+// parked.
+func (l *eventLoop) resumeParked() {
+	if len(l.parked) == 0 {
+		return
+	}
+	parked := l.parked
+	l.parked = l.spareParked[:0]
+	for _, c := range parked {
+		switch {
+		case !c.parked: // dropped since it was parked
+		case !l.mayRelease(c):
+			l.parked = append(l.parked, c)
+		default:
+			c.parked = false
+			l.pollFor(c, unix.EPOLLIN)
+			l.finish(c)
+		}
+	}
+	clear(parked)
+	l.spareParked = parked[:0]
+}
+
+// parkedTimeout is how long, in ms, the loop may wait for events before
+// a parked connection's timeout runs out; -1 when none can.
+func (l *eventLoop) parkedTimeout() int {
+	wait := -1
+	now := time.Now()
+	for _, c := range l.parked {
+		if !c.parked || c.dur.timeout <= 0 || len(c.held) == 0 {
+			continue
+		}
+		ms := int((c.held[0].at.Add(c.dur.timeout).Sub(now) + time.Millisecond - 1) / time.Millisecond)
+		if ms = max(ms, 0); wait < 0 || ms < wait {
+			wait = ms
+		}
+	}
+	return wait
+}
+
+// AckArrived wakes the loop for its parked connections (see
+// replication.AckWaker); it runs on the goroutine that took the
+// acknowledgement.
+func (l *eventLoop) AckArrived() {
+	l.ackMu.Lock()
+	defer l.ackMu.Unlock()
+	if !l.acksClosed {
+		unix.Write(l.acks, eventOne)
+	}
+}
+
+// eventOne is what a write to an eventfd adds.
+var eventOne = []byte{1, 0, 0, 0, 0, 0, 0, 0}
+
+// drainAcks empties the acknowledgement eventfd after it woke the loop.
+func (l *eventLoop) drainAcks() {
+	var buf [8]byte
+	unix.Read(l.acks, buf[:])
+}
+
+// closeAcks closes the acknowledgement eventfd, once no AckArrived can
+// be writing to it.
+func (l *eventLoop) closeAcks() {
+	l.ackMu.Lock()
+	defer l.ackMu.Unlock()
+	l.acksClosed = true
+	unix.Close(l.acks)
+}
+
+// waitParked waits for events while connections are parked, in the
+// runtime's network poller rather than in epoll_wait: a goroutine in a
+// system call keeps its thread's processor until the runtime's monitor
+// takes it back, and the goroutine that reads the replicas'
+// acknowledgements must run for the parked replies to go.
+func (l *eventLoop) waitParked(events []unix.EpollEvent) (int, error) {
+	if l.epPoll == nil {
+		fd, err := unix.FcntlInt(uintptr(l.epfd), unix.F_DUPFD_CLOEXEC, 0)
+		if err != nil {
+			return 0, err
+		}
+		unix.SetNonblock(fd, true)
+		l.epPoll = os.NewFile(uintptr(fd), "event-loop-epoll")
+		if l.epRaw, err = l.epPoll.SyscallConn(); err != nil {
+			return 0, err
+		}
+	}
+	var deadline time.Time
+	if ms := l.parkedTimeout(); ms >= 0 {
+		deadline = time.Now().Add(time.Duration(ms) * time.Millisecond)
+	}
+	l.epPoll.SetReadDeadline(deadline)
+	n := 0
+	err := l.epRaw.Read(func(uintptr) bool {
+		r, _, errno := unix.RawSyscall6(unix.SYS_EPOLL_PWAIT, uintptr(l.epfd),
+			uintptr(unsafe.Pointer(&events[0])), uintptr(len(events)), 0, 0, 0)
+		if errno == 0 && r > 0 {
+			n = int(r)
+			return true
+		}
+		return false
+	})
+	if errors.Is(err, os.ErrDeadlineExceeded) {
+		return 0, nil
+	}
+	return n, err
+}

@@ -1,0 +1,152 @@
+//go:build linux
+
+package server
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/ruvio/ruvio/internal/poll"
+	"github.com/ruvio/ruvio/ruvio/config"
+)
+
+// memoryPrimary is a primary in the memory profile, where durable
+// clients stay on the event loops.
+func memoryPrimary(c *config.Config) {
+	asPrimary(c)
+	c.Durability = config.DurabilityMemory
+}
+
+// A durable client stays on its loop: its replies wait for the replica
+// while the loop serves everyone else, they go out when the replica is
+// back, and NOREPLICAS comes when the timeout runs out.
+func TestADurableClientWaitsOnItsLoop(t *testing.T) {
+	ctx := context.Background()
+	p := newNode(t, "primary", 1, memoryPrimary).start()
+	r := newNode(t, "replica", 1, asReplicaOf(p)).start()
+	caughtUp(t, p, r)
+	d := dialRaw(t, p.srv.Addr(0))
+	d.send("CLIENT DURABILITY REPLICAS 1\r\nSET a 1\r\n")
+	d.expect("+OK\r\n+OK\r\n")
+	waitLoopClients(t, p.srv, 1)
+
+	r.stop()
+	d.send("SET b 2\r\nGET a\r\n") // the default timeout, 5 s: waits for the replica
+	plain := p.client(0)
+	// The loop is not waiting: another client of the same shard is
+	// served, and sees the durable write applied.
+	if v, err := plain.Get(ctx, "b").Result(); err != nil || v != "2" {
+		t.Fatalf("another client while a durable reply waits: %q %v", v, err)
+	}
+	if got := loopClients(t, p.srv); got != 2 {
+		t.Fatalf("%d clients on loops, want the durable one and go-redis's", got)
+	}
+	r.start()
+	d.expect("+OK\r\n$1\r\n1\r\n")
+
+	d.send("CLIENT DURABILITY REPLICAS 1 TIMEOUT 200\r\n")
+	d.expect("+OK\r\n")
+	r.stop()
+	d.send("SET c 3\r\nPING\r\n")
+	msg := "-NOREPLICAS Not enough replicas hold this connection's writes on disk within 200 ms (CLIENT DURABILITY REPLICAS 1); the writes stay applied.\r\n"
+	d.expect(msg + msg)
+	if v := plain.Get(ctx, "c").Val(); v != "3" {
+		t.Fatalf("the refused durable write is not applied: %q", v)
+	}
+	if got := loopClients(t, p.srv); got != 2 {
+		t.Fatalf("%d clients on loops after NOREPLICAS, want 2", got)
+	}
+}
+
+// A pipeline whose held replies pass 64 KiB, and a QUIT behind held
+// replies: the loop stops running the client's commands until the
+// replica has the writes, then answers every one in order.
+func TestHeldRepliesPastABufferAndQuit(t *testing.T) {
+	p := newNode(t, "primary", 1, memoryPrimary).start()
+	r := newNode(t, "replica", 1, asReplicaOf(p)).start()
+	caughtUp(t, p, r)
+	d := dialRaw(t, p.srv.Addr(0))
+	d.send("CLIENT DURABILITY REPLICAS 1\r\n")
+	d.expect("+OK\r\n")
+	val := strings.Repeat("v", 1000)
+	d.send("SET big " + val + "\r\n")
+	d.expect("+OK\r\n")
+	r.stop()
+	const n = 200 // 200 replies of 1 KiB
+	var req, want strings.Builder
+	for i := range n {
+		fmt.Fprintf(&req, "INCR n\r\nGET big\r\n")
+		fmt.Fprintf(&want, ":%d\r\n$1000\r\n%s\r\n", i+1, val)
+	}
+	req.WriteString("QUIT\r\n")
+	want.WriteString("+OK\r\n")
+	d.send(req.String())
+	// Nothing comes while the replica is away.
+	d.nc.SetReadDeadline(time.Now().Add(100 * time.Millisecond))
+	if n, err := d.nc.Read(make([]byte, 1)); err == nil {
+		t.Fatalf("read %d bytes of a held reply", n)
+	}
+	r.start()
+	d.expect(want.String())
+	d.expectClosed()
+}
+
+// CLIENT KILL ends a client whose replies wait with no timeout at once,
+// not when the replicas come back.
+func TestClientKillEndsAParkedClient(t *testing.T) {
+	ctx := context.Background()
+	p := newNode(t, "primary", 1, memoryPrimary).start()
+	r := newNode(t, "replica", 1, asReplicaOf(p)).start()
+	caughtUp(t, p, r)
+	d := dialRaw(t, p.srv.Addr(0))
+	br := bufio.NewReader(d.nc)
+	d.send("CLIENT DURABILITY REPLICAS 1 TIMEOUT 0\r\nCLIENT ID\r\n")
+	if line, err := br.ReadString('\n'); err != nil || line != "+OK\r\n" {
+		t.Fatalf("CLIENT DURABILITY: %q %v", line, err)
+	}
+	line, err := br.ReadString('\n')
+	if err != nil {
+		t.Fatal(err)
+	}
+	id := strings.TrimSpace(strings.TrimPrefix(line, ":"))
+	r.stop()
+	d.send("SET a 1\r\n")
+	plain := p.client(0)
+	poll.Until(t, 5*time.Second, "the write applied", func() bool { return plain.Get(ctx, "a").Val() == "1" })
+	if err := plain.Do(ctx, "CLIENT", "KILL", "ID", id).Err(); err != nil {
+		t.Fatal(err)
+	}
+	poll.Until(t, 5*time.Second, "the killed client gone from CLIENT LIST", func() bool {
+		return !strings.Contains(plain.ClientList(ctx).Val(), "id="+id+" ")
+	})
+	d.nc.SetReadDeadline(time.Now().Add(5 * time.Second))
+	if rest, err := br.ReadString('\n'); err == nil {
+		t.Fatalf("a killed client got %q", rest)
+	}
+}
+
+// Where a durable reply also waits for this node's fsync (always), a
+// durable client leaves the loop for a goroutine of its own, and its
+// replies still wait for the replica.
+func TestADurableClientLeavesTheLoopUnderAlways(t *testing.T) {
+	p := newNode(t, "primary", 1, func(c *config.Config) {
+		asPrimary(c)
+		c.Durability = config.DurabilityAlways
+	}).start()
+	r := newNode(t, "replica", 1, asReplicaOf(p)).start()
+	caughtUp(t, p, r)
+	d := dialRaw(t, p.srv.Addr(0))
+	d.send("PING\r\n")
+	d.expect("+PONG\r\n")
+	waitLoopClients(t, p.srv, 1)
+	d.send("CLIENT DURABILITY REPLICAS 1 TIMEOUT 200\r\nSET a 1\r\n")
+	d.expect("+OK\r\n+OK\r\n")
+	waitLoopClients(t, p.srv, 0)
+	r.stop()
+	d.send("SET b 2\r\n")
+	d.expect("-NOREPLICAS Not enough replicas hold this connection's writes on disk within 200 ms (CLIENT DURABILITY REPLICAS 1); the writes stay applied.\r\n")
+}
