@@ -14,11 +14,17 @@ import (
 	"github.com/ruvio/ruvio/ruvio/config"
 )
 
-// memoryPrimary is a primary in the memory profile, where durable
-// clients stay on the event loops.
-func memoryPrimary(c *config.Config) {
-	asPrimary(c)
-	c.Durability = config.DurabilityMemory
+// withReplica starts a one-shard primary in the given profile and a
+// replica that has caught up, and dials the primary's client port raw.
+func withReplica(t *testing.T, durability string) (p, r *node, d *rawConn) {
+	t.Helper()
+	p = newNode(t, "primary", 1, func(c *config.Config) {
+		asPrimary(c)
+		c.Durability = durability
+	}).start()
+	r = newNode(t, "replica", 1, asReplicaOf(p)).start()
+	caughtUp(t, p, r)
+	return p, r, dialRaw(t, p.srv.Addr(0))
 }
 
 // A durable client stays on its loop: its replies wait for the replica
@@ -26,10 +32,7 @@ func memoryPrimary(c *config.Config) {
 // back, and NOREPLICAS comes when the timeout runs out.
 func TestADurableClientWaitsOnItsLoop(t *testing.T) {
 	ctx := context.Background()
-	p := newNode(t, "primary", 1, memoryPrimary).start()
-	r := newNode(t, "replica", 1, asReplicaOf(p)).start()
-	caughtUp(t, p, r)
-	d := dialRaw(t, p.srv.Addr(0))
+	p, r, d := withReplica(t, config.DurabilityMemory)
 	d.send("CLIENT DURABILITY REPLICAS 1\r\nSET a 1\r\n")
 	d.expect("+OK\r\n+OK\r\n")
 	waitLoopClients(t, p.srv, 1)
@@ -66,10 +69,7 @@ func TestADurableClientWaitsOnItsLoop(t *testing.T) {
 // replies: the loop stops running the client's commands until the
 // replica has the writes, then answers every one in order.
 func TestHeldRepliesPastABufferAndQuit(t *testing.T) {
-	p := newNode(t, "primary", 1, memoryPrimary).start()
-	r := newNode(t, "replica", 1, asReplicaOf(p)).start()
-	caughtUp(t, p, r)
-	d := dialRaw(t, p.srv.Addr(0))
+	_, r, d := withReplica(t, config.DurabilityMemory)
 	d.send("CLIENT DURABILITY REPLICAS 1\r\n")
 	d.expect("+OK\r\n")
 	val := strings.Repeat("v", 1000)
@@ -99,10 +99,7 @@ func TestHeldRepliesPastABufferAndQuit(t *testing.T) {
 // not when the replicas come back.
 func TestClientKillEndsAParkedClient(t *testing.T) {
 	ctx := context.Background()
-	p := newNode(t, "primary", 1, memoryPrimary).start()
-	r := newNode(t, "replica", 1, asReplicaOf(p)).start()
-	caughtUp(t, p, r)
-	d := dialRaw(t, p.srv.Addr(0))
+	p, r, d := withReplica(t, config.DurabilityMemory)
 	br := bufio.NewReader(d.nc)
 	d.send("CLIENT DURABILITY REPLICAS 1 TIMEOUT 0\r\nCLIENT ID\r\n")
 	if line, err := br.ReadString('\n'); err != nil || line != "+OK\r\n" {
@@ -133,13 +130,7 @@ func TestClientKillEndsAParkedClient(t *testing.T) {
 // durable client leaves the loop for a goroutine of its own, and its
 // replies still wait for the replica.
 func TestADurableClientLeavesTheLoopUnderAlways(t *testing.T) {
-	p := newNode(t, "primary", 1, func(c *config.Config) {
-		asPrimary(c)
-		c.Durability = config.DurabilityAlways
-	}).start()
-	r := newNode(t, "replica", 1, asReplicaOf(p)).start()
-	caughtUp(t, p, r)
-	d := dialRaw(t, p.srv.Addr(0))
+	p, r, d := withReplica(t, config.DurabilityAlways)
 	d.send("PING\r\n")
 	d.expect("+PONG\r\n")
 	waitLoopClients(t, p.srv, 1)
