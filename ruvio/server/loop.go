@@ -2,7 +2,6 @@ package server
 
 import (
 	"github.com/ruvio/ruvio/ruvio/command"
-	"github.com/ruvio/ruvio/ruvio/config"
 )
 
 // Event loops.
@@ -62,7 +61,7 @@ func (c *conn) loopMay(run *command.Spec) bool {
 	}
 	if run.Name == "client|durability" {
 		// It sends the replies held so far first, which may wait.
-		return len(c.held) == 0 && c.srv.durableOnLoops()
+		return len(c.held) == 0
 	}
 	return loopCommands[run.Name]
 }
@@ -75,12 +74,12 @@ const rejoinAfter = 16
 
 // mayRejoin reports whether a connection that left its event loop holds
 // nothing a goroutine must keep: no transaction or watched keys, no
-// subscription, tracking or monitoring, no durability setting a loop
-// does not serve (see durableOnLoops), no reply held, skipped or unsent,
-// and no push on its way.
+// subscription, tracking or monitoring, no reply held (a loop holds
+// durable replies itself, loop_durable_linux.go), skipped or unsent, and
+// no push on its way.
 func (c *conn) mayRejoin() bool {
 	if !c.fromLoop || c.multi || len(c.watches) > 0 || c.sub.Active() ||
-		c.track.mode.Load() != nil || len(c.held) > 0 || (c.dur.replicas > 0 && !c.srv.durableOnLoops()) ||
+		c.track.mode.Load() != nil || len(c.held) > 0 ||
 		c.anyPending || c.replyMode != replyOn || c.replySkip > 0 || c.closeAfter ||
 		c.w.Buffered() > 0 || c.srv.isMonitor(c) {
 		return false
@@ -107,17 +106,4 @@ func loopsFor(configured, shards, threads int) int {
 // (otherTurns) and itself fill them all.
 func threadsBusy(threads, otherTurns int) bool {
 	return threads <= 1 || otherTurns+1 >= threads
-}
-
-// durableOnLoops reports whether clients with CLIENT DURABILITY stay on
-// the event loops, which park their held replies instead of waiting
-// (loop_durable_linux.go): in the memory profile, where a reply waits for
-// the replicas alone. Where it also waits for this node's fsync (always,
-// everysec) they keep a goroutine each: measured with one replica and
-// 8 clients sending one SET at a time, always answered 3,800-5,800
-// durable SETs/s from the loop against 6,200-7,800 from goroutines,
-// whose fsyncs, made by the log's writer, overlap the next requests'
-// reading and replication where the loop's hold them back.
-func (s *Server) durableOnLoops() bool {
-	return s.Config().Durability == config.DurabilityMemory
 }

@@ -12,8 +12,7 @@ import (
 )
 
 // Durable replies on an event loop. A connection with CLIENT DURABILITY
-// on stays on its loop where the profile lets it (durableOnLoops): after
-// a turn, if its held replies wait for
+// on stays on its loop: after a turn, if its held replies wait for
 // replicas, the loop parks it instead of waiting. A parked connection's
 // socket stays registered with no events asked for, so only an error or
 // a hang-up (CLIENT KILL shuts the socket down) reports it; its
@@ -26,10 +25,24 @@ import (
 // goroutine per client was woken for each acknowledgement.
 
 // mayRelease reports whether c's held replies can go without waiting:
-// the replicas hold the newest one's records, or the first one's
-// timeout has run out. When neither, the loop is registered to be woken
-// at the next acknowledgement that may change the answer.
+// its writes are as safe on this node as the profile promises, and the
+// replicas hold the newest reply's records or the first one's timeout
+// has run out. When not, the loop is registered to be woken at the next
+// progress of the log or acknowledgement that may change the answer.
+//
+// The log's writer makes a parked client's writes safe: the loop does
+// not fsync for it in its turn, which would keep every other reply and
+// the next requests behind the fsync while the replicas' round trip
+// could run beside it (under always, 8 clients of one SET each: 3,800-
+// 5,800 durable SETs/s so, against 6,200-7,800 on goroutines).
 func (l *eventLoop) mayRelease(c *conn) bool {
+	if c.anyPending {
+		for i, seq := range c.pending {
+			if seq != 0 && !l.srv.shards[i].SafeOrWake(seq, &l.wakeFn) {
+				return false
+			}
+		}
+	}
 	h := c.held
 	if c.dur.timeout > 0 && !time.Now().Before(h[0].at.Add(c.dur.timeout)) {
 		return true
@@ -93,8 +106,8 @@ func (l *eventLoop) parkedTimeout() int {
 }
 
 // AckArrived wakes the loop for its parked connections (see
-// replication.AckWaker); it runs on the goroutine that took the
-// acknowledgement.
+// replication.AckWaker; wakeFn for the logs); it runs on the goroutine
+// that took the acknowledgement or published the log's progress.
 func (l *eventLoop) AckArrived() {
 	l.ackMu.Lock()
 	defer l.ackMu.Unlock()

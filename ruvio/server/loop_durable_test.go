@@ -126,18 +126,23 @@ func TestClientKillEndsAParkedClient(t *testing.T) {
 	}
 }
 
-// Where a durable reply also waits for this node's fsync (always), a
-// durable client leaves the loop for a goroutine of its own, and its
-// replies still wait for the replica.
-func TestADurableClientLeavesTheLoopUnderAlways(t *testing.T) {
-	p, r, d := withReplica(t, config.DurabilityAlways)
-	d.send("PING\r\n")
-	d.expect("+PONG\r\n")
-	waitLoopClients(t, p.srv, 1)
-	d.send("CLIENT DURABILITY REPLICAS 1 TIMEOUT 200\r\nSET a 1\r\n")
-	d.expect("+OK\r\n+OK\r\n")
-	waitLoopClients(t, p.srv, 0)
-	r.stop()
-	d.send("SET b 2\r\n")
-	d.expect("-NOREPLICAS Not enough replicas hold this connection's writes on disk within 200 ms (CLIENT DURABILITY REPLICAS 1); the writes stay applied.\r\n")
+// Where a durable reply also waits for this node's log (always,
+// everysec), the client stays on its loop all the same: the log's writer
+// makes its writes safe while it is parked, and its replies still wait
+// for the replica.
+func TestADurableClientStaysOnTheLoopWithALog(t *testing.T) {
+	for _, profile := range []string{config.DurabilityAlways, config.DurabilityEverysec} {
+		t.Run(profile, func(t *testing.T) {
+			p, r, d := withReplica(t, profile)
+			d.send("CLIENT DURABILITY REPLICAS 1 TIMEOUT 200\r\nSET a 1\r\nGET a\r\n")
+			d.expect("+OK\r\n+OK\r\n$1\r\n1\r\n")
+			waitLoopClients(t, p.srv, 1)
+			r.stop()
+			d.send("SET b 2\r\n")
+			d.expect("-NOREPLICAS Not enough replicas hold this connection's writes on disk within 200 ms (CLIENT DURABILITY REPLICAS 1); the writes stay applied.\r\n")
+			if got := loopClients(t, p.srv); got != 1 {
+				t.Fatalf("%d clients on loops after NOREPLICAS, want the durable one", got)
+			}
+		})
+	}
 }

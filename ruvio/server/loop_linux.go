@@ -60,6 +60,8 @@ type eventLoop struct {
 	// epPoll is a copy of epfd in the runtime's poller, for waitParked.
 	epPoll *os.File
 	epRaw  syscall.RawConn
+	// wakeFn is AckArrived, registered with logs (Shard.SafeOrWake).
+	wakeFn func()
 }
 
 // busyLooks is how many times the loop looks for events without waiting
@@ -101,7 +103,9 @@ func newEventLoop(s *Server) (*eventLoop, error) {
 		unix.Close(acks)
 		return nil, fmt.Errorf("event loop: %w", err)
 	}
-	return &eventLoop{srv: s, epfd: epfd, wake: wake, acks: acks, net: ny, threads: runtime.GOMAXPROCS(0)}, nil
+	l := &eventLoop{srv: s, epfd: epfd, wake: wake, acks: acks, net: ny, threads: runtime.GOMAXPROCS(0)}
+	l.wakeFn = l.AckArrived
+	return l, nil
 }
 
 // startLoops starts n event loops.
@@ -379,14 +383,6 @@ func (l *eventLoop) runBuffered(c *conn) {
 func (l *eventLoop) finish(c *conn) {
 	if len(c.held) > 0 {
 		c.unlockBatch()
-		if c.anyPending {
-			if err := c.waitDurable(); err != nil {
-				c.srv.log.Error("log not durable: closing client without replies", "id", c.id, "err", err)
-				c.close()
-				l.drop(c)
-				return
-			}
-		}
 		if !l.mayRelease(c) {
 			l.park(c)
 			return

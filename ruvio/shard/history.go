@@ -79,6 +79,19 @@ func (sh *Shard) WaitSafe(ctx context.Context, seq uint64) error {
 	return sh.wlog().WaitDurable(ctx, seq)
 }
 
+// SafeOrWake is WaitSafe for a caller that must not block: it reports
+// whether WaitSafe(seq) would return at once (seq is as safe as the
+// profile promises, or the log failed), and when not, has *wake called
+// at the log's next progress (wal.Log.WakeOnPublish).
+func (sh *Shard) SafeOrWake(seq uint64, wake *func()) bool {
+	lg := sh.wlog()
+	lg.WakeOnPublish(wake)
+	if sh.durability == config.DurabilityEverysec {
+		return lg.Written() >= seq || lg.Failed()
+	}
+	return lg.Durable() >= seq || lg.Failed()
+}
+
 // WriteOut makes sure the shard's records up to seq are written to the
 // OS (wal.Log.WriteOut): a primary's replication stream calls it before
 // records leave for a replica, so that a crash of this process can never
