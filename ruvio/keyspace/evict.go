@@ -117,14 +117,13 @@ func (db *DB) Sample(n int, volatile bool, fn func(key string, e *Entry)) {
 	}
 	// From a random slot, the slots with keys in turn, each from a
 	// random position, until n keys are found or every slot was seen.
-	first := db.usedFrom(rand.IntN(slots.Count))
-	for slot, i := first, 0; slot >= 0 && n > 0 && i < slots.Count; i++ {
+	for slot := range db.usedSlots(rand.IntN(slots.Count)) {
 		db.bySlot[slot].each(rand.Int(), func(e *Entry) bool {
 			fn(e.key, e)
 			n--
 			return n > 0
 		})
-		if slot = db.usedFrom((slot + 1) % slots.Count); slot == first {
+		if n == 0 {
 			break
 		}
 	}

@@ -1,6 +1,7 @@
 package keyspace
 
 import (
+	"iter"
 	"math/bits"
 	"math/rand/v2"
 
@@ -44,8 +45,9 @@ func (db *DB) RandomKey() (string, bool) {
 	// Pick a random starting slot and take the first live key from there:
 	// not uniform across keys, as Redis's is not either, but never stuck.
 	for tries := 0; tries < 100; tries++ {
-		slot := db.usedFrom(rand.IntN(slots.Count))
-		for i := 0; i < slots.Count && slot >= 0; i++ {
+		// Get may remove an expired key and empty its slot: usedSlots
+		// looks for each next slot after the last one was tried.
+		for slot := range db.usedSlots(rand.IntN(slots.Count)) {
 			var key string
 			found := false
 			db.bySlot[slot].each(rand.Int(), func(e *Entry) bool {
@@ -55,9 +57,6 @@ func (db *DB) RandomKey() (string, bool) {
 			if found && db.Get(key) != nil {
 				return key, true
 			}
-			// Get removed an expired key, which may have emptied the
-			// slot: the next used slot is looked up from here.
-			slot = db.usedFrom((slot + 1) % slots.Count)
 		}
 		if db.count == 0 {
 			break
@@ -99,6 +98,27 @@ func (db *DB) ActiveExpire(maxRounds int) int {
 		}
 	}
 	return removed
+}
+
+// usedSlots yields the slots that hold keys, from the first at or after
+// from onwards, wrapping past the last slot, each at most once. Each next
+// slot is looked up once the caller's loop body has run, so one it
+// emptied meanwhile is skipped.
+func (db *DB) usedSlots(from int) iter.Seq[int] {
+	return func(yield func(int) bool) {
+		// covered counts the positions from from on already looked at.
+		for covered := 0; covered < slots.Count; {
+			slot := db.usedFrom((from + covered) % slots.Count)
+			if slot < 0 {
+				return
+			}
+			dist := (slot - from + slots.Count) % slots.Count
+			if dist < covered || !yield(slot) {
+				return // wrapped past from, or the caller stopped
+			}
+			covered = dist + 1
+		}
+	}
 }
 
 // usedFrom returns the first slot at or after from, wrapping past the

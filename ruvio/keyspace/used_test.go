@@ -2,6 +2,7 @@ package keyspace
 
 import (
 	"fmt"
+	"reflect"
 	"testing"
 
 	"pgregory.net/rapid"
@@ -94,4 +95,48 @@ func TestUsedSlotsFollowTheKeys(t *testing.T) {
 			}
 		}
 	})
+}
+
+// usedSlots walks every slot with keys once, from the first at or after
+// its start, wrapping; a slot the walk's body empties ahead of it is
+// skipped.
+func TestUsedSlots(t *testing.T) {
+	db := New(func() int64 { return 0 })
+	for _, s := range []int{3, 100, 9000} {
+		db.Set(keyIn(s), []byte("v"))
+	}
+	walk := func(from int, body func(slot int)) []int {
+		var got []int
+		for slot := range db.usedSlots(from) {
+			got = append(got, slot)
+			if body != nil {
+				body(slot)
+			}
+		}
+		return got
+	}
+	for _, tc := range []struct {
+		from int
+		want []int
+	}{
+		{0, []int{3, 100, 9000}},
+		{3, []int{3, 100, 9000}},
+		{50, []int{100, 9000, 3}},
+		{9001, []int{3, 100, 9000}},
+	} {
+		if got := walk(tc.from, nil); !reflect.DeepEqual(got, tc.want) {
+			t.Errorf("from %d: %v, want %v", tc.from, got, tc.want)
+		}
+	}
+	got := walk(50, func(slot int) {
+		if slot == 100 {
+			db.Delete(keyIn(9000)) // empties the next slot
+		}
+	})
+	if want := []int{100, 3}; !reflect.DeepEqual(got, want) {
+		t.Errorf("emptying 9000 on the way: %v, want %v", got, want)
+	}
+	if got := walk(0, func(int) { db.Flush() }); len(got) != 1 {
+		t.Errorf("a flush in the first step: walked %v", got)
+	}
 }
