@@ -55,22 +55,19 @@ func (n *Node) WaitReplicas(need []uint64, k int, deadline time.Time, stop <-cha
 	}
 }
 
-// AckWaker is what WakeOnAck wakes: AckArrived runs on the goroutine
-// that took the acknowledgement, so it must return at once.
-type AckWaker interface{ AckArrived() }
-
 // WakeOnAck is WaitReplicas for a caller that must not block, an event
 // loop holding durable replies: it reports whether k replicas hold need
-// on every shard, and when they do not, registers w to be woken once at
-// the next acknowledgement of a shard short of them. The registration
-// comes before the count, so no acknowledgement falls between them.
-func (n *Node) WakeOnAck(need []uint64, k int, w AckWaker) bool {
+// on every shard, and when they do not, has *wake called once at the next
+// acknowledgement of a shard short of them, on the goroutine that took
+// it. The registration comes before the count, so no acknowledgement
+// falls between them.
+func (n *Node) WakeOnAck(need []uint64, k int, wake *func()) bool {
 	for i, seq := range need {
 		if seq == 0 {
 			continue
 		}
 		st := n.states[i]
-		st.wakeOnAck(w)
+		st.wakers.Add(wake)
 		if st.HoldingOn(seq) < k {
 			return false
 		}

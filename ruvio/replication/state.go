@@ -7,6 +7,7 @@ import (
 
 	"github.com/ruvio/ruvio/ruvio/repl"
 	"github.com/ruvio/ruvio/ruvio/shard"
+	"github.com/ruvio/ruvio/ruvio/wakeup"
 )
 
 // ShardState is one shard's replication state: its backlog, the
@@ -33,9 +34,9 @@ type ShardState struct {
 	// moves forward, waking durable replies.
 	ackMu sync.Mutex
 	ackCh chan struct{}
-	// wakers are woken, once, at the next such acknowledgement (see
+	// wakers are called at the next such acknowledgement (see
 	// Node.WakeOnAck).
-	wakers map[AckWaker]struct{}
+	wakers wakeup.Set
 }
 
 // Loading reports whether the shard is loading a full copy.
@@ -156,31 +157,12 @@ func (st *ShardState) ackSignal() <-chan struct{} {
 	return st.ackCh
 }
 
-// wakeOnAck registers w to be woken at the next acknowledgement that
-// moves a replica of the shard forward.
-func (st *ShardState) wakeOnAck(w AckWaker) {
-	st.ackMu.Lock()
-	defer st.ackMu.Unlock()
-	if st.wakers == nil {
-		st.wakers = make(map[AckWaker]struct{})
-	}
-	st.wakers[w] = struct{}{}
-}
-
 func (st *ShardState) signalAck() {
 	st.ackMu.Lock()
 	if st.ackCh != nil {
 		close(st.ackCh)
 		st.ackCh = nil
 	}
-	var buf [4]AckWaker
-	wake := buf[:0]
-	for w := range st.wakers {
-		wake = append(wake, w)
-	}
-	clear(st.wakers)
 	st.ackMu.Unlock()
-	for _, w := range wake {
-		w.AckArrived()
-	}
+	st.wakers.Fire()
 }

@@ -65,12 +65,8 @@ func (c *conn) releaseHeld() {
 	}
 	k := c.dur.replicas
 	last := c.held[len(c.held)-1].need
-	var deadline time.Time
-	if c.dur.timeout > 0 {
-		deadline = c.held[0].at.Add(c.dur.timeout)
-	}
 	covered := len(c.held)
-	if !c.srv.repl.WaitReplicas(last, k, deadline, c.closedCh()) {
+	if !c.srv.repl.WaitReplicas(last, k, c.heldDeadline(), c.closedCh()) {
 		covered = 0
 		for covered < len(c.held) && c.srv.repl.Holding(c.held[covered].need) >= k {
 			covered++
@@ -92,6 +88,16 @@ func (c *conn) releaseHeld() {
 		}
 	}
 	c.held = c.held[:0]
+}
+
+// heldDeadline is when the first held reply's wait runs out and the
+// replies not covered by then become NOREPLICAS; zero when nothing is held
+// or the timeout is 0 (no limit).
+func (c *conn) heldDeadline() time.Time {
+	if len(c.held) == 0 || c.dur.timeout <= 0 {
+		return time.Time{}
+	}
+	return c.held[0].at.Add(c.dur.timeout)
 }
 
 // closedCh is closed when the server shuts down, so a held reply does not

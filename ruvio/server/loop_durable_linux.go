@@ -17,7 +17,7 @@ import (
 // socket stays registered with no events asked for, so only an error or
 // a hang-up (CLIENT KILL shuts the socket down) reports it; its
 // commands wait unread, as a blocked Redis client's do. The replication
-// layer wakes the loop (AckArrived) at the next acknowledgement, and at
+// layer wakes the loop (wakeUp) at the next acknowledgement, and at
 // each turn the loop sends the replies of every parked connection whose
 // writes the replicas now hold, or whose timeout ran out (those get
 // NOREPLICAS), and runs what the client sent meanwhile. One thread
@@ -43,11 +43,10 @@ func (l *eventLoop) mayRelease(c *conn) bool {
 			}
 		}
 	}
-	h := c.held
-	if c.dur.timeout > 0 && !time.Now().Before(h[0].at.Add(c.dur.timeout)) {
+	if d := c.heldDeadline(); !d.IsZero() && !time.Now().Before(d) {
 		return true
 	}
-	return l.srv.repl.WakeOnAck(h[len(h)-1].need, c.dur.replicas, l)
+	return l.srv.repl.WakeOnAck(c.held[len(c.held)-1].need, c.dur.replicas, &l.wakeFn)
 }
 
 // park stops reading c until its held replies may go.
@@ -94,10 +93,11 @@ func (l *eventLoop) parkedTimeout() int {
 	wait := -1
 	now := time.Now()
 	for _, c := range l.parked {
-		if !c.parked || c.dur.timeout <= 0 || len(c.held) == 0 {
+		d := c.heldDeadline()
+		if !c.parked || d.IsZero() {
 			continue
 		}
-		ms := int((c.held[0].at.Add(c.dur.timeout).Sub(now) + time.Millisecond - 1) / time.Millisecond)
+		ms := int((d.Sub(now) + time.Millisecond - 1) / time.Millisecond)
 		if ms = max(ms, 0); wait < 0 || ms < wait {
 			wait = ms
 		}
@@ -105,10 +105,11 @@ func (l *eventLoop) parkedTimeout() int {
 	return wait
 }
 
-// AckArrived wakes the loop for its parked connections (see
-// replication.AckWaker; wakeFn for the logs); it runs on the goroutine
-// that took the acknowledgement or published the log's progress.
-func (l *eventLoop) AckArrived() {
+// wakeUp wakes the loop for its parked connections (registered as
+// wakeFn with the replicas' acknowledgements and the logs); it runs on
+// the goroutine that took the acknowledgement or published the log's
+// progress.
+func (l *eventLoop) wakeUp() {
 	l.ackMu.Lock()
 	defer l.ackMu.Unlock()
 	if !l.acksClosed {
@@ -116,17 +117,14 @@ func (l *eventLoop) AckArrived() {
 	}
 }
 
-// eventOne is what a write to an eventfd adds.
-var eventOne = []byte{1, 0, 0, 0, 0, 0, 0, 0}
-
 // drainAcks empties the acknowledgement eventfd after it woke the loop.
 func (l *eventLoop) drainAcks() {
 	var buf [8]byte
 	unix.Read(l.acks, buf[:])
 }
 
-// closeAcks closes the acknowledgement eventfd, once no AckArrived can
-// be writing to it.
+// closeAcks closes the acknowledgement eventfd, once no wakeUp can be
+// writing to it.
 func (l *eventLoop) closeAcks() {
 	l.ackMu.Lock()
 	defer l.ackMu.Unlock()

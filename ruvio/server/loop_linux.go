@@ -60,7 +60,8 @@ type eventLoop struct {
 	// epPoll is a copy of epfd in the runtime's poller, for waitParked.
 	epPoll *os.File
 	epRaw  syscall.RawConn
-	// wakeFn is AckArrived, registered with logs (Shard.SafeOrWake).
+	// wakeFn is wakeUp, registered with the replicas' acknowledgements
+	// and the logs for the parked connections.
 	wakeFn func()
 }
 
@@ -104,7 +105,7 @@ func newEventLoop(s *Server) (*eventLoop, error) {
 		return nil, fmt.Errorf("event loop: %w", err)
 	}
 	l := &eventLoop{srv: s, epfd: epfd, wake: wake, acks: acks, net: ny, threads: runtime.GOMAXPROCS(0)}
-	l.wakeFn = l.AckArrived
+	l.wakeFn = l.wakeUp
 	return l, nil
 }
 
@@ -122,6 +123,9 @@ func (s *Server) startLoops(n int) error {
 	}
 	return nil
 }
+
+// eventOne is what a write to an eventfd adds.
+var eventOne = []byte{1, 0, 0, 0, 0, 0, 0, 0}
 
 // stopLoops makes every loop close the connections it still polls and
 // end.
@@ -212,12 +216,12 @@ func (s *Server) adopt(c *conn) bool {
 // system call alone while another is idle and nothing waits to run, so
 // the loop looks once and then waits, without yielding in between.
 func (l *eventLoop) wait(events []unix.EpollEvent) (int, error) {
+	if len(l.parked) > 0 {
+		return l.waitParked(events)
+	}
 	looks, busy := 1, l.threadsBusy()
 	if l.lastEvents > 1 && busy {
 		looks = busyLooks
-	}
-	if len(l.parked) > 0 {
-		return l.waitParked(events)
 	}
 	for range looks {
 		r, _, errno := unix.RawSyscall6(unix.SYS_EPOLL_PWAIT, uintptr(l.epfd),
@@ -230,7 +234,7 @@ func (l *eventLoop) wait(events []unix.EpollEvent) (int, error) {
 		}
 	}
 	for {
-		n, err := unix.EpollWait(l.epfd, events, l.parkedTimeout())
+		n, err := unix.EpollWait(l.epfd, events, -1)
 		if !errors.Is(err, unix.EINTR) {
 			return n, err
 		}

@@ -77,8 +77,7 @@ func (y *netYield) yield() {
 			return true
 		}
 		written = true
-		one := [8]byte{1}
-		unix.Write(int(fd), one[:])
+		unix.Write(int(fd), eventOne)
 		return false
 	})
 	y.last = clock.Stopwatch()

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/ruvio/ruvio/ruvio/metrics"
+	"github.com/ruvio/ruvio/ruvio/wakeup"
 )
 
 // Mode says when records count as durable.
@@ -114,14 +115,8 @@ type Log struct {
 	// keeps Memory-mode appends allocation-free.
 	notify     atomic.Pointer[chan struct{}]
 	notifyUsed atomic.Bool
-	// wakers are called, once each, at the next publish (WakeOnPublish);
-	// wakersUsed says there may be some. A set: a caller that registers
-	// again before the publish, as an event loop does at every turn for
-	// its parked clients, is called once, where a list had the writer
-	// make hundreds of calls per publish and stall replies for seconds.
-	wakersMu   sync.Mutex
-	wakers     map[*func()]struct{}
-	wakersUsed atomic.Bool
+	// wakers are called at the next publish (WakeOnPublish).
+	wakers wakeup.Set
 	// failure is the fatal write error, or ErrClosed once closed: what
 	// WaitDurable returns for sequences that will never become durable.
 	failure atomic.Pointer[error]
@@ -655,19 +650,7 @@ func (l *Log) wakeWaiters(force bool) {
 		ch := make(chan struct{})
 		close(*l.notify.Swap(&ch))
 	}
-	if l.wakersUsed.Load() && l.wakersUsed.Swap(false) {
-		var buf [4]*func()
-		wake := buf[:0]
-		l.wakersMu.Lock()
-		for w := range l.wakers {
-			wake = append(wake, w)
-		}
-		clear(l.wakers)
-		l.wakersMu.Unlock()
-		for _, w := range wake {
-			(*w)()
-		}
-	}
+	l.wakers.Fire()
 }
 
 // WakeOnPublish has *wake called, once, on the goroutine that next moves
@@ -675,15 +658,7 @@ func (l *Log) wakeWaiters(force bool) {
 // It is DurableNotify for a caller that must not block (an event loop):
 // register, then check, and no publish falls between them. Registering
 // the same wake again before that publish changes nothing.
-func (l *Log) WakeOnPublish(wake *func()) {
-	l.wakersMu.Lock()
-	if l.wakers == nil {
-		l.wakers = make(map[*func()]struct{})
-	}
-	l.wakers[wake] = struct{}{}
-	l.wakersMu.Unlock()
-	l.wakersUsed.Store(true)
-}
+func (l *Log) WakeOnPublish(wake *func()) { l.wakers.Add(wake) }
 
 // Failed reports whether the log stopped for good (a write error, or
 // closed): a wait for it returns at once.
