@@ -35,7 +35,11 @@ func (db *DB) WarmWorthwhile() bool { return db.count >= warmMinKeys }
 // Warm only reads, and only hints: a key warmed and never looked up
 // costs a wasted fetch. It must be called under the lock that guards db.
 // Keys past WarmMax are ignored.
-func (db *DB) Warm(keys [][]byte) {
+func (db *DB) Warm(keys [][]byte) { db.WarmInSlots(keys, nil) }
+
+// WarmInSlots is Warm for a caller that knows the keys' slots already:
+// slot[i] is keys[i]'s, or slot is nil.
+func (db *DB) WarmInSlots(keys [][]byte, slot []int) {
 	var at [WarmMax]struct {
 		t *table
 		h uint64
@@ -44,7 +48,12 @@ func (db *DB) Warm(keys [][]byte) {
 	n := min(len(keys), WarmMax)
 	for i := range n {
 		key := keys[i]
-		t := &db.bySlot[slots.Of(key)]
+		var t *table
+		if slot != nil {
+			t = &db.bySlot[slot[i]]
+		} else {
+			t = &db.bySlot[slots.Of(key)]
+		}
 		at[i].t, at[i].h = t, hashKey(unsafe.String(unsafe.SliceData(key), len(key)))
 		prefetch(uintptr(unsafe.Pointer(t)))
 	}

@@ -5,9 +5,12 @@ import (
 	"testing"
 
 	"pgregory.net/rapid"
+
+	"github.com/ruvio/ruvio/ruvio/slots"
 )
 
-// Warm only hints: warming present and absent keys, interleaved with
+// Warm only hints: warming present and absent keys (their slots known
+// or not), interleaved with
 // writes that grow tables, move a slot to a map, delete keys and flush,
 // leaves every lookup answering as a keyspace that was never warmed.
 func TestWarmNeverChangesAnswers(t *testing.T) {
@@ -31,7 +34,15 @@ func TestWarmNeverChangesAnswers(t *testing.T) {
 				warm = append(warm, []byte(key("warm")))
 			case 3:
 				// More than WarmMax keys at times: the rest are ignored.
-				db.Warm(warm)
+				if rapid.Bool().Draw(t, "slots known") {
+					at := make([]int, len(warm))
+					for i, k := range warm {
+						at[i] = slots.Of(k)
+					}
+					db.WarmInSlots(warm, at)
+				} else {
+					db.Warm(warm)
+				}
 				warm = warm[:0]
 			case 4, 5:
 				k := key("set")

@@ -108,10 +108,15 @@ type conn struct {
 	// batch is the shard whose lock the connection holds across a run of
 	// pipelined commands on it (see runBatched), nil when none.
 	batch *shard.Shard
-	// warmLeft is how many of the next batchable commands warmAhead has
-	// already covered; warmKeys is its list, kept between calls.
-	warmLeft int
-	warmKeys [][]byte
+	// warmSeq counts the batchable commands run since the last read;
+	// warmTo[i] is the count up to which warmAhead has warmed shard i's
+	// keys (one entry per shard: a pipeline's commands alternate between
+	// shards, and each shard's keys are warmed in its own keyspace).
+	// warmKeys and warmSlots are warmAhead's lists, kept between calls.
+	warmSeq   int
+	warmTo    []int
+	warmKeys  [][]byte
+	warmSlots []int
 	// lastHist is the last command's latency histogram (see histCache).
 	lastHist histCache
 
@@ -276,7 +281,8 @@ func (c *conn) readFailed(err error) {
 func (c *conn) handle(args [][]byte, newBatch bool) bool {
 	if newBatch {
 		c.lap = 0
-		c.warmLeft = 0
+		c.warmSeq = 0
+		clear(c.warmTo)
 		c.now = clock.NowMs()
 		c.lastActive.Store(c.now)
 		if c.cmds > 0 {

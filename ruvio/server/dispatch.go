@@ -13,6 +13,7 @@ import (
 	"github.com/ruvio/ruvio/ruvio/keyspace"
 	"github.com/ruvio/ruvio/ruvio/resp"
 	"github.com/ruvio/ruvio/ruvio/shard"
+	"github.com/ruvio/ruvio/ruvio/slots"
 )
 
 // handler runs a command the server implements itself.
@@ -306,10 +307,13 @@ func (c *conn) runBatched(spec *command.Spec, sh *shard.Shard) {
 		sh.Lock()
 		c.batch = sh
 	}
-	if c.warmLeft == 0 && sh.DB().WarmWorthwhile() {
-		c.warmLeft = c.warmAhead(sh.DB())
+	if c.warmTo == nil {
+		c.warmTo = make([]int, len(c.srv.shards))
 	}
-	c.warmLeft = max(c.warmLeft-1, 0)
+	if c.warmSeq >= c.warmTo[sh.ID] && sh.DB().WarmWorthwhile() {
+		c.warmTo[sh.ID] = c.warmSeq + c.warmAhead(sh)
+	}
+	c.warmSeq++
 	c.notePending(sh, sh.RunLocked(spec, &c.ctx))
 	if c.ctx.Block != nil {
 		// Not reached by the blocking commands, which never run
@@ -320,12 +324,12 @@ func (c *conn) runBatched(spec *command.Spec, sh *shard.Shard) {
 	}
 }
 
-// warmAhead fetches into the caches, together, the keys of the command
-// about to run and of the commands buffered behind it, up to
-// keyspace.WarmMax (see keyspace.DB.Warm), and returns how many commands
-// it covered. Keys of other shards, or commands that will not run in
-// this run, cost a wasted fetch each.
-func (c *conn) warmAhead(db *keyspace.DB) int {
+// warmAhead fetches into the caches, together, the keys sh holds of the
+// command about to run and of the commands buffered behind it, up to
+// keyspace.WarmMax commands (see keyspace.DB.Warm), and returns how many
+// commands it looked at. Commands that will not run batched cost a
+// wasted fetch each.
+func (c *conn) warmAhead(sh *shard.Shard) int {
 	keys, n := c.warmKeys[:0], 1
 	if len(c.ctx.Args) > 1 {
 		keys = append(keys, c.ctx.Args[1])
@@ -341,7 +345,21 @@ func (c *conn) warmAhead(db *keyspace.DB) int {
 			keys = append(keys, key)
 		}
 	}
-	db.Warm(keys)
+	if len(c.srv.shards) == 1 {
+		sh.DB().Warm(keys)
+	} else {
+		// Only this shard's keys: the others' tables are under their own
+		// locks. Each slot is computed once, here.
+		mine, at := keys[:0], c.warmSlots[:0]
+		for _, key := range keys {
+			slot := slots.Of(key)
+			if owner, _ := c.srv.slotShard(slot); owner == sh {
+				mine, at = append(mine, key), append(at, slot)
+			}
+		}
+		sh.DB().WarmInSlots(mine, at)
+		c.warmSlots = at[:0]
+	}
 	clear(keys)
 	c.warmKeys = keys[:0]
 	return n
