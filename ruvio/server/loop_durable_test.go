@@ -146,3 +146,27 @@ func TestADurableClientStaysOnTheLoopWithALog(t *testing.T) {
 		})
 	}
 }
+
+// A log that fails while a durable client is parked: the write the
+// client sent meanwhile finds the log failed and the connection is
+// closed without a reply for it, not left parked or answered +OK; the
+// reply held before the failure still waits for the replica. Closing
+// the log is the failure here (a closed log fails every wait, as one
+// whose write or fsync failed does).
+func TestALogFailureClosesAParkedClient(t *testing.T) {
+	ctx := context.Background()
+	p, r, d := withReplica(t, config.DurabilityAlways)
+	d.send("CLIENT DURABILITY REPLICAS 1 TIMEOUT 300\r\nSET a 1\r\n")
+	d.expect("+OK\r\n+OK\r\n")
+	waitLoopClients(t, p.srv, 1)
+	r.stop()
+	d.send("SET b 2\r\n")
+	plain := p.client(0)
+	poll.Until(t, 5*time.Second, "the parked write applied", func() bool { return plain.Get(ctx, "b").Val() == "2" })
+	d.send("SET c 3\r\n")
+	lg := p.srv.shards[0].HoldLog()
+	lg.Release()
+	lg.Close()
+	d.expect("-NOREPLICAS Not enough replicas hold this connection's writes on disk within 300 ms (CLIENT DURABILITY REPLICAS 1); the writes stay applied.\r\n")
+	d.expectClosed()
+}
