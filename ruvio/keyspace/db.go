@@ -178,6 +178,23 @@ func (db *DB) raw(key string) *Entry {
 // Get returns the live entry of key, removing it first when it expired.
 func (db *DB) Get(key string) *Entry { return db.live(db.raw(key), key) }
 
+// GetForWrite is Get for a command about to store under key, an argument
+// in a buffer the caller reuses. It returns key's live entry and key as a
+// string the keyspace may keep: the entry's own when there is one, which
+// spares a copy on every overwrite, else a copy of key whose slot and hash
+// the store that follows finds already computed (locate). key itself is
+// neither kept nor remembered.
+func (db *DB) GetForWrite(key []byte) (*Entry, string) {
+	k := unsafe.String(unsafe.SliceData(key), len(key))
+	slot, h := slots.OfString(k), hashKey(k)
+	if e := db.live(db.bySlot[slot].get(k, h), k); e != nil {
+		return e, e.key
+	}
+	owned := string(key)
+	db.slotKey, db.slotMemo, db.hashMemo = owned, slot, h
+	return nil, owned
+}
+
 // live is e, key's entry, or nil when it expired, which it then removes
 // (on a primary) with a copy of key: an expiry is rare, and the copy
 // keeps key itself off the heap for callers like Read.

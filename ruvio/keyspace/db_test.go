@@ -1,6 +1,8 @@
 package keyspace
 
 import (
+	"unsafe"
+
 	"fmt"
 	"math/rand/v2"
 	"testing"
@@ -87,5 +89,50 @@ func BenchmarkSetOver100kKeys(b *testing.B) {
 				bc.store(db, key, db.Get(key))
 			}
 		})
+	}
+}
+
+// GetForWrite hands back a key the keyspace may keep and never keeps the
+// caller's buffer: the entry's own string for a key it holds (with no
+// allocation), a copy otherwise, including for a key that just expired.
+func TestGetForWriteOwnsTheKeyItReturns(t *testing.T) {
+	now := int64(1000)
+	db := New(func() int64 { return now })
+	db.Set("present:0001", []byte("v"))
+	db.SetWithExpiry("expiring:0001", []byte("v"), 1500)
+
+	buf := []byte("present:0001")
+	e, key := db.GetForWrite(buf)
+	if e == nil || key != "present:0001" {
+		t.Fatalf("GetForWrite(present) = %v, %q", e, key)
+	}
+	if unsafe.StringData(key) != unsafe.StringData(e.key) {
+		t.Fatal("an existing key is returned as a copy, not the entry's own")
+	}
+	if n := testing.AllocsPerRun(100, func() { db.GetForWrite(buf) }); n != 0 {
+		t.Fatalf("GetForWrite of an existing key allocates %v times", n)
+	}
+
+	for _, name := range []string{"missing:0001", "expiring:0001"} {
+		if name == "expiring:0001" {
+			now = 2000
+		}
+		buf := []byte(name)
+		e, key := db.GetForWrite(buf)
+		if e != nil || key != name {
+			t.Fatalf("GetForWrite(%s) = %v, %q", name, e, key)
+		}
+		copy(buf, "XXXXXXXX")
+		if key != name {
+			t.Fatalf("the key returned for %s changed with the caller's buffer: %q", name, key)
+		}
+		// The store that follows finds the key's slot and hash computed.
+		db.Set(key, []byte("new"))
+		if got := db.Get(name); got == nil || string(got.Val.([]byte)) != "new" {
+			t.Fatalf("after storing under the returned key, %s = %v", name, got)
+		}
+	}
+	if db.Len() != 3 {
+		t.Fatalf("%d keys, want 3", db.Len())
 	}
 }

@@ -37,8 +37,8 @@ func decrby(c *command.Ctx) {
 // keeps its time to live: the value is replaced inside the live entry.
 // Replaying the command verbatim reaches the same value, so it logs itself.
 func incrBy(c *command.Ctx, delta int64) {
-	key := string(c.Args[1])
-	e, val, ok := lookupWrite(c, key)
+	e, key := c.DB.GetForWrite(c.Args[1])
+	val, ok := command.As[[]byte](c, e)
 	if !ok {
 		return
 	}

@@ -66,13 +66,12 @@ func parseSetOptions(c *command.Ctx, args [][]byte) (setOptions, string) {
 }
 
 func set(c *command.Ctx) {
-	key := string(c.Args[1])
 	o, errMsg := parseSetOptions(c, c.Args[3:])
 	if errMsg != "" {
 		c.W.Error(errMsg)
 		return
 	}
-	old := c.DB.Get(key)
+	old, key := c.DB.GetForWrite(c.Args[1])
 	var oldVal []byte
 	if old != nil && o.get {
 		// Only GET reads the old value: a plain SET does not touch it,
