@@ -27,6 +27,16 @@ func LookupRead[T any](c *Ctx, key string) (T, bool) { return As[T](c, c.DB.Read
 // it; see As. Like Redis's lookupKeyWrite it counts no hit or miss.
 func LookupWrite[T any](c *Ctx, key string) (T, bool) { return As[T](c, c.DB.Get(key)) }
 
+// LookupWriteKey is LookupWrite of the command's key argument, Args[1],
+// for a command that stores under it: it also returns the key as a string
+// the keyspace may keep (keyspace.DB.GetForWrite), the entry's own when
+// the key exists, so that a write to an existing key copies no key.
+func LookupWriteKey[T any](c *Ctx) (v T, key string, ok bool) {
+	e, key := c.DB.GetForWrite(c.Args[1])
+	v, ok = As[T](c, e)
+	return v, key, ok
+}
+
 // Has is Redis's membership reply to whether key is in m (nil reads as
 // empty): 1 or 0.
 func Has[V any](m map[string]V, key []byte) int64 {

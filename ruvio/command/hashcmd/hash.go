@@ -36,8 +36,7 @@ func setPairs(c *command.Ctx, name string) (int64, bool) {
 		c.W.Error(command.ErrWrongArgs(name))
 		return 0, false
 	}
-	key := string(c.Args[1])
-	h, ok := writeHash(c, key)
+	h, key, ok := command.LookupWriteKey[*hash.Hash](c)
 	if !ok {
 		return 0, false
 	}

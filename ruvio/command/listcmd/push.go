@@ -10,8 +10,7 @@ import (
 // every element in argument order at one end and answer the new length.
 func pushCmd(at end, onlyExisting bool) func(*command.Ctx) {
 	return func(c *command.Ctx) {
-		key := string(c.Args[1])
-		l, ok := writeList(c, key)
+		l, key, ok := command.LookupWriteKey[*deque.Deque](c)
 		if !ok {
 			return
 		}
