@@ -63,7 +63,8 @@ type conn struct {
 	libVer        atomic.Value // string
 	created       time.Time
 	lastCmd       atomic.Pointer[command.Spec]
-	lastActive    atomic.Int64 // Unix ms
+	lastSpec      *command.Spec // the last name looked up in the table (execute)
+	lastActive    atomic.Int64  // Unix ms
 	closed        atomic.Bool
 	closeAfter    bool // QUIT: close once the reply is sent
 	// CLIENT REPLY's mode, and how many replies SKIP still drops.

@@ -22,7 +22,13 @@ type handler func(c *conn, args [][]byte)
 // execute checks and runs one command, writing its reply.
 func (c *conn) execute(args [][]byte) {
 	s := c.srv
-	spec := s.table.Lookup(args[0])
+	// A pipeline sends the same command again and again: the name is
+	// compared with the last one before the table is searched.
+	spec := c.lastSpec
+	if spec == nil || !command.Eq(args[0], spec.Name) {
+		spec = s.table.Lookup(args[0])
+		c.lastSpec = spec
+	}
 	run := spec
 	if spec != nil && spec.Subcommands != nil && spec.ArityOK(len(args)) {
 		run = spec.LookupSub(args[1])
