@@ -10,6 +10,8 @@ import (
 	"time"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/ruvio/ruvio/internal/poll"
 )
 
 // TestNetYieldWakesNetworkWaiters: on one thread, a goroutine that never
@@ -86,26 +88,18 @@ func TestNetYieldWakesNetworkWaiters(t *testing.T) {
 }
 
 // waitQueued returns once c's socket holds unread bytes, or got is set
-// (the reader already ran). Gosched never polls the network, so waiting
-// does not wake the reader itself.
+// (the reader already ran, woken while waiting).
 func waitQueued(t *testing.T, c net.Conn, got *atomic.Bool) {
 	t.Helper()
 	raw, err := c.(*net.TCPConn).SyscallConn()
 	if err != nil {
 		t.Fatal(err)
 	}
-	deadline := time.Now().Add(10 * time.Second)
-	for !got.Load() {
+	poll.Until(t, 10*time.Second, "the byte written in the reader's socket", func() bool {
 		queued := 0
 		raw.Control(func(fd uintptr) { queued, _ = unix.IoctlGetInt(int(fd), unix.SIOCINQ) })
-		if queued > 0 {
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatal("the byte written never reached the reader's socket")
-		}
-		runtime.Gosched()
-	}
+		return queued > 0 || got.Load()
+	})
 }
 
 func BenchmarkNetYield(b *testing.B) {
