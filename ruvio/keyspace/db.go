@@ -160,8 +160,13 @@ func (db *DB) locate(key string) (slot int, h uint64) {
 		return db.slotMemo, db.hashMemo
 	}
 	slot, h = slots.OfString(key), hashKey(key)
-	db.slotKey, db.slotMemo, db.hashMemo = key, slot, h
+	db.remember(key, slot, h)
 	return slot, h
+}
+
+// remember keeps key's slot and hash for locate's next call with key.
+func (db *DB) remember(key string, slot int, h uint64) {
+	db.slotKey, db.slotMemo, db.hashMemo = key, slot, h
 }
 
 // slotOf is key's slot.
@@ -191,7 +196,7 @@ func (db *DB) GetForWrite(key []byte) (*Entry, string) {
 		return e, e.key
 	}
 	owned := string(key)
-	db.slotKey, db.slotMemo, db.hashMemo = owned, slot, h
+	db.remember(owned, slot, h)
 	return nil, owned
 }
 

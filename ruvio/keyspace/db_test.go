@@ -1,11 +1,10 @@
 package keyspace
 
 import (
-	"unsafe"
-
 	"fmt"
 	"math/rand/v2"
 	"testing"
+	"unsafe"
 )
 
 // SetFound changes a found key as SetWithExpiry would: the same entry,

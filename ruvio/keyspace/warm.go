@@ -35,10 +35,17 @@ func (db *DB) WarmWorthwhile() bool { return db.count >= warmMinKeys }
 // Warm only reads, and only hints: a key warmed and never looked up
 // costs a wasted fetch. It must be called under the lock that guards db.
 // Keys past WarmMax are ignored.
-func (db *DB) Warm(keys [][]byte) { db.WarmInSlots(keys, nil) }
+func (db *DB) Warm(keys [][]byte) {
+	var at [WarmMax]int
+	n := min(len(keys), WarmMax)
+	for i, key := range keys[:n] {
+		at[i] = slots.Of(key)
+	}
+	db.WarmInSlots(keys[:n], at[:n])
+}
 
 // WarmInSlots is Warm for a caller that knows the keys' slots already:
-// slot[i] is keys[i]'s, or slot is nil.
+// slot[i] is keys[i]'s.
 func (db *DB) WarmInSlots(keys [][]byte, slot []int) {
 	var at [WarmMax]struct {
 		t *table
@@ -48,12 +55,7 @@ func (db *DB) WarmInSlots(keys [][]byte, slot []int) {
 	n := min(len(keys), WarmMax)
 	for i := range n {
 		key := keys[i]
-		var t *table
-		if slot != nil {
-			t = &db.bySlot[slot[i]]
-		} else {
-			t = &db.bySlot[slots.Of(key)]
-		}
+		t := &db.bySlot[slot[i]]
 		at[i].t, at[i].h = t, hashKey(unsafe.String(unsafe.SliceData(key), len(key)))
 		prefetch(uintptr(unsafe.Pointer(t)))
 	}

@@ -63,8 +63,7 @@ type conn struct {
 	libVer        atomic.Value // string
 	created       time.Time
 	lastCmd       atomic.Pointer[command.Spec]
-	lastSpec      *command.Spec // the last name looked up in the table (execute)
-	lastActive    atomic.Int64  // Unix ms
+	lastActive    atomic.Int64 // Unix ms
 	closed        atomic.Bool
 	closeAfter    bool // QUIT: close once the reply is sent
 	// CLIENT REPLY's mode, and how many replies SKIP still drops.
@@ -165,6 +164,7 @@ func (s *Server) newConn(nc net.Conn, sh *shard.Shard) *conn {
 	c.lastActive.Store(clock.NowMs())
 	c.pending = make([]uint64, len(s.shards))
 	c.seen = make([]uint64, len(s.shards))
+	c.warmTo = make([]int, len(s.shards))
 	c.dur.timeout = DefaultDurabilityTimeout
 	c.r = resp.NewReader(countingReader{c})
 	c.w = resp.NewWriter(lockedWriter{c})

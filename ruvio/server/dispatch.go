@@ -23,11 +23,11 @@ type handler func(c *conn, args [][]byte)
 func (c *conn) execute(args [][]byte) {
 	s := c.srv
 	// A pipeline sends the same command again and again: the name is
-	// compared with the last one before the table is searched.
-	spec := c.lastSpec
+	// compared with the last command's before the table is searched.
+	last := c.lastCmd.Load()
+	spec := last
 	if spec == nil || !command.Eq(args[0], spec.Name) {
 		spec = s.table.Lookup(args[0])
-		c.lastSpec = spec
 	}
 	run := spec
 	if spec != nil && spec.Subcommands != nil && spec.ArityOK(len(args)) {
@@ -50,7 +50,9 @@ func (c *conn) execute(args [][]byte) {
 		c.fail(command.ErrUnknownCommand(args))
 		return
 	}
-	c.lastCmd.Store(spec)
+	if spec != last {
+		c.lastCmd.Store(spec)
+	}
 	if run == nil {
 		c.fail(command.ErrUnknownSubcommand(strings.ToUpper(spec.Name), string(args[1])))
 		return
@@ -313,9 +315,6 @@ func (c *conn) runBatched(spec *command.Spec, sh *shard.Shard) {
 		sh.Lock()
 		c.batch = sh
 	}
-	if c.warmTo == nil {
-		c.warmTo = make([]int, len(c.srv.shards))
-	}
 	if c.warmSeq >= c.warmTo[sh.ID] && sh.DB().WarmWorthwhile() {
 		c.warmTo[sh.ID] = c.warmSeq + c.warmAhead(sh)
 	}
@@ -351,21 +350,21 @@ func (c *conn) warmAhead(sh *shard.Shard) int {
 			keys = append(keys, key)
 		}
 	}
-	if len(c.srv.shards) == 1 {
-		sh.DB().Warm(keys)
-	} else {
-		// Only this shard's keys: the others' tables are under their own
-		// locks. Each slot is computed once, here.
-		mine, at := keys[:0], c.warmSlots[:0]
-		for _, key := range keys {
-			slot := slots.Of(key)
-			if owner, _ := c.srv.slotShard(slot); owner == sh {
-				mine, at = append(mine, key), append(at, slot)
+	// Only this shard's keys: the others' tables are under their own
+	// locks. Each slot is computed once, here.
+	several := len(c.srv.shards) > 1
+	mine, at := keys[:0], c.warmSlots[:0]
+	for _, key := range keys {
+		slot := slots.Of(key)
+		if several {
+			if owner, _ := c.srv.slotShard(slot); owner != sh {
+				continue
 			}
 		}
-		sh.DB().WarmInSlots(mine, at)
-		c.warmSlots = at[:0]
+		mine, at = append(mine, key), append(at, slot)
 	}
+	sh.DB().WarmInSlots(mine, at)
+	c.warmSlots = at[:0]
 	clear(keys)
 	c.warmKeys = keys[:0]
 	return n
