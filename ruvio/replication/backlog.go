@@ -1,6 +1,7 @@
 package replication
 
 import (
+	"slices"
 	"sync"
 	"sync/atomic"
 
@@ -21,6 +22,12 @@ import (
 // sit in fixed blocks for the same reason: one growing slice of them was
 // reallocated and copied whole (tens of megabytes, under the shard's
 // lock) as it grew and as old entries were dropped.
+//
+// Chunks and blocks that age out are used again: a busy primary turns its
+// backlog over every few seconds, and allocating each chunk afresh made
+// the backlog half of what a replica allocated, so its collector ran twice
+// as often and its apply fell behind during each cycle. A chunk is used
+// again only once no reader can still hold a frame in it (see reader).
 type backlog struct {
 	mu    sync.Mutex
 	max   int64
@@ -40,7 +47,31 @@ type backlog struct {
 	// node; woke says whether one was when the last add closed notify.
 	turns *atomic.Int32
 	woke  bool
+	// spare holds chunks that left the backlog, oldest first, for new
+	// frames once no reader holds them; spareBlock is an entry block that
+	// left it.
+	spare      []spareChunk
+	spareBlock *entryBlock
+	readers    []*reader
 }
+
+// A reader is one stream reading a backlog. The frames of its last read
+// stay as they are until its next read or until it is dropped: no chunk
+// from the oldest one that read handed out on is used again until then.
+type reader struct {
+	held  bool
+	chunk uint32
+}
+
+// spareChunk is a chunk that left the backlog, and its number there.
+type spareChunk struct {
+	num uint32
+	buf []byte
+}
+
+// maxSpare bounds the chunks kept for reuse while a slow reader holds
+// them: past it the oldest goes to the garbage collector.
+const maxSpare = 16
 
 // blEntry locates one record's frame: its chunk's number and where in
 // the chunk it is.
@@ -98,11 +129,7 @@ func (b *backlog) addFramed(seq, replEpoch uint64, ops [][][]byte, frame []byte)
 		size = int(wal.FrameSize(rec))
 	}
 	if n := len(b.chunks); n == 0 || cap(b.chunks[n-1])-len(b.chunks[n-1]) < size {
-		c := chunkBytes
-		if size > chunkBytes/4 {
-			c = size // a large record gets a chunk of its own
-		}
-		b.chunks = append(b.chunks, make([]byte, 0, c))
+		b.chunks = append(b.chunks, b.newChunkLocked(size))
 	}
 	last := len(b.chunks) - 1
 	at := len(b.chunks[last])
@@ -120,7 +147,12 @@ func (b *backlog) addFramed(seq, replEpoch uint64, ops [][][]byte, frame []byte)
 	}
 	b.chunks[last] = enc
 	if p := seq - b.base; p/blockEntries == uint64(len(b.blocks)) {
-		b.blocks = append(b.blocks, new(entryBlock))
+		blk := b.spareBlock
+		if blk == nil {
+			blk = new(entryBlock)
+		}
+		b.spareBlock = nil
+		b.blocks = append(b.blocks, blk)
 	}
 	b.count++
 	*b.entry(seq) = blEntry{chunk: b.firstChunk + uint32(last), off: uint32(at), len: uint32(len(enc) - at)}
@@ -131,19 +163,90 @@ func (b *backlog) addFramed(seq, replEpoch uint64, ops [][][]byte, frame []byte)
 		b.count--
 	}
 	// Blocks and chunks before the oldest record's are no longer read.
+	// They shift down in place: slicing the front off would have append
+	// reallocate the slices now and then.
 	for b.start-b.base >= blockEntries {
-		b.blocks[0] = nil
-		b.blocks = b.blocks[1:]
+		b.spareBlock = b.blocks[0]
+		b.blocks = dropFirst(b.blocks)
 		b.base += blockEntries
 	}
 	for oldest := b.entry(b.start).chunk; b.firstChunk != oldest; b.firstChunk++ {
-		b.chunks[0] = nil
-		b.chunks = b.chunks[1:]
+		b.retireLocked(b.firstChunk, b.chunks[0])
+		b.chunks = dropFirst(b.chunks)
 	}
 	if b.notify != nil {
 		close(b.notify)
 		b.notify = nil
 		b.woke = b.turns != nil && b.turns.Load() > 0
+	}
+}
+
+// dropFirst removes s[0], shifting the rest down, and clears the slot
+// that frees.
+func dropFirst[T any](s []T) []T {
+	n := copy(s, s[1:])
+	var zero T
+	s[n] = zero
+	return s[:n]
+}
+
+// newChunkLocked returns an empty chunk for a frame of size bytes: a
+// spare one when no reader holds it, else a new one. A frame above a
+// quarter chunk gets a chunk of its own, which is never used again.
+func (b *backlog) newChunkLocked(size int) []byte {
+	if size > chunkBytes/4 {
+		return make([]byte, 0, size)
+	}
+	if len(b.spare) > 0 && !b.heldLocked(b.spare[0].num) {
+		c := b.spare[0].buf
+		b.spare = dropFirst(b.spare)
+		return c[:0]
+	}
+	return make([]byte, 0, chunkBytes)
+}
+
+// retireLocked keeps chunk num, which just left the backlog, for reuse
+// if it has the standard size.
+func (b *backlog) retireLocked(num uint32, c []byte) {
+	if cap(c) != chunkBytes {
+		return
+	}
+	if len(b.spare) == maxSpare {
+		b.spare = dropFirst(b.spare)
+	}
+	b.spare = append(b.spare, spareChunk{num: num, buf: c})
+}
+
+// heldLocked reports whether a reader may still hold a frame in chunk
+// num: its last read handed out frames from that chunk or an older one.
+// Chunk numbers wrap, so they are compared by difference.
+func (b *backlog) heldLocked(num uint32) bool {
+	for _, r := range b.readers {
+		if r.held && int32(num-r.chunk) >= 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// newReader registers a reader; drop it when it stops reading.
+func (b *backlog) newReader() *reader {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	r := &reader{}
+	b.readers = append(b.readers, r)
+	return r
+}
+
+// drop unregisters r: the frames of its last read may be written over.
+func (b *backlog) drop(r *reader) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	for i, x := range b.readers {
+		if x == r {
+			b.readers = slices.Delete(b.readers, i, i+1)
+			return
+		}
 	}
 }
 
@@ -155,9 +258,9 @@ func (b *backlog) wokeInTurn() bool {
 	return b.woke
 }
 
-// frameLocked is the frame of entry e. Frames are never written over, so
-// the slice stays valid after the lock is released, also once its chunk
-// left the backlog.
+// frameLocked is the frame of entry e. The slice stays valid after the
+// lock is released, also once its chunk left the backlog, for as long as
+// the reader it was handed to holds it (see reader).
 func (b *backlog) frameLocked(e blEntry) []byte {
 	c := b.chunks[e.chunk-b.firstChunk]
 	return c[e.off : e.off+e.len : e.off+e.len]
@@ -195,12 +298,14 @@ func (b *backlog) stats() (size int64, first uint64, count int) {
 }
 
 // read appends to dst the frames from sequence from on, up to about
-// maxBytes. ok is false when from is older than what the backlog holds
+// maxBytes, for reader r; they stay as they are until r reads again or is
+// dropped. ok is false when from is older than what the backlog holds
 // (the reader must go to the log or take a full copy). When nothing is
 // there yet, wait is closed by the next record.
-func (b *backlog) read(dst [][]byte, from uint64, maxBytes int) (frames [][]byte, ok bool, wait <-chan struct{}) {
+func (b *backlog) read(r *reader, dst [][]byte, from uint64, maxBytes int) (frames [][]byte, ok bool, wait <-chan struct{}) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
+	r.held = false
 	if from < b.start {
 		return dst, false, nil
 	}
@@ -211,6 +316,7 @@ func (b *backlog) read(dst [][]byte, from uint64, maxBytes int) (frames [][]byte
 		}
 		return dst, true, b.notify
 	}
+	r.held, r.chunk = true, b.entry(from).chunk
 	n := 0
 	for seq := from; seq < end && n < maxBytes; seq++ {
 		e := b.entry(seq)

@@ -3,6 +3,7 @@ package replication
 import (
 	"bytes"
 	"reflect"
+	"runtime"
 	"sync/atomic"
 	"testing"
 
@@ -18,18 +19,23 @@ func setOp(n int) [][][]byte {
 
 // Whatever the record sizes and the limit, the backlog holds the newest
 // records in order, from its start to the last one added, at most max
-// bytes of them unless a single record is larger; every frame read stays
-// as it was while later records come and go; and chunks no record uses
-// any more are let go.
+// bytes of them unless a single record is larger; the frames a reader was
+// handed stay as they were while later records come and go, until that
+// reader reads again or is dropped; and chunks no record uses any more
+// are let go or used again.
 func TestBacklogHoldsTheNewestRecordsInOrder(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
 		max := rapid.Int64Range(1, 4*chunkBytes).Draw(t, "max")
 		b := newBacklog(1, max, nil)
-		type kept struct {
-			frame []byte
-			copy  []byte
+		// Each reader's last read, and a copy of it taken then.
+		type held struct {
+			r            *reader
+			frames, copy [][]byte
 		}
-		var read []kept
+		readers := make([]*held, rapid.IntRange(1, 3).Draw(t, "readers"))
+		for i := range readers {
+			readers[i] = &held{r: b.newReader()}
+		}
 		n := rapid.IntRange(1, 300).Draw(t, "records")
 		for seq := uint64(1); seq <= uint64(n); seq++ {
 			// Mostly small records, now and then one above a quarter chunk.
@@ -57,38 +63,111 @@ func TestBacklogHoldsTheNewestRecordsInOrder(t *testing.T) {
 			if size0 > max && count > 1 {
 				t.Fatalf("after record %d it holds %d bytes in %d records, over its %d", seq, size0, count, max)
 			}
-			frames, ok, wait := b.read(nil, first, 1<<40)
-			if !ok || wait != nil || len(frames) != count {
-				t.Fatalf("reading from %d: %d frames, ok %v, wait %v; want %d", first, len(frames), ok, wait != nil, count)
+			for i, h := range readers {
+				for j, f := range h.frames {
+					if !bytes.Equal(f, h.copy[j]) {
+						t.Fatalf("after record %d, frame %d of reader %d's last read changed", seq, j, i)
+					}
+				}
+			}
+			// One reader reads: all that is held, or from somewhere in it.
+			h := readers[rapid.IntRange(0, len(readers)-1).Draw(t, "reader")]
+			from := first + uint64(rapid.IntRange(0, count-1).Draw(t, "from"))
+			frames, ok, wait := b.read(h.r, nil, from, 1<<40)
+			if !ok || wait != nil || len(frames) != int(seq+1-from) {
+				t.Fatalf("reading from %d: %d frames, ok %v, wait %v; want %d", from, len(frames), ok, wait != nil, seq+1-from)
 			}
 			total := int64(0)
 			for i, f := range frames {
-				if got := wal.FrameSeq(f); got != first+uint64(i) {
-					t.Fatalf("frame %d of a read from %d is record %d", i, first, got)
+				if got := wal.FrameSeq(f); got != from+uint64(i) {
+					t.Fatalf("frame %d of a read from %d is record %d", i, from, got)
 				}
 				total += int64(len(f))
 			}
-			if total != size0 {
+			if from == first && total != size0 {
 				t.Fatalf("frames hold %d bytes, stats say %d", total, size0)
 			}
-			last := frames[len(frames)-1]
-			read = append(read, kept{last, bytes.Clone(last)})
-			if _, ok, _ := b.read(nil, first-1, 1<<40); first > 1 && ok {
+			h.frames, h.copy = frames, nil
+			for _, f := range frames {
+				h.copy = append(h.copy, bytes.Clone(f))
+			}
+			if _, ok, _ := b.read(b.newReader(), nil, first-1, 1<<40); first > 1 && ok {
 				t.Fatalf("a read from %d, before the start %d, was served", first-1, first)
 			}
-			if _, ok, wait := b.read(nil, seq+1, 1<<40); !ok || wait == nil {
+			if _, ok, wait := b.read(b.newReader(), nil, seq+1, 1<<40); !ok || wait == nil {
 				t.Fatal("a read past the newest record did not get a channel to wait on")
 			}
 			if limit := int(max)/chunkBytes + 3; len(b.chunks) > limit+count {
 				t.Fatalf("%d chunks kept for %d records of at most %d bytes", len(b.chunks), count, max)
 			}
-		}
-		for i, k := range read {
-			if !bytes.Equal(k.frame, k.copy) {
-				t.Fatalf("the frame of record %d changed after it was read", i+1)
+			if len(b.spare) > maxSpare {
+				t.Fatalf("%d spare chunks kept, more than %d", len(b.spare), maxSpare)
 			}
 		}
 	})
+}
+
+// Once the backlog is full, records take no new memory while its reader
+// keeps up: chunks and entry blocks that age out are used again. A reader
+// that stops keeps the frames it was handed, and the backlog allocates
+// around them until it reads again.
+func TestBacklogReusesWhatNoReaderHolds(t *testing.T) {
+	ops := setOp(100)
+	b := newBacklog(1, 4*chunkBytes, nil)
+	r := b.newReader()
+	var frames [][]byte
+	seq := uint64(1)
+	add := func() {
+		b.add(seq, 1, ops)
+		frames, _, _ = b.read(r, frames[:0], seq, 1<<20)
+		seq++
+	}
+	// Turn the backlog over several times, past several entry blocks.
+	for range 8 * blockEntries {
+		add()
+	}
+	if n := mallocs(4*blockEntries, add); n != 0 {
+		t.Errorf("a full backlog whose reader keeps up allocated %d times in %d records", n, 4*blockEntries)
+	}
+
+	// A second reader takes the oldest record and stops.
+	slow := b.newReader()
+	_, first, _ := b.stats()
+	kept, _, _ := b.read(slow, nil, first, 1)
+	want := bytes.Clone(kept[0])
+	for range 4 * blockEntries {
+		add()
+	}
+	if _, now, _ := b.stats(); now <= first {
+		t.Fatalf("the backlog did not turn over: it starts at %d, as before", now)
+	}
+	if !bytes.Equal(kept[0], want) {
+		t.Fatal("a frame the slow reader held was written over")
+	}
+	if n := mallocs(blockEntries, add); n == 0 {
+		t.Error("the backlog reused chunks a slow reader held")
+	}
+	// Once it is dropped, the backlog takes no new memory again.
+	b.drop(slow)
+	for range 4 * blockEntries {
+		add()
+	}
+	if n := mallocs(4*blockEntries, add); n != 0 {
+		t.Errorf("after the slow reader was dropped the backlog allocated %d times in %d records", n, 4*blockEntries)
+	}
+}
+
+// mallocs is how many allocations n calls of f make, counted whole
+// (testing.AllocsPerRun rounds an average below one down to zero).
+func mallocs(n int, f func()) uint64 {
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(1))
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	for range n {
+		f()
+	}
+	runtime.ReadMemStats(&after)
+	return after.Mallocs - before.Mallocs
 }
 
 // A reader woken by an add learns whether an event loop was in a turn
@@ -110,7 +189,7 @@ func TestBacklogWokeInTurn(t *testing.T) {
 	} {
 		var wait <-chan struct{}
 		if tc.waiting {
-			if _, _, wait = b.read(nil, next, 1<<20); wait == nil {
+			if _, _, wait = b.read(b.newReader(), nil, next, 1<<20); wait == nil {
 				t.Fatalf("reading past the end from %d gave no channel", next)
 			}
 		}
@@ -140,10 +219,10 @@ func TestBacklogStartsOverAtAGap(t *testing.T) {
 	if _, first, count := b.stats(); first != 10 || count != 1 {
 		t.Fatalf("after a gap the backlog holds %d records from %d, want 1 from 10", count, first)
 	}
-	if _, ok, _ := b.read(nil, 3, 1<<20); ok {
+	if _, ok, _ := b.read(b.newReader(), nil, 3, 1<<20); ok {
 		t.Fatal("a record from before the gap was still served")
 	}
-	frames, ok, _ := b.read(nil, 10, 1<<20)
+	frames, ok, _ := b.read(b.newReader(), nil, 10, 1<<20)
 	if !ok || len(frames) != 1 || wal.FrameSeq(frames[0]) != 10 {
 		t.Fatalf("reading from 10 gave %d frames (ok %v)", len(frames), ok)
 	}
@@ -181,7 +260,7 @@ func TestBacklogAcrossEntryBlocks(t *testing.T) {
 		}
 	}
 	_, first, count := b.stats()
-	frames, ok, _ := b.read(nil, first, 1<<40)
+	frames, ok, _ := b.read(b.newReader(), nil, first, 1<<40)
 	if !ok || len(frames) != count {
 		t.Fatalf("read from %d: %d frames of %d (ok %v)", first, len(frames), count, ok)
 	}
@@ -192,7 +271,7 @@ func TestBacklogAcrossEntryBlocks(t *testing.T) {
 	}
 	// A read from the middle of a block, bounded by bytes.
 	mid := first + blockEntries/2 + 3
-	frames, ok, _ = b.read(nil, mid, int(10*frame))
+	frames, ok, _ = b.read(b.newReader(), nil, mid, int(10*frame))
 	if !ok || len(frames) != 10 || wal.FrameSeq(frames[0]) != mid {
 		t.Fatalf("read from %d: %d frames (ok %v)", mid, len(frames), ok)
 	}

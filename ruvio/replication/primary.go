@@ -329,6 +329,8 @@ func (n *Node) streamTo(st *ShardState, rc *ReplicaConn, bl *backlog, w *bufio.W
 	sh := st.sh
 	next := from
 	var frames [][]byte
+	rd := bl.newReader()
+	defer bl.drop(rd)
 	hb := time.NewTicker(heartbeatEvery)
 	defer hb.Stop()
 	var hbuf []byte
@@ -345,7 +347,7 @@ func (n *Node) streamTo(st *ShardState, rc *ReplicaConn, bl *backlog, w *bufio.W
 	for {
 		var ok bool
 		var wait <-chan struct{}
-		frames, ok, wait = bl.read(frames[:0], next, 256<<10)
+		frames, ok, wait = bl.read(rd, frames[:0], next, 256<<10)
 		if !ok {
 			if err := n.replayTo(st, rc, w, &next); err != nil {
 				n.log.Warn("replica fell behind what this primary keeps: it will take a full copy", "shard", sh.ID, "replica", rc.announce, "next", next, "err", err)
