@@ -101,8 +101,9 @@ func (n *Node) serveReplica(nc net.Conn, st *ShardState) {
 	sh := st.sh
 	cfg := n.config()
 	nc.SetDeadline(time.Now().Add(10 * time.Second))
-	rd := resp.NewReader(nc)
-	w := bufio.NewWriterSize(nc, streamBuffer)
+	rw := linkIO(nc)
+	rd := resp.NewReader(rw)
+	w := bufio.NewWriterSize(rw, streamBuffer)
 	reply := func(line string) bool {
 		w.WriteString(line)
 		w.WriteString("\r\n")

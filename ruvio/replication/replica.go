@@ -149,8 +149,9 @@ func (l *Link) session() error {
 	l.mu.Unlock()
 	defer nc.Close()
 	nc.SetDeadline(time.Now().Add(10 * time.Second))
-	br := bufio.NewReaderSize(nc, 256<<10)
-	w := resp.NewWriter(nc)
+	rw := linkIO(nc)
+	br := bufio.NewReaderSize(rw, 256<<10)
+	w := resp.NewWriter(rw)
 	cfg := l.n.config()
 	if pw := cfg.Replication.Password; pw != "" {
 		writeCommand(w, "AUTH", pw)

@@ -16,6 +16,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"github.com/ruvio/ruvio/ruvio/rawio"
 	"github.com/ruvio/ruvio/ruvio/wal"
 )
 
@@ -506,19 +507,17 @@ type loopConn struct {
 	released bool
 }
 
+// Read and Write use raw system calls (package rawio): a node whose
+// clients wait on each reply goes idle between their requests.
 func (lc *loopConn) Read(p []byte) (int, error) {
-	for {
-		n, err := unix.Read(lc.fd, p)
-		switch {
-		case errors.Is(err, unix.EINTR):
-			continue
-		case err != nil:
-			return 0, err
-		case n == 0 && len(p) > 0:
-			return 0, io.EOF
-		}
-		return n, nil
+	n, errno := rawio.Read(uintptr(lc.fd), p)
+	switch {
+	case errno != 0:
+		return 0, errno
+	case n == 0 && len(p) > 0:
+		return 0, io.EOF
 	}
+	return n, nil
 }
 
 func (lc *loopConn) Write(p []byte) (int, error) {
@@ -526,18 +525,13 @@ func (lc *loopConn) Write(p []byte) (int, error) {
 		lc.unsent = append(lc.unsent, p...)
 		return len(p), nil
 	}
-	for done := 0; done < len(p); {
-		n, err := unix.Write(lc.fd, p[done:])
-		switch {
-		case errors.Is(err, unix.EINTR):
-			continue
-		case errors.Is(err, unix.EAGAIN):
-			lc.unsent = append(lc.unsent, p[done:]...)
-			return len(p), nil
-		case err != nil:
-			return done, err
-		}
-		done += n
+	done, errno := rawio.Write(uintptr(lc.fd), p)
+	switch errno {
+	case 0:
+	case unix.EAGAIN:
+		lc.unsent = append(lc.unsent, p[done:]...)
+	default:
+		return done, errno
 	}
 	return len(p), nil
 }
