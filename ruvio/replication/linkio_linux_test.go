@@ -59,14 +59,20 @@ func TestLinkIOOverTCP(t *testing.T) {
 		t.Fatalf("the peer got %d bytes, not what was written", len(b))
 	}
 
-	// A read waits for data that comes later.
+	// A read of a reply the peer sends only once it has our request,
+	// which usually finds the socket empty and waits.
 	go func() {
-		time.Sleep(20 * time.Millisecond)
-		peer.Write([]byte("later"))
+		req := make([]byte, 4)
+		if _, err := io.ReadFull(peer, req); err == nil {
+			peer.Write([]byte("pong"))
+		}
 	}()
+	if _, err := rw.Write([]byte("ping")); err != nil {
+		t.Fatal(err)
+	}
 	buf := make([]byte, 16)
-	if n, err := io.ReadFull(rw, buf[:5]); err != nil || string(buf[:n]) != "later" {
-		t.Fatalf("read %q, %v", buf[:n], err)
+	if n, err := io.ReadFull(rw, buf[:4]); err != nil || string(buf[:n]) != "pong" {
+		t.Fatalf("read %q, %v; want pong", buf[:n], err)
 	}
 
 	// The connection's read deadline still ends a read.
