@@ -29,7 +29,7 @@ func harness(t testing.TB) *cmdtest.Harness {
 func randomWrite(t *rapid.T) []string {
 	k := "k" + strconv.Itoa(rapid.IntRange(0, 30).Draw(t, "key"))
 	v := rapid.StringMatching(`[a-c]{0,3}`).Draw(t, "val")
-	switch rapid.IntRange(0, 9).Draw(t, "op") {
+	switch rapid.IntRange(0, 10).Draw(t, "op") {
 	case 0:
 		return []string{"SET", k, v}
 	case 1:
@@ -48,6 +48,8 @@ func randomWrite(t *rapid.T) []string {
 		return []string{"LPOP", k}
 	case 8:
 		return []string{"PEXPIREAT", k, "1800000000000"}
+	case 9:
+		return []string{"INCR", k}
 	default:
 		return []string{"RENAME", k, "k" + strconv.Itoa(rapid.IntRange(0, 30).Draw(t, "dst"))}
 	}

@@ -308,6 +308,28 @@ func (db *DB) SetFound(key string, found *Entry, val any, expireAt int64) *Entry
 	return found
 }
 
+// SetStringFound is SetFound for a string value: it stores a copy of b.
+// When found holds a string of b's length, its bytes are overwritten
+// where they are and nothing is allocated. A string value belongs to its
+// key alone (SETRANGE and SETBIT change one in place too), and whoever
+// reads one copies it before the shard's lock is let go, so no one else
+// sees the change; a running snapshot has kept the old bytes first
+// (WillModify). A caller that still needs the old value after the call
+// must not pass its entry.
+func (db *DB) SetStringFound(key string, found *Entry, b []byte, expireAt int64) *Entry {
+	if found != nil && len(b) > 0 {
+		if cur, ok := found.Val.([]byte); ok && len(cur) == len(b) {
+			db.WillModify(key)
+			db.accessed(found, db.now())
+			copy(cur, b)
+			db.setExpiry(key, found, expireAt)
+			db.Touch(key)
+			return found
+		}
+	}
+	return db.SetFound(key, found, NewString(b), expireAt)
+}
+
 // Add stores val under key, which must not exist, and returns its entry.
 func (db *DB) Add(key string, val any) *Entry { return db.SetWithExpiry(key, val, 0) }
 

@@ -7,9 +7,26 @@ import (
 	"unsafe"
 )
 
-// SetFound changes a found key as SetWithExpiry would: the same entry,
-// the new value and expiry, the expiry index kept, WATCH told.
+// SetFound and SetStringFound change a found key as SetWithExpiry would:
+// the same entry, the new value and expiry, the expiry index kept, WATCH
+// told.
 func TestSetFoundIsSetWithExpiry(t *testing.T) {
+	for _, store := range []struct {
+		name string
+		set  func(db *DB, found *Entry, exp int64) *Entry
+	}{
+		{"SetFound", func(db *DB, found *Entry, exp int64) *Entry {
+			return db.SetFound("k", found, NewString([]byte("new")), exp)
+		}},
+		{"SetStringFound", func(db *DB, found *Entry, exp int64) *Entry {
+			return db.SetStringFound("k", found, []byte("new"), exp)
+		}},
+	} {
+		t.Run(store.name, func(t *testing.T) { testSetFound(t, store.set) })
+	}
+}
+
+func testSetFound(t *testing.T, set func(db *DB, found *Entry, exp int64) *Entry) {
 	now := int64(1000)
 	for _, tc := range []struct {
 		name           string
@@ -27,11 +44,11 @@ func TestSetFoundIsSetWithExpiry(t *testing.T) {
 			db := New(func() int64 { return now })
 			var before *Entry
 			if tc.exists {
-				before = db.SetWithExpiry("k", []byte("old"), tc.oldExp)
+				before = db.SetWithExpiry("k", NewString([]byte("old")), tc.oldExp)
 			}
 			tok := db.Watch("k")
 			found := db.Get("k")
-			got := db.SetFound("k", found, NewString([]byte("new")), tc.newExp)
+			got := set(db, found, tc.newExp)
 			if tc.exists && got != before {
 				t.Error("an existing key got a new entry")
 			}
@@ -55,6 +72,59 @@ func TestSetFoundIsSetWithExpiry(t *testing.T) {
 	}
 }
 
+// SetStringFound overwrites a string of the same length where it is,
+// allocating nothing; any other length, or another type, gets a new value
+// and leaves the old bytes as they were.
+func TestSetStringFoundInPlace(t *testing.T) {
+	db := New(func() int64 { return 1000 })
+	db.Set("k", NewString([]byte("aaa")))
+	old := db.Get("k").Val.([]byte)
+	allocs := testing.AllocsPerRun(100, func() {
+		db.SetStringFound("k", db.Get("k"), []byte("bbb"), 0)
+	})
+	if allocs != 0 {
+		t.Errorf("a same-length SET allocated %.1f times", allocs)
+	}
+	if got := db.Get("k").Val.([]byte); string(got) != "bbb" || &got[0] != &old[0] || !Embedded(db.Get("k").Val) {
+		t.Fatalf("after a same-length SET: %q, same bytes %v", got, &got[0] == &old[0])
+	}
+	for _, next := range []string{"cccc", "dd"} {
+		prev := db.Get("k").Val.([]byte)
+		prevText := string(prev)
+		db.SetStringFound("k", db.Get("k"), []byte(next), 0)
+		if got := db.Get("k").Val.([]byte); string(got) != next || string(prev) != prevText {
+			t.Fatalf("SET of %q: value %q, the old bytes now %q (were %q)", next, got, prev, prevText)
+		}
+	}
+	db.Set("h", map[string]struct{}{"m": {}})
+	db.SetStringFound("h", db.Get("h"), []byte("m"), 0)
+	if got, ok := db.Get("h").Val.([]byte); !ok || string(got) != "m" {
+		t.Fatalf("a SET over a set: %v", db.Get("h").Val)
+	}
+}
+
+// A snapshot that has not saved the key yet still sees the bytes from
+// before an in-place SET.
+func TestSetStringFoundKeepsTheSnapshotsBytes(t *testing.T) {
+	db := New(func() int64 { return 1000 })
+	db.Set("k", NewString([]byte("old")))
+	db.BeginSnapshot()
+	db.SetStringFound("k", db.Get("k"), []byte("new"), 0)
+	var saved []string
+	for slot := 0; slot < 16384; slot++ {
+		db.SnapshotSlot(slot, func(key string, e *Entry) {
+			saved = append(saved, key+"="+string(e.Val.([]byte)))
+		})
+	}
+	db.EndSnapshot()
+	if len(saved) != 1 || saved[0] != "k=old" {
+		t.Fatalf("the snapshot saved %v, want [k=old]", saved)
+	}
+	if got := db.Get("k").Val.([]byte); string(got) != "new" {
+		t.Fatalf("after the snapshot the key holds %q", got)
+	}
+}
+
 // A SET's keyspace work over a keyspace larger than the caches: the
 // lookup, then the store with a second lookup or with the entry found.
 //
@@ -72,6 +142,7 @@ func BenchmarkSetOver100kKeys(b *testing.B) {
 	}{
 		{"SetWithExpiry", func(db *DB, key string, _ *Entry) { db.SetWithExpiry(key, NewString(val), 0) }},
 		{"SetFound", func(db *DB, key string, found *Entry) { db.SetFound(key, found, NewString(val), 0) }},
+		{"SetStringFound", func(db *DB, key string, found *Entry) { db.SetStringFound(key, found, val, 0) }},
 	} {
 		b.Run(bc.name, func(b *testing.B) {
 			db := New(func() int64 { return 1000 })

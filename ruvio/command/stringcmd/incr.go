@@ -54,7 +54,15 @@ func incrBy(c *command.Ctx, delta int64) {
 		return
 	}
 	var buf [20]byte
-	replace(c, key, e, keyspace.NewString(strconv.AppendInt(buf[:0], cur, 10)), "incrby")
+	digits := strconv.AppendInt(buf[:0], cur, 10)
+	if e != nil && len(digits) == len(val) {
+		// As many digits as before: written over the old ones, which
+		// allocates nothing (see keyspace.DB.SetStringFound).
+		copy(val, digits)
+		replace(c, key, e, e.Val, "incrby")
+	} else {
+		replace(c, key, e, keyspace.NewString(digits), "incrby")
+	}
 	c.W.Int(cur)
 }
 

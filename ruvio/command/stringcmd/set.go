@@ -95,7 +95,13 @@ func set(c *command.Ctx) {
 	if o.keepTTL && old != nil {
 		expireAt = old.ExpireAt
 	}
-	storeString(c, key, old, c.Args[2], expireAt)
+	if o.get {
+		// The old value is answered after the store: it must not be
+		// overwritten in place.
+		storeString(c, key, nil, c.Args[2], expireAt)
+	} else {
+		storeString(c, key, old, c.Args[2], expireAt)
+	}
 	if o.expireAt != 0 {
 		c.Notify(notify.Generic, "expire", c.Args[1])
 		// Replay must not restart the clock: log the absolute time.
@@ -124,10 +130,11 @@ func writeOld(c *command.Ctx, old *keyspace.Entry, val []byte) {
 
 // storeString sets key to val, a request argument, with the given expiry
 // and counts the change. found is key's live entry when the command has
-// just looked it up (nil: missing, or not looked up). The stored value is
-// a copy of exactly val's bytes (see command.OwnEach for why).
+// just looked it up (nil: missing, or not looked up); a string value of
+// val's length in it is overwritten in place. The stored value is a copy
+// of exactly val's bytes (see command.OwnEach for why).
 func storeString(c *command.Ctx, key string, found *keyspace.Entry, val []byte, expireAt int64) {
-	c.DB.SetFound(key, found, keyspace.NewString(val), expireAt)
+	c.DB.SetStringFound(key, found, val, expireAt)
 	c.Dirty++
 	c.NotifyString(notify.String, "set", key)
 }
