@@ -55,12 +55,15 @@ func TestEndToEndReplicationRedisVsRedis(t *testing.T) {
 			t.Errorf("benchmark args %q lack the random keys", args)
 		}
 	}
-	if len(rep.Lag) != 2 {
-		t.Fatalf("%d lag results, want 2", len(rep.Lag))
+	if len(rep.Lag) != 2*lagPasses {
+		t.Fatalf("%d lag results, want %d", len(rep.Lag), 2*lagPasses)
 	}
-	for _, l := range rep.Lag {
+	for i, l := range rep.Lag {
 		if l.Error != "" || l.Position.N == 0 || l.Visible.N == 0 || l.BytesPerRecord <= 0 || l.Load == nil {
 			t.Errorf("incomplete lag result %+v", l)
+		}
+		if l.Pass != 1+i/2 || l.BacklogSize <= 0 || l.BacklogUsed <= 0 {
+			t.Errorf("lag result %d: pass %d, backlog %d/%d bytes", i, l.Pass, l.BacklogUsed, l.BacklogSize)
 		}
 		if args := strings.Join(l.Args, " "); !strings.Contains(args, "-r 1000") {
 			t.Errorf("lag load args %q lack the random keys", args)
@@ -96,7 +99,7 @@ func TestEndToEndReplicationRedisVsRedis(t *testing.T) {
 	if err := json.Unmarshal(raw, &back); err != nil {
 		t.Fatal(err)
 	}
-	if len(back.ReplRows) != 8 || len(back.Lag) != 2 || len(back.ReplRuns) != len(rep.ReplRuns) {
+	if len(back.ReplRows) != 8 || len(back.Lag) != 2*lagPasses || len(back.ReplRuns) != len(rep.ReplRuns) {
 		t.Errorf("JSON round trip lost replication data: %d rows, %d lag, %d runs", len(back.ReplRows), len(back.Lag), len(back.ReplRuns))
 	}
 

@@ -22,6 +22,11 @@ const (
 	// markerTimeout is how long a marker may take to show on the replica
 	// before it counts as lost.
 	markerTimeout = 5 * time.Second
+	// lagPasses is how many lag loads run back to back on each side. The
+	// first starts with the backlogs as the throughput rows left them,
+	// still growing; the first load fills them, so the second shows a
+	// primary and replica that have run a while.
+	lagPasses = 2
 	// busyPoll is how long the marker probe polls the replica back to
 	// back before it starts sleeping pollSleep between GETs: lag on
 	// loopback is usually well under a millisecond, but a replica that
@@ -114,6 +119,8 @@ func bytesPerRecord(offsetDelta, writes int64) float64 {
 // lagResult is the replication lag of one side under a SET load with one
 // replica.
 type lagResult struct {
+	// Pass is which of the lagPasses loads this was, from 1.
+	Pass       int    `json:"pass"`
 	Role       string `json:"role"`
 	Server     string `json:"server"`
 	Durability string `json:"durability"`
@@ -137,6 +144,10 @@ type lagResult struct {
 	Visible summary `json:"visible_lag_ms"`
 	// Lost counts markers not seen on the replica within markerTimeout.
 	Lost int `json:"markers_lost"`
+	// BacklogUsed and BacklogSize are the primary's backlog, in bytes,
+	// when the load started.
+	BacklogUsed int64 `json:"backlog_used_bytes"`
+	BacklogSize int64 `json:"backlog_size_bytes"`
 	// Load is the SET result of the load itself.
 	Load  *measurement `json:"load,omitempty"`
 	Error string       `json:"error,omitempty"`
@@ -153,13 +164,14 @@ func (l lagResult) approxRecords() (summary, bool) {
 
 // measureLag runs a SET load of requests against g's primary and, while it
 // runs, samples both positions every sampleEvery and times marker keys
-// from the primary to the replica. g has exactly one replica.
-func measureLag(ctx context.Context, cfg config, role string, g *replGroup, requests int, log *slog.Logger) lagResult {
+// from the primary to the replica. g has exactly one replica; pass numbers
+// the load (see lagPasses).
+func measureLag(ctx context.Context, cfg config, role string, pass int, g *replGroup, requests int, log *slog.Logger) lagResult {
 	p, r := g.primary, g.replicas[0]
 	kind := p.kind
 	args := append(benchArgs(p.port, []string{"set"}, requests, cfg.Clients, cfg.LagPipeline, false), p.benchExtra...)
 	res := lagResult{
-		Role: role, Server: kind.Name, Durability: p.durability,
+		Pass: pass, Role: role, Server: kind.Name, Durability: p.durability,
 		Pipeline: cfg.LagPipeline, Requests: requests, Args: args,
 		PrimaryPos: kind.PrimaryPos, ReplicaPos: kind.ReplicaPos, Unit: kind.PosUnit,
 	}
@@ -190,9 +202,12 @@ func measureLag(ctx context.Context, cfg config, role string, g *replGroup, requ
 		return fail(err)
 	}
 
+	var err error
+	if res.BacklogUsed, res.BacklogSize, err = backlogFill(pc, kind.BacklogUsed); err != nil {
+		return fail(err)
+	}
 	var posBefore, setsBefore int64
 	if res.Unit == "bytes" {
-		var err error
 		if posBefore, setsBefore, err = positionAndSets(pc, kind.PrimaryPos); err != nil {
 			return fail(err)
 		}
@@ -217,7 +232,7 @@ func measureLag(ctx context.Context, cfg config, role string, g *replGroup, requ
 		visible, lost, markErr = timeMarkers(ctx, probeCtx, mw, mr)
 	}()
 
-	log.Info("lag measurement", "server", kind.Name, "port", p.port, "pipeline", cfg.LagPipeline, "requests", requests)
+	log.Info("lag measurement", "server", kind.Name, "pass", pass, "backlog_used", res.BacklogUsed, "port", p.port, "pipeline", cfg.LagPipeline, "requests", requests)
 	ms, err := runBenchmark(ctx, cfg.RedisBenchmarkPath, args, cfg.Timeout)
 	stopProbes()
 	wg.Wait()
@@ -242,6 +257,20 @@ func measureLag(ctx context.Context, cfg config, role string, g *replGroup, requ
 	log.Info("lag measured", "server", kind.Name, "samples", res.Position.N, "position_p99", res.Position.P99,
 		"unit", res.Unit, "markers", res.Visible.N, "visible_p99_ms", res.Visible.P99, "lost", lost)
 	return res
+}
+
+// backlogFill reads a primary's backlog: the bytes it holds (usedField)
+// and its configured size.
+func backlogFill(c *respConn, usedField string) (used, size int64, err error) {
+	repl, err := c.info("replication")
+	if err != nil {
+		return 0, 0, err
+	}
+	if used, err = infoInt(repl, usedField); err != nil {
+		return 0, 0, err
+	}
+	size, err = infoInt(repl, "repl_backlog_size")
+	return used, size, err
 }
 
 // positionAndSets reads a primary's position and its SET count, which

@@ -242,15 +242,17 @@ func runReplGroup(ctx context.Context, cfg config, ruvio, redis serverKind, dura
 	}
 
 	var lags []lagResult
-	for _, t := range []target{{roleRuvio, a}, {roleRedis, b}} {
-		requests := lagRequests(runs, t.role, cfg.LagPipeline, cfg.LagDuration, cfg.ReplRequests)
-		l := measureLag(ctx, cfg, t.role, t.g, requests, log)
-		lags = append(lags, l)
-		if ctx.Err() != nil {
-			break
-		}
-		if l.Error != "" {
-			errs = append(errs, fmt.Errorf("%s lag: %s", t.g.primary.kind.Name, l.Error))
+	for pass := 1; pass <= lagPasses; pass++ {
+		for _, t := range []target{{roleRuvio, a}, {roleRedis, b}} {
+			requests := lagRequests(runs, t.role, cfg.LagPipeline, cfg.LagDuration, cfg.ReplRequests)
+			l := measureLag(ctx, cfg, t.role, pass, t.g, requests, log)
+			lags = append(lags, l)
+			if ctx.Err() != nil {
+				return runs, lags, errors.Join(errs...)
+			}
+			if l.Error != "" {
+				errs = append(errs, fmt.Errorf("%s lag pass %d: %s", t.g.primary.kind.Name, pass, l.Error))
+			}
 		}
 	}
 	return runs, lags, errors.Join(errs...)

@@ -89,20 +89,27 @@ func replTableData(rows []replRow) [][]string {
 
 // lagTableHeader is the column titles of the lag table.
 func lagTableHeader(ruvioName, redisName string) []string {
-	return []string{"durability", "lag",
+	return []string{"durability", "pass", "lag",
 		ruvioName + " p50", ruvioName + " p99", ruvioName + " max",
 		redisName + " p50", redisName + " p99", redisName + " max", "samples"}
 }
 
-// lagPairs groups lag results by durability profile, in the order first
-// seen, as [ruvio, redis]; a side that did not run is nil.
-func lagPairs(lags []lagResult) (order []string, pairs map[string][2]*lagResult) {
-	pairs = map[string][2]*lagResult{}
+// lagKey is one cell group of the lag table: a durability profile's pass.
+type lagKey struct {
+	Durability string
+	Pass       int
+}
+
+// lagPairs groups lag results by durability profile and pass, in the
+// order first seen, as [ruvio, redis]; a side that did not run is nil.
+func lagPairs(lags []lagResult) (order []lagKey, pairs map[lagKey][2]*lagResult) {
+	pairs = map[lagKey][2]*lagResult{}
 	for i := range lags {
 		l := &lags[i]
-		p, seen := pairs[l.Durability]
+		k := lagKey{l.Durability, l.Pass}
+		p, seen := pairs[k]
 		if !seen {
-			order = append(order, l.Durability)
+			order = append(order, k)
 		}
 		switch l.Role {
 		case roleRuvio:
@@ -110,13 +117,13 @@ func lagPairs(lags []lagResult) (order []string, pairs map[string][2]*lagResult)
 		case roleRedis:
 			p[1] = l
 		}
-		pairs[l.Durability] = p
+		pairs[k] = p
 	}
 	return order, pairs
 }
 
 // lagTableData renders the lag results as table rows: per durability
-// profile the position lag in records (a side counting bytes is converted
+// profile and pass the position lag in records (a side counting bytes is converted
 // with its measured bytes per SET and marked ≈), in bytes when a side
 // counts bytes, and the time until a marker is visible on the replica.
 func lagTableData(lags []lagResult) [][]string {
@@ -161,8 +168,8 @@ func lagTableData(lags []lagResult) [][]string {
 // lagRow is one row of the lag table: cells renders a side's three
 // numbers, count its number of samples. A side that is missing or failed
 // shows n/a.
-func lagRow(durability, name string, p [2]*lagResult, cells func(*lagResult) []string, count func(*lagResult) int) []string {
-	r := []string{durability, name}
+func lagRow(k lagKey, name string, p [2]*lagResult, cells func(*lagResult) []string, count func(*lagResult) int) []string {
+	r := []string{k.Durability, strconv.Itoa(k.Pass), name}
 	var counts []string
 	for _, l := range p {
 		if l == nil || l.Error != "" {
@@ -216,12 +223,13 @@ func keysPhrase(keys int) string {
 func lagLines(rep report) []string {
 	lines := []string{fmt.Sprintf("lag with 1 replica under redis-benchmark SET -c %d -P %d, %s, sized to last about %v at the SET rate just measured;"+
 		" position: both positions read together every %v while the primary's moved, replica behind primary (%s);"+
-		" visible: a marker SET on the primary every %v, time from its reply to the first GET on the replica that returns it (includes that GET's round trip)",
-		rep.Clients, rep.LagPipeline, keysPhrase(rep.ReplKeys), rep.LagDuration, sampleEvery, positionFields(rep.Lag), markerEvery)}
+		" visible: a marker SET on the primary every %v, time from its reply to the first GET on the replica that returns it (includes that GET's round trip);"+
+		" %d loads back to back: pass 1 starts with the primary's replication backlog as the throughput rows left it, pass 2 after pass 1 has filled it (a server that has run a while; the backlog's bytes used/size at each start are below)",
+		rep.Clients, rep.LagPipeline, keysPhrase(rep.ReplKeys), rep.LagDuration, sampleEvery, positionFields(rep.Lag), markerEvery, lagPasses)}
 	order, pairs := lagPairs(rep.Lag)
-	for _, d := range order {
+	for _, k := range order {
 		var parts []string
-		for _, l := range pairs[d] {
+		for _, l := range pairs[k] {
 			if l == nil {
 				continue
 			}
@@ -232,6 +240,9 @@ func lagLines(rep report) []string {
 			case l.Load != nil:
 				parts = append(parts, fmt.Sprintf("%s load %s SETs at %s ops/s", l.Server, strconv.Itoa(l.Requests), formatOps(&l.Load.RPS)))
 			}
+			if l.BacklogSize > 0 {
+				parts = append(parts, fmt.Sprintf("%s backlog %s/%s MB", l.Server, formatMB(l.BacklogUsed), formatMB(l.BacklogSize)))
+			}
 			if l.BytesPerRecord > 0 {
 				parts = append(parts, fmt.Sprintf("%s %.1f bytes per SET", l.Server, l.BytesPerRecord))
 			}
@@ -239,10 +250,13 @@ func lagLines(rep report) []string {
 				parts = append(parts, fmt.Sprintf("%s %d markers not seen within %v", l.Server, l.Lost, markerTimeout))
 			}
 		}
-		lines = append(lines, d+": "+strings.Join(parts, ", "))
+		lines = append(lines, fmt.Sprintf("%s pass %d: %s", k.Durability, k.Pass, strings.Join(parts, ", ")))
 	}
 	return lines
 }
+
+// formatMB is a byte count in MB (10^6 bytes) with one decimal.
+func formatMB(n int64) string { return strconv.FormatFloat(float64(n)/1e6, 'f', 1, 64) }
 
 // positionFields names the INFO fields each side's position lag compares.
 func positionFields(lags []lagResult) string {
@@ -282,7 +296,7 @@ func renderReplication(w io.Writer, rep report, markdown bool) error {
 	if len(rep.Lag) > 0 {
 		if err := renderSection(w, markdown, "Replication lag", lagLines(rep),
 			lagTableHeader(rep.Ruvio.Name, rep.Redis.Name), lagTableData(rep.Lag),
-			[]tw.Align{l, l, r, r, r, r, r, r, r}); err != nil {
+			[]tw.Align{l, r, l, r, r, r, r, r, r, r}); err != nil {
 			return err
 		}
 	}

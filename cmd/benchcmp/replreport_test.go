@@ -70,35 +70,45 @@ func joinRows(rows [][]string) []string {
 }
 
 // sampleLags is ruvio (records) and Redis (bytes, 45 per SET) for the
-// memory profile, and the always profile where the Redis side failed.
+// memory profile's first pass, ruvio alone for its second, and the always
+// profile where the Redis side failed.
 func sampleLags() []lagResult {
 	return []lagResult{
-		{Role: roleRuvio, Server: "ruvio", Durability: durabilityMemory, Unit: "records",
+		{Pass: 1, Role: roleRuvio, Server: "ruvio", Durability: durabilityMemory, Unit: "records",
 			PrimaryPos: "wal_last_sequence", ReplicaPos: "wal_last_sequence",
 			Position: summary{N: 40, P50: 12, P99: 300, Max: 310},
 			Visible:  summary{N: 20, P50: 0.25, P99: 1.5, Max: 1.75},
-			Requests: 1000, Load: &measurement{Test: "SET", RPS: 200000.4}},
-		{Role: roleRedis, Server: "redis", Durability: durabilityMemory, Unit: "bytes",
+			Requests: 1000, Load: &measurement{Test: "SET", RPS: 200000.4},
+			BacklogUsed: 12_345_678, BacklogSize: 64 << 20},
+		{Pass: 1, Role: roleRedis, Server: "redis", Durability: durabilityMemory, Unit: "bytes",
 			PrimaryPos: "master_repl_offset", ReplicaPos: "slave_repl_offset",
 			Position: summary{N: 41, P50: 450, P99: 9000, Max: 9045}, BytesPerRecord: 45,
 			Visible:  summary{N: 19, P50: 0.125, P99: 0.5, Max: 3},
-			Requests: 2000, Load: &measurement{Test: "SET", RPS: 300000}, Lost: 1},
-		{Role: roleRuvio, Server: "ruvio", Durability: durabilityAlways, Unit: "records",
+			Requests: 2000, Load: &measurement{Test: "SET", RPS: 300000}, Lost: 1,
+			BacklogUsed: 1 << 20, BacklogSize: 1 << 20},
+		{Pass: 2, Role: roleRuvio, Server: "ruvio", Durability: durabilityMemory, Unit: "records",
+			Position: summary{N: 30, P50: 10, P99: 100, Max: 120},
+			Visible:  summary{N: 15, P50: 0.2, P99: 1, Max: 1.25},
+			Requests: 1000, Load: &measurement{Test: "SET", RPS: 210000},
+			BacklogUsed: 64 << 20, BacklogSize: 64 << 20},
+		{Pass: 1, Role: roleRuvio, Server: "ruvio", Durability: durabilityAlways, Unit: "records",
 			Position: summary{N: 40, P50: 0, P99: 5, Max: 6},
 			Visible:  summary{}},
-		{Role: roleRedis, Server: "redis", Durability: durabilityAlways, Unit: "bytes", Error: "load: boom\nmore"},
+		{Pass: 1, Role: roleRedis, Server: "redis", Durability: durabilityAlways, Unit: "bytes", Error: "load: boom\nmore"},
 	}
 }
 
 func TestLagTableData(t *testing.T) {
 	got := lagTableData(sampleLags())
 	want := [][]string{
-		{"memory", "position (records)", "12", "300", "310", "≈10", "≈200", "≈201", "40/41"},
-		{"memory", "position (bytes)", "n/a", "n/a", "n/a", "450", "9000", "9045", "40/41"},
-		{"memory", "visible on replica (ms)", "0.25", "1.50", "1.75", "0.12", "0.50", "3.00", "20/19"},
-		{"always", "position (records)", "0", "5", "6", "n/a", "n/a", "n/a", "40/-"},
-		{"always", "position (bytes)", "n/a", "n/a", "n/a", "n/a", "n/a", "n/a", "40/-"},
-		{"always", "visible on replica (ms)", "n/a", "n/a", "n/a", "n/a", "n/a", "n/a", "0/-"},
+		{"memory", "1", "position (records)", "12", "300", "310", "≈10", "≈200", "≈201", "40/41"},
+		{"memory", "1", "position (bytes)", "n/a", "n/a", "n/a", "450", "9000", "9045", "40/41"},
+		{"memory", "1", "visible on replica (ms)", "0.25", "1.50", "1.75", "0.12", "0.50", "3.00", "20/19"},
+		{"memory", "2", "position (records)", "10", "100", "120", "n/a", "n/a", "n/a", "30/-"},
+		{"memory", "2", "visible on replica (ms)", "0.20", "1.00", "1.25", "n/a", "n/a", "n/a", "15/-"},
+		{"always", "1", "position (records)", "0", "5", "6", "n/a", "n/a", "n/a", "40/-"},
+		{"always", "1", "position (bytes)", "n/a", "n/a", "n/a", "n/a", "n/a", "n/a", "40/-"},
+		{"always", "1", "visible on replica (ms)", "n/a", "n/a", "n/a", "n/a", "n/a", "n/a", "0/-"},
 	}
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("got:\n%v\nwant:\n%v", strings.Join(joinRows(got), "\n"), strings.Join(joinRows(want), "\n"))
@@ -141,8 +151,10 @@ func TestRenderReplication(t *testing.T) {
 			"-n 100000 -c 50 | -r 1000 (random keys over 1000) |",
 			"SET -c 50 -P 16, -r 1000 (random keys over 1000), sized to last about 5s",
 			"ruvio: wal_last_sequence - replica's wal_last_sequence, in records; redis: master_repl_offset - replica's slave_repl_offset, in bytes",
-			"memory: ruvio load 1000 SETs at 200000 ops/s, redis load 2000 SETs at 300000 ops/s, redis 45.0 bytes per SET, redis 1 markers not seen within 5s",
-			"always: redis failed: load: boom\n",
+			"memory pass 1: ruvio load 1000 SETs at 200000 ops/s, ruvio backlog 12.3/67.1 MB, redis load 2000 SETs at 300000 ops/s, redis backlog 1.0/1.0 MB, redis 45.0 bytes per SET, redis 1 markers not seen within 5s",
+			"memory pass 2: ruvio load 1000 SETs at 210000 ops/s, ruvio backlog 67.1/67.1 MB\n",
+			"always pass 1: redis failed: load: boom\n",
+			"2 loads back to back",
 			"visible on replica (ms)",
 		} {
 			if !strings.Contains(out, want) {

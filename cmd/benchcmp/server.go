@@ -62,6 +62,9 @@ type serverKind struct {
 	// how far the primary has written and the replica has applied, in
 	// PosUnit ("records" or "bytes").
 	PrimaryPos, ReplicaPos, PosUnit string
+	// BacklogUsed names the INFO replication field holding how many
+	// bytes a primary's backlog holds, next to repl_backlog_size.
+	BacklogUsed string
 	// Durable is how a client makes its writes wait until k replicas
 	// hold them, for the durable-writes part.
 	Durable durableMode
@@ -141,7 +144,9 @@ func ruvioKind(path string) serverKind {
 		PrimaryPos: "wal_last_sequence",
 		ReplicaPos: "wal_last_sequence",
 		PosUnit:    "records",
-		Durable:    durableClient,
+		// repl_backlog_histlen counts records here.
+		BacklogUsed: "repl_backlog_bytes",
+		Durable:     durableClient,
 		Recovery: recoveryTraits{
 			// No snapshot of its own making, so that the log-only
 			// restart replays the whole log.
@@ -181,10 +186,11 @@ func redisKind(path string) serverKind {
 			}
 			return nil, nil
 		},
-		PrimaryPos: "master_repl_offset",
-		ReplicaPos: "slave_repl_offset",
-		PosUnit:    "bytes",
-		Durable:    durableWait,
+		PrimaryPos:  "master_repl_offset",
+		ReplicaPos:  "slave_repl_offset",
+		PosUnit:     "bytes",
+		BacklogUsed: "repl_backlog_histlen",
+		Durable:     durableWait,
 		Recovery: recoveryTraits{
 			// No rewrite and no RDB preamble: the AOF restart is a
 			// replay of commands.
