@@ -6,6 +6,7 @@ package hash
 import (
 	"bytes"
 	"maps"
+	"unsafe"
 )
 
 // Redis keeps a hash as a listpack while it has at most
@@ -106,6 +107,24 @@ func (h *Hash) Set(field string, val []byte) (added bool) {
 	// place, which is what lets Clone share values.
 	h.big[field] = bytes.Clone(val)
 	return !exists
+}
+
+// SetBytes is Set for a field given as bytes. The compact form copies the
+// field's bytes into its buffer, so there the field never becomes a
+// string of its own: an HSET of a small hash allocates nothing.
+func (h *Hash) SetBytes(field, val []byte) (added bool) {
+	if h.big == nil && len(field) <= packedMaxValue && len(val) <= packedMaxValue {
+		f := unsafe.String(unsafe.SliceData(field), len(field))
+		if off := h.small.find(f); off >= 0 {
+			h.small.replace(off, val)
+			return false
+		}
+		if h.small.len() < packedMaxLen {
+			h.small.add(f, val)
+			return true
+		}
+	}
+	return h.Set(string(field), val)
 }
 
 // promote turns the compact form into the map, with room for one more

@@ -2,6 +2,7 @@ package hash
 
 import (
 	"bytes"
+	"fmt"
 	"slices"
 	"strconv"
 	"strings"
@@ -174,6 +175,38 @@ func TestSetCopies(t *testing.T) {
 	}
 }
 
+// SetBytes stores as Set does, in both forms and across the promotion,
+// and keeps neither the field's nor the value's bytes: changing them
+// afterwards changes nothing stored.
+func TestSetBytesIsSet(t *testing.T) {
+	for _, n := range []int{1, packedMaxLen - 1, packedMaxLen, packedMaxLen + 1} {
+		a, b := New(), New()
+		for i := range n {
+			f, v := fmt.Sprintf("f%d", i), fmt.Sprintf("v%d", i)
+			fb, vb := []byte(f), []byte(v)
+			if a.Set(f, []byte(v)) != b.SetBytes(fb, vb) {
+				t.Fatalf("%d fields: Set and SetBytes disagree on %s being new", n, f)
+			}
+			copy(fb, "XX")
+			copy(vb, "YY")
+		}
+		if a.SetBytes([]byte("f0"), []byte("again")) {
+			t.Fatalf("%d fields: SetBytes of a present field reported it new", n)
+		}
+		a.Set("f0", []byte("v0"))
+		if a.Len() != b.Len() || a.Encoding() != b.Encoding() {
+			t.Fatalf("%d fields: %d %s against %d %s", n, a.Len(), a.Encoding(), b.Len(), b.Encoding())
+		}
+		for i := range n {
+			f := fmt.Sprintf("f%d", i)
+			if got, want := get(t, b, f), fmt.Sprintf("v%d", i); got != want {
+				t.Fatalf("%d fields: %s = %q, want %q", n, f, got, want)
+			}
+		}
+		mustCheck(t, b)
+	}
+}
+
 // A value from Get cannot reach past its own bytes: appending to it
 // leaves the next field alone.
 func TestGetIsCapped(t *testing.T) {
@@ -239,6 +272,7 @@ func TestCompactAllocations(t *testing.T) {
 	h := New()
 	fill(h, 100, 8)
 	val := []byte("12345678")
+	field := []byte("f51")
 	for _, tc := range []struct {
 		name string
 		f    func()
@@ -246,6 +280,7 @@ func TestCompactAllocations(t *testing.T) {
 		{"Get", func() { h.Get("f99") }},
 		{"Get absent", func() { h.Get("absent") }},
 		{"Set same size", func() { h.Set("f50", val) }},
+		{"SetBytes same size", func() { h.SetBytes(field, val) }},
 		{"Len", func() { h.Len() }},
 	} {
 		if n := testing.AllocsPerRun(100, tc.f); n != 0 {

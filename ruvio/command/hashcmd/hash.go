@@ -46,7 +46,7 @@ func setPairs(c *command.Ctx, name string) (int64, bool) {
 	}
 	var added int64
 	for i := 2; i < len(c.Args); i += 2 {
-		if h.Set(string(c.Args[i]), c.Args[i+1]) {
+		if h.SetBytes(c.Args[i], c.Args[i+1]) {
 			added++
 		}
 	}

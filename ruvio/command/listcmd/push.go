@@ -49,8 +49,7 @@ func popCmd(name string, at end) func(*command.Ctx) {
 				return
 			}
 		}
-		key := string(c.Args[1])
-		l, ok := writeList(c, key)
+		l, key, ok := command.LookupWriteKey[*deque.Deque](c)
 		switch {
 		case !ok:
 		case l == nil && hasCount:

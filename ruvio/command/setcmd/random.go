@@ -13,9 +13,8 @@ func spop(c *command.Ctx) {
 		c.W.Error(command.ErrSyntax)
 		return
 	}
-	key := string(c.Args[1])
 	if len(c.Args) == 2 {
-		s, ok := writeSet(c, key)
+		s, key, ok := command.LookupWriteKey[set](c)
 		switch {
 		case !ok:
 		case s == nil:
@@ -34,7 +33,7 @@ func spop(c *command.Ctx) {
 		c.W.Error(command.ErrPositive)
 		return
 	}
-	s, ok := writeSet(c, key)
+	s, key, ok := command.LookupWriteKey[set](c)
 	if !ok {
 		return
 	}

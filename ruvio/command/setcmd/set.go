@@ -19,8 +19,7 @@ var (
 )
 
 func sadd(c *command.Ctx) {
-	key := string(c.Args[1])
-	s, ok := writeSet(c, key)
+	s, key, ok := command.LookupWriteKey[set](c)
 	if !ok {
 		return
 	}

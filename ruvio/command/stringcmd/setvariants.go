@@ -73,7 +73,8 @@ func getset(c *command.Ctx) {
 	} else {
 		c.W.Bulk(old)
 	}
-	storeString(c, key, nil, c.Args[2], 0)
+	// The old value is in the reply already: it may be overwritten.
+	storeString(c, key, e, c.Args[2], 0)
 }
 
 // mset is MSET key value [key value ...]. The server has put every key on
@@ -103,8 +104,11 @@ func msetnx(c *command.Ctx) {
 	c.W.Int(1)
 }
 
+// storePairs stores every key/value pair of MSET and MSETNX, each over
+// its key's live entry when there is one (see storeString).
 func storePairs(c *command.Ctx) {
 	for i := 1; i < len(c.Args); i += 2 {
-		storeString(c, string(c.Args[i]), nil, c.Args[i+1], 0)
+		found, key := c.DB.GetForWrite(c.Args[i])
+		storeString(c, key, found, c.Args[i+1], 0)
 	}
 }

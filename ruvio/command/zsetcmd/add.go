@@ -1,6 +1,8 @@
 package zsetcmd
 
 import (
+	"unsafe"
+
 	"github.com/ruvio/ruvio/ruvio/command"
 	"github.com/ruvio/ruvio/ruvio/notify"
 	"github.com/ruvio/ruvio/ruvio/sortedset"
@@ -57,7 +59,13 @@ func addGeneric(c *command.Ctx, incr bool) {
 		c.W.Error(errIncrPairs)
 		return
 	}
-	scores := make([]float64, pairs)
+	// The scores of a few pairs stay on the stack.
+	var few [8]float64
+	scores := few[:0]
+	if pairs > len(few) {
+		scores = make([]float64, 0, pairs)
+	}
+	scores = scores[:pairs]
 	for i := range scores {
 		f, ok := parseScore(rest[2*i])
 		if !ok {
@@ -67,8 +75,7 @@ func addGeneric(c *command.Ctx, incr bool) {
 		scores[i] = f
 	}
 
-	key := string(c.Args[1])
-	s, ok := writeSet(c, key)
+	s, key, ok := command.LookupWriteKey[*sortedset.Set](c)
 	if !ok {
 		return
 	}
@@ -81,8 +88,7 @@ func addGeneric(c *command.Ctx, incr bool) {
 	var last float64
 	if s != nil {
 		for i, score := range scores {
-			member := string(rest[2*i+1])
-			res, newScore := addOne(s, member, score, o)
+			res, newScore := addOne(s, rest[2*i+1], score, o)
 			if res == addNaN {
 				// Only INCR of an existing member can get here, and INCR
 				// takes a single pair, so nothing was changed before.
@@ -142,14 +148,16 @@ const (
 )
 
 // addOne applies one score/member pair under o, as Redis's zsetAdd, and
-// returns what happened with the member's resulting score.
-func addOne(s *sortedset.Set, member string, score float64, o addOptions) (addResult, float64) {
-	cur, exists := s.Score(member)
+// returns what happened with the member's resulting score. The member's
+// bytes become a string of their own only when the set changes: a ZADD
+// that finds the member at its score allocates nothing.
+func addOne(s *sortedset.Set, arg []byte, score float64, o addOptions) (addResult, float64) {
+	cur, exists := s.Score(unsafe.String(unsafe.SliceData(arg), len(arg)))
 	if !exists {
 		if o.xx {
 			return addNop, 0
 		}
-		s.Add(member, score)
+		s.Add(string(arg), score)
 		return addAdded, score
 	}
 	if o.nx {
@@ -169,7 +177,7 @@ func addOne(s *sortedset.Set, member string, score float64, o addOptions) (addRe
 		// one only in the sign of a zero.
 		return addSame, score
 	}
-	s.Add(member, score)
+	s.Add(string(arg), score)
 	return addUpdated, score
 }
 

@@ -1,6 +1,7 @@
 package zsetcmd
 
 import (
+	"fmt"
 	"math"
 	"testing"
 )
@@ -139,4 +140,38 @@ func TestZRem(t *testing.T) {
 			{cmd: "ZREM z", want: e("ERR wrong number of arguments for 'zrem' command")},
 		}},
 	})
+}
+
+// ZADD keeps no part of its request: members added, moved and looked up
+// read the same after the request's bytes are overwritten, in the compact
+// form and in the skiplist (more than 128 members).
+func TestZAddOwnsItsMembers(t *testing.T) {
+	for _, n := range []int{3, 200} {
+		h := newHarness(t)
+		for i := range n {
+			argv := [][]byte{[]byte("ZADD"), []byte("z"), []byte("1"), []byte(fmt.Sprintf("m%03d", i))}
+			h.DoBytes(argv)
+			copy(argv[3], "XXXX")
+			// The same member again at its score, then at a new one.
+			again := [][]byte{[]byte("ZADD"), []byte("z"), []byte("1"), []byte(fmt.Sprintf("m%03d", i))}
+			h.DoBytes(again)
+			copy(again[3], "YYYY")
+			moved := [][]byte{[]byte("ZADD"), []byte("z"), []byte("2"), []byte(fmt.Sprintf("m%03d", i))}
+			h.DoBytes(moved)
+			copy(moved[3], "ZZZZ")
+		}
+		got, _ := h.Do("ZRANGE", "z", "0", "-1").([]any)
+		if len(got) != n {
+			t.Fatalf("%d members: ZRANGE gave %d", n, len(got))
+		}
+		for i, m := range got {
+			if want := fmt.Sprintf("m%03d", i); m != want {
+				t.Fatalf("%d members: member %d reads %v, want %s", n, i, m, want)
+			}
+		}
+		if s := h.Do("ZSCORE", "z", "m001"); s != "2" {
+			t.Fatalf("%d members: ZSCORE m001 = %v", n, s)
+		}
+		checkInvariants(t, h.DB)
+	}
 }
