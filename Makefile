@@ -65,8 +65,8 @@ fuzz:
 # Then replication, memory and always: primaries with 0, 1 and 2 replicas
 # (SET/GET ops/s and ratios), and with 1 replica the lag under a SET load
 # (positions in records/bytes, ms until a write is readable on the replica),
-# twice in a row: pass 1 while the primary's backlog is still filling,
-# pass 2 with it full; all over 100k random keys (--replication-keys).
+# twice: pass 1 while the primary's backlog is still filling, pass 2 after
+# a SET load has filled it; all over 100k random keys (--replication-keys).
 # Then durable writes (always, memory; 1 and 2 replicas): ruvio CLIENT
 # DURABILITY REPLICAS k against redis SET + WAIT k 0, 8 and 50 clients,
 # 1 and 32 SETs per round trip (ops/s, p50/p99 ms, ratios); BENCH_ARGS=

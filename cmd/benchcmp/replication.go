@@ -244,6 +244,11 @@ func runReplGroup(ctx context.Context, cfg config, ruvio, redis serverKind, dura
 	var lags []lagResult
 	for pass := 1; pass <= lagPasses; pass++ {
 		for _, t := range []target{{roleRuvio, a}, {roleRedis, b}} {
+			if pass > 1 {
+				if err := fillBacklog(ctx, cfg, t.g, log); err != nil {
+					errs = append(errs, fmt.Errorf("%s lag pass %d: %w", t.g.primary.kind.Name, pass, err))
+				}
+			}
 			requests := lagRequests(runs, t.role, cfg.LagPipeline, cfg.LagDuration, cfg.ReplRequests)
 			l := measureLag(ctx, cfg, t.role, pass, t.g, requests, log)
 			lags = append(lags, l)

@@ -224,7 +224,7 @@ func lagLines(rep report) []string {
 	lines := []string{fmt.Sprintf("lag with 1 replica under redis-benchmark SET -c %d -P %d, %s, sized to last about %v at the SET rate just measured;"+
 		" position: both positions read together every %v while the primary's moved, replica behind primary (%s);"+
 		" visible: a marker SET on the primary every %v, time from its reply to the first GET on the replica that returns it (includes that GET's round trip);"+
-		" %d loads back to back: pass 1 starts with the primary's replication backlog as the throughput rows left it, pass 2 after pass 1 has filled it (a server that has run a while; the backlog's bytes used/size at each start are below)",
+		" %d loads: pass 1 starts with the primary's replication backlog as the throughput rows left it, pass 2 once a SET load has filled it (a server that has run a while; the backlog's bytes used/size at each start are below)",
 		rep.Clients, rep.LagPipeline, keysPhrase(rep.ReplKeys), rep.LagDuration, sampleEvery, positionFields(rep.Lag), markerEvery, lagPasses)}
 	order, pairs := lagPairs(rep.Lag)
 	for _, k := range order {

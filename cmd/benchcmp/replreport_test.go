@@ -154,7 +154,7 @@ func TestRenderReplication(t *testing.T) {
 			"memory pass 1: ruvio load 1000 SETs at 200000 ops/s, ruvio backlog 12.3/67.1 MB, redis load 2000 SETs at 300000 ops/s, redis backlog 1.0/1.0 MB, redis 45.0 bytes per SET, redis 1 markers not seen within 5s",
 			"memory pass 2: ruvio load 1000 SETs at 210000 ops/s, ruvio backlog 67.1/67.1 MB\n",
 			"always pass 1: redis failed: load: boom\n",
-			"2 loads back to back",
+			"2 loads: pass 1 starts",
 			"visible on replica (ms)",
 		} {
 			if !strings.Contains(out, want) {

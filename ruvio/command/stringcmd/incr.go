@@ -57,7 +57,9 @@ func incrBy(c *command.Ctx, delta int64) {
 	digits := strconv.AppendInt(buf[:0], cur, 10)
 	if e != nil && len(digits) == len(val) {
 		// As many digits as before: written over the old ones, which
-		// allocates nothing (see keyspace.DB.SetStringFound).
+		// allocates nothing (see keyspace.DB.SetStringFound). A running
+		// snapshot keeps the old ones first.
+		c.DB.WillModify(key)
 		copy(val, digits)
 		replace(c, key, e, e.Val, "incrby")
 	} else {
