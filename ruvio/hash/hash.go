@@ -89,18 +89,8 @@ func (h *Hash) Get(field string) ([]byte, bool) {
 // listpack before it stores such a field (even one that replaces a short
 // value).
 func (h *Hash) Set(field string, val []byte) (added bool) {
-	if h.big == nil {
-		if len(field) <= packedMaxValue && len(val) <= packedMaxValue {
-			if off := h.small.find(field); off >= 0 {
-				h.small.replace(off, val)
-				return false
-			}
-			if h.small.len() < packedMaxLen {
-				h.small.add(field, val)
-				return true
-			}
-		}
-		h.promote()
+	if added, done := h.setCompact(field, val); done {
+		return added
 	}
 	_, exists := h.big[field]
 	// A copy: in the map form a value is replaced, never written in
@@ -113,18 +103,31 @@ func (h *Hash) Set(field string, val []byte) (added bool) {
 // field's bytes into its buffer, so there the field never becomes a
 // string of its own: an HSET of a small hash allocates nothing.
 func (h *Hash) SetBytes(field, val []byte) (added bool) {
-	if h.big == nil && len(field) <= packedMaxValue && len(val) <= packedMaxValue {
-		f := unsafe.String(unsafe.SliceData(field), len(field))
-		if off := h.small.find(f); off >= 0 {
-			h.small.replace(off, val)
-			return false
-		}
-		if h.small.len() < packedMaxLen {
-			h.small.add(f, val)
-			return true
-		}
+	if added, done := h.setCompact(unsafe.String(unsafe.SliceData(field), len(field)), val); done {
+		return added
 	}
 	return h.Set(string(field), val)
+}
+
+// setCompact stores field and val in the compact form when the hash is in
+// it and they fit (done), keeping no part of field. When they do not fit
+// it moves the hash to the map form, where the caller stores them.
+func (h *Hash) setCompact(field string, val []byte) (added, done bool) {
+	if h.big != nil {
+		return false, false
+	}
+	if len(field) <= packedMaxValue && len(val) <= packedMaxValue {
+		if off := h.small.find(field); off >= 0 {
+			h.small.replace(off, val)
+			return false, true
+		}
+		if h.small.len() < packedMaxLen {
+			h.small.add(field, val)
+			return true, true
+		}
+	}
+	h.promote()
+	return false, false
 }
 
 // promote turns the compact form into the map, with room for one more
