@@ -68,12 +68,21 @@ const (
 	aggMax
 )
 
+// combine aggregates y into x as Redis's zunionInterAggregate: MIN and
+// MAX keep x unless y compares below or above it (so a NaN y changes
+// nothing), and a sum that is NaN counts as 0.
 func (a aggregate) combine(x, y float64) float64 {
 	switch a {
 	case aggMin:
-		return min(x, y)
+		if y < x {
+			return y
+		}
+		return x
 	case aggMax:
-		return max(x, y)
+		if y > x {
+			return y
+		}
+		return x
 	}
 	if s := x + y; !math.IsNaN(s) {
 		return s
@@ -222,7 +231,10 @@ func compute(op setOp, a algebraArgs) *sortedset.Set {
 				if !in {
 					return
 				}
-				v = a.agg.combine(v, weighted(s, o.weight))
+				// Unlike the first source's, a later source's product
+				// is aggregated as it is, NaN included: Redis's ZINTER
+				// zeroes only the first, so -inf * 2 + -inf * 0 is 0.
+				v = a.agg.combine(v, s*o.weight)
 			}
 			out.Add(m, v)
 		})

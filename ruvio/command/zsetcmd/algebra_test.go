@@ -21,6 +21,14 @@ func TestAlgebra(t *testing.T) {
 			step{cmd: "ZUNION 2 z1 z2 WITHSCORES", want: a("a", "1", "b", "12", "c", "23", "d", "30")},
 			step{cmd: "ZUNION 2 z1 z2 WEIGHTS 2 -1 WITHSCORES", want: a("d", "-30", "c", "-14", "b", "-6", "a", "2")},
 			step{cmd: "ZUNION 2 z1 z2 AGGREGATE MIN WITHSCORES", want: a("a", "1", "b", "2", "c", "3", "d", "30")},
+			// Redis zeroes the NaN of inf * 0 for ZINTER's first source
+			// only: a later one's NaN makes the sum NaN, counted as 0,
+			// and leaves MIN and MAX as they were.
+			step{cmd: "ZADD inf -inf e", want: int64(1)},
+			step{cmd: "ZINTER 2 inf inf WEIGHTS 2 0 WITHSCORES", want: a("e", "0")},
+			step{cmd: "ZINTER 2 inf inf WEIGHTS 0 2 WITHSCORES", want: a("e", "-inf")},
+			step{cmd: "ZINTER 2 inf inf WEIGHTS 2 0 AGGREGATE MIN WITHSCORES", want: a("e", "-inf")},
+			step{cmd: "ZINTER 2 inf inf WEIGHTS 2 0 AGGREGATE MAX WITHSCORES", want: a("e", "-inf")},
 			step{cmd: "ZUNION 2 z1 z2 AGGREGATE max WITHSCORES", want: a("a", "1", "b", "10", "c", "20", "d", "30")},
 			step{cmd: "ZINTER 2 z1 z2 WITHSCORES", want: a("b", "12", "c", "23")},
 			step{cmd: "ZINTER 2 z1 z2 AGGREGATE MAX", want: a("b", "c")},
