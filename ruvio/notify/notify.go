@@ -1,7 +1,7 @@
 // Package notify holds Redis's keyspace notifications: the event classes
 // that notify-keyspace-events selects, and the buffer in which a shard
-// collects a command's events until its lock is released and they are
-// published on the __keyspace@0__ and __keyevent@0__ channels.
+// collects a command's events until they are published, just before its
+// lock is released, on the __keyspace@0__ and __keyevent@0__ channels.
 package notify
 
 import (

@@ -274,9 +274,8 @@ func (c *conn) runOnShard(sh *shard.Shard, newRun func(context.CancelFunc) *scri
 	sh.SetRunningLocked(prev)
 	c.notePending(sh, sh.Observed())
 	if !held {
-		notes := sh.TakeNotesLocked()
+		sh.PublishNotesLocked()
 		sh.Unlock()
-		sh.Publish(notes)
 	}
 }
 

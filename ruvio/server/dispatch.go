@@ -378,9 +378,8 @@ func (c *conn) unlockBatch() {
 		return
 	}
 	c.batch = nil
-	evs := sh.TakeNotesLocked()
+	sh.PublishNotesLocked()
 	sh.Unlock()
-	sh.Publish(evs)
 }
 
 // notePending remembers the newest record a command of this connection
@@ -442,9 +441,8 @@ func (c *conn) runPerKey(spec *command.Spec, ctx *command.Ctx) {
 		sh.SetRunningLocked(nil)
 		sh.RecordLocked(ctx)
 		c.notePending(sh, sh.Observed())
-		evs := sh.TakeNotesLocked()
+		sh.PublishNotesLocked()
 		sh.Unlock()
-		sh.Publish(evs)
 	} else {
 		for _, i := range idx {
 			sh := c.srv.shardFor(ctx.Args[i])
@@ -459,9 +457,8 @@ func (c *conn) runPerKey(spec *command.Spec, ctx *command.Ctx) {
 			sh.SetRunningLocked(nil)
 			sh.RecordLocked(ctx)
 			c.notePending(sh, sh.Observed())
-			evs := sh.TakeNotesLocked()
+			sh.PublishNotesLocked()
 			sh.Unlock()
-			sh.Publish(evs)
 		}
 	}
 	command.WritePerKey(ctx, spec, results)

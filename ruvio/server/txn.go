@@ -4,7 +4,6 @@ import (
 	"time"
 
 	"github.com/ruvio/ruvio/ruvio/command"
-	"github.com/ruvio/ruvio/ruvio/notify"
 	"github.com/ruvio/ruvio/ruvio/shard"
 )
 
@@ -110,14 +109,12 @@ func cmdExec(c *conn, args [][]byte) {
 	}
 	defer func() {
 		c.locked = nil
-		notes := make([][]notify.Event, len(locks))
-		for i := len(locks) - 1; i >= 0; i-- {
-			locks[i].SetRunningLocked(nil)
-			notes[i] = locks[i].TakeNotesLocked()
-			locks[i].Unlock()
+		for _, sh := range locks {
+			sh.SetRunningLocked(nil)
+			sh.PublishNotesLocked()
 		}
-		for i, sh := range locks {
-			sh.Publish(notes[i])
+		for i := len(locks) - 1; i >= 0; i-- {
+			locks[i].Unlock()
 		}
 		c.queued = c.queued[:0]
 	}()

@@ -37,8 +37,7 @@ func (sh *Shard) EvictOne(p keyspace.Policy, samples int, size func(key string, 
 		sh.AppendLocked([][][]byte{{[]byte("DEL"), []byte(key)}})
 		sh.notes.Add(notify.Evicted, "evicted", key)
 	}
-	evs := sh.notes.Take()
+	sh.PublishNotesLocked()
 	sh.mu.Unlock()
-	sh.Publish(evs)
 	return freed, true
 }

@@ -29,6 +29,7 @@ import (
 // offline is a node's shards opened from their files without a server,
 // so a test can drive them directly and reopen them.
 type offline struct {
+	cfg    *config.Config
 	table  *command.Table
 	shards []*Shard
 }
@@ -39,7 +40,7 @@ func offlineNode(t testing.TB, dir, durability string, shards int) *offline {
 	cfg := config.Default()
 	cfg.DataDir, cfg.Durability, cfg.Shards = dir, durability, shards
 	cfg.WALSegmentBytes = 4096 // many segments, so dropping and rotation happen
-	o := &offline{table: command.NewTable(stringcmd.Specs(), keycmd.Specs(), hashcmd.Specs(), listcmd.Specs(),
+	o := &offline{cfg: cfg, table: command.NewTable(stringcmd.Specs(), keycmd.Specs(), hashcmd.Specs(), listcmd.Specs(),
 		setcmd.Specs(), zsetcmd.Specs())}
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
 	for i, r := range slots.Split(shards) {

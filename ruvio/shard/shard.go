@@ -116,17 +116,16 @@ func New(id int, r slots.Range, log *slog.Logger) *Shard {
 // the keyspace, run under it.
 func (sh *Shard) Lock() { sh.mu.Lock() }
 
-// Unlock releases the shard's lock, and then publishes the notifications
-// of the primary's records applied under it.
+// Unlock releases the shard's lock, after publishing the notifications of
+// the primary's records applied under it.
 func (sh *Shard) Unlock() {
 	if !sh.publishOnUnlock {
 		sh.mu.Unlock()
 		return
 	}
 	sh.publishOnUnlock = false
-	evs := sh.notes.Take()
+	sh.PublishNotesLocked()
 	sh.mu.Unlock()
-	sh.Publish(evs)
 }
 
 // DB is the shard's keyspace. Use it only while holding the lock; a
@@ -196,9 +195,8 @@ func (sh *Shard) RunOrWait(spec *command.Spec, ctx *command.Ctx, wake chan struc
 	if ctx.Block != nil && wake != nil {
 		sh.WaitLocked(ctx.Block.Keys, wake)
 	}
-	evs := sh.notes.Take()
+	sh.PublishNotesLocked()
 	sh.mu.Unlock()
-	sh.Publish(evs)
 	return seq
 }
 
@@ -226,8 +224,8 @@ func (sh *Shard) Unwait(keys []string, wake chan struct{}) {
 
 // RunLocked is Run for a caller that already holds the lock, as a
 // connection does across a run of pipelined commands on one shard. The
-// commands' notifications stay in the buffer until the caller takes them
-// (TakeNotesLocked) before it unlocks.
+// commands' notifications stay in the buffer until the caller publishes
+// them (PublishNotesLocked) before it unlocks.
 func (sh *Shard) RunLocked(spec *command.Spec, ctx *command.Ctx) uint64 {
 	if msg := sh.fenced(spec, ctx.Args); msg != "" {
 		ctx.W.Error(msg)
@@ -269,13 +267,15 @@ func (sh *Shard) SetNotify(mask *atomic.Uint32, publish func([]notify.Event)) {
 // keyspace notifications. Caller holds the lock.
 func (sh *Shard) Notes() *notify.Buffer { return &sh.notes }
 
-// TakeNotesLocked empties the notification buffer, for Publish after the
-// lock is released. Caller holds the lock.
-func (sh *Shard) TakeNotesLocked() []notify.Event { return sh.notes.Take() }
-
-// Publish sends notifications taken from the buffer. Call without the
-// lock.
-func (sh *Shard) Publish(evs []notify.Event) {
+// PublishNotesLocked empties the notification buffer into the node's
+// pub/sub. Caller holds the lock: as in Redis, a change's notification is
+// queued to every subscriber before anyone else can see the change, so a
+// client that observes it (a DBSIZE after an active expiry, a GET after
+// another client's SET) and then publishes gets its message delivered
+// after the notification. Publishing only queues bytes on subscribers'
+// connections; it never waits on a socket.
+func (sh *Shard) PublishNotesLocked() {
+	evs := sh.notes.Take()
 	if len(evs) > 0 && sh.publish != nil {
 		sh.publish(evs)
 	}
@@ -298,9 +298,8 @@ func (sh *Shard) Observed() uint64 {
 func (sh *Shard) Tick(cfg *config.Config) {
 	sh.mu.Lock()
 	sh.db.ActiveExpire(16)
-	evs := sh.notes.Take()
+	sh.PublishNotesLocked()
 	sh.mu.Unlock()
-	sh.Publish(evs)
 	sh.maybeSnapshot(cfg, clock.Default.Now().Unix())
 }
 
