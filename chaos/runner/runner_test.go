@@ -181,7 +181,11 @@ func testFailoverManual(t *testing.T, backend topology.Backend) {
 	if s.Converged == nil || !*s.Converged || s.FailoverMs == nil || s.CatchUps < 1 {
 		t.Fatalf("converged %v failover %v catch-ups %d", s.Converged, s.FailoverMs, s.CatchUps)
 	}
-	if (s.Lost > 0) != (len(s.Tolerated) > 0) {
+	// A lost set write is tolerated, never silent. The register workload
+	// can lose an acknowledged write on its own (its history is then not
+	// linearizable, also tolerated) while the set loses none, so tolerated
+	// anomalies without a lost set write are fine.
+	if s.Lost > 0 && !slices.ContainsFunc(s.Tolerated, func(a string) bool { return strings.Contains(a, "acknowledged writes") }) {
 		t.Fatalf("lost %d but tolerated %q", s.Lost, s.Tolerated)
 	}
 	promo := observed(t, dir, history.ObsPromotion)
@@ -191,8 +195,8 @@ func testFailoverManual(t *testing.T, backend topology.Backend) {
 	if rejoin := observed(t, dir, history.ObsRejoin); len(rejoin) != 1 || rejoin[0].Node != "n1" || rejoin[0].Type != history.OK {
 		t.Fatalf("rejoins %+v", rejoin)
 	}
-	t.Logf("%s: lost %d of %d acknowledged, failover %d ms, n1's catch-up %d ms", backend.Name(), s.Lost, s.Acknowledged,
-		*s.FailoverMs, *s.CatchUpMaxMs)
+	t.Logf("%s: lost %d of %d acknowledged, failover %d ms, n1's catch-up %d ms, tolerated %q", backend.Name(), s.Lost,
+		s.Acknowledged, *s.FailoverMs, *s.CatchUpMaxMs, s.Tolerated)
 }
 
 // Faults on the replicas only, briefly: nothing is lost, the registers
