@@ -267,8 +267,7 @@ func measureLag(ctx context.Context, cfg config, role string, pass int, g *replG
 }
 
 // fillBacklog writes SETs (the lag load's shape) to g's primary until its
-// backlog is full, at most three loads. Full is within 1% of its size: a
-// backlog of whole records stops short of the last bytes.
+// backlog is full (see topUpSets), at most three loads.
 func fillBacklog(ctx context.Context, cfg config, g *replGroup, log *slog.Logger) error {
 	p := g.primary
 	c, err := dialRESP(ctx, p.addr())
@@ -281,10 +280,10 @@ func fillBacklog(ctx context.Context, cfg config, g *replGroup, log *slog.Logger
 		if err != nil {
 			return err
 		}
-		if used >= size-size/100 {
+		n := topUpSets(used, size)
+		if n == 0 {
 			return nil
 		}
-		n := int((size-used)/minRecordBytes) + 10000
 		log.Info("filling the backlog", "server", p.kind.Name, "used", used, "size", size, "sets", n)
 		args := append(benchArgs(p.port, []string{"set"}, n, cfg.Clients, cfg.LagPipeline, false), p.benchExtra...)
 		if _, err := runBenchmark(ctx, cfg.RedisBenchmarkPath, args, cfg.Timeout); err != nil {
@@ -294,30 +293,50 @@ func fillBacklog(ctx context.Context, cfg config, g *replGroup, log *slog.Logger
 	return nil
 }
 
+// topUpSets is how many SETs to write to a backlog holding used of its
+// size bytes so that it fills: 0 once it is within 1% of its size (a
+// backlog of whole records stops short of the last bytes), else enough
+// for records of minRecordBytes, which overfills, and some more.
+func topUpSets(used, size int64) int {
+	if used >= size-size/100 {
+		return 0
+	}
+	return int((size-used)/minRecordBytes) + 10000
+}
+
 // backlogFill reads a primary's backlog: the bytes it holds (usedField)
 // and its configured size.
 func backlogFill(c *respConn, usedField string) (used, size int64, err error) {
-	repl, err := c.info("replication")
+	v, err := replicationInts(c, usedField, "repl_backlog_size")
 	if err != nil {
 		return 0, 0, err
 	}
-	if used, err = infoInt(repl, usedField); err != nil {
-		return 0, 0, err
+	return v[0], v[1], nil
+}
+
+// replicationInts reads fields, integers, from one INFO replication.
+func replicationInts(c *respConn, fields ...string) ([]int64, error) {
+	repl, err := c.info("replication")
+	if err != nil {
+		return nil, err
 	}
-	size, err = infoInt(repl, "repl_backlog_size")
-	return used, size, err
+	out := make([]int64, len(fields))
+	for i, f := range fields {
+		if out[i], err = infoInt(repl, f); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
 }
 
 // positionAndSets reads a primary's position and its SET count, which
 // together give the replication stream's bytes per record.
 func positionAndSets(c *respConn, posField string) (pos, sets int64, err error) {
-	repl, err := c.info("replication")
+	v, err := replicationInts(c, posField)
 	if err != nil {
 		return 0, 0, err
 	}
-	if pos, err = infoInt(repl, posField); err != nil {
-		return 0, 0, err
-	}
+	pos = v[0]
 	stats, err := c.info("commandstats")
 	if err != nil {
 		return 0, 0, err
@@ -331,11 +350,11 @@ func positionAndSets(c *respConn, posField string) (pos, sets int64, err error) 
 // that the replica is not read a round trip later than the primary.
 func samplePositions(ctx context.Context, pc, rc *respConn, primaryField, replicaField string) ([]posSample, error) {
 	read := func(c *respConn, field string) (int64, error) {
-		m, err := c.info("replication")
+		v, err := replicationInts(c, field)
 		if err != nil {
 			return 0, err
 		}
-		return infoInt(m, field)
+		return v[0], nil
 	}
 	var out []posSample
 	tick := time.NewTicker(sampleEvery)

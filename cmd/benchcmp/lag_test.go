@@ -149,3 +149,27 @@ func TestLagRequests(t *testing.T) {
 		})
 	}
 }
+
+// A backlog within 1% of its size is full; any other gets enough SETs to
+// fill it with records of minRecordBytes, and some more.
+func TestTopUpSets(t *testing.T) {
+	const size = 64 << 20
+	tests := []struct {
+		name       string
+		used, size int64
+		want       int
+	}{
+		{"empty", 0, size, size/minRecordBytes + 10000},
+		{"three quarters", 3 * size / 4, size, size/4/minRecordBytes + 10000},
+		{"just short of 1%", size - size/100 - 1, size, (size/100+1)/minRecordBytes + 10000},
+		{"within 1%", size - size/100, size, 0},
+		{"whole records short of the size", size - 30, size, 0},
+		{"full", size, size, 0},
+		{"past its size (Redis's histlen)", size + 1000, size, 0},
+	}
+	for _, tt := range tests {
+		if got := topUpSets(tt.used, tt.size); got != tt.want {
+			t.Errorf("%s: topUpSets(%d, %d) = %d, want %d", tt.name, tt.used, tt.size, got, tt.want)
+		}
+	}
+}

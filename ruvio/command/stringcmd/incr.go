@@ -6,7 +6,7 @@ import (
 
 	"github.com/ruvio/ruvio/ruvio/command"
 	"github.com/ruvio/ruvio/ruvio/command/longdouble"
-	"github.com/ruvio/ruvio/ruvio/keyspace"
+	"github.com/ruvio/ruvio/ruvio/notify"
 )
 
 func incr(c *command.Ctx) { incrBy(c, 1) }
@@ -53,18 +53,16 @@ func incrBy(c *command.Ctx, delta int64) {
 		c.W.Error(command.ErrOverflow)
 		return
 	}
+	// As many digits as before are written over the old ones (see
+	// keyspace.DB.SetStringFound); the key keeps its time to live.
 	var buf [20]byte
-	digits := strconv.AppendInt(buf[:0], cur, 10)
-	if e != nil && len(digits) == len(val) {
-		// As many digits as before: written over the old ones, which
-		// allocates nothing (see keyspace.DB.SetStringFound). A running
-		// snapshot keeps the old ones first.
-		c.DB.WillModify(key)
-		copy(val, digits)
-		replace(c, key, e, e.Val, "incrby")
-	} else {
-		replace(c, key, e, keyspace.NewString(digits), "incrby")
+	var expireAt int64
+	if e != nil {
+		expireAt = e.ExpireAt
 	}
+	c.DB.SetStringFound(key, e, strconv.AppendInt(buf[:0], cur, 10), expireAt)
+	c.Dirty++
+	c.NotifyString(notify.String, "incrby", key)
 	c.W.Int(cur)
 }
 

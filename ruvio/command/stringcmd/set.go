@@ -95,13 +95,13 @@ func set(c *command.Ctx) {
 	if o.keepTTL && old != nil {
 		expireAt = old.ExpireAt
 	}
+	found := old
 	if o.get {
 		// The old value is answered after the store: it must not be
 		// overwritten in place.
-		storeString(c, key, nil, c.Args[2], expireAt)
-	} else {
-		storeString(c, key, old, c.Args[2], expireAt)
+		found = nil
 	}
+	storeString(c, key, found, c.Args[2], expireAt)
 	if o.expireAt != 0 {
 		c.Notify(notify.Generic, "expire", c.Args[1])
 		// Replay must not restart the clock: log the absolute time.

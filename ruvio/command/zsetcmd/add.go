@@ -61,9 +61,9 @@ func addGeneric(c *command.Ctx, incr bool) {
 	}
 	// The scores of a few pairs stay on the stack.
 	var few [8]float64
-	scores := few[:0]
+	scores := few[:]
 	if pairs > len(few) {
-		scores = make([]float64, 0, pairs)
+		scores = make([]float64, pairs)
 	}
 	scores = scores[:pairs]
 	for i := range scores {
