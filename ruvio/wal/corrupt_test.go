@@ -105,6 +105,56 @@ func expectTorn(t *testing.T, dir, path string, offset, cut int64, last uint64) 
 	}
 }
 
+// Zeros after the last record, to the end of the last segment, are a
+// preallocated segment's room, however many: Open cuts nothing and warns of
+// nothing, and the next record is written over them.
+func TestZerosAfterTheLastRecordAreRoom(t *testing.T) {
+	const n = 40
+	dir, paths := buildLog(t, n)
+	last := paths[len(paths)-1]
+	offs := recordOffsets(t, last)
+	end := offs[len(offs)-1]
+	for _, zeros := range []int{1, frameHeaderSize - 1, frameHeaderSize, frameHeaderSize + minBodySize, 4096} {
+		t.Run(strconv.Itoa(zeros), func(t *testing.T) {
+			cp := copyDir(t, dir)
+			p := inCopy(cp, last)
+			editFile(t, p, func(b []byte) []byte { return append(b, make([]byte, zeros)...) })
+			l, logged, err := openLogged(cp)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if file, _, _, torn := l.TornTail(); torn || strings.Contains(logged, "level=WARN") {
+				t.Fatalf("zeros taken for a torn tail (%s): %s", file, logged)
+			}
+			if l.Last() != n {
+				t.Fatalf("last %d, want %d", l.Last(), n)
+			}
+			if seq := appendN(l, 1); seq != n+1 {
+				t.Fatalf("append got %d", seq)
+			}
+			if err := l.Close(); err != nil {
+				t.Fatal(err)
+			}
+			// The new record was written over the zeros at end, and
+			// what it did not cover is still zeros.
+			b, err := os.ReadFile(p)
+			if err != nil {
+				t.Fatal(err)
+			}
+			next := end + frameHeaderSize + int64(binary.LittleEndian.Uint32(b[end:]))
+			if int64(len(b)) != max(end+int64(zeros), next) || !bytes.Equal(b[next:], make([]byte, len(b)-int(next))) {
+				t.Fatalf("size %d, record ends at %d: want the zeros it did not use kept", len(b), next)
+			}
+			l, _, err = openLogged(cp)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer l.Close()
+			checkRecords(t, collect(t, l, 0), 1, n+1)
+		})
+	}
+}
+
 func TestTornTailEveryOffset(t *testing.T) {
 	const n = 40 // record 40 is a SET with a 40-byte value
 	dir, paths := buildLog(t, n)
@@ -131,14 +181,11 @@ func TestTornTailJunk(t *testing.T) {
 		garbage[i] = byte(rng.Uint32())
 	}
 	cases := map[string]func([]byte) []byte{
-		"zeros":   func(b []byte) []byte { return append(b, make([]byte, 4096)...) },
 		"garbage": func(b []byte) []byte { return append(b, garbage...) },
-		"one zero byte": func(b []byte) []byte {
-			return append(b, 0)
+		"zeros then garbage": func(b []byte) []byte {
+			return append(append(b, make([]byte, 4096)...), garbage[:9]...)
 		},
-		"zero length frame": func(b []byte) []byte {
-			return append(b, make([]byte, frameHeaderSize+minBodySize)...)
-		},
+		"one non-zero byte": func(b []byte) []byte { return append(b, 7) },
 	}
 	for name, edit := range cases {
 		t.Run(name, func(t *testing.T) {

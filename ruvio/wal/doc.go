@@ -26,7 +26,11 @@
 // and the name alone tells where a segment starts (even an empty one). The
 // writer starts a new segment, named after the next sequence, once the active
 // one has grown past Options.SegmentBytes; older segments are deleted whole by
-// DropBefore once a snapshot covers them. Other files in Dir are ignored.
+// DropBefore once a snapshot covers them. Other files in Dir are ignored,
+// except the spare (wal-spare.tmp): a segment's worth of zeros written ahead
+// of the next rotation, which renames it into place (see prealloc.go), so
+// records overwrite bytes the file has rather than growing it. A segment may
+// therefore end in zeros after its last record.
 //
 // # Segment format, version 1
 //
@@ -60,7 +64,10 @@
 //
 // A body is at least 3 bytes long, so a frame of zeros (length 0, whose CRC
 // would trivially match) is never a valid record. A body must be consumed
-// exactly by its fields; trailing bytes make it malformed.
+// exactly by its fields; trailing bytes make it malformed. Zeros from the end
+// of a segment's last record to the end of its file (any number, fewer than a
+// frame header included) are room, the unwritten part of a preallocated
+// segment: the segment ends there.
 //
 // # Recovery rules
 //
@@ -69,7 +76,9 @@
 // writer fsyncs a segment before it creates the next one. So a bad last record
 // of the last segment (incomplete, failing its checksum, or malformed) with
 // nothing valid after it is a torn tail: Open truncates the file at the start
-// of that record, fsyncs it, logs a warning and reports it through TornTail.
+// of that record (cutting any zeros after it too), fsyncs it, logs a warning
+// and reports it through TornTail. Zeros alone after the last record are room,
+// not a torn tail: nothing is cut, and the next record is written over them.
 // A torn or zeroed header of the last segment is rewritten from the file
 // name. Anything else — a bad record in an earlier segment, a bad record
 // followed by a valid one, a sequence gap or repeat — is a *CorruptError, and

@@ -17,16 +17,21 @@ type fsys interface {
 	// OpenFile opens name with os.OpenFile flags; files are created 0644.
 	OpenFile(name string, flag int) (file, error)
 	Remove(name string) error
+	// Rename moves oldpath to newpath, replacing nothing (the log never
+	// renames onto an existing name).
+	Rename(oldpath, newpath string) error
 	// SyncDir fsyncs the directory itself, making creations and removals
 	// of its entries durable.
 	SyncDir(dir string) error
 }
 
 // file is one open segment. Reads use ReadAt, which is safe concurrently
-// with Write, so one descriptor serves the writer and every Replay.
+// with WriteAt, so one descriptor serves the writer and every Replay.
+// Records are written at explicit offsets, never appended: a preallocated
+// segment is already as long as it will grow.
 type file interface {
 	io.ReaderAt
-	io.Writer
+	io.WriterAt
 	Sync() error
 	Truncate(size int64) error
 	Size() (int64, error)
@@ -61,6 +66,8 @@ func (osFS) OpenFile(name string, flag int) (file, error) {
 }
 
 func (osFS) Remove(name string) error { return os.Remove(name) }
+
+func (osFS) Rename(oldpath, newpath string) error { return os.Rename(oldpath, newpath) }
 
 func (osFS) SyncDir(dir string) error {
 	d, err := os.Open(dir)

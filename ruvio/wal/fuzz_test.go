@@ -46,7 +46,7 @@ func FuzzSegment(f *testing.F) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if _, err := w.Write(data); err != nil {
+		if _, err := w.WriteAt(data, 0); err != nil {
 			t.Fatal(err)
 		}
 		w.Close()

@@ -162,6 +162,10 @@ type Log struct {
 	closeErr  error
 
 	torn *tornTail
+
+	// prealloc is the zero-filled file the next rotation takes as its
+	// segment (prealloc.go).
+	prealloc spareFile
 }
 
 // segment is one file of the log.
@@ -231,12 +235,16 @@ func Open(opts Options) (*Log, error) {
 			return nil, fmt.Errorf("wal: sync parent of %s: %w", l.dir, err)
 		}
 	}
+	if err := l.removeSpare(); err != nil {
+		return nil, err
+	}
 	if err := l.load(); err != nil {
 		for _, s := range l.segs {
 			s.h.release()
 		}
 		return nil, err
 	}
+	l.prealloc.stop = make(chan struct{})
 	go l.run()
 	return l, nil
 }
@@ -253,7 +261,7 @@ func (l *Log) load() error {
 		isLast := i == len(files)-1
 		flag := os.O_RDONLY
 		if isLast {
-			flag = os.O_RDWR | os.O_APPEND
+			flag = os.O_RDWR
 		}
 		f, err := l.fs.OpenFile(sf.path, flag)
 		if err != nil {
@@ -279,7 +287,9 @@ func (l *Log) load() error {
 				return err
 			}
 		default:
-			seg.size = sc.size
+			// Past end, if anything, are the zeros of a preallocated
+			// segment: room for the records to come.
+			seg.size = sc.end
 		}
 		last = sc.next(sf.base) - 1
 	}
@@ -314,7 +324,7 @@ func (l *Log) cutTail(seg *segment, sf segFile, sc segScan) error {
 		if err := f.Truncate(0); err != nil {
 			return fmt.Errorf("wal: truncate %s: %w", sf.path, err)
 		}
-		if _, err := f.Write(appendHeader(nil, sf.base)); err != nil {
+		if _, err := f.WriteAt(appendHeader(nil, sf.base), 0); err != nil {
 			return fmt.Errorf("wal: rewrite header of %s: %w", sf.path, err)
 		}
 		seg.size = headerSize
@@ -693,6 +703,7 @@ func (l *Log) close() error {
 	l.mu.Unlock()
 	l.signal()
 	<-l.done // the writer's last pass wrote and fsynced everything
+	l.stopSpare()
 
 	l.mu.Lock()
 	l.closed = true

@@ -89,6 +89,22 @@ func (m *memFS) OpenFile(name string, flag int) (file, error) {
 	return &memFile{fs: m, node: n, name: name, writable: flag&(os.O_WRONLY|os.O_RDWR) != 0}, nil
 }
 
+func (m *memFS) Rename(oldpath, newpath string) error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	oldpath, newpath = filepath.Clean(oldpath), filepath.Clean(newpath)
+	n, ok := m.files[oldpath]
+	if !ok {
+		return &fs.PathError{Op: "rename", Path: oldpath, Err: fs.ErrNotExist}
+	}
+	if _, taken := m.files[newpath]; taken {
+		return &fs.PathError{Op: "rename", Path: newpath, Err: fs.ErrExist}
+	}
+	m.files[newpath] = n
+	delete(m.files, oldpath)
+	return nil
+}
+
 func (m *memFS) Remove(name string) error {
 	m.mu.Lock()
 	defer m.mu.Unlock()
@@ -117,9 +133,34 @@ func (m *memFS) SyncDir(dir string) error {
 }
 
 // crashOpts says what a simulated power cut keeps beyond the fsynced bytes
-// of a file that has unsynced data appended: keep(path, n) returns how many
-// of the n unsynced bytes survive and what junk follows them.
+// of a file that has unsynced writes (appended, or over bytes it had, such
+// as a preallocated segment's zeros): keep(path, n) returns how many of the
+// n unsynced bytes, from the first, survive and what junk follows them.
 type crashOpts func(path string, unsynced int) (keep int, junk []byte)
+
+// unsynced returns where the bytes a file's reads see start to differ
+// from its fsynced ones, and where they stop: the run a crash may keep
+// part of. ok is false when nothing written is unsynced, or when the file
+// only shrank.
+func unsynced(data, synced []byte) (from, to int, ok bool) {
+	if len(data) < len(synced) {
+		return 0, 0, false
+	}
+	from = len(synced)
+	for i := range synced {
+		if data[i] != synced[i] {
+			from = i
+			break
+		}
+	}
+	to = len(data)
+	if len(data) == len(synced) {
+		for to > from && data[to-1] == synced[to-1] {
+			to--
+		}
+	}
+	return from, to, from < to
+}
 
 // crash returns the filesystem a reboot would find: the durable names, each
 // with its fsynced bytes plus whatever the option keeps of the rest.
@@ -138,11 +179,11 @@ func (m *memFS) crash(opt crashOpts) *memFS {
 	for _, p := range paths {
 		n := m.durable[p]
 		data := bytes.Clone(n.synced)
-		if opt != nil && len(n.data) > len(n.synced) && bytes.HasPrefix(n.data, n.synced) {
-			extra := n.data[len(n.synced):]
+		if from, to, ok := unsynced(n.data, n.synced); ok && opt != nil {
+			extra := n.data[from:to]
 			keep, junk := opt(p, len(extra))
-			data = append(data, extra[:keep]...)
-			data = append(data, junk...)
+			data = writeAt(data, extra[:keep], int64(from))
+			data = writeAt(data, junk, int64(from+keep))
 		}
 		nn := &memNode{data: data, synced: bytes.Clone(data)}
 		out.files[p] = nn
@@ -172,7 +213,17 @@ func (f *memFile) ReadAt(p []byte, off int64) (int, error) {
 	return n, nil
 }
 
-func (f *memFile) Write(p []byte) (int, error) {
+// writeAt returns data with p written at off, grown (with zeros before p
+// if off is past its end) as needed.
+func writeAt(data, p []byte, off int64) []byte {
+	if end := off + int64(len(p)); end > int64(len(data)) {
+		data = append(data, make([]byte, end-int64(len(data)))...)
+	}
+	copy(data[off:], p)
+	return data
+}
+
+func (f *memFile) WriteAt(p []byte, off int64) (int, error) {
 	f.fs.mu.Lock()
 	hook := f.fs.beforeWrite
 	f.fs.mu.Unlock()
@@ -187,10 +238,10 @@ func (f *memFile) Write(p []byte) (int, error) {
 	if f.fs.writeErr != nil {
 		// A failed write may still have put part of the data in place.
 		half := len(p) / 2
-		f.node.data = append(f.node.data, p[:half]...)
+		f.node.data = writeAt(f.node.data, p[:half], off)
 		return half, f.fs.writeErr
 	}
-	f.node.data = append(f.node.data, p...)
+	f.node.data = writeAt(f.node.data, p, off)
 	return len(p), nil
 }
 

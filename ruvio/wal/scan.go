@@ -2,6 +2,7 @@ package wal
 
 import (
 	"bufio"
+	"bytes"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -75,6 +76,27 @@ type segScan struct {
 	torn bool
 	// unsupported marks a header of an unknown format version.
 	unsupported bool
+	// room is the bytes of zeros after the last record, up to the end of
+	// the file: a preallocated segment's unwritten part, not damage.
+	room int64
+}
+
+// onlyZeros reports whether everything r has left is zero bytes.
+func onlyZeros(r io.Reader) (bool, error) {
+	buf := make([]byte, 64<<10)
+	zeros := make([]byte, len(buf))
+	for {
+		n, err := r.Read(buf)
+		if !bytes.Equal(buf[:n], zeros[:n]) {
+			return false, nil
+		}
+		if err == io.EOF {
+			return true, nil
+		}
+		if err != nil {
+			return false, err
+		}
+	}
 }
 
 // next is the sequence the segment after this one must start with.
@@ -134,13 +156,31 @@ func scanSegment(f file, sf segFile) (segScan, error) {
 	var body []byte
 	expect := sf.base
 	for off := int64(headerSize); off < size; {
-		if _, err := io.ReadFull(r, fh[:]); err != nil {
+		if n, err := io.ReadFull(r, fh[:]); err != nil {
 			if errors.Is(err, io.ErrUnexpectedEOF) {
+				if fh := fh[:n]; bytes.Equal(fh, make([]byte, len(fh))) {
+					// Fewer zeros than a frame header: the room a
+					// preallocated segment had left.
+					sc.room = size - off
+					return sc, nil
+				}
 				return bad(off, "incomplete record header")
 			}
 			return sc, fmt.Errorf("wal: read %s: %w", sf.path, err)
 		}
 		fr := parseFrame(fh[:])
+		if fr.length == 0 && fr.crc == 0 {
+			// Zeros: a preallocated segment's room after its last
+			// record, when they run to the end of the file.
+			zero, err := onlyZeros(r)
+			if err != nil {
+				return sc, fmt.Errorf("wal: read %s: %w", sf.path, err)
+			}
+			if zero {
+				sc.room = size - off
+				return sc, nil
+			}
+		}
 		if fr.length < minBodySize {
 			return bad(off, fmt.Sprintf("invalid record length %d", fr.length))
 		}

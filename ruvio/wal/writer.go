@@ -131,7 +131,7 @@ func (l *Log) flush(by pass) (exit bool, fsync pendingSync) {
 			// Stop this write at rollAt; the segment is rolled after it.
 			n, last = splitUpTo(rest, rollAt)
 		}
-		_, err := l.active.h.f.Write(rest[:n])
+		_, err := l.active.h.f.WriteAt(rest[:n], l.active.size)
 		l.mu.Lock()
 		if err == nil {
 			// Readers may now read these bytes from the file, so the
@@ -168,6 +168,9 @@ func (l *Log) flush(by pass) (exit bool, fsync pendingSync) {
 			l.fail(err)
 			return exit, fsync
 		}
+	}
+	if len(batch) > 0 {
+		l.maybeFillSpare()
 	}
 	if len(batch) > 0 && written > l.writtenSeq.Load() {
 		// In the OS's hands now: a crash of this process no longer loses
@@ -314,12 +317,15 @@ func (l *Log) rotate(written uint64) error {
 // reported durable.
 func (l *Log) createSegment(base uint64) (*segment, error) {
 	path := segmentPath(l.dir, base)
-	f, err := l.fs.OpenFile(path, os.O_RDWR|os.O_CREATE|os.O_EXCL|os.O_APPEND)
-	if err != nil {
-		return nil, fmt.Errorf("wal: create %s: %w", path, err)
+	f := l.takeSpare(path) // its zeros are overwritten, never appended to
+	if f == nil {
+		var err error
+		if f, err = l.fs.OpenFile(path, os.O_RDWR|os.O_CREATE|os.O_EXCL); err != nil {
+			return nil, fmt.Errorf("wal: create %s: %w", path, err)
+		}
 	}
 	seg := &segment{path: path, base: base, size: headerSize, h: newHandle(f)}
-	if _, err := f.Write(appendHeader(nil, base)); err != nil {
+	if _, err := f.WriteAt(appendHeader(nil, base), 0); err != nil {
 		f.Close()
 		return nil, fmt.Errorf("wal: write header of %s: %w", path, err)
 	}

@@ -1,0 +1,162 @@
+package wal
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+)
+
+// spareState returns the state of l's spare.
+func (l *Log) spareStateNow() spareState {
+	l.prealloc.mu.Lock()
+	defer l.prealloc.mu.Unlock()
+	return l.prealloc.state
+}
+
+// fileData returns what reads of path in fs see.
+func (m *memFS) fileData(path string) ([]byte, bool) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	n, ok := m.files[filepath.Clean(path)]
+	if !ok {
+		return nil, false
+	}
+	return bytes.Clone(n.data), true
+}
+
+// fillUntil appends and syncs records until done says so.
+func fillUntil(t *testing.T, l *Log, done func() bool) {
+	t.Helper()
+	for deadline := time.Now().Add(10 * time.Second); !done(); {
+		appendN(l, 1)
+		if err := l.Sync(); err != nil {
+			t.Fatal(err)
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("condition never reached")
+		}
+	}
+}
+
+// Once the active segment is half full a spare of zeros is written, and the
+// next rotation makes it the new segment: records overwrite its zeros, and
+// a reopened log reads them all, its zeros as room rather than damage.
+func TestRotationTakesThePreallocatedSpare(t *testing.T) {
+	const segBytes = 4096
+	fs := newMemFS()
+	l := mustOpen(t, Options{Dir: "/wal", Mode: Always, SegmentBytes: segBytes, fs: fs})
+	spare := filepath.Join("/wal", spareName)
+	if _, ok := fs.fileData(spare); ok {
+		t.Fatal("a spare before the first segment is half full")
+	}
+	fillUntil(t, l, func() bool { return l.Size() >= segBytes/2 })
+	fillUntil(t, l, func() bool { return l.spareStateNow() == spareReady })
+	if b, ok := fs.fileData(spare); !ok || len(b) != segBytes || !bytes.Equal(b, make([]byte, segBytes)) {
+		t.Fatalf("spare: %d bytes (exists %v), want %d zeros", len(b), ok, segBytes)
+	}
+	fillUntil(t, l, func() bool { return l.Stats().Segments == 2 })
+	l.mu.Lock()
+	second := l.segs[1]
+	written := second.size
+	l.mu.Unlock()
+	b, _ := fs.fileData(second.path)
+	if len(b) != segBytes || written >= segBytes || !bytes.Equal(b[written:], make([]byte, segBytes-written)) {
+		t.Fatalf("second segment: %d bytes, %d written; want the spare's %d with zeros past the records", len(b), written, segBytes)
+	}
+	if _, ok := fs.fileData(spare); ok {
+		t.Fatal("the spare is still there after the rotation took it")
+	}
+	last := l.Last()
+	if err := l.Close(); err != nil {
+		t.Fatal(err)
+	}
+	// A power cut keeps the fsynced bytes: the records and the zeros.
+	crashed := fs.crash(nil)
+	c := mustOpen(t, Options{Dir: "/wal", Mode: Always, SegmentBytes: segBytes, fs: crashed})
+	defer c.Close()
+	if _, _, _, torn := c.TornTail(); torn || c.Last() != last {
+		t.Fatalf("reopened: last %d (want %d), torn tail %v", c.Last(), last, torn)
+	}
+	checkRecords(t, collect(t, c, 0), 1, last)
+	if seq := appendN(c, 1); seq != last+1 {
+		t.Fatalf("append after reopening got %d", seq)
+	}
+	if err := c.Sync(); err != nil {
+		t.Fatal(err)
+	}
+	checkRecords(t, collect(t, c, 0), 1, last+1)
+}
+
+// A write cut short inside a preallocated segment is a torn tail like one
+// at the end of a growing file: the partial record and the zeros after it
+// are cut, every record before it stays.
+func TestTornWriteIntoPreallocatedZeros(t *testing.T) {
+	const segBytes = 4096
+	fs := newMemFS()
+	l := mustOpen(t, Options{Dir: "/wal", Mode: Always, SegmentBytes: segBytes, fs: fs})
+	fillUntil(t, l, func() bool { return l.spareStateNow() == spareReady })
+	fillUntil(t, l, func() bool { return l.Stats().Segments == 2 })
+	fillUntil(t, l, func() bool { // a few records into the second
+		l.mu.Lock()
+		defer l.mu.Unlock()
+		return l.segs[1].size > 200
+	})
+	l.mu.Lock()
+	path, end := l.segs[1].path, l.segs[1].size
+	l.mu.Unlock()
+	last := l.Last()
+	// The next record reaches the page cache and the machine dies with
+	// only part of it on disk.
+	fs.mu.Lock()
+	node := fs.files[path]
+	fs.mu.Unlock()
+	frame, err := AppendFrame(nil, Record{Seq: last + 1, Ops: opsFor(last + 1)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	fs.mu.Lock()
+	node.data = writeAt(node.data, frame, end)
+	fs.mu.Unlock()
+	crashed := fs.crash(func(string, int) (int, []byte) { return len(frame) / 2, nil })
+	if err := l.Close(); err != nil {
+		t.Fatal(err)
+	}
+	c := mustOpen(t, Options{Dir: "/wal", Mode: Always, SegmentBytes: segBytes, fs: crashed})
+	defer c.Close()
+	file, off, cut, torn := c.TornTail()
+	if !torn || file != path || off != end || cut != segBytes-end {
+		t.Fatalf("TornTail %s %d %d %v, want %s %d %d", file, off, cut, torn, path, end, segBytes-end)
+	}
+	if c.Last() != last {
+		t.Fatalf("last %d, want %d", c.Last(), last)
+	}
+	checkRecords(t, collect(t, c, 0), 1, last)
+}
+
+// Close stops a spare being written and removes it; Open removes one an
+// earlier process left.
+func TestSpareRemovedByCloseAndOpen(t *testing.T) {
+	fs := newMemFS()
+	l := mustOpen(t, Options{Dir: "/wal", Mode: Always, SegmentBytes: 4096, fs: fs})
+	fillUntil(t, l, func() bool { return l.spareStateNow() != spareNone })
+	if err := l.Close(); err != nil {
+		t.Fatal(err)
+	}
+	spare := filepath.Join("/wal", spareName)
+	if _, ok := fs.fileData(spare); ok {
+		t.Fatal("Close left the spare")
+	}
+	f, err := fs.OpenFile(spare, os.O_RDWR|os.O_CREATE)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.WriteAt(make([]byte, 100), 0)
+	f.Close()
+	c := mustOpen(t, Options{Dir: "/wal", Mode: Always, SegmentBytes: 4096, fs: fs})
+	defer c.Close()
+	if _, ok := fs.fileData(spare); ok {
+		t.Fatal("Open kept a spare left behind")
+	}
+}
