@@ -88,6 +88,17 @@
 // matches and whose sequence is past the last good one; a torn write could
 // only produce that by accident, so when in doubt Open refuses (including
 // when the search through a large damaged region exceeds its CPU budget).
+// One such accident is likelier in a preallocated segment: a power cut
+// during the write-out of an unsynced batch of several pages, on a
+// filesystem that writes pages out of order, can keep a later page and not
+// an earlier one, whose zeros then come before valid records. Open refuses
+// that too; the records after the zeros were never acknowledged, but Open
+// cannot tell the zeros from an fsynced record the disk lost.
+//
+// A rotation cuts the zeros off the segment it seals (after the records,
+// before its fsync), so only the last segment normally ends in zeros; one
+// sealed by a process that died between its rotation's steps may too, and
+// reads the same way.
 //
 // # Concurrency
 //

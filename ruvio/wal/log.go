@@ -721,7 +721,8 @@ func (l *Log) close() error {
 	return err
 }
 
-// Size returns the bytes of all segments on disk.
+// Size returns the bytes of all segments' records (a preallocated
+// segment's file is longer: its zeros are not counted).
 func (l *Log) Size() int64 {
 	l.mu.Lock()
 	defer l.mu.Unlock()

@@ -18,10 +18,12 @@ import (
 // zeros the size of a segment and fsyncs it, a megabyte at a time so
 // that the disk never holds a long queue in front of the log's own
 // fsyncs; the next rotation renames the spare into place and stamps its
-// header. A log that never fills half a segment never writes a spare, and
-// a rotation that comes before the spare is ready creates its segment
-// the plain way. Recovery reads a segment's zeros after its last record as
-// the end of the log (see scanSegment).
+// header. A log that never fills half a segment never writes a spare, a
+// rotation that comes before the spare is ready creates its segment the
+// plain way, and no spare is written on a filesystem nearly full. A
+// rotation cuts the zeros off the segment it seals (sealRoom). Recovery
+// reads a segment's zeros after its last record as the end of the log (see
+// scanSegment).
 
 // spareName is the spare's file name; listSegments ignores it, and Open
 // and Close remove it.
@@ -96,7 +98,27 @@ func (l *Log) fillSpare(stop, done chan struct{}) {
 
 var errStopped = errors.New("wal: stopped")
 
+// freeSpacer is a filesystem that can say how much space is left (the OS's
+// on Linux).
+type freeSpacer interface {
+	FreeBytes(dir string) (int64, error)
+}
+
+// spareHeadroom is how many segments' worth of free space the filesystem
+// must have beyond the spare for it to be written: the spare must not take
+// the space the log's own writes need.
+const spareHeadroom = 4
+
 func (l *Log) writeSpare(stop chan struct{}) (file, error) {
+	if free, ok := l.fs.(freeSpacer); ok {
+		n, err := free.FreeBytes(l.dir)
+		if err != nil {
+			return nil, err
+		}
+		if n < (spareHeadroom+1)*l.segBytes {
+			return nil, fmt.Errorf("%d bytes free, under %d segments' worth: not preallocating", n, spareHeadroom+1)
+		}
+	}
 	f, err := l.fs.OpenFile(l.sparePath(), os.O_RDWR|os.O_CREATE|os.O_TRUNC)
 	if err != nil {
 		return nil, err
@@ -132,6 +154,12 @@ func (l *Log) takeSpare(path string) file {
 		sp.state = spareNone // a new segment: worth another try
 	}
 	if sp.state != spareReady {
+		return nil
+	}
+	if f, err := l.fs.OpenFile(path, os.O_RDONLY); err == nil {
+		// Never rename over a segment: leave it to the plain create,
+		// whose O_EXCL reports it.
+		f.Close()
 		return nil
 	}
 	f := sp.f

@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"testing"
 	"time"
+
+	"github.com/ruvio/ruvio/internal/poll"
 )
 
 // spareState returns the state of l's spare.
@@ -24,6 +26,18 @@ func (m *memFS) fileData(path string) ([]byte, bool) {
 		return nil, false
 	}
 	return bytes.Clone(n.data), true
+}
+
+// spareWhenHalfFull fills the active segment to half its size and waits,
+// appending nothing more, until the spare is ready.
+func spareWhenHalfFull(t *testing.T, l *Log, segBytes int64) {
+	t.Helper()
+	fillUntil(t, l, func() bool {
+		l.mu.Lock()
+		defer l.mu.Unlock()
+		return len(l.segs) > 0 && l.segs[len(l.segs)-1].size >= segBytes/2
+	})
+	poll.Until(t, 10*time.Second, "the spare to be written", func() bool { return l.spareStateNow() == spareReady })
 }
 
 // fillUntil appends and syncs records until done says so.
@@ -51,8 +65,7 @@ func TestRotationTakesThePreallocatedSpare(t *testing.T) {
 	if _, ok := fs.fileData(spare); ok {
 		t.Fatal("a spare before the first segment is half full")
 	}
-	fillUntil(t, l, func() bool { return l.Size() >= segBytes/2 })
-	fillUntil(t, l, func() bool { return l.spareStateNow() == spareReady })
+	spareWhenHalfFull(t, l, segBytes)
 	if b, ok := fs.fileData(spare); !ok || len(b) != segBytes || !bytes.Equal(b, make([]byte, segBytes)) {
 		t.Fatalf("spare: %d bytes (exists %v), want %d zeros", len(b), ok, segBytes)
 	}
@@ -67,6 +80,15 @@ func TestRotationTakesThePreallocatedSpare(t *testing.T) {
 	}
 	if _, ok := fs.fileData(spare); ok {
 		t.Fatal("the spare is still there after the rotation took it")
+	}
+	// The next rotation seals the second segment: its zeros are cut.
+	spareWhenHalfFull(t, l, segBytes)
+	fillUntil(t, l, func() bool { return l.Stats().Segments == 3 })
+	l.mu.Lock()
+	written = second.size
+	l.mu.Unlock()
+	if b, _ := fs.fileData(second.path); int64(len(b)) != written {
+		t.Fatalf("sealed segment: %d bytes in the file, %d written", len(b), written)
 	}
 	last := l.Last()
 	if err := l.Close(); err != nil {
@@ -96,7 +118,7 @@ func TestTornWriteIntoPreallocatedZeros(t *testing.T) {
 	const segBytes = 4096
 	fs := newMemFS()
 	l := mustOpen(t, Options{Dir: "/wal", Mode: Always, SegmentBytes: segBytes, fs: fs})
-	fillUntil(t, l, func() bool { return l.spareStateNow() == spareReady })
+	spareWhenHalfFull(t, l, segBytes)
 	fillUntil(t, l, func() bool { return l.Stats().Segments == 2 })
 	fillUntil(t, l, func() bool { // a few records into the second
 		l.mu.Lock()
@@ -158,5 +180,35 @@ func TestSpareRemovedByCloseAndOpen(t *testing.T) {
 	defer c.Close()
 	if _, ok := fs.fileData(spare); ok {
 		t.Fatal("Open kept a spare left behind")
+	}
+}
+
+// lowFS is a filesystem reporting little free space.
+type lowFS struct {
+	*memFS
+	free int64
+}
+
+func (f lowFS) FreeBytes(string) (int64, error) { return f.free, nil }
+
+// With too little free space no spare is written: it would take the space
+// the log's own writes need. Segments are then created the plain way.
+func TestNoSpareWhenTheDiskIsNearlyFull(t *testing.T) {
+	const segBytes = 4096
+	fs := lowFS{newMemFS(), spareHeadroom * segBytes}
+	l := mustOpen(t, Options{Dir: "/wal", Mode: Always, SegmentBytes: segBytes, fs: fs})
+	defer l.Close()
+	fillUntil(t, l, func() bool { return l.spareStateNow() != spareNone })
+	poll.Until(t, 10*time.Second, "the spare to be refused", func() bool { return l.spareStateNow() == spareFailed })
+	if _, ok := fs.fileData(filepath.Join("/wal", spareName)); ok {
+		t.Fatal("a spare was left on a nearly full disk")
+	}
+	fillUntil(t, l, func() bool { return l.Stats().Segments == 2 })
+	l.mu.Lock()
+	second := l.segs[1]
+	written := second.size
+	l.mu.Unlock()
+	if b, _ := fs.fileData(second.path); int64(len(b)) != written {
+		t.Fatalf("second segment: %d bytes in the file, %d written; want a plain one", len(b), written)
 	}
 }

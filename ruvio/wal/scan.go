@@ -76,9 +76,6 @@ type segScan struct {
 	torn bool
 	// unsupported marks a header of an unknown format version.
 	unsupported bool
-	// room is the bytes of zeros after the last record, up to the end of
-	// the file: a preallocated segment's unwritten part, not damage.
-	room int64
 }
 
 // onlyZeros reports whether everything r has left is zero bytes.
@@ -161,7 +158,6 @@ func scanSegment(f file, sf segFile) (segScan, error) {
 				if fh := fh[:n]; bytes.Equal(fh, make([]byte, len(fh))) {
 					// Fewer zeros than a frame header: the room a
 					// preallocated segment had left.
-					sc.room = size - off
 					return sc, nil
 				}
 				return bad(off, "incomplete record header")
@@ -177,7 +173,6 @@ func scanSegment(f file, sf segFile) (segScan, error) {
 				return sc, fmt.Errorf("wal: read %s: %w", sf.path, err)
 			}
 			if zero {
-				sc.room = size - off
 				return sc, nil
 			}
 		}

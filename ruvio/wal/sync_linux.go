@@ -25,3 +25,13 @@ func (f osFile) Sync() error {
 	}
 	return serr
 }
+
+// FreeBytes is the space left for unprivileged writes on dir's filesystem;
+// the log checks it before writing a spare segment.
+func (osFS) FreeBytes(dir string) (int64, error) {
+	var st unix.Statfs_t
+	if err := unix.Statfs(dir, &st); err != nil {
+		return 0, err
+	}
+	return int64(st.Bavail) * int64(st.Bsize), nil
+}

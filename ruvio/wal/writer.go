@@ -292,9 +292,15 @@ func (l *Log) prepareActive(first uint64) error {
 
 // rotate seals the active segment and starts the next one. The old segment
 // is fsynced first, which is what lets recovery treat damage anywhere but
-// the last segment as corruption rather than a torn write.
+// the last segment as corruption rather than a torn write. A preallocated
+// segment is cut to its records first, so sealed segments hold no zeros
+// and read as they always have (to an older release too).
 func (l *Log) rotate(written uint64) error {
-	if written > l.durable.Load() {
+	cut, err := l.sealRoom(l.active)
+	if err != nil {
+		return err
+	}
+	if cut || written > l.durable.Load() {
 		if err := l.syncFile(l.active); err != nil {
 			return err
 		}
@@ -338,6 +344,22 @@ func (l *Log) createSegment(base uint64) (*segment, error) {
 		return nil, fmt.Errorf("wal: sync dir %s: %w", l.dir, err)
 	}
 	return seg, nil
+}
+
+// sealRoom cuts the zeros after a segment's records, reporting whether
+// there were any.
+func (l *Log) sealRoom(s *segment) (bool, error) {
+	size, err := s.h.f.Size()
+	if err != nil {
+		return false, fmt.Errorf("wal: stat %s: %w", s.path, err)
+	}
+	if size <= s.size {
+		return false, nil
+	}
+	if err := s.h.f.Truncate(s.size); err != nil {
+		return false, fmt.Errorf("wal: truncate %s: %w", s.path, err)
+	}
+	return true, nil
 }
 
 // syncFile fsyncs one segment, counting it.
