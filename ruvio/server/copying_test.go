@@ -23,6 +23,8 @@ func TestCopyingCommandsKeepNoArgument(t *testing.T) {
 		"setex":     {[]string{"setex", "k", "100", "value"}, []string{"set", "k", "old"}},
 		"psetex":    {[]string{"psetex", "k", "100000", "value"}, []string{"set", "k", "old"}},
 		"getset":    {[]string{"getset", "k", "value"}, []string{"set", "k", "old"}},
+		"mset":      {[]string{"mset", "k", "value", "j", "other", "k", "later"}, []string{"set", "k", "old"}},
+		"msetnx":    {[]string{"msetnx", "k", "value", "j", "other"}, []string{"set", "i", "old"}},
 		"incr":      {[]string{"incr", "k"}, []string{"set", "k", "41"}},
 		"decr":      {[]string{"decr", "k"}, []string{"set", "k", "43"}},
 		"incrby":    {[]string{"incrby", "k", "7"}, []string{"set", "k", "1"}},
