@@ -153,21 +153,14 @@ func scanSegment(f file, sf segFile) (segScan, error) {
 	var body []byte
 	expect := sf.base
 	for off := int64(headerSize); off < size; {
-		if n, err := io.ReadFull(r, fh[:]); err != nil {
-			if errors.Is(err, io.ErrUnexpectedEOF) {
-				if fh := fh[:n]; bytes.Equal(fh, make([]byte, len(fh))) {
-					// Fewer zeros than a frame header: the room a
-					// preallocated segment had left.
-					return sc, nil
-				}
-				return bad(off, "incomplete record header")
-			}
+		n, err := io.ReadFull(r, fh[:])
+		if err != nil && !errors.Is(err, io.ErrUnexpectedEOF) {
 			return sc, fmt.Errorf("wal: read %s: %w", sf.path, err)
 		}
-		fr := parseFrame(fh[:])
-		if fr.length == 0 && fr.crc == 0 {
-			// Zeros: a preallocated segment's room after its last
-			// record, when they run to the end of the file.
+		if bytes.Equal(fh[:n], make([]byte, n)) {
+			// Zeros, a whole frame header or what is left of the file:
+			// a preallocated segment's room after its last record, when
+			// they run to the end of the file.
 			zero, err := onlyZeros(r)
 			if err != nil {
 				return sc, fmt.Errorf("wal: read %s: %w", sf.path, err)
@@ -176,6 +169,10 @@ func scanSegment(f file, sf segFile) (segScan, error) {
 				return sc, nil
 			}
 		}
+		if err != nil {
+			return bad(off, "incomplete record header")
+		}
+		fr := parseFrame(fh[:])
 		if fr.length < minBodySize {
 			return bad(off, fmt.Sprintf("invalid record length %d", fr.length))
 		}
