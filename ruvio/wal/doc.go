@@ -29,8 +29,9 @@
 // DropBefore once a snapshot covers them. Other files in Dir are ignored,
 // except the spare (wal-spare.tmp): a segment's worth of zeros written ahead
 // of the next rotation, which renames it into place (see prealloc.go), so
-// records overwrite bytes the file has rather than growing it. A segment may
-// therefore end in zeros after its last record.
+// records overwrite bytes the file has rather than growing it. A segment
+// that grows (a new log's first) is sealed early, as soon as a spare is
+// ready. A segment may therefore end in zeros after its last record.
 //
 // # Segment format, version 1
 //

@@ -176,6 +176,11 @@ type segment struct {
 	// Guarded by Log.mu; only flush passes (under flushMu) change it.
 	size int64
 	h    *handle
+	// grows is set when the file ends at its records, so that each write
+	// extends it: a segment created while no spare was ready, such as a
+	// new log's first. It gives way to a spare as soon as one is ready
+	// (see prealloc.go).
+	grows bool
 }
 
 type tornTail struct {
@@ -296,6 +301,11 @@ func (l *Log) load() error {
 	if len(l.segs) > 0 {
 		l.active = l.segs[len(l.segs)-1]
 		l.base0 = l.segs[0].base
+		size, err := l.active.h.f.Size()
+		if err != nil {
+			return fmt.Errorf("wal: stat %s: %w", l.active.path, err)
+		}
+		l.active.grows = size <= l.active.size
 		// A previous process may have died with records written but not
 		// fsynced; they are in the page cache, and Durable is about to
 		// claim them, so make that true.

@@ -18,12 +18,17 @@ import (
 // zeros the size of a segment and fsyncs it, a megabyte at a time so
 // that the disk never holds a long queue in front of the log's own
 // fsyncs; the next rotation renames the spare into place and stamps its
-// header. A log that never fills half a segment never writes a spare, a
-// rotation that comes before the spare is ready creates its segment the
-// plain way, and no spare is written on a filesystem nearly full. A
-// rotation cuts the zeros off the segment it seals (sealRoom). Recovery
-// reads a segment's zeros after its last record as the end of the log (see
-// scanSegment).
+// header.
+//
+// A segment that grows by appends (a new log's first, or one created by a
+// rotation that came before the spare was ready) gets its spare sooner,
+// once it holds growingSpareAt bytes, and the first flush pass after the
+// spare is ready rotates into it, however full the growing segment is. So
+// a busy new log appends its first megabyte only, and a log that stays
+// under that, an idle node's or a test's, never writes a spare. No spare
+// is written on a filesystem nearly full. A rotation cuts the zeros off
+// the segment it seals (sealRoom). Recovery reads a segment's zeros after
+// its last record as the end of the log (see scanSegment).
 
 // spareName is the spare's file name; listSegments ignores it, and Open
 // and Close remove it.
@@ -60,10 +65,27 @@ func (l *Log) removeSpare() error {
 	return nil
 }
 
-// maybeFillSpare starts writing the spare when the active segment is past
-// half its size and there is none. Called by flush passes (flushMu held).
+// growingSpareAt is the size at which a growing segment gets a spare.
+// Logs with segments under growingSegmentMin keep the half-full rule
+// alone: their segments are small enough that growing one costs little.
+const (
+	growingSpareAt    = 1 << 20
+	growingSegmentMin = 8 * growingSpareAt
+)
+
+// spareDue reports whether a's spare should be written: a is half full, or
+// a grows and holds growingSpareAt bytes.
+func spareDue(a *segment, segBytes int64) bool {
+	if a == nil {
+		return false
+	}
+	return a.size >= segBytes/2 || a.grows && segBytes >= growingSegmentMin && a.size >= growingSpareAt
+}
+
+// maybeFillSpare starts writing the spare when spareDue says so and there
+// is none. Called by flush passes (flushMu held).
 func (l *Log) maybeFillSpare() {
-	if l.active == nil || l.active.size < l.segBytes/2 {
+	if !spareDue(l.active, l.segBytes) {
 		return
 	}
 	sp := &l.prealloc
@@ -142,6 +164,19 @@ func (l *Log) writeSpare(stop chan struct{}) (file, error) {
 		}
 	}
 	return f, nil
+}
+
+// givesWay reports whether a, the active segment, is to be sealed now for
+// a ready spare: it grows, holds a record, and segments are large enough
+// for the growing rule.
+func (l *Log) givesWay(a *segment) bool {
+	if a == nil || !a.grows || a.size <= headerSize || l.segBytes < growingSegmentMin {
+		return false
+	}
+	sp := &l.prealloc
+	sp.mu.Lock()
+	defer sp.mu.Unlock()
+	return sp.state == spareReady
 }
 
 // takeSpare renames a ready spare to path and returns it open, or nil when

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"os"
 	"path/filepath"
+	"strconv"
 	"testing"
 	"time"
 
@@ -210,5 +211,120 @@ func TestNoSpareWhenTheDiskIsNearlyFull(t *testing.T) {
 	l.mu.Unlock()
 	if b, _ := fs.fileData(second.path); int64(len(b)) != written {
 		t.Fatalf("second segment: %d bytes in the file, %d written; want a plain one", len(b), written)
+	}
+}
+
+// bigOps is a record of about 64 KB for key seq.
+func bigOps(seq uint64) [][][]byte {
+	return [][][]byte{{[]byte("SET"), []byte("big:" + strconv.FormatUint(seq, 10)), bytes.Repeat([]byte{byte(seq)}, 64<<10)}}
+}
+
+// activeNow returns the active segment's path, written size and whether
+// it grows.
+func (l *Log) activeNow() (string, int64, bool) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	a := l.segs[len(l.segs)-1]
+	return a.path, a.size, a.grows
+}
+
+// A new log's first segment grows by appends. Once it holds
+// growingSpareAt bytes a spare is written, and the next write seals the
+// growing segment, however far from full, and goes into the spare's zeros.
+// A reopened log tells a growing active segment from a preallocated one by
+// the zeros past its records.
+func TestGrowingSegmentGivesWayToTheSpare(t *testing.T) {
+	const segBytes = growingSegmentMin
+	fs := newMemFS()
+	l := mustOpen(t, Options{Dir: "/wal", Mode: Always, SegmentBytes: segBytes, fs: fs})
+	put := func() {
+		t.Helper()
+		next := l.Last() + 1
+		l.Append(epochFor(next), bigOps(next))
+		if err := l.Sync(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	put()
+	for {
+		_, size, grows := l.activeNow()
+		if !grows {
+			t.Fatal("a new log's first segment does not grow")
+		}
+		if size >= growingSpareAt {
+			break
+		}
+		put()
+	}
+	poll.Until(t, 10*time.Second, "the spare to be written", func() bool { return l.spareStateNow() == spareReady })
+	first, written, _ := l.activeNow()
+	if b, _ := fs.fileData(first); int64(len(b)) != written || l.Stats().Segments != 1 {
+		t.Fatalf("before the next write: %d segments, the first %d bytes in the file and %d written", l.Stats().Segments, len(b), written)
+	}
+	put()
+	second, size, grows := l.activeNow()
+	if second == first || grows {
+		t.Fatalf("after the spare was ready, a write went to %s (grows %v), want a preallocated segment after %s", second, grows, first)
+	}
+	if b, _ := fs.fileData(second); len(b) != segBytes || !bytes.Equal(b[size:], make([]byte, segBytes-size)) {
+		t.Fatalf("second segment: %d bytes in the file, %d written; want %d, zeros past the records", len(b), size, segBytes)
+	}
+	if b, _ := fs.fileData(first); int64(len(b)) != written {
+		t.Fatalf("the sealed first segment has %d bytes in the file, %d written", len(b), written)
+	}
+	last := l.Last()
+	if err := l.Close(); err != nil {
+		t.Fatal(err)
+	}
+	c := mustOpen(t, Options{Dir: "/wal", Mode: Always, SegmentBytes: segBytes, fs: fs.crash(nil)})
+	defer c.Close()
+	if _, _, _, torn := c.TornTail(); torn || c.Last() != last {
+		t.Fatalf("reopened: last %d (want %d), torn tail %v", c.Last(), last, torn)
+	}
+	if _, _, grows := c.activeNow(); grows {
+		t.Fatal("a reopened preallocated segment counts as growing")
+	}
+}
+
+// A reopened log whose active segment ends at its records grows, and gets
+// its spare at growingSpareAt bytes rather than at half its size.
+func TestReopenedGrowingSegment(t *testing.T) {
+	const segBytes = growingSegmentMin
+	fs := newMemFS()
+	l := mustOpen(t, Options{Dir: "/wal", Mode: Always, SegmentBytes: segBytes, fs: fs})
+	appendN(l, 10)
+	if err := l.Close(); err != nil {
+		t.Fatal(err)
+	}
+	c := mustOpen(t, Options{Dir: "/wal", Mode: Always, SegmentBytes: segBytes, fs: fs})
+	defer c.Close()
+	if _, _, grows := c.activeNow(); !grows {
+		t.Fatal("a reopened segment without zeros does not count as growing")
+	}
+	if c.spareStateNow() != spareNone {
+		t.Fatal("a spare before the segment holds growingSpareAt bytes")
+	}
+}
+
+// The rules for when a spare is written, as a table.
+func TestSpareDue(t *testing.T) {
+	const big = growingSegmentMin
+	for _, tc := range []struct {
+		name     string
+		seg      *segment
+		segBytes int64
+		want     bool
+	}{
+		{"no active segment", nil, big, false},
+		{"preallocated, under half", &segment{size: big/2 - 1}, big, false},
+		{"preallocated, half full", &segment{size: big / 2}, big, true},
+		{"growing, under the growing size", &segment{size: growingSpareAt - 1, grows: true}, big, false},
+		{"growing, at the growing size", &segment{size: growingSpareAt, grows: true}, big, true},
+		{"growing, small segments keep the half rule", &segment{size: growingSpareAt, grows: true}, big - 1, false},
+		{"growing, small segments, half full", &segment{size: 4096, grows: true}, 8192, true},
+	} {
+		if got := spareDue(tc.seg, tc.segBytes); got != tc.want {
+			t.Errorf("%s: spareDue = %v, want %v", tc.name, got, tc.want)
+		}
 	}
 }

@@ -117,6 +117,16 @@ func (l *Log) flush(by pass) (exit bool, fsync pendingSync) {
 		}
 	}
 
+	// A segment that grows by appends gives way to a ready spare, so that
+	// a new log's writes go into preallocated zeros after its first
+	// megabyte rather than its first SegmentBytes.
+	if len(batch) > 0 && l.givesWay(l.active) {
+		if err := l.rotate(written); err != nil {
+			l.fail(err)
+			return exit, fsync
+		}
+	}
+
 	// Usually one write(2) takes the whole batch; a batch that would carry
 	// the segment past SegmentBytes is split after the record that crosses
 	// the limit, so that segments stay near their nominal size however
@@ -324,13 +334,14 @@ func (l *Log) rotate(written uint64) error {
 func (l *Log) createSegment(base uint64) (*segment, error) {
 	path := segmentPath(l.dir, base)
 	f := l.takeSpare(path) // its zeros are overwritten, never appended to
-	if f == nil {
+	grows := f == nil
+	if grows {
 		var err error
 		if f, err = l.fs.OpenFile(path, os.O_RDWR|os.O_CREATE|os.O_EXCL); err != nil {
 			return nil, fmt.Errorf("wal: create %s: %w", path, err)
 		}
 	}
-	seg := &segment{path: path, base: base, size: headerSize, h: newHandle(f)}
+	seg := &segment{path: path, base: base, size: headerSize, h: newHandle(f), grows: grows}
 	if _, err := f.WriteAt(appendHeader(nil, base), 0); err != nil {
 		f.Close()
 		return nil, fmt.Errorf("wal: write header of %s: %w", path, err)
