@@ -84,7 +84,11 @@ func checkShard(out io.Writer, dir string) bool {
 		return false
 	}
 	for _, s := range r.Segments {
-		fmt.Fprintf(out, "  segment %s: %d records, seq %d-%d, %d bytes\n", s.Name, s.Records, s.First, s.Last, s.Bytes)
+		room := ""
+		if s.Room > 0 {
+			room = fmt.Sprintf(" (%d of them preallocated room after the last record)", s.Room)
+		}
+		fmt.Fprintf(out, "  segment %s: %d records, seq %d-%d, %d bytes%s\n", s.Name, s.Records, s.First, s.Last, s.Bytes, room)
 	}
 	switch {
 	case r.Problem == nil:

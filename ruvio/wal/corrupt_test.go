@@ -372,6 +372,24 @@ func TestCheck(t *testing.T) {
 	if sum != 60 {
 		t.Fatalf("segment records add up to %d", sum)
 	}
+	for i, s := range rep.Segments {
+		if s.Room != 0 {
+			t.Fatalf("segment %d of a log never preallocated has %d bytes of room", i, s.Room)
+		}
+	}
+
+	t.Run("preallocated room", func(t *testing.T) {
+		cp := copyDir(t, dir)
+		p := inCopy(cp, paths[len(paths)-1])
+		editFile(t, p, func(b []byte) []byte { return append(b, make([]byte, 5000)...) })
+		rep, err := Check(cp)
+		if err != nil || !rep.OK() || rep.Last != 60 {
+			t.Fatalf("Check: %+v %v", rep, err)
+		}
+		if last := rep.Segments[len(rep.Segments)-1]; last.Room != 5000 {
+			t.Fatalf("last segment: %d bytes of room, want the 5000 zeros after its records", last.Room)
+		}
+	})
 
 	t.Run("torn tail", func(t *testing.T) {
 		cp := copyDir(t, dir)

@@ -86,7 +86,11 @@ type SegmentReport struct {
 	Name        string
 	Records     int
 	First, Last uint64 // 0 when the segment has no readable records
-	Bytes       int64
+	Bytes       int64  // the file's size
+	// Room is how many of Bytes are zeros after the last record: the
+	// unwritten part of a preallocated segment, which Open reads as the
+	// end of the log.
+	Room int64
 	// Problem is the first problem in this segment (or at its start, if it
 	// does not follow on from the previous one), nil if none.
 	Problem *CorruptError
@@ -118,7 +122,7 @@ func check(fs fsys, dir string) (Report, error) {
 		if err != nil {
 			return rep, err
 		}
-		sr := SegmentReport{Name: sf.name, Records: sc.records, First: sc.first, Last: sc.last, Bytes: sc.size, Problem: sc.problem}
+		sr := SegmentReport{Name: sf.name, Records: sc.records, First: sc.first, Last: sc.last, Bytes: sc.size, Room: sc.room, Problem: sc.problem}
 		if i > 0 && next != 0 && sf.base != next {
 			// A break between segments comes before anything inside.
 			sr.Problem = &CorruptError{File: sf.path, Offset: 0,

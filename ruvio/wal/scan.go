@@ -69,7 +69,10 @@ type segScan struct {
 	last    uint64 // sequence of the last good record; 0 if none
 	// end is the offset just past the last good record: where a torn tail
 	// is cut. It is 0 when the header itself is bad.
-	end     int64
+	end int64
+	// room is the zeros from end to the end of the file: a preallocated
+	// segment's unwritten part.
+	room    int64
 	problem *CorruptError
 	// torn marks a problem that may be a write cut short by a crash:
 	// nothing valid follows it. Meaningful for the last segment only.
@@ -166,6 +169,7 @@ func scanSegment(f file, sf segFile) (segScan, error) {
 				return sc, fmt.Errorf("wal: read %s: %w", sf.path, err)
 			}
 			if zero {
+				sc.room = size - off
 				return sc, nil
 			}
 		}
