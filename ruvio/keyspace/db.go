@@ -295,13 +295,14 @@ func (db *DB) SetWithExpiry(key string, val any, expireAt int64) *Entry {
 
 // SetFound is SetWithExpiry for a command that has just looked key up:
 // found is what Get returned for it, nil when the key was missing. A key
-// that exists is changed in its entry without being looked up again.
+// that exists is changed in its entry without being looked up again, and
+// without counting a second access: the lookup counted it, as Redis's
+// lookup before an overwrite does (its overwrite keeps the LFU counter).
 func (db *DB) SetFound(key string, found *Entry, val any, expireAt int64) *Entry {
 	if found == nil {
 		return db.SetWithExpiry(key, val, expireAt)
 	}
 	db.WillModify(key)
-	db.accessed(found, db.now())
 	found.Val = val
 	db.setExpiry(key, found, expireAt)
 	db.Touch(key)
@@ -320,7 +321,6 @@ func (db *DB) SetStringFound(key string, found *Entry, b []byte, expireAt int64)
 	if found != nil && len(b) > 0 {
 		if cur, ok := found.Val.([]byte); ok && len(cur) == len(b) {
 			db.WillModify(key)
-			db.accessed(found, db.now())
 			copy(cur, b)
 			db.setExpiry(key, found, expireAt)
 			db.Touch(key)

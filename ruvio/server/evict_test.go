@@ -295,6 +295,38 @@ func TestEvictObjectFreqMatchesRedis(t *testing.T) {
 	compareFixed(t, 2, cmds)
 }
 
+// A write counts one access under an LFU policy, as redis-server's does:
+// its lookup counts, the store that follows does not count again (SET,
+// INCR and the other overwrites); SET ... GET and GETSET read first and
+// count twice. At lfu-log-factor 0 every access raises the counter, so the
+// counts are exact.
+func TestEvictWritesCountOneAccessLikeRedis(t *testing.T) {
+	cmds := [][]any{
+		{"CONFIG", "SET", "maxmemory", "100mb"},
+		{"CONFIG", "SET", "maxmemory-policy", "allkeys-lfu"},
+		{"CONFIG", "SET", "lfu-log-factor", "0"},
+		{"SET", "k", "v"}, {"OBJECT", "FREQ", "k"},
+		{"SET", "k", "vv"}, {"OBJECT", "FREQ", "k"},
+		{"SET", "k", "v2"}, {"OBJECT", "FREQ", "k"},
+		{"SET", "n", "1"}, {"INCR", "n"}, {"OBJECT", "FREQ", "n"},
+		{"INCRBY", "n", "5"}, {"OBJECT", "FREQ", "n"},
+		{"DECR", "n"}, {"OBJECT", "FREQ", "n"},
+		{"INCRBYFLOAT", "n", "1.5"}, {"OBJECT", "FREQ", "n"},
+		{"SET", "k", "v3", "GET"}, {"OBJECT", "FREQ", "k"},
+		{"GET", "k"}, {"OBJECT", "FREQ", "k"},
+		{"APPEND", "k", "x"}, {"OBJECT", "FREQ", "k"},
+		{"SET", "k", "v4", "KEEPTTL"}, {"OBJECT", "FREQ", "k"},
+		{"SET", "k", "v5", "XX"}, {"OBJECT", "FREQ", "k"},
+		{"SET", "k", "v6", "NX"}, {"OBJECT", "FREQ", "k"},
+		{"GETSET", "k", "v7"}, {"OBJECT", "FREQ", "k"},
+		{"SETEX", "k", "100", "v8"}, {"OBJECT", "FREQ", "k"},
+		{"SET", "k", "v9", "EX", "100"}, {"OBJECT", "FREQ", "k"},
+		{"CONFIG", "SET", "maxmemory-policy", "noeviction"},
+		{"CONFIG", "SET", "maxmemory", "0"},
+	}
+	compareFixed(t, 2, cmds)
+}
+
 // Each eviction is a DEL in the log: a replica that follows the primary
 // ends with the same data, without evicting on its own. Subscribers get
 // the evicted notification once per evicted key.

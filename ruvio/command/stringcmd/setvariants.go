@@ -73,8 +73,10 @@ func getset(c *command.Ctx) {
 	} else {
 		c.W.Bulk(old)
 	}
-	// The old value is in the reply already: it may be overwritten.
-	storeString(c, key, e, c.Args[2], 0)
+	// The store looks the key up again, so the read and the write each
+	// count an access, as redis-server's GETSET does (an LFU policy's
+	// counter rises twice).
+	storeString(c, key, nil, c.Args[2], 0)
 }
 
 // mset is MSET key value [key value ...]. The server has put every key on
