@@ -488,3 +488,55 @@ func TestTornTailSearchBudget(t *testing.T) {
 	findValidBudget = saved
 	expectTorn(t, dir, last, end, int64(len(junk)), 40)
 }
+
+// findValid reads only up to the last byte that is not zero, and reads
+// the zeros after it as zeros: a record whose own last bytes are zeros is
+// found all the same, and junk followed by zeros is a torn tail.
+func TestFindValidOverZeros(t *testing.T) {
+	zeroValue, err := AppendFrame(nil, Record{Seq: 5, Ops: [][][]byte{{[]byte("SET"), []byte("k"), make([]byte, 100)}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	plain, err := AppendFrame(nil, Record{Seq: 5, Ops: opsFor(5)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	junk := []byte{0xde, 0xad, 0xbe, 0xef, 1, 2, 3}
+	cat := func(parts ...[]byte) []byte { return bytes.Join(parts, nil) }
+	for _, tc := range []struct {
+		name string
+		data []byte
+		want bool
+	}{
+		{"zeros only", make([]byte, 5000), false},
+		{"junk, then zeros", cat(junk, make([]byte, 5000)), false},
+		{"junk, a record, zeros", cat(junk, plain, make([]byte, 5000)), true},
+		{"junk, zeros, a record", cat(junk, make([]byte, 5000), plain), true},
+		{"junk, a record ending in zeros at the end of the file", cat(junk, zeroValue), true},
+		{"junk, a record ending in zeros, more zeros", cat(junk, zeroValue, make([]byte, 5000)), true},
+		{"a record of a sequence already seen", cat(junk, func() []byte {
+			b, _ := AppendFrame(nil, Record{Seq: 4, Ops: opsFor(4)})
+			return b
+		}(), make([]byte, 100)), false},
+		{"a record cut short by the end of the file", cat(junk, plain[:len(plain)-1]), false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			fs := newMemFS()
+			if err := fs.MkdirAll("/d"); err != nil {
+				t.Fatal(err)
+			}
+			f, err := fs.OpenFile("/d/f", os.O_RDWR|os.O_CREATE)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer f.Close()
+			if _, err := f.WriteAt(tc.data, 0); err != nil {
+				t.Fatal(err)
+			}
+			got, err := findValid(f, 1, int64(len(tc.data)), 4)
+			if err != nil || got != tc.want {
+				t.Fatalf("findValid = %v, %v; want %v", got, err, tc.want)
+			}
+		})
+	}
+}

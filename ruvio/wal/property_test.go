@@ -1,7 +1,11 @@
 package wal
 
 import (
+	"bytes"
 	"context"
+	"encoding/binary"
+	"hash/crc32"
+	"os"
 	"testing"
 	"time"
 
@@ -196,5 +200,73 @@ func TestPropertyCrashNeverLosesDurable(t *testing.T) {
 			t.Fatalf("final Sync: %v", err)
 		}
 		m.verify(t, l)
+	})
+}
+
+// findValidWhole is findValid as it was before it skipped trailing zeros:
+// the whole rest of the file in memory, every offset tried. The property
+// below holds the two to the same answers.
+func findValidWhole(buf []byte, after uint64) bool {
+	maxSeq := after + 1 + uint64(len(buf))/(frameHeaderSize+minBodySize)
+	for p := 0; p+frameHeaderSize+minBodySize <= len(buf); p++ {
+		fr := parseFrame(buf[p:])
+		if fr.length < minBodySize || int64(fr.length) > int64(len(buf)-p-frameHeaderSize) {
+			continue
+		}
+		body := buf[p+frameHeaderSize : p+frameHeaderSize+int(fr.length)]
+		if seq, n := binary.Uvarint(body); n <= 0 || seq <= after || seq > maxSeq {
+			continue
+		}
+		if crc32.Checksum(body, castagnoli) != fr.crc {
+			continue
+		}
+		if _, _, _, reason := parseBody(body, nil); reason == "" {
+			return true
+		}
+	}
+	return false
+}
+
+// Whatever follows a damaged record (junk, records, runs of zeros, records
+// whose values are zeros, in any order), findValid answers as a search of
+// every offset over the whole rest of the file does.
+func TestFindValidMatchesAWholeSearch(t *testing.T) {
+	piece := rapid.OneOf(
+		rapid.SliceOfN(rapid.Byte(), 1, 20), // junk
+		rapid.Map(rapid.IntRange(1, 300), func(n int) []byte { return make([]byte, n) }),
+		rapid.Custom(func(t *rapid.T) []byte {
+			seq := rapid.Uint64Range(1, 12).Draw(t, "seq")
+			zeros := rapid.IntRange(0, 40).Draw(t, "zeros")
+			b, err := AppendFrame(nil, Record{Seq: seq, Ops: [][][]byte{{[]byte("SET"), []byte("k"), make([]byte, zeros)}}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			return b
+		}),
+	)
+	rapid.Check(t, func(t *rapid.T) {
+		data := bytes.Join(rapid.SliceOfN(piece, 0, 8).Draw(t, "pieces"), nil)
+		cut := rapid.IntRange(0, 8).Draw(t, "cut") // a frame cut short at the end
+		data = data[:max(0, len(data)-cut)]
+		after := rapid.Uint64Range(0, 8).Draw(t, "after")
+		fs := newMemFS()
+		if err := fs.MkdirAll("/d"); err != nil {
+			t.Fatal(err)
+		}
+		f, err := fs.OpenFile("/d/f", os.O_RDWR|os.O_CREATE)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer f.Close()
+		if _, err := f.WriteAt(data, 0); err != nil {
+			t.Fatal(err)
+		}
+		got, err := findValid(f, 0, int64(len(data)), after)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if want := findValidWhole(data, after); got != want {
+			t.Fatalf("findValid = %v, a whole search says %v", got, want)
+		}
 	})
 }

@@ -230,36 +230,51 @@ var findValidBudget int64 = 4 << 30 // a var so tests can shrink it
 // record whose checksum matches, whose body parses and whose sequence is
 // above after. It decides between a torn tail (nothing valid follows the
 // damage) and corruption in the middle of the log (something does). It runs
-// only when a segment is damaged; reading the rest of the file whole is
-// fine for segments of the configured size.
+// only when a segment is damaged. Only the bytes up to the last one that
+// is not zero are read into memory: a preallocated segment's zeros after a
+// torn write cannot start a record (a frame of zeros has length 0), and a
+// record starting before them reads them as zeros without holding them.
 func findValid(f file, from, size int64, after uint64) (bool, error) {
 	if from >= size {
 		return false, nil
 	}
-	buf := make([]byte, size-from)
+	end, err := pastLastNonZero(f, from, size)
+	if err != nil || end == from {
+		return false, err
+	}
+	buf := make([]byte, end-from)
 	if _, err := f.ReadAt(buf, from); err != nil && !errors.Is(err, io.EOF) {
 		return false, err
 	}
+	rest := size - from // buf, then zeros to the end of the file
 	// No record after the damage can have a sequence beyond this many
 	// records past the last good one.
-	maxSeq := after + 1 + uint64(len(buf))/(frameHeaderSize+minBodySize)
+	maxSeq := after + 1 + uint64(rest)/(frameHeaderSize+minBodySize)
 	if maxSeq < after {
 		maxSeq = math.MaxUint64
 	}
 	budget := findValidBudget
-	for p := 0; p+frameHeaderSize+minBodySize <= len(buf); p++ {
-		fr := parseFrame(buf[p:])
-		if fr.length < minBodySize || int64(fr.length) > int64(len(buf)-p-frameHeaderSize) {
+	var hdr [frameHeaderSize]byte
+	var head [binary.MaxVarintLen64]byte
+	for p := 0; p < len(buf) && int64(p)+frameHeaderSize+minBodySize <= rest; p++ {
+		fr := parseFrame(zeroPadded(hdr[:], buf, p))
+		if fr.length < minBodySize || int64(fr.length) > rest-int64(p)-frameHeaderSize {
 			continue
 		}
-		body := buf[p+frameHeaderSize : p+frameHeaderSize+int(fr.length)]
+		at := p + frameHeaderSize
 		// The sequence comes first in the body and costs nothing to
 		// check, which spares most checksums over junk.
-		if seq, n := binary.Uvarint(body); n <= 0 || seq <= after || seq > maxSeq {
+		if seq, n := binary.Uvarint(zeroPadded(head[:min(len(head), int(fr.length))], buf, at)); n <= 0 || seq <= after || seq > maxSeq {
 			continue
 		}
-		if budget -= int64(len(body)); budget < 0 {
+		if budget -= int64(fr.length); budget < 0 {
 			return true, nil
+		}
+		var body []byte
+		if at+int(fr.length) <= len(buf) {
+			body = buf[at : at+int(fr.length)]
+		} else {
+			body = zeroPadded(make([]byte, fr.length), buf, at)
 		}
 		if crc32.Checksum(body, castagnoli) != fr.crc {
 			continue
@@ -269,4 +284,36 @@ func findValid(f file, from, size int64, after uint64) (bool, error) {
 		}
 	}
 	return false, nil
+}
+
+// zeroPadded fills dst with buf's bytes from at, zeros past buf's end, and
+// returns it; a slice of buf itself when buf holds them all.
+func zeroPadded(dst, buf []byte, at int) []byte {
+	if at+len(dst) <= len(buf) {
+		return buf[at : at+len(dst)]
+	}
+	n := copy(dst, buf[min(at, len(buf)):])
+	clear(dst[n:])
+	return dst
+}
+
+// pastLastNonZero returns the offset just past the last byte in [from,
+// size) of f that is not zero, from when there is none. It reads from the
+// end a chunk at a time.
+func pastLastNonZero(f file, from, size int64) (int64, error) {
+	chunk := make([]byte, 1<<20)
+	for end := size; end > from; {
+		start := max(from, end-int64(len(chunk)))
+		b := chunk[:end-start]
+		if _, err := f.ReadAt(b, start); err != nil && !errors.Is(err, io.EOF) {
+			return 0, err
+		}
+		for i := len(b) - 1; i >= 0; i-- {
+			if b[i] != 0 {
+				return start + int64(i) + 1, nil
+			}
+		}
+		end = start
+	}
+	return from, nil
 }
