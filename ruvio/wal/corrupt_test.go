@@ -521,19 +521,7 @@ func TestFindValidOverZeros(t *testing.T) {
 		{"a record cut short by the end of the file", cat(junk, plain[:len(plain)-1]), false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			fs := newMemFS()
-			if err := fs.MkdirAll("/d"); err != nil {
-				t.Fatal(err)
-			}
-			f, err := fs.OpenFile("/d/f", os.O_RDWR|os.O_CREATE)
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer f.Close()
-			if _, err := f.WriteAt(tc.data, 0); err != nil {
-				t.Fatal(err)
-			}
-			got, err := findValid(f, 1, int64(len(tc.data)), 4)
+			got, err := findValid(memFileOf(t, tc.data), 1, int64(len(tc.data)), 4)
 			if err != nil || got != tc.want {
 				t.Fatalf("findValid = %v, %v; want %v", got, err, tc.want)
 			}

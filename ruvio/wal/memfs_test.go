@@ -291,3 +291,19 @@ func (f *memFile) Close() error {
 
 // Compile-time check that memFS is a usable fsys.
 var _ fsys = (*memFS)(nil)
+
+// memFileOf returns a file of an in-memory filesystem holding data.
+func memFileOf(t interface{ Fatal(...any) }, data []byte) file {
+	fs := newMemFS()
+	if err := fs.MkdirAll("/d"); err != nil {
+		t.Fatal(err)
+	}
+	f, err := fs.OpenFile("/d/f", os.O_RDWR|os.O_CREATE)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.WriteAt(data, 0); err != nil {
+		t.Fatal(err)
+	}
+	return f
+}

@@ -5,7 +5,6 @@ import (
 	"context"
 	"encoding/binary"
 	"hash/crc32"
-	"os"
 	"testing"
 	"time"
 
@@ -249,19 +248,7 @@ func TestFindValidMatchesAWholeSearch(t *testing.T) {
 		cut := rapid.IntRange(0, 8).Draw(t, "cut") // a frame cut short at the end
 		data = data[:max(0, len(data)-cut)]
 		after := rapid.Uint64Range(0, 8).Draw(t, "after")
-		fs := newMemFS()
-		if err := fs.MkdirAll("/d"); err != nil {
-			t.Fatal(err)
-		}
-		f, err := fs.OpenFile("/d/f", os.O_RDWR|os.O_CREATE)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer f.Close()
-		if _, err := f.WriteAt(data, 0); err != nil {
-			t.Fatal(err)
-		}
-		got, err := findValid(f, 0, int64(len(data)), after)
+		got, err := findValid(memFileOf(t, data), 0, int64(len(data)), after)
 		if err != nil {
 			t.Fatal(err)
 		}
