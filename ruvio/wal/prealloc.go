@@ -73,13 +73,19 @@ const (
 	growingSegmentMin = 8 * growingSpareAt
 )
 
+// growsEarly reports whether a falls under the growing rule: it grows,
+// and segments are large enough for the rule to apply.
+func growsEarly(a *segment, segBytes int64) bool {
+	return a.grows && segBytes >= growingSegmentMin
+}
+
 // spareDue reports whether a's spare should be written: a is half full, or
-// a grows and holds growingSpareAt bytes.
+// it grows early and holds growingSpareAt bytes.
 func spareDue(a *segment, segBytes int64) bool {
 	if a == nil {
 		return false
 	}
-	return a.size >= segBytes/2 || a.grows && segBytes >= growingSegmentMin && a.size >= growingSpareAt
+	return a.size >= segBytes/2 || growsEarly(a, segBytes) && a.size >= growingSpareAt
 }
 
 // maybeFillSpare starts writing the spare when spareDue says so and there
@@ -167,10 +173,9 @@ func (l *Log) writeSpare(stop chan struct{}) (file, error) {
 }
 
 // givesWay reports whether a, the active segment, is to be sealed now for
-// a ready spare: it grows, holds a record, and segments are large enough
-// for the growing rule.
+// a ready spare: it grows early and holds a record.
 func (l *Log) givesWay(a *segment) bool {
-	if a == nil || !a.grows || a.size <= headerSize || l.segBytes < growingSegmentMin {
+	if a == nil || a.size <= headerSize || !growsEarly(a, l.segBytes) {
 		return false
 	}
 	sp := &l.prealloc

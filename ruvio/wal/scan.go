@@ -257,25 +257,20 @@ func findValid(f file, from, size int64, after uint64) (bool, error) {
 	var hdr [frameHeaderSize]byte
 	var head [binary.MaxVarintLen64]byte
 	for p := 0; p < len(buf) && int64(p)+frameHeaderSize+minBodySize <= rest; p++ {
-		fr := parseFrame(zeroPadded(hdr[:], buf, p))
+		fr := parseFrame(window(buf, p, frameHeaderSize, hdr[:]))
 		if fr.length < minBodySize || int64(fr.length) > rest-int64(p)-frameHeaderSize {
 			continue
 		}
 		at := p + frameHeaderSize
 		// The sequence comes first in the body and costs nothing to
 		// check, which spares most checksums over junk.
-		if seq, n := binary.Uvarint(zeroPadded(head[:min(len(head), int(fr.length))], buf, at)); n <= 0 || seq <= after || seq > maxSeq {
+		if seq, n := binary.Uvarint(window(buf, at, min(len(head), int(fr.length)), head[:])); n <= 0 || seq <= after || seq > maxSeq {
 			continue
 		}
 		if budget -= int64(fr.length); budget < 0 {
 			return true, nil
 		}
-		var body []byte
-		if at+int(fr.length) <= len(buf) {
-			body = buf[at : at+int(fr.length)]
-		} else {
-			body = zeroPadded(make([]byte, fr.length), buf, at)
-		}
+		body := window(buf, at, int(fr.length), nil)
 		if crc32.Checksum(body, castagnoli) != fr.crc {
 			continue
 		}
@@ -286,14 +281,19 @@ func findValid(f file, from, size int64, after uint64) (bool, error) {
 	return false, nil
 }
 
-// zeroPadded fills dst with buf's bytes from at, zeros past buf's end, and
-// returns it; a slice of buf itself when buf holds them all.
-func zeroPadded(dst, buf []byte, at int) []byte {
-	if at+len(dst) <= len(buf) {
-		return buf[at : at+len(dst)]
+// window returns the n bytes from at of buf followed by zeros: a slice of
+// buf when buf holds them all, else scratch (or a new slice, when scratch
+// is too small) filled with buf's part and zeros.
+func window(buf []byte, at, n int, scratch []byte) []byte {
+	if at+n <= len(buf) {
+		return buf[at : at+n]
 	}
-	n := copy(dst, buf[min(at, len(buf)):])
-	clear(dst[n:])
+	if cap(scratch) < n {
+		scratch = make([]byte, n)
+	}
+	dst := scratch[:n]
+	k := copy(dst, buf[min(at, len(buf)):])
+	clear(dst[k:])
 	return dst
 }
 
