@@ -501,6 +501,10 @@ func TestFindValidOverZeros(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	seen, err := AppendFrame(nil, Record{Seq: 4, Ops: opsFor(4)})
+	if err != nil {
+		t.Fatal(err)
+	}
 	junk := []byte{0xde, 0xad, 0xbe, 0xef, 1, 2, 3}
 	cat := func(parts ...[]byte) []byte { return bytes.Join(parts, nil) }
 	for _, tc := range []struct {
@@ -514,10 +518,7 @@ func TestFindValidOverZeros(t *testing.T) {
 		{"junk, zeros, a record", cat(junk, make([]byte, 5000), plain), true},
 		{"junk, a record ending in zeros at the end of the file", cat(junk, zeroValue), true},
 		{"junk, a record ending in zeros, more zeros", cat(junk, zeroValue, make([]byte, 5000)), true},
-		{"a record of a sequence already seen", cat(junk, func() []byte {
-			b, _ := AppendFrame(nil, Record{Seq: 4, Ops: opsFor(4)})
-			return b
-		}(), make([]byte, 100)), false},
+		{"a record of a sequence already seen", cat(junk, seen, make([]byte, 100)), false},
 		{"a record cut short by the end of the file", cat(junk, plain[:len(plain)-1]), false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -237,26 +237,9 @@ func TestGrowingSegmentGivesWayToTheSpare(t *testing.T) {
 	const segBytes = growingSegmentMin
 	fs := newMemFS()
 	l := mustOpen(t, Options{Dir: "/wal", Mode: Always, SegmentBytes: segBytes, fs: fs})
-	put := func() {
-		t.Helper()
-		next := l.Last() + 1
-		l.Append(epochFor(next), bigOps(next))
-		if err := l.Sync(); err != nil {
-			t.Fatal(err)
-		}
-	}
+	put := func() { putBig(t, l) }
 	put()
-	for {
-		_, size, grows := l.activeNow()
-		if !grows {
-			t.Fatal("a new log's first segment does not grow")
-		}
-		if size >= growingSpareAt {
-			break
-		}
-		put()
-	}
-	poll.Until(t, 10*time.Second, "the spare to be written", func() bool { return l.spareStateNow() == spareReady })
+	growToTheSpare(t, l)
 	first, written, _ := l.activeNow()
 	if b, _ := fs.fileData(first); int64(len(b)) != written || l.Stats().Segments != 1 {
 		t.Fatalf("before the next write: %d segments, the first %d bytes in the file and %d written", l.Stats().Segments, len(b), written)
@@ -286,6 +269,33 @@ func TestGrowingSegmentGivesWayToTheSpare(t *testing.T) {
 	}
 }
 
+// putBig appends one bigOps record and waits for it to be durable.
+func putBig(t *testing.T, l *Log) {
+	t.Helper()
+	next := l.Last() + 1
+	l.Append(epochFor(next), bigOps(next))
+	if err := l.Sync(); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// growToTheSpare appends bigOps records to l's growing active segment
+// until it holds growingSpareAt bytes, then waits for the spare.
+func growToTheSpare(t *testing.T, l *Log) {
+	t.Helper()
+	for {
+		_, size, grows := l.activeNow()
+		if !grows {
+			t.Fatal("the active segment does not grow")
+		}
+		if size >= growingSpareAt {
+			break
+		}
+		putBig(t, l)
+	}
+	poll.Until(t, 10*time.Second, "the spare to be written", func() bool { return l.spareStateNow() == spareReady })
+}
+
 // A reopened log whose active segment ends at its records grows, and gets
 // its spare at growingSpareAt bytes rather than at half its size.
 func TestReopenedGrowingSegment(t *testing.T) {
@@ -301,8 +311,19 @@ func TestReopenedGrowingSegment(t *testing.T) {
 	if _, _, grows := c.activeNow(); !grows {
 		t.Fatal("a reopened segment without zeros does not count as growing")
 	}
+	// Writes under growingSpareAt go through the flush passes that would
+	// start a spare, and start none.
+	appendN(c, 10)
+	if err := c.Sync(); err != nil {
+		t.Fatal(err)
+	}
 	if c.spareStateNow() != spareNone {
 		t.Fatal("a spare before the segment holds growingSpareAt bytes")
+	}
+	// Past it, far under half the segment, the spare comes.
+	growToTheSpare(t, c)
+	if _, size, _ := c.activeNow(); size >= segBytes/2 {
+		t.Fatalf("the spare came at %d bytes, not before half the segment", size)
 	}
 }
 
