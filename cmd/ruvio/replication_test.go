@@ -141,3 +141,86 @@ func TestReplicationPassword(t *testing.T) {
 	writeKeys(t, a, "k:", 10)
 	inSync(t, a, good, 1)
 }
+
+// A primary's backlog reserves its chunks when it is created, but INFO's
+// used_memory counts only the part frames were written to, as Redis
+// counts only the backlog it holds: after the same writes, a primary uses
+// about its backlog's bytes more than a standalone node, not its whole
+// reserve.
+func TestUsedMemoryCountsTheBacklogHeldNotReserved(t *testing.T) {
+	standalone := startNode(t)
+	primary := startNodeIn(t, t.TempDir(), []string{"RUVIO_REPLICATION_ROLE=primary",
+		"RUVIO_REPLICATION_LISTEN=127.0.0.1:" + strconv.Itoa(freePort(t, 1))})
+	value := strings.Repeat("v", 2048)
+	used := func(p *proc) int64 {
+		t.Helper()
+		c := redis.NewClient(&redis.Options{Addr: p.addr(), MaxRetries: -1})
+		defer c.Close()
+		ctx := context.Background()
+		for i := 0; i < 10000; i += 500 {
+			pipe := c.Pipeline()
+			for j := i; j < i+500; j++ {
+				pipe.Set(ctx, "key:"+strconv.Itoa(j), value, 0)
+			}
+			if _, err := pipe.Exec(ctx); err != nil {
+				t.Fatal(err)
+			}
+		}
+		// A purge collects and samples again: the live heap alone.
+		if err := c.Do(ctx, "MEMORY", "PURGE").Err(); err != nil {
+			t.Fatal(err)
+		}
+		n, err := strconv.ParseInt(infotext.Parse(c.Info(ctx, "memory").Val())["used_memory"], 10, 64)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return n
+	}
+	base, withBacklog := used(standalone), used(primary)
+	held, err := strconv.ParseInt(replInfo(t, primary.addr())["repl_backlog_bytes"], 10, 64)
+	if err != nil || held < 16<<20 {
+		t.Fatalf("the primary's backlog holds %d bytes (%v), want the 20 MB written", held, err)
+	}
+	if extra := withBacklog - base; extra < held/2 || extra > held*3/2 {
+		t.Errorf("used_memory %d on the primary, %d standalone: %d more for a backlog holding %d bytes", withBacklog, base, extra, held)
+	}
+}
+
+// CONFIG SET repl-backlog-size bounds the backlog at once: a smaller size
+// drops its oldest records, as Redis trims its backlog.
+func TestConfigSetBacklogSizeTrimsTheBacklog(t *testing.T) {
+	primary := startNodeIn(t, t.TempDir(), []string{"RUVIO_REPLICATION_ROLE=primary",
+		"RUVIO_REPLICATION_LISTEN=127.0.0.1:" + strconv.Itoa(freePort(t, 1))})
+	c := redis.NewClient(&redis.Options{Addr: primary.addr(), MaxRetries: -1})
+	defer c.Close()
+	ctx := context.Background()
+	pipe := c.Pipeline()
+	for i := range 2000 {
+		pipe.Set(ctx, "key:"+strconv.Itoa(i), strings.Repeat("v", 2048), 0)
+	}
+	if _, err := pipe.Exec(ctx); err != nil {
+		t.Fatal(err)
+	}
+	backlog := func() (held, first int64) {
+		t.Helper()
+		info := replInfo(t, primary.addr())
+		held, err1 := strconv.ParseInt(info["repl_backlog_bytes"], 10, 64)
+		first, err2 := strconv.ParseInt(info["repl_backlog_first_sequence"], 10, 64)
+		if err1 != nil || err2 != nil {
+			t.Fatalf("INFO replication: %v", info)
+		}
+		return held, first
+	}
+	before, firstBefore := backlog()
+	if before < 4e6 {
+		t.Fatalf("the backlog holds %d bytes, want the 4 MB written", before)
+	}
+	if err := c.ConfigSet(ctx, "repl-backlog-size", "1mb").Err(); err != nil {
+		t.Fatal(err)
+	}
+	after, firstAfter := backlog()
+	if after > 1<<20 || after < 1<<19 || firstAfter <= firstBefore {
+		t.Fatalf("after CONFIG SET repl-backlog-size 1mb the backlog holds %d bytes from record %d (before: %d from %d)",
+			after, firstAfter, before, firstBefore)
+	}
+}

@@ -28,6 +28,16 @@ import (
 // the backlog half of what a replica allocated, so its collector ran twice
 // as often and its apply fell behind during each cycle. A chunk is used
 // again only once no reader can still hold a frame in it (see reader).
+//
+// The chunks a full backlog needs are allocated when it is created (see
+// reserveChunks). Allocated as it filled, the backlog doubled the heap
+// several times over on a fresh node, a collection at each doubling, and
+// a replica's apply fell behind during each one's marking. Reserved, they
+// count toward the heap the collector paces itself by from the start, as
+// they will once the backlog is full; the pages stay untouched until
+// frames are written to them. The bytes not yet written are counted in
+// reserved, which the node's used memory leaves out, as Redis counts only
+// the backlog it holds.
 type backlog struct {
 	mu    sync.Mutex
 	max   int64
@@ -53,6 +63,10 @@ type backlog struct {
 	spare      []spareChunk
 	spareBlock *entryBlock
 	readers    []*reader
+	// fresh holds the reserved chunks no frame was written to yet;
+	// reserved, if not nil, is the node's count of their bytes.
+	fresh    [][]byte
+	reserved *atomic.Int64
 }
 
 // A reader is one stream reading a backlog. The frames of its last read
@@ -88,10 +102,24 @@ const blockEntries = 4096
 // small records, and memory returns to the runtime as whole chunks age out.
 const chunkBytes = 256 << 10
 
-// newBacklog returns an empty backlog whose first record will be next.
-// turns is the node's count of event-loop turns in progress, or nil.
-func newBacklog(next uint64, max int64, turns *atomic.Int32) *backlog {
-	return &backlog{start: next, base: next, max: max, turns: turns}
+// newBacklog returns an empty backlog whose first record will be next,
+// with the chunks it takes to fill it reserved. turns is the node's count
+// of event-loop turns in progress, reserved its count of reserved bytes
+// not yet written; either may be nil.
+func newBacklog(next uint64, max int64, turns *atomic.Int32, reserved *atomic.Int64) *backlog {
+	b := &backlog{start: next, base: next, max: max, turns: turns, reserved: reserved}
+	b.fresh = make([][]byte, reserveChunks(max))
+	for i := range b.fresh {
+		b.fresh[i] = make([]byte, 0, chunkBytes)
+	}
+	b.addReserved(int64(len(b.fresh)) * chunkBytes)
+	return b
+}
+
+// reserveChunks is how many chunks a backlog of max bytes reserves: enough
+// for max bytes of frames and the part-filled chunk at either end.
+func reserveChunks(max int64) int {
+	return int((max+chunkBytes-1)/chunkBytes) + 1
 }
 
 // entry is the entry of sequence seq, which the backlog holds.
@@ -157,6 +185,18 @@ func (b *backlog) addFramed(seq, replEpoch uint64, ops [][][]byte, frame []byte)
 	b.count++
 	*b.entry(seq) = blEntry{chunk: b.firstChunk + uint32(last), off: uint32(at), len: uint32(len(enc) - at)}
 	b.size += int64(len(enc) - at)
+	b.trimLocked()
+	if b.notify != nil {
+		close(b.notify)
+		b.notify = nil
+		b.woke = b.turns != nil && b.turns.Load() > 0
+	}
+}
+
+// trimLocked drops the oldest records while the backlog holds more than
+// max bytes and more than one record, and lets go of the blocks and
+// chunks no record it holds is in.
+func (b *backlog) trimLocked() {
 	for b.size > b.max && b.count > 1 {
 		b.size -= int64(b.entry(b.start).len)
 		b.start++
@@ -170,14 +210,40 @@ func (b *backlog) addFramed(seq, replEpoch uint64, ops [][][]byte, frame []byte)
 		b.blocks = dropFirst(b.blocks)
 		b.base += blockEntries
 	}
+	if b.count == 0 {
+		return
+	}
 	for oldest := b.entry(b.start).chunk; b.firstChunk != oldest; b.firstChunk++ {
 		b.retireLocked(b.firstChunk, b.chunks[0])
 		b.chunks = dropFirst(b.chunks)
 	}
-	if b.notify != nil {
-		close(b.notify)
-		b.notify = nil
-		b.woke = b.turns != nil && b.turns.Load() > 0
+}
+
+// resize bounds the backlog at limit bytes from now on (CONFIG SET
+// repl-backlog-size), dropping its oldest records if it holds more, and
+// reserves the chunks the new bound takes, or lets go of those it no
+// longer needs.
+func (b *backlog) resize(limit int64) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.max = limit
+	b.trimLocked()
+	want := reserveChunks(limit) - len(b.chunks)
+	for len(b.fresh) < want {
+		b.fresh = append(b.fresh, make([]byte, 0, chunkBytes))
+		b.addReserved(chunkBytes)
+	}
+	for len(b.fresh) > max(want, 0) {
+		b.fresh[len(b.fresh)-1] = nil
+		b.fresh = b.fresh[:len(b.fresh)-1]
+		b.addReserved(-chunkBytes)
+	}
+}
+
+// addReserved counts n more reserved bytes in the node's count.
+func (b *backlog) addReserved(n int64) {
+	if b.reserved != nil {
+		b.reserved.Add(n)
 	}
 }
 
@@ -191,8 +257,9 @@ func dropFirst[T any](s []T) []T {
 }
 
 // newChunkLocked returns an empty chunk for a frame of size bytes: a
-// spare one when no reader holds it, else a new one. A frame above a
-// quarter chunk gets a chunk of its own, which is never used again.
+// spare one when no reader holds it, else a reserved one, else a new one.
+// A frame above a quarter chunk gets a chunk of its own, which is never
+// used again.
 func (b *backlog) newChunkLocked(size int) []byte {
 	if size > chunkBytes/4 {
 		return make([]byte, 0, size)
@@ -201,6 +268,13 @@ func (b *backlog) newChunkLocked(size int) []byte {
 		c := b.spare[0].buf
 		b.spare = dropFirst(b.spare)
 		return c[:0]
+	}
+	if n := len(b.fresh); n > 0 {
+		c := b.fresh[n-1]
+		b.fresh[n-1] = nil
+		b.fresh = b.fresh[:n-1]
+		b.addReserved(-chunkBytes)
+		return c
 	}
 	return make([]byte, 0, chunkBytes)
 }

@@ -26,7 +26,8 @@ func setOp(n int) [][][]byte {
 func TestBacklogHoldsTheNewestRecordsInOrder(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
 		max := rapid.Int64Range(1, 4*chunkBytes).Draw(t, "max")
-		b := newBacklog(1, max, nil)
+		var reserved atomic.Int64
+		b := newBacklog(1, max, nil, &reserved)
 		// Each reader's last read, and a copy of it taken then.
 		type held struct {
 			r            *reader
@@ -41,6 +42,14 @@ func TestBacklogHoldsTheNewestRecordsInOrder(t *testing.T) {
 		probe := b.newReader()
 		n := rapid.IntRange(1, 300).Draw(t, "records")
 		for seq := uint64(1); seq <= uint64(n); seq++ {
+			// Now and then the bound changes (CONFIG SET repl-backlog-size).
+			if rapid.IntRange(0, 30).Draw(t, "resize") == 0 {
+				max = rapid.Int64Range(1, 4*chunkBytes).Draw(t, "new max")
+				b.resize(max)
+				if size, _, count := b.stats(); size > max && count > 1 {
+					t.Fatalf("resized to %d, the backlog holds %d bytes in %d records", max, size, count)
+				}
+			}
 			// Mostly small records, now and then one above a quarter chunk.
 			size := rapid.IntRange(0, 200).Draw(t, "size")
 			if rapid.IntRange(0, 20).Draw(t, "large") == 0 {
@@ -106,6 +115,9 @@ func TestBacklogHoldsTheNewestRecordsInOrder(t *testing.T) {
 			if len(b.spare) > maxSpare {
 				t.Fatalf("%d spare chunks kept, more than %d", len(b.spare), maxSpare)
 			}
+			if got, want := reserved.Load(), int64(len(b.fresh))*chunkBytes; got != want || got < 0 {
+				t.Fatalf("%d bytes counted as reserved, %d chunks of them kept", got, len(b.fresh))
+			}
 		}
 	})
 }
@@ -116,7 +128,7 @@ func TestBacklogHoldsTheNewestRecordsInOrder(t *testing.T) {
 // around them until it reads again.
 func TestBacklogReusesWhatNoReaderHolds(t *testing.T) {
 	ops := setOp(100)
-	b := newBacklog(1, 4*chunkBytes, nil)
+	b := newBacklog(1, 4*chunkBytes, nil, nil)
 	r := b.newReader()
 	var frames [][]byte
 	seq := uint64(1)
@@ -160,6 +172,108 @@ func TestBacklogReusesWhatNoReaderHolds(t *testing.T) {
 	}
 }
 
+// A new backlog holds the chunks it takes to fill it, so filling it
+// allocates no chunk; the reserved count goes down as they are written.
+func TestBacklogFillsFromItsReserve(t *testing.T) {
+	const max = 4 * chunkBytes
+	var reserved atomic.Int64
+	b := newBacklog(1, max, nil, &reserved)
+	if got, want := reserved.Load(), int64(reserveChunks(max))*chunkBytes; got != want {
+		t.Fatalf("a new backlog of %d bytes counts %d reserved, want %d", max, got, want)
+	}
+	ops := setOp(100)
+	seq := uint64(1)
+	allocated := allocatedBytes(func() {
+		for ; b.first() == 1; seq++ {
+			b.add(seq, 1, ops)
+		}
+	})
+	// The entries' blocks are still allocated as records come.
+	if allocated >= chunkBytes {
+		t.Errorf("filling a backlog of %d bytes allocated %d bytes", max, allocated)
+	}
+	if got := reserved.Load(); got < 0 || got > chunkBytes {
+		t.Errorf("a full backlog counts %d bytes still reserved, want at most a chunk", got)
+	}
+	// Turned over, it takes the chunks that left it, and counts none
+	// reserved once the last reserved one is written.
+	for range 4 * blockEntries {
+		b.add(seq, 1, ops)
+		seq++
+	}
+	if got := reserved.Load(); got != 0 || len(b.fresh) != 0 {
+		t.Errorf("after turning over, %d bytes counted as reserved in %d chunks", got, len(b.fresh))
+	}
+}
+
+// A resized backlog drops its oldest records down to the new bound at
+// once, and reserves what the new bound takes, or lets it go.
+func TestBacklogResize(t *testing.T) {
+	var reserved atomic.Int64
+	b := newBacklog(1, 4*chunkBytes, nil, &reserved)
+	ops := setOp(100)
+	seq := uint64(1)
+	for ; b.first() == 1; seq++ {
+		b.add(seq, 1, ops)
+	}
+	r := b.newReader()
+	check := func(limit int64) {
+		t.Helper()
+		size, first, count := b.stats()
+		if size > limit || size < limit-chunkBytes/2 {
+			t.Errorf("bounded at %d bytes, the backlog holds %d", limit, size)
+		}
+		frames, ok, _ := b.read(r, nil, first, 1<<40)
+		if !ok || len(frames) != count || wal.FrameSeq(frames[len(frames)-1]) != seq-1 {
+			t.Errorf("reading from %d gave %d frames (ok %v), want %d up to %d", first, len(frames), ok, count, seq-1)
+		}
+		if got, want := reserved.Load(), int64(len(b.fresh))*chunkBytes; got != want {
+			t.Errorf("%d bytes counted as reserved, %d kept", got, want)
+		}
+	}
+	b.resize(chunkBytes)
+	check(chunkBytes)
+	if len(b.fresh) > reserveChunks(chunkBytes) {
+		t.Errorf("shrunk to one chunk, the backlog keeps %d chunks in reserve", len(b.fresh))
+	}
+	b.resize(8 * chunkBytes)
+	if got, want := len(b.fresh)+len(b.chunks), reserveChunks(8*chunkBytes); got != want {
+		t.Errorf("grown to 8 chunks, the backlog has %d chunks in use and in reserve, want %d", got, want)
+	}
+	// Records of over 100 bytes: twice as many as fill it.
+	for range 2 * 8 * chunkBytes / 100 {
+		b.add(seq, 1, ops)
+		seq++
+	}
+	check(8 * chunkBytes)
+}
+
+func TestReserveChunks(t *testing.T) {
+	for _, tc := range []struct {
+		max  int64
+		want int
+	}{
+		{1, 2},
+		{chunkBytes, 2},
+		{chunkBytes + 1, 3},
+		{64 << 20, 257},
+	} {
+		if got := reserveChunks(tc.max); got != tc.want {
+			t.Errorf("reserveChunks(%d) = %d, want %d", tc.max, got, tc.want)
+		}
+	}
+}
+
+// allocatedBytes is how many bytes f allocates.
+func allocatedBytes(f func()) uint64 {
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(1))
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	f()
+	runtime.ReadMemStats(&after)
+	return after.TotalAlloc - before.TotalAlloc
+}
+
 // mallocs is how many allocations n calls of f make, counted whole
 // (testing.AllocsPerRun rounds an average below one down to zero).
 func mallocs(n int, f func()) uint64 {
@@ -177,7 +291,7 @@ func mallocs(n int, f func()) uint64 {
 // then; an add nobody waited for changes nothing.
 func TestBacklogWokeInTurn(t *testing.T) {
 	var turns atomic.Int32
-	b := newBacklog(1, 1<<20, &turns)
+	b := newBacklog(1, 1<<20, &turns, nil)
 	next := uint64(1)
 	for _, tc := range []struct {
 		turns   int32
@@ -206,7 +320,7 @@ func TestBacklogWokeInTurn(t *testing.T) {
 			t.Errorf("turns %d, waiting %v: wokeInTurn %v, want %v", tc.turns, tc.waiting, got, tc.want)
 		}
 	}
-	if nb := newBacklog(1, 1<<20, nil); nb.wokeInTurn() {
+	if nb := newBacklog(1, 1<<20, nil, nil); nb.wokeInTurn() {
 		t.Error("a backlog without a turn count says it woke in a turn")
 	}
 }
@@ -214,7 +328,7 @@ func TestBacklogWokeInTurn(t *testing.T) {
 // A record that does not follow the last one (the log started over under
 // the backlog) empties it first.
 func TestBacklogStartsOverAtAGap(t *testing.T) {
-	b := newBacklog(1, 1<<20, nil)
+	b := newBacklog(1, 1<<20, nil, nil)
 	for seq := uint64(1); seq <= 3; seq++ {
 		b.add(seq, 1, setOp(10))
 	}
@@ -250,7 +364,7 @@ func TestBacklogEntriesHoldNoPointers(t *testing.T) {
 func TestBacklogAcrossEntryBlocks(t *testing.T) {
 	frame := int64(wal.FrameSize(wal.Record{Seq: 1, Epoch: 1, Ops: setOp(10)}))
 	keep := int64(blockEntries*3/2) * frame
-	b := newBacklog(1, keep+frame/2, nil)
+	b := newBacklog(1, keep+frame/2, nil, nil)
 	const n = 5*blockEntries + 7
 	for seq := uint64(1); seq <= n; seq++ {
 		b.add(seq, 1, setOp(10))

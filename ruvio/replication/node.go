@@ -87,6 +87,11 @@ type Node struct {
 
 	// loopTurns counts the event-loop turns in progress (EnterTurn).
 	loopTurns atomic.Int32
+	// reserved counts the bytes the shards' backlogs reserved and have
+	// not written to yet (see backlog).
+	reserved atomic.Int64
+	// resizeMu makes ResizeBacklogs one at a time.
+	resizeMu sync.Mutex
 }
 
 // New prepares replication for the node's shards; the node is standalone
@@ -94,7 +99,7 @@ type Node struct {
 func New(shards []*shard.Shard, opts Options) *Node {
 	n := &Node{opts: opts, log: opts.Log, shards: shards}
 	for _, sh := range shards {
-		n.states = append(n.states, &ShardState{sh: sh, turns: &n.loopTurns})
+		n.states = append(n.states, &ShardState{sh: sh, turns: &n.loopTurns, reserved: &n.reserved})
 	}
 	return n
 }
@@ -113,6 +118,29 @@ func (n *Node) LeaveTurn() { n.loopTurns.Add(-1) }
 
 // TurnsInProgress is how many event loops are in a turn now.
 func (n *Node) TurnsInProgress() int { return int(n.loopTurns.Load()) }
+
+// ReservedBytes is how many bytes the shards' backlogs reserved for
+// frames and have not written to yet: allocated, but not used memory.
+func (n *Node) ReservedBytes() int64 { return n.reserved.Load() }
+
+// ResizeBacklogs bounds every shard's backlog at the configured
+// backlog_bytes from now on, after CONFIG SET repl-backlog-size. It reads
+// the configuration itself, so of two changes racing the last one made
+// stands (one resize at a time: the one that reads last applies last); a
+// backlog created later takes the configured size anyway.
+func (n *Node) ResizeBacklogs() {
+	n.resizeMu.Lock()
+	defer n.resizeMu.Unlock()
+	bytes := n.config().Replication.BacklogBytes
+	for _, st := range n.states {
+		st.sh.Lock()
+		bl := st.backlog
+		st.sh.Unlock()
+		if bl != nil {
+			bl.resize(bytes)
+		}
+	}
+}
 
 // Role is the node's current role.
 func (n *Node) Role() Role { return Role(n.role.Load()) }

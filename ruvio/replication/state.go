@@ -19,8 +19,10 @@ type ShardState struct {
 	// (or becomes) something replicas can read from; nil on a standalone
 	// node. Guarded by the shard's lock.
 	backlog *backlog
-	// turns is the node's count of event-loop turns in progress.
-	turns *atomic.Int32
+	// turns is the node's count of event-loop turns in progress,
+	// reserved its count of backlog bytes reserved and not yet written.
+	turns    *atomic.Int32
+	reserved *atomic.Int64
 
 	mu       sync.Mutex
 	replicas map[*ReplicaConn]struct{}
@@ -69,7 +71,7 @@ func (st *ShardState) Link() *Link { return st.link.Load() }
 // can slip between the log and the backlog's start.
 func (st *ShardState) ensureBacklogLocked(max int64) *backlog {
 	if st.backlog == nil {
-		st.backlog = newBacklog(st.sh.Last()+1, max, st.turns)
+		st.backlog = newBacklog(st.sh.Last()+1, max, st.turns, st.reserved)
 		st.sh.SubscribeLocked(st.backlog)
 	}
 	return st.backlog

@@ -112,8 +112,11 @@ func cmdMemoryMallocStats(c *conn, args [][]byte) {
 }
 
 // cmdMemoryPurge returns freed memory to the OS, as jemalloc's purge does.
+// It collects first, so used memory is sampled again: INFO then shows the
+// live heap alone.
 func cmdMemoryPurge(c *conn, args [][]byte) {
 	debug.FreeOSMemory()
+	c.srv.sampleMemory()
 	c.w.OK()
 }
 

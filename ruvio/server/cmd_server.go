@@ -67,6 +67,9 @@ func cmdConfigSet(c *conn, args [][]byte) {
 	*s.cfg = *trial
 	s.applyTunables(trial.Tunables)
 	s.cfgMu.Unlock()
+	if trial.Replication.BacklogBytes != old.Replication.BacklogBytes {
+		s.repl.ResizeBacklogs()
+	}
 	if trial.Auth != old.Auth {
 		// requirepass sets the default user's only password, as in Redis.
 		rules := []string{"resetpass", "nopass"}

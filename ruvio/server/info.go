@@ -177,7 +177,9 @@ func (s *Server) sampleMemory() {
 	sample := []metrics.Sample{{Name: "/memory/classes/heap/objects:bytes"}}
 	metrics.Read(sample)
 	if sample[0].Value.Kind() == metrics.KindUint64 {
-		s.usedMem.Store(int64(sample[0].Value.Uint64()))
+		// Backlog chunks reserved but not yet written are allocated, not
+		// used (see replication.Node.ReservedBytes).
+		s.usedMem.Store(max(int64(sample[0].Value.Uint64())-s.repl.ReservedBytes(), 0))
 	}
 	s.evict.noteGC(cycle)
 	s.cfgMu.RLock()
