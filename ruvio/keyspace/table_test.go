@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+	"unsafe"
 
 	"pgregory.net/rapid"
 )
@@ -110,6 +111,12 @@ func TestNewEntryKeepsItsKey(t *testing.T) {
 		if together > 1 {
 			t.Fatalf("newEntry(%d bytes) made %v allocations", n, together)
 		}
+		// Up to 128 bytes, the key lies right behind the entry, in the
+		// room KeyRoom says.
+		behind := uintptr(unsafe.Pointer(unsafe.StringData(e.key))) == uintptr(unsafe.Pointer(e))+unsafe.Sizeof(*e)
+		if behind != (KeyRoom(n) > 0) || KeyRoom(n) > 0 && KeyRoom(n) < n {
+			t.Errorf("newEntry(%d bytes): key behind the entry %v, KeyRoom %d", n, behind, KeyRoom(n))
+		}
 	}
 	// The key's bytes are a copy: changing the caller's buffer leaves
 	// the stored key as it was.
@@ -118,5 +125,16 @@ func TestNewEntryKeepsItsKey(t *testing.T) {
 	b[0] = 'X'
 	if e.key != "a-sixteen-b-key!" {
 		t.Fatalf("stored key changed to %q", e.key)
+	}
+}
+
+func TestKeyRoom(t *testing.T) {
+	for _, tc := range []struct{ n, want int }{
+		{0, 0}, {1, 8}, {8, 8}, {9, 16}, {16, 16}, {17, 24}, {24, 24}, {25, 32}, {32, 32},
+		{33, 48}, {48, 48}, {49, 64}, {100, 112}, {128, 128}, {129, 0},
+	} {
+		if got := KeyRoom(tc.n); got != tc.want {
+			t.Errorf("KeyRoom(%d) = %d, want %d", tc.n, got, tc.want)
+		}
 	}
 }

@@ -10,6 +10,7 @@ import (
 	"github.com/ruvio/ruvio/internal/liveheap"
 	"github.com/ruvio/ruvio/ruvio/deque"
 	"github.com/ruvio/ruvio/ruvio/hash"
+	"github.com/ruvio/ruvio/ruvio/keyspace"
 	"github.com/ruvio/ruvio/ruvio/sortedset"
 	"github.com/ruvio/ruvio/ruvio/stream"
 )
@@ -113,6 +114,36 @@ func TestSampledNearFull(t *testing.T) {
 		small := ValueSize(values(kind, 1, 50, 64)[0], 1<<30)
 		if small >= full {
 			t.Errorf("%s: 50 elements %d bytes, 5000 elements %d", kind, small, full)
+		}
+	}
+}
+
+// What KeySize says a key costs, for keys of every length class, is
+// within 5% of what storing them really took from the heap.
+func TestKeySizeMatchesHeap(t *testing.T) {
+	// Enough keys that the 16384 slots' tables are past their first
+	// group.
+	const n = 200000
+	val := keyspace.NewString([]byte("v"))
+	for _, length := range []int{6, 16, 20, 30, 60, 200} {
+		db := keyspace.New(func() int64 { return 0 })
+		keys := make([][]byte, n)
+		for i := range keys {
+			keys[i] = fmt.Appendf(nil, "%0*d", length, i)
+		}
+		// As a command's argument becomes a key: a string made here.
+		before := liveheap.Bytes()
+		for _, k := range keys {
+			db.Set(string(k), val)
+		}
+		after := liveheap.Bytes()
+		runtime.KeepAlive(db)
+		est := KeySize(string(keys[0]), false, val, 1) - int64(ValueSize(val, 1))
+		real := float64(after-before) / n
+		ratio := float64(est) / real
+		t.Logf("%d-byte keys: estimated %d bytes each, the heap grew by %.1f (ratio %.2f)", length, est, real, ratio)
+		if ratio < 0.95 || ratio > 1.05 {
+			t.Errorf("%d-byte keys: estimated %d bytes each, the heap grew by %.1f (ratio %.2f)", length, est, real, ratio)
 		}
 	}
 }
