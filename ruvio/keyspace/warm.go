@@ -36,27 +36,36 @@ func (db *DB) WarmWorthwhile() bool { return db.count >= warmMinKeys }
 // costs a wasted fetch. It must be called under the lock that guards db.
 // Keys past WarmMax are ignored.
 func (db *DB) Warm(keys [][]byte) {
-	var at [WarmMax]int
+	var spots [WarmMax]Spot
 	n := min(len(keys), WarmMax)
 	for i, key := range keys[:n] {
-		at[i] = slots.Of(key)
+		spots[i] = Spot{Slot: slots.Of(key), Hash: HashKey(key)}
 	}
-	db.WarmInSlots(keys[:n], at[:n])
+	db.WarmSpots(spots[:n])
 }
 
-// WarmInSlots is Warm for a caller that knows the keys' slots already:
-// slot[i] is keys[i]'s.
-func (db *DB) WarmInSlots(keys [][]byte, slot []int) {
+// A Spot is where a key lives in a keyspace: its slot and its hash
+// (HashKey). A caller that looks ahead for several keyspaces finds each
+// key's once, and warms each keyspace's keys with WarmSpots.
+type Spot struct {
+	Slot int
+	Hash uint64
+}
+
+// HashKey is the hash a keyspace's tables place key by.
+func HashKey(key []byte) uint64 { return hashKey(unsafe.String(unsafe.SliceData(key), len(key))) }
+
+// WarmSpots is Warm for keys the caller found the spots of.
+func (db *DB) WarmSpots(spots []Spot) {
 	var at [WarmMax]struct {
 		t *table
 		h uint64
 		e *Entry
 	}
-	n := min(len(keys), WarmMax)
+	n := min(len(spots), WarmMax)
 	for i := range n {
-		key := keys[i]
-		t := &db.bySlot[slot[i]]
-		at[i].t, at[i].h = t, hashKey(unsafe.String(unsafe.SliceData(key), len(key)))
+		t := &db.bySlot[spots[i].Slot]
+		at[i].t, at[i].h = t, spots[i].Hash
 		prefetch(uintptr(unsafe.Pointer(t)))
 	}
 	for i := range n {

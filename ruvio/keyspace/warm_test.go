@@ -9,7 +9,7 @@ import (
 	"github.com/ruvio/ruvio/ruvio/slots"
 )
 
-// Warm only hints: warming present and absent keys (their slots known
+// Warm only hints: warming present and absent keys (their spots known
 // or not), interleaved with
 // writes that grow tables, move a slot to a map, delete keys and flush,
 // leaves every lookup answering as a keyspace that was never warmed.
@@ -34,12 +34,12 @@ func TestWarmNeverChangesAnswers(t *testing.T) {
 				warm = append(warm, []byte(key("warm")))
 			case 3:
 				// More than WarmMax keys at times: the rest are ignored.
-				if rapid.Bool().Draw(t, "slots known") {
-					at := make([]int, len(warm))
+				if rapid.Bool().Draw(t, "spots known") {
+					spots := make([]Spot, len(warm))
 					for i, k := range warm {
-						at[i] = slots.Of(k)
+						spots[i] = Spot{Slot: slots.Of(k), Hash: HashKey(k)}
 					}
-					db.WarmInSlots(warm, at)
+					db.WarmSpots(spots)
 				} else {
 					db.Warm(warm)
 				}

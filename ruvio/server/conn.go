@@ -112,11 +112,12 @@ type conn struct {
 	// warmTo[i] is the count up to which warmAhead has warmed shard i's
 	// keys (one entry per shard: a pipeline's commands alternate between
 	// shards, and each shard's keys are warmed in its own keyspace).
-	// warmKeys and warmSlots are warmAhead's lists, kept between calls.
-	warmSeq   int
-	warmTo    []int
-	warmKeys  [][]byte
-	warmSlots []int
+	// ahead is the last look ahead, which covers the commands from
+	// aheadFrom to aheadTo (in warmSeq's count) for every shard.
+	warmSeq            int
+	warmTo             []int
+	ahead              []aheadKey
+	aheadFrom, aheadTo int
 	// lastHist is the last command's latency histogram (see histCache).
 	lastHist histCache
 
@@ -282,7 +283,7 @@ func (c *conn) readFailed(err error) {
 func (c *conn) handle(args [][]byte, newBatch bool) bool {
 	if newBatch {
 		c.lap = 0
-		c.warmSeq = 0
+		c.warmSeq, c.aheadTo = 0, 0
 		clear(c.warmTo)
 		c.now = clock.NowMs()
 		c.lastActive.Store(c.now)
