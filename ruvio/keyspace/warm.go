@@ -87,7 +87,11 @@ func (db *DB) WarmSpots(spots []Spot) {
 		if m := matchTag(g.ctrl, uint8(at[i].h&0x7f)); m != 0 {
 			if e := g.ents[bitsIndex(m)]; e != nil {
 				at[i].e = e
+				// The entry, and the key's bytes behind it (newEntry),
+				// which start on the next line for most entries whose
+				// size class is not a multiple of 64 bytes.
 				prefetch(uintptr(unsafe.Pointer(e)))
+				prefetch(uintptr(unsafe.Pointer(e)) + unsafe.Sizeof(*e))
 			}
 		}
 	}
