@@ -3,7 +3,9 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -29,6 +31,7 @@ func TestEndToEndReplicationRedisVsRedis(t *testing.T) {
 		ReplKeys:       1000,
 		LagPipeline:    16,
 		LagDuration:    time.Second,
+		LagMarkers:     t.TempDir(),
 		BasePort:       27600,
 		Timeout:        60 * time.Second,
 	})
@@ -67,6 +70,11 @@ func TestEndToEndReplicationRedisVsRedis(t *testing.T) {
 		}
 		if args := strings.Join(l.Args, " "); !strings.Contains(args, "-r 1000") {
 			t.Errorf("lag load args %q lack the random keys", args)
+		}
+		// --lag-markers: a header and a line per marker seen.
+		path := filepath.Join(cfg.LagMarkers, fmt.Sprintf("%s-%s-pass%d.tsv", l.Role, l.Durability, l.Pass))
+		if b, err := os.ReadFile(path); err != nil || strings.Count(string(b), "\n") != l.Visible.N+1 {
+			t.Errorf("%s: %v, %d lines for %d markers", path, err, strings.Count(string(b), "\n"), l.Visible.N)
 		}
 	}
 	// The shard group started two servers, the replication groups two

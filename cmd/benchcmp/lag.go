@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"log/slog"
 	"math"
+	"os"
+	"path/filepath"
 	"slices"
 	"sync"
 	"time"
@@ -225,7 +227,7 @@ func measureLag(ctx context.Context, cfg config, role string, pass int, g *replG
 	var (
 		wg               sync.WaitGroup
 		samples          []posSample
-		visible          []float64
+		marks            []marker
 		lost             int
 		sampErr, markErr error
 	)
@@ -236,7 +238,7 @@ func measureLag(ctx context.Context, cfg config, role string, pass int, g *replG
 	}()
 	go func() {
 		defer wg.Done()
-		visible, lost, markErr = timeMarkers(ctx, probeCtx, mw, mr)
+		marks, lost, markErr = timeMarkers(ctx, probeCtx, mw, mr)
 	}()
 
 	log.Info("lag measurement", "server", kind.Name, "pass", pass, "backlog_used", res.BacklogUsed, "port", p.port, "pipeline", cfg.LagPipeline, "requests", requests)
@@ -252,8 +254,16 @@ func measureLag(ctx context.Context, cfg config, role string, pass int, g *replG
 	}
 
 	res.Position = summarize(positionLags(activeSamples(samples)))
-	res.Visible = summarize(visible)
+	res.Visible = summarize(visibleMs(marks))
 	res.Lost = lost
+	if cfg.LagMarkers != "" {
+		// Said in the log only: the markers are a diagnosis, not the
+		// measurement.
+		path := filepath.Join(cfg.LagMarkers, fmt.Sprintf("%s-%s-pass%d.tsv", role, p.durability, pass))
+		if err := os.WriteFile(path, markersTSV(marks), 0o644); err != nil {
+			log.Warn("lag markers not written", "path", path, "err", err)
+		}
+	}
 	if res.Unit == "bytes" {
 		posAfter, setsAfter, err := positionAndSets(pc, kind.PrimaryPos)
 		if err != nil {
@@ -383,34 +393,62 @@ func samplePositions(ctx context.Context, pc, rc *respConn, primaryField, replic
 	}
 }
 
+// A marker is one marker key seen on the replica: when its SET was
+// answered and how long after that a GET on the replica returned it.
+type marker struct {
+	Acked   time.Time
+	Visible time.Duration
+}
+
+// visibleMs is each marker's delay in ms.
+func visibleMs(marks []marker) []float64 {
+	out := make([]float64, len(marks))
+	for i, m := range marks {
+		out[i] = float64(m.Visible) / float64(time.Millisecond)
+	}
+	return out
+}
+
+// markersTSV is what --lag-markers writes for one side and pass: a
+// header, then one line per marker with the SET's reply time in Unix
+// nanoseconds and the delay in ms, which lines a slow marker up with a
+// server's own log (GODEBUG=gctrace=1, say).
+func markersTSV(marks []marker) []byte {
+	b := []byte("acked_unix_ns\tvisible_ms\n")
+	for _, m := range marks {
+		b = fmt.Appendf(b, "%d\t%.3f\n", m.Acked.UnixNano(), float64(m.Visible)/float64(time.Millisecond))
+	}
+	return b
+}
+
 // timeMarkers writes a fresh key on the primary (mw) every markerEvery
 // until probeCtx ends and times, for each, the span from the SET's reply to
-// the first GET on the replica (mr) that returns it, in ms. A marker in
-// flight when the load ends is still followed to the end; only ctx, the
-// whole run's context, cuts it short.
-func timeMarkers(ctx, probeCtx context.Context, mw, mr *respConn) (visible []float64, lost int, err error) {
+// the first GET on the replica (mr) that returns it. A marker in flight
+// when the load ends is still followed to the end; only ctx, the whole
+// run's context, cuts it short.
+func timeMarkers(ctx, probeCtx context.Context, mw, mr *respConn) (marks []marker, lost int, err error) {
 	run := time.Now().UnixNano()
 	tick := time.NewTicker(markerEvery)
 	defer tick.Stop()
 	for i := 0; ; i++ {
 		select {
 		case <-probeCtx.Done():
-			return visible, lost, nil
+			return marks, lost, nil
 		case <-tick.C:
 		}
 		key := fmt.Sprintf("benchcmp:marker:%d:%d", run, i)
 		if _, err := mw.do("SET", key, "1"); err != nil {
-			return visible, lost, fmt.Errorf("marker SET: %w", err)
+			return marks, lost, fmt.Errorf("marker SET: %w", err)
 		}
 		acked := time.Now()
 		for {
 			v, err := mr.do("GET", key)
 			if err != nil {
-				return visible, lost, fmt.Errorf("marker GET on the replica: %w", err)
+				return marks, lost, fmt.Errorf("marker GET on the replica: %w", err)
 			}
 			waited := time.Since(acked)
 			if !v.Null {
-				visible = append(visible, float64(waited)/float64(time.Millisecond))
+				marks = append(marks, marker{Acked: acked, Visible: waited})
 				break
 			}
 			if waited > markerTimeout {
@@ -418,7 +456,7 @@ func timeMarkers(ctx, probeCtx context.Context, mw, mr *respConn) (visible []flo
 				break
 			}
 			if ctx.Err() != nil {
-				return visible, lost, nil
+				return marks, lost, nil
 			}
 			if waited > busyPoll {
 				time.Sleep(pollSleep)

@@ -2,6 +2,7 @@ package main
 
 import (
 	"reflect"
+	"slices"
 	"testing"
 	"time"
 )
@@ -171,5 +172,22 @@ func TestTopUpSets(t *testing.T) {
 		if got := topUpSets(tt.used, tt.size); got != tt.want {
 			t.Errorf("%s: topUpSets(%d, %d) = %d, want %d", tt.name, tt.used, tt.size, got, tt.want)
 		}
+	}
+}
+
+// --lag-markers writes a header and a line per marker: the reply time in
+// Unix ns and the delay in ms, the same delays the summary is taken over.
+func TestMarkersTSV(t *testing.T) {
+	at := time.Unix(1700000000, 123456789)
+	marks := []marker{{Acked: at, Visible: 1500 * time.Microsecond}, {Acked: at.Add(20 * time.Millisecond), Visible: 12345678 * time.Nanosecond}}
+	want := "acked_unix_ns\tvisible_ms\n1700000000123456789\t1.500\n1700000000143456789\t12.346\n"
+	if got := string(markersTSV(marks)); got != want {
+		t.Errorf("markersTSV = %q, want %q", got, want)
+	}
+	if got := visibleMs(marks); !slices.Equal(got, []float64{1.5, 12.345678}) {
+		t.Errorf("visibleMs = %v", got)
+	}
+	if got := string(markersTSV(nil)); got != "acked_unix_ns\tvisible_ms\n" {
+		t.Errorf("markersTSV(nil) = %q", got)
 	}
 }

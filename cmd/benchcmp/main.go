@@ -12,7 +12,7 @@
 //	         [--replicas 0,1,2] [--replication-durability memory,always]
 //	         [--replication-requests 100000] [--replication-keys 100000]
 //	         [--lag-pipeline 16]
-//	         [--lag-duration 3s] [--durable always,memory]
+//	         [--lag-duration 3s] [--lag-markers DIR] [--durable always,memory]
 //	         [--durable-replicas 1,2] [--durable-clients 8,50]
 //	         [--durable-pipelines 1,32] [--durable-duration 1.5s]
 //	         [--pinned set,get] [--tls set,get]
@@ -167,6 +167,9 @@ type config struct {
 	// LagDuration about how long that load lasts.
 	LagPipeline int
 	LagDuration time.Duration
+	// LagMarkers, when set, is a directory the lag measurement writes
+	// each marker's time and delay to, one file per side and pass.
+	LagMarkers string
 
 	// Durable lists the profiles of the durable-writes part; empty skips
 	// it. DurableReplicas are its groups' replica counts (every k from 1
@@ -295,6 +298,7 @@ func parseFlags(args []string, stderr io.Writer, lookPath func(string) (string, 
 	fs.IntVar(&cfg.ReplKeys, "replication-keys", defaultKeyspaceKeys, "random keys (redis-benchmark -r) of the replication runs and the lag's load; 0: one key per test")
 	fs.IntVar(&cfg.LagPipeline, "lag-pipeline", 16, "pipeline depth (-P) of the SET load during the lag measurement")
 	fs.DurationVar(&cfg.LagDuration, "lag-duration", 3*time.Second, "about how long the SET load of the lag measurement lasts")
+	fs.StringVar(&cfg.LagMarkers, "lag-markers", "", "directory to write every lag marker's reply time (Unix ns) and delay (ms) to, one TSV per side, profile and pass; empty writes none")
 	var durable, durableReplicas, durableClients, durablePipelines string
 	fs.StringVar(&durable, "durable", durabilityAlways+","+durabilityMemory,
 		`comma-separated durability profiles of the durable-writes runs: ruvio CLIENT DURABILITY REPLICAS k against redis SET + WAIT k 0 ("none" skips them)`)
