@@ -251,42 +251,44 @@ func (t *table) each(start int, fn func(e *Entry) bool) bool {
 	return true
 }
 
-// newEntry returns an empty entry for key. Keys of up to 128 bytes are
-// copied in behind the entry, in one allocation: a lookup then finds the
-// key it compares in the lines it reads for the entry, instead of in a
-// third place, and the collector has one object to mark, not two. For
-// keys of 1 to 8 and 17 to 24 bytes the combined object is 8 bytes
-// bigger than the entry and a separate copy of the key: the price of the
-// cache miss a lookup no longer takes, which was 8% of a server's CPU
-// under a pipelined INCR of 20-byte keys. Longer keys are kept as given.
+// newEntry returns an empty entry for key, with the key's bytes copied in
+// behind it when KeyRoom leaves room for them, else kept as given.
 func newEntry(key string) *Entry {
-	switch n := len(key); {
-	case n > 0 && n <= 8:
+	switch KeyRoom(len(key)) {
+	case 8:
 		return withKey[[8]byte](key)
-	case n > 8 && n <= 16:
+	case 16:
 		return withKey[[16]byte](key)
-	case n > 16 && n <= 24:
+	case 24:
 		return withKey[[24]byte](key)
-	case n > 24 && n <= 32:
+	case 32:
 		return withKey[[32]byte](key)
-	case n > 32 && n <= 48:
+	case 48:
 		return withKey[[48]byte](key)
-	case n > 48 && n <= 64:
+	case 64:
 		return withKey[[64]byte](key)
-	case n > 64 && n <= 80:
+	case 80:
 		return withKey[[80]byte](key)
-	case n > 80 && n <= 96:
+	case 96:
 		return withKey[[96]byte](key)
-	case n > 96 && n <= 112:
+	case 112:
 		return withKey[[112]byte](key)
-	case n > 112 && n <= 128:
+	case 128:
 		return withKey[[128]byte](key)
 	}
 	return &Entry{key: key}
 }
 
 // KeyRoom is the room newEntry leaves behind an entry for a key of n
-// bytes, 0 when the key is kept as given (see newEntry).
+// bytes, 0 when the key is kept as given. Keys of up to 128 bytes share
+// their entry's allocation: a lookup then finds the key it compares in
+// the lines it reads for the entry, instead of in a third place, and the
+// collector has one object to mark, not two. The room is a multiple of 8
+// bytes up to 24 and of 16 above, which fills the entry's size class. For
+// keys of 1 to 8 and 17 to 24 bytes the combined object is 8 bytes bigger
+// than the entry and a separate copy of the key: the price of the cache
+// miss a lookup no longer takes, which was 8% of a server's CPU under a
+// pipelined INCR of 20-byte keys.
 func KeyRoom(n int) int {
 	switch {
 	case n <= 0 || n > 128:

@@ -37,10 +37,17 @@ const (
 	consSize         = stringHeader + 8 + ptr                   // stream.Consumer
 )
 
-// entryOverhead is what every key costs besides its name and value: its
-// Entry and its position in its slot's table, a pointer and a control
-// byte in a table that, like a Go map, doubles at 7/8 full.
-var entryOverhead = class(entrySize) + mapSlot(ptr)
+// keyCost is what a key of n bytes costs besides its value: its Entry
+// with the key's bytes (behind the entry, in the room keyspace.KeyRoom
+// gives, or a copy of their own), and its position in its slot's table,
+// a pointer and a control byte in a table that, like a Go map, doubles
+// at 7/8 full.
+func keyCost(n int) int {
+	if room := keyspace.KeyRoom(n); room > 0 {
+		return class(entrySize+room) + mapSlot(ptr)
+	}
+	return class(entrySize) + class(n) + mapSlot(ptr)
+}
 
 // zsetNodeAvg is the average allocation of a skiplist node with its
 // levels inline: a node is 1 level high with probability 3/4, 2 with

@@ -11,7 +11,6 @@ package memcmd
 
 import (
 	"github.com/ruvio/ruvio/ruvio/command"
-	"github.com/ruvio/ruvio/ruvio/keyspace"
 )
 
 // UsageSpec is MEMORY USAGE key [SAMPLES count], named "usage" for the
@@ -63,11 +62,7 @@ func usage(c *command.Ctx) {
 // KeySize is the bytes of key with its entry and value val, sampling
 // up to samples elements of an aggregate.
 func KeySize(key string, volatile bool, val any, samples int) int64 {
-	size := entryOverhead + class(len(key))
-	if room := keyspace.KeyRoom(len(key)); room > 0 {
-		// The key's bytes share the entry's allocation.
-		size = class(entrySize+room) + mapSlot(ptr)
-	}
+	size := keyCost(len(key))
 	if volatile {
 		size += mapSlot(stringHeader)
 	}
