@@ -400,11 +400,14 @@ type marker struct {
 	Visible time.Duration
 }
 
+// ms is the marker's delay in ms.
+func (m marker) ms() float64 { return float64(m.Visible) / float64(time.Millisecond) }
+
 // visibleMs is each marker's delay in ms.
 func visibleMs(marks []marker) []float64 {
 	out := make([]float64, len(marks))
 	for i, m := range marks {
-		out[i] = float64(m.Visible) / float64(time.Millisecond)
+		out[i] = m.ms()
 	}
 	return out
 }
@@ -416,7 +419,7 @@ func visibleMs(marks []marker) []float64 {
 func markersTSV(marks []marker) []byte {
 	b := []byte("acked_unix_ns\tvisible_ms\n")
 	for _, m := range marks {
-		b = fmt.Appendf(b, "%d\t%.3f\n", m.Acked.UnixNano(), float64(m.Visible)/float64(time.Millisecond))
+		b = fmt.Appendf(b, "%d\t%.3f\n", m.Acked.UnixNano(), m.ms())
 	}
 	return b
 }

@@ -59,6 +59,33 @@ func inSync(t *testing.T, primary, replica *proc, shards int) {
 	}
 }
 
+// startPrimary runs a one-shard node with the primary role on a fresh
+// data directory.
+func startPrimary(t *testing.T) *proc {
+	t.Helper()
+	return startNodeIn(t, t.TempDir(), []string{"RUVIO_REPLICATION_ROLE=primary",
+		"RUVIO_REPLICATION_LISTEN=127.0.0.1:" + strconv.Itoa(freePort(t, 1))})
+}
+
+// writeValues sets key:0 .. key:n-1 to values of size bytes, 500 SETs to
+// a round trip.
+func writeValues(t *testing.T, p *proc, n, size int) {
+	t.Helper()
+	c := redis.NewClient(&redis.Options{Addr: p.addr(), MaxRetries: -1})
+	defer c.Close()
+	ctx := context.Background()
+	value := strings.Repeat("v", size)
+	for i := 0; i < n; i += 500 {
+		pipe := c.Pipeline()
+		for j := i; j < min(i+500, n); j++ {
+			pipe.Set(ctx, "key:"+strconv.Itoa(j), value, 0)
+		}
+		if _, err := pipe.Exec(ctx); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
 func writeKeys(t *testing.T, p *proc, prefix string, n int) {
 	t.Helper()
 	c := redis.NewClient(&redis.Options{Addr: p.addr(), MaxRetries: -1})
@@ -148,29 +175,14 @@ func TestReplicationPassword(t *testing.T) {
 // about its backlog's bytes more than a standalone node, not its whole
 // reserve.
 func TestUsedMemoryCountsTheBacklogHeldNotReserved(t *testing.T) {
-	standalone := startNode(t)
-	primary := startNodeIn(t, t.TempDir(), []string{"RUVIO_REPLICATION_ROLE=primary",
-		"RUVIO_REPLICATION_LISTEN=127.0.0.1:" + strconv.Itoa(freePort(t, 1))})
-	value := strings.Repeat("v", 2048)
+	standalone, primary := startNode(t), startPrimary(t)
 	used := func(p *proc) int64 {
 		t.Helper()
-		c := redis.NewClient(&redis.Options{Addr: p.addr(), MaxRetries: -1})
-		defer c.Close()
-		ctx := context.Background()
-		for i := 0; i < 10000; i += 500 {
-			pipe := c.Pipeline()
-			for j := i; j < i+500; j++ {
-				pipe.Set(ctx, "key:"+strconv.Itoa(j), value, 0)
-			}
-			if _, err := pipe.Exec(ctx); err != nil {
-				t.Fatal(err)
-			}
-		}
+		writeValues(t, p, 10000, 2048)
 		// A purge collects and samples again: the live heap alone.
-		if err := c.Do(ctx, "MEMORY", "PURGE").Err(); err != nil {
-			t.Fatal(err)
-		}
-		n, err := strconv.ParseInt(infotext.Parse(c.Info(ctx, "memory").Val())["used_memory"], 10, 64)
+		do(t, p, "MEMORY", "PURGE")
+		info, _ := do(t, p, "INFO", "memory").(string)
+		n, err := strconv.ParseInt(infotext.Parse(info)["used_memory"], 10, 64)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -189,18 +201,8 @@ func TestUsedMemoryCountsTheBacklogHeldNotReserved(t *testing.T) {
 // CONFIG SET repl-backlog-size bounds the backlog at once: a smaller size
 // drops its oldest records, as Redis trims its backlog.
 func TestConfigSetBacklogSizeTrimsTheBacklog(t *testing.T) {
-	primary := startNodeIn(t, t.TempDir(), []string{"RUVIO_REPLICATION_ROLE=primary",
-		"RUVIO_REPLICATION_LISTEN=127.0.0.1:" + strconv.Itoa(freePort(t, 1))})
-	c := redis.NewClient(&redis.Options{Addr: primary.addr(), MaxRetries: -1})
-	defer c.Close()
-	ctx := context.Background()
-	pipe := c.Pipeline()
-	for i := range 2000 {
-		pipe.Set(ctx, "key:"+strconv.Itoa(i), strings.Repeat("v", 2048), 0)
-	}
-	if _, err := pipe.Exec(ctx); err != nil {
-		t.Fatal(err)
-	}
+	primary := startPrimary(t)
+	writeValues(t, primary, 2000, 2048)
 	backlog := func() (held, first int64) {
 		t.Helper()
 		info := replInfo(t, primary.addr())
@@ -215,8 +217,8 @@ func TestConfigSetBacklogSizeTrimsTheBacklog(t *testing.T) {
 	if before < 4e6 {
 		t.Fatalf("the backlog holds %d bytes, want the 4 MB written", before)
 	}
-	if err := c.ConfigSet(ctx, "repl-backlog-size", "1mb").Err(); err != nil {
-		t.Fatal(err)
+	if v := do(t, primary, "CONFIG", "SET", "repl-backlog-size", "1mb"); v != "OK" {
+		t.Fatalf("CONFIG SET repl-backlog-size 1mb = %v", v)
 	}
 	after, firstAfter := backlog()
 	if after > 1<<20 || after < 1<<19 || firstAfter <= firstBefore {
