@@ -363,9 +363,6 @@ func (c *conn) warmAhead(sh *shard.Shard) {
 
 // shardOfSlot is the number of the shard that holds slot here.
 func (c *conn) shardOfSlot(slot int) int {
-	if len(c.srv.shards) == 1 {
-		return 0
-	}
 	owner, _ := c.srv.slotShard(slot)
 	return owner.ID
 }
