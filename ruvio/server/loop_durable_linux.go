@@ -70,6 +70,7 @@ func (l *eventLoop) resumeParked() {
 	if len(l.parked) == 0 {
 		return
 	}
+	l.resumedAt = time.Now()
 	parked := l.parked
 	l.parked = l.spareParked[:0]
 	for _, c := range parked {
@@ -88,13 +89,19 @@ func (l *eventLoop) resumeParked() {
 }
 
 // parkedTimeout is how long, in ms, the loop may wait for events before
-// a parked connection's timeout runs out; -1 when none can.
+// a parked connection's timeout runs out; -1 when none can. A timeout
+// that ran out before the connections were last looked at (resumedAt)
+// needs no turn of its own: that look found the connection's writes not
+// yet as safe as its profile promises, and the log's progress, which it
+// registered to be woken by, releases it. Counting such a deadline
+// would make every wait return at once, and the loop would spin on its
+// thread until the log caught up.
 func (l *eventLoop) parkedTimeout() int {
 	wait := -1
 	now := time.Now()
 	for _, c := range l.parked {
 		d := c.heldDeadline()
-		if !c.parked || d.IsZero() {
+		if !c.parked || d.IsZero() || !d.After(l.resumedAt) {
 			continue
 		}
 		ms := int((d.Sub(now) + time.Millisecond - 1) / time.Millisecond)

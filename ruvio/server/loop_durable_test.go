@@ -170,3 +170,46 @@ func TestALogFailureClosesAParkedClient(t *testing.T) {
 	d.expect("-NOREPLICAS Not enough replicas hold this connection's writes on disk within 300 ms (CLIENT DURABILITY REPLICAS 1); the writes stay applied.\r\n")
 	d.expectClosed()
 }
+
+// The loop's wait while connections are parked ends at the first
+// timeout still to run out. One that ran out before the last look at the
+// parked connections asks for no turn: that look left the connection
+// waiting for its log, which wakes the loop; counting it made every wait
+// return at once and the loop spin on its thread until the log caught
+// up.
+func TestParkedTimeout(t *testing.T) {
+	base := time.Now()
+	parkedAt := func(held time.Time, timeout time.Duration) *conn {
+		return &conn{parked: true, held: []heldReply{{at: held}},
+			dur: durability{replicas: 1, timeout: timeout}}
+	}
+	hour := time.Hour
+	cases := []struct {
+		name      string
+		parked    []*conn
+		resumedAt time.Time
+		want      func(ms int) bool
+	}{
+		{"none parked", nil, base, func(ms int) bool { return ms == -1 }},
+		{"no timeout", []*conn{parkedAt(base, 0)}, base, func(ms int) bool { return ms == -1 }},
+		{"a timeout ahead", []*conn{parkedAt(base, hour)}, base,
+			func(ms int) bool { return ms > 59*60*1000 && ms <= 60*60*1000 }},
+		{"the nearer of two", []*conn{parkedAt(base, hour), parkedAt(base, 2*hour)}, base,
+			func(ms int) bool { return ms > 59*60*1000 && ms <= 60*60*1000 }},
+		{"run out since the last look", []*conn{parkedAt(base.Add(-hour), 30*time.Minute)}, base.Add(-45 * time.Minute),
+			func(ms int) bool { return ms == 0 }},
+		{"run out before the last look", []*conn{parkedAt(base.Add(-hour), 30*time.Minute)}, base,
+			func(ms int) bool { return ms == -1 }},
+		{"run out before the last look, another ahead",
+			[]*conn{parkedAt(base.Add(-hour), 30*time.Minute), parkedAt(base, hour)}, base,
+			func(ms int) bool { return ms > 59*60*1000 && ms <= 60*60*1000 }},
+		{"dropped since parked", []*conn{{held: []heldReply{{at: base}}, dur: durability{replicas: 1, timeout: hour}}}, base,
+			func(ms int) bool { return ms == -1 }},
+	}
+	for _, tc := range cases {
+		l := &eventLoop{parked: tc.parked, resumedAt: tc.resumedAt}
+		if got := l.parkedTimeout(); !tc.want(got) {
+			t.Errorf("%s: parkedTimeout %d ms", tc.name, got)
+		}
+	}
+}

@@ -52,6 +52,10 @@ type eventLoop struct {
 	// replicas (loop_durable_linux.go); spareParked is the other slice
 	// resumeParked swaps in.
 	parked, spareParked []*conn
+	// resumedAt is when resumeParked last looked at the parked
+	// connections: a deadline before it has been seen run out
+	// (parkedTimeout).
+	resumedAt time.Time
 	// acks is an eventfd the replication layer writes at an
 	// acknowledgement the loop asked to hear of; ackMu orders those
 	// writes with its closing.

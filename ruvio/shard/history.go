@@ -80,13 +80,17 @@ func (sh *Shard) WaitSafe(ctx context.Context, seq uint64) error {
 }
 
 // SafeOrWake is WaitSafe for a caller that must not block: it reports
-// whether WaitSafe(seq) would return at once (seq is as safe as the
-// profile promises, or the log failed), and when not, has *wake called
-// at the log's next progress (wal.Log.WakeOnPublish).
+// whether seq is as safe as the profile promises (or the log failed),
+// and when not, has *wake called at the log's next progress
+// (wal.Log.WakeOnPublish). Under everysec it writes the records out
+// first, as WaitSafe does: a write(2) does not wait for the disk, and
+// left to the writer's tick, a record no replica stream has sent yet
+// would wait up to a second.
 func (sh *Shard) SafeOrWake(seq uint64, wake *func()) bool {
 	lg := sh.wlog()
 	lg.WakeOnPublish(wake)
 	if sh.durability == config.DurabilityEverysec {
+		lg.WriteOut(seq) // a failure shows in Failed
 		return lg.Written() >= seq || lg.Failed()
 	}
 	return lg.Durable() >= seq || lg.Failed()

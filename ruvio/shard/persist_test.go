@@ -243,3 +243,18 @@ func TestWriteOutWritesTheRecords(t *testing.T) {
 		})
 	}
 }
+
+// SafeOrWake on an everysec shard writes the records out itself, as
+// WaitSafe does, and reports them safe at once: an event loop asking for
+// a parked client does not wait for the writer's next tick.
+func TestSafeOrWakeWritesOutUnderEverysec(t *testing.T) {
+	o := offlineNode(t, t.TempDir(), config.DurabilityEverysec, 1)
+	defer o.closeOffline(t)
+	o.exec(t, "SET", "k", "v")
+	sh := o.shards[0]
+	last := sh.wlog().Last()
+	wake := func() {}
+	if !sh.SafeOrWake(last, &wake) {
+		t.Fatalf("record %d not safe after SafeOrWake; written up to %d", last, sh.wlog().Written())
+	}
+}
