@@ -1,9 +1,13 @@
 package server
 
 import (
+	"bytes"
 	"context"
 	"fmt"
+	"io"
+	"math/rand/v2"
 	"strconv"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -137,5 +141,92 @@ func TestQueuedCommandsKeepTheirArgumentsInAPipeline(t *testing.T) {
 	got, err := client(t, s, 0).LRange(context.Background(), "l", 0, -1).Result()
 	if err != nil || len(got) != 1 || got[0] != "xyz" {
 		t.Fatalf("LRANGE l = %q, %v; want [xyz]", got, err)
+	}
+}
+
+// Pipelines on a keyspace large enough to be warmed, across two shards,
+// sent in pieces of every size, so that a read often ends inside a
+// command and the look ahead sees part of one: every reply matches a
+// model of the keyspace, and no key is stored twice or lost.
+func TestWarmedPipelinesInPieces(t *testing.T) {
+	s := startServer(t, func(c *config.Config) { c.Shards = 2 })
+	ctx := context.Background()
+	c := client(t, s, 0)
+	p := c.Pipeline()
+	for i := range 10000 { // about 5,000 per shard: enough to be warmed
+		p.Set(ctx, "pre:"+strconv.Itoa(i), "x", 0)
+	}
+	if _, err := p.Exec(ctx); err != nil {
+		t.Fatal(err)
+	}
+
+	rng := rand.New(rand.NewPCG(1, 2))
+	keys := make([]string, 300)
+	for i := range keys {
+		// Lengths 1 to 40, some with a hash tag, many of the same length.
+		k := fmt.Sprintf("%x", rng.Uint64())[:1+rng.IntN(12)] + strings.Repeat("k", rng.IntN(28))
+		if i%7 == 0 {
+			k = "{" + k[:1] + "}" + k
+		}
+		keys[i] = k
+	}
+	strs, counters := map[string]string{}, map[string]int{}
+	var req, want []byte
+	for i := range 4000 {
+		k := keys[rng.IntN(len(keys))]
+		switch rng.IntN(3) {
+		case 0:
+			v := strconv.Itoa(i)
+			strs[k] = v
+			req = append(req, multibulk("SET", "s:"+k, v)...)
+			want = append(want, "+OK\r\n"...)
+		case 1:
+			req = append(req, multibulk("GET", "s:"+k)...)
+			if v, ok := strs[k]; ok {
+				want = fmt.Appendf(want, "$%d\r\n%s\r\n", len(v), v)
+			} else {
+				want = append(want, "$-1\r\n"...)
+			}
+		default:
+			counters[k]++
+			req = append(req, multibulk("INCR", "n:"+k)...)
+			want = fmt.Appendf(want, ":%d\r\n", counters[k])
+		}
+	}
+
+	d := dialRaw(t, s.Addr(0))
+	sent := make(chan error, 1)
+	go func() {
+		for rest := req; len(rest) > 0; {
+			n := min(len(rest), 1+rng.IntN(3000))
+			if _, err := d.nc.Write(rest[:n]); err != nil {
+				sent <- err
+				return
+			}
+			rest = rest[n:]
+		}
+		sent <- nil
+	}()
+	d.nc.SetReadDeadline(time.Now().Add(30 * time.Second))
+	got := make([]byte, len(want))
+	if n, err := io.ReadFull(d.nc, got); err != nil {
+		i := 0
+		for i < n && got[i] == want[i] {
+			i++
+		}
+		t.Fatalf("reading the replies: %v after %d of %d bytes, equal up to %d: got %q want %q", err, n, len(want), i, got[i:min(n, i+60)], want[i:min(len(want), i+60)])
+	}
+	if err := <-sent; err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(got, want) {
+		i := 0
+		for i < len(got) && got[i] == want[i] {
+			i++
+		}
+		t.Fatalf("replies differ at byte %d: got %q, want %q", i, got[i:min(len(got), i+40)], want[i:min(len(want), i+40)])
+	}
+	if n, want := c.DBSize(ctx).Val(), int64(10000+len(strs)+len(counters)); n != want {
+		t.Fatalf("DBSIZE %d, want %d: a key was stored twice or lost", n, want)
 	}
 }
