@@ -1,6 +1,7 @@
 package sortedset
 
 import (
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"strings"
@@ -117,16 +118,17 @@ func TestAddScoreRemove(t *testing.T) {
 	}
 
 	// -0 equals 0, so re-adding with -0 keeps the stored +0, as Redis does;
-	// a new member keeps its -0.
+	// a new member of the compact form is stored with 0, as a listpack
+	// stores it (a skiplist keeps -0: TestNegativeZeroInASkiplist).
 	s.Add("z", negZ)
 	if sc, _ := s.Score("z"); math.Signbit(sc) {
 		t.Error("re-add with -0 replaced 0")
 	}
 	s.Add("y", negZ)
-	if sc, _ := s.Score("y"); !math.Signbit(sc) {
-		t.Error("-0 not kept for a new member")
+	if sc, _ := s.Score("y"); math.Signbit(sc) {
+		t.Error("the compact form kept -0 for a new member")
 	}
-	if got := show(s.ByRank(1, 2, false)); got != "y:-0 z:0" {
+	if got := show(s.ByRank(1, 2, false)); got != "y:0 z:0" {
 		t.Errorf("-0/0 tie = %s", got)
 	}
 
@@ -492,5 +494,26 @@ func TestClone(t *testing.T) {
 	mustCheck(t, s)
 	if show(all(s)) != before {
 		t.Error("mutating the clone changed the original")
+	}
+}
+
+// A skiplist keeps a score's sign, as Redis's does: a set past the
+// compact form's limits answers -0 for a member added with -0, and one
+// that was compact when the member came keeps the 0 it stored then.
+func TestNegativeZeroInASkiplist(t *testing.T) {
+	s := New()
+	s.Add("early", negZ)
+	for i := range packedMaxLen + 1 {
+		s.Add(fmt.Sprint("m", i), float64(i+1))
+	}
+	if s.big == nil {
+		t.Fatal("still compact")
+	}
+	s.Add("late", negZ)
+	if sc, _ := s.Score("late"); !math.Signbit(sc) {
+		t.Error("the skiplist dropped -0's sign")
+	}
+	if sc, _ := s.Score("early"); math.Signbit(sc) {
+		t.Error("promotion brought back a sign the compact form had dropped")
 	}
 }

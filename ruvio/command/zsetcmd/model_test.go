@@ -99,7 +99,7 @@ func (m *model) zadd(key string, o addOptions, pairs [][2]string) any {
 		case !exists && o.xx, exists && o.nx:
 			continue
 		case !exists:
-			s[p[1]] = score
+			s[p[1]] = compactScore(score)
 			added++
 			processed++
 			last = score
@@ -117,7 +117,7 @@ func (m *model) zadd(key string, o addOptions, pairs [][2]string) any {
 		processed++
 		last = score
 		if score != cur {
-			s[p[1]] = score
+			s[p[1]] = compactScore(score)
 			updated++
 		}
 	}
@@ -131,6 +131,16 @@ func (m *model) zadd(key string, o addOptions, pairs [][2]string) any {
 		return m.score(last)
 	}
 	return nil
+}
+
+// compactScore is score as a sorted set in its compact form stores it
+// (every set these tests make stays compact): -0 as 0, as Redis's
+// listpack does. Replies give the score computed, sign and all.
+func compactScore(score float64) float64 {
+	if score == 0 {
+		return 0
+	}
+	return score
 }
 
 // maps copies a member map, keeping nil as nil.
