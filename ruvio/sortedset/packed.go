@@ -84,7 +84,12 @@ func (p packed) score(i int) float64 {
 }
 
 // setScore stores score, which must fit the score width, for element i.
+// -0 is stored as 0, as Redis's listpack stores it (ZADD z -0 a, then
+// ZSCORE z a, answers 0); a skiplist keeps the sign.
 func (p packed) setScore(i int, score float64) {
+	if score == 0 {
+		score = 0
+	}
 	b := p[p.header(i):]
 	switch p[1] & 0x0f {
 	case 1:
@@ -98,11 +103,11 @@ func (p packed) setScore(i int, score float64) {
 	}
 }
 
-// scoreWidth is the narrowest score width that holds score exactly. -0 is
-// an integer but needs the float encoding to keep its sign.
+// scoreWidth is the narrowest score width that holds score exactly (-0
+// is stored as 0: setScore).
 func scoreWidth(score float64) int {
 	switch {
-	case score != math.Trunc(score) || (score == 0 && math.Signbit(score)):
+	case score != math.Trunc(score):
 		return 8
 	case score >= math.MinInt8 && score <= math.MaxInt8:
 		return 1

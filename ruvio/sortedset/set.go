@@ -70,12 +70,6 @@ func (s *Set) Add(member string, score float64) (added bool) {
 	if s.big != nil {
 		return s.big.add(member, score)
 	}
-	if score == 0 && (s.small.find(member) >= 0 || s.small.len() < packedMaxLen && len(member) <= packedMaxMember) {
-		// The compact form stores -0 as 0, as Redis's listpack does
-		// (ZADD z -0 a, then ZSCORE z a, answers 0); a skiplist keeps the
-		// sign.
-		score = 0
-	}
 	if i := s.small.find(member); i >= 0 {
 		if s.small.score(i) != score {
 			s.small.move(i, score)
