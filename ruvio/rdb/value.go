@@ -275,14 +275,16 @@ func (d *decoder) value(typ byte) any {
 		return d.nonEmpty(h.Len(), h)
 	case typeZSet, typeZSet2:
 		n := d.count()
-		z := sortedset.New()
+		var items []sortedset.Item
 		for i := 0; i < n && d.err == nil; i++ {
 			m := d.str()
 			score := d.score(typ == typeZSet2)
 			if d.err == nil {
-				z.Add(string(m), score)
+				items = append(items, sortedset.Item{Member: string(m), Score: score})
 			}
 		}
+		// Built whole, as Redis loads one, so a large set keeps -0 scores.
+		z := sortedset.FromItems(items)
 		return d.nonEmpty(z.Len(), z)
 	case typeSetIntset, typeSetListpack:
 		var ms [][]byte
@@ -348,15 +350,16 @@ func (d *decoder) value(typ byte) any {
 			}
 			return d.nonEmpty(h.Len(), h)
 		}
-		z := sortedset.New()
+		items := make([]sortedset.Item, 0, len(es)/2)
 		for i := 0; i < len(es); i += 2 {
 			score, err := strconv.ParseFloat(string(es[i+1]), 64)
 			if err != nil || math.IsNaN(score) {
 				d.fail(errPacked)
 				return nil
 			}
-			z.Add(string(es[i]), score)
+			items = append(items, sortedset.Item{Member: string(es[i]), Score: score})
 		}
+		z := sortedset.FromItems(items)
 		return d.nonEmpty(z.Len(), z)
 	case typeStream, typeStream2, typeStream3:
 		return d.stream(typ)

@@ -323,7 +323,7 @@ func (r *reader) set() map[string]struct{} {
 
 func (r *reader) zset() *sortedset.Set {
 	n := r.count(9)
-	s := sortedset.New()
+	items := make([]sortedset.Item, 0, n)
 	for range n {
 		member := r.str(r.length())
 		score := math.Float64frombits(r.u64())
@@ -335,10 +335,13 @@ func (r *reader) zset() *sortedset.Set {
 			r.fail(r.corrupt(r.at()-8, "entry %d: NaN score", r.entries))
 			return nil
 		}
-		if !s.Add(member, score) {
-			r.fail(r.corrupt(r.at(), "entry %d: sorted set repeats a member", r.entries))
-			return nil
-		}
+		items = append(items, sortedset.Item{Member: member, Score: score})
+	}
+	// Built whole, as Redis loads one, so a large set keeps -0 scores.
+	s := sortedset.FromItems(items)
+	if s.Len() != n {
+		r.fail(r.corrupt(r.at(), "entry %d: sorted set repeats a member", r.entries))
+		return nil
 	}
 	return s
 }

@@ -35,6 +35,23 @@ type Set struct {
 // New returns an empty set.
 func New() *Set { return &Set{} }
 
+// FromItems returns a set holding items, in the form Redis gives a sorted
+// set built whole (a ZUNIONSTORE or ZRANGESTORE result, a set loaded from a
+// snapshot): compact only if the finished set fits, so that a skiplist's -0
+// scores keep their sign from the first member on. A member given twice
+// keeps its last score.
+func FromItems(items []Item) *Set {
+	s := New()
+	tooLong := func(it Item) bool { return len(it.Member) > packedMaxMember }
+	if len(items) > packedMaxLen || slices.ContainsFunc(items, tooLong) {
+		s.big = newSkiplist(0, len(items))
+	}
+	for _, it := range items {
+		s.Add(it.Member, it.Score)
+	}
+	return s
+}
+
 // Len returns the number of members.
 func (s *Set) Len() int {
 	if s.big != nil {

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -515,5 +516,49 @@ func TestNegativeZeroInASkiplist(t *testing.T) {
 	}
 	if sc, _ := s.Score("early"); math.Signbit(sc) {
 		t.Error("promotion brought back a sign the compact form had dropped")
+	}
+}
+
+func TestFromItemsTakesTheFormOfTheWholeSet(t *testing.T) {
+	items := func(n, memberLen int) []Item {
+		out := make([]Item, n)
+		for i := range out {
+			out[i] = Item{Member: fmt.Sprintf("%0*d", memberLen, i), Score: negZ}
+		}
+		return out
+	}
+	for _, tc := range []struct {
+		name        string
+		items       []Item
+		compact     bool
+		signKeptFor int // members, from the first, whose -0 keeps its sign
+	}{
+		{"empty", nil, true, 0},
+		{"fits", items(packedMaxLen, 3), true, 0},
+		{"one too many", items(packedMaxLen+1, 3), false, packedMaxLen + 1},
+		{"one long member", items(2, packedMaxMember+1), false, 2},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			s := FromItems(tc.items)
+			if (s.big == nil) != tc.compact {
+				t.Fatalf("compact = %v, want %v", s.big == nil, tc.compact)
+			}
+			if s.Len() != len(tc.items) {
+				t.Fatalf("Len = %d, want %d", s.Len(), len(tc.items))
+			}
+			kept := 0
+			for _, it := range tc.items {
+				if sc, _ := s.Score(it.Member); math.Signbit(sc) {
+					kept++
+				}
+			}
+			if kept != tc.signKeptFor {
+				t.Errorf("%d members kept -0, want %d", kept, tc.signKeptFor)
+			}
+		})
+	}
+	s := FromItems([]Item{{"a", 1}, {"b", 2}, {"a", 3}})
+	if got := s.ByRank(0, s.Len()-1, false); !slices.Equal(got, []Item{{"b", 2}, {"a", 3}}) {
+		t.Errorf("a repeated member: got %v, want the last score to hold", got)
 	}
 }

@@ -271,15 +271,14 @@ func runSearch(c *command.Ctx, flags searchFlags) {
 		c.W.Int(0)
 		return
 	}
-	out := sortedset.New()
-	for _, h := range hits {
-		score := h.score
+	items := make([]sortedset.Item, len(hits))
+	for i, h := range hits {
+		items[i] = sortedset.Item{Member: h.member, Score: h.score}
 		if storeDist {
-			score = h.dist
+			items[i].Score = h.dist
 		}
-		out.Add(h.member, score)
 	}
-	c.DB.Set(dest, out)
+	c.DB.Set(dest, sortedset.FromItems(items))
 	c.Dirty++
 	event := "georadiusstore"
 	if command.Eq(c.Args[0], "geosearchstore") {

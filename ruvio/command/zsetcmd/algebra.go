@@ -1,12 +1,13 @@
 package zsetcmd
 
 import (
-	"github.com/ruvio/ruvio/ruvio/notify"
+	"cmp"
 	"math"
 	"slices"
 	"strings"
 
 	"github.com/ruvio/ruvio/ruvio/command"
+	"github.com/ruvio/ruvio/ruvio/notify"
 	"github.com/ruvio/ruvio/ruvio/sortedset"
 )
 
@@ -192,9 +193,10 @@ func parseAlgebra(c *command.Ctx, at int, op setOp, store, cardOnly bool) (algeb
 	return a, true
 }
 
-// compute returns the result of op over srcs as a new sorted set.
-func compute(op setOp, a algebraArgs) *sortedset.Set {
-	out := sortedset.New()
+// compute returns the members of op's result over srcs with their scores,
+// each once, in no particular order.
+func compute(op setOp, a algebraArgs) []sortedset.Item {
+	var out []sortedset.Item
 	srcs := a.srcs
 	if op != opDiff {
 		// Smallest first, as Redis orders them (stably), which fixes the
@@ -217,8 +219,9 @@ func compute(op setOp, a algebraArgs) *sortedset.Set {
 				}
 			})
 		}
-		for _, m := range order {
-			out.Add(m, acc[m])
+		out = make([]sortedset.Item, len(order))
+		for i, m := range order {
+			out[i] = sortedset.Item{Member: m, Score: acc[m]}
 		}
 	case opInter:
 		if len(srcs) == 0 || srcs[0].size() == 0 {
@@ -236,7 +239,7 @@ func compute(op setOp, a algebraArgs) *sortedset.Set {
 				// zeroes only the first, so -inf * 2 + -inf * 0 is 0.
 				v = a.agg.combine(v, s*o.weight)
 			}
-			out.Add(m, v)
+			out = append(out, sortedset.Item{Member: m, Score: v})
 		})
 	case opDiff:
 		srcs[0].each(func(m string, score float64) {
@@ -245,7 +248,7 @@ func compute(op setOp, a algebraArgs) *sortedset.Set {
 					return
 				}
 			}
-			out.Add(m, score)
+			out = append(out, sortedset.Item{Member: m, Score: score})
 		})
 	}
 	return out
@@ -260,8 +263,16 @@ func algebraCmd(op setOp) func(*command.Ctx) {
 		if !ok {
 			return
 		}
+		// Redis answers from a skiplist built for the result, so a
+		// computed -0 keeps its sign here, unlike in a small stored set.
 		res := compute(op, a)
-		writeItems(c.W, res.ByRank(0, res.Len()-1, false), a.withScores)
+		slices.SortFunc(res, func(x, y sortedset.Item) int {
+			if c := cmp.Compare(x.Score, y.Score); c != 0 {
+				return c
+			}
+			return strings.Compare(x.Member, y.Member)
+		})
+		writeItems(c.W, res, a.withScores)
 	}
 }
 
@@ -275,7 +286,7 @@ func storeCmd(op setOp) func(*command.Ctx) {
 		if !ok {
 			return
 		}
-		res := compute(op, a)
+		res := sortedset.FromItems(compute(op, a))
 		dest := string(c.Args[1])
 		if res.Len() == 0 {
 			if c.DB.Delete(dest) {

@@ -1,6 +1,7 @@
 package zsetcmd
 
 import (
+	"fmt"
 	"reflect"
 	"strings"
 	"testing"
@@ -69,6 +70,23 @@ func TestAlgebra(t *testing.T) {
 			step{cmd: "ZUNIONSTORE z1 2 z1 z1", want: int64(3)},
 			step{cmd: "ZRANGE z1 0 -1 WITHSCORES", want: a("a", "2", "b", "4", "c", "6")},
 		)},
+		// As in Redis, a small stored result keeps 0 for -0 (a
+		// listpack's rule); a reply, or a stored result too large for the
+		// compact form, keeps the sign.
+		{name: "negative zero", steps: []step{
+			{cmd: "ZADD z 0 a -1 a", want: int64(1)},
+			{cmd: "ZUNION 1 z WEIGHTS 0 WITHSCORES", want: a("a", "-0")},
+			{cmd: "ZINTER 1 z WEIGHTS 0 WITHSCORES", want: a("a", "-0")},
+			{cmd: "ZUNIONSTORE d 1 z WEIGHTS 0", want: int64(1)},
+			{cmd: "ZRANGE d 0 -1 WITHSCORES", want: a("a", "0")},
+			{cmd: "ZADD big" + manyMembers(200), want: int64(200)},
+			{cmd: "ZUNIONSTORE d 1 big WEIGHTS 0", want: int64(200)},
+			{cmd: "ZRANGE d 0 0 WITHSCORES", want: a("m000", "-0")},
+			{cmd: "ZRANGESTORE r d 0 -1", want: int64(200)},
+			{cmd: "ZRANGE r 0 0 WITHSCORES", want: a("m000", "-0")},
+			{cmd: "ZRANGESTORE r d 0 0", want: int64(1)},
+			{cmd: "ZRANGE r 0 0 WITHSCORES", want: a("m000", "0")},
+		}},
 		{name: "nan", steps: []step{
 			{cmd: "ZADD p +inf a", want: int64(1)},
 			{cmd: "ZADD n -inf a", want: int64(1)},
@@ -179,4 +197,13 @@ func TestAlgebraSpecs(t *testing.T) {
 			t.Errorf("%s keys = %v, want %v", args, got, want)
 		}
 	}
+}
+
+// manyMembers returns n ZADD pairs " -1 m000 -1 m001 ...", all scoring -1.
+func manyMembers(n int) string {
+	var b strings.Builder
+	for i := range n {
+		fmt.Fprintf(&b, " -1 m%03d", i)
+	}
+	return b.String()
 }

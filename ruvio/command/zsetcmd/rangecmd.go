@@ -187,11 +187,7 @@ func zrangestore(c *command.Ctx) {
 		c.W.Int(0)
 		return
 	}
-	s := sortedset.New()
-	for _, it := range items {
-		s.Add(it.Member, it.Score)
-	}
-	c.DB.Set(dst, s)
+	c.DB.Set(dst, sortedset.FromItems(items))
 	c.Dirty++
 	notifyAsSent(c, dst)
 	c.W.Int(int64(len(items)))
