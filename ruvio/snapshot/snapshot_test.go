@@ -170,7 +170,18 @@ func sample() map[string]keyspace.Entry {
 			sortedset.Item{Member: "b", Score: 1.5},
 		), ExpireAt: 7},
 		"zset-empty": {Val: sortedset.New()},
+		// A skiplist keeps -0 on every member; the loaded set must too.
+		"zset-big-negzero": {Val: sortedset.FromItems(negZeros(200))},
 	}
+}
+
+// negZeros returns n members scoring -0.
+func negZeros(n int) []sortedset.Item {
+	items := make([]sortedset.Item, n)
+	for i := range items {
+		items[i] = sortedset.Item{Member: fmt.Sprintf("m%03d", i), Score: math.Copysign(0, -1)}
+	}
+	return items
 }
 
 var testHeader = Header{
