@@ -37,9 +37,10 @@ func New() *Set { return &Set{} }
 
 // FromItems returns a set holding items, in the form Redis gives a sorted
 // set built whole (a ZUNIONSTORE or ZRANGESTORE result, a set loaded from a
-// snapshot): compact only if the finished set fits, so that a skiplist's -0
-// scores keep their sign from the first member on. A member given twice
-// keeps its last score.
+// snapshot): compact only if all of items fit in it, so that a skiplist's
+// -0 scores keep their sign from the first member on. Items should name
+// each member once; a member given twice keeps its last score, and the
+// form is still chosen by the count of items.
 func FromItems(items []Item) *Set {
 	s := New()
 	tooLong := func(it Item) bool { return len(it.Member) > packedMaxMember }
