@@ -28,7 +28,11 @@ type Coordinator struct {
 	cfg   *Config
 	log   *slog.Logger
 	start time.Time
-	peers []Peer
+	// lastTick and awake are when the stall watch last ran and when the
+	// last stall it found ended, as offsets from start on the monotonic
+	// clock (awake 0: none); see watchStalls.
+	lastTick, awake atomic.Int64
+	peers           []Peer
 
 	fsm    *fsm
 	raft   *raft.Raft
@@ -190,6 +194,8 @@ func (c *Coordinator) Start() error {
 	c.conf.view = r
 	c.wg.Add(1)
 	go func() { defer c.wg.Done(); c.watchLeadership(c.stop) }()
+	c.wg.Add(1)
+	go func() { defer c.wg.Done(); c.watchStalls() }()
 	c.noteRecorded(c.recorded())
 	switch {
 	case has:

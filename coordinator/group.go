@@ -119,7 +119,43 @@ func (c *Coordinator) silentFrom(member string) time.Time {
 	if ns := p.heard.Load(); ns != 0 {
 		heard = time.Unix(0, ns)
 	}
-	return rules.SilentFrom(heard, c.start, c.downAfter())
+	return rules.SilentFrom(heard, c.countFrom(), c.downAfter())
+}
+
+// countFrom is when this coordinator starts counting its members'
+// silence: its start, or the end of its last stall (rules.CountFrom).
+func (c *Coordinator) countFrom() time.Time {
+	var awake time.Time
+	if a := c.awake.Load(); a != 0 {
+		awake = c.start.Add(time.Duration(a))
+	}
+	lastTick := c.start.Add(time.Duration(c.lastTick.Load()))
+	return rules.CountFrom(c.start, awake, lastTick, time.Now(), c.downAfter())
+}
+
+// watchStalls looks at the coordinator's own clock every
+// rules.StallTick and notes the end of each stall it finds, so that a
+// stall of the coordinator (or of its whole machine) is not taken for
+// its members' silence.
+func (c *Coordinator) watchStalls() {
+	t := time.NewTicker(rules.StallTick)
+	defer t.Stop()
+	c.lastTick.Store(int64(time.Since(c.start)))
+	for {
+		select {
+		case <-c.stop:
+			return
+		case <-t.C:
+		}
+		now := time.Since(c.start)
+		prev := time.Duration(c.lastTick.Load())
+		if rules.Stalled(c.start.Add(prev), c.start.Add(now), c.downAfter()) {
+			c.awake.Store(int64(now))
+			c.log.Warn("this coordinator was stalled: its members' silence counts again from now",
+				"stalled_ms", (now - prev).Milliseconds())
+		}
+		c.lastTick.Store(int64(now))
+	}
 }
 
 // noteSilence publishes +sdown / -sdown as this coordinator's view of a
