@@ -28,11 +28,12 @@ type Coordinator struct {
 	cfg   *Config
 	log   *slog.Logger
 	start time.Time
+	peers []Peer
+
 	// lastTick and awake are when the stall watch last ran and when the
 	// last stall it found ended, as offsets from start on the monotonic
 	// clock (awake 0: none); see watchStalls.
 	lastTick, awake atomic.Int64
-	peers           []Peer
 
 	fsm    *fsm
 	raft   *raft.Raft

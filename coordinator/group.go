@@ -149,7 +149,7 @@ func (c *Coordinator) watchStalls() {
 		}
 		now := time.Since(c.start)
 		prev := time.Duration(c.lastTick.Load())
-		if rules.Stalled(c.start.Add(prev), c.start.Add(now), c.downAfter()) {
+		if rules.Stalled(now-prev, c.downAfter()) {
 			c.awake.Store(int64(now))
 			c.log.Warn("this coordinator was stalled: its members' silence counts again from now",
 				"stalled_ms", (now - prev).Milliseconds())

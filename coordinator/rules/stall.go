@@ -15,13 +15,13 @@ import "time"
 // StallTick is how often a coordinator's watch looks at its own clock.
 const StallTick = 50 * time.Millisecond
 
-// Stalled reports whether a coordinator whose watch last ran at prev
-// and runs again at now (StallTick apart when all is well) was stalled
-// in between for long enough to matter: more than half of downAfter. A
+// Stalled reports whether a coordinator whose watch runs again gap
+// after its last run (StallTick when all is well) was stalled in between
+// for long enough to matter: more than half of downAfter. A
 // shorter stall leaves a member that answers every ping interval heard
 // within downAfter, unless the interval itself takes up most of it.
-func Stalled(prev, now time.Time, downAfter time.Duration) bool {
-	return now.Sub(prev) > StallTick+downAfter/2
+func Stalled(gap, downAfter time.Duration) bool {
+	return gap > StallTick+downAfter/2
 }
 
 // CountFrom is the moment from which a coordinator counts a member's
@@ -30,7 +30,7 @@ func Stalled(prev, now time.Time, downAfter time.Duration) bool {
 // not run since lastTick for so long that it is stalled at this moment
 // and has not yet noted it.
 func CountFrom(start, awake, lastTick, now time.Time, downAfter time.Duration) time.Time {
-	if Stalled(lastTick, now, downAfter) {
+	if Stalled(now.Sub(lastTick), downAfter) {
 		return now
 	}
 	if awake.After(start) {

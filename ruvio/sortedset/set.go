@@ -1,9 +1,11 @@
 package sortedset
 
 import (
+	"cmp"
 	"math/rand/v2"
 	"slices"
 	"strconv"
+	"strings"
 )
 
 // Item is one element of a Set.
@@ -34,6 +36,15 @@ type Set struct {
 
 // New returns an empty set.
 func New() *Set { return &Set{} }
+
+// Compare orders two items as a Set orders its members: by score, then
+// bytewise by member. -0 and 0 are equal scores.
+func Compare(a, b Item) int {
+	if c := cmp.Compare(a.Score, b.Score); c != 0 {
+		return c
+	}
+	return strings.Compare(a.Member, b.Member)
+}
 
 // FromItems returns a set holding items, in the form Redis gives a sorted
 // set built whole (a ZUNIONSTORE or ZRANGESTORE result, a set loaded from a

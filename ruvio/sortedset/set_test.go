@@ -562,3 +562,21 @@ func TestFromItemsTakesTheFormOfTheWholeSet(t *testing.T) {
 		t.Errorf("a repeated member: got %v, want the last score to hold", got)
 	}
 }
+
+func TestCompareIsTheSetsOrder(t *testing.T) {
+	for _, tc := range []struct {
+		a, b Item
+		want int
+	}{
+		{Item{"b", 1}, Item{"a", 2}, -1},
+		{Item{"a", 2}, Item{"b", 1}, 1},
+		{Item{"a", 1}, Item{"b", 1}, -1},
+		{Item{"b", negZ}, Item{"a", 0}, 1}, // -0 and 0 tie: member decides
+		{Item{"a", negInf}, Item{"a", inf}, -1},
+		{Item{"a", 1}, Item{"a", 1}, 0},
+	} {
+		if got := Compare(tc.a, tc.b); got != tc.want {
+			t.Errorf("Compare(%v, %v) = %d, want %d", tc.a, tc.b, got, tc.want)
+		}
+	}
+}

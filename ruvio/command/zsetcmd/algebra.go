@@ -1,7 +1,6 @@
 package zsetcmd
 
 import (
-	"cmp"
 	"math"
 	"slices"
 	"strings"
@@ -266,12 +265,7 @@ func algebraCmd(op setOp) func(*command.Ctx) {
 		// Redis answers from a skiplist built for the result, so a
 		// computed -0 keeps its sign here, unlike in a small stored set.
 		res := compute(op, a)
-		slices.SortFunc(res, func(x, y sortedset.Item) int {
-			if c := cmp.Compare(x.Score, y.Score); c != 0 {
-				return c
-			}
-			return strings.Compare(x.Member, y.Member)
-		})
+		slices.SortFunc(res, sortedset.Compare)
 		writeItems(c.W, res, a.withScores)
 	}
 }
