@@ -331,6 +331,42 @@ func init() {
 				"they know while no coordinator answers."},
 	})
 	register(Scenario{
+		Name: "machine-stall",
+		Summary: "every process is frozen with SIGSTOP for 3 s, three times down_after_ms, as on a stalled machine; " +
+			"the primary resumes last: no failover",
+		Topology:         coordinatedGroup(),
+		Workloads:        coordinatedLoad(),
+		ClientsOnPrimary: true,
+		Duration:         16 * time.Second, Settle: 2 * time.Second,
+		Schedule: func(rng *rand.Rand, d time.Duration) []nemesis.Step {
+			// Frozen together, resumed in turn: the replicas, the
+			// coordinators 100 ms later, the primary 700 ms after them
+			// (less than down_after_ms).
+			at, hold := d*3/10, 3*time.Second
+			steps := []nemesis.Step{
+				{Kind: nemesis.Pause, Target: "n1", At: at, For: hold + 800*time.Millisecond},
+				{Kind: nemesis.Pause, Target: "n2", At: at, For: hold},
+				{Kind: nemesis.Pause, Target: "n3", At: at, For: hold},
+			}
+			for _, c := range coordinators {
+				steps = append(steps, nemesis.Step{Kind: nemesis.Pause, Target: c, At: at, For: hold + 100*time.Millisecond})
+			}
+			return steps
+		},
+		Expect: check.Expectations{MinAcknowledged: 1, MaxLost: i64(0), RequireLinearizable: true, RequireConverged: true,
+			Failovers: i64(0), EpochRise: i64(0)},
+		Figures: []Figure{countFigure("F16", "failovers when every process is frozen (SIGSTOP) for 3 s and the primary resumes last",
+			"failovers", "0", failoversOf)},
+		Notes: []string{noteCoordinated,
+			"The three coordinators and the three data nodes are frozen together for 3 s, as a machine that stops " +
+				"scheduling them would; the replicas and the coordinators resume together, the primary 300 ms later. " +
+				"Resumed, each coordinator has heard nobody for three times down_after_ms, and the replicas answer before the " +
+				"primary. A coordinator notices the gap in its own clock (a watch ticks every 50 ms) and counts its members' " +
+				"silence again from the end of the gap, so the primary, silent for 300 ms more, keeps its place: no failover, " +
+				"no epoch change. A coordinator that counted the frozen seconds as the primary's silence would promote a " +
+				"replica at its first tick."},
+	})
+	register(Scenario{
 		Name:             "stall",
 		Summary:          "a replica is frozen with SIGSTOP for 30 s: the primary is kept and takes every write; the replica catches up",
 		Topology:         coordinatedGroup(),

@@ -3,6 +3,9 @@ package scenarios
 import (
 	"errors"
 	"math/rand/v2"
+	"os"
+	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -108,5 +111,73 @@ func TestCoordinatorSchedules(t *testing.T) {
 	}
 	if st, _ := steps("leader"); len(st) != 2 || st[0].Target != nemesis.Leader || st[1].Target != "n1" || st[0].At != st[1].At {
 		t.Errorf("leader: %+v", st)
+	}
+}
+
+// machine-stall freezes every process of its topology at one instant for
+// longer than down_after_ms, and resumes the primary last, within
+// down_after_ms of the coordinators: a coordinator that counted its own
+// frozen time as silence would then find the primary down while the
+// replicas answer.
+func TestMachineStallFreezesEveryProcessAndResumesThePrimaryLast(t *testing.T) {
+	sc, ok := Get("machine-stall")
+	if !ok {
+		t.Fatal("no scenario machine-stall")
+	}
+	downAfter := time.Duration(sc.Topology.DownAfterMs()) * time.Millisecond
+	for _, d := range []time.Duration{sc.Duration, 6 * time.Second} {
+		steps := sc.Schedule(rand.New(rand.NewPCG(1, 1)), d)
+		ends := map[string]time.Duration{}
+		for _, st := range steps {
+			if st.Kind != nemesis.Pause || st.At != steps[0].At || st.For <= 2*downAfter {
+				t.Fatalf("duration %v: %+v is not a pause of more than twice down_after_ms at the first step's instant", d, st)
+			}
+			ends[st.Target] = st.At + st.For
+		}
+		if len(ends) != len(sc.Topology.Nodes) {
+			t.Fatalf("duration %v: pauses %v, want every one of %d processes", d, ends, len(sc.Topology.Nodes))
+		}
+		last := ends["n1"]
+		for name, end := range ends {
+			if name != "n1" && end >= last {
+				t.Errorf("duration %v: %s resumes at %v, not before the primary (%v)", d, name, end, last)
+			}
+		}
+		for _, c := range sc.Topology.Coordinators() {
+			if last-ends[c] >= downAfter || ends[c] <= ends["n2"] {
+				t.Errorf("duration %v: coordinator %s resumes at %v: want after the replicas (%v) and within down_after_ms of the primary (%v)",
+					d, c, ends[c], ends["n2"], last)
+			}
+		}
+		if last > d {
+			t.Errorf("duration %v: the primary resumes at %v, after the run's end", d, last)
+		}
+	}
+}
+
+// The nightly workflow runs every scenario of the registry, and only
+// those (its matrix is a list typed by hand).
+func TestNightlyRunsEveryScenario(t *testing.T) {
+	b, err := os.ReadFile("../../.github/workflows/nightly.yml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, list, found := strings.Cut(string(b), "scenario: [")
+	list, _, closed := strings.Cut(list, "]")
+	if !found || !closed {
+		t.Fatal("nightly.yml: no matrix of scenarios")
+	}
+	var listed []string
+	for _, name := range strings.Split(list, ",") {
+		listed = append(listed, strings.TrimSpace(name))
+	}
+	var registry []string
+	for _, sc := range All() {
+		registry = append(registry, sc.Name)
+	}
+	slices.Sort(listed)
+	slices.Sort(registry)
+	if !slices.Equal(listed, registry) {
+		t.Errorf("nightly.yml runs %v\nthe registry holds %v", listed, registry)
 	}
 }
