@@ -62,10 +62,21 @@ func (b *buffer) WriteString(s string) (int, error) {
 	return len(s), nil
 }
 
+// line writes prefix, n in decimal and CRLF: the header of most replies,
+// formatted in place.
 func (w *Writer) line(prefix byte, n int64) {
-	w.bw.WriteByte(prefix)
-	w.bw.Write(strconv.AppendInt(w.num[:0], n, 10))
-	w.bw.WriteString("\r\n")
+	b := append(w.bw, prefix)
+	b = strconv.AppendInt(b, n, 10)
+	w.bw = append(b, '\r', '\n')
+}
+
+// IntDigits writes an integer reply whose decimal form the caller holds
+// already (a command that stored it as a string, as INCR does). digits
+// must be what strconv.AppendInt makes of the integer.
+func (w *Writer) IntDigits(digits []byte) {
+	b := append(w.bw, ':')
+	b = append(b, digits...)
+	w.bw = append(b, '\r', '\n')
 }
 
 // Simple writes a status reply such as +OK.
@@ -110,7 +121,7 @@ func (w *Writer) BulkString(s string) {
 }
 
 // BulkInt writes n as a bulk string (replies such as CONFIG GET values).
-func (w *Writer) BulkInt(n int64) { w.Bulk(strconv.AppendInt(w.num[:0:0], n, 10)) }
+func (w *Writer) BulkInt(n int64) { w.Bulk(strconv.AppendInt(w.num[:0], n, 10)) }
 
 // Null writes the null bulk string ($-1, or _ in RESP3).
 func (w *Writer) Null() {

@@ -60,10 +60,11 @@ func incrBy(c *command.Ctx, delta int64) {
 	if e != nil {
 		expireAt = e.ExpireAt
 	}
-	c.DB.SetStringFound(key, e, strconv.AppendInt(buf[:0], cur, 10), expireAt)
+	digits := strconv.AppendInt(buf[:0], cur, 10)
+	c.DB.SetStringFound(key, e, digits, expireAt)
 	c.Dirty++
 	c.NotifyString(notify.String, "incrby", key)
-	c.W.Int(cur)
+	c.W.IntDigits(digits) // the value's own digits: formatted once
 }
 
 // incrbyfloat is INCRBYFLOAT key increment, computed in long double
