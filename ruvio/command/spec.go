@@ -232,6 +232,10 @@ type Ctx struct {
 	// Now is the wall time in Unix ms, read once so a command sees one
 	// instant.
 	Now int64
+	// SlotHint is the slot of one of Args that the server computed to
+	// route the command, for the keyspace to reuse (keyspace.DB.Hint);
+	// the zero value holds none.
+	SlotHint keyspace.SlotHint
 	// InMulti is set while EXEC runs queued commands: blocking commands
 	// answer at once instead of waiting.
 	InMulti bool
@@ -339,6 +343,7 @@ func (c *Ctx) EachEffect(fn func(argv [][]byte)) {
 
 // Reset prepares the context for another command.
 func (c *Ctx) Reset() {
+	c.SlotHint = keyspace.SlotHint{}
 	c.Block = nil
 	c.Woken = false
 	c.Dirty = 0

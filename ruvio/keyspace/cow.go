@@ -50,7 +50,7 @@ func (db *DB) WillModify(key string) {
 	if db.cow == nil {
 		return
 	}
-	slot := slots.OfString(key)
+	slot := db.keySlot(key)
 	if slot < db.cow.cursor {
 		return
 	}

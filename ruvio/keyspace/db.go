@@ -85,6 +85,12 @@ type DB struct {
 	// the clock, once per key, as Redis reads the time once per command.
 	// 0 outside commands: the clock is read.
 	CmdNow int64
+	// Hint, while a command runs, is the slot of one of its keys that
+	// the server worked out to route it (the shard sets it from the
+	// command's context and clears it after): lookups of that key, the
+	// same bytes in memory, take its slot from there. The zero value
+	// holds none.
+	Hint SlotHint
 
 	// Loading turns lazy expiry off while a log is replayed or a replica
 	// applies its primary's stream: a key's expiry is then decided by the
@@ -159,7 +165,7 @@ func (db *DB) locate(key string) (slot int, h uint64) {
 	if len(key) == len(db.slotKey) && unsafe.StringData(key) == unsafe.StringData(db.slotKey) {
 		return db.slotMemo, db.hashMemo
 	}
-	slot, h = slots.OfString(key), hashKey(key)
+	slot, h = db.keySlot(key), hashKey(key)
 	db.remember(key, slot, h)
 	return slot, h
 }
@@ -167,6 +173,25 @@ func (db *DB) locate(key string) (slot int, h uint64) {
 // remember keeps key's slot and hash for locate's next call with key.
 func (db *DB) remember(key string, slot int, h uint64) {
 	db.slotKey, db.slotMemo, db.hashMemo = key, slot, h
+}
+
+// A SlotHint is a key's slot, computed by a caller that needed it before
+// the keyspace did. Key is the key as the command holds it: a lookup
+// uses Slot only for those very bytes (same address, same length), so
+// the hint must not outlive the buffer it points into.
+type SlotHint struct {
+	Key  []byte
+	Slot int
+}
+
+// keySlot is key's slot: the hint's when key is the hint's key, else
+// worked out. With two shards the server has routed every command by its
+// key's slot before the keyspace looks the key up.
+func (db *DB) keySlot(key string) int {
+	if k := db.Hint.Key; len(k) == len(key) && len(k) > 0 && unsafe.SliceData(k) == unsafe.StringData(key) {
+		return db.Hint.Slot
+	}
+	return slots.OfString(key)
 }
 
 // slotOf is key's slot.
@@ -191,7 +216,7 @@ func (db *DB) Get(key string) *Entry { return db.live(db.raw(key), key) }
 // neither kept nor remembered.
 func (db *DB) GetForWrite(key []byte) (*Entry, string) {
 	k := unsafe.String(unsafe.SliceData(key), len(key))
-	slot, h := slots.OfString(k), hashKey(k)
+	slot, h := db.keySlot(k), hashKey(k)
 	if e := db.live(db.bySlot[slot].get(k, h), k); e != nil {
 		return e, e.key
 	}
@@ -242,7 +267,7 @@ func (db *DB) Peek(key string) *Entry {
 // command's argument for a read stays off the heap: GET allocated its
 // key on every call.
 func (db *DB) Read(key string) *Entry {
-	e := db.live(db.bySlot[slots.OfString(key)].get(key, hashKey(key)), key)
+	e := db.live(db.bySlot[db.keySlot(key)].get(key, hashKey(key)), key)
 	if e == nil {
 		db.Stats.KeyspaceMisses++
 	} else {

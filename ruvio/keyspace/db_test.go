@@ -5,6 +5,8 @@ import (
 	"math/rand/v2"
 	"testing"
 	"unsafe"
+
+	"github.com/ruvio/ruvio/ruvio/slots"
 )
 
 // SetFound and SetStringFound change a found key as SetWithExpiry would:
@@ -204,5 +206,31 @@ func TestGetForWriteOwnsTheKeyItReturns(t *testing.T) {
 	}
 	if db.Len() != 3 {
 		t.Fatalf("%d keys, want 3", db.Len())
+	}
+}
+
+// A slot hint serves the very bytes it names and nothing else: a lookup
+// of the same key from another buffer works its slot out. The hint
+// below is deliberately wrong, so a lookup that took it would miss.
+func TestSlotHintServesOnlyTheBytesItNames(t *testing.T) {
+	db := New(func() int64 { return 1000 })
+	db.Set("user:1", []byte("v"))
+	slot := slots.OfString("user:1")
+
+	arg := []byte("user:1")
+	db.Hint = SlotHint{Key: arg, Slot: (slot + 1) % slots.Count}
+	if e := db.Read("user:1"); e == nil {
+		t.Fatal("a lookup from another buffer took the hint")
+	}
+	if e, _ := db.GetForWrite(arg); e != nil {
+		t.Fatal("a lookup of the hinted bytes did not take the hint")
+	}
+	db.Hint = SlotHint{Key: arg, Slot: slot}
+	if e, _ := db.GetForWrite(arg); e == nil {
+		t.Fatal("a lookup of the hinted bytes with the right hint missed")
+	}
+	db.Hint = SlotHint{Key: arg[:4], Slot: (slot + 1) % slots.Count}
+	if e, _ := db.GetForWrite(arg); e == nil {
+		t.Fatal("a hint for a prefix of the bytes served the whole key")
 	}
 }

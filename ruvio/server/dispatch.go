@@ -259,7 +259,7 @@ func (c *conn) call(spec *command.Spec, args [][]byte, batch bool) {
 		c.runPerKey(spec, &c.ctx)
 		return
 	}
-	sh, ok := c.srv.route(spec, args)
+	sh, hint, ok := c.srv.routeHinted(spec, args)
 	if !ok {
 		c.srv.stats.errorReplies.Add(1)
 		c.w.Error(command.ErrCrossSlot)
@@ -268,6 +268,7 @@ func (c *conn) call(spec *command.Spec, args [][]byte, batch bool) {
 	if sh == nil {
 		sh = c.shard
 	}
+	c.ctx.SlotHint = hint // taken by the run below (shard.RunLocked)
 	if batch {
 		c.runBatched(spec, sh)
 		return
@@ -439,18 +440,30 @@ func (c *conn) notePending(sh *shard.Shard, seq uint64) {
 // route finds the shard owning every key of the command; ok is false
 // when the keys span shards. A keyless command gets a nil shard.
 func (s *Server) route(spec *command.Spec, args [][]byte) (sh *shard.Shard, ok bool) {
+	sh, _, ok = s.routeHinted(spec, args)
+	return sh, ok
+}
+
+// routeHinted is route that also returns the slot of the command's first
+// key when it worked it out (with more than one shard), for the keyspace
+// to reuse (command.Ctx.SlotHint).
+func (s *Server) routeHinted(spec *command.Spec, args [][]byte) (sh *shard.Shard, hint keyspace.SlotHint, ok bool) {
 	if len(s.shards) == 1 {
-		return s.shards[0], true
+		return s.shards[0], hint, true
 	}
 	var buf [4]int
-	for _, i := range spec.AppendKeyIndexes(buf[:0], args) {
-		owner := s.shardFor(args[i])
+	for n, i := range spec.AppendKeyIndexes(buf[:0], args) {
+		slot := slots.Of(args[i])
+		owner, _ := s.slotShard(slot)
 		if sh != nil && owner != sh {
-			return nil, false
+			return nil, keyspace.SlotHint{}, false
+		}
+		if n == 0 {
+			hint = keyspace.SlotHint{Key: args[i], Slot: slot}
 		}
 		sh = owner
 	}
-	return sh, true
+	return sh, hint, true
 }
 
 // runPerKey runs a command whose keys are independent, locking each key's

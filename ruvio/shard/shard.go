@@ -227,11 +227,16 @@ func (sh *Shard) Unwait(keys []string, wake chan struct{}) {
 // commands' notifications stay in the buffer until the caller publishes
 // them (PublishNotesLocked) before it unlocks.
 func (sh *Shard) RunLocked(spec *command.Spec, ctx *command.Ctx) uint64 {
+	// The hint serves this run only: a context that runs another command
+	// next may hold other arguments in the same buffer.
+	hint := ctx.SlotHint
+	ctx.SlotHint = keyspace.SlotHint{}
 	if msg := sh.fenced(spec, ctx.Args); msg != "" {
 		ctx.W.Error(msg)
 		return 0
 	}
 	ctx.DB = sh.db
+	sh.db.Hint = hint
 	if spec.Flags&command.Write != 0 && sh.db.Snapshotting() {
 		for _, i := range spec.KeyIndexes(ctx.Args) {
 			sh.db.WillModify(string(ctx.Args[i]))
@@ -242,6 +247,7 @@ func (sh *Shard) RunLocked(spec *command.Spec, ctx *command.Ctx) uint64 {
 	sh.db.CmdNow = ctx.Now
 	spec.Run(ctx)
 	sh.db.CmdNow = 0
+	sh.db.Hint = keyspace.SlotHint{} // the arguments' buffer is reused
 	sh.running = nil
 	sh.RecordLocked(ctx)
 	return sh.Observed()
