@@ -120,6 +120,8 @@ type conn struct {
 	aheadFrom, aheadTo int
 	// lastHist is the last command's latency histogram (see histCache).
 	lastHist histCache
+	// lastCounter is the last command's call counter (see counterCache).
+	lastCounter counterCache
 
 	// Transaction state.
 	multi      bool

@@ -149,7 +149,7 @@ func (c *conn) execute(args [][]byte) {
 	c.srv.observeLatency(run, took, &c.lastHist)
 	c.logSlow(run, args, took)
 	if m := s.metrics; m != nil {
-		m.observe(c.shard.ID, run, took)
+		m.observe(c.shard.ID, run, took, &c.lastCounter)
 	}
 }
 

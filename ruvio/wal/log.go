@@ -666,7 +666,9 @@ func (l *Log) DurableNotify() <-chan struct{} {
 // wakeWaiters closes the current notify channel and installs a fresh one,
 // when someone may be waiting (or always, if force).
 func (l *Log) wakeWaiters(force bool) {
-	if l.notifyUsed.Swap(false) || force {
+	// A load first: the swap is a locked instruction, and on nearly every
+	// append nobody waits.
+	if l.notifyUsed.Load() && l.notifyUsed.Swap(false) || force {
 		ch := make(chan struct{})
 		close(*l.notify.Swap(&ch))
 	}
