@@ -4,41 +4,13 @@ import (
 	"math"
 	"strconv"
 	"strings"
+
+	"github.com/ruvio/ruvio/ruvio/resp"
 )
 
 // ParseInt parses a decimal 64-bit integer strictly, as Redis's string2ll:
-// no spaces, no '+', no leading zeros, no -0. A counter's value is parsed
-// on every INCR, so it reads the digits itself: strconv's generality
-// (bases, an error value, a copy of the bytes into a string) was a tenth
-// of the command.
-func ParseInt(b []byte) (int64, bool) {
-	neg := len(b) > 0 && b[0] == '-'
-	digits := b
-	if neg {
-		digits = b[1:]
-	}
-	// 19 digits hold every int64 and still fit a uint64 unchecked.
-	if len(digits) == 0 || len(digits) > 19 || digits[0] == '0' && (len(digits) > 1 || neg) {
-		return 0, false
-	}
-	var v uint64
-	for _, c := range digits {
-		if c < '0' || c > '9' {
-			return 0, false
-		}
-		v = v*10 + uint64(c-'0')
-	}
-	if neg {
-		if v > 1<<63 {
-			return 0, false
-		}
-		return int64(-v), true
-	}
-	if v > math.MaxInt64 {
-		return 0, false
-	}
-	return int64(v), true
-}
+// no spaces, no '+', no leading zeros, no -0 (resp.ParseInt).
+func ParseInt(b []byte) (int64, bool) { return resp.ParseInt(b) }
 
 // ParseFloat parses a float as Redis's string2ld: decimal or exponent
 // forms and inf/-inf; no NaN, no spaces.

@@ -8,7 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"strconv"
+	"math"
 )
 
 // Limits bound what one client may make the server allocate.
@@ -119,7 +119,7 @@ func (r *Reader) readBuffered() ([][]byte, bufferedState) {
 	if len(line) < 2 {
 		return nil, unusual
 	}
-	n, ok := parseInt(line[1:])
+	n, ok := ParseInt(line[1:])
 	if !ok || n <= 0 || n > r.Limits.MaxMultibulk || (r.Limits.Unauthenticated && n > 10) {
 		return nil, unusual
 	}
@@ -133,7 +133,7 @@ func (r *Reader) readBuffered() ([][]byte, bufferedState) {
 		if len(hdr) < 2 || hdr[0] != '$' {
 			return nil, unusual
 		}
-		size, ok := parseInt(hdr[1:])
+		size, ok := ParseInt(hdr[1:])
 		if !ok || size < 0 || size > bigArg || size > r.Limits.MaxBulk || (r.Limits.Unauthenticated && size > 16384) {
 			return nil, unusual
 		}
@@ -212,7 +212,7 @@ func (r *Reader) readMultibulk() ([][]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	n, ok := parseInt(line[1:])
+	n, ok := ParseInt(line[1:])
 	maxArgs := r.Limits.MaxMultibulk
 	if r.Limits.Unauthenticated && n > 10 {
 		return nil, protoErr("unauthenticated multibulk length")
@@ -240,7 +240,7 @@ func (r *Reader) readMultibulk() ([][]byte, error) {
 			}
 			return nil, protoErr("expected '$', got '%c'", c)
 		}
-		size, ok := parseInt(hdr[1:])
+		size, ok := ParseInt(hdr[1:])
 		maxBulk := r.Limits.MaxBulk
 		if r.Limits.Unauthenticated && size > 16384 {
 			return nil, protoErr("unauthenticated bulk length")
@@ -447,34 +447,37 @@ func hexVal(c byte) byte {
 	}
 }
 
-// parseInt parses a decimal count line strictly (no sign but '-', no spaces).
-func parseInt(b []byte) (int64, bool) {
-	if len(b) == 0 || len(b) > 18 {
-		// 18 digits cannot overflow; longer counts are out of any limit.
-		if len(b) > 18 && len(b) <= 20 {
-			n, err := strconv.ParseInt(string(b), 10, 64)
-			return n, err == nil
-		}
+// ParseInt parses a decimal 64-bit integer strictly, as Redis's string2ll:
+// an optional '-' and digits, no '+', no spaces, no leading zeros, no -0.
+// Redis reads the protocol's counts and lengths and its commands' integer
+// arguments this way, so "*03" is a protocol error, as it is there.
+func ParseInt(b []byte) (int64, bool) {
+	neg := len(b) > 0 && b[0] == '-'
+	digits := b
+	if neg {
+		digits = b[1:]
+	}
+	// 19 digits hold every int64 and still fit a uint64 unchecked.
+	if len(digits) == 0 || len(digits) > 19 || digits[0] == '0' && (len(digits) > 1 || neg) {
 		return 0, false
 	}
-	neg := b[0] == '-'
-	if neg {
-		b = b[1:]
-		if len(b) == 0 {
-			return 0, false
-		}
-	}
-	var n int64
-	for _, c := range b {
+	var v uint64
+	for _, c := range digits {
 		if c < '0' || c > '9' {
 			return 0, false
 		}
-		n = n*10 + int64(c-'0')
+		v = v*10 + uint64(c-'0')
 	}
 	if neg {
-		n = -n
+		if v > 1<<63 {
+			return 0, false
+		}
+		return int64(-v), true
 	}
-	return n, true
+	if v > math.MaxInt64 {
+		return 0, false
+	}
+	return int64(v), true
 }
 
 // IsProtocolError reports whether err is a malformed-request error.
@@ -524,7 +527,7 @@ func headerInt(b []byte, kind byte) (n int64, size int, ok bool) {
 			if i+1 >= len(b) || b[i+1] != '\n' {
 				return 0, 0, false
 			}
-			n, ok = parseInt(b[1:i])
+			n, ok = ParseInt(b[1:i])
 			return n, i + 2, ok
 		}
 	}

@@ -83,6 +83,12 @@ func TestReadCommandErrorsInRedisWords(t *testing.T) {
 		{"*1\r\n$11\r\n", &small, "ERR Protocol error: invalid bulk length"},
 		{"*1\r\n$-1\r\n", nil, "ERR Protocol error: invalid bulk length"},
 		{"*1\r\n$1\r\nab\r\n", nil, "ERR Protocol error: invalid bulk length"},
+		// Counts and lengths are read as Redis's string2ll reads them.
+		{"*01\r\n$4\r\nPING\r\n", nil, "ERR Protocol error: invalid multibulk length"},
+		{"*+1\r\n$4\r\nPING\r\n", nil, "ERR Protocol error: invalid multibulk length"},
+		{"*1\r\n$04\r\nPING\r\n", nil, "ERR Protocol error: invalid bulk length"},
+		{"*1\r\n$+4\r\nPING\r\n", nil, "ERR Protocol error: invalid bulk length"},
+		{"*1\r\n$-0\r\n\r\n", nil, "ERR Protocol error: invalid bulk length"},
 		{"SET \"a\r\n", nil, "ERR Protocol error: unbalanced quotes in request"},
 		{"SET \"a\"b\r\n", nil, "ERR Protocol error: unbalanced quotes in request"},
 		{strings.Repeat("a", 70000) + "\r\n", nil, "ERR Protocol error: too big inline request"},

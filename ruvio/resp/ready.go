@@ -80,7 +80,7 @@ func (r *Reader) whole(b []byte) (done, fits bool) {
 	if !ok {
 		return false, true
 	}
-	n, ok := parseInt(line[1:])
+	n, ok := ParseInt(line[1:])
 	if !ok || n <= 0 || n > r.Limits.MaxMultibulk || (r.Limits.Unauthenticated && n > 10) {
 		return true, true
 	}
@@ -92,7 +92,7 @@ func (r *Reader) whole(b []byte) (done, fits bool) {
 		if len(hdr) == 0 || hdr[0] != '$' {
 			return true, true
 		}
-		arg, ok := parseInt(hdr[1:])
+		arg, ok := ParseInt(hdr[1:])
 		if !ok || arg < 0 || arg > r.Limits.MaxBulk || (r.Limits.Unauthenticated && arg > 16384) {
 			return true, true
 		}
