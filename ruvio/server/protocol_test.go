@@ -36,6 +36,9 @@ func TestGarbageDisconnectsOnlyThatClient(t *testing.T) {
 		{"*1\r\n$-5\r\n", "-ERR Protocol error: invalid bulk length\r\n"},
 		{"*1\r\n$99999999999\r\n", "-ERR Protocol error: invalid bulk length\r\n"},
 		{"*2000000\r\n", "-ERR Protocol error: invalid multibulk length\r\n"},
+		// Redis steps over the two bytes after a bulk unread; ruvio
+		// requires them to be CRLF (docs/compatibility.md).
+		{"*1\r\n$4\r\nPINGxxPING\r\n", "-ERR Protocol error: invalid bulk length\r\n"},
 		{"SET k \"unbalanced\r\n", "-ERR Protocol error: unbalanced quotes in request\r\n"},
 	}
 	for _, c := range cases {
