@@ -112,7 +112,7 @@ const (
 // readMultibulk, which reads line by line and says what is wrong.
 func (r *Reader) readBuffered() ([][]byte, bufferedState) {
 	b, _ := r.br.Peek(r.br.Buffered())
-	line, rest, ok := cutLine(b)
+	line, rest, ok := cutHeader(b)
 	if !ok {
 		return nil, incomplete
 	}
@@ -126,7 +126,7 @@ func (r *Reader) readBuffered() ([][]byte, bufferedState) {
 	r.spans = r.spans[:0]
 	total := 0
 	for ; n > 0; n-- {
-		hdr, after, ok := cutLine(rest)
+		hdr, after, ok := cutHeader(rest)
 		if !ok {
 			return nil, incomplete
 		}
@@ -178,7 +178,8 @@ func (r *Reader) Release() {
 	r.first = nil
 }
 
-// readLine returns one CRLF- (or LF-) terminated line without its ending.
+// readLine returns one inline request line, which ends at LF with or
+// without a CR before it, without its ending.
 // The slice aliases the bufio buffer and is valid until the next read.
 func (r *Reader) readLine(tooBig string) ([]byte, error) {
 	line, err := r.br.ReadSlice('\n')
@@ -207,12 +208,47 @@ func (r *Reader) readLine(tooBig string) ([]byte, error) {
 	return line, nil
 }
 
+// readHeader reads a multibulk header line, a count or a length, and
+// returns its first byte and the number after it (ok false when the rest
+// is not one). As Redis reads a header, the line ends at its first CR and
+// the byte after the CR, which a client sends as LF, is stepped over
+// unread.
+func (r *Reader) readHeader(tooBig string) (first byte, n int64, ok bool, err error) {
+	line, err := r.br.ReadSlice('\r')
+	if err == bufio.ErrBufferFull {
+		buf := append([]byte(nil), line...)
+		for err == bufio.ErrBufferFull {
+			if len(buf) > r.Limits.MaxInline {
+				return 0, 0, false, protoErr("%s", tooBig)
+			}
+			line, err = r.br.ReadSlice('\r')
+			buf = append(buf, line...)
+		}
+		line = buf
+	}
+	if err != nil {
+		return 0, 0, false, err
+	}
+	if len(line) > r.Limits.MaxInline+2 {
+		return 0, 0, false, protoErr("%s", tooBig)
+	}
+	line = line[:len(line)-1]
+	if len(line) > 0 {
+		first = line[0]
+		n, ok = ParseInt(line[1:])
+	}
+	// The line is parsed before this read, which may move the buffer.
+	if _, err := r.br.ReadByte(); err != nil {
+		return 0, 0, false, err
+	}
+	return first, n, ok, nil
+}
+
 func (r *Reader) readMultibulk() ([][]byte, error) {
-	line, err := r.readLine("too big mbulk count string")
+	_, n, ok, err := r.readHeader("too big mbulk count string")
 	if err != nil {
 		return nil, err
 	}
-	n, ok := ParseInt(line[1:])
 	maxArgs := r.Limits.MaxMultibulk
 	if r.Limits.Unauthenticated && n > 10 {
 		return nil, protoErr("unauthenticated multibulk length")
@@ -229,18 +265,16 @@ func (r *Reader) readMultibulk() ([][]byte, error) {
 	r.args = r.args[:0]
 	var data []byte
 	for i := int64(0); i < n; i++ {
-		hdr, err := r.readLine("too big bulk count string")
+		first, size, ok, err := r.readHeader("too big bulk count string")
 		if err != nil {
 			return nil, err
 		}
-		if len(hdr) == 0 || hdr[0] != '$' {
-			c := byte(' ')
-			if len(hdr) > 0 {
-				c = hdr[0]
+		if first != '$' {
+			if first == 0 {
+				first = ' ' // an empty line: Redis's reply shows the CR as a space
 			}
-			return nil, protoErr("expected '$', got '%c'", c)
+			return nil, protoErr("expected '$', got '%c'", first)
 		}
-		size, ok := ParseInt(hdr[1:])
 		maxBulk := r.Limits.MaxBulk
 		if r.Limits.Unauthenticated && size > 16384 {
 			return nil, protoErr("unauthenticated bulk length")

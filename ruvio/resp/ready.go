@@ -76,7 +76,7 @@ func (r *Reader) whole(b []byte) (done, fits bool) {
 	if b[0] != '*' {
 		return bytes.IndexByte(b, '\n') >= 0, true
 	}
-	line, rest, ok := cutLine(b)
+	line, rest, ok := cutHeader(b)
 	if !ok {
 		return false, true
 	}
@@ -85,7 +85,7 @@ func (r *Reader) whole(b []byte) (done, fits bool) {
 		return true, true
 	}
 	for ; n > 0; n-- {
-		hdr, after, ok := cutLine(rest)
+		hdr, after, ok := cutHeader(rest)
 		if !ok {
 			return false, true
 		}
@@ -105,15 +105,14 @@ func (r *Reader) whole(b []byte) (done, fits bool) {
 	return true, true
 }
 
-// cutLine splits b after its first LF, dropping the line's ending.
-func cutLine(b []byte) (line, rest []byte, ok bool) {
-	i := bytes.IndexByte(b, '\n')
-	if i < 0 {
+// cutHeader splits b after its first multibulk header line (a count or a
+// length), dropping the line's ending. As Redis reads a header, the line
+// ends at its first CR, and the byte after the CR, which a client sends as
+// LF, is stepped over unread: "*1\rx" is a whole header there too.
+func cutHeader(b []byte) (line, rest []byte, ok bool) {
+	i := bytes.IndexByte(b, '\r')
+	if i < 0 || i+1 >= len(b) {
 		return nil, nil, false
 	}
-	line = b[:i]
-	if n := len(line); n > 0 && line[n-1] == '\r' {
-		line = line[:n-1]
-	}
-	return line, b[i+1:], true
+	return b[:i], b[i+2:], true
 }

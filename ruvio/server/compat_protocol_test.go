@@ -74,6 +74,12 @@ func TestRawRequestsAnswerAsRedis(t *testing.T) {
 		"*2\r\n$4\r\nECHO\r\n$3\r\nabc",
 		"*3\r\n$3\r\nSET\r\n",
 		"*1\r\n$4\r\nPING\r\n*",
+		// A header ends at its CR; Redis steps over the next byte unread.
+		"*1\rx$4\ryPING\r\n",
+		"*$\r*",
+		"*1\n$4\nPING\n",
+		"*1\r\n\r\n",
+		"*2\r\n$4\r\nECHO\r\n$3\r",
 	}
 	type answer struct {
 		reply  []byte
