@@ -276,6 +276,14 @@ func (db *DB) Read(key string) *Entry {
 	return e
 }
 
+// ReadArg is Read of a key in the caller's buffer, a command's argument
+// as it arrived. Read keeps nothing of its key, so the key is read in
+// place, not copied: the same bytes the server routed the command by,
+// whose slot a hint then carries (SlotHint).
+func (db *DB) ReadArg(key []byte) *Entry {
+	return db.Read(unsafe.String(unsafe.SliceData(key), len(key)))
+}
+
 func (db *DB) expire(key string) {
 	db.remove(key)
 	db.Stats.ExpiredKeys++

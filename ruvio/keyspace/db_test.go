@@ -234,3 +234,35 @@ func TestSlotHintServesOnlyTheBytesItNames(t *testing.T) {
 		t.Fatal("a hint for a prefix of the bytes served the whole key")
 	}
 }
+
+// ReadArg reads a key where the caller holds it, so a hint for those
+// bytes serves it, and keeps nothing of them: the expiry it finds hands
+// the listeners a key of their own.
+func TestReadArgReadsInPlaceAndKeepsNothing(t *testing.T) {
+	now := int64(1000)
+	db := New(func() int64 { return now })
+	db.Set("user:1", []byte("v"))
+	db.SetWithExpiry("user:2", []byte("v"), 1500)
+	var expired []string
+	db.OnExpire = func(key string) { expired = append(expired, key) }
+
+	arg := []byte("user:1")
+	if db.ReadArg(arg) == nil {
+		t.Fatal("ReadArg missed a present key")
+	}
+	db.Hint = SlotHint{Key: arg, Slot: (slots.OfString("user:1") + 1) % slots.Count}
+	if db.ReadArg(arg) != nil {
+		t.Fatal("ReadArg did not read the hinted bytes in place")
+	}
+	db.Hint = SlotHint{}
+
+	now = 2000
+	arg = []byte("user:2")
+	if db.ReadArg(arg) != nil {
+		t.Fatal("ReadArg found an expired key")
+	}
+	copy(arg, "XXXXXX")
+	if len(expired) != 1 || expired[0] != "user:2" {
+		t.Fatalf("expired %q after the caller's buffer changed, want [user:2]", expired)
+	}
+}

@@ -10,7 +10,12 @@ import (
 // is missing and WRONGTYPE when it holds another type: ok reports that it
 // holds a string, val, which the caller answers.
 func getOrNull(c *command.Ctx, key string) (val []byte, ok bool) {
-	e := c.DB.Read(key)
+	return valueOrNull(c, c.DB.Read(key))
+}
+
+// valueOrNull is e's string, or false once it answered null (e nil) or
+// WRONGTYPE.
+func valueOrNull(c *command.Ctx, e *keyspace.Entry) (val []byte, ok bool) {
 	if val, ok = command.As[[]byte](c, e); ok && e == nil {
 		c.W.Null()
 		ok = false
@@ -19,7 +24,7 @@ func getOrNull(c *command.Ctx, key string) (val []byte, ok bool) {
 }
 
 func get(c *command.Ctx) {
-	if val, ok := getOrNull(c, string(c.Args[1])); ok {
+	if val, ok := valueOrNull(c, c.DB.ReadArg(c.Args[1])); ok {
 		c.W.Bulk(val)
 	}
 }
