@@ -125,10 +125,8 @@ func (c *Coordinator) silentFrom(member string) time.Time {
 // countFrom is when this coordinator starts counting its members'
 // silence: its start, or the end of its last stall (rules.CountFrom).
 func (c *Coordinator) countFrom() time.Time {
-	var awake time.Time
-	if a := c.awake.Load(); a != 0 {
-		awake = c.start.Add(time.Duration(a))
-	}
+	// No stall yet (awake 0) reads as a stall that ended at the start.
+	awake := c.start.Add(time.Duration(c.awake.Load()))
 	lastTick := c.start.Add(time.Duration(c.lastTick.Load()))
 	return rules.CountFrom(c.start, awake, lastTick, time.Now(), c.downAfter())
 }

@@ -1,10 +1,8 @@
 package server
 
 import (
-	"bytes"
 	"strings"
 	"testing"
-	"time"
 
 	"pgregory.net/rapid"
 )
@@ -19,32 +17,15 @@ var protocolTokens = []string{
 }
 
 // Drawn requests made of protocol pieces answer as redis-server answers
-// them. Replies are read until the server closes the connection or stays
-// quiet a moment; a difference is looked at again with a long wait before
-// it counts, so a slow moment of either server is not taken for one.
+// them (answerDiff).
 func TestDrawnRequestsAnswerAsRedis(t *testing.T) {
 	rc := startRedis(t, 2)
 	s := startServer(t, nil)
 	redisAddr, ruvioAddr := rc.Options().Addr, s.Addr(0)
 	rapid.Check(t, func(t *rapid.T) {
 		parts := rapid.SliceOfN(rapid.SampledFrom(protocolTokens), 1, 12).Draw(t, "parts")
-		req := strings.Join(parts, "")
-		exchange := func(quiet time.Duration) (a, b []byte, ca, cb bool) {
-			var err error
-			if a, ca, err = rawExchange(redisAddr, req, quiet); err != nil {
-				t.Fatal(err)
-			}
-			if b, cb, err = rawExchange(ruvioAddr, req, quiet); err != nil {
-				t.Fatal(err)
-			}
-			return a, b, ca, cb
-		}
-		a, b, ca, cb := exchange(30 * time.Millisecond)
-		if bytes.Equal(a, b) && ca == cb {
-			return
-		}
-		if a, b, ca, cb = exchange(time.Second); !bytes.Equal(a, b) || ca != cb {
-			t.Fatalf("%q:\n  redis answered %q (closed %v)\n  ruvio answered %q (closed %v)", req, a, ca, b, cb)
+		if msg := answerDiff(redisAddr, ruvioAddr, strings.Join(parts, "")); msg != "" {
+			t.Fatal(msg)
 		}
 	})
 }
