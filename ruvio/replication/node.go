@@ -133,10 +133,7 @@ func (n *Node) ResizeBacklogs() {
 	defer n.resizeMu.Unlock()
 	bytes := n.config().Replication.BacklogBytes
 	for _, st := range n.states {
-		st.sh.Lock()
-		bl := st.backlog
-		st.sh.Unlock()
-		if bl != nil {
+		if bl := st.backlog.Load(); bl != nil {
 			bl.resize(bytes)
 		}
 	}

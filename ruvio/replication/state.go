@@ -16,9 +16,9 @@ import (
 type ShardState struct {
 	sh *shard.Shard
 	// backlog is created under the shard's lock when the shard first has
-	// (or becomes) something replicas can read from; nil on a standalone
-	// node. Guarded by the shard's lock.
-	backlog *backlog
+	// (or becomes) something replicas can read from, and read without it
+	// (INFO inside EXEC holds that lock); nil on a standalone node.
+	backlog atomic.Pointer[backlog]
 	// turns is the node's count of event-loop turns in progress,
 	// reserved its count of backlog bytes reserved and not yet written.
 	turns    *atomic.Int32
@@ -70,19 +70,19 @@ func (st *ShardState) Link() *Link { return st.link.Load() }
 // the shard's log subscriber. Caller holds the shard's lock, so no record
 // can slip between the log and the backlog's start.
 func (st *ShardState) ensureBacklogLocked(max int64) *backlog {
-	if st.backlog == nil {
-		st.backlog = newBacklog(st.sh.Last()+1, max, st.turns, st.reserved)
-		st.sh.SubscribeLocked(st.backlog)
+	bl := st.backlog.Load()
+	if bl == nil {
+		bl = newBacklog(st.sh.Last()+1, max, st.turns, st.reserved)
+		st.backlog.Store(bl)
+		st.sh.SubscribeLocked(bl)
 	}
-	return st.backlog
+	return bl
 }
 
 // BacklogStats reports the backlog for INFO: whether there is one, the
 // bytes it holds, its first sequence and how many records.
 func (st *ShardState) BacklogStats() (active bool, size int64, first uint64, count int) {
-	st.sh.Lock()
-	bl := st.backlog
-	st.sh.Unlock()
+	bl := st.backlog.Load()
 	if bl == nil {
 		return false, 0, 0, 0
 	}

@@ -216,7 +216,7 @@ func cmdClientTracking(c *conn, args [][]byte) {
 		return
 	}
 	m.prefixes = prefixes
-	c.srv.track.init(c.srv)
+	c.srv.track.init(c.srv, c.locked)
 	c.srv.track.enable(c, m)
 	c.w.OK()
 }

@@ -298,7 +298,9 @@ func cmdClusterCountKeys(c *conn, args [][]byte) {
 		return
 	}
 	n := 0
-	c.withShard(sh, func() { sh.DB().ScanSlot(slot, func(string, *keyspace.Entry) { n++ }) })
+	if !c.withShard(sh, func() { sh.DB().ScanSlot(slot, func(string, *keyspace.Entry) { n++ }) }) {
+		return
+	}
 	c.w.Int(int64(n))
 }
 
@@ -319,13 +321,15 @@ func cmdClusterGetKeys(c *conn, args [][]byte) {
 		return
 	}
 	var keys []string
-	c.withShard(sh, func() {
+	if !c.withShard(sh, func() {
 		sh.DB().ScanSlot(slot, func(k string, _ *keyspace.Entry) {
 			if int64(len(keys)) < max {
 				keys = append(keys, k)
 			}
 		})
-	})
+	}) {
+		return
+	}
 	c.w.Array(len(keys))
 	for _, k := range keys {
 		c.w.BulkString(k)

@@ -13,11 +13,9 @@ import (
 func cmdMemoryStats(c *conn, args [][]byte) {
 	var ms runtime.MemStats
 	runtime.ReadMemStats(&ms)
-	keys, expires := 0, 0
-	for _, sh := range c.srv.shards {
-		k, e := sh.KeyCount()
-		keys += k
-		expires += e
+	keys, expires, ok := c.keyCounts()
+	if !ok {
+		return
 	}
 	clients := int64(c.srv.clientCount())
 	used := int64(ms.HeapAlloc)

@@ -249,9 +249,13 @@ func (c *conn) scriptRefusal(f script.Flags, ro bool) string {
 func (c *conn) runOnShard(sh *shard.Shard, newRun func(context.CancelFunc) *scriptRun, flags script.Flags, ro bool,
 	exec func(ctx context.Context, b *scriptBridge)) {
 	st := c.srv.scriptsReady()
+	// A long holder: commands that would wait for the lock wait for
+	// the script's end or BUSY instead (shardlock.go).
 	held := heldBy(c.locked, sh)
-	if !held {
-		sh.Lock()
+	if held {
+		sh.MarkLong()
+	} else {
+		sh.LockLong()
 	}
 	// The script's writes are c's own: NOLOOP and the order of c's
 	// invalidations see them as a command of c's would be.
@@ -273,9 +277,11 @@ func (c *conn) runOnShard(sh *shard.Shard, newRun func(context.CancelFunc) *scri
 	b.appendOps()
 	sh.SetRunningLocked(prev)
 	c.notePending(sh, sh.Observed())
-	if !held {
+	if held {
+		sh.UnmarkLong()
+	} else {
 		sh.PublishNotesLocked()
-		sh.Unlock()
+		sh.UnlockLong()
 	}
 }
 

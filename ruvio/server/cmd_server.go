@@ -13,6 +13,7 @@ import (
 	"github.com/ruvio/ruvio/ruvio/config"
 	"github.com/ruvio/ruvio/ruvio/glob"
 	"github.com/ruvio/ruvio/ruvio/keyspace"
+	"github.com/ruvio/ruvio/ruvio/shard"
 	"github.com/ruvio/ruvio/ruvio/slots"
 )
 
@@ -93,10 +94,8 @@ func cmdConfigResetStat(c *conn, args [][]byte) {
 	s.stats.netInput.Store(0)
 	s.stats.netOutput.Store(0)
 	s.stats.errorReplies.Store(0)
-	for _, sh := range s.shards {
-		sh.Lock()
-		sh.DB().Stats = keyspace.Stats{}
-		sh.Unlock()
+	if !c.withEveryShard(func(sh *shard.Shard) { sh.DB().Stats = keyspace.Stats{} }) {
+		return
 	}
 	s.latTrack.reset()
 	c.w.OK()
@@ -151,10 +150,8 @@ func cmdDebug(c *conn, args [][]byte) {
 	case command.Eq(args[1], "set-active-expire") && len(args) == 3:
 		// Redis reads the flag with atoi: any text, non-zero enables.
 		off := atoi(args[2]) == 0
-		for _, sh := range c.srv.shards {
-			sh.Lock()
-			sh.DB().ActiveExpireOff = off
-			sh.Unlock()
+		if !c.withEveryShard(func(sh *shard.Shard) { sh.DB().ActiveExpireOff = off }) {
+			return
 		}
 		c.w.OK()
 	case command.Eq(args[1], "help"):
@@ -215,13 +212,13 @@ func cmdRuvioHelp(c *conn, args [][]byte) {
 // so a replica can be compared with its primary.
 func cmdRuvioDigest(c *conn, args [][]byte) {
 	var out [20]byte
-	for _, sh := range c.srv.shards {
-		c.withShard(sh, func() {
-			d := sh.DB().Digest()
-			for i := range out {
-				out[i] ^= d[i]
-			}
-		})
+	if !c.withEveryShard(func(sh *shard.Shard) {
+		d := sh.DB().Digest()
+		for i := range out {
+			out[i] ^= d[i]
+		}
+	}) {
+		return
 	}
 	c.w.BulkString(hex.EncodeToString(out[:]))
 }
@@ -229,7 +226,9 @@ func cmdRuvioDigest(c *conn, args [][]byte) {
 func cmdDBSize(c *conn, args [][]byte) {
 	total := 0
 	for _, sh := range c.srv.shards {
-		c.withShard(sh, func() { total += sh.DB().Len() })
+		if !c.withShard(sh, func() { total += sh.DB().Len() }) {
+			return
+		}
 	}
 	c.w.Int(int64(total))
 }
@@ -239,11 +238,11 @@ func cmdFlush(c *conn, args [][]byte) {
 		c.w.Error(command.ErrSyntax)
 		return
 	}
-	for _, sh := range c.srv.shards {
-		c.withShard(sh, func() {
-			sh.DB().Flush()
-			c.notePending(sh, sh.AppendLocked([][][]byte{{[]byte("FLUSHALL")}}))
-		})
+	if !c.withEveryShard(func(sh *shard.Shard) {
+		sh.DB().Flush()
+		c.notePending(sh, sh.AppendLocked([][][]byte{{[]byte("FLUSHALL")}}))
+	}) {
+		return
 	}
 	c.w.OK()
 }
@@ -253,14 +252,16 @@ func cmdKeys(c *conn, args [][]byte) {
 	pat := args[1]
 	all := len(pat) == 1 && pat[0] == '*'
 	for _, sh := range c.srv.shards {
-		c.withShard(sh, func() {
+		if !c.withShard(sh, func() {
 			sh.DB().Each(func(k string, _ *keyspace.Entry) bool {
 				if all || glob.Match(pat, []byte(k)) {
 					keys = append(keys, k)
 				}
 				return true
 			})
-		})
+		}) {
+			return
+		}
 	}
 	c.w.Array(len(keys))
 	for _, k := range keys {
@@ -318,7 +319,7 @@ func cmdScan(c *conn, args [][]byte) {
 			slot++ // another group's slot: its keys are not here
 			continue
 		}
-		c.withShard(sh, func() {
+		if !c.withShard(sh, func() {
 			// Visit the following slots of this shard while the count
 			// is not met, without releasing the lock per slot.
 			for ; slot < slots.Count && int64(len(keys)) < count; slot++ {
@@ -335,7 +336,9 @@ func cmdScan(c *conn, args [][]byte) {
 					keys = append(keys, k)
 				})
 			}
-		})
+		}) {
+			return
+		}
 	}
 	next := uint64(slot)
 	if slot >= slots.Count {
@@ -356,7 +359,9 @@ func cmdRandomKey(c *conn, args [][]byte) {
 		sh := c.srv.shards[(start+i)%n]
 		var key string
 		var found bool
-		c.withShard(sh, func() { key, found = sh.DB().RandomKey() })
+		if !c.withShard(sh, func() { key, found = sh.DB().RandomKey() }) {
+			return
+		}
 		if found {
 			c.w.BulkString(key)
 			return

@@ -268,12 +268,16 @@ func (c *conn) call(spec *command.Spec, args [][]byte, batch bool) {
 	if sh == nil {
 		sh = c.shard
 	}
-	c.ctx.SlotHint = hint // taken by the run below (shard.RunLocked)
 	if batch {
-		c.runBatched(spec, sh)
+		c.runBatched(spec, sh, hint)
 		return
 	}
-	c.notePending(sh, sh.RunOrWait(spec, &c.ctx, c.wake))
+	if msg := c.lockShard(sh); msg != "" {
+		c.fail(msg)
+		return
+	}
+	c.ctx.SlotHint = hint // taken by the run (shard.RunLocked)
+	c.notePending(sh, sh.RunAndUnlock(spec, &c.ctx, c.wake))
 	if c.ctx.Block != nil {
 		c.block(spec, sh)
 	}
@@ -309,12 +313,16 @@ func (c *conn) batchable(run *command.Spec) bool {
 
 // runBatched runs a data command on sh under the lock the connection
 // holds, taking it (and releasing another shard's) first.
-func (c *conn) runBatched(spec *command.Spec, sh *shard.Shard) {
+func (c *conn) runBatched(spec *command.Spec, sh *shard.Shard, hint keyspace.SlotHint) {
 	if c.batch != sh {
 		c.unlockBatch()
-		sh.Lock()
+		if msg := c.lockShard(sh); msg != "" {
+			c.fail(msg)
+			return
+		}
 		c.batch = sh
 	}
+	c.ctx.SlotHint = hint // taken by the run (shard.RunLocked)
 	if c.warmSeq >= c.warmTo[sh.ID] && sh.DB().WarmWorthwhile() {
 		c.warmAhead(sh)
 	}
@@ -472,7 +480,10 @@ func (c *conn) runPerKey(spec *command.Spec, ctx *command.Ctx) {
 	idx := spec.KeyIndexes(ctx.Args)
 	results := make([]int64, 0, len(idx))
 	if sh, same := c.srv.route(spec, ctx.Args); same {
-		sh.Lock()
+		if msg := c.lockShard(sh); msg != "" {
+			c.fail(msg)
+			return
+		}
 		if msg := c.srv.moveFence(spec, ctx.Args); msg != "" {
 			// Frozen since the checks before the lock (a slot move).
 			sh.Unlock()
@@ -496,9 +507,23 @@ func (c *conn) runPerKey(spec *command.Spec, ctx *command.Ctx) {
 		sh.PublishNotesLocked()
 		sh.Unlock()
 	} else {
+		// Every shard the keys are on, locked at once in the shards'
+		// order: a script busy on one refuses the whole command.
+		held := make([]*shard.Shard, 0, 2)
+		for _, sh := range c.srv.shards {
+			for _, i := range idx {
+				if c.srv.shardFor(ctx.Args[i]) == sh {
+					held = append(held, sh)
+					break
+				}
+			}
+		}
+		if msg := c.lockShards(held); msg != "" {
+			c.fail(msg)
+			return
+		}
 		for _, i := range idx {
 			sh := c.srv.shardFor(ctx.Args[i])
-			sh.Lock()
 			ctx.Reset()
 			ctx.DB, ctx.Notes = sh.DB(), sh.Notes()
 			if spec.Flags&command.Write != 0 {
@@ -509,6 +534,8 @@ func (c *conn) runPerKey(spec *command.Spec, ctx *command.Ctx) {
 			sh.SetRunningLocked(nil)
 			sh.RecordLocked(ctx)
 			c.notePending(sh, sh.Observed())
+		}
+		for _, sh := range held {
 			sh.PublishNotesLocked()
 			sh.Unlock()
 		}

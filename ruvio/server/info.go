@@ -9,6 +9,7 @@ import (
 
 	"github.com/ruvio/ruvio/ruvio/clock"
 	"github.com/ruvio/ruvio/ruvio/keyspace"
+	"github.com/ruvio/ruvio/ruvio/shard"
 )
 
 // infoSections lists INFO's sections in the order "default" prints them.
@@ -24,6 +25,24 @@ func cmdInfo(c *conn, args [][]byte) {
 		want[strings.ToLower(string(a))] = true
 	}
 	all := len(want) == 0 || want["all"] || want["default"] || want["everything"]
+	var ks infoCounts
+	if all || want["keyspace"] {
+		var ok bool
+		if ks.keys, ks.expires, ok = c.keyCounts(); !ok {
+			return
+		}
+	}
+	if all || want["stats"] {
+		if !c.withEveryShard(func(sh *shard.Shard) {
+			st := &sh.DB().Stats
+			ks.stats.ExpiredKeys += st.ExpiredKeys
+			ks.stats.EvictedKeys += st.EvictedKeys
+			ks.stats.KeyspaceHits += st.KeyspaceHits
+			ks.stats.KeyspaceMisses += st.KeyspaceMisses
+		}) {
+			return
+		}
+	}
 	var b strings.Builder
 	for _, sec := range infoSections {
 		if !all && !want[sec] {
@@ -36,7 +55,7 @@ func cmdInfo(c *conn, args [][]byte) {
 			b.WriteString("\r\n")
 		}
 		fmt.Fprintf(&b, "# %s\r\n", strings.ToUpper(sec[:1])+sec[1:])
-		for _, kv := range c.srv.infoSection(sec, c) {
+		for _, kv := range c.srv.infoSection(sec, c, &ks) {
 			b.WriteString(kv[0])
 			b.WriteByte(':')
 			b.WriteString(kv[1])
@@ -48,7 +67,16 @@ func cmdInfo(c *conn, args [][]byte) {
 
 func kv(k string, v any) [2]string { return [2]string{k, fmt.Sprint(v)} }
 
-func (s *Server) infoSection(sec string, c *conn) [][2]string {
+// infoCounts are what INFO reads under the shards' locks, summed over the
+// shards before the sections are written: a command inside EXEC holds
+// those locks already.
+type infoCounts struct {
+	stats         keyspace.Stats
+	keys, expires int
+}
+
+// infoSection is one section of INFO for c.
+func (s *Server) infoSection(sec string, c *conn, ks *infoCounts) [][2]string {
 	cfg := s.Config()
 	now := clock.Default.Now()
 	switch sec {
@@ -82,15 +110,6 @@ func (s *Server) infoSection(sec string, c *conn) [][2]string {
 	case "latencystats":
 		return s.latencyStats()
 	case "stats":
-		var st keyspace.Stats
-		for _, sh := range s.shards {
-			sh.Lock()
-			st.ExpiredKeys += sh.DB().Stats.ExpiredKeys
-			st.EvictedKeys += sh.DB().Stats.EvictedKeys
-			st.KeyspaceHits += sh.DB().Stats.KeyspaceHits
-			st.KeyspaceMisses += sh.DB().Stats.KeyspaceMisses
-			sh.Unlock()
-		}
 		ch, pat := s.hub.Counts()
 		tkeys, titems, tprefixes := s.track.counts()
 		return [][2]string{
@@ -100,8 +119,8 @@ func (s *Server) infoSection(sec string, c *conn) [][2]string {
 			kv("total_net_input_bytes", s.stats.netInput.Load()),
 			kv("total_net_output_bytes", s.stats.netOutput.Load()),
 			kv("rejected_connections", s.stats.rejected.Load()),
-			kv("expired_keys", st.ExpiredKeys), kv("evicted_keys", st.EvictedKeys),
-			kv("keyspace_hits", st.KeyspaceHits), kv("keyspace_misses", st.KeyspaceMisses),
+			kv("expired_keys", ks.stats.ExpiredKeys), kv("evicted_keys", ks.stats.EvictedKeys),
+			kv("keyspace_hits", ks.stats.KeyspaceHits), kv("keyspace_misses", ks.stats.KeyspaceMisses),
 			kv("pubsub_channels", ch), kv("pubsub_patterns", pat),
 			kv("tracking_total_keys", tkeys), kv("tracking_total_items", titems),
 			kv("tracking_total_prefixes", tprefixes),
@@ -118,12 +137,7 @@ func (s *Server) infoSection(sec string, c *conn) [][2]string {
 		}
 		return out
 	case "keyspace":
-		keys, expires := 0, 0
-		for _, sh := range s.shards {
-			k, e := sh.KeyCount()
-			keys += k
-			expires += e
-		}
+		keys, expires := ks.keys, ks.expires
 		if keys == 0 {
 			return nil
 		}

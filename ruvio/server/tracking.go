@@ -97,7 +97,10 @@ type bcastKey struct {
 }
 
 // init makes the tables and hooks every shard's keyspace, on first use.
-func (t *tracker) init(s *Server) {
+// init makes the tracker on first use, setting the keyspaces' callbacks
+// under the shards' locks; held are the locks the caller's EXEC holds
+// already.
+func (t *tracker) init(s *Server, held []*shard.Shard) {
 	t.once.Do(func() {
 		t.srv = s
 		t.prefixes = map[string]map[*conn]struct{}{}
@@ -108,10 +111,15 @@ func (t *tracker) init(s *Server) {
 		}
 		for i, sh := range s.shards {
 			tt := t.tables[i]
-			sh.Lock()
+			own := !heldBy(held, sh)
+			if own {
+				sh.Lock()
+			}
 			sh.DB().OnModified = func(key string) { t.modified(sh, tt, key) }
 			sh.DB().OnFlush = func() { t.flushed(sh) }
-			sh.Unlock()
+			if own {
+				sh.Unlock()
+			}
 		}
 		go t.broadcastLoop()
 		t.on.Store(true)

@@ -100,8 +100,12 @@ func cmdExec(c *conn, args [][]byte) {
 	// in it may read several, before checking WATCH so nothing slips in
 	// between the check and the run.
 	locks := c.txnShards(queued)
-	for _, sh := range locks {
-		sh.Lock()
+	if msg := c.lockShards(locks); msg != "" {
+		// A script took a shard after the BUSY check: EXEC is refused
+		// as that check refuses it, and the transaction stays, flagged.
+		c.multi = true
+		c.fail(msg)
+		return
 	}
 	c.locked = locks
 	for _, sh := range locks {
@@ -294,19 +298,6 @@ func (c *conn) txnShards(queued [][][]byte) []*shard.Shard {
 		}
 	}
 	return out
-}
-
-// withShard runs fn with sh locked, unless EXEC already holds its lock.
-func (c *conn) withShard(sh *shard.Shard, fn func()) {
-	for _, l := range c.locked {
-		if l == sh {
-			fn()
-			return
-		}
-	}
-	sh.Lock()
-	defer sh.Unlock()
-	fn()
 }
 
 func cmdWatch(c *conn, args [][]byte) {

@@ -44,7 +44,8 @@ func (sh *Shard) InstallCopy(cfg *config.Config, path string, seq uint64) (err e
 		if rerr := sh.resetLog(cfg, 1); rerr != nil {
 			return rerr
 		}
-		sh.replEpoch, sh.history = 1, nil
+		sh.replEpoch.Store(1)
+		sh.history = nil
 		sh.normalizeHistory()
 		return fmt.Errorf("loading the full copy: %w", err)
 	}
@@ -68,7 +69,8 @@ func (sh *Shard) InstallCopy(cfg *config.Config, path string, seq uint64) (err e
 		syncDirOf(sh.dir)
 		sh.snapSeq.Store(seq)
 	}
-	sh.replEpoch, sh.history = h.Epoch, h.History
+	sh.replEpoch.Store(h.Epoch)
+	sh.history = h.History
 	sh.normalizeHistory()
 	return nil
 }

@@ -103,16 +103,13 @@ func (sh *Shard) SafeOrWake(seq uint64, wake *func()) bool {
 func (sh *Shard) WriteOut(seq uint64) error { return sh.wlog().WriteOut(seq) }
 
 // ReplicationEpoch is the replication epoch the shard's new records carry.
-func (sh *Shard) ReplicationEpoch() uint64 {
-	sh.mu.Lock()
-	defer sh.mu.Unlock()
-	return sh.replEpoch
-}
+// It takes no lock, so a command inside EXEC, which holds it, may ask.
+func (sh *Shard) ReplicationEpoch() uint64 { return sh.replEpoch.Load() }
 
 // PositionLocked is the shard's last record: its replication epoch and
 // sequence. Caller holds the lock.
 func (sh *Shard) PositionLocked() repl.Position {
-	return repl.Position{Epoch: sh.replEpoch, Seq: sh.wlog().Last()}
+	return repl.Position{Epoch: sh.replEpoch.Load(), Seq: sh.wlog().Last()}
 }
 
 // Position is PositionLocked for a caller that does not hold the lock.
@@ -138,7 +135,7 @@ func (sh *Shard) HistoryLocked() []repl.EpochStart {
 func (sh *Shard) LatestReplicationEpoch() uint64 {
 	sh.mu.Lock()
 	defer sh.mu.Unlock()
-	m := sh.replEpoch
+	m := sh.replEpoch.Load()
 	for _, e := range sh.history {
 		m = max(m, e.Epoch)
 	}
@@ -166,7 +163,7 @@ func (sh *Shard) SubscribeLocked(sub LogSubscriber) { sh.sub = sub }
 
 // noteEpoch records that the log moved to replEpoch at seq.
 func (sh *Shard) noteEpoch(replEpoch, seq uint64) {
-	sh.replEpoch = replEpoch
+	sh.replEpoch.Store(replEpoch)
 	sh.history = append(sh.history, snapshot.EpochStart{Epoch: replEpoch, FirstSeq: seq})
 }
 

@@ -92,7 +92,7 @@ func (sh *Shard) ApplyLocked(ops [][][]byte) (uint64, error) {
 func (sh *Shard) AppendSlotsArrived(first, last int, version uint64) uint64 {
 	sh.mu.Lock()
 	defer sh.mu.Unlock()
-	return sh.appendAt(sh.replEpoch, [][][]byte{{
+	return sh.appendAt(sh.replEpoch.Load(), [][][]byte{{
 		[]byte(SlotsArrivedOp), []byte(strconv.Itoa(first)), []byte(strconv.Itoa(last)),
 		[]byte(strconv.FormatUint(version, 10)),
 	}})

@@ -60,7 +60,7 @@ func (sh *Shard) Open(cfg *config.Config, table *command.Table) (Recovery, error
 	sh.durability = cfg.Durability
 	sh.table = table
 	persistent := cfg.Durability != config.DurabilityMemory
-	sh.replEpoch = 1
+	sh.replEpoch.Store(1)
 	if persistent {
 		sh.dir = shardDir(cfg.DataDir, sh.ID)
 		if err := os.MkdirAll(sh.dir, 0o755); err != nil {
@@ -84,7 +84,8 @@ func (sh *Shard) Open(cfg *config.Config, table *command.Table) (Recovery, error
 			if err != nil {
 				return rec, fmt.Errorf("shard %d: %w", sh.ID, err)
 			}
-			sh.replEpoch, sh.history = h.Epoch, h.History
+			sh.replEpoch.Store(h.Epoch)
+			sh.history = h.History
 			sh.snapSeq.Store(seq)
 			rec.SnapshotSeq = seq
 		}
@@ -121,7 +122,7 @@ func (sh *Shard) Open(cfg *config.Config, table *command.Table) (Recovery, error
 			now = clock.NowMs()
 		}
 		rec.Records++
-		if r.Epoch != sh.replEpoch {
+		if r.Epoch != sh.replEpoch.Load() {
 			sh.noteEpoch(r.Epoch, r.Seq)
 		}
 		return replayer.apply(r, now)

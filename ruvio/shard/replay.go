@@ -136,7 +136,7 @@ func (sh *Shard) ApplyReplicatedLocked(rec wal.Record, frame []byte, now int64) 
 	if err != nil {
 		return err
 	}
-	if rec.Epoch != sh.replEpoch {
+	if rec.Epoch != sh.replEpoch.Load() {
 		sh.noteEpoch(rec.Epoch, rec.Seq)
 	}
 	sh.appendFramed(rec.Epoch, rec.Ops, frame)

@@ -28,15 +28,21 @@ type Shard struct {
 	Slots slots.Range
 
 	mu sync.Mutex
-	db *keyspace.DB
+	// long and waiting let a holder that may keep mu for long (a script)
+	// and commands that must not wait for it stay out of each other's
+	// way (longlock.go).
+	long    atomic.Int32
+	waiting atomic.Int32
+	db      *keyspace.DB
 	// walp is the shard's log. A replica that takes a full copy replaces
 	// it (under mu), so readers outside mu load it once per use.
 	walp  atomic.Pointer[wal.Log]
 	table *command.Table
 	log   *slog.Logger
-	// replEpoch is the replication epoch new records carry; history
-	// lists where each replication epoch began. Guarded by mu.
-	replEpoch uint64
+	// replEpoch is the replication epoch new records carry, changed
+	// under mu and read without it (ReplicationEpoch); history lists
+	// where each replication epoch began, guarded by mu.
+	replEpoch atomic.Uint64
 	history   []snapshot.EpochStart
 	// ops collects the effects of the command running under mu, to be
 	// appended as one record.
@@ -142,7 +148,7 @@ func (sh *Shard) AppendLocked(ops [][][]byte) uint64 {
 	if len(ops) == 0 || sh.wlog() == nil {
 		return 0
 	}
-	return sh.appendAt(sh.replEpoch, ops)
+	return sh.appendAt(sh.replEpoch.Load(), ops)
 }
 
 // appendAt writes a record of the given replication epoch under mu, also
@@ -191,13 +197,7 @@ func (sh *Shard) Run(spec *command.Spec, ctx *command.Ctx) uint64 {
 // registrations with Unwait when it stops waiting.
 func (sh *Shard) RunOrWait(spec *command.Spec, ctx *command.Ctx, wake chan struct{}) uint64 {
 	sh.mu.Lock()
-	seq := sh.RunLocked(spec, ctx)
-	if ctx.Block != nil && wake != nil {
-		sh.WaitLocked(ctx.Block.Keys, wake)
-	}
-	sh.PublishNotesLocked()
-	sh.mu.Unlock()
-	return seq
+	return sh.RunAndUnlock(spec, ctx, wake)
 }
 
 // WaitLocked registers wake to be signalled by writes to keys, after
@@ -313,6 +313,11 @@ func (sh *Shard) Tick(cfg *config.Config) {
 func (sh *Shard) KeyCount() (keys, expires int) {
 	sh.mu.Lock()
 	defer sh.mu.Unlock()
+	return sh.KeyCountLocked()
+}
+
+// KeyCountLocked is KeyCount for a caller that holds the lock.
+func (sh *Shard) KeyCountLocked() (keys, expires int) {
 	return sh.db.Len(), sh.db.Expires()
 }
 

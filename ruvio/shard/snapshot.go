@@ -59,7 +59,7 @@ func (sh *Shard) StartSnapshot(done chan<- error) error {
 // headerLocked describes a snapshot of the shard as it is now. Caller
 // holds mu.
 func (sh *Shard) headerLocked() snapshot.Header {
-	return snapshot.Header{Shard: sh.ID, Seq: sh.wlog().Last(), Epoch: sh.replEpoch,
+	return snapshot.Header{Shard: sh.ID, Seq: sh.wlog().Last(), Epoch: sh.replEpoch.Load(),
 		History: append([]snapshot.EpochStart(nil), sh.history...), CreatedMs: clock.NowMs()}
 }
 
