@@ -61,15 +61,15 @@ func (c *conn) execute(args [][]byte) {
 		c.unlockBatch()
 	}
 	if !run.ArityOK(len(args)) {
-		c.fail(command.ErrWrongArgs(run.Name))
+		c.reject(run, command.ErrWrongArgs(run.Name))
 		return
 	}
 	if !c.authenticated && spec.Flags&command.NoAuth == 0 {
-		c.fail("NOAUTH Authentication required.")
+		c.reject(run, "NOAUTH Authentication required.")
 		return
 	}
 	if msg := c.checkACL(spec, run, args); msg != "" {
-		c.fail(msg)
+		c.reject(run, msg)
 		return
 	}
 	if msg := s.movedReply(c, run, args); msg != "" {
@@ -77,17 +77,17 @@ func (c *conn) execute(args [][]byte) {
 		return
 	}
 	if msg := c.memoryRefusal(spec, run); msg != "" {
-		c.fail(msg)
+		c.reject(run, msg)
 		return
 	}
 	if c.subscribed() && run.Flags&command.AllowSubscribed == 0 {
-		c.fail("ERR Can't execute '" + run.Name + "': only (P|S)SUBSCRIBE / (P|S)UNSUBSCRIBE / PING / QUIT / RESET are allowed in this context")
+		c.reject(run, "ERR Can't execute '"+run.Name+"': only (P|S)SUBSCRIBE / (P|S)UNSUBSCRIBE / PING / QUIT / RESET are allowed in this context")
 		return
 	}
 	// One atomic load unless a script is running.
 	if s.scripts.active.Load() > 0 {
 		if msg := c.busyRefusal(spec, run, args); msg != "" {
-			c.fail(msg)
+			c.reject(run, msg)
 			return
 		}
 	}
@@ -95,7 +95,7 @@ func (c *conn) execute(args [][]byte) {
 		if m := s.metrics; m != nil {
 			m.refusal(msg)
 		}
-		c.fail(msg)
+		c.reject(run, msg)
 		return
 	}
 	if c.srv.isMonitor(c) {
@@ -152,6 +152,21 @@ func (c *conn) execute(args [][]byte) {
 		m.observe(c.shard.ID, run, took, &c.lastCounter)
 	}
 }
+
+// reject answers msg to a command refused before it ran (fail). EXEC
+// refused discards the transaction and answers EXECABORT with the reason,
+// with or without MULTI, as Redis's rejectCommand does; the reason keeps
+// its own code (BUSY, NOAUTH, NOPERM) but not a plain ERR.
+func (c *conn) reject(run *command.Spec, msg string) {
+	if run.Name == "exec" {
+		c.resetMulti()
+		msg = errExecAbort + strings.TrimPrefix(msg, "ERR ")
+	}
+	c.fail(msg)
+}
+
+// errExecAbort begins the reply of an EXEC refused as a whole.
+const errExecAbort = "EXECABORT Transaction discarded because of: "
 
 // fail answers an error that, inside MULTI, also dooms the transaction
 // (Redis: a command that cannot be queued makes EXEC answer EXECABORT).

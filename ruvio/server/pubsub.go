@@ -38,6 +38,21 @@ func (s *Server) publishNotes(evs []notify.Event) {
 	notify.Send(s.hub, notify.Class(s.notifyMask.Load()), evs)
 }
 
+func cmdPubsubHelp(c *conn, args [][]byte) {
+	writeHelp(c, "PUBSUB",
+		"CHANNELS [<pattern>]",
+		"    Return the currently active channels matching a <pattern> (default: '*').",
+		"NUMPAT",
+		"    Return number of subscriptions to patterns.",
+		"NUMSUB [<channel> ...]",
+		"    Return the number of subscribers for the specified channels, excluding",
+		"    pattern subscriptions(default: no channels).",
+		"SHARDCHANNELS [<pattern>]",
+		"    Return the currently active shard level channels matching a <pattern> (default: '*').",
+		"SHARDNUMSUB [<shardchannel> ...]",
+		"    Return the number of subscribers for the specified shard level channel(s)")
+}
+
 func cmdPubsubNumpat(c *conn, args [][]byte) {
 	_, patterns := c.srv.hub.Counts()
 	c.w.Int(int64(patterns))

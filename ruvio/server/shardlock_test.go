@@ -34,9 +34,11 @@ func TestExecMeetingABusyShardGetsBusy(t *testing.T) {
 	poll.Until(t, 10*time.Second, "BUSY on the script's shard", func() bool { return isBusy(same.Get(ctx, keys[0]).Err()) })
 
 	// EXEC's own port is not busy, so EXEC passes the BUSY check; the
-	// script holds the shard its GET needs.
-	if err := tx.Do(ctx, "EXEC").Err(); err == nil || err.Error() != errBusy {
-		t.Fatalf("EXEC needing the busy shard: %v, want %s", err, errBusy)
+	// script holds the shard its GET needs. Refused, EXEC discards the
+	// transaction, as Redis's refused EXEC does.
+	want := "EXECABORT Transaction discarded because of: " + errBusy
+	if err := tx.Do(ctx, "EXEC").Err(); err == nil || err.Error() != want {
+		t.Fatalf("EXEC needing the busy shard: %v, want %s", err, want)
 	}
 	if err := same.Do(ctx, "SCRIPT", "KILL").Err(); err != nil {
 		t.Fatal(err)
@@ -44,9 +46,50 @@ func TestExecMeetingABusyShardGetsBusy(t *testing.T) {
 	if err := <-done; err == nil {
 		t.Fatal("the killed script answered without an error")
 	}
-	// Refused while busy, the transaction was flagged, as in Redis.
-	if err := tx.Do(ctx, "EXEC").Err(); err == nil || err.Error() != "EXECABORT Transaction discarded because of previous errors." {
+	if err := tx.Do(ctx, "EXEC").Err(); err == nil || err.Error() != "ERR EXEC without MULTI" {
 		t.Fatalf("EXEC after the refused one: %v", err)
+	}
+}
+
+// While a script is busy, a transaction answers as on redis-server: MULTI
+// is let through, a queued command gets BUSY, and EXEC answers EXECABORT
+// naming BUSY and discards the transaction, with or without MULTI.
+func TestBusyTransactionAnswersAsRedis(t *testing.T) {
+	r := startRedis(t, 2)
+	s := startServer(t, func(c *config.Config) { c.BusyReplyThreshold = 50 })
+	ru := client(t, s, 0, func(o *redis.Options) { o.Protocol = 2 })
+	ctx := context.Background()
+	if err := r.ConfigSet(ctx, "busy-reply-threshold", "50").Err(); err != nil {
+		t.Fatal(err)
+	}
+	seq := [][]any{{"MULTI"}, {"EXEC"}, {"EXEC"}, {"MULTI"}, {"GET", "x"}, {"EXEC"}, {"DISCARD"}, {"EXEC", "extra"}}
+	answers := func(c *redis.Client) []string {
+		addr := c.Options().Addr
+		spin := redis.NewClient(&redis.Options{Addr: addr, Protocol: 2})
+		defer spin.Close()
+		done := make(chan struct{})
+		go func() { spin.Eval(ctx, "while true do end", nil); close(done) }()
+		probe := redis.NewClient(&redis.Options{Addr: addr, Protocol: 2, MaxRetries: -1})
+		defer probe.Close()
+		poll.Until(t, 10*time.Second, "a busy script", func() bool { return isBusy(probe.Get(ctx, "x").Err()) })
+		conn := probe.Conn()
+		defer conn.Close()
+		var out []string
+		for _, cmd := range seq {
+			v, err := conn.Do(ctx, cmd...).Result()
+			out = append(out, render(v, err, false))
+		}
+		if err := probe.Do(ctx, "SCRIPT", "KILL").Err(); err != nil {
+			t.Fatal(err)
+		}
+		<-done
+		return out
+	}
+	want, got := answers(r), answers(ru)
+	for i := range seq {
+		if want[i] != got[i] {
+			t.Errorf("%q\n  redis: %s\n  ruvio: %s", seq[i], want[i], got[i])
+		}
 	}
 }
 

@@ -172,6 +172,7 @@ func (s *Server) commandTable() *command.Table {
 			ext("numpat", 2, command.PubSub|load|stale, "pubsub slow", cmdPubsubNumpat),
 			ext("shardchannels", -2, command.PubSub|load|stale, "pubsub slow", cmdPubsubShardChannels),
 			ext("shardnumsub", -2, command.PubSub|load|stale, "pubsub slow", cmdPubsubShardNumsub),
+			ext("help", 2, load|stale, "slow", cmdPubsubHelp),
 		),
 		// Cluster topology of the node's shards.
 		container("cluster", "slow",

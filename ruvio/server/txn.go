@@ -85,7 +85,7 @@ func cmdExec(c *conn, args [][]byte) {
 	// gates) refuses EXEC as a whole, as Redis does.
 	if msg := c.execRefusal(); msg != "" {
 		c.resetMulti()
-		c.fail("EXECABORT Transaction discarded because of: " + msg)
+		c.fail(errExecAbort + msg)
 		return
 	}
 	queued := c.queued
@@ -102,9 +102,9 @@ func cmdExec(c *conn, args [][]byte) {
 	locks := c.txnShards(queued)
 	if msg := c.lockShards(locks); msg != "" {
 		// A script took a shard after the BUSY check: EXEC is refused
-		// as that check refuses it, and the transaction stays, flagged.
-		c.multi = true
-		c.fail(msg)
+		// as that check refuses it.
+		c.resetMulti()
+		c.fail(errExecAbort + msg)
 		return
 	}
 	c.locked = locks

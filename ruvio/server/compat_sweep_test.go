@@ -1,0 +1,130 @@
+package server
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/redis/go-redis/v9"
+)
+
+// notServed are the commands and subcommands of redis-server's COMMAND that
+// ruvio does not serve (docs/compatibility.md says why): they must answer
+// as unknown.
+var notServed = map[string]bool{
+	"replconf": true, "psync": true, "sync": true, "migrate": true, "restore-asking": true, "failover": true,
+	"move": true, "swapdb": true, "bgrewriteaof": true, "module": true, "lolwut": true, "pfdebug": true,
+	"pfselftest": true,
+	"acl|load":   true, "acl|save": true, "acl|log": true, "acl|getuser": true, "acl|genpass": true, "acl|dryrun": true,
+}
+
+// sweepSkipped are commands the sweep does not compare, and why.
+var sweepSkipped = map[string]string{
+	// They change the connection or the server for what follows, or wait.
+	"multi": "opens a transaction", "subscribe": "subscribes", "psubscribe": "subscribes",
+	"ssubscribe": "subscribes", "monitor": "monitors", "hello": "changes the protocol",
+	"client|reply": "silences replies", "client|pause": "pauses the server", "shutdown": "stops the server",
+	"replicaof": "makes redis-server a replica", "slaveof": "makes redis-server a replica",
+	"blpop": "blocks", "brpop": "blocks", "brpoplpush": "blocks", "blmove": "blocks", "blmpop": "blocks",
+	"bzpopmin": "blocks", "bzpopmax": "blocks", "bzmpop": "blocks", "debug": "a debugging tool",
+	"quit": "closes the connection", "reset": "resets the connection",
+	// Their replies describe the server, not the data.
+	"info": "describes the server", "lastsave": "a time", "time": "a time", "role": "the node's role",
+	"command": "ruvio's own table",
+	"client":  "the server's clients", "config": "the server's configuration", "cluster": "ruvio is always a cluster node", "asking": "ruvio is always a cluster node",
+	"readonly": "ruvio is always a cluster node", "readwrite": "ruvio is always a cluster node",
+	"memory|stats": "the server's memory", "memory|doctor": "the server's memory", "slowlog": "the commands this server ran", "memory|malloc-stats": "Go's allocator, not jemalloc",
+	"latency|histogram": "the commands this server ran", "acl|help": "fewer subcommands (notServed)",
+	"save": "the test server keeps no files", "bgsave": "the test server keeps no files",
+	"waitaof": "no AOF"}
+
+// Every command and subcommand redis-server 7.0 lists in COMMAND, sent with
+// zero to two placeholder arguments on an empty keyspace, answers in ruvio
+// as in redis-server: the same reply or the same error. The commands
+// ruvio does not serve answer as unknown.
+func TestEveryRedisCommandAnswersAsRedis(t *testing.T) {
+	r := startRedis(t, 2)
+	s := startServer(t, nil)
+	ru := client(t, s, 0, func(o *redis.Options) { o.Protocol = 2 })
+	ctx := context.Background()
+	table, err := r.Do(ctx, "COMMAND").Slice()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var cmds [][]any
+	for _, e := range table {
+		entry := e.([]any)
+		name, arity := entry[0].(string), int(entry[1].(int64))
+		subs, _ := entry[9].([]any)
+		if len(subs) == 0 {
+			for extra := 0; extra <= 2; extra++ {
+				cmds = append(cmds, placeholders([]any{name}, max(arity, -arity)-1+extra))
+			}
+			continue
+		}
+		for _, sub := range subs {
+			se := sub.([]any)
+			full, sa := se[0].(string), int(se[1].(int64))
+			parts := strings.SplitN(full, "|", 2)
+			for extra := 0; extra <= 1; extra++ {
+				cmds = append(cmds, placeholders([]any{parts[0], parts[1]}, max(sa, -sa)-2+extra))
+			}
+		}
+	}
+	hasSubs := cmdNames(table)
+	compared := 0
+	for _, cmd := range cmds {
+		name := strings.ToLower(cmd[0].(string))
+		full := name
+		if len(cmd) > 1 && hasSubs[name] == "sub" {
+			full = name + "|" + strings.ToLower(fmt.Sprint(cmd[1]))
+		}
+		if notServed[name] || notServed[full] {
+			_, err := ru.Do(ctx, cmd...).Result()
+			if err == nil || (!strings.HasPrefix(err.Error(), "ERR unknown command") && !strings.HasPrefix(err.Error(), "ERR unknown subcommand")) {
+				t.Errorf("%q: ruvio answered %v, want unknown (it is listed as not served)", cmd, err)
+			}
+			continue
+		}
+		if _, skip := sweepSkipped[name]; skip {
+			continue
+		}
+		if _, skip := sweepSkipped[full]; skip {
+			continue
+		}
+		r.FlushAll(ctx)
+		ru.FlushAll(ctx)
+		wv, we := r.Do(ctx, cmd...).Result()
+		gv, ge := ru.Do(ctx, cmd...).Result()
+		if want, got := render(wv, we, false), render(gv, ge, false); got != want {
+			t.Errorf("%q\n  redis: %s\n  ruvio: %s", cmd, want, got)
+		}
+		compared++
+	}
+	if compared < 300 {
+		t.Fatalf("compared %d commands only", compared)
+	}
+	t.Logf("compared %d commands and forms", compared)
+}
+
+// placeholders appends n arguments "0" to cmd.
+func placeholders(cmd []any, n int) []any {
+	for i := 0; i < n; i++ {
+		cmd = append(cmd, "0")
+	}
+	return cmd
+}
+
+// cmdNames maps each command of a COMMAND reply to "sub" when it has
+// subcommands.
+func cmdNames(table []any) map[string]string {
+	out := map[string]string{}
+	for _, e := range table {
+		entry := e.([]any)
+		if subs, _ := entry[9].([]any); len(subs) > 0 {
+			out[entry[0].(string)] = "sub"
+		}
+	}
+	return out
+}
