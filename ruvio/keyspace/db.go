@@ -124,7 +124,6 @@ type DB struct {
 	cow     *cowState // a snapshot in progress, or nil
 	watched map[string]*watch
 	waiters map[string][]chan struct{}
-	version uint64 // bumped by FLUSH, seen by every WATCH
 	Stats   Stats
 }
 
@@ -420,14 +419,17 @@ func (db *DB) remove(key string) {
 func (db *DB) Flush() int {
 	db.freezeForSnapshot()
 	n := db.count
+	// A WATCH fails for the keys the flush deleted, not for watched keys
+	// that were absent, as in Redis 7.
+	for k, w := range db.watched {
+		if db.raw(k) != nil {
+			w.version++
+		}
+	}
 	db.bySlot = [slots.Count]table{}
 	db.used = [slots.Count / 64]uint64{}
 	db.count = 0
 	db.expires = make(map[string]struct{})
-	db.version++
-	for _, w := range db.watched {
-		w.version++
-	}
 	if db.OnFlush != nil {
 		db.OnFlush()
 	}
@@ -468,20 +470,19 @@ func (db *DB) Watch(key string) WatchToken {
 		db.watched[key] = w
 	}
 	w.refs++
-	return WatchToken{Key: key, Version: w.version, DBVersion: db.version}
+	return WatchToken{Key: key, Version: w.version}
 }
 
 // WatchToken is the state of a watched key when WATCH ran.
 type WatchToken struct {
-	Key       string
-	Version   uint64
-	DBVersion uint64
+	Key     string
+	Version uint64
 }
 
 // Changed reports whether the key changed since the token was taken.
 func (db *DB) Changed(t WatchToken) bool {
 	w := db.watched[t.Key]
-	if w == nil || w.version != t.Version || db.version != t.DBVersion {
+	if w == nil || w.version != t.Version {
 		return true
 	}
 	// Redis treats a watched key that expired meanwhile as modified.

@@ -425,6 +425,9 @@ func cmdScriptKill(c *conn, args [][]byte) {
 // Lua debugger, so YES and SYNC are refused rather than acknowledged.
 func cmdScriptDebug(c *conn, args [][]byte) {
 	switch {
+	case c.w.Buffered() > 0:
+		// As Redis: replies waiting to go out (a pipeline, EXEC's).
+		c.w.Error("ERR SCRIPT DEBUG must be called outside a pipeline")
 	case command.Eq(args[2], "no"):
 		c.w.OK()
 	case command.Eq(args[2], "yes"), command.Eq(args[2], "sync"):

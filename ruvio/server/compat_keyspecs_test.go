@@ -31,8 +31,6 @@ var infoDiffers = map[string]map[string]string{
 	// not be queued in MULTI.
 	"replicaof": {"arity": "-3", "flags": "no_multi"},
 	"slaveof":   {"arity": "-3", "flags": "no_multi"},
-	// WAIT cannot be queued in MULTI in ruvio.
-	"wait": {"flags": "no_multi"},
 }
 
 // containerDiffers: a container's ACL categories are the union of its

@@ -29,6 +29,8 @@ var sweepSkipped = map[string]string{
 	"blpop": "blocks", "brpop": "blocks", "brpoplpush": "blocks", "blmove": "blocks", "blmpop": "blocks",
 	"bzpopmin": "blocks", "bzpopmax": "blocks", "bzmpop": "blocks", "debug": "a debugging tool",
 	"quit": "closes the connection", "reset": "resets the connection",
+	"unsubscribe": "one reply per channel", "punsubscribe": "one reply per pattern",
+	"sunsubscribe": "one reply per channel",
 	// Their replies describe the server, not the data.
 	"info": "describes the server", "lastsave": "a time", "time": "a time", "role": "the node's role",
 	"command": "ruvio's own table",
@@ -40,8 +42,9 @@ var sweepSkipped = map[string]string{
 	"waitaof": "no AOF"}
 
 // Every command and subcommand redis-server 7.0 lists in COMMAND, sent with
-// zero to two placeholder arguments on an empty keyspace, answers in ruvio
-// as in redis-server: the same reply or the same error. The commands
+// zero to two placeholder arguments on an empty keyspace, alone and inside
+// MULTI/EXEC, answers in ruvio as in redis-server: the same reply or the
+// same error. The commands
 // ruvio does not serve answer as unknown.
 func TestEveryRedisCommandAnswersAsRedis(t *testing.T) {
 	r := startRedis(t, 2)
@@ -93,20 +96,39 @@ func TestEveryRedisCommandAnswersAsRedis(t *testing.T) {
 		if _, skip := sweepSkipped[full]; skip {
 			continue
 		}
-		r.FlushAll(ctx)
-		ru.FlushAll(ctx)
-		wv, we := r.Do(ctx, cmd...).Result()
-		gv, ge := ru.Do(ctx, cmd...).Result()
-		if want, got := render(wv, we, false), render(gv, ge, false); got != want {
-			t.Errorf("%q\n  redis: %s\n  ruvio: %s", cmd, want, got)
+		for _, inMulti := range []bool{false, true} {
+			if want, got := sweepAnswer(ctx, r, cmd, inMulti), sweepAnswer(ctx, ru, cmd, inMulti); got != want {
+				t.Errorf("%q (inside MULTI: %v)\n  redis: %s\n  ruvio: %s", cmd, inMulti, want, got)
+			}
+			compared++
 		}
-		compared++
 	}
-	if compared < 300 {
+	if compared < 600 {
 		t.Fatalf("compared %d commands only", compared)
 	}
 	t.Logf("compared %d commands and forms", compared)
 }
+
+// sweepAnswer is c's answer to cmd on an empty keyspace, alone or queued
+// in a transaction (the answers to MULTI, the command and EXEC).
+func sweepAnswer(ctx context.Context, c *redis.Client, cmd []any, inMulti bool) string {
+	conn := c.Conn()
+	defer func() {
+		conn.Do(ctx, "RESET") // nothing the command left (a WATCH) reaches the next
+		conn.Close()
+	}()
+	conn.FlushAll(ctx)
+	if !inMulti {
+		return sweepRender(conn.Do(ctx, cmd...).Result())
+	}
+	var out []string
+	for _, x := range [][]any{{"MULTI"}, cmd, {"EXEC"}} {
+		out = append(out, sweepRender(conn.Do(ctx, x...).Result()))
+	}
+	return strings.Join(out, " ")
+}
+
+func sweepRender(v any, err error) string { return render(v, err, false) }
 
 // placeholders appends n arguments "0" to cmd.
 func placeholders(cmd []any, n int) []any {

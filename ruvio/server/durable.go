@@ -193,7 +193,9 @@ func cmdWait(c *conn, args [][]byte) {
 		}
 		return c.srv.repl.Shard(c.shard.ID).HoldingOn(0) // nothing written: every streaming replica
 	}
-	if k > 0 && count() < int(k) {
+	// Inside EXEC WAIT does not block, as in Redis: it answers how many
+	// replicas hold the writes already.
+	if k > 0 && count() < int(k) && c.locked == nil {
 		var deadline time.Time
 		if ms > 0 {
 			deadline = time.Now().Add(time.Duration(ms) * time.Millisecond)

@@ -132,7 +132,7 @@ func (s *Server) commandTable() *command.Table {
 		ext("debug", -2, admin|stale|load, "admin slow dangerous", cmdDebug),
 		ext("monitor", 1, admin|command.NoScript|load|stale, "admin slow dangerous", cmdMonitor),
 		ext("shutdown", -1, admin|stale|load|nomult, "admin slow dangerous", cmdShutdown),
-		ext("wait", 3, nomult, "slow connection", cmdWait),
+		ext("wait", 3, 0, "slow connection", cmdWait),
 		ext("replicaof", -3, admin|stale|nomult, "admin slow dangerous", cmdReplicaOf),
 		ext("slaveof", -3, admin|stale|nomult, "admin slow dangerous", cmdReplicaOf),
 		container("ruvio", "slow",
