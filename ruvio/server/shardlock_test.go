@@ -94,14 +94,24 @@ func TestBusyTransactionAnswersAsRedis(t *testing.T) {
 }
 
 // Server commands inside a transaction read and change the shards under
-// the locks EXEC holds already, rather than wait for them: INFO (with its
-// keyspace, stats and replication sections), MEMORY STATS, DBSIZE and
-// CONFIG RESETSTAT answer, and the shards serve the next command.
+// the locks EXEC holds already, rather than wait for them: CLIENT TRACKING
+// (its first use sets the shards up), INFO (with its keyspace, stats and
+// replication sections), MEMORY STATS, DBSIZE and CONFIG RESETSTAT answer,
+// and the shards serve the next command.
 func TestServerCommandsInsideExecAnswer(t *testing.T) {
 	for _, shards := range []int{1, 2} {
 		s := startServer(t, func(c *config.Config) { c.Shards = shards })
 		ctx := context.Background()
 		cl := client(t, s, 0, func(o *redis.Options) { o.ReadTimeout = 10 * time.Second })
+		tr := cl.Conn()
+		var answers []string
+		for _, cmd := range [][]any{{"MULTI"}, {"CLIENT", "TRACKING", "ON"}, {"EXEC"}} {
+			answers = append(answers, sweepRender(tr.Do(ctx, cmd...).Result()))
+		}
+		tr.Close()
+		if got := strings.Join(answers, " "); got != "string:OK string:QUEUED [string:OK]" {
+			t.Fatalf("%d shards: MULTI, CLIENT TRACKING ON, EXEC: %s", shards, got)
+		}
 		if err := cl.Set(ctx, "k", "v", time.Hour).Err(); err != nil {
 			t.Fatal(err)
 		}
