@@ -44,8 +44,9 @@ var sweepSkipped = map[string]string{
 
 // Every command and subcommand redis-server 7.0 lists in COMMAND, sent with
 // zero to two placeholder arguments "0", alone and inside MULTI/EXEC, on an
-// empty keyspace and with the key "0" of each type, answers in ruvio as in
-// redis-server: the same reply or the same error. The commands
+// empty keyspace and with the key "0" of each type, and again over
+// maxmemory, subscribed and before AUTH (sweepModes), answers in ruvio as
+// in redis-server: the same reply or the same error. The commands
 // ruvio does not serve answer as unknown.
 func TestEveryRedisCommandAnswersAsRedis(t *testing.T) {
 	for _, proto := range []int{2, 3} {
@@ -84,6 +85,7 @@ func sweepCommands(t *testing.T, proto int) {
 	}
 	hasSubs := cmdNames(table)
 	compared := 0
+	var forms [][]any
 	for _, cmd := range cmds {
 		name := strings.ToLower(cmd[0].(string))
 		full := name
@@ -103,14 +105,25 @@ func sweepCommands(t *testing.T, proto int) {
 		if _, skip := sweepSkipped[full]; skip {
 			continue
 		}
-		for _, setup := range sweepSetups {
-			for _, inMulti := range []bool{false, true} {
-				if want, got := sweepAnswer(ctx, r, setup, cmd, inMulti), sweepAnswer(ctx, ru, setup, cmd, inMulti); got != want {
-					t.Errorf("%q after %q (inside MULTI: %v)\n  redis: %s\n  ruvio: %s", cmd, setup, inMulti, want, got)
+		forms = append(forms, cmd)
+	}
+	for _, mode := range sweepModes {
+		if mode.resp2Only && proto != 2 {
+			continue
+		}
+		want, got := newSweeper(t, r, mode), newSweeper(t, ru, mode)
+		for _, cmd := range forms {
+			for _, setup := range mode.setups {
+				for _, inMulti := range []bool{false, true} {
+					if w, g := want.answer(setup, cmd, inMulti), got.answer(setup, cmd, inMulti); g != w {
+						t.Errorf("%q after %q (%s, inside MULTI: %v)\n  redis: %s\n  ruvio: %s", cmd, setup, mode.name, inMulti, w, g)
+					}
+					compared++
 				}
-				compared++
 			}
 		}
+		want.close()
+		got.close()
 	}
 	if compared < 5000 {
 		t.Fatalf("compared %d commands only", compared)
@@ -118,28 +131,95 @@ func sweepCommands(t *testing.T, proto int) {
 	t.Logf("compared %d commands and forms", compared)
 }
 
-// sweepAnswer is c's answer to cmd on an empty keyspace, alone or queued
-// in a transaction (the answers to MULTI, the command and EXEC).
 // sweepSetups are the keyspaces the sweep runs each command on: empty, and
 // the placeholder key "0" holding each type.
 var sweepSetups = [][]any{nil, {"SET", "0", "0"}, {"RPUSH", "0", "0"}, {"HSET", "0", "0", "0"},
 	{"SADD", "0", "0"}, {"ZADD", "0", "0", "0"}, {"XADD", "0", "1-1", "0", "0"}}
 
-func sweepAnswer(ctx context.Context, c *redis.Client, setup, cmd []any, inMulti bool) string {
-	conn := c.Conn()
+// sweepMode is a state of the server or of the connection that every
+// command of the sweep meets.
+type sweepMode struct {
+	name   string
+	setups [][]any
+	// before is sent by the admin connection after the setup, after once
+	// the command answered; on is sent on the command's connection first.
+	before, after, on []any
+	// noAuth: the server requires a password the command's connection
+	// has not given.
+	noAuth    bool
+	resp2Only bool
+}
+
+var sweepModes = []sweepMode{
+	{name: "plain", setups: sweepSetups},
+	{name: "over maxmemory", setups: sweepSetups[:2],
+		before: []any{"CONFIG", "SET", "maxmemory", "1"}, after: []any{"CONFIG", "SET", "maxmemory", "0"}},
+	{name: "subscribed", setups: sweepSetups[:2], on: []any{"SUBSCRIBE", "ch"}, resp2Only: true},
+	{name: "not authenticated", setups: sweepSetups[:1], noAuth: true, resp2Only: true},
+}
+
+// sweeper sends the sweep's commands to one server in one mode.
+type sweeper struct {
+	t     *testing.T
+	ctx   context.Context
+	c     *redis.Client
+	admin *redis.Conn
+	mode  sweepMode
+}
+
+func newSweeper(t *testing.T, c *redis.Client, mode sweepMode) *sweeper {
+	sw := &sweeper{t: t, ctx: context.Background(), c: c, admin: c.Conn(), mode: mode}
+	if mode.noAuth {
+		// The admin connection stays authenticated, as every
+		// connection made before the password was set does.
+		if err := sw.admin.ConfigSet(sw.ctx, "requirepass", "sweep").Err(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return sw
+}
+
+func (sw *sweeper) close() {
+	if sw.mode.noAuth {
+		sw.admin.ConfigSet(sw.ctx, "requirepass", "")
+	}
+	sw.admin.Close()
+}
+
+// answer is the server's answer to cmd after setup, alone or queued in a
+// transaction (the answers to MULTI, the command and EXEC).
+func (sw *sweeper) answer(setup, cmd []any, inMulti bool) string {
+	ctx := sw.ctx
+	sw.admin.FlushAll(ctx)
+	if setup != nil {
+		sw.admin.Do(ctx, setup...)
+	}
+	if sw.mode.before != nil {
+		sw.admin.Do(ctx, sw.mode.before...)
+		defer sw.admin.Do(ctx, sw.mode.after...)
+	}
+	var conn *redis.Conn
+	if sw.mode.noAuth {
+		o := sw.c.Options()
+		fresh := redis.NewClient(&redis.Options{Addr: o.Addr, Protocol: o.Protocol, MaxRetries: -1})
+		defer fresh.Close()
+		conn = fresh.Conn()
+	} else {
+		conn = sw.c.Conn()
+	}
 	defer func() {
 		conn.Do(ctx, "RESET") // nothing the command left (a WATCH) reaches the next
 		conn.Close()
 	}()
-	conn.FlushAll(ctx)
-	if setup != nil {
-		conn.Do(ctx, setup...)
-	}
-	if !inMulti {
-		return sweepRender(conn.Do(ctx, cmd...).Result())
-	}
 	var out []string
-	for _, x := range [][]any{{"MULTI"}, cmd, {"EXEC"}} {
+	if sw.mode.on != nil {
+		out = append(out, sweepRender(conn.Do(ctx, sw.mode.on...).Result()))
+	}
+	seq := [][]any{cmd}
+	if inMulti {
+		seq = [][]any{{"MULTI"}, cmd, {"EXEC"}}
+	}
+	for _, x := range seq {
 		out = append(out, sweepRender(conn.Do(ctx, x...).Result()))
 	}
 	return strings.Join(out, " ")
