@@ -58,6 +58,36 @@ func sweepCommands(t *testing.T, proto int) {
 	r := startRedis(t, proto)
 	s := startServer(t, nil)
 	ru := client(t, s, 0, func(o *redis.Options) { o.Protocol = proto })
+	forms := sweepForms(t, r, ru)
+	compared := 0
+	for _, mode := range sweepModes {
+		if mode.resp2Only && proto != 2 {
+			continue
+		}
+		want, got := newSweeper(t, r, mode), newSweeper(t, ru, mode)
+		for _, cmd := range forms {
+			for _, setup := range mode.setups {
+				for _, inMulti := range []bool{false, true} {
+					if w, g := want.answer(setup, cmd, inMulti), got.answer(setup, cmd, inMulti); g != w {
+						t.Errorf("%q after %q (%s, inside MULTI: %v)\n  redis: %s\n  ruvio: %s", cmd, setup, mode.name, inMulti, w, g)
+					}
+					compared++
+				}
+			}
+		}
+		want.close()
+		got.close()
+	}
+	if compared < 5000 {
+		t.Fatalf("compared %d commands only", compared)
+	}
+	t.Logf("compared %d commands and forms", compared)
+}
+
+// sweepForms lists the commands of r's COMMAND, each with zero to two
+// placeholder arguments, that the sweep compares; it checks on the way
+// that the ones ruvio does not serve answer as unknown on ru.
+func sweepForms(t *testing.T, r, ru *redis.Client) [][]any {
 	ctx := context.Background()
 	table, err := r.Do(ctx, "COMMAND").Slice()
 	if err != nil {
@@ -84,7 +114,6 @@ func sweepCommands(t *testing.T, proto int) {
 		}
 	}
 	hasSubs := cmdNames(table)
-	compared := 0
 	var forms [][]any
 	for _, cmd := range cmds {
 		name := strings.ToLower(cmd[0].(string))
@@ -107,28 +136,7 @@ func sweepCommands(t *testing.T, proto int) {
 		}
 		forms = append(forms, cmd)
 	}
-	for _, mode := range sweepModes {
-		if mode.resp2Only && proto != 2 {
-			continue
-		}
-		want, got := newSweeper(t, r, mode), newSweeper(t, ru, mode)
-		for _, cmd := range forms {
-			for _, setup := range mode.setups {
-				for _, inMulti := range []bool{false, true} {
-					if w, g := want.answer(setup, cmd, inMulti), got.answer(setup, cmd, inMulti); g != w {
-						t.Errorf("%q after %q (%s, inside MULTI: %v)\n  redis: %s\n  ruvio: %s", cmd, setup, mode.name, inMulti, w, g)
-					}
-					compared++
-				}
-			}
-		}
-		want.close()
-		got.close()
-	}
-	if compared < 5000 {
-		t.Fatalf("compared %d commands only", compared)
-	}
-	t.Logf("compared %d commands and forms", compared)
+	return forms
 }
 
 // sweepSetups are the keyspaces the sweep runs each command on: empty, and
@@ -198,6 +206,12 @@ func (sw *sweeper) answer(setup, cmd []any, inMulti bool) string {
 		sw.admin.Do(ctx, sw.mode.before...)
 		defer sw.admin.Do(ctx, sw.mode.after...)
 	}
+	return sw.reply(cmd, inMulti)
+}
+
+// reply is the answer to cmd on the keyspace as it stands.
+func (sw *sweeper) reply(cmd []any, inMulti bool) string {
+	ctx := sw.ctx
 	var conn *redis.Conn
 	if sw.mode.noAuth {
 		o := sw.c.Options()
