@@ -182,7 +182,22 @@ func (r *Reader) Release() {
 // without a CR before it, without its ending.
 // The slice aliases the bufio buffer and is valid until the next read.
 func (r *Reader) readLine(tooBig string) ([]byte, error) {
-	line, err := r.br.ReadSlice('\n')
+	line, err := r.readUntil('\n', tooBig)
+	if err != nil {
+		return nil, err
+	}
+	if n := len(line); n > 0 && line[n-1] == '\r' {
+		line = line[:n-1]
+	}
+	return line, nil
+}
+
+// readUntil returns the bytes up to delim, without it, refusing a line
+// longer than the inline limit with tooBig. The slice aliases the bufio
+// buffer, unless the line was longer than the buffer, and is valid until
+// the next read.
+func (r *Reader) readUntil(delim byte, tooBig string) ([]byte, error) {
+	line, err := r.br.ReadSlice(delim)
 	if err == bufio.ErrBufferFull {
 		// Longer than the buffer: accumulate up to the inline limit.
 		buf := append([]byte(nil), line...)
@@ -190,7 +205,7 @@ func (r *Reader) readLine(tooBig string) ([]byte, error) {
 			if len(buf) > r.Limits.MaxInline {
 				return nil, protoErr("%s", tooBig)
 			}
-			line, err = r.br.ReadSlice('\n')
+			line, err = r.br.ReadSlice(delim)
 			buf = append(buf, line...)
 		}
 		line = buf
@@ -201,11 +216,7 @@ func (r *Reader) readLine(tooBig string) ([]byte, error) {
 	if len(line) > r.Limits.MaxInline+2 {
 		return nil, protoErr("%s", tooBig)
 	}
-	line = line[:len(line)-1]
-	if n := len(line); n > 0 && line[n-1] == '\r' {
-		line = line[:n-1]
-	}
-	return line, nil
+	return line[:len(line)-1], nil
 }
 
 // readHeader reads a multibulk header line, a count or a length, and
@@ -214,25 +225,10 @@ func (r *Reader) readLine(tooBig string) ([]byte, error) {
 // the byte after the CR, which a client sends as LF, is stepped over
 // unread.
 func (r *Reader) readHeader(tooBig string) (first byte, n int64, ok bool, err error) {
-	line, err := r.br.ReadSlice('\r')
-	if err == bufio.ErrBufferFull {
-		buf := append([]byte(nil), line...)
-		for err == bufio.ErrBufferFull {
-			if len(buf) > r.Limits.MaxInline {
-				return 0, 0, false, protoErr("%s", tooBig)
-			}
-			line, err = r.br.ReadSlice('\r')
-			buf = append(buf, line...)
-		}
-		line = buf
-	}
+	line, err := r.readUntil('\r', tooBig)
 	if err != nil {
 		return 0, 0, false, err
 	}
-	if len(line) > r.Limits.MaxInline+2 {
-		return 0, 0, false, protoErr("%s", tooBig)
-	}
-	line = line[:len(line)-1]
 	if len(line) > 0 {
 		first = line[0]
 		n, ok = ParseInt(line[1:])

@@ -13,10 +13,11 @@ import (
 func cmdMemoryStats(c *conn, args [][]byte) {
 	var ms runtime.MemStats
 	runtime.ReadMemStats(&ms)
-	keys, expires, ok := c.keyCounts()
+	counts, ok := c.shardCounts()
 	if !ok {
 		return
 	}
+	keys, expires := counts.keys, counts.expires
 	clients := int64(c.srv.clientCount())
 	used := int64(ms.HeapAlloc)
 	startup := int64(0)

@@ -113,12 +113,12 @@ func sweepForms(t *testing.T, r, ru *redis.Client) [][]any {
 			}
 		}
 	}
-	hasSubs := cmdNames(table)
+	hasSubs := withSubcommands(table)
 	var forms [][]any
 	for _, cmd := range cmds {
 		name := strings.ToLower(cmd[0].(string))
 		full := name
-		if len(cmd) > 1 && hasSubs[name] == "sub" {
+		if len(cmd) > 1 && hasSubs[name] {
 			full = name + "|" + strings.ToLower(fmt.Sprint(cmd[1]))
 		}
 		if notServed[name] || notServed[full] {
@@ -168,7 +168,6 @@ var sweepModes = []sweepMode{
 
 // sweeper sends the sweep's commands to one server in one mode.
 type sweeper struct {
-	t     *testing.T
 	ctx   context.Context
 	c     *redis.Client
 	admin *redis.Conn
@@ -176,7 +175,7 @@ type sweeper struct {
 }
 
 func newSweeper(t *testing.T, c *redis.Client, mode sweepMode) *sweeper {
-	sw := &sweeper{t: t, ctx: context.Background(), c: c, admin: c.Conn(), mode: mode}
+	sw := &sweeper{ctx: context.Background(), c: c, admin: c.Conn(), mode: mode}
 	if mode.noAuth {
 		// The admin connection stays authenticated, as every
 		// connection made before the password was set does.
@@ -249,14 +248,14 @@ func placeholders(cmd []any, n int) []any {
 	return cmd
 }
 
-// cmdNames maps each command of a COMMAND reply to "sub" when it has
+// withSubcommands are the commands of a COMMAND reply that have
 // subcommands.
-func cmdNames(table []any) map[string]string {
-	out := map[string]string{}
+func withSubcommands(table []any) map[string]bool {
+	out := map[string]bool{}
 	for _, e := range table {
 		entry := e.([]any)
 		if subs, _ := entry[9].([]any); len(subs) > 0 {
-			out[entry[0].(string)] = "sub"
+			out[entry[0].(string)] = true
 		}
 	}
 	return out

@@ -17,9 +17,10 @@ import (
 	"github.com/ruvio/ruvio/internal/poll"
 )
 
-// startRedis runs Debian's redis-server for a differential test, or skips
-// when it is not installed (CI installs it).
-func startRedis(t *testing.T, proto int) *redis.Client {
+// startRedis runs Debian's redis-server for a differential test, with
+// extra arguments if any, or skips when it is not installed (CI installs
+// it).
+func startRedis(t *testing.T, proto int, extra ...string) *redis.Client {
 	bin, err := exec.LookPath("redis-server")
 	if err != nil {
 		if os.Getenv("CI") != "" {
@@ -28,7 +29,8 @@ func startRedis(t *testing.T, proto int) *redis.Client {
 		t.Skip("redis-server not installed: the differential test needs it")
 	}
 	port := freePorts(t, 1)
-	cmd := exec.Command(bin, "--port", strconv.Itoa(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no", "--dir", t.TempDir())
+	args := []string{"--port", strconv.Itoa(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no", "--dir", t.TempDir()}
+	cmd := exec.Command(bin, append(args, extra...)...)
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}

@@ -159,14 +159,18 @@ func (c *conn) execute(args [][]byte) {
 // its own code (BUSY, NOAUTH, NOPERM) but not a plain ERR.
 func (c *conn) reject(run *command.Spec, msg string) {
 	if run.Name == "exec" {
-		c.resetMulti()
-		msg = errExecAbort + strings.TrimPrefix(msg, "ERR ")
+		c.abortExec(strings.TrimPrefix(msg, "ERR "))
+		return
 	}
 	c.fail(msg)
 }
 
-// errExecAbort begins the reply of an EXEC refused as a whole.
-const errExecAbort = "EXECABORT Transaction discarded because of: "
+// abortExec discards the transaction and answers EXEC refused as a whole,
+// for reason.
+func (c *conn) abortExec(reason string) {
+	c.resetMulti()
+	c.fail("EXECABORT Transaction discarded because of: " + reason)
+}
 
 // fail answers an error that, inside MULTI, also dooms the transaction
 // (Redis: a command that cannot be queued makes EXEC answer EXECABORT).
@@ -524,21 +528,19 @@ func (c *conn) runPerKey(spec *command.Spec, ctx *command.Ctx) {
 	} else {
 		// Every shard the keys are on, locked at once in the shards'
 		// order: a script busy on one refuses the whole command.
-		held := make([]*shard.Shard, 0, 2)
-		for _, sh := range c.srv.shards {
-			for _, i := range idx {
-				if c.srv.shardFor(ctx.Args[i]) == sh {
-					held = append(held, sh)
-					break
-				}
-			}
+		keyShards := make([]*shard.Shard, len(idx))
+		need := make([]bool, len(c.srv.shards))
+		for j, i := range idx {
+			keyShards[j] = c.srv.shardFor(ctx.Args[i])
+			need[keyShards[j].ID] = true
 		}
+		held := c.srv.shardsOf(need)
 		if msg := c.lockShards(held); msg != "" {
 			c.fail(msg)
 			return
 		}
-		for _, i := range idx {
-			sh := c.srv.shardFor(ctx.Args[i])
+		for j, i := range idx {
+			sh := keyShards[j]
 			ctx.Reset()
 			ctx.DB, ctx.Notes = sh.DB(), sh.Notes()
 			if spec.Flags&command.Write != 0 {

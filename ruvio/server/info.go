@@ -8,8 +8,6 @@ import (
 	"strings"
 
 	"github.com/ruvio/ruvio/ruvio/clock"
-	"github.com/ruvio/ruvio/ruvio/keyspace"
-	"github.com/ruvio/ruvio/ruvio/shard"
 )
 
 // infoSections lists INFO's sections in the order "default" prints them.
@@ -25,21 +23,12 @@ func cmdInfo(c *conn, args [][]byte) {
 		want[strings.ToLower(string(a))] = true
 	}
 	all := len(want) == 0 || want["all"] || want["default"] || want["everything"]
-	var ks infoCounts
-	if all || want["keyspace"] {
+	// Read under the shards' locks before the sections are written: a
+	// command inside EXEC holds those locks already.
+	var ks shardCounts
+	if all || want["keyspace"] || want["stats"] {
 		var ok bool
-		if ks.keys, ks.expires, ok = c.keyCounts(); !ok {
-			return
-		}
-	}
-	if all || want["stats"] {
-		if !c.withEveryShard(func(sh *shard.Shard) {
-			st := &sh.DB().Stats
-			ks.stats.ExpiredKeys += st.ExpiredKeys
-			ks.stats.EvictedKeys += st.EvictedKeys
-			ks.stats.KeyspaceHits += st.KeyspaceHits
-			ks.stats.KeyspaceMisses += st.KeyspaceMisses
-		}) {
+		if ks, ok = c.shardCounts(); !ok {
 			return
 		}
 	}
@@ -67,16 +56,8 @@ func cmdInfo(c *conn, args [][]byte) {
 
 func kv(k string, v any) [2]string { return [2]string{k, fmt.Sprint(v)} }
 
-// infoCounts are what INFO reads under the shards' locks, summed over the
-// shards before the sections are written: a command inside EXEC holds
-// those locks already.
-type infoCounts struct {
-	stats         keyspace.Stats
-	keys, expires int
-}
-
-// infoSection is one section of INFO for c.
-func (s *Server) infoSection(sec string, c *conn, ks *infoCounts) [][2]string {
+// infoSection is one section of INFO for c; ks is the keyspace's counters.
+func (s *Server) infoSection(sec string, c *conn, ks *shardCounts) [][2]string {
 	cfg := s.Config()
 	now := clock.Default.Now()
 	switch sec {

@@ -4,6 +4,7 @@ import (
 	"runtime"
 	"time"
 
+	"github.com/ruvio/ruvio/ruvio/keyspace"
 	"github.com/ruvio/ruvio/ruvio/shard"
 )
 
@@ -120,13 +121,25 @@ func (c *conn) withEveryShard(fn func(sh *shard.Shard)) bool {
 	return true
 }
 
-// keyCounts sums the node's keys and keys with a time to live, under the
-// shards' locks (EXEC's, or taken here); false after answering BUSY.
-func (c *conn) keyCounts() (keys, expires int, ok bool) {
+// shardCounts are the keyspace's counters summed over the node's shards:
+// its keys, those with a time to live, and INFO stats' counters.
+type shardCounts struct {
+	keys, expires int
+	stats         keyspace.Stats
+}
+
+// shardCounts sums the counters in one pass under the shards' locks
+// (EXEC's, or taken here); false after answering BUSY.
+func (c *conn) shardCounts() (n shardCounts, ok bool) {
 	ok = c.withEveryShard(func(sh *shard.Shard) {
 		k, e := sh.KeyCountLocked()
-		keys += k
-		expires += e
+		n.keys += k
+		n.expires += e
+		st := &sh.DB().Stats
+		n.stats.ExpiredKeys += st.ExpiredKeys
+		n.stats.EvictedKeys += st.EvictedKeys
+		n.stats.KeyspaceHits += st.KeyspaceHits
+		n.stats.KeyspaceMisses += st.KeyspaceMisses
 	})
-	return keys, expires, ok
+	return n, ok
 }

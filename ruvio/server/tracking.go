@@ -96,7 +96,6 @@ type bcastKey struct {
 	by  *command.Ctx
 }
 
-// init makes the tables and hooks every shard's keyspace, on first use.
 // init makes the tracker on first use, setting the keyspaces' callbacks
 // under the shards' locks; held are the locks the caller's EXEC holds
 // already.

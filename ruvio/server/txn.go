@@ -84,8 +84,7 @@ func cmdExec(c *conn, args [][]byte) {
 	// What would refuse one of the queued commands now (memory, the write
 	// gates) refuses EXEC as a whole, as Redis does.
 	if msg := c.execRefusal(); msg != "" {
-		c.resetMulti()
-		c.fail(errExecAbort + msg)
+		c.abortExec(msg)
 		return
 	}
 	queued := c.queued
@@ -103,8 +102,7 @@ func cmdExec(c *conn, args [][]byte) {
 	if msg := c.lockShards(locks); msg != "" {
 		// A script took a shard after the BUSY check: EXEC is refused
 		// as that check refuses it.
-		c.resetMulti()
-		c.fail(errExecAbort + msg)
+		c.abortExec(msg)
 		return
 	}
 	c.locked = locks
@@ -291,10 +289,16 @@ func (c *conn) txnShards(queued [][][]byte) []*shard.Shard {
 	for _, w := range c.watches {
 		need[w.shard.ID] = true
 	}
+	return c.srv.shardsOf(need)
+}
+
+// shardsOf lists the shards need marks by ID, in the shards' order: the
+// order every command holding several shards' locks takes them in.
+func (s *Server) shardsOf(need []bool) []*shard.Shard {
 	var out []*shard.Shard
 	for i, n := range need {
 		if n {
-			out = append(out, c.srv.shards[i])
+			out = append(out, s.shards[i])
 		}
 	}
 	return out
