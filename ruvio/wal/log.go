@@ -101,12 +101,18 @@ type Log struct {
 	// The fields only flush passes touch are guarded by it.
 	flushMu sync.Mutex
 
-	// last mirrors lastSeq for lock-free reads; it is only stored under mu.
+	// last mirrors lastSeq for lock-free reads; it is only stored under
+	// mu, but for Memory mode's appends, which add to it without.
 	last atomic.Uint64
 	// durable is only stored by flush passes (under flushMu), or under mu
-	// in Memory mode and SetNext, and only moves forward while the log
-	// runs.
+	// in Open and SetNext, and only moves forward while the log runs.
+	// Memory mode reads Last instead (durableSeq).
 	durable atomic.Uint64
+	// memBase is Last at a Memory-mode log's last SetNext and memAppends
+	// the appends before it: such a log counts its appends by the
+	// sequence (Stats). Both are guarded by mu.
+	memBase    uint64
+	memAppends int64
 	// writtenSeq is the last sequence handed to write(2): safe from a
 	// crash of this process, not yet from one of the machine.
 	writtenSeq atomic.Uint64
@@ -382,7 +388,16 @@ func (l *Log) Last() uint64 { return l.last.Load() }
 
 // Durable returns the last sequence known to be on stable storage per the
 // mode (wal_durable_sequence).
-func (l *Log) Durable() uint64 { return l.durable.Load() }
+func (l *Log) Durable() uint64 { return l.durableSeq() }
+
+// durableSeq is Durable: in Memory mode every record is as safe as it
+// will be once appended, so it is Last, and appends do not store it.
+func (l *Log) durableSeq() uint64 {
+	if l.mode == Memory {
+		return l.last.Load()
+	}
+	return l.durable.Load()
+}
 
 // SetNext makes seq the sequence of the next Append. It is for a log that
 // holds no records, typically after loading a snapshot at seq-1 whose WAL
@@ -399,6 +414,10 @@ func (l *Log) SetNext(seq uint64) {
 		panic(fmt.Sprintf("wal: SetNext(%d) on a log holding records %d..%d", seq, l.base0, l.last.Load()))
 	}
 	l.base0 = seq
+	if l.mode == Memory {
+		l.memAppends += int64(l.last.Load() - l.memBase)
+		l.memBase = seq - 1
+	}
 	l.last.Store(seq - 1)
 	l.written = seq - 1
 	l.durable.Store(seq - 1)
@@ -421,18 +440,17 @@ func (l *Log) Append(epoch uint64, ops [][][]byte) uint64 {
 // encoding ops again. frame must be what AppendFrame makes of the record
 // with the sequence Append would assign; nil means encode.
 func (l *Log) AppendFramed(epoch uint64, ops [][][]byte, frame []byte) uint64 {
-	l.appends.Add(1)
 	if l.mode == Memory {
 		// A memory log keeps no record, only the count, so it takes no
-		// lock of its own: two locked instructions per write fewer.
-		// Concurrent appends still get one sequence each, and Durable
-		// only rises (a compare-and-swap to the larger).
+		// lock of its own, and its one locked instruction per write is
+		// the sequence's add: Durable is Last (durableSeq) and the
+		// appends are counted from the sequence (Stats). Concurrent
+		// appends still get one sequence each.
 		seq := l.last.Add(1)
-		for d := l.durable.Load(); d < seq && !l.durable.CompareAndSwap(d, seq); d = l.durable.Load() {
-		}
 		l.wakeWaiters(false)
 		return seq
 	}
+	l.appends.Add(1)
 	l.mu.Lock()
 	seq := l.last.Load() + 1
 	var tooBig error
@@ -530,7 +548,7 @@ func (l *Log) signal() {
 // ErrClosed, or ctx's error if that comes first. When seq is already durable
 // it returns after one atomic load.
 func (l *Log) WaitDurable(ctx context.Context, seq uint64) error {
-	if l.durable.Load() >= seq {
+	if l.durableSeq() >= seq {
 		return nil
 	}
 	l.writeOut(seq) // in EverySec: written now, fsynced at the next tick
@@ -539,7 +557,7 @@ func (l *Log) WaitDurable(ctx context.Context, seq uint64) error {
 		ch := l.DurableNotify()
 		// Re-check after taking the channel: a publish between the first
 		// check and DurableNotify would otherwise be missed.
-		if l.durable.Load() >= seq {
+		if l.durableSeq() >= seq {
 			return nil
 		}
 		if errp := l.failure.Load(); errp != nil {
@@ -569,7 +587,7 @@ func (l *Log) RollAfter(seq uint64) {
 
 // Written is the last sequence written to the OS (at least Durable()):
 // what a crash of this process cannot lose.
-func (l *Log) Written() uint64 { return max(l.writtenSeq.Load(), l.durable.Load()) }
+func (l *Log) Written() uint64 { return max(l.writtenSeq.Load(), l.durableSeq()) }
 
 // WaitWritten returns nil once Written() >= seq, or the fatal write error,
 // ErrClosed, or ctx's error if that comes first. The everysec profile
@@ -694,7 +712,7 @@ func (l *Log) Failed() bool { return l.failure.Load() != nil }
 // is at least the Last() seen on entry.
 func (l *Log) Sync() error {
 	target := l.last.Load()
-	if l.durable.Load() >= target {
+	if l.durableSeq() >= target {
 		return nil
 	}
 	l.mu.Lock()
@@ -769,6 +787,9 @@ func (l *Log) Stats() Stats {
 	defer l.mu.Unlock()
 	st := Stats{Segments: len(l.segs), PendingBytes: len(l.pending), Fsyncs: l.fsyncs.Load(),
 		Appends: l.appends.Load(), AppendedBytes: l.appendedBytes.Load(), FsyncTime: l.fsyncTime.Snapshot()}
+	if l.mode == Memory {
+		st.Appends = l.memAppends + int64(l.last.Load()-l.memBase)
+	}
 	for _, s := range l.segs {
 		st.Bytes += s.size
 	}

@@ -257,10 +257,18 @@ func TestMemoryMode(t *testing.T) {
 	case <-time.After(5 * time.Second):
 		t.Fatal("DurableNotify not closed by an append")
 	}
+	if got := l.Stats().Appends; got != 11 {
+		t.Fatalf("memory mode counted %d appends, want 11", got)
+	}
 	m := mustOpen(t, Options{Mode: Memory})
+	m.Append(0, nil)
 	m.SetNext(100)
-	if m.Last() != 99 || m.Append(0, nil) != 100 {
+	if m.Last() != 99 || m.Durable() != 99 || m.Append(0, nil) != 100 || m.Durable() != 100 {
 		t.Fatal("SetNext in memory mode")
+	}
+	// The appends before SetNext still count.
+	if got := m.Stats().Appends; got != 2 {
+		t.Fatalf("memory mode counted %d appends across SetNext, want 2", got)
 	}
 	if err := l.Close(); err != nil {
 		t.Fatal(err)
