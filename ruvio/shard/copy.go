@@ -94,6 +94,7 @@ func (sh *Shard) resetLog(cfg *config.Config, next uint64) error {
 	if next > 1 {
 		log.SetNext(next)
 	}
+	log.CarryAppends(old.Appended())
 	sh.walp.Store(log)
 	if sh.sub != nil {
 		sh.sub.Restarted(next)

@@ -159,7 +159,7 @@ func (sh *Shard) openLog(cfg *config.Config) (*wal.Log, error) {
 // Close syncs and closes the log; the snapshot profile first writes a
 // final snapshot when save is set, so a clean shutdown loses nothing.
 func (sh *Shard) Close(save bool) error {
-	if save && sh.durability == config.DurabilitySnapshot && sh.changes.Load() != sh.changesAtSave.Load() {
+	if save && sh.durability == config.DurabilitySnapshot && sh.changes() != sh.changesAtSave.Load() {
 		done := make(chan error, 1)
 		if err := sh.StartSnapshot(done); err == nil {
 			if err := <-done; err != nil {

@@ -258,3 +258,54 @@ func TestSafeOrWakeWritesOutUnderEverysec(t *testing.T) {
 		t.Fatalf("record %d not safe after SafeOrWake; written up to %d", last, sh.wlog().Written())
 	}
 }
+
+// A shard's changes since the last snapshot (INFO's
+// rdb_changes_since_last_save, and the save rules) count every record
+// appended: a snapshot starts them over, and a full copy that replaces
+// the log keeps them.
+func TestChangesSinceSaveCountEveryRecord(t *testing.T) {
+	for _, durability := range []string{config.DurabilityMemory, config.DurabilityEverysec} {
+		t.Run(durability, func(t *testing.T) {
+			dir := ""
+			if durability != config.DurabilityMemory {
+				dir = t.TempDir()
+			}
+			o := offlineNode(t, dir, durability, 1)
+			defer o.closeOffline(t)
+			sh := o.shards[0]
+			want := func(n int64) {
+				t.Helper()
+				if got := sh.ChangesSinceSave(); got != n {
+					t.Fatalf("%d changes since the last save, want %d", got, n)
+				}
+			}
+			want(0)
+			for i := range 3 {
+				o.exec(t, "SET", fmt.Sprint("k", i), "v")
+			}
+			want(3)
+			if dir != "" {
+				done := make(chan error, 1)
+				if err := sh.StartSnapshot(done); err != nil {
+					t.Fatal(err)
+				}
+				if err := <-done; err != nil {
+					t.Fatal(err)
+				}
+				want(0)
+				o.exec(t, "SET", "k", "v")
+				want(1)
+			}
+			before := sh.ChangesSinceSave()
+			sh.Lock()
+			err := sh.resetLog(o.cfg, 1000)
+			sh.Unlock()
+			if err != nil {
+				t.Fatal(err)
+			}
+			want(before)
+			o.exec(t, "INCR", "n")
+			want(before + 1)
+		})
+	}
+}

@@ -56,14 +56,12 @@ type Shard struct {
 
 	durability string
 	dir        string // "" for the memory profile: no files
-	// changes counts records appended since start.
-	changes atomic.Int64
 
 	saving        atomic.Bool
 	lastSaveOK    atomic.Bool
 	lastSave      atomic.Int64  // Unix seconds of the last snapshot (or of the start)
 	snapSeq       atomic.Uint64 // sequence of the last snapshot
-	changesAtSave atomic.Int64  // changes when the last snapshot began
+	changesAtSave atomic.Int64  // changes() when the last snapshot began
 	recovered     Recovery
 	// keepLog keeps the log a snapshot covers, so a test can compare a
 	// replay of the whole log with snapshot + replay.
@@ -162,7 +160,6 @@ func (sh *Shard) appendAt(replEpoch uint64, ops [][][]byte) uint64 {
 // (nil: not known), which the log and the subscriber then copy instead of
 // encoding the record again.
 func (sh *Shard) appendFramed(replEpoch uint64, ops [][][]byte, frame []byte) uint64 {
-	sh.changes.Add(1)
 	seq := sh.wlog().AppendFramed(replEpoch, ops, frame)
 	if sh.moves.tap != nil {
 		sh.moves.tap(ops)
@@ -171,6 +168,16 @@ func (sh *Shard) appendFramed(replEpoch uint64, ops [][][]byte, frame []byte) ui
 		sh.sub.Appended(seq, replEpoch, ops, frame)
 	}
 	return seq
+}
+
+// changes counts the records appended since start, to this log and to
+// the logs it replaced: the log counts them, so an append costs no
+// counter of the shard's own.
+func (sh *Shard) changes() int64 {
+	if l := sh.wlog(); l != nil {
+		return l.Appended()
+	}
+	return 0
 }
 
 // RecordLocked appends the effects of the command ctx ran, as one record,

@@ -26,7 +26,7 @@ func (sh *Shard) LastSaveOK() bool { return sh.lastSaveOK.Load() }
 
 // ChangesSinceSave counts the records appended since the last snapshot
 // began.
-func (sh *Shard) ChangesSinceSave() int64 { return sh.changes.Load() - sh.changesAtSave.Load() }
+func (sh *Shard) ChangesSinceSave() int64 { return sh.changes() - sh.changesAtSave.Load() }
 
 // StartSnapshot begins a snapshot of the shard at its current sequence
 // and writes it in the background; done (if not nil) receives the
@@ -41,7 +41,7 @@ func (sh *Shard) StartSnapshot(done chan<- error) error {
 	sh.mu.Lock()
 	h := sh.headerLocked()
 	sh.db.BeginSnapshot()
-	sh.changesAtSave.Store(sh.changes.Load())
+	sh.changesAtSave.Store(sh.changes())
 	// End the log's segment at the snapshot's sequence, so that once the
 	// snapshot is on disk every record it holds can be dropped.
 	sh.wlog().RollAfter(h.Seq)
@@ -167,7 +167,7 @@ func (sh *Shard) maybeSnapshot(cfg *config.Config, now int64) {
 	switch sh.durability {
 	case config.DurabilitySnapshot:
 		rules, _ := config.ParseSaveRules(cfg.Save)
-		changed := sh.changes.Load() - sh.changesAtSave.Load()
+		changed := sh.changes() - sh.changesAtSave.Load()
 		elapsed := now - sh.lastSave.Load()
 		for _, r := range rules {
 			if changed >= r.Changes && changed > 0 && elapsed >= r.Seconds {

@@ -110,9 +110,11 @@ type Log struct {
 	durable atomic.Uint64
 	// memBase is Last at a Memory-mode log's last SetNext and memAppends
 	// the appends before it: such a log counts its appends by the
-	// sequence (Stats). Both are guarded by mu.
-	memBase    uint64
-	memAppends int64
+	// sequence (Stats, Appended). Both are stored under mu.
+	memBase    atomic.Uint64
+	memAppends atomic.Int64
+	// carried is the appends of the logs this one replaced (CarryAppends).
+	carried atomic.Int64
 	// writtenSeq is the last sequence handed to write(2): safe from a
 	// crash of this process, not yet from one of the machine.
 	writtenSeq atomic.Uint64
@@ -415,8 +417,8 @@ func (l *Log) SetNext(seq uint64) {
 	}
 	l.base0 = seq
 	if l.mode == Memory {
-		l.memAppends += int64(l.last.Load() - l.memBase)
-		l.memBase = seq - 1
+		l.memAppends.Store(l.appendsSinceOpen())
+		l.memBase.Store(seq - 1)
 	}
 	l.last.Store(seq - 1)
 	l.written = seq - 1
@@ -781,15 +783,30 @@ type Stats struct {
 	FsyncTime metrics.Snapshot
 }
 
+// appendsSinceOpen counts the records appended since the log opened.
+func (l *Log) appendsSinceOpen() int64 {
+	if l.mode == Memory {
+		return l.memAppends.Load() + int64(l.last.Load()-l.memBase.Load())
+	}
+	return l.appends.Load()
+}
+
+// Appended counts the records appended since the log opened, and to the
+// logs it replaced (CarryAppends), without a lock: what a shard counts as
+// its changes, so that an append need not count them again.
+func (l *Log) Appended() int64 { return l.carried.Load() + l.appendsSinceOpen() }
+
+// CarryAppends adds n, the appends of a log this one replaces, to what
+// Appended reports.
+func (l *Log) CarryAppends(n int64) { l.carried.Add(n) }
+
 // Stats returns current counters.
 func (l *Log) Stats() Stats {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	st := Stats{Segments: len(l.segs), PendingBytes: len(l.pending), Fsyncs: l.fsyncs.Load(),
 		Appends: l.appends.Load(), AppendedBytes: l.appendedBytes.Load(), FsyncTime: l.fsyncTime.Snapshot()}
-	if l.mode == Memory {
-		st.Appends = l.memAppends + int64(l.last.Load()-l.memBase)
-	}
+	st.Appends = l.appendsSinceOpen()
 	for _, s := range l.segs {
 		st.Bytes += s.size
 	}
