@@ -1,7 +1,6 @@
 package wal
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -108,11 +107,10 @@ type Log struct {
 	// in Open and SetNext, and only moves forward while the log runs.
 	// Memory mode reads Last instead (durableSeq).
 	durable atomic.Uint64
-	// memBase is Last at a Memory-mode log's last SetNext and memAppends
-	// the appends before it: such a log counts its appends by the
-	// sequence (Stats, Appended). Both are stored under mu.
-	memBase    atomic.Uint64
-	memAppends atomic.Int64
+	// memBase is Last at a Memory-mode log's last SetNext (stored under
+	// mu): such a log counts its appends by the sequence, and keeps in
+	// appends only those made before that SetNext (appendsSinceOpen).
+	memBase atomic.Uint64
 	// carried is the appends of the logs this one replaced (CarryAppends).
 	carried atomic.Int64
 	// writtenSeq is the last sequence handed to write(2): safe from a
@@ -129,7 +127,8 @@ type Log struct {
 	// WaitDurable returns for sequences that will never become durable.
 	failure atomic.Pointer[error]
 	fsyncs  atomic.Int64
-	// appends and appendedBytes count records and their encoded bytes;
+	// appends and appendedBytes count records and their encoded bytes
+	// (a Memory-mode log counts by the sequence: see memBase);
 	// fsyncTime is how long each segment fsync took.
 	appends, appendedBytes atomic.Int64
 	fsyncTime              metrics.Latency
@@ -417,7 +416,7 @@ func (l *Log) SetNext(seq uint64) {
 	}
 	l.base0 = seq
 	if l.mode == Memory {
-		l.memAppends.Store(l.appendsSinceOpen())
+		l.appends.Store(l.appendsSinceOpen())
 		l.memBase.Store(seq - 1)
 	}
 	l.last.Store(seq - 1)
@@ -546,33 +545,6 @@ func (l *Log) signal() {
 	}
 }
 
-// WaitDurable returns nil once Durable() >= seq, or the fatal write error,
-// ErrClosed, or ctx's error if that comes first. When seq is already durable
-// it returns after one atomic load.
-func (l *Log) WaitDurable(ctx context.Context, seq uint64) error {
-	if l.durableSeq() >= seq {
-		return nil
-	}
-	l.writeOut(seq) // in EverySec: written now, fsynced at the next tick
-	l.syncOut(seq)
-	for {
-		ch := l.DurableNotify()
-		// Re-check after taking the channel: a publish between the first
-		// check and DurableNotify would otherwise be missed.
-		if l.durableSeq() >= seq {
-			return nil
-		}
-		if errp := l.failure.Load(); errp != nil {
-			return *errp
-		}
-		select {
-		case <-ch:
-		case <-ctx.Done():
-			return ctx.Err()
-		}
-	}
-}
-
 // RollAfter asks the writer to start a new segment at seq+1, so the
 // segment holding seq is sealed and DropBefore(seq) can remove it once a
 // snapshot covers seq. It returns at once; the rotation happens on the
@@ -585,143 +557,6 @@ func (l *Log) RollAfter(seq uint64) {
 	l.rollAt = seq
 	l.mu.Unlock()
 	l.signal()
-}
-
-// Written is the last sequence written to the OS (at least Durable()):
-// what a crash of this process cannot lose.
-func (l *Log) Written() uint64 { return max(l.writtenSeq.Load(), l.durableSeq()) }
-
-// WaitWritten returns nil once Written() >= seq, or the fatal write error,
-// ErrClosed, or ctx's error if that comes first. The everysec profile
-// acknowledges writes on this, as Redis's appendfsync everysec does.
-func (l *Log) WaitWritten(ctx context.Context, seq uint64) error {
-	if l.Written() >= seq {
-		return nil
-	}
-	l.writeOut(seq)
-	for {
-		ch := l.DurableNotify()
-		if l.Written() >= seq {
-			return nil
-		}
-		if errp := l.failure.Load(); errp != nil {
-			return *errp
-		}
-		select {
-		case <-ch:
-		case <-ctx.Done():
-			return ctx.Err()
-		}
-	}
-}
-
-// WriteOut makes sure record seq is written to the OS, without waiting
-// for an fsync, and returns the log's fatal error if it could not be. A
-// reader that hands records on (a primary's replication stream) calls it
-// first, so that nothing leaves this node that a crash of the process
-// could take from its log. Only EverySec has work to do (see writeOut).
-func (l *Log) WriteOut(seq uint64) error {
-	l.writeOut(seq)
-	if l.Written() < seq {
-		if errp := l.failure.Load(); errp != nil {
-			return *errp
-		}
-	}
-	return nil
-}
-
-// writeOut writes the records appended so far in the calling goroutine,
-// unless another pass already wrote record seq. An EverySec append does
-// not wake the writer, so the caller that waits for a record writes it,
-// as Redis writes its AOF from its event loop before the replies go out:
-// no hand-off to the writer's thread and back stands between a turn's
-// commands and their replies, and one write(2) takes every record the
-// turn appended. The fsync stays with the writer. Always has syncOut
-// instead, and Memory keeps no file.
-func (l *Log) writeOut(seq uint64) {
-	if l.mode == EverySec {
-		l.passUpTo(seq, writeOutPass)
-	}
-}
-
-// syncOut writes and fsyncs, in the calling goroutine, every record
-// appended so far while the log is held (Hold), unless another pass
-// (which fsyncs what it writes in Always) has written record seq: so a
-// holder makes its turn's records durable with one write(2) and one
-// fsync. A record appended while the log was held woke no writer, so a
-// caller that did not hold it makes the pass too. Once no one holds the
-// log, the last Release has woken the writer for whatever is left, and
-// a second pass here would only fsync the same records twice. Only
-// Always has work to do.
-func (l *Log) syncOut(seq uint64) {
-	if l.mode == Always && l.holds.Load() > 0 {
-		l.passUpTo(seq, syncPass)
-	}
-}
-
-// passUpTo makes a waiter's pass (by) in the calling goroutine unless
-// another pass has written record seq already, and runs the fsync the
-// pass leaves, if any, after releasing flushMu.
-func (l *Log) passUpTo(seq uint64, by pass) {
-	if l.Written() >= seq {
-		return
-	}
-	var fsync pendingSync
-	l.flushMu.Lock()
-	if l.Written() < seq {
-		_, fsync = l.flush(by)
-	}
-	l.flushMu.Unlock()
-	if fsync.seg != nil {
-		l.syncTo(fsync)
-	}
-}
-
-// DurableNotify returns a channel that is closed the next time Durable
-// advances (or the log fails or closes), so that a caller can wait on
-// several logs at once. Take the channel, then check Durable, then wait.
-func (l *Log) DurableNotify() <-chan struct{} {
-	// Flag before loading: a publisher that misses the flag stored Durable
-	// before looking at it, so the caller's check after this sees it.
-	l.notifyUsed.Store(true)
-	return *l.notify.Load()
-}
-
-// wakeWaiters closes the current notify channel and installs a fresh one,
-// when someone may be waiting (or always, if force).
-func (l *Log) wakeWaiters(force bool) {
-	// A load first: the swap is a locked instruction, and on nearly every
-	// append nobody waits.
-	if l.notifyUsed.Load() && l.notifyUsed.Swap(false) || force {
-		ch := make(chan struct{})
-		close(*l.notify.Swap(&ch))
-	}
-	l.wakers.Fire()
-}
-
-// WakeOnPublish has *wake called, once, on the goroutine that next moves
-// Durable or Written forward or fails the log; it must return at once.
-// It is DurableNotify for a caller that must not block (an event loop):
-// register, then check, and no publish falls between them. Registering
-// the same wake again before that publish changes nothing.
-func (l *Log) WakeOnPublish(wake *func()) { l.wakers.Add(wake) }
-
-// Failed reports whether the log stopped for good (a write error, or
-// closed): a wait for it returns at once.
-func (l *Log) Failed() bool { return l.failure.Load() != nil }
-
-// Sync writes and fsyncs everything appended so far; on success Durable()
-// is at least the Last() seen on entry.
-func (l *Log) Sync() error {
-	target := l.last.Load()
-	if l.durableSeq() >= target {
-		return nil
-	}
-	l.mu.Lock()
-	l.syncWanted = true
-	l.mu.Unlock()
-	l.signal()
-	return l.WaitDurable(context.Background(), target)
 }
 
 // Close syncs, stops the writer and closes the files. It returns the fatal
@@ -786,7 +621,7 @@ type Stats struct {
 // appendsSinceOpen counts the records appended since the log opened.
 func (l *Log) appendsSinceOpen() int64 {
 	if l.mode == Memory {
-		return l.memAppends.Load() + int64(l.last.Load()-l.memBase.Load())
+		return l.appends.Load() + int64(l.last.Load()-l.memBase.Load())
 	}
 	return l.appends.Load()
 }
@@ -805,8 +640,7 @@ func (l *Log) Stats() Stats {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	st := Stats{Segments: len(l.segs), PendingBytes: len(l.pending), Fsyncs: l.fsyncs.Load(),
-		Appends: l.appends.Load(), AppendedBytes: l.appendedBytes.Load(), FsyncTime: l.fsyncTime.Snapshot()}
-	st.Appends = l.appendsSinceOpen()
+		Appends: l.appendsSinceOpen(), AppendedBytes: l.appendedBytes.Load(), FsyncTime: l.fsyncTime.Snapshot()}
 	for _, s := range l.segs {
 		st.Bytes += s.size
 	}
