@@ -15,11 +15,18 @@ func (l *Log) WaitDurable(ctx context.Context, seq uint64) error {
 	}
 	l.writeOut(seq) // in EverySec: written now, fsynced at the next tick
 	l.syncOut(seq)
+	return l.waitUntil(ctx, func() bool { return l.durableSeq() >= seq })
+}
+
+// waitUntil returns nil once reached() holds, or the fatal write error,
+// ErrClosed, or ctx's error if that comes first, checking again at every
+// publish.
+func (l *Log) waitUntil(ctx context.Context, reached func() bool) error {
 	for {
 		ch := l.DurableNotify()
-		// Re-check after taking the channel: a publish between the first
+		// Check after taking the channel: a publish between an earlier
 		// check and DurableNotify would otherwise be missed.
-		if l.durableSeq() >= seq {
+		if reached() {
 			return nil
 		}
 		if errp := l.failure.Load(); errp != nil {
@@ -45,20 +52,7 @@ func (l *Log) WaitWritten(ctx context.Context, seq uint64) error {
 		return nil
 	}
 	l.writeOut(seq)
-	for {
-		ch := l.DurableNotify()
-		if l.Written() >= seq {
-			return nil
-		}
-		if errp := l.failure.Load(); errp != nil {
-			return *errp
-		}
-		select {
-		case <-ch:
-		case <-ctx.Done():
-			return ctx.Err()
-		}
-	}
+	return l.waitUntil(ctx, func() bool { return l.Written() >= seq })
 }
 
 // WriteOut makes sure record seq is written to the OS, without waiting
