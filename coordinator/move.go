@@ -127,6 +127,7 @@ func (c *Coordinator) moveTick() time.Duration {
 	now := time.Now()
 	p, v, why := rules.Next(mv, from, toEpoch, prog, rules.StepOutcome{}, now)
 	before := p
+	var out rules.StepOutcome
 	if v == rules.DoStep {
 		if p.Step == rules.StepDone {
 			c.setProgress(p)
@@ -136,7 +137,7 @@ func (c *Coordinator) moveTick() time.Duration {
 		if !c.confirmLeader() {
 			return c.pingInterval()
 		}
-		out := c.performStep(st, to, mv, p)
+		out = c.performStep(st, to, mv, p)
 		if out.Refused != "" {
 			out.Silent = c.silent(st[mv.From].Primary) || c.silent(st[to].Primary)
 			c.moves.mu.Lock()
@@ -154,25 +155,16 @@ func (c *Coordinator) moveTick() time.Duration {
 		p, v, why = rules.Next(mv, from, toEpoch, p, out, time.Now())
 	}
 	c.setProgress(p)
+	committed := false
 	switch v {
 	case rules.DoRestart:
 		c.restartMove(to, mv, why)
 	case rules.DoFail:
 		c.endMove(to, mv, rules.MoveFailed, why)
 	case rules.DoCommit:
-		c.commitMove(to, mv)
+		committed = c.commitMove(to, mv)
 	}
-	switch {
-	case v != rules.DoStep:
-		return rules.ReplicasPoll
-	case p.Step == rules.StepPrepare || p.Step == rules.StepReplicas:
-		return rules.ReplicasPoll
-	case p.Step != before.Step || p.Start != before.Start:
-		return 0 // the next step at once
-	}
-	// A step not done (no answer, a refusal in its grace): again after a
-	// ping interval, so an unreachable node is not dialled in a loop.
-	return c.pingInterval()
+	return rules.TickWait(before, p, v, out, committed, c.pingInterval())
 }
 
 func (c *Coordinator) setProgress(p rules.MoveProgress) {
@@ -318,7 +310,10 @@ func fieldMap(v any) map[string]string {
 // source primary, then every other member. The target must have it
 // first (until then it sends the range's clients back to the source), so
 // the map task waits meanwhile; a target primary that does not take it
-// within three tries holds the others up no longer.
+// within three tries holds the others up no longer. The two primaries
+// get it without first being asked their version (a round trip the
+// frozen range's clients would wait out): a node takes a map it has
+// already as a no-op.
 func (c *Coordinator) sendNewMaps(st rules.State, to string, mv rules.Move) rules.StepOutcome {
 	m, ok := c.clusterMap()
 	if !ok {
@@ -327,7 +322,7 @@ func (c *Coordinator) sendNewMaps(st rules.State, to string, mv rules.Move) rule
 	}
 	c.moves.hold.Store(true)
 	first := st[to].Primary
-	if err := c.sendMap(first, m, true); err != nil {
+	if err := c.sendMap(first, m, false); err != nil {
 		c.moves.mu.Lock()
 		c.moves.newMaps++
 		tries := c.moves.newMaps
@@ -351,7 +346,7 @@ func (c *Coordinator) sendNewMaps(st rules.State, to string, mv rules.Move) rule
 		if !c.confirmLeader() {
 			return rules.StepOutcome{}
 		}
-		if err := c.sendMap(a, m, true); err != nil {
+		if err := c.sendMap(a, m, a != order[0]); err != nil {
 			c.log.Info("sending the new map failed; the map task tries again", "member", a, "version", m.Version, "err", err)
 		}
 	}
@@ -360,28 +355,30 @@ func (c *Coordinator) sendNewMaps(st rules.State, to string, mv rules.Move) rule
 }
 
 // commitMove records the commit, after checking that the new map can be
-// made (the range still on one shard of the source group).
-func (c *Coordinator) commitMove(to string, mv rules.Move) {
+// made (the range still on one shard of the source group), and reports
+// whether it did.
+func (c *Coordinator) commitMove(to string, mv rules.Move) bool {
 	m, ok := c.clusterMap()
 	if !ok || !c.confirmLeader() {
-		return
+		return false
 	}
 	if _, err := m.Move(mv.First, mv.Last, to, mv.Shard); err != nil {
 		c.endMove(to, mv, rules.MoveFailed, "the new map cannot be made: "+err.Error())
-		return
+		return false
 	}
 	c.moves.hold.Store(true)
 	err := c.propose(rules.Entry{Op: rules.OpMoveCommit, Group: to, Move: &rules.Move{ID: mv.ID, Starts: []uint64{mv.Start()}}})
 	if err != nil {
 		c.moves.hold.Store(false)
 		c.log.Warn("recording the slot move's commit failed", "move", mv.ID, "err", err)
-		return
+		return false
 	}
 	c.moves.mu.Lock()
 	c.moves.prog = c.moves.prog.Committed()
 	c.moves.newMaps = 0
 	c.moves.mu.Unlock()
 	c.log.Info("slot move committed", "move", mv.ID, "range", mv.Range(to), "start", len(mv.Starts))
+	return true
 }
 
 // restartMove records a new start (at the groups' epochs as it applies),

@@ -45,6 +45,12 @@ const (
 	ReplicasPoll = 10 * time.Millisecond
 )
 
+// FrozenPoll is how often the leader asks a source whose range is frozen
+// whether it is prepared. The range's clients get TRYAGAIN until the
+// source has the new map, so they wait out every poll; a frozen range
+// lasts at most a second (the source's budget).
+const FrozenPoll = time.Millisecond
+
 // Move is one slot move as recorded: the slots First..Last go from shard
 // FromShard of group From to shard Shard of the group whose record holds
 // the move. Its id is the Raft index of its begin entry; each start has
@@ -305,6 +311,9 @@ type StepOutcome struct {
 	RefusedSince time.Time
 	// Silent: either group's primary does not answer the coordinators.
 	Silent bool
+	// Frozen: the source said frozen (StepPrepare): it is prepared within
+	// its budget or never, so the leader asks again soon.
+	Frozen bool
 	// Neither: no answer, or not yet (the source still copying, the
 	// replicas not caught up): the step is tried again.
 }
@@ -383,6 +392,32 @@ func Next(m Move, fromEpoch, toEpoch uint64, p MoveProgress, out StepOutcome, no
 	return p, DoStep, ""
 }
 
+// TickWait is how long the leader's move task waits before its next
+// step, having gone from progress before to after with verdict v and the
+// step's outcome out (committed: a commit verdict was recorded). From the
+// freeze until the source has the new map the range refuses its clients,
+// so nothing on that stretch waits longer than it must: the step after a
+// done one and the new maps after the commit follow at once, and a frozen
+// source is asked every FrozenPoll. A step not done waits a ReplicasPoll
+// while the leader waits on a node (the source preparing, the target's
+// replicas) and a ping interval otherwise, so an unreachable node is not
+// dialled in a loop.
+func TickWait(before, after MoveProgress, v Verdict, out StepOutcome, committed bool, ping time.Duration) time.Duration {
+	switch {
+	case v == DoCommit && committed:
+		return 0
+	case v != DoStep:
+		return ReplicasPoll
+	case after.Step != before.Step || after.Start != before.Start:
+		return 0
+	case after.Step == StepPrepare && out.Frozen:
+		return FrozenPoll
+	case after.Step == StepPrepare || after.Step == StepReplicas:
+		return ReplicasPoll
+	}
+	return ping
+}
+
 // Committed is the progress after the commit was recorded.
 func (p MoveProgress) Committed() MoveProgress {
 	p.Step = StepNewMaps
@@ -398,6 +433,8 @@ func SourceOutcome(state, why string, known bool) StepOutcome {
 		return StepOutcome{Refused: "the source does not know the move (did it restart?)"}
 	case state == "prepared":
 		return StepOutcome{Done: true}
+	case state == "frozen":
+		return StepOutcome{Frozen: true}
 	case state == "failed" || state == "cancelled" || state == "done":
 		r := "the source's copy " + state
 		if why != "" {
