@@ -121,8 +121,15 @@ func (s *Server) installCluster(text string) (uint64, error) {
 		}
 		return cur.m.Version, fmt.Errorf("ERR cluster map version %d refused: %s", next.Version, oneLine(err))
 	}
+	// TOPOLOGY is written while a prepared import arrives (beforeMap):
+	// a restart finds either order done, and logs a SlotsArrived the map
+	// stored had no time for.
+	stored := make(chan error, 1)
+	go func() {
+		stored <- writeFileAtomic(filepath.Join(s.Config().DataDir, topologyFile), []byte(next.String()))
+	}()
 	s.beforeMap(next)
-	if err := writeFileAtomic(filepath.Join(s.Config().DataDir, topologyFile), []byte(next.String())); err != nil {
+	if err := <-stored; err != nil {
 		return cur.m.Version, fmt.Errorf("ERR cannot store the cluster map: %s", oneLine(err))
 	}
 	cs.view.Store(s.newView(next))

@@ -208,7 +208,10 @@ func (s *Server) runExport(ex *export) error {
 
 // handOver freezes the range and sends the last changes; the target
 // makes them durable within migrate.FreezeBudget, or the range is
-// served again.
+// served again. MIGRATE_OUT is written while the last changes go over
+// (the range's clients wait out the freeze), and is on disk before the
+// move is prepared; every way out waits for the write, so a failed
+// hand-over's removal of the file cannot come before it.
 func (s *Server) handOver(ex *export, peer *peerConn, sh *shard.Shard) error {
 	sh.Lock()
 	s.freeze(ex)
@@ -217,9 +220,17 @@ func (s *Server) handOver(ex *export, peer *peerConn, sh *shard.Shard) error {
 	frozenAt := time.Now()
 	out := ex.move
 	out.Out = true
-	if err := writeFileAtomic(s.moveFile(migrate.OutFile), []byte(out.Format())); err != nil {
-		return fmt.Errorf("ERR cannot store MIGRATE_OUT: %s", oneLine(err))
+	written := make(chan error, 1)
+	go func() { written <- writeFileAtomic(s.moveFile(migrate.OutFile), []byte(out.Format())) }()
+	var stored error
+	waited := false
+	storedOut := func() error {
+		if !waited {
+			stored, waited = <-written, true
+		}
+		return stored
 	}
+	defer storedOut()
 	peer.deadline(frozenAt.Add(migrate.FreezeBudget))
 	synced := false
 	for {
@@ -231,6 +242,9 @@ func (s *Server) handOver(ex *export, peer *peerConn, sh *shard.Shard) error {
 		sh.Unlock()
 		switch migrate.WhileFrozen(f) {
 		case migrate.StepPrepared:
+			if err := storedOut(); err != nil {
+				return fmt.Errorf("ERR cannot store MIGRATE_OUT: %s", oneLine(err))
+			}
 			ex.setState("prepared")
 			s.log.Info("slot move prepared", "id", ex.move.ID, "first", ex.move.First, "last", ex.move.Last,
 				"frozen_ms", time.Since(frozenAt).Milliseconds())

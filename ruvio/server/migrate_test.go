@@ -490,6 +490,38 @@ func TestPreparedMoveKeptAcrossRestartsUntilCancelled(t *testing.T) {
 	}
 }
 
+// A target stopped with the new map stored but before SlotsArrived was
+// logged (the two are written side by side) logs it when it starts:
+// it serves the range, its replica follows, and MIGRATE_IN goes.
+func TestTargetStoppedWithTheMapStoredLogsTheArrivalAtStart(t *testing.T) {
+	mn := startMoveNodes(t, true)
+	ca := mn.a.client(0)
+	keys := rangeKeys(t, ca, 40)
+	before := snapshotKeys(ca, keys)
+	caughtUp(t, mn.b, mn.b2)
+	prepare(t, mn, "11")
+	mustDo(t, mn.b.client(0), "RUVIO", "MIGRATE", "REPLICAS", "11", 5000)
+	mn.b.stop()
+	next := mn.committed(t)
+	if err := os.WriteFile(filepath.Join(mn.b.cfg.DataDir, topologyFile), []byte(next.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	mn.b.start()
+	cb := mn.b.client(0)
+	for _, k := range keys {
+		if got := describe(cb, k); got != before[k] {
+			t.Errorf("%s on the restarted target: %s, want %s", k, got, before[k])
+		}
+	}
+	if _, err := os.Stat(filepath.Join(mn.b.cfg.DataDir, migrate.InFile)); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("MIGRATE_IN after the arrival: %v", err)
+	}
+	c2 := readOnlyClient(t, mn.b2)
+	poll.Until(t, 10*time.Second, "the replica to serve the range from the logged arrival", func() bool {
+		return c2.Get(context.Background(), keys[0]).Err() == nil
+	})
+}
+
 func TestReplicaServesTheRangeFromSlotsArrived(t *testing.T) {
 	mn := startMoveNodes(t, true)
 	ca, cb := mn.a.client(0), mn.b.client(0)
