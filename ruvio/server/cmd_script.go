@@ -69,6 +69,9 @@ type scriptRun struct {
 	mu      sync.Mutex
 	busy    bool // past busy-reply-threshold; guarded by mu
 	done    bool
+	// watches are the WATCHes and UNWATCHes of the run's shard's keys
+	// sent while it is busy, for it to register (busywatch.go).
+	watches busyWatches
 	// fn is what a function's run runs (FCALL); nil for EVAL's scripts.
 	// Set before the run is published in running.
 	fn *functionRun
@@ -270,7 +273,8 @@ func (c *conn) runOnShard(sh *shard.Shard, newRun func(context.CancelFunc) *scri
 	b.init()
 	exec(ctx, b)
 	timer.Stop()
-	run.finish()
+	run.finish() // not busy: no watch is queued on it from here
+	run.registerWatches(sh.DB())
 	st.running[sh.ID].Store(nil)
 	st.active.Add(-1)
 	cancel()

@@ -63,6 +63,8 @@ func (b *scriptBridge) Call(argv [][]byte, proto int) []byte {
 
 func (b *scriptBridge) exec(argv [][]byte) {
 	c, s := b.c, b.c.srv
+	// Watches sent since the last command start before this one.
+	b.run.registerWatches(b.sh.DB())
 	spec := s.table.Lookup(argv[0])
 	if spec == nil {
 		b.w.Error("ERR Unknown Redis command called from script")

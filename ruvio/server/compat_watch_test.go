@@ -4,9 +4,11 @@ import (
 	"context"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/redis/go-redis/v9"
 
+	"github.com/ruvio/ruvio/internal/poll"
 	"github.com/ruvio/ruvio/ruvio/config"
 )
 
@@ -55,5 +57,62 @@ func TestWatchAnswersAsRedis(t *testing.T) {
 		if want, got := run(r, tc.setup, tc.other), run(ru, tc.setup, tc.other); got != want {
 			t.Errorf("%s\n  redis: %s\n  ruvio: %s", tc.name, want, got)
 		}
+	}
+}
+
+// busyScript writes KEYS[1], spins ARGV[1] ms (calling TIME, so it runs
+// commands throughout), then writes KEYS[2].
+const busyScript = `redis.call('SET', KEYS[1], 'before')
+local function ms() local t = redis.call('TIME') return t[1] * 1000 + math.floor(t[2] / 1000) end
+local start = ms()
+while ms() - start < tonumber(ARGV[1]) do end
+redis.call('SET', KEYS[2], 'after')
+return 'done'`
+
+// WATCH and UNWATCH sent while a script is busy are answered at once, as
+// redis-server answers them, and the watch starts then: the script's
+// write after it fails the transaction, its write before does not, and
+// a key unwatched meanwhile fails nothing.
+func TestWatchWhileAScriptIsBusyAnswersAsRedis(t *testing.T) {
+	r := startRedis(t, 2, "--busy-reply-threshold", "50")
+	s := startServer(t, func(c *config.Config) { c.BusyReplyThreshold = 50 })
+	ru := client(t, s, 0, func(o *redis.Options) { o.Protocol = 2 })
+	ctx := context.Background()
+	before, after := "{w}before", "{w}after"
+	run := func(c *redis.Client) string {
+		c.FlushAll(ctx)
+		done := make(chan error, 1)
+		go func() { done <- c.Eval(ctx, busyScript, []string{before, after}, 2000).Err() }()
+		probe := c.Conn()
+		defer probe.Close()
+		poll.Until(t, 10*time.Second, "the script to be busy", func() bool {
+			return isBusy(probe.Ping(ctx).Err())
+		})
+		watchers := map[string]*redis.Conn{"before": c.Conn(), "after": c.Conn(), "unwatched": c.Conn()}
+		var out []string
+		for _, name := range []string{"before", "after", "unwatched"} {
+			defer watchers[name].Close()
+			key := map[string]string{"before": before, "after": after, "unwatched": after}[name]
+			out = append(out, name+" WATCH "+sweepRender(watchers[name].Do(ctx, "WATCH", key).Result()))
+		}
+		out = append(out, "UNWATCH "+sweepRender(watchers["unwatched"].Do(ctx, "UNWATCH").Result()))
+		select {
+		case err := <-done:
+			t.Fatalf("WATCH and UNWATCH were answered only after the script (%v) ended: they waited for it", err)
+		default:
+		}
+		if err := <-done; err != nil {
+			t.Fatalf("the script: %v", err)
+		}
+		for _, name := range []string{"before", "after", "unwatched"} {
+			w := watchers[name]
+			for _, cmd := range [][]any{{"MULTI"}, {"SET", "{w}mine", name}, {"EXEC"}} {
+				out = append(out, name+" "+sweepRender(w.Do(ctx, cmd...).Result()))
+			}
+		}
+		return strings.Join(out, "\n")
+	}
+	if want, got := run(r), run(ru); got != want {
+		t.Errorf("redis:\n%s\nruvio:\n%s", want, got)
 	}
 }

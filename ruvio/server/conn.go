@@ -146,6 +146,9 @@ type conn struct {
 type watchEntry struct {
 	shard *shard.Shard
 	token keyspace.WatchToken
+	// queued is set instead of token for a watch a busy script's run
+	// registers (busywatch.go); tokenLocked reads either.
+	queued *queuedWatch
 }
 
 func (s *Server) newConn(nc net.Conn, sh *shard.Shard) *conn {
@@ -430,8 +433,11 @@ func (c *conn) flush() bool {
 
 func (c *conn) unwatchAll() {
 	for _, w := range c.watches {
+		if c.srv.queueWatch(w.shard, watchOp{q: w.queued, tok: w.token, unwatch: true}) {
+			continue
+		}
 		w.shard.Lock()
-		w.shard.DB().Unwatch(w.token)
+		w.shard.DB().Unwatch(w.tokenLocked())
 		w.shard.Unlock()
 	}
 	c.watches = nil

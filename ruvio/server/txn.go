@@ -130,7 +130,7 @@ func cmdExec(c *conn, args [][]byte) {
 		return
 	}
 	for _, w := range c.watches {
-		if w.shard.DB().Changed(w.token) {
+		if w.shard.DB().Changed(w.tokenLocked()) {
 			c.unwatchAllLocked()
 			c.w.NullArray()
 			return
@@ -311,6 +311,11 @@ func cmdWatch(c *conn, args [][]byte) {
 	}
 	for _, k := range args[1:] {
 		sh := c.srv.shardFor(k)
+		q := &queuedWatch{key: string(k)}
+		if c.srv.queueWatch(sh, watchOp{q: q}) {
+			c.watches = append(c.watches, watchEntry{shard: sh, queued: q})
+			continue
+		}
 		sh.Lock()
 		tok := sh.DB().Watch(string(k))
 		sh.Unlock()
@@ -327,7 +332,7 @@ func cmdUnwatch(c *conn, args [][]byte) {
 // unwatchAllLocked drops watches while EXEC holds their shards' locks.
 func (c *conn) unwatchAllLocked() {
 	for _, w := range c.watches {
-		w.shard.DB().Unwatch(w.token)
+		w.shard.DB().Unwatch(w.tokenLocked())
 	}
 	c.watches = nil
 }

@@ -1,0 +1,101 @@
+package server
+
+import (
+	"sync/atomic"
+
+	"github.com/ruvio/ruvio/ruvio/keyspace"
+	"github.com/ruvio/ruvio/ruvio/shard"
+)
+
+// WATCH and UNWATCH while a script is busy. Redis answers both while a
+// script runs past busy-reply-threshold: it serves clients from inside
+// the script between two of its commands, so a key watched then counts
+// as changed if the rest of the script writes it. Here the script's run
+// holds its shard's lock to the end, so a WATCH or UNWATCH of a key on
+// that shard is queued on the run instead, and the run registers it, as
+// the lock's holder, before its next command and at its end. Only a
+// command the script runs can change a key of its shard meanwhile, so
+// the watch starts where Redis's would.
+
+// queuedWatch is a watch a busy run registers for a connection; tok is
+// written and read under the shard's lock (the run's, then EXEC's).
+type queuedWatch struct {
+	key string
+	tok keyspace.WatchToken
+}
+
+// watchOp is one queued WATCH (q to register) or UNWATCH (of q's token
+// when q is set, else of tok).
+type watchOp struct {
+	q       *queuedWatch
+	tok     keyspace.WatchToken
+	unwatch bool
+}
+
+// busyWatches is a run's queue; ops are guarded by the run's mu, and
+// queued counts them so the run's commands look without locking.
+type busyWatches struct {
+	ops    []watchOp
+	queued atomic.Int32
+}
+
+// queueWatch queues op on the busy run holding sh, if there is one, and
+// reports whether it did.
+func (s *Server) queueWatch(sh *shard.Shard, op watchOp) bool {
+	// One atomic load unless a script is running (running is made with
+	// the first script).
+	if s.scripts.active.Load() == 0 {
+		return false
+	}
+	r := s.scripts.running[sh.ID].Load()
+	if r == nil {
+		return false
+	}
+	// A script younger than busy-reply-threshold is waited for until it
+	// ends or passes it, as for every command: Redis serves nothing
+	// during a script that is not yet busy.
+	select {
+	case <-r.settled:
+	case <-s.tickStop:
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if !r.busy {
+		// Ended: the caller takes the lock.
+		return false
+	}
+	r.watches.ops = append(r.watches.ops, op)
+	r.watches.queued.Add(1)
+	return true
+}
+
+// registerWatches runs the queued WATCHes and UNWATCHes on db, whose
+// shard's lock the run holds, in the order they came.
+func (r *scriptRun) registerWatches(db *keyspace.DB) {
+	if r.watches.queued.Load() == 0 {
+		return
+	}
+	r.mu.Lock()
+	ops := r.watches.ops
+	r.watches.ops = nil
+	r.watches.queued.Store(0)
+	r.mu.Unlock()
+	for _, op := range ops {
+		switch {
+		case !op.unwatch:
+			op.q.tok = db.Watch(op.q.key)
+		case op.q != nil:
+			db.Unwatch(op.q.tok)
+		default:
+			db.Unwatch(op.tok)
+		}
+	}
+}
+
+// tokenLocked is w's token; the caller holds w's shard's lock.
+func (w watchEntry) tokenLocked() keyspace.WatchToken {
+	if w.queued != nil {
+		return w.queued.tok
+	}
+	return w.token
+}
