@@ -223,7 +223,9 @@ func init() {
 			"writers' wait on TRYAGAIN grows with the keys and bytes the move copies",
 		Topology:  twoGroups(),
 		Workloads: bigRangeLoad(4, 100),
-		Duration:  14 * time.Second, Settle: 2 * time.Second,
+		// Long enough for the copy to end within the load on a slow
+		// machine (10 s measured).
+		Duration: 28 * time.Second, Settle: 2 * time.Second,
 		Schedule: moveAt(0.4),
 		Expect: check.Expectations{MinAcknowledged: 1, MaxLost: i64(0), RequireLinearizable: true, RequireConverged: true,
 			Failovers: i64(0), Moves: &check.MoveExpectations{MinCommitted: 1}},
@@ -255,7 +257,7 @@ func init() {
 			"the range's size and the writes during the move together",
 		Topology:  twoGroups(),
 		Workloads: bigRangeLoad(8, 0),
-		Duration:  16 * time.Second, Settle: 2 * time.Second,
+		Duration:  28 * time.Second, Settle: 2 * time.Second,
 		Schedule: moveAt(0.3),
 		Expect: check.Expectations{MinAcknowledged: 1, MaxLost: i64(0), RequireConverged: true,
 			Failovers: i64(0), Moves: &check.MoveExpectations{MinCommitted: 1}},

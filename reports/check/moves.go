@@ -206,7 +206,9 @@ func ComputeMoves(h *history.History, groups []Group) *MoveResult {
 		}
 		// Gaps between consecutive acknowledged writes that overlap the
 		// window; the last write before the window opens the first, the
-		// end of the workload closes a gap no write ends.
+		// end of the workload closes a gap no write ends. A move that
+		// outlasts the workload is measured as far as the workload saw
+		// it: past its end nothing was tried.
 		prev := int64(-1)
 		for _, op := range mine {
 			if prev >= 0 && op.T1 >= w.from && prev <= w.to {
@@ -215,7 +217,7 @@ func ComputeMoves(h *history.History, groups []Group) *MoveResult {
 			prev = op.T1
 		}
 		if prev >= 0 && prev < w.to {
-			m.FreezeMs = maxPtr(m.FreezeMs, int64Ptr((max(hi, w.to)-prev)/int64(time.Millisecond)))
+			m.FreezeMs = maxPtr(m.FreezeMs, int64Ptr((hi-prev)/int64(time.Millisecond)))
 		}
 	}
 	return &m

@@ -135,3 +135,37 @@ func TestFreezePerMove(t *testing.T) {
 		t.Errorf("committed %d, want 2", m.Committed)
 	}
 }
+
+// A move that outlasts the workload is measured as far as the workload
+// saw it: a gap no acknowledged write ends is closed by the workload's
+// last operation, not by the move's end.
+func TestFreezeOfAMoveThatOutlastsTheWorkload(t *testing.T) {
+	k := keyOf("m", 0, 1023)
+	for _, c := range []struct {
+		name    string
+		failing bool // writes fail from 950 to the end (1800) instead of going on
+		want    int64
+	}{
+		{"the writes went on to the end", false, 400},
+		{"the writes failed to the end", true, 900},
+	} {
+		h := &history.History{Observations: []history.Observation{{Kind: history.ObsMove, Type: history.OK,
+			StartMs: 1000, EndMs: 3000, Detail: "0-1023 a/0 -> b/0: committed, move_starts 1"}}}
+		p := 0
+		for tm := int64(0); tm <= 1800; tm += 100 {
+			typ := history.OK
+			switch {
+			case c.failing && tm > 900:
+				typ = history.Fail
+			case !c.failing && tm > 900 && tm < 1300:
+				continue
+			}
+			p++
+			h.Ops = append(h.Ops, on("n1", addOp(p, k, "v"+itoa(int64(p)), typ, tm, tm)))
+		}
+		m := ComputeMoves(h, twoGroups)
+		if m == nil || m.FreezeMs == nil || *m.FreezeMs != c.want {
+			t.Errorf("%s: freeze_ms = %v, want %d", c.name, m, c.want)
+		}
+	}
+}
