@@ -105,7 +105,7 @@ type Log struct {
 	last atomic.Uint64
 	// durable is only stored by flush passes (under flushMu), or under mu
 	// in Open and SetNext, and only moves forward while the log runs.
-	// Memory mode reads Last instead (durableSeq).
+	// Memory mode reads Last instead (Durable).
 	durable atomic.Uint64
 	// memBase is Last at a Memory-mode log's last SetNext (stored under
 	// mu): such a log counts its appends by the sequence, and keeps in
@@ -388,12 +388,9 @@ func (l *Log) First() uint64 {
 func (l *Log) Last() uint64 { return l.last.Load() }
 
 // Durable returns the last sequence known to be on stable storage per the
-// mode (wal_durable_sequence).
-func (l *Log) Durable() uint64 { return l.durableSeq() }
-
-// durableSeq is Durable: in Memory mode every record is as safe as it
-// will be once appended, so it is Last, and appends do not store it.
-func (l *Log) durableSeq() uint64 {
+// mode (wal_durable_sequence). In Memory mode every record is as safe as
+// it will be once appended, so it is Last, and appends do not store it.
+func (l *Log) Durable() uint64 {
 	if l.mode == Memory {
 		return l.last.Load()
 	}
@@ -444,7 +441,7 @@ func (l *Log) AppendFramed(epoch uint64, ops [][][]byte, frame []byte) uint64 {
 	if l.mode == Memory {
 		// A memory log keeps no record, only the count, so it takes no
 		// lock of its own, and its one locked instruction per write is
-		// the sequence's add: Durable is Last (durableSeq) and the
+		// the sequence's add: Durable reads Last and the
 		// appends are counted from the sequence (Stats). Concurrent
 		// appends still get one sequence each.
 		seq := l.last.Add(1)

@@ -10,12 +10,12 @@ import "context"
 // ErrClosed, or ctx's error if that comes first. When seq is already durable
 // it returns after one atomic load.
 func (l *Log) WaitDurable(ctx context.Context, seq uint64) error {
-	if l.durableSeq() >= seq {
+	if l.Durable() >= seq {
 		return nil
 	}
 	l.writeOut(seq) // in EverySec: written now, fsynced at the next tick
 	l.syncOut(seq)
-	return l.waitUntil(ctx, func() bool { return l.durableSeq() >= seq })
+	return l.waitUntil(ctx, func() bool { return l.Durable() >= seq })
 }
 
 // waitUntil returns nil once reached() holds, or the fatal write error,
@@ -42,7 +42,7 @@ func (l *Log) waitUntil(ctx context.Context, reached func() bool) error {
 
 // Written is the last sequence written to the OS (at least Durable()):
 // what a crash of this process cannot lose.
-func (l *Log) Written() uint64 { return max(l.writtenSeq.Load(), l.durableSeq()) }
+func (l *Log) Written() uint64 { return max(l.writtenSeq.Load(), l.Durable()) }
 
 // WaitWritten returns nil once Written() >= seq, or the fatal write error,
 // ErrClosed, or ctx's error if that comes first. The everysec profile
@@ -154,7 +154,7 @@ func (l *Log) Failed() bool { return l.failure.Load() != nil }
 // is at least the Last() seen on entry.
 func (l *Log) Sync() error {
 	target := l.last.Load()
-	if l.durableSeq() >= target {
+	if l.Durable() >= target {
 		return nil
 	}
 	l.mu.Lock()
