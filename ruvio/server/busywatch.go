@@ -4,7 +4,6 @@ import (
 	"sync/atomic"
 
 	"github.com/ruvio/ruvio/ruvio/keyspace"
-	"github.com/ruvio/ruvio/ruvio/shard"
 )
 
 // WATCH and UNWATCH while a script is busy. Redis answers both while a
@@ -17,18 +16,9 @@ import (
 // command the script runs can change a key of its shard meanwhile, so
 // the watch starts where Redis's would.
 
-// queuedWatch is a watch a busy run registers for a connection; tok is
-// written and read under the shard's lock (the run's, then EXEC's).
-type queuedWatch struct {
-	key string
-	tok keyspace.WatchToken
-}
-
-// watchOp is one queued WATCH (q to register) or UNWATCH (of q's token
-// when q is set, else of tok).
+// watchOp is one queued WATCH of w's key, or UNWATCH of w's token.
 type watchOp struct {
-	q       *queuedWatch
-	tok     keyspace.WatchToken
+	w       *watchEntry
 	unwatch bool
 }
 
@@ -39,25 +29,22 @@ type busyWatches struct {
 	queued atomic.Int32
 }
 
-// queueWatch queues op on the busy run holding sh, if there is one, and
-// reports whether it did.
-func (s *Server) queueWatch(sh *shard.Shard, op watchOp) bool {
+// queueWatch queues op on the busy run holding its entry's shard, if
+// there is one, and reports whether it did.
+func (s *Server) queueWatch(op watchOp) bool {
 	// One atomic load unless a script is running (running is made with
 	// the first script).
 	if s.scripts.active.Load() == 0 {
 		return false
 	}
-	r := s.scripts.running[sh.ID].Load()
+	r := s.scripts.running[op.w.shard.ID].Load()
 	if r == nil {
 		return false
 	}
 	// A script younger than busy-reply-threshold is waited for until it
 	// ends or passes it, as for every command: Redis serves nothing
 	// during a script that is not yet busy.
-	select {
-	case <-r.settled:
-	case <-s.tickStop:
-	}
+	r.settle(s.tickStop)
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if !r.busy {
@@ -81,21 +68,10 @@ func (r *scriptRun) registerWatches(db *keyspace.DB) {
 	r.watches.queued.Store(0)
 	r.mu.Unlock()
 	for _, op := range ops {
-		switch {
-		case !op.unwatch:
-			op.q.tok = db.Watch(op.q.key)
-		case op.q != nil:
-			db.Unwatch(op.q.tok)
-		default:
-			db.Unwatch(op.tok)
+		if op.unwatch {
+			db.Unwatch(op.w.token)
+		} else {
+			op.w.token = db.Watch(op.w.key)
 		}
 	}
-}
-
-// tokenLocked is w's token; the caller holds w's shard's lock.
-func (w watchEntry) tokenLocked() keyspace.WatchToken {
-	if w.queued != nil {
-		return w.queued.tok
-	}
-	return w.token
 }

@@ -100,6 +100,17 @@ func (r *scriptRun) finish() {
 	r.done, r.busy = true, false
 }
 
+// settle waits until r has ended or passed busy-reply-threshold, and
+// reports false if stop (the server shutting down) came first.
+func (r *scriptRun) settle(stop <-chan struct{}) bool {
+	select {
+	case <-r.settled:
+		return true
+	case <-stop:
+		return false
+	}
+}
+
 func (r *scriptRun) isBusy() bool {
 	r.mu.Lock()
 	defer r.mu.Unlock()
@@ -317,10 +328,7 @@ func (c *conn) busyRefusal(spec, run *command.Spec, args [][]byte) string {
 		if r == nil {
 			return ""
 		}
-		select {
-		case <-r.settled:
-		case <-c.srv.tickStop:
-		}
+		r.settle(c.srv.tickStop)
 		if !r.isBusy() {
 			return ""
 		}

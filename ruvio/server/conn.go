@@ -127,7 +127,7 @@ type conn struct {
 	multi      bool
 	multiDirty bool // a command failed to queue: EXEC answers EXECABORT
 	queued     [][][]byte
-	watches    []watchEntry
+	watches    []*watchEntry
 	locked     []*shard.Shard // shards EXEC holds while queued commands run
 
 	// Pub/sub: the connection's channels and patterns, and the outbox
@@ -145,10 +145,10 @@ type conn struct {
 
 type watchEntry struct {
 	shard *shard.Shard
+	key   string
+	// token is taken and read under the shard's lock: by WATCH, or by the
+	// busy script's run WATCH was queued on (busywatch.go).
 	token keyspace.WatchToken
-	// queued is set instead of token for a watch a busy script's run
-	// registers (busywatch.go); tokenLocked reads either.
-	queued *queuedWatch
 }
 
 func (s *Server) newConn(nc net.Conn, sh *shard.Shard) *conn {
@@ -433,11 +433,11 @@ func (c *conn) flush() bool {
 
 func (c *conn) unwatchAll() {
 	for _, w := range c.watches {
-		if c.srv.queueWatch(w.shard, watchOp{q: w.queued, tok: w.token, unwatch: true}) {
+		if c.srv.queueWatch(watchOp{w: w, unwatch: true}) {
 			continue
 		}
 		w.shard.Lock()
-		w.shard.DB().Unwatch(w.tokenLocked())
+		w.shard.DB().Unwatch(w.token)
 		w.shard.Unlock()
 	}
 	c.watches = nil

@@ -68,9 +68,7 @@ func (s *Server) waitForScript(sh *shard.Shard, try int) string {
 		}
 		return ""
 	}
-	select {
-	case <-r.settled:
-	case <-s.tickStop:
+	if !r.settle(s.tickStop) {
 		// Shutting down stops the script; it lets go soon.
 		time.Sleep(time.Millisecond)
 		return ""

@@ -130,7 +130,7 @@ func cmdExec(c *conn, args [][]byte) {
 		return
 	}
 	for _, w := range c.watches {
-		if w.shard.DB().Changed(w.tokenLocked()) {
+		if w.shard.DB().Changed(w.token) {
 			c.unwatchAllLocked()
 			c.w.NullArray()
 			return
@@ -310,16 +310,14 @@ func cmdWatch(c *conn, args [][]byte) {
 		return
 	}
 	for _, k := range args[1:] {
-		sh := c.srv.shardFor(k)
-		q := &queuedWatch{key: string(k)}
-		if c.srv.queueWatch(sh, watchOp{q: q}) {
-			c.watches = append(c.watches, watchEntry{shard: sh, queued: q})
+		w := &watchEntry{shard: c.srv.shardFor(k), key: string(k)}
+		c.watches = append(c.watches, w)
+		if c.srv.queueWatch(watchOp{w: w}) {
 			continue
 		}
-		sh.Lock()
-		tok := sh.DB().Watch(string(k))
-		sh.Unlock()
-		c.watches = append(c.watches, watchEntry{shard: sh, token: tok})
+		w.shard.Lock()
+		w.token = w.shard.DB().Watch(w.key)
+		w.shard.Unlock()
 	}
 	c.w.OK()
 }
@@ -332,7 +330,7 @@ func cmdUnwatch(c *conn, args [][]byte) {
 // unwatchAllLocked drops watches while EXEC holds their shards' locks.
 func (c *conn) unwatchAllLocked() {
 	for _, w := range c.watches {
-		w.shard.DB().Unwatch(w.tokenLocked())
+		w.shard.DB().Unwatch(w.token)
 	}
 	c.watches = nil
 }
