@@ -155,16 +155,17 @@ func (c *Coordinator) moveTick() time.Duration {
 		p, v, why = rules.Next(mv, from, toEpoch, p, out, time.Now())
 	}
 	c.setProgress(p)
-	committed := false
 	switch v {
 	case rules.DoRestart:
 		c.restartMove(to, mv, why)
 	case rules.DoFail:
 		c.endMove(to, mv, rules.MoveFailed, why)
 	case rules.DoCommit:
-		committed = c.commitMove(to, mv)
+		if c.commitMove(to, mv) {
+			p = p.Committed()
+		}
 	}
-	return rules.TickWait(before, p, v, out, committed, c.pingInterval())
+	return rules.TickWait(before, p, v, out, c.pingInterval())
 }
 
 func (c *Coordinator) setProgress(p rules.MoveProgress) {

@@ -394,7 +394,8 @@ func Next(m Move, fromEpoch, toEpoch uint64, p MoveProgress, out StepOutcome, no
 
 // TickWait is how long the leader's move task waits before its next
 // step, having gone from progress before to after with verdict v and the
-// step's outcome out (committed: a commit verdict was recorded). From the
+// step's outcome out (after a commit verdict, after is Committed once
+// the commit is recorded). From the
 // freeze until the source has the new map the range refuses its clients,
 // so nothing on that stretch waits longer than it must: the step after a
 // done one and the new maps after the commit follow at once, and a frozen
@@ -402,9 +403,9 @@ func Next(m Move, fromEpoch, toEpoch uint64, p MoveProgress, out StepOutcome, no
 // while the leader waits on a node (the source preparing, the target's
 // replicas) and a ping interval otherwise, so an unreachable node is not
 // dialled in a loop.
-func TickWait(before, after MoveProgress, v Verdict, out StepOutcome, committed bool, ping time.Duration) time.Duration {
+func TickWait(before, after MoveProgress, v Verdict, out StepOutcome, ping time.Duration) time.Duration {
 	switch {
-	case v == DoCommit && committed:
+	case v == DoCommit && after.Step == StepNewMaps:
 		return 0
 	case v != DoStep:
 		return ReplicasPoll

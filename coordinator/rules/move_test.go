@@ -299,24 +299,23 @@ func TestTickWait(t *testing.T) {
 		before, after MoveProgress
 		v             Verdict
 		out           StepOutcome
-		committed     bool
 		want          time.Duration
 	}{
-		{"a done step: the next at once", at(StepImport), at(StepExport), DoStep, StepOutcome{Done: true}, false, 0},
-		{"prepared: the replicas at once", at(StepPrepare), at(StepReplicas), DoStep, StepOutcome{Done: true}, false, 0},
-		{"export sent: the first status at once", at(StepExport), at(StepPrepare), DoStep, StepOutcome{Done: true}, false, 0},
-		{"a new start: its first step at once", at(StepPrepare), MoveProgress{Start: 9, Step: StepTargetMaps}, DoStep, StepOutcome{}, false, 0},
-		{"the source frozen: asked again soon", at(StepPrepare), at(StepPrepare), DoStep, StepOutcome{Frozen: true}, false, FrozenPoll},
-		{"the source copying: a poll", at(StepPrepare), at(StepPrepare), DoStep, StepOutcome{}, false, ReplicasPoll},
-		{"the replicas behind: a poll", at(StepReplicas), at(StepReplicas), DoStep, StepOutcome{}, false, ReplicasPoll},
-		{"committed: the new maps at once", at(StepReplicas), at(StepNewMaps), DoCommit, StepOutcome{Done: true}, true, 0},
-		{"the commit not recorded: a poll", at(StepReplicas), at(StepCommit), DoCommit, StepOutcome{Done: true}, false, ReplicasPoll},
-		{"a restart recorded: a poll", at(StepPrepare), at(StepPrepare), DoRestart, StepOutcome{}, false, ReplicasPoll},
-		{"no answer: a ping interval", at(StepImport), at(StepImport), DoStep, StepOutcome{}, false, ping},
-		{"the new maps not taken: a ping interval", at(StepNewMaps), at(StepNewMaps), DoStep, StepOutcome{}, false, ping},
+		{"a done step: the next at once", at(StepImport), at(StepExport), DoStep, StepOutcome{Done: true}, 0},
+		{"prepared: the replicas at once", at(StepPrepare), at(StepReplicas), DoStep, StepOutcome{Done: true}, 0},
+		{"export sent: the first status at once", at(StepExport), at(StepPrepare), DoStep, StepOutcome{Done: true}, 0},
+		{"a new start: its first step at once", at(StepPrepare), MoveProgress{Start: 9, Step: StepTargetMaps}, DoStep, StepOutcome{}, 0},
+		{"the source frozen: asked again soon", at(StepPrepare), at(StepPrepare), DoStep, StepOutcome{Frozen: true}, FrozenPoll},
+		{"the source copying: a poll", at(StepPrepare), at(StepPrepare), DoStep, StepOutcome{}, ReplicasPoll},
+		{"the replicas behind: a poll", at(StepReplicas), at(StepReplicas), DoStep, StepOutcome{}, ReplicasPoll},
+		{"committed: the new maps at once", at(StepReplicas), at(StepNewMaps), DoCommit, StepOutcome{Done: true}, 0},
+		{"the commit not recorded: a poll", at(StepReplicas), at(StepCommit), DoCommit, StepOutcome{Done: true}, ReplicasPoll},
+		{"a restart recorded: a poll", at(StepPrepare), at(StepPrepare), DoRestart, StepOutcome{}, ReplicasPoll},
+		{"no answer: a ping interval", at(StepImport), at(StepImport), DoStep, StepOutcome{}, ping},
+		{"the new maps not taken: a ping interval", at(StepNewMaps), at(StepNewMaps), DoStep, StepOutcome{}, ping},
 	}
 	for _, tc := range cases {
-		if got := TickWait(tc.before, tc.after, tc.v, tc.out, tc.committed, ping); got != tc.want {
+		if got := TickWait(tc.before, tc.after, tc.v, tc.out, ping); got != tc.want {
 			t.Errorf("%s: %v, want %v", tc.name, got, tc.want)
 		}
 	}

@@ -222,14 +222,7 @@ func (s *Server) handOver(ex *export, peer *peerConn, sh *shard.Shard) error {
 	out.Out = true
 	written := make(chan error, 1)
 	go func() { written <- writeFileAtomic(s.moveFile(migrate.OutFile), []byte(out.Format())) }()
-	var stored error
-	waited := false
-	storedOut := func() error {
-		if !waited {
-			stored, waited = <-written, true
-		}
-		return stored
-	}
+	storedOut := sync.OnceValue(func() error { return <-written })
 	defer storedOut()
 	peer.deadline(frozenAt.Add(migrate.FreezeBudget))
 	synced := false
