@@ -50,10 +50,15 @@ func newClusterView(m *topology.Map, group string) *clusterView {
 
 // clusterState is the node's map, nil without cluster_topology.
 type clusterState struct {
-	mu         sync.Mutex // serializes installs
-	view       atomic.Pointer[clusterView]
-	group      string
-	lastRefuse atomic.Int64 // Unix ns of the last refusal logged
+	mu   sync.Mutex // serializes installs
+	view atomic.Pointer[clusterView]
+	// storeMu serializes the writes of TOPOLOGY; stored is the version
+	// in it (written under storeMu), storeFailures counts failed writes.
+	storeMu       sync.Mutex
+	stored        atomic.Uint64
+	storeFailures atomic.Int64
+	group         string
+	lastRefuse    atomic.Int64 // Unix ns of the last refusal logged
 }
 
 // loadCluster reads the starting map: the newer of cluster_topology and
@@ -79,6 +84,7 @@ func (s *Server) loadCluster(cfg *config.Config) error {
 		if err != nil {
 			return fmt.Errorf("%s: %s", kept, oneLine(err))
 		}
+		s.cluster.stored.Store(k.Version)
 		if !topology.Newer(m, k) {
 			m, from = k, kept
 		}
@@ -97,8 +103,8 @@ func (s *Server) loadCluster(cfg *config.Config) error {
 
 // installCluster installs a map sent with RUVIO TOPOLOGY SET when it is
 // newer than the one served and gives this node's group no slot whose
-// data is not here; it is stored in TOPOLOGY first. It returns the
-// version served afterwards.
+// data is not here. It returns the version served afterwards; the map is
+// stored in TOPOLOGY after it is served (storeCluster).
 func (s *Server) installCluster(text string) (uint64, error) {
 	cs := &s.cluster
 	cs.mu.Lock()
@@ -121,22 +127,66 @@ func (s *Server) installCluster(text string) (uint64, error) {
 		}
 		return cur.m.Version, fmt.Errorf("ERR cluster map version %d refused: %s", next.Version, oneLine(err))
 	}
-	// TOPOLOGY is written while a prepared import arrives (beforeMap):
-	// a restart finds either order done, and logs a SlotsArrived the map
-	// stored had no time for.
-	stored := make(chan error, 1)
-	go func() {
-		stored <- writeFileAtomic(filepath.Join(s.Config().DataDir, topologyFile), []byte(next.String()))
-	}()
+	// A prepared import that next gives to this group arrives (its
+	// SlotsArrived record is on disk) before the range is served.
 	s.beforeMap(next)
-	if err := <-stored; err != nil {
-		return cur.m.Version, fmt.Errorf("ERR cannot store the cluster map: %s", oneLine(err))
-	}
 	cs.view.Store(s.newView(next))
 	s.wakeBlocked()
-	s.afterMap(next)
 	s.log.Info("cluster map installed", "version", next.Version, "previous", cur.m.Version)
+	s.storeCluster(next)
 	return next.Version, nil
+}
+
+// storeRetry is how long a failed write of TOPOLOGY waits before the next.
+const storeRetry = time.Second
+
+// storeCluster writes next, already served, to TOPOLOGY in the
+// background, and then runs what must wait for it to be on disk: a
+// source's hand-over of a moved range (afterMap), whose MIGRATE_OUT keeps
+// the range frozen across a restart that would find the older map.
+// Serving first keeps the file's two fsyncs out of the time the range is
+// frozen. A node that stops before the write starts from the older map,
+// as one stopped just before the map came, and gets the newer one again
+// at the coordinators' next ping. A failed write is tried again every
+// storeRetry until it succeeds, a newer map is stored, or the server
+// stops.
+func (s *Server) storeCluster(next *topology.Map) {
+	cs := &s.cluster
+	s.wg.Add(1)
+	go func() {
+		defer s.wg.Done()
+		for {
+			err := s.storeClusterOnce(next)
+			if err == nil {
+				return
+			}
+			n := cs.storeFailures.Add(1)
+			s.log.Error("cannot store the cluster map; it is served, and the write is tried again",
+				"version", next.Version, "err", oneLine(err), "failures", n, "retry_ms", storeRetry.Milliseconds())
+			select {
+			case <-s.tickStop:
+				return
+			case <-time.After(storeRetry):
+			}
+		}
+	}()
+}
+
+// storeClusterOnce writes next to TOPOLOGY unless it or a newer map is
+// there, and then runs afterMap.
+func (s *Server) storeClusterOnce(next *topology.Map) error {
+	cs := &s.cluster
+	cs.storeMu.Lock()
+	defer cs.storeMu.Unlock()
+	if cs.stored.Load() >= next.Version {
+		return nil
+	}
+	if err := writeFileAtomic(filepath.Join(s.Config().DataDir, topologyFile), []byte(next.String())); err != nil {
+		return err
+	}
+	cs.stored.Store(next.Version)
+	s.afterMap(next)
+	return nil
 }
 
 // writeFileAtomic replaces path with data so that a crash leaves either

@@ -302,10 +302,11 @@ func TestTopologySetKeepsTheNewestAndPersists(t *testing.T) {
 	if v, err := ca.Do(ctx, "RUVIO", "TOPOLOGY", "SET", again.String()).Int64(); err != nil || v != 3 {
 		t.Fatalf("SET as one argument: %d %v", v, err)
 	}
-	saved, err := os.ReadFile(filepath.Join(a.dir, "TOPOLOGY"))
-	if err != nil || string(saved) != again.String() {
-		t.Fatalf("TOPOLOGY file = %q %v", saved, err)
-	}
+	// The map is stored after it is served.
+	poll.Until(t, 10*time.Second, "TOPOLOGY to hold version 3", func() bool {
+		saved, err := os.ReadFile(filepath.Join(a.dir, "TOPOLOGY"))
+		return err == nil && string(saved) == again.String()
+	})
 	// A restart with the older cluster_topology starts from TOPOLOGY.
 	a.stop(t)
 	a2, err := startClusterNode(t, a.port, "a", twoGroupMap(a.port, b.port), a.dir, nil)

@@ -114,7 +114,8 @@ func (s *Server) infoSection(sec string, c *conn, ks *shardCounts) [][2]string {
 	case "cluster":
 		out := [][2]string{kv("cluster_enabled", 1)}
 		if v := s.cluster.view.Load(); v != nil {
-			out = append(out, kv("cluster_map_version", v.m.Version), kv("cluster_group", s.cluster.group))
+			out = append(out, kv("cluster_map_version", v.m.Version),
+				kv("cluster_map_stored_version", s.cluster.stored.Load()), kv("cluster_group", s.cluster.group))
 		}
 		return out
 	case "keyspace":

@@ -230,7 +230,7 @@ func (s *Server) holdsForMap(cur *topology.Map) topology.Holds {
 	}
 }
 
-// beforeMap runs when next is accepted, before it is stored and served:
+// beforeMap runs when next is accepted, before it is served:
 // a prepared import that next gives to this group arrives (its
 // SlotsArrived record is logged). Caller holds the cluster lock.
 func (s *Server) beforeMap(next *topology.Map) {
@@ -251,8 +251,8 @@ func (s *Server) beforeMap(next *topology.Map) {
 	s.importArrived(im, next.Version)
 }
 
-// afterMap runs once next is served: an export whose range next gives
-// away is done, and the source drops its copy.
+// afterMap runs once next is served and stored: an export whose range
+// next gives away is done, and the source drops its copy.
 func (s *Server) afterMap(next *topology.Map) {
 	ms := &s.moves
 	ms.mu.Lock()

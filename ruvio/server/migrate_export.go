@@ -396,14 +396,7 @@ func (s *Server) exportHandedOver(ex *export) {
 	ex.st.state, ex.st.dropped = "done", "no"
 	ex.mu.Unlock()
 	ex.cancel()
-	keep := func() bool {
-		v := s.cluster.view.Load()
-		if v == nil {
-			return false
-		}
-		g, _ := v.table.Owner(ex.move.First)
-		return g != v.self
-	}
+	keep := func() bool { return s.givenAway(ex) }
 	s.dropRange(ex.move.Shard, ex.move.First, ex.move.Last, keep, func() {
 		s.unfreeze(ex)
 		if err := s.removeMoveFile(migrate.OutFile); err != nil {
@@ -419,7 +412,7 @@ func (s *Server) exportHandedOver(ex *export) {
 // cancelExport ends the export before its hand-over: the range is served
 // again and MIGRATE_OUT removed.
 func (s *Server) cancelExport(ex *export) {
-	if ex.state() == "done" {
+	if ex.state() == "done" || s.givenAway(ex) {
 		return
 	}
 	ex.cancel()
@@ -429,6 +422,18 @@ func (s *Server) cancelExport(ex *export) {
 	}
 	ex.setState("cancelled")
 	s.endExport(ex)
+}
+
+// givenAway reports whether the map served gives ex's range to another
+// group: the hand-over follows once that map is stored (storeCluster),
+// and MIGRATE_OUT must stay until then.
+func (s *Server) givenAway(ex *export) bool {
+	v := s.cluster.view.Load()
+	if v == nil {
+		return false
+	}
+	g, _ := v.table.Owner(ex.move.First)
+	return g != v.self
 }
 
 func isTryAgain(err error) bool { return strings.HasPrefix(err.Error(), "TRYAGAIN") }

@@ -1,0 +1,89 @@
+package server
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/ruvio/ruvio/internal/poll"
+	"github.com/ruvio/ruvio/ruvio/migrate"
+)
+
+// A node serves a map before it stores it in TOPOLOGY. A source hands a
+// moved range over only once the map giving it away is stored: until
+// then MIGRATE_OUT stays, so a restart finding the older map keeps the
+// range frozen instead of serving it, and a cancel is refused. A store
+// that failed is tried again.
+func TestSourceHandsOverOnlyOnceTheMapIsStored(t *testing.T) {
+	mn := startMoveNodes(t, false)
+	ctx := context.Background()
+	ca, cb := mn.a.client(0), mn.b.client(0)
+	keys := rangeKeys(t, ca, 20)
+	prepare(t, mn, "7")
+	mustDo(t, cb, "RUVIO", "MIGRATE", "REPLICAS", "7", 1000)
+	next := mn.committed(t)
+	if err := setMap(mn.b, next); err != nil {
+		t.Fatal(err)
+	}
+
+	// A directory where the source's TOPOLOGY goes: the rename over it
+	// fails until the directory goes.
+	stored := filepath.Join(mn.a.cfg.DataDir, topologyFile)
+	if err := os.RemoveAll(stored); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(filepath.Join(stored, "in-the-way"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := setMap(mn.a, next); err != nil {
+		t.Fatal(err)
+	}
+	// Served at once: the range answers MOVED naming the target.
+	if err := ca.Get(ctx, keys[0]).Err(); !isMoved(err, addr(mn.b.cfg.Port)) {
+		t.Fatalf("GET on the source after the map: %v, want MOVED to the target", err)
+	}
+	poll.Until(t, 10*time.Second, "a failed write of TOPOLOGY", func() bool {
+		return mn.a.srv.cluster.storeFailures.Load() > 0
+	})
+	info, err := ca.Info(ctx, "cluster").Result()
+	if err != nil || !strings.Contains(info, "cluster_map_version:2\r\n") || !strings.Contains(info, "cluster_map_stored_version:0\r\n") {
+		t.Fatalf("INFO cluster with the map served, not stored: %q %v", info, err)
+	}
+	out := filepath.Join(mn.a.cfg.DataDir, migrate.OutFile)
+	if _, err := os.Stat(out); err != nil {
+		t.Fatalf("MIGRATE_OUT with the map not stored: %v", err)
+	}
+	if st := status(t, ca, "7"); st["state"] != "prepared" {
+		t.Fatalf("source status with the map not stored: %v", st)
+	}
+	if n := rangeLen(mn.a.srv); n < len(keys) {
+		t.Fatalf("the source dropped %d keys before the map was stored", len(keys)-n)
+	}
+	if _, err := rdo(ca, "RUVIO", "MIGRATE", "CANCEL", "7"); err == nil || !strings.Contains(err.Error(), "is committed") {
+		t.Fatalf("CANCEL of a move whose map is served: %v, want an error", err)
+	}
+	if _, err := os.Stat(out); err != nil {
+		t.Fatalf("MIGRATE_OUT after the refused cancel: %v", err)
+	}
+
+	// The write is tried again; once it succeeds the range is handed over.
+	if err := os.RemoveAll(stored); err != nil {
+		t.Fatal(err)
+	}
+	poll.Until(t, 10*time.Second, "the source to store the map and drop the range", func() bool {
+		return status(t, ca, "7")["dropped"] == "yes"
+	})
+	if b, err := os.ReadFile(stored); err != nil || string(b) != next.String() {
+		t.Fatalf("TOPOLOGY = %q %v", b, err)
+	}
+	if _, err := os.Stat(out); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("MIGRATE_OUT after the hand-over: %v", err)
+	}
+	if n := rangeLen(mn.a.srv); n != 0 {
+		t.Errorf("the source still holds %d keys of the range", n)
+	}
+}
