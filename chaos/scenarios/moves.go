@@ -44,10 +44,17 @@ const (
 	bigRangeBytes = 256
 )
 
-// bigRangeLoad is movedLoad with the set workload preloading the range.
-func bigRangeLoad(clients int, rate float64) []workloads.Spec {
+// killedRangeKeys is move-failover's preload: enough keys that the copy
+// outlasts the kill's delivery (a Docker SIGKILL takes up to a few
+// hundred milliseconds), so the kill lands while the move is under way;
+// an empty range's move commits in under 100 ms.
+const killedRangeKeys = 20000
+
+// bigRangeLoad is movedLoad with the set workload preloading the range
+// with keys keys of bigRangeBytes.
+func bigRangeLoad(clients int, rate float64, keys int) []workloads.Spec {
 	l := movedLoad(movedSlots, clients, rate)
-	l[0].Preload, l[0].PreloadBytes = bigRangeKeys, bigRangeBytes
+	l[0].Preload, l[0].PreloadBytes = keys, bigRangeBytes
 	return l
 }
 
@@ -59,8 +66,8 @@ func moveAt(frac float64) func(*rand.Rand, time.Duration) []nemesis.Step {
 }
 
 // moveThenKill sends the move and, right after its answer, SIGKILLs the
-// source's primary (n1) for 30% of the run: the move is then at its
-// first steps (import, export), so the failover ends that start.
+// source's primary (n1) for 30% of the run: the move is then copying the
+// preloaded range, so the failover ends that start.
 func moveThenKill(_ *rand.Rand, d time.Duration) []nemesis.Step {
 	at := d * 3 / 10
 	return []nemesis.Step{
@@ -174,7 +181,7 @@ func init() {
 		Summary: "a slot move whose source primary is SIGKILLed right after COORDINATOR MOVE: the move starts again " +
 			"with the promoted replica and commits; acknowledged writes lost",
 		Topology:  twoGroups(),
-		Workloads: movedLoad(movedSlots, 4, 100),
+		Workloads: bigRangeLoad(4, 100, killedRangeKeys),
 		Duration:  16 * time.Second, Settle: 2 * time.Second,
 		Schedule: moveThenKill,
 		Expect: check.Expectations{MinAcknowledged: 1, MaxLost: i64(0), RequireLinearizable: true, RequireConverged: true,
@@ -186,7 +193,8 @@ func init() {
 			lostFigure("M1c", "the same: acknowledged durable writes lost", "0, every run"),
 		},
 		Notes: []string{
-			"The move scenario's groups and load. At 30% of the run COORDINATOR MOVE 0 1023 b 0 is sent and, as soon " +
+			"The move scenario's groups and load, the range preloaded with 20000 string keys of 256 bytes (about 5 MB) " +
+				"so that the kill lands while the move copies them. At 30% of the run COORDINATOR MOVE 0 1023 b 0 is sent and, as soon " +
 				"as the leader answers its id, n1 (a's primary, the move's source) is SIGKILLed for 30% of the run. The " +
 				"coordinators promote n2; the failover ends the move's start and the leader starts it again from the new " +
 				"primary (move_starts 2). Writes to the range wait for n2 to have a replica again (durable), as in groups-kill.",
@@ -222,7 +230,7 @@ func init() {
 		Summary: "the move scenario with the moving range preloaded with 50000 keys of 256 bytes: whether the " +
 			"writers' wait on TRYAGAIN grows with the keys and bytes the move copies",
 		Topology:  twoGroups(),
-		Workloads: bigRangeLoad(4, 100),
+		Workloads: bigRangeLoad(4, 100, bigRangeKeys),
 		// Long enough for the copy to end within the load on a slow
 		// machine (10 s measured).
 		Duration: 28 * time.Second, Settle: 2 * time.Second,
@@ -256,7 +264,7 @@ func init() {
 		Summary: "move-big's preloaded range moved while eight cluster clients write its keys as fast as they can: " +
 			"the range's size and the writes during the move together",
 		Topology:  twoGroups(),
-		Workloads: bigRangeLoad(8, 0),
+		Workloads: bigRangeLoad(8, 0, bigRangeKeys),
 		Duration:  28 * time.Second, Settle: 2 * time.Second,
 		Schedule: moveAt(0.3),
 		Expect: check.Expectations{MinAcknowledged: 1, MaxLost: i64(0), RequireConverged: true,
