@@ -51,10 +51,10 @@ const (
 const killedRangeKeys = 20000
 
 // bigRangeLoad is movedLoad with the set workload preloading the range
-// with keys keys of bigRangeBytes.
-func bigRangeLoad(clients int, rate float64, keys int) []workloads.Spec {
+// with n keys of bigRangeBytes.
+func bigRangeLoad(clients int, rate float64, n int) []workloads.Spec {
 	l := movedLoad(movedSlots, clients, rate)
-	l[0].Preload, l[0].PreloadBytes = keys, bigRangeBytes
+	l[0].Preload, l[0].PreloadBytes = n, bigRangeBytes
 	return l
 }
 
