@@ -273,8 +273,44 @@ func (m *Map) Validate() error {
 }
 
 // coverage reports slots owned twice and slots owned by no group, as
-// ranges.
+// ranges. It sorts the ranges rather than visiting every slot (a map is
+// checked on every RUVIO TOPOLOGY SET, and the visit took most of its
+// time); a map with slots owned twice goes to ownedTwice, which names
+// the groups.
 func coverage(groups []Group) []error {
+	var rs []Range
+	for _, g := range groups {
+		for _, r := range g.Ranges {
+			if f, l := max(r.First, 0), min(r.Last, slots.Count-1); f <= l {
+				rs = append(rs, Range{First: f, Last: l})
+			}
+		}
+	}
+	slices.SortFunc(rs, func(a, b Range) int { return a.First - b.First })
+	var errs []error
+	next := 0 // the first slot no range before r covers
+	for _, r := range rs {
+		if r.First < next {
+			return ownedTwice(groups)
+		}
+		if r.First > next {
+			errs = append(errs, unowned(next, r.First-1))
+		}
+		next = r.Last + 1
+	}
+	if next < slots.Count {
+		errs = append(errs, unowned(next, slots.Count-1))
+	}
+	return errs
+}
+
+func unowned(first, last int) error {
+	return fmt.Errorf("slots %d-%d belong to no group (every slot 0-%d must belong to one)", first, last, slots.Count-1)
+}
+
+// ownedTwice is coverage slot by slot: each pair of groups claiming a
+// slot is reported once, at the first such slot in the groups' order.
+func ownedTwice(groups []Group) []error {
 	var owner [slots.Count]int16
 	for i := range owner {
 		owner[i] = -1
@@ -300,7 +336,7 @@ func coverage(groups []Group) []error {
 		for e+1 < slots.Count && owner[e+1] < 0 {
 			e++
 		}
-		errs = append(errs, fmt.Errorf("slots %d-%d belong to no group (every slot 0-%d must belong to one)", s, e, slots.Count-1))
+		errs = append(errs, unowned(s, e))
 		s = e
 	}
 	return errs

@@ -355,3 +355,25 @@ func TestPropertyCheckForRefusesOnlyArrivals(t *testing.T) {
 		}
 	})
 }
+
+// coverage, which sorts the ranges, says what the slot-by-slot visit
+// (ownedTwice) says, for any ranges: gaps, overlaps, ranges out of
+// bounds or empty.
+func TestCoverageSaysWhatTheSlotBySlotVisitSays(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		n := rapid.IntRange(1, 4).Draw(t, "groups")
+		groups := make([]Group, n)
+		for i := range groups {
+			groups[i].Name = fmt.Sprintf("g%d", i)
+			for range rapid.IntRange(0, 4).Draw(t, "ranges") {
+				f := rapid.IntRange(-10, slots.Count+10).Draw(t, "first")
+				l := f + rapid.IntRange(-2, slots.Count/2).Draw(t, "len")
+				groups[i].Ranges = append(groups[i].Ranges, Range{First: f, Last: l})
+			}
+		}
+		got, want := fmt.Sprint(coverage(groups)), fmt.Sprint(ownedTwice(groups))
+		if got != want {
+			t.Fatalf("coverage %s\nslot by slot %s", got, want)
+		}
+	})
+}
