@@ -44,6 +44,10 @@ type moveState struct {
 	// dropGen counts, per shard, the imports begun: a drop of a range
 	// stops once one begins on its shard.
 	dropGen []atomic.Uint64
+	// inFileMu orders the writes and removals of MIGRATE_IN: an arrived
+	// import's file is removed after the map is served, when the next
+	// import may have written its own (removeInFileOf).
+	inFileMu sync.Mutex
 }
 
 // frozenRange is a range whose commands answer TRYAGAIN.
@@ -432,7 +436,7 @@ func (s *Server) movesOnFollow() {
 		s.log.Warn("slot move export ended: this node became a replica", "id", ex.move.ID)
 	}
 	if im != nil && im.state() != "done" {
-		if err := s.removeMoveFile(migrate.InFile); err != nil {
+		if err := s.removeInFile(); err != nil {
 			s.log.Error("cannot remove MIGRATE_IN", "err", err)
 		}
 		im.mu.Lock()

@@ -57,7 +57,10 @@ func (im *importMove) status() moveStatus {
 func (s *Server) setImportStateLocked(im *importMove, state string) error {
 	m := im.move
 	m.State = state
-	if err := writeFileAtomic(s.moveFile(migrate.InFile), []byte(m.Format())); err != nil {
+	s.moves.inFileMu.Lock()
+	err := writeFileAtomic(s.moveFile(migrate.InFile), []byte(m.Format()))
+	s.moves.inFileMu.Unlock()
+	if err != nil {
 		return fmt.Errorf("ERR cannot store MIGRATE_IN: %s", oneLine(err))
 	}
 	im.move.State, im.st.state = state, state
@@ -173,9 +176,16 @@ func (s *Server) importArrived(im *importMove, version uint64) {
 		s.log.Warn("the SlotsArrived record is not on disk yet", "err", err)
 	}
 	cancel()
-	if err := s.removeMoveFile(migrate.InFile); err != nil {
-		s.log.Error("cannot remove MIGRATE_IN", "err", err)
-	}
+	// MIGRATE_IN goes once the map is served: a restart finding it with
+	// the SlotsArrived record takes the import up again and ends it at
+	// the map, as it would have.
+	s.wg.Add(1)
+	go func() {
+		defer s.wg.Done()
+		if err := s.removeInFileOf(im.move.ID); err != nil {
+			s.log.Error("cannot remove MIGRATE_IN", "err", err)
+		}
+	}()
 	im.mu.Lock()
 	im.st.state = "done"
 	st := im.st
@@ -192,7 +202,7 @@ func (s *Server) importArrived(im *importMove, version uint64) {
 
 // cancelImport drops the import and, in steps, the keys it received.
 func (s *Server) cancelImport(im *importMove) error {
-	if err := s.removeMoveFile(migrate.InFile); err != nil {
+	if err := s.removeInFile(); err != nil {
 		return err
 	}
 	im.mu.Lock()
@@ -217,4 +227,23 @@ func (s *Server) cancelImport(im *importMove) error {
 	}
 	s.dropRange(im.move.Shard, im.move.First, im.move.Last, keep, func() {})
 	return nil
+}
+
+// removeInFile removes MIGRATE_IN.
+func (s *Server) removeInFile() error {
+	s.moves.inFileMu.Lock()
+	defer s.moves.inFileMu.Unlock()
+	return s.removeMoveFile(migrate.InFile)
+}
+
+// removeInFileOf removes MIGRATE_IN if it still records move id, not a
+// later move's import.
+func (s *Server) removeInFileOf(id string) error {
+	s.moves.inFileMu.Lock()
+	defer s.moves.inFileMu.Unlock()
+	m, ok, err := s.readMoveFile(migrate.InFile)
+	if err != nil || !ok || m.ID != id {
+		return err
+	}
+	return s.removeMoveFile(migrate.InFile)
 }

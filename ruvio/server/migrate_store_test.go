@@ -87,3 +87,28 @@ func TestSourceHandsOverOnlyOnceTheMapIsStored(t *testing.T) {
 		t.Errorf("the source still holds %d keys of the range", n)
 	}
 }
+
+// An arrived import's MIGRATE_IN is removed after the map is served, by
+// then perhaps rewritten by the next move's import: the removal leaves a
+// file recording another move alone.
+func TestArrivedImportRemovesOnlyItsOwnMigrateIn(t *testing.T) {
+	mn := startMoveNodes(t, false)
+	s := mn.b.srv
+	in := filepath.Join(mn.b.cfg.DataDir, migrate.InFile)
+	next := migrate.Move{ID: "8", First: moveFirst, Last: moveLast, Shard: 0, Peer: addr(mn.a.cfg.Port), State: migrate.StateImporting}
+	if err := os.WriteFile(in, []byte(next.Format()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.removeInFileOf("7"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(in); err != nil {
+		t.Fatalf("the next move's MIGRATE_IN after move 7's removal: %v", err)
+	}
+	if err := s.removeInFileOf("8"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(in); !errors.Is(err, os.ErrNotExist) {
+		t.Fatalf("MIGRATE_IN after its own move's removal: %v", err)
+	}
+}

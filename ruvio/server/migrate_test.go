@@ -513,9 +513,10 @@ func TestTargetStoppedWithTheMapStoredLogsTheArrivalAtStart(t *testing.T) {
 			t.Errorf("%s on the restarted target: %s, want %s", k, got, before[k])
 		}
 	}
-	if _, err := os.Stat(filepath.Join(mn.b.cfg.DataDir, migrate.InFile)); !errors.Is(err, os.ErrNotExist) {
-		t.Errorf("MIGRATE_IN after the arrival: %v", err)
-	}
+	poll.Until(t, 10*time.Second, "MIGRATE_IN to go after the arrival", func() bool {
+		_, err := os.Stat(filepath.Join(mn.b.cfg.DataDir, migrate.InFile))
+		return errors.Is(err, os.ErrNotExist)
+	})
 	c2 := readOnlyClient(t, mn.b2)
 	poll.Until(t, 10*time.Second, "the replica to serve the range from the logged arrival", func() bool {
 		return c2.Get(context.Background(), keys[0]).Err() == nil
