@@ -216,10 +216,9 @@ func (s *Server) migrateCancel(id string) string {
 	ex, im := ms.out, ms.in
 	ms.mu.Unlock()
 	if ex != nil && ex.move.ID == id {
-		if ex.state() != "done" && s.givenAway(ex) {
-			return "ERR move " + id + " is committed: the map served gives its range away, and the hand-over follows once the map is stored"
+		if err := s.cancelExport(ex); err != nil {
+			return "ERR move " + id + " is committed: " + err.Error()
 		}
-		s.cancelExport(ex)
 		s.log.Info("slot move export cancelled", "id", id)
 	}
 	if im != nil && im.move.ID == id {

@@ -432,8 +432,11 @@ func (s *Server) movesOnFollow() {
 	ex, im := ms.out, ms.in
 	ms.mu.Unlock()
 	if ex != nil {
-		s.cancelExport(ex)
-		s.log.Warn("slot move export ended: this node became a replica", "id", ex.move.ID)
+		// One being handed over ends at the hand-over: a replica's drop
+		// stops at once and removes MIGRATE_OUT.
+		if err := s.cancelExport(ex); err == nil {
+			s.log.Warn("slot move export ended: this node became a replica", "id", ex.move.ID)
+		}
 	}
 	if im != nil && im.state() != "done" {
 		if err := s.removeInFile(); err != nil {

@@ -409,11 +409,20 @@ func (s *Server) exportHandedOver(ex *export) {
 	})
 }
 
+// errHandingOver refuses to cancel an export whose range the map served
+// gives away: MIGRATE_OUT stays until that map is stored and the range
+// handed over (storeCluster).
+var errHandingOver = errors.New("the map served gives its range away, and the hand-over follows once the map is stored")
+
 // cancelExport ends the export before its hand-over: the range is served
-// again and MIGRATE_OUT removed.
-func (s *Server) cancelExport(ex *export) {
-	if ex.state() == "done" || s.givenAway(ex) {
-		return
+// again and MIGRATE_OUT removed. An export already done is left as it is;
+// one being handed over gets errHandingOver.
+func (s *Server) cancelExport(ex *export) error {
+	if ex.state() == "done" {
+		return nil
+	}
+	if s.givenAway(ex) {
+		return errHandingOver
 	}
 	ex.cancel()
 	s.unfreeze(ex)
@@ -422,11 +431,11 @@ func (s *Server) cancelExport(ex *export) {
 	}
 	ex.setState("cancelled")
 	s.endExport(ex)
+	return nil
 }
 
 // givenAway reports whether the map served gives ex's range to another
-// group: the hand-over follows once that map is stored (storeCluster),
-// and MIGRATE_OUT must stay until then.
+// group.
 func (s *Server) givenAway(ex *export) bool {
 	v := s.cluster.view.Load()
 	if v == nil {
