@@ -36,9 +36,14 @@ type moveState struct {
 	in  *importMove
 	// lastOut and lastIn are the moves STATUS still reports once ended.
 	lastOut, lastIn *moveStatus
-	// arrivals are the ranges SlotsArrived records brought, as the SLOTS
-	// file keeps them.
-	arrivals []migrate.Arrival
+	// arrivals are the ranges SlotsArrived records brought; the SLOTS
+	// file keeps them. arrivalsGen counts their changes.
+	arrivals    []migrate.Arrival
+	arrivalsGen uint64
+	// slotsMu orders the writes of SLOTS; slotsStored is the arrivalsGen
+	// it holds. Guarded by slotsMu.
+	slotsMu     sync.Mutex
+	slotsStored uint64
 	// frozen is the source's frozen range, checked on every command.
 	frozen atomic.Pointer[frozenRange]
 	// dropGen counts, per shard, the imports begun: a drop of a range
@@ -126,6 +131,7 @@ func (s *Server) loadMoves() error {
 		sh.OnSlotsArrived(func(first, last int, version uint64) {
 			s.slotsArrived(migrate.Arrival{First: first, Last: last, Shard: id, Version: version})
 		})
+		sh.BeforeSnapshot(s.storeArrivals)
 	}
 	return nil
 }
@@ -140,8 +146,10 @@ func (s *Server) slotsArrived(a migrate.Arrival) {
 	s.refreshClusterView()
 }
 
-// noteArrival adds a to the arrivals and rewrites SLOTS; false when it
-// was known already.
+// noteArrival adds a to the arrivals; false when it changes nothing.
+// SLOTS is written in the background: until a snapshot covers it, the
+// SlotsArrived record in the log holds the arrival, and a snapshot
+// stores SLOTS before it writes its image (storeArrivals).
 func (s *Server) noteArrival(a migrate.Arrival) bool {
 	ms := &s.moves
 	ms.mu.Lock()
@@ -150,12 +158,35 @@ func (s *Server) noteArrival(a migrate.Arrival) bool {
 	if len(next) == len(ms.arrivals) && slicesEqualArrivals(next, ms.arrivals) {
 		return false
 	}
-	if err := writeFileAtomic(s.moveFile(migrate.SlotsFile), []byte(migrate.FormatArrivals(next))); err != nil {
-		s.log.Error("cannot store the SLOTS file", "err", err)
-	}
 	ms.arrivals = next
+	ms.arrivalsGen++
 	s.log.Info("slots arrived", "first", a.First, "last", a.Last, "shard", a.Shard, "version", a.Version)
+	s.wg.Add(1)
+	go func() {
+		defer s.wg.Done()
+		if err := s.storeArrivals(); err != nil {
+			s.log.Error("cannot store the SLOTS file; the next snapshot tries again", "err", err)
+		}
+	}()
 	return true
+}
+
+// storeArrivals writes SLOTS unless it already holds the arrivals.
+func (s *Server) storeArrivals() error {
+	ms := &s.moves
+	ms.slotsMu.Lock()
+	defer ms.slotsMu.Unlock()
+	ms.mu.Lock()
+	as, gen := ms.arrivals, ms.arrivalsGen
+	ms.mu.Unlock()
+	if gen == ms.slotsStored {
+		return nil
+	}
+	if err := writeFileAtomic(s.moveFile(migrate.SlotsFile), []byte(migrate.FormatArrivals(as))); err != nil {
+		return fmt.Errorf("SLOTS: %w", err)
+	}
+	ms.slotsStored = gen
+	return nil
 }
 
 func slicesEqualArrivals(a, b []migrate.Arrival) bool {

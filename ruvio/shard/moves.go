@@ -35,6 +35,10 @@ type moveHooks struct {
 	// arrived is told of each SlotsArrived record replayed or applied
 	// from a primary; set before Open.
 	arrived func(first, last int, version uint64)
+	// keep runs before a snapshot's image is written, for what the
+	// SlotsArrived records the image covers say: a restart replays only
+	// the records after it. Its error fails the snapshot. Set before Open.
+	keep func() error
 }
 
 // SetTapLocked makes fn see the ops of every record appended from now
@@ -61,6 +65,13 @@ func (sh *Shard) fenced(spec *command.Spec, args [][]byte) string {
 // OnSlotsArrived makes fn hear of every SlotsArrived record the shard
 // replays at start or applies from its primary. Call it before Open.
 func (sh *Shard) OnSlotsArrived(fn func(first, last int, version uint64)) { sh.moves.arrived = fn }
+
+// BeforeSnapshot makes a snapshot call fn before it writes its image,
+// and fail if fn fails. An image holds the keyspace, not the ranges the
+// SlotsArrived records it covers brought, and a restart replays only the
+// records after it: fn stores what the hook of OnSlotsArrived has heard
+// by then. Call it before Open.
+func (sh *Shard) BeforeSnapshot(fn func() error) { sh.moves.keep = fn }
 
 // ApplyLocked applies ops (commands that rebuild or delete keys) as one
 // record of the shard's log, the way a replica applies its primary's

@@ -2,6 +2,7 @@ package shard
 
 import (
 	"errors"
+	"fmt"
 	"time"
 
 	"github.com/ruvio/ruvio/ruvio/clock"
@@ -86,6 +87,14 @@ func (sh *Shard) WriteCopy(dir string, cancel <-chan struct{}) (string, snapshot
 // writeSnapshot writes the snapshot StartSnapshot began and drops what
 // it covers.
 func (sh *Shard) writeSnapshot(h snapshot.Header) error {
+	// A restart replays only the records after the image, so what the
+	// SlotsArrived records up to h.Seq say is stored before the image is.
+	if keep := sh.moves.keep; keep != nil {
+		if err := keep(); err != nil {
+			sh.endSnapshotState()
+			return fmt.Errorf("before the snapshot: %w", err)
+		}
+	}
 	if _, err := sh.writeImage(sh.dir, h); err != nil {
 		return err
 	}
