@@ -224,6 +224,15 @@ func (c *Coordinator) performStep(st rules.State, to string, mv rules.Move, p ru
 		return rules.StepOutcome{Done: true}
 	case rules.StepImport:
 		_, err := c.nodeDo(dst, mv.Shard, "RUVIO", "MIGRATE", "IMPORT", start, mv.First, mv.Last, srcAddr)
+		var re *replyError
+		if errors.As(err, &re) && re.prefix == "TRYAGAIN" {
+			// The target still hands the range over from an earlier
+			// move: the next tick asks again.
+			c.moves.mu.Lock()
+			c.moves.lastErr = "import: " + err.Error()
+			c.moves.mu.Unlock()
+			return rules.StepOutcome{}
+		}
 		return c.stepAnswer("import", err)
 	case rules.StepExport:
 		state, _, known, err := c.migrateStatus(src, mv.FromShard, start)

@@ -146,6 +146,12 @@ func (s *Server) migrateStart(c *conn, out bool, id string, first, last int, pee
 		}
 		return fmt.Sprintf("ERR another slot move (%s) is importing slots %d-%d here", im.move.ID, im.move.First, im.move.Last)
 	}
+	if ex := ms.out; ex != nil && ex.move.First <= last && first <= ex.move.Last {
+		// Given away by a map served but perhaps not stored yet: its
+		// hand-over (storing the map, then dropping the copy) must not
+		// meet the range's keys coming back.
+		return fmt.Sprintf("TRYAGAIN slots %d-%d are still being handed over by slot move %s", ex.move.First, ex.move.Last, ex.move.ID)
+	}
 	// The range's leftovers go before the first batch can arrive, with
 	// the lock let go meanwhile: an import recorded by then wins.
 	ms.mu.Unlock()

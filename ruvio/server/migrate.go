@@ -44,6 +44,10 @@ type moveState struct {
 	// it holds. Guarded by slotsMu.
 	slotsMu     sync.Mutex
 	slotsStored uint64
+	// slotsWrites are the background writes of SLOTS. A replica notes
+	// arrivals from its replication goroutines, which end after the
+	// server's own, so Shutdown waits for these last.
+	slotsWrites sync.WaitGroup
 	// frozen is the source's frozen range, checked on every command.
 	frozen atomic.Pointer[frozenRange]
 	// dropGen counts, per shard, the imports begun: a drop of a range
@@ -161,9 +165,9 @@ func (s *Server) noteArrival(a migrate.Arrival) bool {
 	ms.arrivals = next
 	ms.arrivalsGen++
 	s.log.Info("slots arrived", "first", a.First, "last", a.Last, "shard", a.Shard, "version", a.Version)
-	s.wg.Add(1)
+	ms.slotsWrites.Add(1)
 	go func() {
-		defer s.wg.Done()
+		defer ms.slotsWrites.Done()
 		if err := s.storeArrivals(); err != nil {
 			s.log.Error("cannot store the SLOTS file; the next snapshot tries again", "err", err)
 		}

@@ -178,12 +178,27 @@ func (s *Server) importArrived(im *importMove, version uint64) {
 		s.log.Warn("the SlotsArrived record is not on disk yet", "err", err)
 	}
 	cancel()
-	// MIGRATE_IN goes once the map is served: a restart finding it with
-	// the SlotsArrived record takes the import up again and ends it at
-	// the map, as it would have.
+	// MIGRATE_IN goes once the map is served and SLOTS holds the range:
+	// a restart finding it takes the import up again and ends it at the
+	// map, and one finding SLOTS serves the range whatever its map and
+	// log say (a record under everysec may not be on disk yet).
 	s.wg.Add(1)
 	go func() {
 		defer s.wg.Done()
+		for failed := false; ; failed = true {
+			err := s.storeArrivals()
+			if err == nil {
+				break
+			}
+			if !failed {
+				s.log.Error("MIGRATE_IN is kept until SLOTS holds the arrived range; trying again every second", "err", err)
+			}
+			select {
+			case <-s.tickStop:
+				return
+			case <-time.After(storeRetry):
+			}
+		}
 		if err := s.removeInFileOf(im.move.ID); err != nil {
 			s.log.Error("cannot remove MIGRATE_IN", "err", err)
 		}

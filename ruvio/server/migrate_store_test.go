@@ -69,6 +69,12 @@ func TestSourceHandsOverOnlyOnceTheMapIsStored(t *testing.T) {
 	if _, err := os.Stat(out); err != nil {
 		t.Fatalf("MIGRATE_OUT after the refused cancel: %v", err)
 	}
+	// The range cannot come back before the hand-over: its drop would
+	// meet the keys coming in.
+	back := []any{"RUVIO", "MIGRATE", "IMPORT", "8", moveFirst, moveLast, addr(mn.b.cfg.Port)}
+	if _, err := rdo(ca, back...); err == nil || !strings.HasPrefix(err.Error(), "TRYAGAIN ") {
+		t.Fatalf("IMPORT of the range being handed over: %v, want TRYAGAIN", err)
+	}
 
 	// The write is tried again; once it succeeds the range is handed over.
 	if err := os.RemoveAll(stored); err != nil {
@@ -85,6 +91,9 @@ func TestSourceHandsOverOnlyOnceTheMapIsStored(t *testing.T) {
 	}
 	if n := rangeLen(mn.a.srv); n != 0 {
 		t.Errorf("the source still holds %d keys of the range", n)
+	}
+	if _, err := rdo(ca, back...); err != nil {
+		t.Errorf("IMPORT of the range after its hand-over: %v", err)
 	}
 }
 
@@ -148,10 +157,20 @@ func TestSnapshotStoresTheArrivalsBeforeItsImage(t *testing.T) {
 	if info := bgsave(); !containsLine(info, "rdb_last_bgsave_status:err") {
 		t.Fatalf("a snapshot with SLOTS not written succeeded: %q", info)
 	}
+	// MIGRATE_IN stays while SLOTS does not hold the range: a restart
+	// then takes the import up again.
+	in := filepath.Join(mn.b.cfg.DataDir, migrate.InFile)
+	if _, err := os.Stat(in); err != nil {
+		t.Fatalf("MIGRATE_IN with SLOTS not written: %v", err)
+	}
 
 	if err := os.RemoveAll(slotsPath); err != nil {
 		t.Fatal(err)
 	}
+	poll.Until(t, 10*time.Second, "MIGRATE_IN to go once SLOTS is written", func() bool {
+		_, err := os.Stat(in)
+		return errors.Is(err, os.ErrNotExist)
+	})
 	if info := bgsave(); !containsLine(info, "rdb_last_bgsave_status:ok") {
 		t.Fatalf("the snapshot after SLOTS's way cleared: %q", info)
 	}

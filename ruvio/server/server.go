@@ -378,6 +378,7 @@ func (s *Server) Shutdown(ctx context.Context) error {
 		go func() {
 			s.wg.Wait()
 			s.repl.Wait()
+			s.moves.slotsWrites.Wait()
 			// Every client and replica is gone: nothing appends or reads
 			// the log any more.
 			for _, sh := range s.shards {
