@@ -135,7 +135,6 @@ func (s *Server) loadMoves() error {
 		sh.OnSlotsArrived(func(first, last int, version uint64) {
 			s.slotsArrived(migrate.Arrival{First: first, Last: last, Shard: id, Version: version})
 		})
-		sh.BeforeSnapshot(s.storeArrivals)
 	}
 	return nil
 }
@@ -151,9 +150,9 @@ func (s *Server) slotsArrived(a migrate.Arrival) {
 }
 
 // noteArrival adds a to the arrivals; false when it changes nothing.
-// SLOTS is written in the background: until a snapshot covers it, the
-// SlotsArrived record in the log holds the arrival, and a snapshot
-// stores SLOTS before it writes its image (storeArrivals).
+// SLOTS is written in the background: the SlotsArrived record in the log
+// holds the arrival meanwhile, and a snapshot covering the record holds
+// it too (the shard keeps its arrivals in its images).
 func (s *Server) noteArrival(a migrate.Arrival) bool {
 	ms := &s.moves
 	ms.mu.Lock()

@@ -169,10 +169,8 @@ func (s *Server) replicasHold(im *importMove, wait time.Duration) bool {
 // and kept in SLOTS, and MIGRATE_IN goes.
 func (s *Server) importArrived(im *importMove, version uint64) {
 	sh := s.shards[im.move.Shard]
-	// Noted before it is logged, so that a snapshot whose image covers
-	// the record stores the arrival in SLOTS (storeArrivals).
-	s.noteArrival(migrate.Arrival{First: im.move.First, Last: im.move.Last, Shard: im.move.Shard, Version: version})
 	seq := sh.AppendSlotsArrived(im.move.First, im.move.Last, version)
+	s.noteArrival(migrate.Arrival{First: im.move.First, Last: im.move.Last, Shard: im.move.Shard, Version: version})
 	ctx, cancel := context.WithTimeout(context.Background(), time.Second)
 	if err := sh.WaitSafe(ctx, seq); err != nil {
 		s.log.Warn("the SlotsArrived record is not on disk yet", "err", err)

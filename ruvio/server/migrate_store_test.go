@@ -5,11 +5,13 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/ruvio/ruvio/internal/poll"
+	"github.com/ruvio/ruvio/ruvio/config"
 	"github.com/ruvio/ruvio/ruvio/migrate"
 )
 
@@ -122,11 +124,11 @@ func TestArrivedImportRemovesOnlyItsOwnMigrateIn(t *testing.T) {
 	}
 }
 
-// A target serves an arrived range before SLOTS is written; the
-// SlotsArrived record in the log holds the arrival until a snapshot
-// covers it, and a snapshot stores SLOTS before its image or fails. A
-// restart that finds the older map then serves the range from SLOTS.
-func TestSnapshotStoresTheArrivalsBeforeItsImage(t *testing.T) {
+// A target serves an arrived range before SLOTS is written, and keeps
+// MIGRATE_IN until SLOTS holds the range. A snapshot covering the
+// SlotsArrived record holds the range as well: a restart from it, with
+// neither SLOTS nor the newer map, serves the range.
+func TestArrivalsOutliveTheLogInSnapshots(t *testing.T) {
 	mn := startMoveNodes(t, false)
 	ctx := context.Background()
 	keys := rangeKeys(t, mn.a.client(0), 20)
@@ -144,18 +146,12 @@ func TestSnapshotStoresTheArrivalsBeforeItsImage(t *testing.T) {
 	if err := cb.Get(ctx, keys[0]).Err(); err != nil {
 		t.Fatalf("GET on the target with SLOTS not written: %v", err)
 	}
-	bgsave := func() string {
-		t.Helper()
-		mustDo(t, cb, "BGSAVE")
-		var info string
-		poll.Until(t, 10*time.Second, "the snapshot to end", func() bool {
-			info = cb.Info(ctx, "persistence").Val()
-			return containsLine(info, "rdb_bgsave_in_progress:0")
-		})
-		return info
-	}
-	if info := bgsave(); !containsLine(info, "rdb_last_bgsave_status:err") {
-		t.Fatalf("a snapshot with SLOTS not written succeeded: %q", info)
+	mustDo(t, cb, "BGSAVE")
+	poll.Until(t, 10*time.Second, "the snapshot to end", func() bool {
+		return containsLine(cb.Info(ctx, "persistence").Val(), "rdb_bgsave_in_progress:0")
+	})
+	if info := cb.Info(ctx, "persistence").Val(); !containsLine(info, "rdb_last_bgsave_status:ok") {
+		t.Fatalf("the snapshot: %q", info)
 	}
 	// MIGRATE_IN stays while SLOTS does not hold the range: a restart
 	// then takes the import up again.
@@ -171,27 +167,76 @@ func TestSnapshotStoresTheArrivalsBeforeItsImage(t *testing.T) {
 		_, err := os.Stat(in)
 		return errors.Is(err, os.ErrNotExist)
 	})
-	if info := bgsave(); !containsLine(info, "rdb_last_bgsave_status:ok") {
-		t.Fatalf("the snapshot after SLOTS's way cleared: %q", info)
-	}
 	b, err := os.ReadFile(slotsPath)
 	if err != nil {
 		t.Fatal(err)
 	}
 	as, err := migrate.ParseArrivals(string(b))
 	if err != nil || len(as) != 1 || as[0].First != moveFirst || as[0].Last != moveLast || as[0].Version != 2 {
-		t.Fatalf("SLOTS after the snapshot: %q %v", b, err)
+		t.Fatalf("SLOTS: %q %v", b, err)
 	}
 
-	// The image covers the SlotsArrived record, so a restart does not
-	// replay it: with the older map in TOPOLOGY, SLOTS alone keeps the
-	// range served.
+	// The snapshot covers the SlotsArrived record, so a restart does not
+	// replay it; without SLOTS and with the older map in TOPOLOGY, the
+	// snapshot alone keeps the range served.
 	mn.b.stop()
+	if err := os.Remove(slotsPath); err != nil {
+		t.Fatal(err)
+	}
 	if err := os.WriteFile(filepath.Join(mn.b.cfg.DataDir, topologyFile), []byte(mn.m.String()), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	mn.b.start()
 	if err := mn.b.client(0).Get(ctx, keys[0]).Err(); err != nil {
-		t.Fatalf("GET on the restarted target with the older map: %v", err)
+		t.Fatalf("GET on the target restarted without SLOTS: %v", err)
+	}
+}
+
+// A replica that joins the target's group after a move takes a full copy
+// whose image holds the arrived range, though not the log record that
+// brought it: it serves the range and takes the map that gives it.
+func TestANewReplicaTakesTheArrivalsWithItsFullCopy(t *testing.T) {
+	mn := startMoveNodes(t, false)
+	ctx := context.Background()
+	keys := rangeKeys(t, mn.a.client(0), 20)
+	prepare(t, mn, "13")
+	mustDo(t, mn.b.client(0), "RUVIO", "MIGRATE", "REPLICAS", "13", 1000)
+	next := mn.committed(t)
+	for _, n := range []*node{mn.b, mn.a} {
+		if err := setMap(n, next); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// Writes past a small backlog and a snapshot that cuts the log: the
+	// SlotsArrived record is neither in the backlog nor in the log.
+	cb := mn.b.client(0)
+	mustDo(t, cb, "CONFIG", "SET", "repl-backlog-size", "16384")
+	value := strings.Repeat("v", 100)
+	for i := range 1000 {
+		mustDo(t, cb, "SET", "{"+keys[0]+"}"+strconv.Itoa(i), value)
+	}
+	mustDo(t, cb, "BGSAVE")
+	poll.Until(t, 10*time.Second, "the snapshot to end", func() bool {
+		return containsLine(cb.Info(ctx, "persistence").Val(), "rdb_bgsave_in_progress:0")
+	})
+
+	b2 := newNode(t, "b2", 2, func(c *config.Config) {
+		c.ClusterTopology, c.ClusterGroup = mn.a.cfg.ClusterTopology, "b"
+		c.Replication.Role = config.RoleReplica
+		c.Replication.Primary = mn.b.replAddr()
+	})
+	b2.start()
+	caughtUp(t, mn.b, b2)
+	if got := b2.info(0)["full_copies"]; got != "1" {
+		t.Fatalf("the new replica's full_copies = %q, want 1", got)
+	}
+	if err := setMap(b2, next); err != nil {
+		t.Fatalf("the map on the new replica: %v", err)
+	}
+	c2 := readOnlyClient(t, b2)
+	for _, k := range keys {
+		if got, want := describe(c2, k), describe(cb, k); got != want {
+			t.Errorf("%s on the new replica: %s, want %s", k, got, want)
+		}
 	}
 }

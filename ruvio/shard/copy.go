@@ -21,9 +21,14 @@ func (sh *Shard) InstallCopy(cfg *config.Config, path string, seq uint64) (err e
 	defer sh.mu.Unlock()
 	sh.db.Flush()
 	sh.setLibraries(nil)
+	sh.moves.got = nil
 	sh.db.Loading = true
 	n := 0
 	h, err := snapshot.Load(path, func(key string, e keyspace.Entry) error {
+		if arr, ok := e.Val.(snapshot.Arrivals); ok {
+			sh.loadArrivals(arr)
+			return nil
+		}
 		if libs, ok := e.Val.(snapshot.Libraries); ok {
 			sh.setLibraries(libs)
 			return nil

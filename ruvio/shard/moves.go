@@ -2,11 +2,14 @@ package shard
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
+	"strings"
 	"sync/atomic"
 
 	"github.com/ruvio/ruvio/ruvio/clock"
 	"github.com/ruvio/ruvio/ruvio/command"
+	"github.com/ruvio/ruvio/ruvio/snapshot"
 	"github.com/ruvio/ruvio/ruvio/wal"
 )
 
@@ -35,10 +38,9 @@ type moveHooks struct {
 	// arrived is told of each SlotsArrived record replayed or applied
 	// from a primary; set before Open.
 	arrived func(first, last int, version uint64)
-	// keep runs before a snapshot's image is written, for what the
-	// SlotsArrived records the image covers say: a restart replays only
-	// the records after it. Its error fails the snapshot. Set before Open.
-	keep func() error
+	// got are the ranges the shard's SlotsArrived records brought, for
+	// its snapshots' images; guarded by mu.
+	got []arrival
 }
 
 // SetTapLocked makes fn see the ops of every record appended from now
@@ -66,13 +68,6 @@ func (sh *Shard) fenced(spec *command.Spec, args [][]byte) string {
 // replays at start or applies from its primary. Call it before Open.
 func (sh *Shard) OnSlotsArrived(fn func(first, last int, version uint64)) { sh.moves.arrived = fn }
 
-// BeforeSnapshot makes a snapshot call fn before it writes its image,
-// and fail if fn fails. An image holds the keyspace, not the ranges the
-// SlotsArrived records it covers brought, and a restart replays only the
-// records after it: fn stores what the hook of OnSlotsArrived has heard
-// by then. Call it before Open.
-func (sh *Shard) BeforeSnapshot(fn func() error) { sh.moves.keep = fn }
-
 // ApplyLocked applies ops (commands that rebuild or delete keys) as one
 // record of the shard's log, the way a replica applies its primary's
 // records, and returns the record's sequence. Replicas and recovery
@@ -98,11 +93,52 @@ func (sh *Shard) ApplyLocked(ops [][][]byte) (uint64, error) {
 	return sh.AppendLocked(ops), nil
 }
 
+// arrival is a range a SlotsArrived record brought.
+type arrival struct {
+	first, last int
+	version     uint64
+}
+
+// gotLocked keeps a in the shard's arrivals. Caller holds the lock (or
+// is opening the shard).
+func (sh *Shard) gotLocked(a arrival) {
+	if !slices.Contains(sh.moves.got, a) {
+		sh.moves.got = append(sh.moves.got, a)
+	}
+}
+
+// arrivalsPayloadLocked is the image entry of the shard's arrivals, a
+// line "first last version" each; nil for none. Caller holds the lock.
+func (sh *Shard) arrivalsPayloadLocked() []byte {
+	var b []byte
+	for _, a := range sh.moves.got {
+		b = fmt.Appendf(b, "%d %d %d\n", a.first, a.last, a.version)
+	}
+	return b
+}
+
+// loadArrivals takes the arrivals an image holds: they are the shard's,
+// and the hook hears of each, as of a replayed record.
+func (sh *Shard) loadArrivals(p snapshot.Arrivals) {
+	for _, line := range strings.Split(strings.TrimSpace(string(p)), "\n") {
+		var a arrival
+		if n, err := fmt.Sscanf(line, "%d %d %d", &a.first, &a.last, &a.version); err != nil || n != 3 {
+			sh.log.Warn("an image's arrived range is not readable", "shard", sh.ID, "line", line)
+			continue
+		}
+		sh.gotLocked(a)
+		if sh.moves.arrived != nil {
+			sh.moves.arrived(a.first, a.last, a.version)
+		}
+	}
+}
+
 // AppendSlotsArrived logs that slots first..last arrived on this shard
 // for the map of version version, and returns the record's sequence.
 func (sh *Shard) AppendSlotsArrived(first, last int, version uint64) uint64 {
 	sh.mu.Lock()
 	defer sh.mu.Unlock()
+	sh.gotLocked(arrival{first, last, version})
 	return sh.appendAt(sh.replEpoch.Load(), [][][]byte{{
 		[]byte(SlotsArrivedOp), []byte(strconv.Itoa(first)), []byte(strconv.Itoa(last)),
 		[]byte(strconv.FormatUint(version, 10)),
@@ -122,6 +158,7 @@ func (sh *Shard) slotsArrived(seq uint64, op [][]byte) {
 		sh.log.Warn("a SlotsArrived record with a bad range", "shard", sh.ID, "seq", seq)
 		return
 	}
+	sh.gotLocked(arrival{first, last, version})
 	if sh.moves.arrived != nil {
 		sh.moves.arrived(first, last, version)
 	}

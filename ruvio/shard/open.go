@@ -73,6 +73,10 @@ func (sh *Shard) Open(cfg *config.Config, table *command.Table) (Recovery, error
 		if ok {
 			sh.db.Loading = true
 			h, err := snapshot.Load(path, func(key string, e keyspace.Entry) error {
+				if arr, ok := e.Val.(snapshot.Arrivals); ok {
+					sh.loadArrivals(arr)
+					return nil
+				}
 				if libs, ok := e.Val.(snapshot.Libraries); ok {
 					sh.setLibraries(libs)
 					return nil

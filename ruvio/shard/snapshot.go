@@ -2,7 +2,6 @@ package shard
 
 import (
 	"errors"
-	"fmt"
 	"time"
 
 	"github.com/ruvio/ruvio/ruvio/clock"
@@ -41,6 +40,7 @@ func (sh *Shard) StartSnapshot(done chan<- error) error {
 	}
 	sh.mu.Lock()
 	h := sh.headerLocked()
+	arrivals := sh.arrivalsPayloadLocked()
 	sh.db.BeginSnapshot()
 	sh.changesAtSave.Store(sh.changes())
 	// End the log's segment at the snapshot's sequence, so that once the
@@ -48,7 +48,7 @@ func (sh *Shard) StartSnapshot(done chan<- error) error {
 	sh.wlog().RollAfter(h.Seq)
 	sh.mu.Unlock()
 	go func() {
-		err := sh.writeSnapshot(h)
+		err := sh.writeSnapshot(h, arrivals)
 		sh.finishSnapshot(h, err)
 		if done != nil {
 			done <- err
@@ -78,24 +78,17 @@ func (sh *Shard) WriteCopy(dir string, cancel <-chan struct{}) (string, snapshot
 	defer sh.saving.Store(false)
 	sh.mu.Lock()
 	h := sh.headerLocked()
+	arrivals := sh.arrivalsPayloadLocked()
 	sh.db.BeginSnapshot()
 	sh.mu.Unlock()
-	path, err := sh.writeImage(dir, h)
+	path, err := sh.writeImage(dir, h, arrivals)
 	return path, h, err
 }
 
 // writeSnapshot writes the snapshot StartSnapshot began and drops what
 // it covers.
-func (sh *Shard) writeSnapshot(h snapshot.Header) error {
-	// A restart replays only the records after the image, so what the
-	// SlotsArrived records up to h.Seq say is stored before the image is.
-	if keep := sh.moves.keep; keep != nil {
-		if err := keep(); err != nil {
-			sh.endSnapshotState()
-			return fmt.Errorf("before the snapshot: %w", err)
-		}
-	}
-	if _, err := sh.writeImage(sh.dir, h); err != nil {
+func (sh *Shard) writeSnapshot(h snapshot.Header, arrivals []byte) error {
+	if _, err := sh.writeImage(sh.dir, h, arrivals); err != nil {
 		return err
 	}
 	// The image holds every record up to h.Seq: the log before it goes.
@@ -111,7 +104,7 @@ func (sh *Shard) writeSnapshot(h snapshot.Header) error {
 // the shard's slots a batch at a time under the lock, encoding into
 // memory, and writing each batch out with the lock released. It ends the
 // snapshot state whatever happens and returns the file's path.
-func (sh *Shard) writeImage(dir string, h snapshot.Header) (string, error) {
+func (sh *Shard) writeImage(dir string, h snapshot.Header, arrivals []byte) (string, error) {
 	w, err := snapshot.Create(dir, h)
 	if err != nil {
 		sh.endSnapshotState()
@@ -120,6 +113,10 @@ func (sh *Shard) writeImage(dir string, h snapshot.Header) (string, error) {
 	// The libraries as they are now, which may be newer than h.Seq: the
 	// record of a newer change sets them again when replayed.
 	addErr := sh.addLibraries(w)
+	if addErr == nil && len(arrivals) > 0 {
+		// The ranges the records up to h.Seq brought, as of the header.
+		addErr = w.AddArrivals(arrivals)
+	}
 	add := func(k string, e *keyspace.Entry) {
 		if addErr == nil {
 			addErr = w.Add(k, e)

@@ -52,7 +52,17 @@ const (
 	// Redis's RDB opcode for a function library is numbered; its key is
 	// empty. A file without libraries is unchanged, so the version stays.
 	typeLibraries = 245
+	// typeArrivals holds the ranges slot moves brought to the shard
+	// (Arrivals); its key is empty. A file without them is unchanged.
+	typeArrivals = 244
 )
+
+// Arrivals is the value of the entry holding the ranges slot moves
+// brought to the shard as of the image: an opaque payload (the shard's)
+// that Load hands to its callback under the empty key. The log records
+// that brought them are not replayed after a restart from the image, and
+// a replica's full copy does not carry them.
+type Arrivals []byte
 
 // Libraries is the value of the entry holding the node's function
 // libraries: an opaque payload (the shard's library image) that Load

@@ -268,7 +268,7 @@ func (r *reader) entry() (key string, e keyspace.Entry, ok bool) {
 	}
 	start := r.at()
 	typ := r.byte()
-	if typ > typeHash && typ != typeStream && typ != typeLibraries {
+	if typ > typeHash && typ != typeStream && typ != typeLibraries && typ != typeArrivals {
 		r.fail(r.corrupt(start, "entry %d has unknown type %d", r.entries, typ))
 		return "", e, false
 	}
@@ -289,6 +289,8 @@ func (r *reader) entry() (key string, e keyspace.Entry, ok bool) {
 		e.Val = r.stream()
 	case typeLibraries:
 		e.Val = Libraries(r.bytes(r.length()))
+	case typeArrivals:
+		e.Val = Arrivals(r.bytes(r.length()))
 	}
 	if r.err != nil {
 		return "", keyspace.Entry{}, false

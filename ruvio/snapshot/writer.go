@@ -157,6 +157,18 @@ func (w *Writer) AddLibraries(payload []byte) error {
 	return nil
 }
 
+// AddArrivals encodes the ranges slot moves brought to the shard, which
+// Load gives back as an Arrivals value under the empty key.
+func (w *Writer) AddArrivals(payload []byte) error {
+	if w.err != nil {
+		return w.err
+	}
+	w.entryHead(typeArrivals, "", 0)
+	w.putBytes(payload)
+	w.count++
+	return nil
+}
+
 // Buffered is the number of encoded bytes waiting for Flush or Commit.
 func (w *Writer) Buffered() int { return len(w.buf) }
 
