@@ -44,10 +44,11 @@ type moveState struct {
 	// it holds. Guarded by slotsMu.
 	slotsMu     sync.Mutex
 	slotsStored uint64
-	// slotsWrites are the background writes of SLOTS. A replica notes
-	// arrivals from its replication goroutines, which end after the
-	// server's own, so Shutdown waits for these last.
-	slotsWrites sync.WaitGroup
+	// arrivalWork is the background work an arrival starts (SLOTS's
+	// write, the served view's refresh). A replica notes arrivals from
+	// its replication goroutines, which end after the server's own, so
+	// Shutdown waits for it last.
+	arrivalWork sync.WaitGroup
 	// frozen is the source's frozen range, checked on every command.
 	frozen atomic.Pointer[frozenRange]
 	// dropGen counts, per shard, the imports begun: a drop of a range
@@ -142,11 +143,20 @@ func (s *Server) loadMoves() error {
 // slotsArrived notes a range that arrived on one of this node's shards
 // (a SlotsArrived record replayed or applied from the primary): it is
 // kept in SLOTS and served from now on, whatever map the node has.
+//
+// It runs under the shard's lock (a replica applying the record or
+// loading a full copy), so the view is refreshed just after, not here:
+// installCluster takes the cluster lock and then, logging an arrival, a
+// shard's.
 func (s *Server) slotsArrived(a migrate.Arrival) {
 	if !s.noteArrival(a) {
 		return
 	}
-	s.refreshClusterView()
+	s.moves.arrivalWork.Add(1)
+	go func() {
+		defer s.moves.arrivalWork.Done()
+		s.refreshClusterView()
+	}()
 }
 
 // noteArrival adds a to the arrivals; false when it changes nothing.
@@ -164,14 +174,45 @@ func (s *Server) noteArrival(a migrate.Arrival) bool {
 	ms.arrivals = next
 	ms.arrivalsGen++
 	s.log.Info("slots arrived", "first", a.First, "last", a.Last, "shard", a.Shard, "version", a.Version)
-	ms.slotsWrites.Add(1)
+	ms.arrivalWork.Add(1)
 	go func() {
-		defer ms.slotsWrites.Done()
-		if err := s.storeArrivals(); err != nil {
-			s.log.Error("cannot store the SLOTS file; the next snapshot tries again", "err", err)
-		}
+		defer ms.arrivalWork.Done()
+		s.storeArrivalsRetrying()
 	}()
 	return true
+}
+
+// storeArrivalsRetrying writes SLOTS, trying again every storeRetry
+// until it succeeds (true) or the server stops (false).
+func (s *Server) storeArrivalsRetrying() bool {
+	for failed := false; ; failed = true {
+		err := s.storeArrivals()
+		if err == nil {
+			return true
+		}
+		if !failed {
+			s.log.Error("cannot store the SLOTS file; the log and the snapshots hold the arrived ranges meanwhile; trying again every second", "err", err)
+		}
+		select {
+		case <-s.tickStop:
+			return false
+		case <-time.After(storeRetry):
+		}
+	}
+}
+
+// seedArrivals gives each shard the arrivals SLOTS holds for it, so its
+// snapshots keep those that came before the shard kept its own (a
+// snapshot whose log records were cut by a build that did not).
+func (s *Server) seedArrivals() {
+	s.moves.mu.Lock()
+	as := s.moves.arrivals
+	s.moves.mu.Unlock()
+	for _, a := range as {
+		if a.Shard >= 0 && a.Shard < len(s.shards) {
+			s.shards[a.Shard].KeepArrived(a.First, a.Last, a.Version)
+		}
+	}
 }
 
 // storeArrivals writes SLOTS unless it already holds the arrivals.

@@ -183,19 +183,8 @@ func (s *Server) importArrived(im *importMove, version uint64) {
 	s.wg.Add(1)
 	go func() {
 		defer s.wg.Done()
-		for failed := false; ; failed = true {
-			err := s.storeArrivals()
-			if err == nil {
-				break
-			}
-			if !failed {
-				s.log.Error("MIGRATE_IN is kept until SLOTS holds the arrived range; trying again every second", "err", err)
-			}
-			select {
-			case <-s.tickStop:
-				return
-			case <-time.After(storeRetry):
-			}
+		if !s.storeArrivalsRetrying() {
+			return
 		}
 		if err := s.removeInFileOf(im.move.ID); err != nil {
 			s.log.Error("cannot remove MIGRATE_IN", "err", err)

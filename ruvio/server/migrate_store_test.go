@@ -10,6 +10,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/redis/go-redis/v9"
+
 	"github.com/ruvio/ruvio/internal/poll"
 	"github.com/ruvio/ruvio/ruvio/config"
 	"github.com/ruvio/ruvio/ruvio/migrate"
@@ -239,4 +241,39 @@ func TestANewReplicaTakesTheArrivalsWithItsFullCopy(t *testing.T) {
 			t.Errorf("%s on the new replica: %s, want %s", k, got, want)
 		}
 	}
+}
+
+// A range that SLOTS alone holds (it arrived before the shards kept
+// their arrivals in their snapshots, and the log records that brought it
+// are gone) goes into the shard's next snapshot, which then keeps it
+// without SLOTS.
+func TestArrivalsKnownOnlyToSlotsReachTheSnapshots(t *testing.T) {
+	mn := startMoveNodes(t, false)
+	ctx := context.Background()
+	key := rangeKeys(t, mn.a.client(0), 1)[0]
+	mn.b.stop()
+	slotsPath := filepath.Join(mn.b.cfg.DataDir, migrate.SlotsFile)
+	as := []migrate.Arrival{{First: moveFirst, Last: moveLast, Shard: 0, Version: 2}}
+	if err := os.WriteFile(slotsPath, []byte(migrate.FormatArrivals(as)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	mn.b.start()
+	served := func(what string) {
+		t.Helper()
+		if err := mn.b.client(0).Get(ctx, key).Err(); err != nil && !errors.Is(err, redis.Nil) {
+			t.Fatalf("GET %s on b %s: %v, want it served", key, what, err)
+		}
+	}
+	served("with the range in SLOTS")
+	cb := mn.b.client(0)
+	mustDo(t, cb, "BGSAVE")
+	poll.Until(t, 10*time.Second, "the snapshot to end", func() bool {
+		return containsLine(cb.Info(ctx, "persistence").Val(), "rdb_bgsave_in_progress:0")
+	})
+	mn.b.stop()
+	if err := os.Remove(slotsPath); err != nil {
+		t.Fatal(err)
+	}
+	mn.b.start()
+	served("restarted from the snapshot without SLOTS")
 }

@@ -198,6 +198,7 @@ func (s *Server) Start() error {
 		s.closeMetrics()
 		return err
 	}
+	s.seedArrivals()
 	if err := s.resumeMoves(); err != nil {
 		return err
 	}
@@ -378,7 +379,7 @@ func (s *Server) Shutdown(ctx context.Context) error {
 		go func() {
 			s.wg.Wait()
 			s.repl.Wait()
-			s.moves.slotsWrites.Wait()
+			s.moves.arrivalWork.Wait()
 			// Every client and replica is gone: nothing appends or reads
 			// the log any more.
 			for _, sh := range s.shards {

@@ -24,9 +24,10 @@ func (sh *Shard) InstallCopy(cfg *config.Config, path string, seq uint64) (err e
 	sh.moves.got = nil
 	sh.db.Loading = true
 	n := 0
+	var arrived []arrival
 	h, err := snapshot.Load(path, func(key string, e keyspace.Entry) error {
 		if arr, ok := e.Val.(snapshot.Arrivals); ok {
-			sh.loadArrivals(arr)
+			arrived = sh.imageArrivals(arr)
 			return nil
 		}
 		if libs, ok := e.Val.(snapshot.Libraries); ok {
@@ -54,6 +55,7 @@ func (sh *Shard) InstallCopy(cfg *config.Config, path string, seq uint64) (err e
 		sh.normalizeHistory()
 		return fmt.Errorf("loading the full copy: %w", err)
 	}
+	sh.arrivedLocked(arrived)
 	if err := sh.resetLog(cfg, seq+1); err != nil {
 		return err
 	}

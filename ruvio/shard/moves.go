@@ -117,20 +117,38 @@ func (sh *Shard) arrivalsPayloadLocked() []byte {
 	return b
 }
 
-// loadArrivals takes the arrivals an image holds: they are the shard's,
-// and the hook hears of each, as of a replayed record.
-func (sh *Shard) loadArrivals(p snapshot.Arrivals) {
+// imageArrivals reads the arrivals entry of an image.
+func (sh *Shard) imageArrivals(p snapshot.Arrivals) []arrival {
+	var out []arrival
 	for _, line := range strings.Split(strings.TrimSpace(string(p)), "\n") {
 		var a arrival
 		if n, err := fmt.Sscanf(line, "%d %d %d", &a.first, &a.last, &a.version); err != nil || n != 3 {
 			sh.log.Warn("an image's arrived range is not readable", "shard", sh.ID, "line", line)
 			continue
 		}
+		out = append(out, a)
+	}
+	return out
+}
+
+// arrivedLocked takes arrivals an image held, once it loaded: they are
+// the shard's, and the hook hears of each, as of a replayed record.
+// Caller holds the lock (or is opening the shard).
+func (sh *Shard) arrivedLocked(as []arrival) {
+	for _, a := range as {
 		sh.gotLocked(a)
 		if sh.moves.arrived != nil {
 			sh.moves.arrived(a.first, a.last, a.version)
 		}
 	}
+}
+
+// KeepArrived makes the shard's snapshots hold a range that arrived on
+// it, as if a record had brought it (the hook is not told).
+func (sh *Shard) KeepArrived(first, last int, version uint64) {
+	sh.mu.Lock()
+	defer sh.mu.Unlock()
+	sh.gotLocked(arrival{first, last, version})
 }
 
 // AppendSlotsArrived logs that slots first..last arrived on this shard

@@ -72,9 +72,10 @@ func (sh *Shard) Open(cfg *config.Config, table *command.Table) (Recovery, error
 		}
 		if ok {
 			sh.db.Loading = true
+			var arrived []arrival
 			h, err := snapshot.Load(path, func(key string, e keyspace.Entry) error {
 				if arr, ok := e.Val.(snapshot.Arrivals); ok {
-					sh.loadArrivals(arr)
+					arrived = sh.imageArrivals(arr)
 					return nil
 				}
 				if libs, ok := e.Val.(snapshot.Libraries); ok {
@@ -88,6 +89,7 @@ func (sh *Shard) Open(cfg *config.Config, table *command.Table) (Recovery, error
 			if err != nil {
 				return rec, fmt.Errorf("shard %d: %w", sh.ID, err)
 			}
+			sh.arrivedLocked(arrived)
 			sh.replEpoch.Store(h.Epoch)
 			sh.history = h.History
 			sh.snapSeq.Store(seq)
