@@ -71,7 +71,7 @@ func checkShard(out io.Writer, dir string) bool {
 			ok = false
 			continue
 		}
-		fmt.Fprintf(out, "  snapshot %s: seq %d, epoch %d, %d keys, ok\n", filepath.Base(path), h.Seq, h.Epoch, n)
+		fmt.Fprintf(out, "  snapshot %s: seq %d, epoch %d, %d entries, ok\n", filepath.Base(path), h.Seq, h.Epoch, n)
 	}
 	walDir := filepath.Join(dir, "wal")
 	if _, err := os.Stat(walDir); err != nil {
