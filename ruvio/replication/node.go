@@ -161,12 +161,18 @@ func (n *Node) Loading() bool {
 
 func (n *Node) config() config.Config { return n.opts.Config() }
 
+// ErrClosing answers a role change that comes once the node is closing.
+var ErrClosing = errors.New("ERR the server is shutting down")
+
 // BecomePrimary makes the node a primary (REPLICAOF NO ONE). A node that
 // is already a primary, and was not replaced, keeps its replication
 // epoch; otherwise every shard forks a new one.
 func (n *Node) BecomePrimary() error {
 	n.mu.Lock()
 	defer n.mu.Unlock()
+	if n.closing.Load() {
+		return ErrClosing
+	}
 	if n.Role() == Primary && n.fencedBy.Load() == 0 {
 		return nil
 	}
@@ -194,6 +200,11 @@ func (n *Node) BecomePrimary() error {
 func (n *Node) BecomeReplica(addr string, yield bool) (bool, error) {
 	n.mu.Lock()
 	defer n.mu.Unlock()
+	if n.closing.Load() {
+		// Close set closing before it took the lock to stop the links:
+		// links started now would outlive it.
+		return false, ErrClosing
+	}
 	if n.Role() == Replica && n.primary == addr && n.yield == yield {
 		return false, nil
 	}

@@ -3,6 +3,7 @@ package server
 import (
 	"bufio"
 	"context"
+	"errors"
 	"fmt"
 	"net"
 	"strings"
@@ -13,6 +14,7 @@ import (
 	"github.com/ruvio/ruvio/internal/poll"
 	"github.com/ruvio/ruvio/ruvio/config"
 	"github.com/ruvio/ruvio/ruvio/repl"
+	"github.com/ruvio/ruvio/ruvio/replication"
 	"github.com/ruvio/ruvio/ruvio/resp"
 )
 
@@ -342,5 +344,21 @@ func TestFullCopyWhileWritesGoOn(t *testing.T) {
 	}
 	if v := r.client(0).Get(ctx, fmt.Sprintf("live:%d", n-1)).Val(); v != fmt.Sprint(n-1) {
 		t.Fatalf("last live write on the replica: %q", v)
+	}
+}
+
+// A role change that comes once the node is shutting down (a REPLICAOF
+// whose probe of the primary outlasted the start of SHUTDOWN) is
+// refused: links started then would outlive the shutdown.
+func TestRoleChangesAfterShutdownAreRefused(t *testing.T) {
+	p := newNode(t, "p", 1, nil).start()
+	r := newNode(t, "r", 1, nil).start()
+	s := r.srv
+	r.stop()
+	if _, err := s.repl.BecomeReplica(p.replAddr(), false); !errors.Is(err, replication.ErrClosing) {
+		t.Errorf("BecomeReplica after shutdown: %v, want %v", err, replication.ErrClosing)
+	}
+	if err := s.repl.BecomePrimary(); !errors.Is(err, replication.ErrClosing) {
+		t.Errorf("BecomePrimary after shutdown: %v, want %v", err, replication.ErrClosing)
 	}
 }
