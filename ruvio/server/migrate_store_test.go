@@ -212,15 +212,28 @@ func TestANewReplicaTakesTheArrivalsWithItsFullCopy(t *testing.T) {
 	// Writes past a small backlog and a snapshot that cuts the log: the
 	// SlotsArrived record is neither in the backlog nor in the log.
 	cb := mn.b.client(0)
+	arrivedBy, err := strconv.ParseUint(mn.b.info(0)["wal_last_sequence"], 10, 64)
+	if err != nil {
+		t.Fatal(err)
+	}
 	mustDo(t, cb, "CONFIG", "SET", "repl-backlog-size", "16384")
 	value := strings.Repeat("v", 100)
-	for i := range 1000 {
-		mustDo(t, cb, "SET", "{"+keys[0]+"}"+strconv.Itoa(i), value)
-	}
+	written := 0
+	poll.Until(t, 20*time.Second, "the backlog to let the SlotsArrived record go", func() bool {
+		for range 200 {
+			mustDo(t, cb, "SET", "{"+keys[0]+"}"+strconv.Itoa(written), value)
+			written++
+		}
+		first, err := strconv.ParseUint(mn.b.info(0)["repl_backlog_first_sequence"], 10, 64)
+		return err == nil && first > arrivedBy
+	})
 	mustDo(t, cb, "BGSAVE")
 	poll.Until(t, 10*time.Second, "the snapshot to end", func() bool {
 		return containsLine(cb.Info(ctx, "persistence").Val(), "rdb_bgsave_in_progress:0")
 	})
+	if first, err := strconv.ParseUint(mn.b.info(0)["wal_first_sequence"], 10, 64); err != nil || (first != 0 && first <= arrivedBy) {
+		t.Fatalf("the log after the snapshot starts at %d (%v), at or before the SlotsArrived record", first, err)
+	}
 
 	b2 := newNode(t, "b2", 2, func(c *config.Config) {
 		c.ClusterTopology, c.ClusterGroup = mn.a.cfg.ClusterTopology, "b"
