@@ -6,6 +6,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -168,7 +169,7 @@ func (s *Server) noteArrival(a migrate.Arrival) bool {
 	ms.mu.Lock()
 	defer ms.mu.Unlock()
 	next := migrate.Arrive(ms.arrivals, a)
-	if len(next) == len(ms.arrivals) && slicesEqualArrivals(next, ms.arrivals) {
+	if slices.Equal(next, ms.arrivals) {
 		return false
 	}
 	ms.arrivals = next
@@ -231,18 +232,6 @@ func (s *Server) storeArrivals() error {
 	}
 	ms.slotsStored = gen
 	return nil
-}
-
-func slicesEqualArrivals(a, b []migrate.Arrival) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
 }
 
 // pendingArrivals are the arrivals a map of version version lacks.

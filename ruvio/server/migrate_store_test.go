@@ -148,10 +148,7 @@ func TestArrivalsOutliveTheLogInSnapshots(t *testing.T) {
 	if err := cb.Get(ctx, keys[0]).Err(); err != nil {
 		t.Fatalf("GET on the target with SLOTS not written: %v", err)
 	}
-	mustDo(t, cb, "BGSAVE")
-	poll.Until(t, 10*time.Second, "the snapshot to end", func() bool {
-		return containsLine(cb.Info(ctx, "persistence").Val(), "rdb_bgsave_in_progress:0")
-	})
+	bgsaveDone(t, cb)
 	if info := cb.Info(ctx, "persistence").Val(); !containsLine(info, "rdb_last_bgsave_status:ok") {
 		t.Fatalf("the snapshot: %q", info)
 	}
@@ -199,7 +196,6 @@ func TestArrivalsOutliveTheLogInSnapshots(t *testing.T) {
 // brought it: it serves the range and takes the map that gives it.
 func TestANewReplicaTakesTheArrivalsWithItsFullCopy(t *testing.T) {
 	mn := startMoveNodes(t, false)
-	ctx := context.Background()
 	keys := rangeKeys(t, mn.a.client(0), 20)
 	prepare(t, mn, "13")
 	mustDo(t, mn.b.client(0), "RUVIO", "MIGRATE", "REPLICAS", "13", 1000)
@@ -227,10 +223,7 @@ func TestANewReplicaTakesTheArrivalsWithItsFullCopy(t *testing.T) {
 		first, err := strconv.ParseUint(mn.b.info(0)["repl_backlog_first_sequence"], 10, 64)
 		return err == nil && first > arrivedBy
 	})
-	mustDo(t, cb, "BGSAVE")
-	poll.Until(t, 10*time.Second, "the snapshot to end", func() bool {
-		return containsLine(cb.Info(ctx, "persistence").Val(), "rdb_bgsave_in_progress:0")
-	})
+	bgsaveDone(t, cb)
 	if first, err := strconv.ParseUint(mn.b.info(0)["wal_first_sequence"], 10, 64); err != nil || (first != 0 && first <= arrivedBy) {
 		t.Fatalf("the log after the snapshot starts at %d (%v), at or before the SlotsArrived record", first, err)
 	}
@@ -279,14 +272,20 @@ func TestArrivalsKnownOnlyToSlotsReachTheSnapshots(t *testing.T) {
 	}
 	served("with the range in SLOTS")
 	cb := mn.b.client(0)
-	mustDo(t, cb, "BGSAVE")
-	poll.Until(t, 10*time.Second, "the snapshot to end", func() bool {
-		return containsLine(cb.Info(ctx, "persistence").Val(), "rdb_bgsave_in_progress:0")
-	})
+	bgsaveDone(t, cb)
 	mn.b.stop()
 	if err := os.Remove(slotsPath); err != nil {
 		t.Fatal(err)
 	}
 	mn.b.start()
 	served("restarted from the snapshot without SLOTS")
+}
+
+// bgsaveDone runs BGSAVE on c and waits for the snapshot to end.
+func bgsaveDone(t *testing.T, c *redis.Client) {
+	t.Helper()
+	mustDo(t, c, "BGSAVE")
+	poll.Until(t, 10*time.Second, "the snapshot to end", func() bool {
+		return containsLine(c.Info(context.Background(), "persistence").Val(), "rdb_bgsave_in_progress:0")
+	})
 }

@@ -147,23 +147,18 @@ func (w *Writer) Add(key string, e *keyspace.Entry) error {
 
 // AddLibraries encodes the node's function libraries, which Load gives
 // back as a Libraries value under the empty key.
-func (w *Writer) AddLibraries(payload []byte) error {
-	if w.err != nil {
-		return w.err
-	}
-	w.entryHead(typeLibraries, "", 0)
-	w.putBytes(payload)
-	w.count++
-	return nil
-}
+func (w *Writer) AddLibraries(payload []byte) error { return w.addOpaque(typeLibraries, payload) }
 
 // AddArrivals encodes the ranges slot moves brought to the shard, which
 // Load gives back as an Arrivals value under the empty key.
-func (w *Writer) AddArrivals(payload []byte) error {
+func (w *Writer) AddArrivals(payload []byte) error { return w.addOpaque(typeArrivals, payload) }
+
+// addOpaque encodes an entry of type typ holding payload, key empty.
+func (w *Writer) addOpaque(typ byte, payload []byte) error {
 	if w.err != nil {
 		return w.err
 	}
-	w.entryHead(typeArrivals, "", 0)
+	w.entryHead(typ, "", 0)
 	w.putBytes(payload)
 	w.count++
 	return nil
