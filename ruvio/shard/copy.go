@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"time"
 
 	"github.com/ruvio/ruvio/ruvio/config"
 	"github.com/ruvio/ruvio/ruvio/keyspace"
@@ -16,7 +17,16 @@ import (
 // next handshake starts from nothing rather than from a log that no
 // longer matches the data. Clients get LOADING meanwhile; the lock is
 // let go now and then so INFO and ROLE still answer.
+//
+// No snapshot of the shard is written meanwhile: the install waits for
+// one in progress (whose header and keys are of the data it replaces,
+// and which would otherwise land after the copy's image and be taken
+// for the newer one), then keeps new ones, automatic saves and a
+// replica's full copy alike, from starting while the lock is let go
+// with part of the copy loaded.
 func (sh *Shard) InstallCopy(cfg *config.Config, path string, seq uint64) (err error) {
+	sh.holdSnapshots()
+	defer sh.saving.Store(false)
 	sh.mu.Lock()
 	defer sh.mu.Unlock()
 	sh.db.Flush()
@@ -80,6 +90,15 @@ func (sh *Shard) InstallCopy(cfg *config.Config, path string, seq uint64) (err e
 	sh.history = h.History
 	sh.normalizeHistory()
 	return nil
+}
+
+// holdSnapshots waits until no snapshot of the shard is being written
+// and takes the right to write one, which keeps every other from
+// starting until saving is cleared.
+func (sh *Shard) holdSnapshots() {
+	for !sh.saving.CompareAndSwap(false, true) {
+		time.Sleep(snapshotPoll)
+	}
 }
 
 // resetLog replaces the shard's log by an empty one whose next record is

@@ -14,6 +14,10 @@ import (
 // ErrSaveInProgress is Redis's reply to BGSAVE during a save.
 var ErrSaveInProgress = errors.New("ERR Background save already in progress")
 
+// snapshotPoll is how often a writer waiting for the snapshot in
+// progress looks again.
+const snapshotPoll = 20 * time.Millisecond
+
 // Saving reports whether a snapshot of the shard is being written.
 func (sh *Shard) Saving() bool { return sh.saving.Load() }
 
@@ -72,7 +76,7 @@ func (sh *Shard) WriteCopy(dir string, cancel <-chan struct{}) (string, snapshot
 		select {
 		case <-cancel:
 			return "", snapshot.Header{}, errors.New("replica went away")
-		case <-time.After(20 * time.Millisecond):
+		case <-time.After(snapshotPoll):
 		}
 	}
 	defer sh.saving.Store(false)
