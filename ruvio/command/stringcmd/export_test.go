@@ -7,3 +7,6 @@ func SetMaxStringLen(n int64) (restore func()) {
 	maxStringLen = n
 	return func() { maxStringLen = old }
 }
+
+// CountUp is countUp, for its tests.
+func CountUp(dst, val []byte) ([]byte, bool) { return countUp(dst, val) }

@@ -42,29 +42,66 @@ func incrBy(c *command.Ctx, delta int64) {
 	if !ok {
 		return
 	}
-	var cur int64
-	if e != nil {
-		if cur, ok = command.ParseInt(val); !ok {
-			c.W.Error(command.ErrNotInteger)
+	var buf [20]byte
+	digits, counted := []byte(nil), false
+	if delta == 1 && e != nil {
+		digits, counted = countUp(buf[:0], val)
+	}
+	if !counted {
+		var cur int64
+		if e != nil {
+			if cur, ok = command.ParseInt(val); !ok {
+				c.W.Error(command.ErrNotInteger)
+				return
+			}
+		}
+		if cur, ok = command.AddInt(cur, delta); !ok {
+			c.W.Error(command.ErrOverflow)
 			return
 		}
-	}
-	if cur, ok = command.AddInt(cur, delta); !ok {
-		c.W.Error(command.ErrOverflow)
-		return
+		digits = strconv.AppendInt(buf[:0], cur, 10)
 	}
 	// As many digits as before are written over the old ones (see
 	// keyspace.DB.SetStringFound); the key keeps its time to live.
-	var buf [20]byte
 	var expireAt int64
 	if e != nil {
 		expireAt = e.ExpireAt
 	}
-	digits := strconv.AppendInt(buf[:0], cur, 10)
 	c.DB.SetStringFound(key, e, digits, expireAt)
 	c.Dirty++
 	c.NotifyString(notify.String, "incrby", key)
 	c.W.IntDigits(digits) // the value's own digits: formatted once
+}
+
+// countUp appends to dst the digits of val plus one, carrying as on
+// paper, when val is the common counter: a non-negative integer written
+// as Redis writes one (digits only, no leading zero) of at most 18
+// digits, so the sum fits an int64. ok is false for anything else, which
+// takes the general path. INCR of a counter then neither parses nor
+// formats a number: the two took about a twentieth of the server's CPU
+// under a pipelined INCR load.
+func countUp(dst, val []byte) (digits []byte, ok bool) {
+	n := len(val)
+	if n == 0 || n > 18 || (val[0] == '0' && n > 1) {
+		return nil, false
+	}
+	for _, b := range val {
+		if b < '0' || b > '9' {
+			return nil, false
+		}
+	}
+	dst = append(dst, val...)
+	i := len(dst) - 1
+	for ; i >= len(dst)-n && dst[i] == '9'; i-- {
+		dst[i] = '0'
+	}
+	if i >= len(dst)-n {
+		dst[i]++
+		return dst, true
+	}
+	// Every digit was a nine: 99 + 1 is 100.
+	dst[len(dst)-n] = '1'
+	return append(dst, '0'), true
 }
 
 // incrbyfloat is INCRBYFLOAT key increment, computed in long double
