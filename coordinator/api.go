@@ -1,10 +1,9 @@
 package coordinator
 
 import (
-	"crypto/subtle"
-	"errors"
 	"fmt"
 	"net"
+	"os"
 	"strconv"
 	"strings"
 	"sync"
@@ -24,13 +23,16 @@ type apiConn struct {
 	mu     sync.Mutex // guards w and socket writes
 	w      *resp.Writer
 	authed bool
+	// id is the connection's CLIENT ID, and name its CLIENT SETNAME.
+	id   int64
+	name string
 
 	channels map[string]bool
 	patterns map[string]bool
 }
 
 func (c *Coordinator) serveClient(nc net.Conn) {
-	a := &apiConn{c: c, nc: nc, r: resp.NewReader(nc), w: resp.NewWriter(nc),
+	a := &apiConn{c: c, nc: nc, r: resp.NewReader(nc), w: resp.NewWriter(nc), id: c.clientIDs.Add(1),
 		authed: c.cfg.Secret == "", channels: map[string]bool{}, patterns: map[string]bool{}}
 	a.r.Limits.Unauthenticated = !a.authed
 	defer func() {
@@ -96,7 +98,12 @@ func (a *apiConn) exec(args [][]byte) (quit bool) {
 		switch name {
 		case "subscribe", "psubscribe", "unsubscribe", "punsubscribe", "ping", "quit", "reset":
 		default:
-			a.w.Error("ERR Can't execute '" + name + "': only (P|S)SUBSCRIBE / (P|S)UNSUBSCRIBE / PING / QUIT / RESET are allowed in this context")
+			full := name
+			if len(args) > 1 && (name == "sentinel" || name == "client" || name == "coordinator") {
+				// Redis names a subcommand by its full name.
+				full += "|" + strings.ToLower(string(args[1]))
+			}
+			a.w.Error("ERR Can't execute '" + full + "': only (P|S)SUBSCRIBE / (P|S)UNSUBSCRIBE / PING / QUIT / RESET are allowed in this context")
 			return false
 		}
 	}
@@ -106,16 +113,12 @@ func (a *apiConn) exec(args [][]byte) (quit bool) {
 	case "hello":
 		a.hello(args)
 	case "ping":
-		if len(args) > 1 {
-			a.w.BulkString(string(args[1]))
-		} else {
-			a.w.Simple("PONG")
-		}
+		a.ping(args)
 	case "quit":
 		a.w.OK()
 		return true
 	case "client":
-		a.w.OK() // SETNAME, SETINFO: accepted and ignored
+		a.client(args)
 	case "role":
 		a.w.Array(2)
 		a.w.BulkString("sentinel")
@@ -125,7 +128,8 @@ func (a *apiConn) exec(args [][]byte) (quit bool) {
 			a.w.BulkString(n)
 		}
 	case "info":
-		a.w.Verbatim(a.c.info())
+		// Sentinel answers INFO with a plain bulk string, in RESP3 too.
+		a.w.BulkString(a.c.info(args[1:]))
 	case "sentinel":
 		a.sentinel(args)
 	case "subscribe", "psubscribe", "unsubscribe", "punsubscribe":
@@ -136,117 +140,6 @@ func (a *apiConn) exec(args [][]byte) (quit bool) {
 		a.w.Error(command.ErrUnknownCommand(args))
 	}
 	return false
-}
-
-func (a *apiConn) auth(args [][]byte) {
-	if len(args) < 2 || len(args) > 3 {
-		a.w.Error(command.ErrWrongArgs("auth"))
-		return
-	}
-	if err := a.check(args[len(args)-1]); err != nil {
-		a.w.Error(err.Error())
-		return
-	}
-	a.w.OK()
-}
-
-// errWrongPass is Redis's reply, final period included, as clients see it.
-//
-//lint:ignore ST1005 Redis's exact words
-var errWrongPass = errors.New("WRONGPASS invalid username-password pair or user is disabled.")
-
-func (a *apiConn) check(pass []byte) error {
-	if a.c.cfg.Secret == "" {
-		if len(pass) == 0 {
-			return nil
-		}
-		return errors.New("ERR AUTH <password> called without any password configured for the default user. Are you sure your configuration is correct?")
-	}
-	if subtle.ConstantTimeCompare(pass, []byte(a.c.cfg.Secret)) != 1 {
-		return errWrongPass
-	}
-	a.authed = true
-	a.r.Limits.Unauthenticated = false
-	return nil
-}
-
-func (a *apiConn) hello(args [][]byte) {
-	proto := a.w.Proto
-	i := 1
-	if len(args) > 1 {
-		v, ok := command.ParseInt(args[1])
-		if !ok || v < 2 || v > 3 {
-			a.w.Error("NOPROTO unsupported protocol version")
-			return
-		}
-		proto, i = int(v), 2
-	}
-	for ; i < len(args); i++ {
-		switch {
-		case command.Eq(args[i], "auth") && i+2 < len(args):
-			if err := a.check(args[i+2]); err != nil {
-				a.w.Error(err.Error())
-				return
-			}
-			i += 2
-		case command.Eq(args[i], "setname") && i+1 < len(args):
-			i++
-		default:
-			a.w.Error("ERR Syntax error in HELLO option '" + string(args[i]) + "'")
-			return
-		}
-	}
-	if !a.authed {
-		a.w.Error("NOAUTH HELLO must be called with the client already authenticated, otherwise the HELLO <proto> AUTH <user> <pass> option can be used to authenticate the client and select the RESP protocol version at the same time")
-		return
-	}
-	a.w.Proto = proto
-	a.w.Map(7)
-	for _, kv := range [][2]string{{"server", "redis"}, {"version", "7.0.15"}} {
-		a.w.BulkString(kv[0])
-		a.w.BulkString(kv[1])
-	}
-	a.w.BulkString("proto")
-	a.w.Int(int64(proto))
-	a.w.BulkString("id")
-	a.w.Int(int64(a.c.cfg.ID))
-	a.w.BulkString("mode")
-	a.w.BulkString("sentinel")
-	a.w.BulkString("role")
-	a.w.BulkString("sentinel")
-	a.w.BulkString("modules")
-	a.w.Array(0)
-}
-
-func (a *apiConn) subscribe(kind string, names [][]byte) {
-	a.c.hub.add(a)
-	set := a.channels
-	if kind[0] == 'p' {
-		set = a.patterns
-	}
-	if strings.HasSuffix(kind, "unsubscribe") && len(names) == 0 {
-		for n := range set {
-			names = append(names, []byte(n))
-		}
-		if len(names) == 0 {
-			names = [][]byte{nil}
-		}
-	}
-	for _, n := range names {
-		if strings.HasSuffix(kind, "unsubscribe") {
-			delete(set, string(n))
-		} else {
-			set[string(n)] = true
-		}
-		a.w.Push(3)
-		a.w.BulkString(kind)
-		if n == nil {
-			a.w.Null()
-		} else {
-			a.w.BulkString(string(n))
-		}
-		a.w.Int(int64(len(a.channels) + len(a.patterns)))
-	}
 }
 
 // coordinator is COORDINATOR: the questions the coordinators ask each
@@ -412,32 +305,58 @@ func (c *Coordinator) memberStates(rec rules.Record) string {
 	return strings.Join(parts, ";")
 }
 
-// info is INFO: Sentinel's section plus a line per group and the
-// coordinators.
-func (c *Coordinator) info() string {
-	var b strings.Builder
-	fmt.Fprintf(&b, "# Server\r\nredis_version:7.0.15\r\nredis_mode:sentinel\r\nrun_id:coordinator-%d\r\nuptime_in_seconds:%d\r\n\r\n", c.cfg.ID, int(time.Since(c.start).Seconds()))
-	fmt.Fprintf(&b, "# Sentinel\r\nsentinel_masters:%d\r\nsentinel_tilt:0\r\n", len(c.cfg.Groups))
-	for i, g := range c.cfg.Groups {
-		rec, _ := c.fsm.get(g.Name)
-		status := "ok"
-		if rec.Primary == "" || c.silent(rec.Primary) {
-			status = "sdown"
+// info is INFO [section ...]: the Server and Sentinel sections as
+// Sentinel writes them, and a Coordinator section of this coordinator's
+// view. With no section, or default, all or everything, every section;
+// an unknown one adds nothing, as in Redis.
+func (c *Coordinator) info(sections [][]byte) string {
+	want := func(name string) bool {
+		if len(sections) == 0 {
+			return true
 		}
-		fmt.Fprintf(&b, "master%d:name=%s,status=%s,address=%s,slaves=%d,sentinels=%d\r\n", i, g.Name, status, rec.Primary, max(len(rec.Members)-1, 0), c.voters())
-	}
-	b.WriteString("\r\n# Coordinator\r\n")
-	b.WriteString(c.status())
-	var coords []string
-	for _, p := range c.recorded() {
-		s := fmt.Sprintf("%d@%s", p.ID, p.Addr)
-		if !p.Voter {
-			s += "(non-voter)"
+		for _, s := range sections {
+			if command.Eq(s, name) || command.Eq(s, "default") || command.Eq(s, "all") || command.Eq(s, "everything") {
+				return true
+			}
 		}
-		coords = append(coords, s)
+		return false
 	}
-	fmt.Fprintf(&b, "coordinators:%s\r\n", strings.Join(coords, ","))
-	return b.String()
+	var parts []string
+	if want("server") {
+		_, port, _ := net.SplitHostPort(c.cfg.Listen)
+		parts = append(parts, fmt.Sprintf("# Server\r\nredis_version:7.0.15\r\nredis_mode:sentinel\r\nprocess_id:%d\r\nrun_id:coordinator-%d\r\ntcp_port:%s\r\nuptime_in_seconds:%d\r\n",
+			os.Getpid(), c.cfg.ID, port, int(time.Since(c.start).Seconds())))
+	}
+	if want("sentinel") {
+		var b strings.Builder
+		fmt.Fprintf(&b, "# Sentinel\r\nsentinel_masters:%d\r\nsentinel_tilt:0\r\nsentinel_tilt_since_seconds:-1\r\n"+
+			"sentinel_running_scripts:0\r\nsentinel_scripts_queue_length:0\r\nsentinel_simulate_failure_flags:0\r\n", len(c.cfg.Groups))
+		for i, g := range c.cfg.Groups {
+			rec, _ := c.fsm.get(g.Name)
+			status := "ok"
+			if rec.Primary == "" || c.silent(rec.Primary) {
+				status = "sdown"
+			}
+			fmt.Fprintf(&b, "master%d:name=%s,status=%s,address=%s,slaves=%d,sentinels=%d\r\n", i, g.Name, status, rec.Primary, max(len(rec.Members)-1, 0), c.voters())
+		}
+		parts = append(parts, b.String())
+	}
+	if want("coordinator") {
+		var b strings.Builder
+		b.WriteString("# Coordinator\r\n")
+		b.WriteString(c.status())
+		var coords []string
+		for _, p := range c.recorded() {
+			s := fmt.Sprintf("%d@%s", p.ID, p.Addr)
+			if !p.Voter {
+				s += "(non-voter)"
+			}
+			coords = append(coords, s)
+		}
+		fmt.Fprintf(&b, "coordinators:%s\r\n", strings.Join(coords, ","))
+		parts = append(parts, b.String())
+	}
+	return strings.Join(parts, "\r\n")
 }
 
 // seqList renders per-shard sequences as 12/0/7.

@@ -47,6 +47,8 @@ type Coordinator struct {
 	started   bool               // probers start as they are added once true
 	others    *peerSet
 	hub       *hub
+	// clientIDs numbers the client connections (CLIENT ID).
+	clientIDs atomic.Int64
 
 	conf          *confirmer // leadership confirmations
 	recordedAddrs sync.Map   // recorded coordinators' addresses, by Raft id
@@ -447,6 +449,10 @@ func (c *Coordinator) applied(res rules.Result) {
 		if !rules.HasMember(old.Members, m.Address) {
 			c.log.Info("member added", "group", group, "member", m.Address, "replication", m.Replication)
 			c.ensureProber(m)
+			if old.Primary != "" && m.Address != now.Primary {
+				// Sentinel's event for a replica it discovers.
+				c.hub.publish("+slave", instanceEvent("slave", group, m.Address, now.Primary))
+			}
 		}
 	}
 	for _, m := range old.Members {
@@ -469,6 +475,10 @@ func (c *Coordinator) applied(res rules.Result) {
 	}
 	oh, op, _ := net.SplitHostPort(old.Primary)
 	nh, np, _ := net.SplitHostPort(now.Primary)
+	// Sentinel announces the end of a failover, naming the old primary,
+	// just before the switch; clients that refresh their view on it
+	// (Lettuce, among others) hear it from every coordinator.
+	c.hub.publish("+failover-end", instanceEvent("master", group, old.Primary, ""))
 	c.hub.publish("+switch-master", fmt.Sprintf("%s %s %s %s %s", group, oh, op, nh, np))
 }
 

@@ -102,6 +102,20 @@ func (c *Coordinator) statuses(rec rules.Record) map[string]rules.Status {
 	return out
 }
 
+// sentTimes is when each member's last command answered OK (prober.send),
+// for rules.Settled.
+func (c *Coordinator) sentTimes(rec rules.Record) map[string]time.Time {
+	out := map[string]time.Time{}
+	for _, m := range rec.Members {
+		if p := c.prober(m.Address); p != nil {
+			if at := p.sent.Load(); at != nil {
+				out[m.Address] = *at
+			}
+		}
+	}
+	return out
+}
+
 // silent reports whether this coordinator has not heard member within
 // down_after_ms (counting from its own start).
 func (c *Coordinator) silent(member string) bool {
@@ -397,7 +411,7 @@ const catchUpEvery = 20 * time.Millisecond
 // old primary last: it may not answer, and its command's timeout must not
 // delay the others.
 func (c *Coordinator) correctOldPrimaryLast(group string, rec rules.Record, st map[string]rules.Status, old string) {
-	actions := rules.Corrections(rec, st)
+	actions := rules.Corrections(rec, rules.Settled(st, c.sentTimes(rec)))
 	slices.SortStableFunc(actions, func(a, b rules.Action) int {
 		return cmpBool(a.Member.Address == old, b.Member.Address == old)
 	})
@@ -448,6 +462,7 @@ func (c *Coordinator) force(group string) (Member, error) {
 // correct sends the commands that make answering members agree with the
 // record, confirming leadership before each.
 func (c *Coordinator) correct(group string, rec rules.Record, st map[string]rules.Status) {
+	st = rules.Settled(st, c.sentTimes(rec))
 	c.applyCorrections(group, rec, rules.Corrections(rec, st), c.confirmLeader, func(addr string, args []string) error {
 		p := c.prober(addr)
 		if p == nil {

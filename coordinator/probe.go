@@ -24,7 +24,10 @@ type prober struct {
 	member Member
 	latest atomic.Pointer[rules.Status]
 	// heard is the last time every shard answered (Unix ns, 0: never).
-	heard    atomic.Int64
+	heard atomic.Int64
+	// sent is when the last command sent to the member (send) answered
+	// OK, nil before any.
+	sent     atomic.Pointer[time.Time]
 	mu       sync.Mutex
 	clients  map[int]*redis.Client // by shard
 	quit     chan struct{}
@@ -88,8 +91,9 @@ func (p *prober) run(stop <-chan struct{}) {
 func (p *prober) probe() rules.Status {
 	ctx, cancel := context.WithTimeout(context.Background(), p.c.commandTimeout())
 	defer cancel()
+	asked := time.Now()
 	st := p.ask(ctx)
-	st.At = time.Now()
+	st.Asked, st.At = asked, time.Now()
 	if st.OK {
 		p.heard.Store(st.At.UnixNano())
 	}
@@ -168,7 +172,12 @@ func (p *prober) send(args ...string) error {
 	for i, s := range args {
 		a[i] = s
 	}
-	return nodeError(p.client(0).Do(ctx, a...).Err())
+	err := nodeError(p.client(0).Do(ctx, a...).Err())
+	if err == nil {
+		now := time.Now()
+		p.sent.Store(&now)
+	}
+	return err
 }
 
 // slaveAddrs reads the ip and port of each slaveN line of INFO

@@ -31,6 +31,10 @@ func (a *apiConn) sentinel(args [][]byte) {
 		}
 		return rec, ok
 	}
+	if n, ok := fixedArity[sub]; ok && len(args) != n {
+		a.w.Error("ERR wrong number of arguments for 'sentinel|" + sub + "' command")
+		return
+	}
 	switch sub {
 	case "get-master-addr-by-name", "get-primary-addr-by-name":
 		if len(args) != 3 {
@@ -89,10 +93,17 @@ func (a *apiConn) sentinel(args [][]byte) {
 		}
 	case "myid":
 		a.w.BulkString(strconv.Itoa(c.cfg.ID))
+	case "pending-scripts":
+		// The coordinators run no scripts.
+		a.w.Array(0)
 	default:
-		a.w.Error("ERR Unknown sentinel subcommand '" + string(args[1]) + "'")
+		a.w.Error(command.ErrUnknownSubcommand("SENTINEL", string(args[1])))
 	}
 }
+
+// fixedArity is the length of the subcommands that take no arguments
+// beyond their name, which Sentinel checks as Redis checks any command.
+var fixedArity = map[string]int{"masters": 2, "primaries": 2, "myid": 2, "pending-scripts": 2}
 
 // instance writes one instance as a map of bulk strings.
 func (a *apiConn) instance(fields [][2]string) {
@@ -116,7 +127,7 @@ func (c *Coordinator) masterFields(name string, rec rules.Record) [][2]string {
 	flags := "master"
 	runID := ""
 	if rec.Primary == "" || c.silent(rec.Primary) {
-		flags += ",s_down"
+		flags = "s_down,master,disconnected"
 	} else {
 		runID = c.prober(rec.Primary).latest.Load().RunID
 	}
@@ -140,7 +151,7 @@ func (c *Coordinator) replicaFields(m Member, rec rules.Record) [][2]string {
 	st := c.prober(m.Address).latest.Load()
 	flags := "slave"
 	if c.silent(m.Address) {
-		flags += ",s_down,disconnected"
+		flags = "s_down,slave,disconnected"
 	}
 	linkStatus, offset := "err", "0"
 	if st.OK && len(st.Shards) > 0 {
@@ -168,7 +179,7 @@ func (c *Coordinator) sentinelFields(p *peerConn) [][2]string {
 	flags := "sentinel"
 	age := time.Since(time.Unix(0, p.heard.Load()))
 	if age >= c.downAfter() {
-		flags += ",s_down,disconnected"
+		flags = "s_down,sentinel,disconnected"
 	}
 	return [][2]string{
 		{"name", strconv.Itoa(p.ID)}, {"ip", h}, {"port", port}, {"runid", "coordinator-" + strconv.Itoa(p.ID)},

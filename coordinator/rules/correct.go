@@ -3,6 +3,7 @@ package rules
 import (
 	"net"
 	"strconv"
+	"time"
 )
 
 // Action is one command that brings a member in line with the record.
@@ -66,6 +67,22 @@ func Corrections(rec Record, st map[string]Status) []Action {
 		if demote || repoint {
 			out = append(out, Action{Member: m, Args: replicaOf(primary.Replication), Demote: demote})
 		}
+	}
+	return out
+}
+
+// Settled leaves out of st the members sent a command (sent: when it
+// was answered) after the ping their status comes from was sent: that
+// status predates the command, and correcting from it would send the
+// same command again. Such a member is corrected again, if it must be,
+// from a ping sent after the command.
+func Settled(st map[string]Status, sent map[string]time.Time) map[string]Status {
+	out := make(map[string]Status, len(st))
+	for addr, s := range st {
+		if at, ok := sent[addr]; ok && !s.Asked.After(at) {
+			continue
+		}
+		out[addr] = s
 	}
 	return out
 }

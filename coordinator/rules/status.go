@@ -23,8 +23,10 @@ type ShardStatus struct {
 
 // Status is one ping of a member. OK means every shard answered.
 type Status struct {
-	OK     bool
+	OK bool
+	// At is when the answer came, Asked when the ping was sent.
 	At     time.Time
+	Asked  time.Time
 	RunID  string
 	Shards []ShardStatus
 	Err    string
