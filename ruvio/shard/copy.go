@@ -60,6 +60,10 @@ func (sh *Shard) InstallCopy(cfg *config.Config, path string, seq uint64) (err e
 		if rerr := sh.resetLog(cfg, 1); rerr != nil {
 			return rerr
 		}
+		// The shard's snapshots go with its log: left beside a log that
+		// starts again at 1, a restart would load the replaced data
+		// under records of another history, or refuse to start.
+		sh.dropSnapshots()
 		sh.replEpoch.Store(1)
 		sh.history = nil
 		sh.normalizeHistory()
@@ -90,6 +94,20 @@ func (sh *Shard) InstallCopy(cfg *config.Config, path string, seq uint64) (err e
 	sh.history = h.History
 	sh.normalizeHistory()
 	return nil
+}
+
+// dropSnapshots removes every snapshot of the shard. Caller holds mu.
+func (sh *Shard) dropSnapshots() {
+	if sh.dir == "" {
+		return
+	}
+	if seqs, err := snapshot.List(sh.dir); err == nil {
+		for _, q := range seqs {
+			os.Remove(filepath.Join(sh.dir, snapshot.FileName(q)))
+		}
+	}
+	syncDirOf(sh.dir)
+	sh.snapSeq.Store(0)
 }
 
 // holdSnapshots waits until no snapshot of the shard is being written

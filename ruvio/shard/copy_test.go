@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/ruvio/ruvio/ruvio/keyspace"
@@ -118,5 +119,38 @@ func TestASnapshotInProgressDoesNotOutliveTheCopy(t *testing.T) {
 	defer again.closeOffline(t)
 	if got := again.dump(); got != want {
 		t.Fatalf("after a restart the shard holds\n%.200s\nnot the copy\n%.200s", got, want)
+	}
+}
+
+// TestAFailedCopyLeavesNoOlderSnapshot: a full copy that fails to load
+// leaves the shard empty with a log that starts again at 1; its older
+// snapshot goes too, so a restart starts from that same empty state
+// (and takes a full copy again) rather than loading the replaced data.
+func TestAFailedCopyLeavesNoOlderSnapshot(t *testing.T) {
+	dir := t.TempDir()
+	o := offlineNode(t, dir, "everysec", 1)
+	for i := range 5 {
+		o.exec(t, "SET", fmt.Sprintf("stale:%d", i), "v")
+	}
+	sh := o.shards[0]
+	saved := make(chan error, 1)
+	if err := sh.StartSnapshot(saved); err != nil {
+		t.Fatal(err)
+	}
+	if err := <-saved; err != nil {
+		t.Fatal(err)
+	}
+	bad := t.TempDir() + "/bad.rsnap"
+	if err := os.WriteFile(bad, []byte("not a snapshot"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := sh.InstallCopy(o.cfg, bad, 9); err == nil {
+		t.Fatal("a file that is not a snapshot loaded")
+	}
+	o.closeOffline(t)
+	again := offlineNode(t, dir, "everysec", 1)
+	defer again.closeOffline(t)
+	if got := again.dump(); strings.Contains(got, "stale") {
+		t.Fatalf("after a failed full copy and a restart the shard holds the replaced data:\n%s", got)
 	}
 }

@@ -71,7 +71,8 @@ func (sh *Shard) OnSlotsArrived(fn func(first, last int, version uint64)) { sh.m
 // ApplyLocked applies ops (commands that rebuild or delete keys) as one
 // record of the shard's log, the way a replica applies its primary's
 // records, and returns the record's sequence. Replicas and recovery
-// replay the same ops. Caller holds the lock.
+// replay the same ops. An op that answers an error makes it return one,
+// after the record is logged. Caller holds the lock.
 func (sh *Shard) ApplyLocked(ops [][][]byte) (uint64, error) {
 	if len(ops) == 0 {
 		return 0, nil
@@ -86,11 +87,15 @@ func (sh *Shard) ApplyLocked(ops [][][]byte) (uint64, error) {
 	if err != nil {
 		return 0, err
 	}
+	// Logged even when an operation answered an error: the others
+	// changed the keyspace, and replaying the record (at start, on the
+	// replicas) makes the same changes and meets the same error.
+	seq := sh.AppendLocked(ops)
 	if sh.applier.failed != failed {
 		sh.applier.failed = failed
-		return 0, fmt.Errorf("ERR applying moved keys: %s", sh.applier.firstErr)
+		return seq, fmt.Errorf("ERR applying moved keys: %s", sh.applier.firstErr)
 	}
-	return sh.AppendLocked(ops), nil
+	return seq, nil
 }
 
 // arrival is a range a SlotsArrived record brought.

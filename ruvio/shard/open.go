@@ -1,6 +1,7 @@
 package shard
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -163,15 +164,24 @@ func (sh *Shard) openLog(cfg *config.Config) (*wal.Log, error) {
 }
 
 // Close syncs and closes the log; the snapshot profile first writes a
-// final snapshot when save is set, so a clean shutdown loses nothing.
+// final snapshot when save is set, so a clean shutdown loses nothing. A
+// snapshot being written then (BGSAVE, a save rule) holds only what came
+// before it began: the final one waits for it and follows.
 func (sh *Shard) Close(save bool) error {
-	if save && sh.durability == config.DurabilitySnapshot && sh.changes() != sh.changesAtSave.Load() {
+	for save && sh.durability == config.DurabilitySnapshot && sh.changes() != sh.changesAtSave.Load() {
 		done := make(chan error, 1)
-		if err := sh.StartSnapshot(done); err == nil {
-			if err := <-done; err != nil {
-				sh.log.Error("final snapshot failed", "shard", sh.ID, "err", err)
-			}
+		err := sh.StartSnapshot(done)
+		if errors.Is(err, ErrSaveInProgress) {
+			time.Sleep(snapshotPoll)
+			continue
 		}
+		if err == nil {
+			err = <-done
+		}
+		if err != nil {
+			sh.log.Error("final snapshot failed", "shard", sh.ID, "err", err)
+		}
+		break
 	}
 	if sh.wlog() == nil {
 		return nil

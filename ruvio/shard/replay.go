@@ -18,6 +18,9 @@ type replayer struct {
 	sink     errorSink
 	failed   int
 	firstErr string
+	// specs are the current record's commands (nil for the log's own
+	// operations), looked up before any runs.
+	specs []*command.Spec
 }
 
 // errorSink keeps the first error reply a replayed command wrote.
@@ -49,28 +52,38 @@ func (r *replayer) apply(rec wal.Record, now int64) error {
 	// Lookups read the same time as the commands (see keyspace.DB.CmdNow).
 	// (A command running under the lock may be the caller: its time comes
 	// back afterwards.)
+	// Every operation is known before any runs: a record this build
+	// cannot apply whole (one of a newer build's) changes nothing, rather
+	// than applying its first operations again at every attempt.
+	r.specs = r.specs[:0]
+	for _, op := range rec.Ops {
+		var spec *command.Spec
+		if len(op) > 0 && !command.Eq(op[0], "flushall") && !(command.Eq(op[0], LibrariesOp) && len(op) == 2) &&
+			!command.Eq(op[0], SlotsArrivedOp) {
+			if spec = r.sh.table.Lookup(op[0]); spec == nil || (spec.Run == nil && spec.PerKey == nil) {
+				return fmt.Errorf("record %d: %q is not a command the log can hold", rec.Seq, op[0])
+			}
+		}
+		r.specs = append(r.specs, spec)
+	}
 	prev := r.sh.db.CmdNow
 	r.sh.db.CmdNow = now
 	defer func() { r.sh.db.CmdNow = prev }()
-	for _, op := range rec.Ops {
-		if len(op) == 0 {
+	for i, op := range rec.Ops {
+		spec := r.specs[i]
+		switch {
+		case len(op) == 0:
 			continue
-		}
-		if command.Eq(op[0], "flushall") {
+		case spec != nil:
+		case command.Eq(op[0], "flushall"):
 			r.sh.db.Flush()
 			continue
-		}
-		if command.Eq(op[0], LibrariesOp) && len(op) == 2 {
+		case command.Eq(op[0], LibrariesOp):
 			r.sh.setLibraries(op[1])
 			continue
-		}
-		if command.Eq(op[0], SlotsArrivedOp) {
+		default: // SlotsArrivedOp
 			r.sh.slotsArrived(rec.Seq, op)
 			continue
-		}
-		spec := r.sh.table.Lookup(op[0])
-		if spec == nil || (spec.Run == nil && spec.PerKey == nil) {
-			return fmt.Errorf("record %d: %q is not a command the log can hold", rec.Seq, op[0])
 		}
 		// The log owns op only during this call: copy what a value may
 		// keep, all of it in one allocation, unless the command copies
