@@ -160,6 +160,15 @@ func (n *Node) serveReplica(nc net.Conn, st *ShardState) {
 	rc.ackAt.Store(clock.NowMs())
 	plan, bl := n.planFor(st, h)
 	st.mu.Lock()
+	if n.Role() == Replica {
+		// REPLICAOF came after admitReplica: BecomeReplica stores the
+		// role before it drops the registered replicas, so this one,
+		// not registered yet, would escape it and form a chain.
+		st.mu.Unlock()
+		rc.close()
+		reply(repl.Reply{Err: errChain}.Line())
+		return
+	}
 	if st.replicas == nil {
 		st.replicas = make(map[*ReplicaConn]struct{})
 	}
@@ -208,6 +217,9 @@ func announceAddr(announced, ip string) string {
 	return net.JoinHostPort(host, port)
 }
 
+// errChain refuses a replica of a replica.
+const errChain = "ERR this node is a replica: a replica of a replica (a chain) is not supported; point REPLICAOF at the primary"
+
 // admitReplica applies the version, chain, shape and replication epoch
 // rules to a handshake, answering the refusal or "".
 func (n *Node) admitReplica(st *ShardState, h repl.Handshake) string {
@@ -216,7 +228,7 @@ func (n *Node) admitReplica(st *ShardState, h repl.Handshake) string {
 		return fmt.Sprintf("ERR replication handshake version mismatch: this primary speaks version %d, the replica version %d; run the same release on both", repl.Protocol, h.Proto)
 	}
 	if n.Role() == Replica {
-		return "ERR this node is a replica: a replica of a replica (a chain) is not supported; point REPLICAOF at the primary"
+		return errChain
 	}
 	if h.Shard != sh.ID || h.Shards != len(n.shards) {
 		return fmt.Sprintf("ERR shard mismatch: this is shard %d of %d, the replica asked for shard %d of %d", sh.ID, len(n.shards), h.Shard, h.Shards)
@@ -262,6 +274,11 @@ func (n *Node) sendFullCopy(st *ShardState, rc *ReplicaConn, w *bufio.Writer) (u
 	defer os.RemoveAll(dir)
 	path, h, err := st.sh.WriteCopy(dir, rc.done)
 	if err != nil {
+		return 0, err
+	}
+	// The image holds every record up to h.Seq, some perhaps not yet in
+	// this node's log file: like the stream, it leaves once they are.
+	if err := st.sh.WriteOut(h.Seq); err != nil {
 		return 0, err
 	}
 	f, err := os.Open(path)
@@ -357,7 +374,8 @@ func (n *Node) streamTo(st *ShardState, rc *ReplicaConn, bl *backlog, w *bufio.W
 			continue
 		}
 		if len(frames) > 0 {
-			// In this node's log file before they can leave (everysec).
+			// In this node's log as the profile keeps it before they can
+			// leave (written under everysec, fsynced under always).
 			if err := sh.WriteOut(next + uint64(len(frames)) - 1); err != nil {
 				n.log.Warn("replication stream stopped: the log failed", "shard", sh.ID, "replica", rc.announce, "err", err)
 				return

@@ -96,10 +96,12 @@ func (sh *Shard) SafeOrWake(seq uint64, wake *func()) bool {
 	return lg.Durable() >= seq || lg.Failed()
 }
 
-// WriteOut makes sure the shard's records up to seq are written to the
-// OS (wal.Log.WriteOut): a primary's replication stream calls it before
-// records leave for a replica, so that a crash of this process can never
-// leave a replica holding records the restarted primary does not have.
+// WriteOut makes sure the shard's records up to seq are in its log as
+// the profile keeps them before a reply (wal.Log.WriteOut: written under
+// everysec, fsynced under always): a primary's replication stream and
+// full copies call it before records leave for a replica, so that a
+// crash of this process can never leave a replica holding records the
+// restarted primary does not have.
 func (sh *Shard) WriteOut(seq uint64) error { return sh.wlog().WriteOut(seq) }
 
 // ReplicationEpoch is the replication epoch the shard's new records carry.

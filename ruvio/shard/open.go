@@ -113,10 +113,16 @@ func (sh *Shard) Open(cfg *config.Config, table *command.Table) (Recovery, error
 		return rec, fmt.Errorf("shard %d: the log starts at sequence %d but the newest snapshot ends at %d: records %d-%d are missing",
 			sh.ID, log.First(), snapSeq, snapSeq+1, log.First()-1)
 	case log.Last() < snapSeq:
-		// The snapshot is newer than the whole log (the log before it was
-		// dropped and nothing followed): continue after the snapshot.
-		log.Close()
-		return rec, fmt.Errorf("shard %d: the log ends at %d, before the snapshot at %d", sh.ID, log.Last(), snapSeq)
+		// The snapshot holds every record the log does and more: a crash
+		// came after the snapshot was stored and before the log had
+		// written (or fsynced) its last records, which a snapshot takes
+		// from memory. Start the log again after the snapshot.
+		sh.log.Warn("the log ends before the newest snapshot, which holds all of it: the log starts again after the snapshot",
+			"shard", sh.ID, "log_last", log.Last(), "snapshot_seq", snapSeq)
+		if err := sh.resetLog(cfg, snapSeq+1); err != nil {
+			return rec, fmt.Errorf("shard %d: %w", sh.ID, err)
+		}
+		log = sh.wlog()
 	}
 	sh.db.Loading = true
 	replayer := newReplayer(sh)

@@ -55,12 +55,21 @@ func (l *Log) WaitWritten(ctx context.Context, seq uint64) error {
 	return l.waitUntil(ctx, func() bool { return l.Written() >= seq })
 }
 
-// WriteOut makes sure record seq is written to the OS, without waiting
-// for an fsync, and returns the log's fatal error if it could not be. A
-// reader that hands records on (a primary's replication stream) calls it
-// first, so that nothing leaves this node that a crash of the process
-// could take from its log. Only EverySec has work to do (see writeOut).
+// WriteOut makes sure record seq is in the log as far as the profile
+// promises before a reply: written to the OS (EverySec, without waiting
+// for an fsync), or fsynced (Always). It returns the log's fatal error if
+// it could not be. A reader that hands records on (a primary's
+// replication stream) calls it first, so that nothing leaves this node
+// that it could lose to a crash after the reply: a replica holding a
+// record its restarted primary lost would go on from a log the primary
+// no longer shares. Always waits for the fsync another pass makes (the
+// event loop's turn, or the writer), as Redis writes its replicas'
+// buffers after the fsync of appendfsync always, rather than making a
+// pass of its own in the middle of a turn.
 func (l *Log) WriteOut(seq uint64) error {
+	if l.mode == Always {
+		return l.waitUntil(context.Background(), func() bool { return l.Durable() >= seq })
+	}
 	l.writeOut(seq)
 	if l.Written() < seq {
 		if errp := l.failure.Load(); errp != nil {
