@@ -10,20 +10,13 @@ import (
 // ErrInvalidFloat is returned by ParseScore, worded as the Redis reply.
 var ErrInvalidFloat = errors.New("ERR value is not a valid float")
 
-// intPathLimit is the magnitude up to which Redis's d2string prints integral
-// doubles as plain integers: it tests |d| <= LLONG_MAX/2, a bound that
-// becomes exactly 2^62 once converted to double.
-const intPathLimit = 1 << 62
-
-// FormatScore renders a score the way Redis 7.2+ replies with one (d2string):
-// "inf", "-inf", "0" or "-0"; integral values within ±2^62 as plain integers
-// ("1", "100000000"); anything else as the shortest digits that round-trip,
-// laid out by fpconv's rules: plain decimals such as "1.1" and
-// "0.30000000000000004" for moderate magnitudes, exponent form such as
-// "1.5e+20" or "1e-7" otherwise. NaN, which a Set never holds, renders as "nan".
-//
-// Redis gets its digits from Grisu2, which in rare cases emits a longer (still
-// round-tripping) digit string than the true shortest used here.
+// FormatScore renders a score the way Redis 7.0 replies with one
+// (addReplyDouble, and d2string for ZSCAN): "inf" and "-inf", and
+// otherwise C's "%.17g": "0", "-0", "1", "1.5", "0.10000000000000001",
+// "1e+17", "9.9999999999999995e-07". Clients parse these back to the
+// same double. (Redis 7.2 changed to the shortest digits that round-trip,
+// "0.1"; ruvio answers as the 7.0 whose version it reports.) NaN, which
+// a Set never holds, renders as "nan".
 func FormatScore(f float64) string {
 	var buf [32]byte
 	return string(AppendScore(buf[:0], f))
@@ -39,78 +32,11 @@ func AppendScore(dst []byte, f float64) []byte {
 		return append(dst, "inf"...)
 	case math.IsInf(f, -1):
 		return append(dst, "-inf"...)
-	case f == 0:
-		if math.Signbit(f) {
-			return append(dst, "-0"...)
-		}
-		return append(dst, '0')
-	case f >= -intPathLimit && f <= intPathLimit && f == math.Trunc(f):
-		return strconv.AppendInt(dst, int64(f), 10)
 	}
-	if f < 0 {
-		dst = append(dst, '-')
-		f = -f
-	}
-
-	// Shortest round-trip digits come out as "d[.ddd]e±XX"; split them into
-	// the digit string and the decimal exponent of its first digit.
-	var sciBuf [32]byte
-	sci := strconv.AppendFloat(sciBuf[:0], f, 'e', -1, 64)
-	var digitBuf [20]byte
-	digits := digitBuf[:0]
-	i := 0
-	for ; sci[i] != 'e'; i++ {
-		if sci[i] != '.' {
-			digits = append(digits, sci[i])
-		}
-	}
-	negExp := sci[i+1] == '-'
-	exp := 0
-	for _, c := range sci[i+2:] {
-		exp = exp*10 + int(c-'0')
-	}
-	absExp := exp
-	if negExp {
-		exp = -exp
-	}
-
-	nd := len(digits)
-	k := exp - nd + 1 // f = digits × 10^k
-	switch {
-	case k >= 0 && absExp < nd+7:
-		// Integer with at most seven trailing zeros.
-		dst = append(dst, digits...)
-		for range k {
-			dst = append(dst, '0')
-		}
-	case k < 0 && (k > -7 || absExp < 4):
-		// Plain decimal: few fractional digits, or a magnitude near 1.
-		if exp < 0 {
-			dst = append(dst, "0."...)
-			for range -exp - 1 {
-				dst = append(dst, '0')
-			}
-			dst = append(dst, digits...)
-		} else {
-			dst = append(dst, digits[:exp+1]...)
-			dst = append(dst, '.')
-			dst = append(dst, digits[exp+1:]...)
-		}
-	default:
-		// Exponent form, with an unpadded exponent ("1e+8", "1.5e-10").
-		dst = append(dst, digits[0])
-		if nd > 1 {
-			dst = append(dst, '.')
-			dst = append(dst, digits[1:]...)
-		}
-		if negExp {
-			dst = append(dst, "e-"...)
-		} else {
-			dst = append(dst, "e+"...)
-		}
-		dst = strconv.AppendInt(dst, int64(absExp), 10)
-	}
-	return dst
+	// Go's 'g' with 17 digits lays out as C's %.17g: exponent form below
+	// 1e-4 or from 1e17, trailing zeros dropped, two exponent digits at
+	// least.
+	return strconv.AppendFloat(dst, f, 'g', 17, 64)
 }
 
 // ParseScore parses a score argument as Redis's string2d does: the whole

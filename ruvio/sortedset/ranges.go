@@ -88,6 +88,9 @@ func (s *Set) scoreRun(min, max ScoreBound) run {
 }
 
 func (s *Set) lexRun(min, max LexBound) run {
+	if s.mixedScores() {
+		return s.lexScan(min, max, false)
+	}
 	if s.big == nil {
 		return run{lo: s.small.lexBelow(min, min.Exclusive), hi: s.small.lexBelow(max, !max.Exclusive)}
 	}
@@ -166,13 +169,15 @@ func (s *Set) RangeByScore(min, max ScoreBound, reverse bool, offset, count int)
 // end exclusive if so marked), with the same (min, max)-plus-reverse and
 // offset/count conventions as RangeByScore.
 //
-// As in Redis the result is only meaningful when all scores are equal. When
-// they are not, elements are located by bisecting ascending positions (the
-// probe order of sort.Search) on "member is below min" and "member is at most
-// max", and the run between the two results is returned; that is arbitrary
-// but depends only on the elements, never on the skiplist's random shape, so
-// replicas agree. Count and remove by lex use the same run.
+// As in Redis the result is only meaningful when all scores are equal.
+// When they are not, the run is found as Redis finds it in a small sorted
+// set (lexScan), whatever the set's size: Redis's large form answers by
+// its skiplist's random shape, while this depends only on the elements,
+// so replicas agree. Count and remove by lex use the forward run.
 func (s *Set) RangeByLex(min, max LexBound, reverse bool, offset, count int) []Item {
+	if reverse && s.mixedScores() {
+		return s.window(s.lexScan(min, max, true), true, offset, count)
+	}
 	return s.window(s.lexRun(min, max), reverse, offset, count)
 }
 

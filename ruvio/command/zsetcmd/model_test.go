@@ -155,19 +155,48 @@ func maps(s map[string]float64) map[string]float64 {
 	return out
 }
 
-// lexBelow is sortedset's documented lex positioning: sort.Search over
-// ascending positions.
-func lexBelow(its []sortedset.Item, b sortedset.LexBound, orEqual bool) int {
-	switch b.Inf {
-	case -1:
-		return 0
-	case 1:
-		return len(its)
-	}
-	return sort.Search(len(its), func(i int) bool {
+// lexRun is Redis's lex search as its listpack form runs it
+// (zzlFirstInLexRange, zzlLastInLexRange) over its, ascending: nothing
+// unless the range holds some string, the last element is at least min
+// and the first at most max; then forward from the first element at
+// least min while at most max, or reverse from the last element at most
+// max while at least min. With equal scores it is plain filtering.
+func lexRun(its []sortedset.Item, lb, ub sortedset.LexBound, reverse bool) []sortedset.Item {
+	geMin := func(i int) bool {
 		v := its[i].Member
-		return !(v < b.Value || (orEqual && v == b.Value))
-	})
+		return lb.Inf < 0 || (lb.Inf == 0 && (v > lb.Value || (!lb.Exclusive && v == lb.Value)))
+	}
+	leMax := func(i int) bool {
+		v := its[i].Member
+		return ub.Inf > 0 || (ub.Inf == 0 && (v < ub.Value || (!ub.Exclusive && v == ub.Value)))
+	}
+	n := len(its)
+	holds := lb.Inf < 0 || ub.Inf > 0 || (lb.Inf == 0 && ub.Inf == 0 &&
+		(lb.Value < ub.Value || (lb.Value == ub.Value && !lb.Exclusive && !ub.Exclusive)))
+	if n == 0 || !holds || !geMin(n-1) || !leMax(0) {
+		return nil
+	}
+	lo, hi := 0, n
+	if reverse {
+		for hi > 0 && !leMax(hi-1) {
+			hi--
+		}
+		if hi == 0 || !geMin(hi-1) {
+			return nil
+		}
+		for lo = hi - 1; lo > 0 && geMin(lo-1); lo-- {
+		}
+		return its[lo:hi]
+	}
+	for lo < n && !geMin(lo) {
+		lo++
+	}
+	if lo == n || !leMax(lo) {
+		return nil
+	}
+	for hi = lo + 1; hi < n && leMax(hi); hi++ {
+	}
+	return its[lo:hi]
 }
 
 func inScore(v float64, lo, hi sortedset.ScoreBound) bool {
@@ -196,10 +225,7 @@ func (m *model) rangeOf(key string, q rangeQuery) []sortedset.Item {
 			}
 		}
 	case byLex:
-		lo, hi := lexBelow(its, q.lexMin, q.lexMin.Exclusive), lexBelow(its, q.lexMax, !q.lexMax.Exclusive)
-		if hi > lo {
-			run = its[lo:hi]
-		}
+		run = slices.Clone(lexRun(its, q.lexMin, q.lexMax, q.reverse))
 	}
 	if q.reverse {
 		slices.Reverse(run)
