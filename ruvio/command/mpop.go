@@ -18,19 +18,11 @@ type MPop struct {
 // ParseMPop parses c.Args as a multi-key pop whose numkeys is at position
 // at; blocking commands have their timeout at position 1. sides are the
 // two words WHERE may be. It writes Redis 7's error and reports false when
-// the arguments are bad: the timeout first, then numkeys ("numkeys should
-// be greater than 0"), the count of keys, WHERE, and COUNT ("count should
-// be greater than 0"; COUNT twice is a syntax error).
+// the arguments are bad, in Redis 7.0's order: numkeys ("numkeys should
+// be greater than 0"), the count of keys, WHERE, COUNT ("count should be
+// greater than 0"; COUNT twice is a syntax error), and the timeout last.
 func ParseMPop(c *Ctx, at int, sides [2]string) (MPop, bool) {
 	var p MPop
-	if at == 2 {
-		t, msg := ParseTimeout(c.Args[1])
-		if msg != "" {
-			c.W.Error(msg)
-			return p, false
-		}
-		p.TimeoutMs = t
-	}
 	n, ok := ParseInt(c.Args[at])
 	if !ok || n < 1 {
 		c.W.Error("ERR numkeys should be greater than 0")
@@ -66,6 +58,14 @@ func ParseMPop(c *Ctx, at int, sides [2]string) (MPop, bool) {
 		}
 		p.Count, counted = k, true
 		opts = opts[2:]
+	}
+	if at == 2 {
+		t, msg := ParseTimeout(c.Args[1])
+		if msg != "" {
+			c.W.Error(msg)
+			return p, false
+		}
+		p.TimeoutMs = t
 	}
 	return p, true
 }

@@ -78,14 +78,11 @@ func openBit(L *lua.LState) *lua.LTable {
 // string) rounded to an integer and taken modulo 2^32.
 func toBit(L *lua.LState, i int, fn string) int32 {
 	f := checkNumber(L, i, fn)
-	// LuaBitOp adds 2^52+2^51 and keeps the low 32 bits: round half to
-	// even, then wrap.
-	r := math.RoundToEven(f)
-	r = math.Mod(r, 1<<32)
-	if r < 0 {
-		r += 1 << 32
-	}
-	return int32(uint32(r))
+	// LuaBitOp adds 2^52+2^51 and keeps the low 32 bits of the sum's
+	// representation: for magnitudes below 2^51, the number rounded half
+	// to even and wrapped; beyond, whatever bits the sum's mantissa keeps,
+	// which this reproduces bit for bit.
+	return int32(uint32(math.Float64bits(f + 6755399441055744.0)))
 }
 
 // checkNumber is luaL_checknumber with Lua 5.1's error text.

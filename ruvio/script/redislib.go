@@ -229,6 +229,9 @@ func formatG(f float64, prec int) string {
 		return "inf"
 	case math.IsInf(f, -1):
 		return "-inf"
+	case math.IsNaN(f) && math.Signbit(f):
+		// C's printf shows the sign of a NaN: 0/0 is "-nan" on x86.
+		return "-nan"
 	case math.IsNaN(f):
 		return "nan"
 	}

@@ -97,6 +97,7 @@ func NewState(o Options) *State {
 	}
 	s.openCompat(g)
 	s.openMath(g)
+	s.openBasics(g)
 	s.rand.seed(int32(rand.Uint32()))
 	s.openToString(g)
 	g.RawSetString("redis", s.redisLib())

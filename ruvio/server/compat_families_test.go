@@ -44,6 +44,10 @@ func bitmapCommand(t *rapid.T) []any {
 		return strconv.Itoa(rapid.IntRange(0, 70).Draw(t, label))
 	}
 	typ := func(label string) string {
+		if rapid.IntRange(0, 9).Draw(t, label+"u") == 0 {
+			// Redis reads the type in lower case only.
+			return rapid.SampledFrom([]string{"I8", "U8"}).Draw(t, label+"upper")
+		}
 		if rapid.Bool().Draw(t, label+"s") {
 			return "i" + strconv.Itoa(rapid.IntRange(1, 64).Draw(t, label))
 		}
@@ -95,7 +99,8 @@ func bitmapCommand(t *rapid.T) []any {
 		{"BITOP", "NOT", key("d"), k},
 		append([]any{"BITFIELD", k}, bitfieldOps(false)...),
 		append([]any{"BITFIELD_RO", k}, bitfieldOps(true)...),
-		{"BITFIELD", k, "GET", "u8"}, {"BITFIELD_RO", k, "SET", "u8", "0", "1"},
+		{"BITFIELD", k, "GET", "u8"}, {"BITFIELD_RO", k, "SET", "u8", "0", "1"}, {"BITFIELD_RO", k, "SET", "u8", "0", "x"},
+		{"BITFIELD_RO", k, "INCRBY", "i8", "0", "1", "GET", "X8", "0"},
 		{"STRLEN", k}, {"EXISTS", k},
 	}
 	return rapid.SampledFrom(cmds).Draw(t, "cmd")

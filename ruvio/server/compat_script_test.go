@@ -127,6 +127,20 @@ var scriptCases = [][]any{
 	ev("return redis.call('blmpop', 0, 1, KEYS[1], 'left')", "{k}bl"),
 	ev("return redis.call('pubsub', 'numpat')"), ev("return redis.call('pubsub', 'channels')"),
 	ev("return redis.call('dbsize')"),
+	// Where gopher-lua's base functions differ from Lua 5.1's: pcall
+	// catches redis.call's error as its string, error's positions,
+	// tonumber through strtod, math.huge, a NaN's sign.
+	ev("local ok, e = pcall(redis.call, 'nosuch') return e"), ev("local ok, e = pcall(redis.call, 'set') return type(e)"),
+	ev("local ok, e = pcall(redis.call, 'nosuch') return {ok, e}"), ev("local ok, e = pcall(redis.call, 'nosuch') error(e)"),
+	ev("local t = redis.pcall('nosuch') error(t)"), ev("local ok, e = pcall(error, {err='x'}) return e"),
+	ev("local ok, e = pcall(error, 'plain') return e"), ev("return {pcall(function() return 1, 2 end)}"),
+	ev("error(123)"), ev("error('x', 2)"), ev("error('x', 0)"), ev("error('x')"), ev("error({err='custom'})"),
+	ev("local function f() error('deep', 2) end f()"),
+	ev("return tostring(tonumber('12345678901234567890'))"), ev("return tostring(tonumber('inf'))"),
+	ev("return tostring(tonumber('1e500'))"), ev("return tostring(tonumber('-0x1p4'))"), ev("return tostring(tonumber(' 5 '))"),
+	ev("return tostring(tonumber('5x'))"), ev("return tostring(tonumber('ff', 16))"), ev("return tostring(tonumber('9223372036854775808'))"),
+	ev("return tostring(math.huge)"), ev("return tostring(-math.huge)"), ev("return tostring(0/0)"),
+	ev("return bit.band('12345678901234567890', 7)"),
 }
 
 // Scripts answer the same on ruvio as on redis-server 7, in RESP2 and

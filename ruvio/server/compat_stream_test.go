@@ -186,7 +186,7 @@ func streamCommand(t *rapid.T) []any {
 		if rapid.IntRange(0, 3).Draw(t, "noack") == 0 {
 			cmd = append(cmd, "NOACK")
 		}
-		cmd = append(cmd, "STREAMS", k, rapid.SampledFrom([]string{">", ">", "0", "2-0", "$"}).Draw(t, "after"))
+		cmd = append(cmd, "STREAMS", k, rapid.SampledFrom([]string{">", ">", "0", "2-0", "$", "18446744073709551615-18446744073709551615"}).Draw(t, "after"))
 		return cmd
 	case 17:
 		cmd := []any{"XACK", k, group("g")}
@@ -374,6 +374,8 @@ func TestStreamNodesTrimAsRedis(t *testing.T) {
 	info := []any{"XINFO", "STREAM", "s"}
 	cmds = append(cmds,
 		info,
+		// A negative COUNT is the default, 10 entries.
+		[]any{"XINFO", "STREAM", "s", "FULL", "COUNT", "-1"},
 		[]any{"XDEL", "s", "150", "151", "300"},
 		[]any{"XTRIM", "s", "MAXLEN", "~", "260"},
 		[]any{"XLEN", "s"}, info,
@@ -592,4 +594,24 @@ func flattenMap(v any) any {
 		out = append(out, []any{k, e})
 	}
 	return out
+}
+
+// TestStreamCornersMatchRedis: XCLAIM FORCE of an entry no one was
+// delivered (Redis counts the creation as one delivery, and the claim as
+// another unless JUSTID), and XREADGROUP with the largest ID written out,
+// which Redis reads as ">".
+func TestStreamCornersMatchRedis(t *testing.T) {
+	cmds := [][]any{
+		{"XADD", "s", "1-1", "f", "v"}, {"XADD", "s", "2-1", "f", "v"}, {"XGROUP", "CREATE", "s", "g", "$"},
+		{"XCLAIM", "s", "g", "c", "0", "1-1", "FORCE"}, {"XPENDING", "s", "g", "-", "+", "10"},
+		{"XCLAIM", "s", "g", "c", "0", "2-1", "FORCE", "JUSTID"}, {"XPENDING", "s", "g", "-", "+", "10"},
+		{"XGROUP", "CREATE", "s", "g2", "0"},
+		{"XREADGROUP", "GROUP", "g2", "c", "COUNT", "1", "STREAMS", "s", "18446744073709551615-18446744073709551615"},
+		{"XPENDING", "s", "g2"},
+		{"XREADGROUP", "GROUP", "g2", "c", "STREAMS", "s", "18446744073709551615-18446744073709551615"},
+		{"XREADGROUP", "GROUP", "g2", "c", "STREAMS", "s", "18446744073709551615-18446744073709551615"},
+	}
+	for _, proto := range []int{2, 3} {
+		t.Run(fmt.Sprintf("resp%d", proto), func(t *testing.T) { compareFixed(t, proto, cmds) })
+	}
 }

@@ -103,6 +103,7 @@ func diffCommand(t *rapid.T) []any {
 		{"ZREVRANK", k, v}, {"ZRANGEBYSCORE", k, "-inf", "+inf", "WITHSCORES", "LIMIT", "1", "2"},
 		{"ZREMRANGEBYSCORE", k, "(1", n}, {"ZLEXCOUNT", k, "[a", "+"}, {"ZPOPMAX", k, "2"}, {"SINTERCARD", "2", k, k2},
 		{"SUNIONSTORE", k2, k, k2}, {"SDIFFSTORE", k, k2, k}, {"BLPOP", k, "0.01"}, {"LRANGE", k, "0", "-1"},
+		{"BLMOVE", k, k2, "LEFT", "RIGHT", "0.01"}, {"BRPOPLPUSH", k, k2, "0.01"},
 		{"ECHO", v}, {"PING", v}, {"EXISTS", k}, {"UNLINK", k, k2}, {"TOUCH", k}, {"DBSIZE"},
 		// Scripts over the same keys: conversions of every reply kind,
 		// errors raised and caught, the cache shared by EVAL and EVALSHA.

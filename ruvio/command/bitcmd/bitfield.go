@@ -28,10 +28,11 @@ type fieldOp struct {
 
 // parseType reads a field type: i1..i64 or u1..u63.
 func parseType(b []byte) (signed bool, n int, ok bool) {
-	if len(b) < 2 || (b[0] != 'i' && b[0] != 'u' && b[0] != 'I' && b[0] != 'U') {
+	// Lower case only, as Redis reads it.
+	if len(b) < 2 || (b[0] != 'i' && b[0] != 'u') {
 		return false, 0, false
 	}
-	signed = b[0] == 'i' || b[0] == 'I'
+	signed = b[0] == 'i'
 	v, ok := command.ParseInt(b[1:])
 	if !ok || v < 1 || (signed && v > 64) || (!signed && v > 63) {
 		return false, 0, false
@@ -98,10 +99,8 @@ func bitfieldCmd(readOnly bool) func(*command.Ctx) {
 				return
 			}
 			if op.op != 'g' {
-				if readOnly {
-					c.W.Error(errReadOnly)
-					return
-				}
+				// Every operation is read before BITFIELD_RO refuses a
+				// write, as Redis reads them: a bad value answers first.
 				if op.arg, ok = c.IntArg(args[3]); !ok {
 					return
 				}
@@ -111,6 +110,10 @@ func bitfieldCmd(readOnly bool) func(*command.Ctx) {
 			op.policy = policy
 			ops = append(ops, op)
 			args = args[need+1:]
+		}
+		if writes && readOnly {
+			c.W.Error(errReadOnly)
+			return
 		}
 		key := string(c.Args[1])
 		var val []byte

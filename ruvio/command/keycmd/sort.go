@@ -228,7 +228,10 @@ func sortCmd(readOnly bool) func(*command.Ctx) {
 		n := int64(len(items))
 		start := max(limStart, 0)
 		end := n - 1
-		if limCount >= 0 {
+		if limCount >= 0 && limCount < n && start < n {
+			// A count past the end reads to the end: start+count is not
+			// formed where it could overflow (Redis answers LIMIT 2
+			// 9223372036854775807 with the elements from 2 on).
 			end = start + limCount - 1
 		}
 		if start >= n {

@@ -21,14 +21,16 @@ import (
 //     block again, in which case the server keeps waiting until the
 //     deadline it computed the first time (the TimeoutMs of later requests
 //     is the full timeout again and must be ignored).
-//   - At the deadline the server answers TimeoutReply itself.
+//   - At the deadline the server answers the null array itself.
 //   - Inside MULTI (InMulti) a command with nothing to pop answers
 //     TimeoutReply at once instead of blocking.
 
 // BlockTimeoutNull reports which null a blocking list command answers
-// when its time runs out: true for the null array (BLPOP, BRPOP), false
-// for the null bulk string (BLMOVE, BRPOPLPUSH, and any other name).
-// BLMPOP answers the null array.
+// inside MULTI, where it cannot wait: true for the null array (BLPOP,
+// BRPOP, BLMPOP), false for the null bulk string (BLMOVE, BRPOPLPUSH,
+// and any other name). A wait whose time runs out answers the null
+// array whatever the command, as Redis 7.0 answers every blocked list
+// client (in RESP2, *-1 for BLMOVE too).
 func BlockTimeoutNull(name string) (array bool) {
 	switch strings.ToLower(name) {
 	case "blpop", "brpop", "blmpop":
@@ -54,7 +56,7 @@ func block(c *command.Ctx, keys [][]byte, timeoutMs int64) {
 		TimeoutReply(c)
 		return
 	}
-	c.BlockOn(keys, timeoutMs, BlockTimeoutNull(string(c.Args[0])))
+	c.BlockOn(keys, timeoutMs, true)
 }
 
 // bpopCmd returns BLPOP/BRPOP key [key ...] timeout: pop from the first

@@ -86,7 +86,9 @@ func xreadgroup(c *command.Ctx) {
 			if t.id, ok = parseStrict(c, arg); !ok {
 				return
 			}
-			t.history = true
+			// Redis reads ">" as the largest ID, so that ID written out
+			// reads new entries too.
+			t.history = t.id != stream.Max
 		}
 		ts[i] = t
 	}
@@ -462,7 +464,9 @@ func xclaim(c *command.Ctx) {
 			if !force {
 				continue
 			}
-			p = &stream.Pending{}
+			// Redis creates the entry delivered once, then counts
+			// this claim as another delivery unless JUSTID.
+			p = &stream.Pending{DeliveryCount: 1}
 		} else if minIdle > 0 && now-p.DeliveryTime < minIdle {
 			continue
 		}

@@ -129,7 +129,10 @@ func xinfoStream(c *command.Ctx) {
 			if !ok {
 				return
 			}
-			count = max(n, 0)
+			if count = n; n < 0 {
+				// Redis takes a negative COUNT for its default.
+				count = 10
+			}
 		}
 	default:
 		subSyntax(c)

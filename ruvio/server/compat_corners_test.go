@@ -1,0 +1,25 @@
+package server
+
+import (
+	"fmt"
+	"testing"
+)
+
+// TestCornersMatchRedis: replies at the edges of argument ranges, sent to
+// redis-server and to ruvio: SORT's LIMIT with a count whose sum with
+// the offset overflows, and the blocking list commands inside MULTI,
+// which answer at once with their own null.
+func TestCornersMatchRedis(t *testing.T) {
+	cmds := [][]any{
+		{"RPUSH", "l", "3", "1", "2"},
+		{"SORT", "l", "LIMIT", "2", "9223372036854775807"},
+		{"SORT", "l", "LIMIT", "1", "9223372036854775807"},
+		{"SORT", "l", "LIMIT", "9223372036854775807", "9223372036854775807"},
+		{"SORT", "l", "LIMIT", "-5", "2"},
+		{"SORT", "l", "LIMIT", "1", "-1"},
+		{"MULTI"}, {"BLMOVE", "none", "x", "LEFT", "LEFT", "0"}, {"BRPOPLPUSH", "none", "x", "0"}, {"BLPOP", "none", "0"}, {"EXEC"},
+	}
+	for _, proto := range []int{2, 3} {
+		t.Run(fmt.Sprintf("resp%d", proto), func(t *testing.T) { compareFixed(t, proto, cmds) })
+	}
+}
