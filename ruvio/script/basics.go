@@ -6,6 +6,8 @@ import (
 	"strings"
 
 	lua "github.com/yuin/gopher-lua"
+
+	"github.com/ruvio/ruvio/ruvio/sortedset"
 )
 
 // openBasics makes the base functions where gopher-lua differs from the
@@ -95,24 +97,6 @@ func where51(L *lua.LState, level int) string {
 // spaces around the number, decimal or hexadecimal, "inf", "infinity"
 // and "nan" in any case; a magnitude beyond a double's is infinity.
 func strtod(s string) (float64, bool) {
-	s = strings.Trim(s, " \t\n\v\f\r")
-	if s == "" || strings.IndexByte(s, '_') >= 0 {
-		return 0, false
-	}
-	body := strings.TrimLeft(s, "+-")
-	if len(s)-len(body) > 1 {
-		return 0, false
-	}
-	if len(body) > 1 && body[0] == '0' && (body[1] == 'x' || body[1] == 'X') && !strings.ContainsAny(body, "pP") {
-		// strtod makes a hexadecimal number's binary exponent optional.
-		s += "p0"
-	}
-	f, err := strconv.ParseFloat(s, 64)
-	if err != nil {
-		if ne, ok := err.(*strconv.NumError); ok && ne.Err == strconv.ErrRange {
-			return f, true
-		}
-		return 0, false
-	}
-	return f, true
+	f, _, ok := sortedset.ParseCFloat(strings.Trim(s, " \t\n\v\f\r"))
+	return f, ok
 }

@@ -7,7 +7,8 @@ import (
 
 // TestCornersMatchRedis: replies at the edges of argument ranges, sent to
 // redis-server and to ruvio: SORT's LIMIT with a count whose sum with
-// the offset overflows, and the blocking list commands inside MULTI,
+// the offset overflows, and numbers written as strtod reads them; and
+// the blocking list commands inside MULTI,
 // which answer at once with their own null.
 func TestCornersMatchRedis(t *testing.T) {
 	cmds := [][]any{
@@ -17,6 +18,8 @@ func TestCornersMatchRedis(t *testing.T) {
 		{"SORT", "l", "LIMIT", "9223372036854775807", "9223372036854775807"},
 		{"SORT", "l", "LIMIT", "-5", "2"},
 		{"SORT", "l", "LIMIT", "1", "-1"},
+		// SORT reads numbers through strtod: hexadecimal, leading spaces.
+		{"RPUSH", "h", "0x10", "2", " 1", "1.5e1"}, {"SORT", "h"}, {"SORT", "h", "DESC"},
 		{"MULTI"}, {"BLMOVE", "none", "x", "LEFT", "LEFT", "0"}, {"BRPOPLPUSH", "none", "x", "0"}, {"BLPOP", "none", "0"}, {"EXEC"},
 	}
 	for _, proto := range []int{2, 3} {

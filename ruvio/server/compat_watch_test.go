@@ -36,6 +36,18 @@ func TestWatchAnswersAsRedis(t *testing.T) {
 		{"absent key, RENAME onto it", [][]any{{"SET", "{k}2", "1"}}, [][]any{{"RENAME", "{k}2", "k"}}},
 		{"other key written", [][]any{{"SET", "k", "1"}}, [][]any{{"SET", "other", "1"}}},
 		{"absent key, another key flushed", [][]any{{"SET", "other", "1"}}, [][]any{{"FLUSHALL"}}},
+		// Writes that change nothing fail no WATCH in redis-server 7.0.
+		{"SETBIT of the bit it has", [][]any{{"SET", "k", "v"}}, [][]any{{"SETBIT", "k", "1", "1"}, {"SETBIT", "k", "0", "0"}}},
+		{"SETBIT that changes a bit", [][]any{{"SET", "k", "v"}}, [][]any{{"SETBIT", "k", "0", "1"}}},
+		{"SETBIT that grows the string", [][]any{{"SET", "k", "v"}}, [][]any{{"SETBIT", "k", "8", "0"}}},
+		{"BITFIELD writing the value there", [][]any{{"SET", "k", "v"}}, [][]any{{"BITFIELD", "k", "SET", "u8", "0", "118", "INCRBY", "u8", "0", "0"}}},
+		{"BITFIELD that changes a field", [][]any{{"SET", "k", "v"}}, [][]any{{"BITFIELD", "k", "SET", "u8", "0", "1"}}},
+		{"BITFIELD that grows the string", [][]any{{"SET", "k", "v"}}, [][]any{{"BITFIELD", "k", "SET", "u8", "8", "0"}}},
+		{"BITFIELD whose write fails", [][]any{{"SET", "k", "v"}}, [][]any{{"BITFIELD", "k", "OVERFLOW", "FAIL", "INCRBY", "u8", "0", "255"}}},
+		{"XSETID", [][]any{{"XADD", "k", "5-1", "f", "v"}}, [][]any{{"XSETID", "k", "6-1"}}},
+		{"empty SINTERSTORE over no key", [][]any{{"SADD", "{k}x", "a"}, {"SADD", "{k}y", "b"}}, [][]any{{"SINTERSTORE", "k", "{k}x", "{k}y"}, {"SINTERSTORE", "k", "{k}none"}}},
+		{"empty SUNIONSTORE and SDIFFSTORE over no key", [][]any{{"SADD", "{k}x", "a"}}, [][]any{{"SUNIONSTORE", "k", "{k}none"}, {"SDIFFSTORE", "k", "{k}x", "{k}x"}}},
+		{"empty SINTERSTORE over the key", [][]any{{"SADD", "k", "a"}}, [][]any{{"SINTERSTORE", "k", "{k}none"}}},
 	}
 	run := func(c *redis.Client, setup, other [][]any) string {
 		w := c.Conn()

@@ -46,18 +46,19 @@ func AppendScore(dst []byte, f float64) []byte {
 // values too large for a float64 or so small they round to zero, are rejected
 // with ErrInvalidFloat.
 func ParseScore(s string) (float64, error) {
-	f, outOfRange, ok := parseCFloat(s)
+	f, outOfRange, ok := ParseCFloat(s)
 	if !ok || outOfRange || f != f {
 		return 0, ErrInvalidFloat
 	}
 	return f, nil
 }
 
-// parseCFloat parses s as C strtod would if it had to consume all of s
-// (callers deal with leading whitespace). outOfRange reports where strtod
-// sets ERANGE with an infinite or zero result: overflow, or a nonzero
-// mantissa underflowing to zero.
-func parseCFloat(s string) (f float64, outOfRange, ok bool) {
+// ParseCFloat parses s as C strtod would if it had to consume all of s
+// (callers deal with leading whitespace): decimal or hexadecimal (its
+// binary exponent optional), "inf", "infinity" and "nan" in any case.
+// outOfRange reports where strtod sets ERANGE with an infinite or zero
+// result: overflow, or a nonzero mantissa underflowing to zero.
+func ParseCFloat(s string) (f float64, outOfRange, ok bool) {
 	// strconv allows Go's digit separators; strtod does not.
 	if s == "" || strings.IndexByte(s, '_') >= 0 {
 		return 0, false, false

@@ -31,7 +31,7 @@ func ParseScoreBound(s string) (ScoreBound, error) {
 		// the terminating NUL, which it did.
 		return b, nil
 	}
-	f, _, ok := parseCFloat(trimCSpace(s))
+	f, _, ok := ParseCFloat(trimCSpace(s))
 	if !ok || f != f {
 		return ScoreBound{}, ErrInvalidScoreBound
 	}

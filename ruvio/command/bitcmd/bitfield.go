@@ -117,18 +117,21 @@ func bitfieldCmd(readOnly bool) func(*command.Ctx) {
 		}
 		key := string(c.Args[1])
 		var val []byte
+		grown := false
 		if writes {
 			var grew, ok bool
 			if val, grew, ok = growString(c, key, int(highest>>3)+1); !ok {
 				return
 			}
 			if grew {
-				c.DB.Touch(key)
+				// Logged, as the string changed; a WATCH fails below if a
+				// write lands (or, for a new key, when it was stored).
 				c.Dirty++
 				// redis-server 7.0 sends BITFIELD's event only when the
 				// string was created or grew.
 				c.NotifyString(notify.String, "setbit", key)
 			}
+			grown = grew
 		} else {
 			var ok bool
 			if val, ok = readString(c, key); !ok {
@@ -175,13 +178,25 @@ func bitfieldCmd(readOnly bool) func(*command.Ctx) {
 			}
 			c.W.Int(int64(reply))
 			setField(val, op.offset, op.bits, next)
-			changes++
+			if grown || next&fieldMask(op.bits) != old {
+				// As redis-server 7.0 counts them: a write that leaves
+				// the field as it was fails no WATCH.
+				changes++
+			}
 		}
 		if changes > 0 {
 			c.DB.Touch(key)
 			c.Dirty += changes
 		}
 	}
+}
+
+// fieldMask is the low width bits set.
+func fieldMask(width int) uint64 {
+	if width >= 64 {
+		return ^uint64(0)
+	}
+	return 1<<width - 1
 }
 
 // getField reads the width-bit unsigned field at bit offset off of s,

@@ -25,11 +25,17 @@ func setbit(c *command.Ctx) {
 		return
 	}
 	key := string(c.Args[1])
-	val, _, ok := growString(c, key, int(off>>3)+1)
+	val, grew, ok := growString(c, key, int(off>>3)+1)
 	if !ok {
 		return
 	}
 	old := bitAt(val, off)
+	if !grew && (old == 1) == on {
+		// Nothing changes: as in redis-server 7.0, no WATCH fails, no
+		// event, nothing to log.
+		c.W.Int(int64(old))
+		return
+	}
 	mask := byte(1) << (7 - off&7)
 	if on {
 		val[off>>3] |= mask

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"math"
 	"slices"
-	"strconv"
 	"strings"
 
 	"github.com/ruvio/ruvio/ruvio/command"
@@ -94,12 +93,9 @@ func cstrtod(b []byte) (float64, bool) {
 	if s == "" {
 		return 0, len(b) == 0
 	}
-	f, err := strconv.ParseFloat(s, 64)
-	if err != nil || math.IsNaN(f) || strings.ContainsAny(s, "_") {
+	f, outOfRange, ok := sortedset.ParseCFloat(s)
+	if !ok || outOfRange || math.IsNaN(f) {
 		return 0, false
-	}
-	if f == 0 && strings.ContainsAny(strings.SplitN(strings.ToLower(s), "e", 2)[0], "123456789") {
-		return 0, false // underflow: strtod's ERANGE
 	}
 	return f, true
 }

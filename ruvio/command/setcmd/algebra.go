@@ -131,11 +131,9 @@ func storeResult(c *command.Ctx, dst string, result set) {
 	case c.DB.Delete(dst):
 		c.Dirty++
 		c.NotifyString(notify.Generic, "del", dst)
-	default:
-		// Nothing changed, but Redis still signals the key modified, so a
-		// WATCH on it fails as it would there.
-		c.DB.Touch(dst)
 	}
+	// An empty result over a missing dst changes nothing, and, as in
+	// redis-server 7.0, fails no WATCH on it.
 	c.W.Int(int64(len(result)))
 }
 

@@ -362,7 +362,9 @@ func xsetid(c *command.Ctx) {
 	if !maxDel.IsZero() {
 		s.MaxDeletedID = maxDel
 	}
-	c.DB.Touch(key)
+	// redis-server 7.0 signals no modification here: no WATCH fails, no
+	// tracking client is told, no blocked reader wakes (none has entries
+	// to read).
 	c.Dirty++
 	c.NotifyString(notify.Stream, "xsetid", key)
 	c.W.OK()
