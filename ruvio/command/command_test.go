@@ -168,3 +168,24 @@ func TestOwnEachCopiesExactly(t *testing.T) {
 		t.Fatalf("OwnEach gave %d elements, want %d", len(got), len(want))
 	}
 }
+
+func TestParseTimeout(t *testing.T) {
+	for _, tc := range []struct {
+		in   string
+		ms   int64
+		fail string
+	}{
+		{"0", 0, ""}, {"1", 1000, ""}, {"1.5", 1500, ""}, {"0.0001", 1, ""}, {"1.0004", 1001, ""},
+		{"-0.0001", 0, ""}, {"1e-400", 1, ""}, {"0x10", 16000, ""}, {"0x1p-12", 1, ""},
+		{"9223372036854775", 9223372036854775000, ""},
+		{"-1", 0, ErrTimeoutNegative}, {"inf", 0, ErrTimeoutNegative}, {"-inf", 0, ErrTimeoutNegative},
+		{"1e400", 0, ErrTimeoutNegative}, {"9223372036854775807", 0, ErrTimeoutNegative},
+		{"nan", 0, ErrTimeoutNotFloat}, {" 1", 0, ErrTimeoutNotFloat}, {"1 ", 0, ErrTimeoutNotFloat},
+		{"0x", 0, ErrTimeoutNotFloat}, {"", 0, ErrTimeoutNotFloat}, {"1_0", 0, ErrTimeoutNotFloat},
+	} {
+		ms, fail := ParseTimeout([]byte(tc.in))
+		if ms != tc.ms || fail != tc.fail {
+			t.Errorf("ParseTimeout(%q) = %d, %q; want %d, %q", tc.in, ms, fail, tc.ms, tc.fail)
+		}
+	}
+}

@@ -2,9 +2,11 @@ package command
 
 import (
 	"math"
+	"math/big"
 	"strconv"
 	"strings"
 
+	"github.com/ruvio/ruvio/ruvio/command/longdouble"
 	"github.com/ruvio/ruvio/ruvio/resp"
 )
 
@@ -109,23 +111,32 @@ func Eq(arg []byte, w string) bool {
 }
 
 // ParseTimeout parses a blocking command's timeout in (fractional)
-// seconds into milliseconds, 0 meaning forever.
+// seconds into milliseconds, 0 meaning forever, as redis-server 7.0
+// does: read as a long double (strtold: hex and inf included), times
+// 1000, rounded up (a positive timeout under a millisecond waits one; a
+// negative one under a millisecond is 0, forever), and converted to an
+// integer as x86 converts one, where a value out of range becomes the
+// most negative: a timeout beyond about 292 million years, or infinite,
+// is "negative".
 func ParseTimeout(b []byte) (int64, string) {
-	f, ok := ParseFloat(b)
-	if !ok || math.IsInf(f, 0) {
+	x, ok := longdouble.Parse(b)
+	if !ok {
 		return 0, ErrTimeoutNotFloat
 	}
-	if f < 0 {
+	ms := new(big.Float).SetPrec(64).Mul(x, big.NewFloat(1000))
+	if ms.IsInf() {
 		return 0, ErrTimeoutNegative
 	}
-	ms := f * 1000
-	if ms > math.MaxInt64/2 {
-		return 0, ErrTimeoutNotFloat
+	n, acc := ms.Int64()
+	if acc == big.Below && n != math.MaxInt64 {
+		n++ // rounded up: ms had a fraction above n
 	}
-	if ms > 0 && ms < 1 {
-		ms = 1
+	if (acc == big.Below && n == math.MaxInt64) || (acc == big.Above && n == math.MinInt64) || n < 0 {
+		// Out of int64's range: x86's conversion answers the most
+		// negative integer.
+		return 0, ErrTimeoutNegative
 	}
-	return int64(ms), ""
+	return n, ""
 }
 
 // Key converts a key argument to the map key form. The conversion copies,

@@ -20,6 +20,12 @@ func TestCornersMatchRedis(t *testing.T) {
 		{"SORT", "l", "LIMIT", "1", "-1"},
 		// SORT reads numbers through strtod: hexadecimal, leading spaces.
 		{"RPUSH", "h", "0x10", "2", " 1", "1.5e1"}, {"SORT", "h"}, {"SORT", "h", "DESC"},
+		// Blocking timeouts as Redis reads them: strtold, times 1000,
+		// rounded up, converted as x86 converts.
+		{"BLPOP", "none", "0.0001"}, {"BLPOP", "none", "1e-400"}, {"BLPOP", "none", "0x1p-12"},
+		{"BLPOP", "none", "1e400"}, {"BLPOP", "none", "9223372036854775807"}, {"BLPOP", "none", "inf"},
+		{"BLPOP", "none", "-inf"}, {"BLPOP", "none", "nan"}, {"BLPOP", "none", " 1"}, {"BLPOP", "none", "1 "},
+		{"BLPOP", "none", "0x"}, {"BLPOP", "none", "-1"}, {"BZPOPMIN", "none", "1e400"},
 		{"MULTI"}, {"BLMOVE", "none", "x", "LEFT", "LEFT", "0"}, {"BRPOPLPUSH", "none", "x", "0"}, {"BLPOP", "none", "0"}, {"EXEC"},
 	}
 	for _, proto := range []int{2, 3} {

@@ -2,6 +2,7 @@ package server
 
 import (
 	"errors"
+	"math"
 	"net"
 	"strings"
 	"time"
@@ -568,10 +569,7 @@ func (c *conn) runPerKey(spec *command.Spec, ctx *command.Ctx) {
 func (c *conn) block(spec *command.Spec, sh *shard.Shard) {
 	req := c.ctx.Block
 	defer sh.Unwait(req.Keys, c.wake)
-	var deadline time.Time
-	if req.TimeoutMs > 0 {
-		deadline = time.Now().Add(time.Duration(req.TimeoutMs) * time.Millisecond)
-	}
+	deadline := waitDeadline(req.TimeoutMs)
 	// Pending replies of a pipeline go out before the client waits.
 	if !c.flush() {
 		return
@@ -681,4 +679,14 @@ func (w closeWatch) end(c *conn) {
 func isTimeout(err error) bool {
 	var ne net.Error
 	return errors.As(err, &ne) && ne.Timeout()
+}
+
+// waitDeadline is when a wait of ms milliseconds ends: none (the zero
+// time) for 0, and for a wait longer than a time.Duration holds (about
+// 292 years), which would otherwise wrap around and end at once.
+func waitDeadline(ms int64) time.Time {
+	if ms <= 0 || ms > int64(math.MaxInt64/time.Millisecond) {
+		return time.Time{}
+	}
+	return time.Now().Add(time.Duration(ms) * time.Millisecond)
 }

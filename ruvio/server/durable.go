@@ -3,6 +3,7 @@ package server
 import (
 	"context"
 	"fmt"
+	"math"
 	"strconv"
 	"time"
 
@@ -157,7 +158,7 @@ func cmdClientDurability(c *conn, args [][]byte) {
 			c.w.Error("ERR timeout is not an integer or out of range")
 			return
 		}
-		timeout = time.Duration(ms) * time.Millisecond
+		timeout = time.Duration(min(ms, int64(math.MaxInt64/time.Millisecond))) * time.Millisecond
 	}
 	if c.srv.repl.Role() == replication.Replica && k > 0 {
 		c.w.Error("ERR CLIENT DURABILITY cannot be used with replica instances: connect to the primary")
@@ -196,10 +197,7 @@ func cmdWait(c *conn, args [][]byte) {
 	// Inside EXEC WAIT does not block, as in Redis: it answers how many
 	// replicas hold the writes already.
 	if k > 0 && count() < int(k) && c.locked == nil {
-		var deadline time.Time
-		if ms > 0 {
-			deadline = time.Now().Add(time.Duration(ms) * time.Millisecond)
-		}
+		deadline := waitDeadline(ms)
 		// Replies before WAIT go out first, as Redis sends them before
 		// blocking the client.
 		if !c.flush() {
