@@ -20,9 +20,9 @@
 // Slices) work, COUNT is treated as the hint Redis documents it to be: a
 // call returns at least 1/Slices of the collection. Calls of O(COUNT)
 // would need the sorted order kept between calls, a snapshot per
-// iteration. Collections of at most Whole elements are returned whole on
-// the first call with cursor 0, as Redis does for its small (listpack and
-// intset) encodings.
+// iteration. Collections of at most Whole elements are returned whole,
+// with cursor 0, whatever the cursor asked, as Redis does for its small
+// (listpack and intset) encodings.
 package scan
 
 import (
@@ -140,9 +140,11 @@ func (o Options) Batch(n int) int {
 }
 
 // OneCall reports whether a call from cursor returns all of a collection
-// of n elements at once.
+// of n elements at once: a small one whatever the cursor, as Redis
+// ignores the cursor of its small (listpack and intset) encodings, and
+// one COUNT covers from cursor 0.
 func (o Options) OneCall(cursor uint64, n int) bool {
-	return cursor == 0 && n <= max(Whole, o.Count)
+	return n <= Whole || (cursor == 0 && n <= o.Count)
 }
 
 // WriteHeader starts a SCAN-family reply: the next cursor, then an array
