@@ -277,11 +277,12 @@ func (d *jsonDecoder) next() jsonToken {
 }
 
 // invalidNumber reports the non-JSON numbers lua-cjson still decodes:
-// inf and nan (hexadecimal and leading zeros start with a digit).
+// a leading '+', inf and nan (hexadecimal and leading zeros start with a
+// digit).
 func (d *jsonDecoder) invalidNumber() bool {
 	p := d.s[d.pos:]
 	if strings.HasPrefix(p, "+") {
-		return false
+		return true
 	}
 	p = strings.TrimPrefix(p, "-")
 	lp := strings.ToLower(p)

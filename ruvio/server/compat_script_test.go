@@ -141,6 +141,10 @@ var scriptCases = [][]any{
 	ev("return tostring(tonumber('5x'))"), ev("return tostring(tonumber('ff', 16))"), ev("return tostring(tonumber('9223372036854775808'))"),
 	ev("return tostring(math.huge)"), ev("return tostring(-math.huge)"), ev("return tostring(0/0)"),
 	ev("return bit.band('12345678901234567890', 7)"),
+	// lua-cjson decodes a number with a leading '+' (an "invalid number"
+	// Redis's build accepts).
+	ev("return cjson.encode(cjson.decode('[+5, +.5, -5, 0x10]'))"), ev("return cjson.decode('+')"),
+	ev("return cjson.decode('+x')"), ev("return cjson.decode('.5')"),
 }
 
 // Scripts answer the same on ruvio as on redis-server 7, in RESP2 and
