@@ -178,6 +178,11 @@ func TestSentinelAPIAndFailoverClient(t *testing.T) {
 	}
 	sub := sc.Subscribe(ctx, "+failover-end", "+switch-master")
 	defer sub.Close()
+	downs := sc.Subscribe(ctx, "+sdown")
+	defer downs.Close()
+	if _, err := downs.Receive(ctx); err != nil {
+		t.Fatal(err)
+	}
 	for range 2 {
 		if _, err := sub.Receive(ctx); err != nil {
 			t.Fatal(err)
@@ -194,6 +199,19 @@ func TestSentinelAPIAndFailoverClient(t *testing.T) {
 		}
 		if got := msg.Channel + " " + msg.Payload; got != want {
 			t.Fatalf("event %q, want %q", got, want)
+		}
+	}
+	// The old primary, down as the master first, is down again as a
+	// replica of the new one, as Sentinel announces it.
+	waitCtx, cancel := context.WithTimeout(ctx, 20*time.Second)
+	defer cancel()
+	for _, want := range []string{"master main " + ph + " " + pp, "slave " + pm.Address + " " + ph + " " + pp + " @ main " + rh + " " + rp} {
+		msg, err := downs.ReceiveMessage(waitCtx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if msg.Payload != want {
+			t.Fatalf("+sdown %q, want %q", msg.Payload, want)
 		}
 	}
 	poll.Until(t, 15*time.Second, "a write through the FailoverClient", func() bool { return fc.Set(ctx, "k", "after", 0).Err() == nil })

@@ -27,7 +27,7 @@ func (c *Coordinator) tend(group string) {
 	look.Stop()
 	defer look.Stop()
 	nextRound := time.Now().Add(c.pingInterval())
-	sdown := map[string]bool{}
+	sdown := map[string]string{}
 	for {
 		select {
 		case <-c.stop:
@@ -45,7 +45,7 @@ func (c *Coordinator) tend(group string) {
 }
 
 // round is one ping round of a group's task.
-func (c *Coordinator) round(group string, sdown map[string]bool) {
+func (c *Coordinator) round(group string, sdown map[string]string) {
 	rec, ok := c.fsm.get(group)
 	if !ok {
 		return
@@ -69,7 +69,7 @@ func (c *Coordinator) round(group string, sdown map[string]bool) {
 
 // lookAtPrimary is a look between rounds: the members' silence noted
 // (+sdown), and on the leader a failover, if the primary is silent.
-func (c *Coordinator) lookAtPrimary(group string, sdown map[string]bool) {
+func (c *Coordinator) lookAtPrimary(group string, sdown map[string]string) {
 	rec, ok := c.fsm.get(group)
 	if !ok || rec.Primary == "" {
 		return
@@ -171,23 +171,24 @@ func (c *Coordinator) watchStalls() {
 }
 
 // noteSilence publishes +sdown / -sdown as this coordinator's view of a
-// member changes, as every Sentinel does.
-func (c *Coordinator) noteSilence(group string, rec rules.Record, sdown map[string]bool) {
+// member changes, as every Sentinel does. sdown holds, for each member
+// seen down, the kind it was down as: a primary still silent when
+// another replaced it is down again as a replica (+sdown slave), as
+// Sentinel announces the old master it keeps as a slave.
+func (c *Coordinator) noteSilence(group string, rec rules.Record, sdown map[string]string) {
 	for _, m := range rec.Members {
-		now := c.silent(m.Address)
-		if now == sdown[m.Address] {
-			continue
-		}
-		sdown[m.Address] = now
 		kind := "slave"
 		if m.Address == rec.Primary {
 			kind = "master"
 		}
-		ev := "-sdown"
-		if now {
-			ev = "+sdown"
+		switch silent := c.silent(m.Address); {
+		case silent && sdown[m.Address] != kind:
+			sdown[m.Address] = kind
+			c.hub.publish("+sdown", instanceEvent(kind, group, m.Address, rec.Primary))
+		case !silent && sdown[m.Address] != "":
+			delete(sdown, m.Address)
+			c.hub.publish("-sdown", instanceEvent(kind, group, m.Address, rec.Primary))
 		}
-		c.hub.publish(ev, instanceEvent(kind, group, m.Address, rec.Primary))
 	}
 }
 

@@ -30,19 +30,17 @@ func setbit(c *command.Ctx) {
 		return
 	}
 	old := bitAt(val, off)
-	if !grew && (old == 1) == on {
-		// Nothing changes: as in redis-server 7.0, no WATCH fails, no
-		// event, nothing to log.
-		c.W.Int(int64(old))
-		return
-	}
 	mask := byte(1) << (7 - off&7)
 	if on {
 		val[off>>3] |= mask
 	} else {
 		val[off>>3] &^= mask
 	}
-	c.DB.Touch(key)
+	if grew || (old == 1) != on {
+		// As redis-server 7.0: a bit set to what it was fails no WATCH,
+		// though its event is sent.
+		c.DB.Touch(key)
+	}
 	c.Dirty++
 	c.Notify(notify.String, "setbit", c.Args[1])
 	c.W.Int(int64(old))
