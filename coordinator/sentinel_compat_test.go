@@ -112,7 +112,7 @@ func TestSentinelProtocolAsRedisSentinel(t *testing.T) {
 		{{"HELLO", "4"}},
 		{{"HELLO", "2", "AUTH", "default", "anything", "SETNAME", "cli"}, {"CLIENT", "GETNAME"}},
 		{{"HELLO", "2", "AUTH", "bob", "anything"}},
-		{{"HELLO", "2", "SETNAME", "a b"}},
+		{{"HELLO", "2", "SETNAME", "a b"}}, {{"HELLO", "2", "AUTH", "bob", "x", "SETNAME", "a b"}},
 		{{"CLIENT", "GETNAME"}, {"CLIENT", "SETNAME", "app"}, {"CLIENT", "GETNAME"}, {"CLIENT", "SETNAME", "a b"},
 			{"CLIENT", "SETNAME"}, {"CLIENT", "FOO"}, {"CLIENT"}},
 		{{"CLIENT", "ID"}},

@@ -66,47 +66,26 @@ func (a *apiConn) checkUser(user, pass []byte) error {
 
 // hello is HELLO [protover [AUTH username password] [SETNAME name]].
 func (a *apiConn) hello(args [][]byte) {
-	proto := a.w.Proto
-	i := 1
-	if len(args) > 1 {
-		v, ok := command.ParseInt(args[1])
-		if !ok {
-			a.w.Error("ERR Protocol version is not an integer or out of range")
-			return
+	h, msg := command.ParseHello(args, func(user, pass []byte) string {
+		if err := a.checkUser(user, pass); err != nil {
+			return err.Error()
 		}
-		if v < 2 || v > 3 {
-			a.w.Error("NOPROTO unsupported protocol version")
-			return
-		}
-		proto, i = int(v), 2
-	}
-	name, named := "", false
-	for ; i < len(args); i++ {
-		switch {
-		case command.Eq(args[i], "auth") && i+2 < len(args):
-			if err := a.checkUser(args[i+1], args[i+2]); err != nil {
-				a.w.Error(err.Error())
-				return
-			}
-			i += 2
-		case command.Eq(args[i], "setname") && i+1 < len(args):
-			if msg := nameProblem(args[i+1]); msg != "" {
-				a.w.Error(msg)
-				return
-			}
-			name, named = string(args[i+1]), true
-			i++
-		default:
-			a.w.Error("ERR Syntax error in HELLO option '" + string(args[i]) + "'")
-			return
-		}
-	}
-	if !a.authed {
-		a.w.Error("NOAUTH HELLO must be called with the client already authenticated, otherwise the HELLO <proto> AUTH <user> <pass> option can be used to authenticate the client and select the RESP protocol version at the same time")
+		return ""
+	})
+	if msg != "" {
+		a.w.Error(msg)
 		return
 	}
-	if named {
-		a.name = name
+	if !a.authed {
+		a.w.Error(command.ErrHelloNoAuth)
+		return
+	}
+	proto := a.w.Proto
+	if h.Proto != 0 {
+		proto = h.Proto
+	}
+	if h.Named {
+		a.name = string(h.Name)
 	}
 	a.w.Proto = proto
 	// A Sentinel's HELLO has no role field.
@@ -174,8 +153,8 @@ func (a *apiConn) client(args [][]byte) {
 		}
 		a.w.BulkString(a.name)
 	case sub == "setname":
-		if msg := nameProblem(args[2]); msg != "" {
-			a.w.Error(msg)
+		if !command.ValidClientName(args[2]) {
+			a.w.Error(command.ErrClientName)
 			return
 		}
 		a.name = string(args[2])
@@ -187,16 +166,6 @@ func (a *apiConn) client(args [][]byte) {
 		}
 		a.w.OK()
 	}
-}
-
-// nameProblem is Redis's refusal of a connection name, or "".
-func nameProblem(name []byte) string {
-	for _, b := range name {
-		if b < '!' || b > '~' {
-			return "ERR Client names cannot contain spaces, newlines or special characters."
-		}
-	}
-	return ""
 }
 
 // subscribe is (P)SUBSCRIBE and (P)UNSUBSCRIBE; the channels are event

@@ -86,49 +86,21 @@ func cmdAuth(c *conn, args [][]byte) {
 // cmdHello negotiates the protocol: HELLO [protover [AUTH user pass]
 // [SETNAME name]].
 func cmdHello(c *conn, args [][]byte) {
-	proto := c.w.Proto
-	i := 1
-	if len(args) > 1 {
-		v, ok := command.ParseInt(args[1])
-		if !ok {
-			c.w.Error("ERR Protocol version is not an integer or out of range")
-			return
-		}
-		if v < 2 || v > 3 {
-			c.w.Error("NOPROTO unsupported protocol version")
-			return
-		}
-		proto = int(v)
-		i = 2
-	}
-	var name []byte
-	setName := false
-	for ; i < len(args); i++ {
-		switch {
-		case command.Eq(args[i], "auth") && i+2 < len(args):
-			if msg := c.authenticate(string(args[i+1]), string(args[i+2])); msg != "" {
-				c.w.Error(msg)
-				return
-			}
-			i += 2
-		case command.Eq(args[i], "setname") && i+1 < len(args):
-			if !validClientName(args[i+1]) {
-				c.w.Error(errClientName)
-				return
-			}
-			name, setName = args[i+1], true
-			i++
-		default:
-			c.w.Error("ERR Syntax error in HELLO option '" + string(args[i]) + "'")
-			return
-		}
-	}
-	if !c.authenticated {
-		c.w.Error("NOAUTH HELLO must be called with the client already authenticated, otherwise the HELLO <proto> AUTH <user> <pass> option can be used to authenticate the client and select the RESP protocol version at the same time")
+	h, msg := command.ParseHello(args, func(user, pass []byte) string { return c.authenticate(string(user), string(pass)) })
+	if msg != "" {
+		c.w.Error(msg)
 		return
 	}
-	if setName {
-		c.name.Store(string(name))
+	if !c.authenticated {
+		c.w.Error(command.ErrHelloNoAuth)
+		return
+	}
+	if h.Named {
+		c.name.Store(string(h.Name))
+	}
+	proto := c.w.Proto
+	if h.Proto != 0 {
+		proto = h.Proto
 	}
 	c.w.Proto = proto
 	c.proto.Store(int32(proto))
@@ -167,22 +139,11 @@ func cmdReset(c *conn, args [][]byte) {
 	c.w.Simple("RESET")
 }
 
-const errClientName = "ERR Client names cannot contain spaces, newlines or special characters."
-
-func validClientName(b []byte) bool {
-	for _, ch := range b {
-		if ch < '!' || ch > '~' {
-			return false
-		}
-	}
-	return true
-}
-
 func cmdClientID(c *conn, args [][]byte) { c.w.Int(c.id) }
 
 func cmdClientSetName(c *conn, args [][]byte) {
-	if !validClientName(args[2]) {
-		c.w.Error(errClientName)
+	if !command.ValidClientName(args[2]) {
+		c.w.Error(command.ErrClientName)
 		return
 	}
 	c.name.Store(string(args[2]))
@@ -200,13 +161,13 @@ func cmdClientGetName(c *conn, args [][]byte) {
 func cmdClientSetInfo(c *conn, args [][]byte) {
 	switch {
 	case command.Eq(args[2], "lib-name"):
-		if !validClientName(args[3]) {
+		if !command.ValidClientName(args[3]) {
 			c.w.Error("ERR lib-name cannot contain spaces, newlines or special characters.")
 			return
 		}
 		c.libName.Store(string(args[3]))
 	case command.Eq(args[2], "lib-ver"):
-		if !validClientName(args[3]) {
+		if !command.ValidClientName(args[3]) {
 			c.w.Error("ERR lib-ver cannot contain spaces, newlines or special characters.")
 			return
 		}

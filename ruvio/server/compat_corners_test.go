@@ -26,6 +26,9 @@ func TestCornersMatchRedis(t *testing.T) {
 		{"BLPOP", "none", "1e400"}, {"BLPOP", "none", "9223372036854775807"}, {"BLPOP", "none", "inf"},
 		{"BLPOP", "none", "-inf"}, {"BLPOP", "none", "nan"}, {"BLPOP", "none", " 1"}, {"BLPOP", "none", "1 "},
 		{"BLPOP", "none", "0x"}, {"BLPOP", "none", "-1"}, {"BZPOPMIN", "none", "1e400"},
+		// HELLO reads its options in order: AUTH is checked where it comes.
+		{"HELLO", "2", "AUTH", "nouser", "x", "SETNAME", "a b"}, {"HELLO", "2", "AUTH", "nouser", "x", "BOGUS"},
+		{"HELLO", "2", "SETNAME", "a b", "AUTH", "nouser", "x"}, {"HELLO", "2", "BOGUS", "AUTH", "nouser", "x"},
 		// A small collection's cursor is ignored: all of it, cursor 0.
 		{"HSET", "h1", "a", "1"}, {"HSCAN", "h1", "5"}, {"HSCAN", "h1", "18446744073709551615"},
 		{"SADD", "s1", "7"}, {"SSCAN", "s1", "3"}, {"ZADD", "z1", "1", "m"}, {"ZSCAN", "z1", "18446744073709551615"},
