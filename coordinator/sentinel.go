@@ -21,26 +21,18 @@ func (a *apiConn) sentinel(args [][]byte) {
 	sub := strings.ToLower(string(args[1]))
 	c := a.c
 	group := func() (rules.Record, bool) {
-		if len(args) != 3 {
-			a.w.Error("ERR wrong number of arguments for 'sentinel|" + sub + "' command")
-			return rules.Record{}, false
-		}
 		rec, ok := c.fsm.get(string(args[2]))
 		if !ok {
 			a.w.Error("ERR No such master with that name")
 		}
 		return rec, ok
 	}
-	if n, ok := fixedArity[sub]; ok && len(args) != n {
-		a.w.Error("ERR wrong number of arguments for 'sentinel|" + sub + "' command")
+	if n, ok := sentinelArity[sub]; ok && len(args) != n {
+		a.w.Error(command.ErrWrongArgs("sentinel|" + sub))
 		return
 	}
 	switch sub {
 	case "get-master-addr-by-name", "get-primary-addr-by-name":
-		if len(args) != 3 {
-			a.w.Error("ERR wrong number of arguments for 'sentinel|" + sub + "' command")
-			return
-		}
 		rec, ok := c.fsm.get(string(args[2]))
 		if !ok || rec.Primary == "" {
 			a.w.NullArray()
@@ -101,9 +93,11 @@ func (a *apiConn) sentinel(args [][]byte) {
 	}
 }
 
-// fixedArity is the length of the subcommands that take no arguments
-// beyond their name, which Sentinel checks as Redis checks any command.
-var fixedArity = map[string]int{"masters": 2, "primaries": 2, "myid": 2, "pending-scripts": 2}
+// sentinelArity is each subcommand's length, which Sentinel checks as
+// Redis checks any command's.
+var sentinelArity = map[string]int{"masters": 2, "primaries": 2, "myid": 2, "pending-scripts": 2,
+	"get-master-addr-by-name": 3, "get-primary-addr-by-name": 3, "master": 3, "primary": 3,
+	"replicas": 3, "slaves": 3, "sentinels": 3, "ckquorum": 3}
 
 // instance writes one instance as a map of bulk strings.
 func (a *apiConn) instance(fields [][2]string) {

@@ -107,25 +107,7 @@ func (a *apiConn) hello(args [][]byte) {
 // ping is PING [message]. A RESP2 connection that subscribed gets
 // Redis's pub/sub form, an array of "pong" and the message.
 func (a *apiConn) ping(args [][]byte) {
-	if len(args) > 2 {
-		a.w.Error(command.ErrWrongArgs("ping"))
-		return
-	}
-	if a.w.Proto < 3 && (len(a.channels) > 0 || len(a.patterns) > 0) {
-		a.w.Array(2)
-		a.w.BulkString("pong")
-		if len(args) == 2 {
-			a.w.BulkString(string(args[1]))
-		} else {
-			a.w.BulkString("")
-		}
-		return
-	}
-	if len(args) == 2 {
-		a.w.BulkString(string(args[1]))
-		return
-	}
-	a.w.Simple("PONG")
+	command.WritePing(a.w, args, a.w.Proto < 3 && (len(a.channels) > 0 || len(a.patterns) > 0))
 }
 
 // client is the CLIENT subcommands a client library sends on connecting:
@@ -137,13 +119,12 @@ func (a *apiConn) client(args [][]byte) {
 		return
 	}
 	sub := strings.ToLower(string(args[1]))
-	arity := map[string]int{"id": 2, "getname": 2, "setname": 3, "setinfo": 4}
-	n, known := arity[sub]
+	n, known := clientArity[sub]
 	switch {
 	case !known:
 		a.w.Error(command.ErrUnknownSubcommand("CLIENT", string(args[1])))
 	case len(args) != n:
-		a.w.Error("ERR wrong number of arguments for 'client|" + sub + "' command")
+		a.w.Error(command.ErrWrongArgs("client|" + sub))
 	case sub == "id":
 		a.w.Int(a.id)
 	case sub == "getname":
@@ -167,6 +148,10 @@ func (a *apiConn) client(args [][]byte) {
 		a.w.OK()
 	}
 }
+
+// clientArity is the length of each CLIENT subcommand the coordinators
+// answer.
+var clientArity = map[string]int{"id": 2, "getname": 2, "setname": 3, "setinfo": 4}
 
 // subscribe is (P)SUBSCRIBE and (P)UNSUBSCRIBE; the channels are event
 // names.

@@ -4,7 +4,7 @@ package command
 // timeoutMs to pass (0: forever), and then run the command again with the
 // same arguments. The keys are deduplicated, in argument order. The
 // command must write no reply and record no effect.
-func (c *Ctx) BlockOn(keys [][]byte, timeoutMs int64, nullArray bool) {
+func (c *Ctx) BlockOn(keys [][]byte, timeoutMs int64) {
 	ks := make([]string, 0, len(keys))
 	seen := make(map[string]bool, len(keys))
 	for _, k := range keys {
@@ -13,7 +13,7 @@ func (c *Ctx) BlockOn(keys [][]byte, timeoutMs int64, nullArray bool) {
 			ks = append(ks, s)
 		}
 	}
-	c.Block = &BlockRequest{Keys: ks, TimeoutMs: timeoutMs, NullArray: nullArray}
+	c.Block = &BlockRequest{Keys: ks, TimeoutMs: timeoutMs}
 }
 
 // BlockingPop runs a blocking pop of the form NAME key [key ...] timeout
@@ -47,5 +47,5 @@ func BlockingPop[T any](c *Ctx, pop func(key []byte, v T), timedOut func(*Ctx)) 
 		return
 	}
 	// Every blocking pop answers a timeout with a null array.
-	c.BlockOn(keys, timeout, true)
+	c.BlockOn(keys, timeout)
 }

@@ -131,7 +131,7 @@ func TestBlockingPop(t *testing.T) {
 		return got
 	}
 	c, _ := newCtx("BPOP", "a", "b", "a", "1.5")
-	if got := served(c); got != "" || !reflect.DeepEqual(c.Block, &BlockRequest{Keys: []string{"a", "b"}, TimeoutMs: 1500, NullArray: true}) {
+	if got := served(c); got != "" || !reflect.DeepEqual(c.Block, &BlockRequest{Keys: []string{"a", "b"}, TimeoutMs: 1500}) {
 		t.Errorf("served %q, block %+v", got, c.Block)
 	}
 	c, _ = newCtx("BPOP", "a", "b", "0")

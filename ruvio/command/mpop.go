@@ -87,5 +87,5 @@ func ServeMPop(c *Ctx, blocking bool, sides [2]string, pop func(*Ctx, MPop) bool
 		c.W.NullArray()
 		return
 	}
-	c.BlockOn(p.Keys, p.TimeoutMs, true)
+	c.BlockOn(p.Keys, p.TimeoutMs)
 }

@@ -123,17 +123,17 @@ func ParseTimeout(b []byte) (int64, string) {
 	if !ok {
 		return 0, ErrTimeoutNotFloat
 	}
-	ms := new(big.Float).SetPrec(64).Mul(x, big.NewFloat(1000))
-	if ms.IsInf() {
+	// Int64 truncates toward zero, and answers an end of its range for
+	// a value beyond it (infinity included).
+	n, acc := new(big.Float).SetPrec(64).Mul(x, big.NewFloat(1000)).Int64()
+	if acc != big.Exact && (n == math.MaxInt64 || n == math.MinInt64) {
+		// Out of range: x86's conversion answers the most negative.
 		return 0, ErrTimeoutNegative
 	}
-	n, acc := ms.Int64()
-	if acc == big.Below && n != math.MaxInt64 {
-		n++ // rounded up: ms had a fraction above n
+	if acc == big.Below {
+		n++ // a positive fraction, rounded up
 	}
-	if (acc == big.Below && n == math.MaxInt64) || (acc == big.Above && n == math.MinInt64) || n < 0 {
-		// Out of int64's range: x86's conversion answers the most
-		// negative integer.
+	if n < 0 {
 		return 0, ErrTimeoutNegative
 	}
 	return n, ""

@@ -267,9 +267,6 @@ type BlockRequest struct {
 	Keys []string
 	// TimeoutMs is how long to wait in all; 0 waits forever.
 	TimeoutMs int64
-	// NullArray says what a timeout answers: a null array (BLPOP, BRPOP,
-	// BZPOPMIN, BZPOPMAX) or a null bulk string (BLMOVE, BRPOPLPUSH).
-	NullArray bool
 }
 
 // Propagate records argv as an effect of the command: what a replica or

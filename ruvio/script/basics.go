@@ -19,13 +19,8 @@ func (s *State) openBasics(g *lua.LTable) {
 	g.RawSetString("pcall", L.NewFunction(func(L *lua.LState) int {
 		// Redis 7 replaces pcall: an error raised as a Redis error table
 		// (redis.call's) is caught as its err string.
-		n := L.GetTop()
-		L.Push(origPcall)
-		for i := 1; i <= n; i++ {
-			L.Push(L.Get(i))
-		}
-		L.Call(n, lua.MultRet)
-		results := L.GetTop() - n
+		results := passOn(L, origPcall, lua.MultRet)
+		n := L.GetTop() - results
 		if results >= 2 && L.Get(n+1) == lua.LFalse {
 			if t, ok := L.Get(n + 2).(*lua.LTable); ok {
 				if e, ok := t.RawGetString("err").(lua.LString); ok {
@@ -67,16 +62,22 @@ func (s *State) openBasics(g *lua.LTable) {
 			}
 			return 1
 		}
-		L.Push(origTonumber)
-		top := L.GetTop() - 1
-		for i := 1; i <= top; i++ {
-			L.Push(L.Get(i))
-		}
-		L.Call(top, 1)
-		return 1
+		return passOn(L, origTonumber, 1)
 	}))
 	// gopher-lua's math.huge is the largest double, not infinity.
 	g.RawGetString("math").(*lua.LTable).RawSetString("huge", lua.LNumber(math.Inf(1)))
+}
+
+// passOn calls fn with the running Go function's arguments, leaving its
+// nret results (lua.MultRet: all) above them, and returns how many.
+func passOn(L *lua.LState, fn *lua.LFunction, nret int) int {
+	n := L.GetTop()
+	L.Push(fn)
+	for i := 1; i <= n; i++ {
+		L.Push(L.Get(i))
+	}
+	L.Call(n, nret)
+	return L.GetTop() - n
 }
 
 // where51 is Lua 5.1's luaL_where: "chunk:line: " of the function at

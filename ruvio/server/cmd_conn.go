@@ -9,28 +9,7 @@ import (
 	"github.com/ruvio/ruvio/ruvio/command"
 )
 
-func cmdPing(c *conn, args [][]byte) {
-	if len(args) > 2 {
-		c.w.Error(command.ErrWrongArgs("ping"))
-		return
-	}
-	if c.subscribed() {
-		// RESP2 subscriber mode answers PING with a two-element array.
-		c.w.Array(2)
-		c.w.BulkString("pong")
-		if len(args) == 2 {
-			c.w.Bulk(args[1])
-		} else {
-			c.w.BulkString("")
-		}
-		return
-	}
-	if len(args) == 2 {
-		c.w.Bulk(args[1])
-		return
-	}
-	c.w.Simple("PONG")
-}
+func cmdPing(c *conn, args [][]byte) { command.WritePing(c.w, args, c.subscribed()) }
 
 func cmdEcho(c *conn, args [][]byte) { c.w.Bulk(args[1]) }
 

@@ -25,6 +25,7 @@ var familyGens = map[string]familyGen{
 	"bitmap":  bitmapCommand,
 	"algebra": algebraCommand,
 	"hll":     hllCommand,
+	"zset":    zsetCommand,
 }
 
 // familyUnordered lists commands whose replies are compared as sorted

@@ -4,8 +4,6 @@ import (
 	"pgregory.net/rapid"
 )
 
-func init() { familyGens["zset"] = zsetCommand }
-
 // zsetCommand draws sorted-set commands over members of different
 // scores, fractional and exponent-sized ones among them: the lex ranges,
 // whose answer over mixed scores is what Redis's search finds, and the

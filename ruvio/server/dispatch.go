@@ -627,11 +627,9 @@ func (c *conn) block(spec *command.Spec, sh *shard.Shard) {
 				c.w.Error("UNBLOCKED client unblocked via CLIENT UNBLOCK")
 				return
 			}
-			if req.NullArray {
-				c.w.NullArray()
-			} else {
-				c.w.Null()
-			}
+			// Every blocking command's wait that runs out answers the
+			// null array, as in redis-server 7.0.
+			c.w.NullArray()
 			return
 		}
 		if moved() {
@@ -681,11 +679,14 @@ func isTimeout(err error) bool {
 	return errors.As(err, &ne) && ne.Timeout()
 }
 
+// maxWaitMs is the longest wait a time.Duration holds, in milliseconds.
+const maxWaitMs = int64(math.MaxInt64 / time.Millisecond)
+
 // waitDeadline is when a wait of ms milliseconds ends: none (the zero
 // time) for 0, and for a wait longer than a time.Duration holds (about
 // 292 years), which would otherwise wrap around and end at once.
 func waitDeadline(ms int64) time.Time {
-	if ms <= 0 || ms > int64(math.MaxInt64/time.Millisecond) {
+	if ms <= 0 || ms > maxWaitMs {
 		return time.Time{}
 	}
 	return time.Now().Add(time.Duration(ms) * time.Millisecond)

@@ -3,7 +3,6 @@ package server
 import (
 	"context"
 	"fmt"
-	"math"
 	"strconv"
 	"time"
 
@@ -158,7 +157,7 @@ func cmdClientDurability(c *conn, args [][]byte) {
 			c.w.Error("ERR timeout is not an integer or out of range")
 			return
 		}
-		timeout = time.Duration(min(ms, int64(math.MaxInt64/time.Millisecond))) * time.Millisecond
+		timeout = time.Duration(min(ms, maxWaitMs)) * time.Millisecond
 	}
 	if c.srv.repl.Role() == replication.Replica && k > 0 {
 		c.w.Error("ERR CLIENT DURABILITY cannot be used with replica instances: connect to the primary")

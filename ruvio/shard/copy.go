@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"time"
 
 	"github.com/ruvio/ruvio/ruvio/config"
 	"github.com/ruvio/ruvio/ruvio/keyspace"
@@ -25,7 +24,7 @@ import (
 // replica's full copy alike, from starting while the lock is let go
 // with part of the copy loaded.
 func (sh *Shard) InstallCopy(cfg *config.Config, path string, seq uint64) (err error) {
-	sh.holdSnapshots()
+	sh.holdSnapshots(nil)
 	defer sh.saving.Store(false)
 	sh.mu.Lock()
 	defer sh.mu.Unlock()
@@ -63,7 +62,7 @@ func (sh *Shard) InstallCopy(cfg *config.Config, path string, seq uint64) (err e
 		// The shard's snapshots go with its log: left beside a log that
 		// starts again at 1, a restart would load the replaced data
 		// under records of another history, or refuse to start.
-		sh.dropSnapshots()
+		sh.dropSnapshotsExcept(0)
 		sh.replEpoch.Store(1)
 		sh.history = nil
 		sh.normalizeHistory()
@@ -80,15 +79,7 @@ func (sh *Shard) InstallCopy(cfg *config.Config, path string, seq uint64) (err e
 		if err := os.Rename(path, final); err != nil {
 			return err
 		}
-		if seqs, err := snapshot.List(sh.dir); err == nil {
-			for _, q := range seqs {
-				if q != seq {
-					os.Remove(filepath.Join(sh.dir, snapshot.FileName(q)))
-				}
-			}
-		}
-		syncDirOf(sh.dir)
-		sh.snapSeq.Store(seq)
+		sh.dropSnapshotsExcept(seq)
 	}
 	sh.replEpoch.Store(h.Epoch)
 	sh.history = h.History
@@ -96,27 +87,22 @@ func (sh *Shard) InstallCopy(cfg *config.Config, path string, seq uint64) (err e
 	return nil
 }
 
-// dropSnapshots removes every snapshot of the shard. Caller holds mu.
-func (sh *Shard) dropSnapshots() {
+// dropSnapshotsExcept removes every snapshot of the shard but the one
+// at keep (0: all of them), which becomes the shard's snapshot. Caller
+// holds mu.
+func (sh *Shard) dropSnapshotsExcept(keep uint64) {
 	if sh.dir == "" {
 		return
 	}
 	if seqs, err := snapshot.List(sh.dir); err == nil {
 		for _, q := range seqs {
-			os.Remove(filepath.Join(sh.dir, snapshot.FileName(q)))
+			if q != keep {
+				os.Remove(filepath.Join(sh.dir, snapshot.FileName(q)))
+			}
 		}
 	}
 	syncDirOf(sh.dir)
-	sh.snapSeq.Store(0)
-}
-
-// holdSnapshots waits until no snapshot of the shard is being written
-// and takes the right to write one, which keeps every other from
-// starting until saving is cleared.
-func (sh *Shard) holdSnapshots() {
-	for !sh.saving.CompareAndSwap(false, true) {
-		time.Sleep(snapshotPoll)
-	}
+	sh.snapSeq.Store(keep)
 }
 
 // resetLog replaces the shard's log by an empty one whose next record is

@@ -1,7 +1,6 @@
 package shard
 
 import (
-	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -174,20 +173,18 @@ func (sh *Shard) openLog(cfg *config.Config) (*wal.Log, error) {
 // snapshot being written then (BGSAVE, a save rule) holds only what came
 // before it began: the final one waits for it and follows.
 func (sh *Shard) Close(save bool) error {
-	for save && sh.durability == config.DurabilitySnapshot && sh.changes() != sh.changesAtSave.Load() {
-		done := make(chan error, 1)
-		err := sh.StartSnapshot(done)
-		if errors.Is(err, ErrSaveInProgress) {
-			time.Sleep(snapshotPoll)
-			continue
+	if save && sh.durability == config.DurabilitySnapshot && sh.changes() != sh.changesAtSave.Load() {
+		sh.holdSnapshots(nil)
+		if sh.changes() == sh.changesAtSave.Load() {
+			// The snapshot waited for held every change.
+			sh.saving.Store(false)
+		} else {
+			done := make(chan error, 1)
+			sh.snapshotHeld(done)
+			if err := <-done; err != nil {
+				sh.log.Error("final snapshot failed", "shard", sh.ID, "err", err)
+			}
 		}
-		if err == nil {
-			err = <-done
-		}
-		if err != nil {
-			sh.log.Error("final snapshot failed", "shard", sh.ID, "err", err)
-		}
-		break
 	}
 	if sh.wlog() == nil {
 		return nil

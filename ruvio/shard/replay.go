@@ -49,40 +49,31 @@ func newReplayer(sh *Shard) *replayer {
 // the caller reads the clock once for a batch of records, as Redis reads
 // it once per turn of its event loop, rather than once per operation.
 func (r *replayer) apply(rec wal.Record, now int64) error {
-	// Lookups read the same time as the commands (see keyspace.DB.CmdNow).
-	// (A command running under the lock may be the caller: its time comes
-	// back afterwards.)
 	// Every operation is known before any runs: a record this build
 	// cannot apply whole (one of a newer build's) changes nothing, rather
 	// than applying its first operations again at every attempt.
 	r.specs = r.specs[:0]
 	for _, op := range rec.Ops {
 		var spec *command.Spec
-		if len(op) > 0 && !command.Eq(op[0], "flushall") && !(command.Eq(op[0], LibrariesOp) && len(op) == 2) &&
-			!command.Eq(op[0], SlotsArrivedOp) {
+		if len(op) > 0 && !logOp(op) {
 			if spec = r.sh.table.Lookup(op[0]); spec == nil || (spec.Run == nil && spec.PerKey == nil) {
 				return fmt.Errorf("record %d: %q is not a command the log can hold", rec.Seq, op[0])
 			}
 		}
 		r.specs = append(r.specs, spec)
 	}
+	// Lookups read the same time as the commands (see keyspace.DB.CmdNow).
+	// (A command running under the lock may be the caller: its time comes
+	// back afterwards.)
 	prev := r.sh.db.CmdNow
 	r.sh.db.CmdNow = now
 	defer func() { r.sh.db.CmdNow = prev }()
 	for i, op := range rec.Ops {
 		spec := r.specs[i]
-		switch {
-		case len(op) == 0:
-			continue
-		case spec != nil:
-		case command.Eq(op[0], "flushall"):
-			r.sh.db.Flush()
-			continue
-		case command.Eq(op[0], LibrariesOp):
-			r.sh.setLibraries(op[1])
-			continue
-		default: // SlotsArrivedOp
-			r.sh.slotsArrived(rec.Seq, op)
+		if spec == nil {
+			if len(op) > 0 {
+				r.applyLogOp(rec.Seq, op)
+			}
 			continue
 		}
 		// The log owns op only during this call: copy what a value may
@@ -121,6 +112,25 @@ func (r *replayer) apply(rec wal.Record, now int64) error {
 		}
 	}
 	return nil
+}
+
+// logOp reports whether op is one of the log's own operations (a
+// flush, the function libraries, an arrived slot range) rather than a
+// command of the table.
+func logOp(op [][]byte) bool {
+	return command.Eq(op[0], "flushall") || (command.Eq(op[0], LibrariesOp) && len(op) == 2) || command.Eq(op[0], SlotsArrivedOp)
+}
+
+// applyLogOp applies one of the log's own operations (logOp).
+func (r *replayer) applyLogOp(seq uint64, op [][]byte) {
+	switch {
+	case command.Eq(op[0], "flushall"):
+		r.sh.db.Flush()
+	case command.Eq(op[0], LibrariesOp):
+		r.sh.setLibraries(op[1])
+	default:
+		r.sh.slotsArrived(seq, op)
+	}
 }
 
 // ApplyReplicatedLocked applies one of the primary's records and appends

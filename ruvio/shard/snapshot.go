@@ -18,6 +18,21 @@ var ErrSaveInProgress = errors.New("ERR Background save already in progress")
 // progress looks again.
 const snapshotPoll = 20 * time.Millisecond
 
+// holdSnapshots waits until no snapshot of the shard is being written
+// and takes the right to write one (saving), which keeps every other
+// from starting until it is given back. It reports false, holding
+// nothing, if cancel closes first (nil: never).
+func (sh *Shard) holdSnapshots(cancel <-chan struct{}) bool {
+	for !sh.saving.CompareAndSwap(false, true) {
+		select {
+		case <-cancel:
+			return false
+		case <-time.After(snapshotPoll):
+		}
+	}
+	return true
+}
+
 // Saving reports whether a snapshot of the shard is being written.
 func (sh *Shard) Saving() bool { return sh.saving.Load() }
 
@@ -42,6 +57,14 @@ func (sh *Shard) StartSnapshot(done chan<- error) error {
 	if !sh.saving.CompareAndSwap(false, true) {
 		return ErrSaveInProgress
 	}
+	sh.snapshotHeld(done)
+	return nil
+}
+
+// snapshotHeld starts the snapshot StartSnapshot describes for a caller
+// that holds the right to write one (saving), which it gives back when
+// the snapshot is done.
+func (sh *Shard) snapshotHeld(done chan<- error) {
 	sh.mu.Lock()
 	h := sh.headerLocked()
 	arrivals := sh.arrivalsPayloadLocked()
@@ -58,7 +81,6 @@ func (sh *Shard) StartSnapshot(done chan<- error) error {
 			done <- err
 		}
 	}()
-	return nil
 }
 
 // headerLocked describes a snapshot of the shard as it is now. Caller
@@ -72,12 +94,8 @@ func (sh *Shard) headerLocked() snapshot.Header {
 // copy while writes go on, waiting first for a BGSAVE in progress (or
 // until cancel closes). It returns the file's path and header.
 func (sh *Shard) WriteCopy(dir string, cancel <-chan struct{}) (string, snapshot.Header, error) {
-	for !sh.saving.CompareAndSwap(false, true) {
-		select {
-		case <-cancel:
-			return "", snapshot.Header{}, errors.New("replica went away")
-		case <-time.After(snapshotPoll):
-		}
+	if !sh.holdSnapshots(cancel) {
+		return "", snapshot.Header{}, errors.New("replica went away")
 	}
 	defer sh.saving.Store(false)
 	sh.mu.Lock()

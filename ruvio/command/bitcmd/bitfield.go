@@ -117,9 +117,9 @@ func bitfieldCmd(readOnly bool) func(*command.Ctx) {
 		}
 		key := string(c.Args[1])
 		var val []byte
-		grown := false
+		var grew bool
 		if writes {
-			var grew, ok bool
+			var ok bool
 			if val, grew, ok = growString(c, key, int(highest>>3)+1); !ok {
 				return
 			}
@@ -131,7 +131,6 @@ func bitfieldCmd(readOnly bool) func(*command.Ctx) {
 				// string was created or grew.
 				c.NotifyString(notify.String, "setbit", key)
 			}
-			grown = grew
 		} else {
 			var ok bool
 			if val, ok = readString(c, key); !ok {
@@ -178,7 +177,7 @@ func bitfieldCmd(readOnly bool) func(*command.Ctx) {
 			}
 			c.W.Int(int64(reply))
 			setField(val, op.offset, op.bits, next)
-			if grown || next&fieldMask(op.bits) != old {
+			if grew || next&fieldMask(op.bits) != old {
 				// As redis-server 7.0 counts them: a write that leaves
 				// the field as it was fails no WATCH.
 				changes++

@@ -56,7 +56,7 @@ func block(c *command.Ctx, keys [][]byte, timeoutMs int64) {
 		TimeoutReply(c)
 		return
 	}
-	c.BlockOn(keys, timeoutMs, true)
+	c.BlockOn(keys, timeoutMs)
 }
 
 // bpopCmd returns BLPOP/BRPOP key [key ...] timeout: pop from the first

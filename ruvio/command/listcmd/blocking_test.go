@@ -20,9 +20,7 @@ func blocks(t *testing.T, h *cmdtest.Harness, keys []string, timeoutMs int64, ar
 	if got := h.Do(args...); got != nil {
 		t.Fatalf("%q replied %#v while blocking", args, got)
 	}
-	// A wait that runs out answers the null array, whatever the command
-	// (redis-server 7.0: *-1 for BLMOVE too).
-	want := &command.BlockRequest{Keys: keys, TimeoutMs: timeoutMs, NullArray: true}
+	want := &command.BlockRequest{Keys: keys, TimeoutMs: timeoutMs}
 	if !reflect.DeepEqual(h.Blocked, want) {
 		t.Fatalf("%q Blocked = %+v, want %+v", args, h.Blocked, want)
 	}

@@ -95,7 +95,7 @@ func (a readArgs) wait(c *command.Ctx) {
 		c.W.NullArray()
 		return
 	}
-	c.BlockOn(a.keys(c), a.timeoutMs, true)
+	c.BlockOn(a.keys(c), a.timeoutMs)
 }
 
 // xread is XREAD [COUNT n] [BLOCK ms] STREAMS key ... id .... A "$" is

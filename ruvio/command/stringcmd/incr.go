@@ -90,17 +90,18 @@ func countUp(dst, val []byte) (digits []byte, ok bool) {
 			return nil, false
 		}
 	}
+	start := len(dst)
 	dst = append(dst, val...)
 	i := len(dst) - 1
-	for ; i >= len(dst)-n && dst[i] == '9'; i-- {
+	for ; i >= start && dst[i] == '9'; i-- {
 		dst[i] = '0'
 	}
-	if i >= len(dst)-n {
+	if i >= start {
 		dst[i]++
 		return dst, true
 	}
 	// Every digit was a nine: 99 + 1 is 100.
-	dst[len(dst)-n] = '1'
+	dst[start] = '1'
 	return append(dst, '0'), true
 }
 

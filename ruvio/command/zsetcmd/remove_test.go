@@ -101,7 +101,7 @@ func TestBZPopBlocks(t *testing.T) {
 	if got := h.Do("BZPOPMIN", "z", "y", "z", "1.5"); got != nil {
 		t.Fatalf("blocked command replied %#v", got)
 	}
-	want := &command.BlockRequest{Keys: []string{"z", "y"}, TimeoutMs: 1500, NullArray: true}
+	want := &command.BlockRequest{Keys: []string{"z", "y"}, TimeoutMs: 1500}
 	if !reflect.DeepEqual(h.Blocked, want) {
 		t.Fatalf("Blocked = %#v, want %#v", h.Blocked, want)
 	}

@@ -1,5 +1,31 @@
 package command
 
+import "github.com/ruvio/ruvio/ruvio/resp"
+
+// The connection's own commands, answered alike by a data node and the
+// coordinators.
+
+// WritePing answers PING [message]; a connection subscribed in RESP2
+// (subscribed) gets Redis's pub/sub form, ["pong", message].
+func WritePing(w *resp.Writer, args [][]byte, subscribed bool) {
+	switch {
+	case len(args) > 2:
+		w.Error(ErrWrongArgs("ping"))
+	case subscribed:
+		w.Array(2)
+		w.BulkString("pong")
+		if len(args) == 2 {
+			w.Bulk(args[1])
+		} else {
+			w.BulkString("")
+		}
+	case len(args) == 2:
+		w.Bulk(args[1])
+	default:
+		w.Simple("PONG")
+	}
+}
+
 // ErrClientName is Redis's refusal of a connection name.
 const ErrClientName = "ERR Client names cannot contain spaces, newlines or special characters."
 
