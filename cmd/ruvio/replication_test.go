@@ -226,3 +226,41 @@ func TestConfigSetBacklogSizeTrimsTheBacklog(t *testing.T) {
 			after, firstAfter, before, firstBefore)
 	}
 }
+
+// A snapshot-profile primary killed after streaming records past its last
+// snapshot restarts without them and writes others at their sequences.
+// Its replica, away meanwhile, holds the lost ones: it comes back to a
+// primary whose history began a new stretch at the restart, takes a full
+// copy and ends identical, rather than continuing its own log.
+func TestAReplicaOfAPrimaryThatLostRecordsTakesAFullCopy(t *testing.T) {
+	lp := "127.0.0.1:" + strconv.Itoa(freePort(t, 1))
+	dirP, dirR := t.TempDir(), t.TempDir()
+	envP := []string{"RUVIO_REPLICATION_ROLE=primary", "RUVIO_REPLICATION_LISTEN=" + lp}
+	envR := []string{"RUVIO_REPLICATION_ROLE=replica", "RUVIO_REPLICATION_PRIMARY=" + lp,
+		"RUVIO_REPLICATION_LISTEN=127.0.0.1:" + strconv.Itoa(freePort(t, 1))}
+	p := startNodeIn(t, dirP, envP, "--durability", "snapshot")
+	r := startNodeIn(t, dirR, envR, "--durability", "always")
+	writeKeys(t, p, "saved:", 100)
+	do(t, p, "SAVE")
+	writeKeys(t, p, "lost:", 100)
+	inSync(t, p, r, 1)
+	held, _ := strconv.ParseUint(replInfo(t, shardAddr(r, 0))["wal_last_sequence"], 10, 64)
+
+	r.cmd.Process.Signal(syscall.SIGKILL)
+	<-r.done
+	p.cmd.Process.Signal(syscall.SIGKILL)
+	<-p.done
+	p = startNodeIn(t, dirP, envP, "--durability", "snapshot")
+	if n := do(t, p, "EXISTS", "lost:0"); n != int64(0) {
+		t.Fatal("the records after the snapshot survived the kill: the test shows nothing")
+	}
+	writeKeys(t, p, "new:", 150)
+	if last, _ := strconv.ParseUint(replInfo(t, shardAddr(p, 0))["wal_last_sequence"], 10, 64); last <= held {
+		t.Fatalf("the primary wrote up to %d, not past the replica's %d", last, held)
+	}
+	r = startNodeIn(t, dirR, envR, "--durability", "always")
+	inSync(t, p, r, 1)
+	if got := replInfo(t, shardAddr(r, 0))["full_copies"]; got != "1" {
+		t.Fatalf("the replica took %s full copies, want 1\n%s", got, r.logs.String())
+	}
+}

@@ -27,8 +27,9 @@ import (
 // beyond reading from a buffered reader.
 
 // Protocol is the handshake version. A primary and a replica of
-// different versions refuse each other.
-const Protocol = 1
+// different versions refuse each other. Version 2 added the ID of each
+// stretch of history to RSYNC.
+const Protocol = 2
 
 // The kinds of stream messages.
 const (
@@ -63,7 +64,8 @@ func (h Handshake) ReplicationEpoch() uint64 {
 }
 
 // RSyncArgs is the RSYNC command that presents h: RSYNC proto shard
-// shards yield run_id announce last n epoch1 first1 ... epochN firstN.
+// shards yield run_id announce last n epoch1 first1 id1 ... epochN firstN
+// idN.
 func RSyncArgs(h Handshake) []string {
 	yield := "0"
 	if h.Yield {
@@ -72,7 +74,7 @@ func RSyncArgs(h Handshake) []string {
 	args := []string{"RSYNC", strconv.Itoa(h.Proto), strconv.Itoa(h.Shard), strconv.Itoa(h.Shards), yield,
 		h.RunID, h.Announce, strconv.FormatUint(h.Replica.Last, 10), strconv.Itoa(len(h.Replica.History))}
 	for _, e := range h.Replica.History {
-		args = append(args, strconv.FormatUint(e.Epoch, 10), strconv.FormatUint(e.FirstSeq, 10))
+		args = append(args, strconv.FormatUint(e.Epoch, 10), strconv.FormatUint(e.FirstSeq, 10), strconv.FormatUint(e.ID, 10))
 	}
 	return args
 }
@@ -93,7 +95,7 @@ func ParseRSync(args [][]byte) (Handshake, error) {
 	n, ok3 := nums(args[3])
 	last, ok4 := nums(args[7])
 	cnt, ok5 := nums(args[8])
-	if !(ok1 && ok2 && ok3 && ok4 && ok5) || uint64(len(args)) != 9+2*cnt {
+	if !(ok1 && ok2 && ok3 && ok4 && ok5) || cnt > uint64(len(args)) || uint64(len(args)) != 9+3*cnt {
 		return h, errRSyncSyntax
 	}
 	h.Proto, h.Shard, h.Shards = int(p), int(sh), int(n)
@@ -101,12 +103,13 @@ func ParseRSync(args [][]byte) (Handshake, error) {
 	h.RunID, h.Announce = string(args[5]), string(args[6])
 	h.Replica.Last = last
 	for i := uint64(0); i < cnt; i++ {
-		e, ok := nums(args[9+2*i])
-		f, ok2 := nums(args[10+2*i])
-		if !ok || !ok2 {
+		e, ok := nums(args[9+3*i])
+		f, ok2 := nums(args[10+3*i])
+		id, ok3 := nums(args[11+3*i])
+		if !ok || !ok2 || !ok3 {
 			return h, errRSyncSyntax
 		}
-		h.Replica.History = append(h.Replica.History, EpochStart{Epoch: e, FirstSeq: f})
+		h.Replica.History = append(h.Replica.History, EpochStart{Epoch: e, FirstSeq: f, ID: id})
 	}
 	return h, nil
 }

@@ -22,9 +22,9 @@ func toBytes(args []string) [][]byte {
 
 func TestHandshakeAndRepliesRoundTrip(t *testing.T) {
 	handshakes := []Handshake{
-		{Proto: 1, Shard: 0, Shards: 1, RunID: "id", Announce: "127.0.0.1:6379"},
-		{Proto: 1, Shard: 2, Shards: 4, Yield: true, RunID: "r", Announce: ":7000",
-			Replica: Replica{Last: 41, History: []EpochStart{{1, 1}, {3, 17}, {9, 40}}}},
+		{Proto: 2, Shard: 0, Shards: 1, RunID: "id", Announce: "127.0.0.1:6379"},
+		{Proto: 2, Shard: 2, Shards: 4, Yield: true, RunID: "r", Announce: ":7000",
+			Replica: Replica{Last: 41, History: []EpochStart{{1, 1, 0}, {3, 17, 1 << 63}, {9, 40, 12}}}},
 	}
 	for _, h := range handshakes {
 		got, err := ParseRSync(toBytes(RSyncArgs(h)))
@@ -32,7 +32,7 @@ func TestHandshakeAndRepliesRoundTrip(t *testing.T) {
 			t.Errorf("RSYNC of %+v came back as %+v, %v", h, got, err)
 		}
 	}
-	for _, bad := range [][]string{{"RSYNC"}, {"RSYNC", "1", "0", "1", "0", "id", "a", "0", "2", "1", "1"}, {"RSYNC", "x", "0", "1", "0", "id", "a", "0", "0"}} {
+	for _, bad := range [][]string{{"RSYNC"}, {"RSYNC", "2", "0", "1", "0", "id", "a", "0", "1", "1", "1"}, {"RSYNC", "2", "0", "1", "0", "id", "a", "0", "1", "1", "1", "x"}, {"RSYNC", "x", "0", "1", "0", "id", "a", "0", "0"}} {
 		if _, err := ParseRSync(toBytes(bad)); err == nil {
 			t.Errorf("ParseRSync(%q) took it", bad)
 		}
@@ -75,7 +75,7 @@ func TestCodecRoundTripProperty(t *testing.T) {
 			Replica: Replica{Last: rapid.Uint64().Draw(t, "last")},
 		}
 		for i := 0; i < n; i++ {
-			h.Replica.History = append(h.Replica.History, EpochStart{rapid.Uint64().Draw(t, "e"), rapid.Uint64().Draw(t, "f")})
+			h.Replica.History = append(h.Replica.History, EpochStart{rapid.Uint64().Draw(t, "e"), rapid.Uint64().Draw(t, "f"), rapid.Uint64().Draw(t, "id")})
 		}
 		if got, err := ParseRSync(toBytes(RSyncArgs(h))); err != nil || !reflect.DeepEqual(got, h) {
 			t.Fatalf("handshake %+v came back as %+v, %v", h, got, err)

@@ -40,8 +40,8 @@ func FuzzDecoder(f *testing.F) {
 // replica parses the primary's reply line; bad input is an error, never a
 // panic, and what parses encodes back to something that parses the same.
 func FuzzHandshake(f *testing.F) {
-	f.Add("RSYNC 1 0 1 0 id 127.0.0.1:6379 41 3 1 1 3 17 9 40", "+CONTINUE 12 3")
-	f.Add("RSYNC 1 2 4 1 r :7000 0 0", "+FULL 99 4096 2")
+	f.Add("RSYNC 2 0 1 0 id 127.0.0.1:6379 41 3 1 1 0 3 17 5 9 40 18446744073709551615", "+CONTINUE 12 3")
+	f.Add("RSYNC 2 2 4 1 r :7000 0 0", "+FULL 99 4096 2")
 	f.Add("RSYNC x", "-ERR FENCED it was replaced")
 	f.Add("", "+CONTINUE 1 -2")
 	f.Fuzz(func(t *testing.T, rsync, reply string) {

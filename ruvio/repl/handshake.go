@@ -4,12 +4,20 @@ package repl
 
 import "fmt"
 
-// EpochStart says that a replication epoch's records begin at FirstSeq
-// (a node starts a new replication epoch whenever it becomes a writer). A
-// shard's history lists its replication epochs in increasing order (epochs and first
-// sequences both increase).
+// EpochStart says that a stretch of a shard's history begins at FirstSeq:
+// a node starts a new replication epoch whenever it becomes a writer, and
+// a new stretch of the same epoch the first time it writes after a start,
+// since a restart may have lost records it had already sent. A shard's
+// history lists its stretches in increasing order (first sequences
+// increase, epochs never decrease).
+//
+// ID is drawn at random where the stretch began, so two nodes that began
+// a stretch of the same epoch at the same sequence (two forks, or the
+// same primary before and after a restart that lost records) are still
+// told apart. 0 is the ID of a stretch recorded by a release that drew
+// none.
 type EpochStart struct {
-	Epoch, FirstSeq uint64
+	Epoch, FirstSeq, ID uint64
 }
 
 // Position is a record's place: its replication epoch and sequence. The zero Position
@@ -46,23 +54,6 @@ func epochEnd(h []EpochStart, i int, last uint64) uint64 {
 	return last
 }
 
-// OnHistory reports whether the record at pos lies on history h (whose
-// log ends at last): pos's epoch is in h and pos falls inside that epoch's
-// range. A replica whose last record is on its primary's history wrote
-// nothing after the point where the primary forked.
-func OnHistory(h []EpochStart, last uint64, pos Position) bool {
-	if pos.Seq == 0 {
-		return true // an empty log lies on every history
-	}
-	for i, e := range h {
-		if e.Epoch != pos.Epoch {
-			continue
-		}
-		return pos.Seq >= e.FirstSeq && pos.Seq <= epochEnd(h, i, last)
-	}
-	return false
-}
-
 // Replica is what a replica presents in its handshake: its history
 // (replication epochs and their first sequences) and the sequence of its last record.
 type Replica struct {
@@ -77,7 +68,8 @@ type Replica struct {
 // point where the primary forked) and the primary still holds every
 // record after it; otherwise FULL. Comparing whole histories rather than
 // the last record's epoch alone also catches two nodes that forked the
-// same epoch number at different places.
+// same epoch number, and a primary that lost records it had sent in a
+// restart and wrote others at their sequences (a new stretch).
 func Decide(p Primary, r Replica) Plan {
 	fork := ForkPoint(p.History, p.Last.Seq, r.History, r.Last)
 	if fork < r.Last {
@@ -91,8 +83,9 @@ func Decide(p Primary, r Replica) Plan {
 }
 
 // ForkPoint is the last sequence two histories share: the end of the
-// longest common prefix of epochs, cut at the earlier of the two ends.
-// Records after it on either side are divergent.
+// longest common prefix of stretches (epoch, first sequence and ID all
+// equal), cut at the earlier of the two ends. Records after it on either
+// side are divergent.
 func ForkPoint(a []EpochStart, aLast uint64, b []EpochStart, bLast uint64) uint64 {
 	var fork uint64
 	for i := 0; i < len(a) && i < len(b); i++ {

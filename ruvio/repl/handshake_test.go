@@ -9,8 +9,8 @@ import (
 func TestDecide(t *testing.T) {
 	// The primary was a replica through epoch 1 (records 1-100), was
 	// promoted and wrote epoch 2 from 101 to 150.
-	p := Primary{History: []EpochStart{{1, 1}, {2, 101}}, Last: Position{2, 150}, OldestLogged: 1}
-	one := []EpochStart{{1, 1}}
+	p := Primary{History: []EpochStart{{1, 1, 0}, {2, 101, 0}}, Last: Position{2, 150}, OldestLogged: 1}
+	one := []EpochStart{{1, 1, 0}}
 	cases := []struct {
 		name string
 		p    Primary
@@ -25,12 +25,18 @@ func TestDecide(t *testing.T) {
 		{"replica of the new epoch, behind", p, Replica{p.History, 140}, true, 141},
 		{"replica up to date", p, Replica{p.History, 150}, true, 151},
 		{"replica ahead of the primary in its epoch", p, Replica{p.History, 160}, false, 0},
-		{"replica of an epoch the primary never had", p, Replica{[]EpochStart{{3, 1}}, 10}, false, 0},
-		{"same epoch number forked elsewhere", p, Replica{[]EpochStart{{1, 1}, {2, 91}}, 95}, false, 0},
+		{"replica of an epoch the primary never had", p, Replica{[]EpochStart{{3, 1, 0}}, 10}, false, 0},
+		{"same epoch number forked elsewhere", p, Replica{[]EpochStart{{1, 1, 0}, {2, 91, 0}}, 95}, false, 0},
 		{"log before the replica's next record dropped", Primary{History: p.History, Last: p.Last, OldestLogged: 90}, Replica{one, 60}, false, 0},
 		{"log dropped but replica continues where it starts", Primary{History: p.History, Last: p.Last, OldestLogged: 61}, Replica{one, 60}, true, 61},
 		{"empty primary", Primary{History: one, OldestLogged: 1}, Replica{one, 0}, true, 1},
-		{"fresh primary in a new epoch, fresh replica", Primary{History: []EpochStart{{2, 1}}, OldestLogged: 1}, Replica{one, 0}, true, 1},
+		// The primary restarted with records 131-150 lost and wrote
+		// 131-160 again under a new ID.
+		{"replica holding records a restart lost", Primary{History: []EpochStart{{1, 1, 0}, {2, 101, 0}, {2, 131, 7}}, Last: Position{2, 160}, OldestLogged: 1}, Replica{p.History, 150}, false, 0},
+		{"replica behind the restart", Primary{History: []EpochStart{{1, 1, 0}, {2, 101, 0}, {2, 131, 7}}, Last: Position{2, 160}, OldestLogged: 1}, Replica{p.History, 130}, true, 131},
+		{"two forks of the same epoch at the same sequence", p, Replica{[]EpochStart{{1, 1, 0}, {2, 101, 9}}, 120}, false, 0},
+		{"a memory primary restarted empty", Primary{History: []EpochStart{{1, 1, 5}}, Last: Position{1, 80}, OldestLogged: 1}, Replica{[]EpochStart{{1, 1, 4}}, 60}, false, 0},
+		{"fresh primary in a new epoch, fresh replica", Primary{History: []EpochStart{{2, 1, 0}}, OldestLogged: 1}, Replica{one, 0}, true, 1},
 	}
 	for _, c := range cases {
 		got := Decide(c.p, c.r)
@@ -48,11 +54,14 @@ func TestForkPoint(t *testing.T) {
 		bLast uint64
 		want  uint64
 	}{
-		{[]EpochStart{{1, 1}}, 50, []EpochStart{{1, 1}}, 80, 50},
-		{[]EpochStart{{1, 1}, {2, 101}}, 150, []EpochStart{{1, 1}}, 120, 100},
-		{[]EpochStart{{1, 1}, {2, 101}}, 150, []EpochStart{{1, 1}, {3, 91}}, 95, 90},
-		{[]EpochStart{{1, 1}, {2, 101}}, 150, []EpochStart{{1, 1}, {2, 101}}, 130, 130},
-		{nil, 0, []EpochStart{{1, 1}}, 10, 0},
+		{[]EpochStart{{1, 1, 0}}, 50, []EpochStart{{1, 1, 0}}, 80, 50},
+		{[]EpochStart{{1, 1, 3}, {1, 41, 4}}, 50, []EpochStart{{1, 1, 3}}, 80, 40},
+		{[]EpochStart{{1, 1, 3}, {1, 41, 4}}, 50, []EpochStart{{1, 1, 3}, {1, 41, 5}}, 80, 40},
+		{[]EpochStart{{1, 1, 3}}, 50, []EpochStart{{1, 1, 4}}, 80, 0},
+		{[]EpochStart{{1, 1, 0}, {2, 101, 0}}, 150, []EpochStart{{1, 1, 0}}, 120, 100},
+		{[]EpochStart{{1, 1, 0}, {2, 101, 0}}, 150, []EpochStart{{1, 1, 0}, {3, 91, 0}}, 95, 90},
+		{[]EpochStart{{1, 1, 0}, {2, 101, 0}}, 150, []EpochStart{{1, 1, 0}, {2, 101, 0}}, 130, 130},
+		{nil, 0, []EpochStart{{1, 1, 0}}, 10, 0},
 	}
 	for _, c := range cases {
 		if got := ForkPoint(c.a, c.aLast, c.b, c.bLast); got != c.want {
@@ -61,51 +70,62 @@ func TestForkPoint(t *testing.T) {
 	}
 }
 
-// history derives a log's epoch history from the epoch of each record.
-func history(log []uint64) []EpochStart {
+// stamp is the stretch of history a record was written in: its epoch
+// and the ID drawn where the stretch began.
+type stamp struct{ epoch, id uint64 }
+
+// history derives a log's history from the stretch of each record.
+func history(log []stamp) []EpochStart {
 	var h []EpochStart
-	for i, e := range log {
-		if len(h) == 0 || h[len(h)-1].Epoch != e {
-			h = append(h, EpochStart{Epoch: e, FirstSeq: uint64(i + 1)})
+	for i, s := range log {
+		if len(h) == 0 || h[len(h)-1].Epoch != s.epoch || h[len(h)-1].ID != s.id {
+			h = append(h, EpochStart{Epoch: s.epoch, FirstSeq: uint64(i + 1), ID: s.id})
 		}
 	}
 	return h
 }
 
-// Property: on logs built as a shared prefix and then independent writes
-// in fresh epochs, Decide continues exactly when the replica's log is a
-// prefix of the primary's, and ForkPoint is the length of the common
-// prefix.
+// Property: on logs built as a shared prefix and then independent writes,
+// each side's in a stretch of its own (a fork to a new epoch, or a restart
+// that goes on in the same epoch under a new ID) or in the shared last
+// stretch, Decide continues exactly when the replica's log is a prefix of
+// the primary's, and ForkPoint is the length of the common prefix.
 func TestDecideMatchesPrefixModel(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
-		var shared []uint64
-		epoch := uint64(1)
+		var shared []stamp
+		cur := stamp{1, 1}
 		for i, n := 0, rapid.IntRange(0, 30).Draw(t, "shared"); i < n; i++ {
-			if rapid.IntRange(0, 9).Draw(t, "bump") == 0 {
-				epoch++
+			switch rapid.IntRange(0, 9).Draw(t, "bump") {
+			case 0:
+				cur = stamp{cur.epoch + 1, cur.id + 1}
+			case 1:
+				cur = stamp{cur.epoch, cur.id + 1}
 			}
-			shared = append(shared, epoch)
+			shared = append(shared, cur)
 		}
-		grow := func(label string, from uint64) []uint64 {
-			out := append([]uint64(nil), shared...)
-			e := from
+		grow := func(label string, s stamp) []stamp {
+			out := append([]stamp(nil), shared...)
 			for i, n := 0, rapid.IntRange(0, 20).Draw(t, label); i < n; i++ {
-				out = append(out, e)
+				out = append(out, s)
 			}
 			return out
 		}
-		// The primary forked epoch+1; the replica either wrote nothing
-		// more, or wrote in its own epoch+2 (e.g. an old primary that went
-		// on), or kept writing in the shared epoch.
-		primary := grow("primary", epoch+1)
-		var replica []uint64
-		switch rapid.IntRange(0, 2).Draw(t, "replicaKind") {
+		// The primary forked a new epoch or restarted (the same epoch, a
+		// new ID); the replica either wrote nothing more, or wrote in a
+		// stretch of its own (an old primary that went on, or one that
+		// restarted), or kept writing in the shared stretch.
+		next := cur.id + 1
+		primary := grow("primary", stamp{cur.epoch + uint64(rapid.IntRange(0, 1).Draw(t, "primaryForks")), next})
+		var replica []stamp
+		switch rapid.IntRange(0, 3).Draw(t, "replicaKind") {
 		case 0:
 			replica = shared[:rapid.IntRange(0, len(shared)).Draw(t, "cut")]
 		case 1:
-			replica = grow("replicaOwn", epoch+2)
+			replica = grow("replicaOwn", stamp{cur.epoch + 2, next + 1})
+		case 2:
+			replica = grow("replicaRestarted", stamp{cur.epoch, next + 1})
 		default:
-			replica = grow("replicaSame", epoch)
+			replica = grow("replicaSame", cur)
 		}
 		common := 0
 		for common < len(primary) && common < len(replica) && primary[common] == replica[common] {
@@ -114,7 +134,7 @@ func TestDecideMatchesPrefixModel(t *testing.T) {
 		isPrefix := common == len(replica)
 		var plast Position
 		if len(primary) > 0 {
-			plast = Position{Epoch: primary[len(primary)-1], Seq: uint64(len(primary))}
+			plast = Position{Epoch: primary[len(primary)-1].epoch, Seq: uint64(len(primary))}
 		}
 		plan := Decide(Primary{History: history(primary), Last: plast, OldestLogged: 1}, Replica{history(replica), uint64(len(replica))})
 		if plan.Continue != isPrefix {

@@ -183,7 +183,7 @@ func (s *Server) replicationInfo(sh *shard.Shard) [][2]string {
 	replEpoch := sh.ReplicationEpoch()
 	return append(out,
 		kv("wal_first_sequence", sh.FirstLogged()),
-		kv("epoch", replEpoch), kv("wal_last_sequence", sh.Last()),
+		kv("epoch", replEpoch), kv("replication_history_id", sh.HistoryID()), kv("wal_last_sequence", sh.Last()),
 		kv("wal_durable_sequence", sh.DurableSeq()),
 		kv("replication_committed_sequence", st.Committed()))
 }

@@ -2,7 +2,11 @@ package shard
 
 import (
 	"context"
+	"crypto/rand"
+	"encoding/binary"
+	"strconv"
 
+	"github.com/ruvio/ruvio/ruvio/command"
 	"github.com/ruvio/ruvio/ruvio/config"
 	"github.com/ruvio/ruvio/ruvio/repl"
 	"github.com/ruvio/ruvio/ruvio/snapshot"
@@ -11,9 +15,28 @@ import (
 
 // A shard's records carry the replication epoch of the writer that made
 // them: a node starts a new replication epoch whenever it becomes a
-// writer. The replication epochs with the first sequence of each form the
-// shard's history, which a replica and its primary compare to find where
+// writer. The shard's history lists the stretches its log went through,
+// each with its epoch, its first sequence and an ID drawn at random where
+// it began; a replica and its primary compare histories to find where
 // their logs fork.
+//
+// A stretch begins at a fork (REPLICAOF NO ONE: a new epoch) and at the
+// first record a writer makes after it starts. The second is the restart
+// mark: a primary whose restart lost records it had already sent (the
+// memory and snapshot profiles, or a machine crash under everysec) writes
+// new records at their sequences, in the same epoch, and a replica holding
+// the old ones must not take the new ones for their continuation. Marked
+// with a new ID, the primary's history leaves the replica's where the
+// restart began, and the replica takes a full copy. The mark rides on the
+// writer's first record (a HistoryOp before its effects), so it takes no
+// sequence of its own, and a node that restarts and is made a replica
+// before it writes leaves no mark: its log is still a prefix of the new
+// primary's.
+//
+// HistoryOp is the log's own operation that begins a stretch: HistoryOp
+// and the stretch's ID in decimal. The record that carries it is the
+// stretch's first.
+const HistoryOp = "ruvio-history"
 
 // Last is the sequence of the shard's last record (0 for none).
 func (sh *Shard) Last() uint64 { return sh.wlog().Last() }
@@ -121,15 +144,30 @@ func (sh *Shard) Position() repl.Position {
 	return sh.PositionLocked()
 }
 
-// HistoryLocked returns a copy of the shard's history (each replication
-// epoch and its first sequence, oldest first) as the replication
-// handshake carries it. Caller holds the lock.
+// HistoryLocked returns a copy of the shard's history (each stretch's
+// replication epoch, first sequence and ID, oldest first) as the
+// replication handshake carries it. Caller holds the lock.
 func (sh *Shard) HistoryLocked() []repl.EpochStart {
 	h := make([]repl.EpochStart, len(sh.history))
 	for i, s := range sh.history {
-		h[i] = repl.EpochStart{Epoch: s.Epoch, FirstSeq: s.FirstSeq}
+		h[i] = repl.EpochStart{Epoch: s.Epoch, FirstSeq: s.FirstSeq, ID: s.ID}
 	}
 	return h
+}
+
+// HistoryID is the ID of the shard's newest stretch of history: 0 for a
+// stretch recorded without one, or a fresh log's before its first record.
+// It takes no lock, so a command inside EXEC, which holds it, may ask.
+func (sh *Shard) HistoryID() uint64 { return sh.historyID.Load() }
+
+// historyChanged publishes the newest stretch's ID (HistoryID) after the
+// history changed. Caller holds the lock.
+func (sh *Shard) historyChanged() {
+	var id uint64
+	if n := len(sh.history); n > 0 {
+		id = sh.history[n-1].ID
+	}
+	sh.historyID.Store(id)
 }
 
 // LatestReplicationEpoch is the largest replication epoch the shard has
@@ -145,17 +183,72 @@ func (sh *Shard) LatestReplicationEpoch() uint64 {
 }
 
 // ForkReplicationEpoch starts replEpoch on the shard at its current
-// position with a record that carries no effects, so the fork is in the
-// log, on disk and in every replica's history. The shard is a writer
-// from then on.
+// position with a record that carries no effects but its HistoryOp, so
+// the fork is in the log, on disk and in every replica's history. The
+// shard is a writer from then on.
 func (sh *Shard) ForkReplicationEpoch(replEpoch uint64) {
 	sh.mu.Lock()
 	defer sh.mu.Unlock()
 	next := sh.wlog().Last() + 1
-	sh.noteEpoch(replEpoch, next)
-	sh.appendAt(replEpoch, nil)
+	id := newStretchID()
+	sh.noteStretch(replEpoch, next, id)
+	sh.markNext = false
+	sh.appendAt(replEpoch, [][][]byte{historyOp(id)})
 	sh.db.Replica = false
-	sh.log.Info("new epoch", "shard", sh.ID, "epoch", replEpoch, "first_sequence", next)
+	sh.log.Info("new epoch", "shard", sh.ID, "epoch", replEpoch, "first_sequence", next, "history_id", id)
+}
+
+// markStart begins a stretch of the current epoch at the record about to
+// be appended, whose effects are ops: it returns them after a HistoryOp.
+// Caller holds the lock.
+func (sh *Shard) markStart(ops [][][]byte) [][][]byte {
+	next := sh.wlog().Last() + 1
+	id := newStretchID()
+	sh.noteStretch(sh.replEpoch.Load(), next, id)
+	sh.markNext = false
+	sh.log.Info("first write since start: a new stretch of history", "shard", sh.ID, "epoch", sh.replEpoch.Load(),
+		"first_sequence", next, "history_id", id)
+	return append([][][]byte{historyOp(id)}, ops...)
+}
+
+// historyOp is the HistoryOp that begins a stretch with ID id.
+func historyOp(id uint64) [][]byte {
+	return [][]byte{[]byte(HistoryOp), strconv.AppendUint(nil, id, 10)}
+}
+
+// stretchMark reads the HistoryOp a record begins with, if any.
+func stretchMark(ops [][][]byte) (id uint64, ok bool) {
+	if len(ops) == 0 || len(ops[0]) != 2 || !command.Eq(ops[0][0], HistoryOp) {
+		return 0, false
+	}
+	id, err := strconv.ParseUint(string(ops[0][1]), 10, 64)
+	return id, err == nil
+}
+
+// newStretchID draws a stretch's ID: random, never 0 (the ID of a
+// stretch recorded without one).
+func newStretchID() uint64 {
+	var b [8]byte
+	for {
+		if _, err := rand.Read(b[:]); err != nil {
+			panic(err) // crypto/rand does not fail on the systems Go supports
+		}
+		if id := binary.LittleEndian.Uint64(b[:]); id != 0 {
+			return id
+		}
+	}
+}
+
+// noteRecordLocked follows a replayed or replicated record in the
+// shard's history: one that begins with a HistoryOp begins a stretch, and
+// so does, without an ID, one whose epoch differs from the last (a log a
+// release that drew no IDs wrote). Caller holds the lock.
+func (sh *Shard) noteRecordLocked(rec wal.Record) {
+	if id, ok := stretchMark(rec.Ops); ok {
+		sh.noteStretch(rec.Epoch, rec.Seq, id)
+	} else if rec.Epoch != sh.replEpoch.Load() {
+		sh.noteStretch(rec.Epoch, rec.Seq, 0)
+	}
 }
 
 // SubscribeLocked makes sub receive every record appended from now on,
@@ -163,10 +256,19 @@ func (sh *Shard) ForkReplicationEpoch(replEpoch uint64) {
 // slips between the log and the subscriber's start.
 func (sh *Shard) SubscribeLocked(sub LogSubscriber) { sh.sub = sub }
 
-// noteEpoch records that the log moved to replEpoch at seq.
-func (sh *Shard) noteEpoch(replEpoch, seq uint64) {
+// noteStretch records that a stretch of replEpoch with ID id begins at
+// seq. It takes the place of a last stretch of the same epoch that began
+// at seq too, which holds no record: the first stretch a fresh log is
+// given (normalizeHistory) before its first record.
+func (sh *Shard) noteStretch(replEpoch, seq, id uint64) {
 	sh.replEpoch.Store(replEpoch)
-	sh.history = append(sh.history, snapshot.EpochStart{Epoch: replEpoch, FirstSeq: seq})
+	e := snapshot.EpochStart{Epoch: replEpoch, FirstSeq: seq, ID: id}
+	if n := len(sh.history); n > 0 && sh.history[n-1].Epoch == replEpoch && sh.history[n-1].FirstSeq == seq {
+		sh.history[n-1] = e
+	} else {
+		sh.history = append(sh.history, e)
+	}
+	sh.historyChanged()
 }
 
 // normalizeHistory makes the history begin at sequence 1: a log that
@@ -180,4 +282,5 @@ func (sh *Shard) normalizeHistory() {
 	default:
 		sh.history = append([]snapshot.EpochStart{{Epoch: 1, FirstSeq: 1}}, sh.history...)
 	}
+	sh.historyChanged()
 }

@@ -162,7 +162,7 @@ func (sh *Shard) AppendSlotsArrived(first, last int, version uint64) uint64 {
 	sh.mu.Lock()
 	defer sh.mu.Unlock()
 	sh.gotLocked(arrival{first, last, version})
-	return sh.appendAt(sh.replEpoch.Load(), [][][]byte{{
+	return sh.appendOwn([][][]byte{{
 		[]byte(SlotsArrivedOp), []byte(strconv.Itoa(first)), []byte(strconv.Itoa(last)),
 		[]byte(strconv.FormatUint(version, 10)),
 	}})

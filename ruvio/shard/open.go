@@ -134,9 +134,7 @@ func (sh *Shard) Open(cfg *config.Config, table *command.Table) (Recovery, error
 			now = clock.NowMs()
 		}
 		rec.Records++
-		if r.Epoch != sh.replEpoch.Load() {
-			sh.noteEpoch(r.Epoch, r.Seq)
-		}
+		sh.noteRecordLocked(r)
 		return replayer.apply(r, now)
 	})
 	sh.db.Loading = false
@@ -148,6 +146,7 @@ func (sh *Shard) Open(cfg *config.Config, table *command.Table) (Recovery, error
 		sh.log.Warn("some log records replayed with errors", "shard", sh.ID, "records", replayer.failed, "first", replayer.firstErr)
 	}
 	sh.normalizeHistory()
+	sh.markNext = true
 	rec.Keys = int64(sh.db.Len())
 	rec.Elapsed = time.Since(start)
 	sh.lastSave.Store(clock.Default.Now().Unix())

@@ -115,15 +115,18 @@ func (r *replayer) apply(rec wal.Record, now int64) error {
 }
 
 // logOp reports whether op is one of the log's own operations (a
-// flush, the function libraries, an arrived slot range) rather than a
-// command of the table.
+// flush, the function libraries, an arrived slot range, the start of a
+// stretch of history) rather than a command of the table.
 func logOp(op [][]byte) bool {
-	return command.Eq(op[0], "flushall") || (command.Eq(op[0], LibrariesOp) && len(op) == 2) || command.Eq(op[0], SlotsArrivedOp)
+	return command.Eq(op[0], "flushall") || (command.Eq(op[0], LibrariesOp) && len(op) == 2) || command.Eq(op[0], SlotsArrivedOp) ||
+		command.Eq(op[0], HistoryOp)
 }
 
-// applyLogOp applies one of the log's own operations (logOp).
+// applyLogOp applies one of the log's own operations (logOp). A HistoryOp
+// changes no data: the shard's history follows it (noteRecordLocked).
 func (r *replayer) applyLogOp(seq uint64, op [][]byte) {
 	switch {
+	case command.Eq(op[0], HistoryOp):
 	case command.Eq(op[0], "flushall"):
 		r.sh.db.Flush()
 	case command.Eq(op[0], LibrariesOp):
@@ -159,9 +162,7 @@ func (sh *Shard) ApplyReplicatedLocked(rec wal.Record, frame []byte, now int64) 
 	if err != nil {
 		return err
 	}
-	if rec.Epoch != sh.replEpoch.Load() {
-		sh.noteEpoch(rec.Epoch, rec.Seq)
-	}
+	sh.noteRecordLocked(rec)
 	sh.appendFramed(rec.Epoch, rec.Ops, frame)
 	return nil
 }

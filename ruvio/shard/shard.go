@@ -41,9 +41,14 @@ type Shard struct {
 	log   *slog.Logger
 	// replEpoch is the replication epoch new records carry, changed
 	// under mu and read without it (ReplicationEpoch); history lists
-	// where each replication epoch began, guarded by mu.
+	// where each stretch of history began, guarded by mu (historyID is its
+	// newest stretch's ID, read without it: HistoryID). markNext says
+	// the shard has not written since it started (or forked), so its next
+	// record of its own begins a stretch (history.go); guarded by mu.
 	replEpoch atomic.Uint64
 	history   []snapshot.EpochStart
+	historyID atomic.Uint64
+	markNext  bool
 	// ops collects the effects of the command running under mu, to be
 	// appended as one record.
 	ops [][][]byte
@@ -145,6 +150,16 @@ func (sh *Shard) wlog() *wal.Log { return sh.walp.Load() }
 func (sh *Shard) AppendLocked(ops [][][]byte) uint64 {
 	if len(ops) == 0 || sh.wlog() == nil {
 		return 0
+	}
+	return sh.appendOwn(ops)
+}
+
+// appendOwn appends a record the shard wrote as a writer (not one of its
+// primary's), the first since it started beginning a stretch of history
+// (markStart). Caller holds the lock.
+func (sh *Shard) appendOwn(ops [][][]byte) uint64 {
+	if sh.markNext {
+		ops = sh.markStart(ops)
 	}
 	return sh.appendAt(sh.replEpoch.Load(), ops)
 }

@@ -28,7 +28,7 @@ func benchEntries() ([]string, []keyspace.Entry) {
 // writeBench writes the keys as the server does: Add under the lock in
 // batches, Flush between them.
 func writeBench(b *testing.B, dir string, keys []string, entries []keyspace.Entry) string {
-	w, err := Create(dir, Header{Seq: 1, Epoch: 1, History: []EpochStart{{1, 1}}})
+	w, err := Create(dir, Header{Seq: 1, Epoch: 1, History: []EpochStart{{1, 1, 0}}})
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -25,7 +25,8 @@
 //	                      uvarint seq       WAL sequence the image is consistent at
 //	                      uvarint epoch
 //	                      uvarint n         epoch history, oldest first:
-//	                      n × (uvarint epoch, uvarint firstSeq)
+//	                      n × (uvarint epoch, uvarint firstSeq, uvarint id)
+//	                                      (version 1: no id)
 //	                      varint  createdMs Unix milliseconds
 //
 //	block  = len        u32          1..65536
@@ -80,8 +81,9 @@
 //
 // The prefix magic, version, bodyLen, bodyCRC is the same in every version,
 // so any release can tell a damaged header (CRC mismatch: *CorruptError)
-// from a file written by a newer release (ErrUnsupportedVersion). A future
-// version bumps Version and adds a decoder next to version 1's; the reader
-// keeps decoding every older version, and refuses versions it
-// does not know instead of guessing.
+// from a file written by a newer release (ErrUnsupportedVersion). A new
+// version bumps Version and teaches the header decoder its fields; the
+// reader keeps decoding every older version, and refuses versions it does
+// not know instead of guessing. Version 2 added the ID of each history
+// entry; a version 1 file reads with IDs of 0.
 package snapshot

@@ -11,8 +11,8 @@ import (
 )
 
 // Version is the format version this release writes. Load reads every
-// version from 1 up to Version.
-const Version = 1
+// version from 1 up to Version. Version 2 added each history entry's ID.
+const Version = 2
 
 const (
 	magic    = "RUVIOSNP"
@@ -77,8 +77,10 @@ var castagnoli = crc32.MakeTable(crc32.Castagnoli)
 // format version this release does not know (written by a newer release).
 var ErrUnsupportedVersion = errors.New("unsupported snapshot format version")
 
-// EpochStart records that the log entered Epoch at sequence FirstSeq.
-type EpochStart struct{ Epoch, FirstSeq uint64 }
+// EpochStart records that a stretch of the log's history, in Epoch and
+// with the random ID drawn where it began, starts at sequence FirstSeq
+// (repl.EpochStart). Files of version 1 carry no IDs: they read as 0.
+type EpochStart struct{ Epoch, FirstSeq, ID uint64 }
 
 // Header describes a snapshot. The key count lives in the footer, since it
 // is only known once every key is written.
@@ -162,6 +164,7 @@ func appendHeader(b []byte, h *Header) ([]byte, uint32) {
 	for _, e := range h.History {
 		body = binary.AppendUvarint(body, e.Epoch)
 		body = binary.AppendUvarint(body, e.FirstSeq)
+		body = binary.AppendUvarint(body, e.ID)
 	}
 	body = binary.AppendVarint(body, h.CreatedMs)
 
@@ -185,9 +188,10 @@ func blockCRC(lenField, payload []byte) uint32 {
 	return crc32.Update(crc32.Checksum(lenField, castagnoli), castagnoli, payload)
 }
 
-// decodeHeaderV1 parses a version 1 header body. It reports a reason
-// instead of an error so the caller can attach the file and offset.
-func decodeHeaderV1(body []byte) (Header, string) {
+// decodeHeader parses a header body of version 1 (no history IDs) or 2.
+// It reports a reason instead of an error so the caller can attach the
+// file and offset.
+func decodeHeader(body []byte, version uint16) (Header, string) {
 	var h Header
 	d := body
 	next := func() (uint64, bool) {
@@ -219,10 +223,14 @@ func decodeHeaderV1(body []byte) (Header, string) {
 		for i := range h.History {
 			e, okE := next()
 			f, okF := next()
-			if !okE || !okF {
+			id, okI := uint64(0), true
+			if version >= 2 {
+				id, okI = next()
+			}
+			if !okE || !okF || !okI {
 				return h, "malformed epoch history"
 			}
-			h.History[i] = EpochStart{Epoch: e, FirstSeq: f}
+			h.History[i] = EpochStart{Epoch: e, FirstSeq: f, ID: id}
 		}
 	}
 	created, k := binary.Varint(d)

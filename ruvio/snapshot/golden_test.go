@@ -14,15 +14,18 @@ import (
 	"github.com/ruvio/ruvio/ruvio/sortedset"
 )
 
-var updateGolden = flag.Bool("update-golden", false, "rewrite testdata/v1.rsnap (only while version 1 is the current format)")
+var updateGolden = flag.Bool("update-golden", false, "write testdata/vN.rsnap for the current format version N (an older version's file is never rewritten)")
 
-// goldenV1 is the content of testdata/v1.rsnap, a file written by the
-// version 1 writer and kept as it is: every later release must still read
-// it, whatever its own writer produces.
-func goldenV1() (Header, map[string]keyspace.Entry) {
+// golden is the content of testdata/vN.rsnap, a file written by the
+// version N writer and kept as it is: every later release must still read
+// it, whatever its own writer produces. Version 1 has no history IDs.
+func golden(version int) (Header, map[string]keyspace.Entry) {
 	h := Header{Shard: 2, Seq: 4242, Epoch: 3,
-		History:   []EpochStart{{1, 1}, {3, 4000}},
+		History:   []EpochStart{{1, 1, 0}, {3, 4000, 0}},
 		CreatedMs: 1_750_000_000_000}
+	if version >= 2 {
+		h.History = []EpochStart{{1, 1, 0}, {3, 4000, 1 << 63}, {3, 4100, 77}}
+	}
 	return h, map[string]keyspace.Entry{
 		"string":  {Val: []byte("value")},
 		"empty":   {Val: []byte{}},
@@ -35,29 +38,27 @@ func goldenV1() (Header, map[string]keyspace.Entry) {
 	}
 }
 
-func TestGoldenV1StillLoads(t *testing.T) {
-	golden := filepath.Join("testdata", "v1.rsnap")
-	wantH, want := goldenV1()
-	if *updateGolden {
-		if Version != 1 {
-			t.Fatal("the golden file must come from the version 1 writer")
+func TestGoldenFilesStillLoad(t *testing.T) {
+	for v := 1; v <= Version; v++ {
+		path := filepath.Join("testdata", fmt.Sprintf("v%d.rsnap", v))
+		wantH, want := golden(v)
+		if *updateGolden && v == Version {
+			dir := t.TempDir()
+			data, err := os.ReadFile(writeSnap(t, dir, wantH, want, 16))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(path, data, 0o644); err != nil {
+				t.Fatal(err)
+			}
 		}
-		dir := t.TempDir()
-		path := writeSnap(t, dir, wantH, want, 16)
-		data, err := os.ReadFile(path)
+		h, got, err := loadAll(path)
 		if err != nil {
-			t.Fatal(err)
+			t.Fatalf("version %d: %v", v, err)
 		}
-		if err := os.WriteFile(golden, data, 0o644); err != nil {
-			t.Fatal(err)
+		if fmt.Sprint(h) != fmt.Sprint(wantH) {
+			t.Fatalf("version %d: header %+v, want %+v", v, h, wantH)
 		}
+		checkEqual(t, want, got)
 	}
-	h, got, err := loadAll(golden)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if fmt.Sprint(h) != fmt.Sprint(wantH) {
-		t.Fatalf("header %+v, want %+v", h, wantH)
-	}
-	checkEqual(t, want, got)
 }

@@ -79,8 +79,8 @@ func TestPropertyRoundTrip(t *testing.T) {
 			Epoch:     rapid.Uint64().Draw(rt, "epoch"),
 			CreatedMs: rapid.Int64().Draw(rt, "created"),
 		}
-		for _, p := range rapid.SliceOfN(rapid.SliceOfN(rapid.Uint64(), 2, 2), 0, 5).Draw(rt, "history") {
-			h.History = append(h.History, EpochStart{Epoch: p[0], FirstSeq: p[1]})
+		for _, p := range rapid.SliceOfN(rapid.SliceOfN(rapid.Uint64(), 3, 3), 0, 5).Draw(rt, "history") {
+			h.History = append(h.History, EpochStart{Epoch: p[0], FirstSeq: p[1], ID: p[2]})
 		}
 		dir := t.TempDir()
 		path := writeSnap(rt, dir, h, entries, block)

@@ -170,8 +170,8 @@ func (r *reader) header() (Header, error) {
 	var h Header
 	var reason string
 	switch version {
-	case 1:
-		h, reason = decodeHeaderV1(body)
+	case 1, 2:
+		h, reason = decodeHeader(body, version)
 	default:
 		return Header{}, fmt.Errorf("snapshot %s: %w %d (this release reads versions 1 to %d; was the file written by a newer ruvio?)",
 			r.file, ErrUnsupportedVersion, version, Version)

@@ -186,7 +186,7 @@ func negZeros(n int) []sortedset.Item {
 
 var testHeader = Header{
 	Shard: 3, Seq: 123456789, Epoch: 4,
-	History:   []EpochStart{{1, 1}, {2, 1000}, {4, 1 << 40}},
+	History:   []EpochStart{{1, 1, 0}, {2, 1000, 5}, {4, 1 << 40, 1<<64 - 1}},
 	CreatedMs: 1_700_000_000_000,
 }
 
