@@ -94,16 +94,21 @@ func (c *conn) mayWrite(run *command.Spec) bool {
 	return false
 }
 
-// waitPause holds the command while CLIENT PAUSE says so. Replies already
-// buffered go out first; a client that leaves stops waiting.
-func (c *conn) waitPause(run *command.Spec, queueing bool) {
+// waitPause holds the command while CLIENT PAUSE says so. held reports
+// that it did, and the caller looks at the command again; runs is false
+// when the command must not run at all: its client left, or the server
+// is stopping, while it waited. Replies already buffered go out first.
+func (c *conn) waitPause(run *command.Spec, queueing bool) (held, runs bool) {
 	write := !queueing && c.mayWrite(run)
-	if !c.srv.pause.Holds(write) || !c.flush() {
-		return
+	if !c.srv.pause.Holds(write) {
+		return false, true
+	}
+	if !c.flush() {
+		return true, false
 	}
 	closed := c.watchClose()
 	defer closed.end(c)
-	c.srv.pause.Wait(write, closed.gone, c.srv.tickStop)
+	return true, c.srv.pause.Wait(write, closed.gone, c.srv.tickStop)
 }
 
 // Reasons CLIENT UNBLOCK hands a blocked client.

@@ -73,42 +73,23 @@ func (c *conn) execute(args [][]byte) {
 		c.reject(run, msg)
 		return
 	}
-	if msg := s.movedReply(c, run, args); msg != "" {
-		c.fail(msg)
-		return
-	}
-	if msg := c.memoryRefusal(spec, run); msg != "" {
-		c.reject(run, msg)
-		return
-	}
-	if c.subscribed() && run.Flags&command.AllowSubscribed == 0 {
-		c.reject(run, "ERR Can't execute '"+run.Name+"': only (P|S)SUBSCRIBE / (P|S)UNSUBSCRIBE / PING / QUIT / RESET are allowed in this context")
-		return
-	}
-	// One atomic load unless a script is running.
-	if s.scripts.active.Load() > 0 {
-		if msg := c.busyRefusal(spec, run, args); msg != "" {
-			c.reject(run, msg)
-			return
-		}
-	}
-	if msg := s.refusal(run, args, true); msg != "" {
-		if m := s.metrics; m != nil {
-			m.refusal(msg)
-		}
-		c.reject(run, msg)
-		return
-	}
-	if c.srv.isMonitor(c) {
-		// Lines queued before this command go out before its reply.
-		c.drainOutbox()
-		if run.Flags&(command.Write|command.ReadOnly) != 0 {
-			c.fail("ERR Replica can't interact with the keyspace")
-			return
-		}
-	}
 	queueing := c.multi && !isTxnControl(spec.Name)
-	c.waitPause(run, queueing)
+	// A command CLIENT PAUSE held is looked at again once it may run, as
+	// Redis processes a postponed command again: meanwhile the node may
+	// have become a replica, the slots may have moved, the lease may have
+	// run out.
+	for {
+		if !c.admit(spec, run, args) {
+			return
+		}
+		held, runs := c.waitPause(run, queueing)
+		if !runs {
+			return
+		}
+		if !held {
+			break
+		}
+	}
 	if queueing {
 		c.queue(run, args)
 		return
@@ -690,4 +671,46 @@ func waitDeadline(ms int64) time.Time {
 		return time.Time{}
 	}
 	return time.Now().Add(time.Duration(ms) * time.Millisecond)
+}
+
+// admit runs the checks a command (spec, or its subcommand run) passes
+// before it runs, and before it waits for CLIENT PAUSE, and answers the
+// refusal when one refuses it (false).
+func (c *conn) admit(spec, run *command.Spec, args [][]byte) bool {
+	s := c.srv
+	if msg := s.movedReply(c, run, args); msg != "" {
+		c.fail(msg)
+		return false
+	}
+	if msg := c.memoryRefusal(spec, run); msg != "" {
+		c.reject(run, msg)
+		return false
+	}
+	if c.subscribed() && run.Flags&command.AllowSubscribed == 0 {
+		c.reject(run, "ERR Can't execute '"+run.Name+"': only (P|S)SUBSCRIBE / (P|S)UNSUBSCRIBE / PING / QUIT / RESET are allowed in this context")
+		return false
+	}
+	// One atomic load unless a script is running.
+	if s.scripts.active.Load() > 0 {
+		if msg := c.busyRefusal(spec, run, args); msg != "" {
+			c.reject(run, msg)
+			return false
+		}
+	}
+	if msg := s.refusal(run, args, true); msg != "" {
+		if m := s.metrics; m != nil {
+			m.refusal(msg)
+		}
+		c.reject(run, msg)
+		return false
+	}
+	if c.srv.isMonitor(c) {
+		// Lines queued before this command go out before its reply.
+		c.drainOutbox()
+		if run.Flags&(command.Write|command.ReadOnly) != 0 {
+			c.fail("ERR Replica can't interact with the keyspace")
+			return false
+		}
+	}
+	return true
 }
