@@ -205,6 +205,13 @@ func (a *apiConn) coordinator(args [][]byte) {
 			return
 		}
 		a.w.BulkString(m.Address)
+	case len(args) == 3 && command.Eq(args[1], "failover"):
+		addr, err := a.c.switchoverAnywhere(string(args[2]))
+		if err != nil {
+			a.w.Error(replyText(err))
+			return
+		}
+		a.w.BulkString(addr)
 	case len(args) >= 2 && command.Eq(args[1], "move"):
 		a.move(args)
 	case len(args) == 2 && command.Eq(args[1], "cancel"):
@@ -233,7 +240,7 @@ func (a *apiConn) coordinator(args [][]byte) {
 			a.w.BulkString(l)
 		}
 	default:
-		a.w.Error("ERR unknown COORDINATOR subcommand or wrong number of arguments; try COORDINATOR STATUS or COORDINATOR FAILOVER group FORCE")
+		a.w.Error("ERR unknown COORDINATOR subcommand or wrong number of arguments; try COORDINATOR STATUS, COORDINATOR FAILOVER group or COORDINATOR FAILOVER group FORCE")
 	}
 }
 

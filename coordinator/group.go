@@ -64,6 +64,14 @@ func (c *Coordinator) round(group string, sdown map[string]string) {
 		c.maybeFailover(group, rec, st)
 		return
 	}
+	// A switchover of the group holds the lock while it detaches and
+	// promotes: correcting from this round's pings would point the
+	// detached replicas back at the old primary.
+	l := c.groupLock(group)
+	if !l.TryLock() {
+		return
+	}
+	defer l.Unlock()
 	c.correct(group, rec, st)
 }
 
@@ -276,6 +284,9 @@ func (c *Coordinator) promote(o rules.Observation, d rules.Decision, force bool)
 	}
 	if !c.confirmLeader() {
 		return Member{}, errNoMajority
+	}
+	if !o.ProposeBy.IsZero() && !time.Now().Before(o.ProposeBy) {
+		return Member{}, errReply("the switchover ran out of time before the promotion was recorded: nothing changed (the detached replicas are pointed back at the primary)")
 	}
 	group, rec := o.Group, o.Record
 	h, port, _ := net.SplitHostPort(rec.Primary)

@@ -83,6 +83,14 @@ func (a *apiConn) sentinel(args [][]byte) {
 				a.w.Error(fmt.Sprintf("NOQUORUM %d usable Sentinels. Not enough available Sentinels to reach the majority and authorize a failover", usable))
 			}
 		}
+	case "failover":
+		// Sentinel answers once the failover has started; a switchover
+		// answers once it is done, a few pings later.
+		if _, err := c.switchoverAnywhere(string(args[2])); err != nil {
+			a.w.Error(replyText(err))
+			return
+		}
+		a.w.OK()
 	case "myid":
 		a.w.BulkString(strconv.Itoa(c.cfg.ID))
 	case "pending-scripts":
@@ -97,7 +105,7 @@ func (a *apiConn) sentinel(args [][]byte) {
 // Redis checks any command's.
 var sentinelArity = map[string]int{"masters": 2, "primaries": 2, "myid": 2, "pending-scripts": 2,
 	"get-master-addr-by-name": 3, "get-primary-addr-by-name": 3, "master": 3, "primary": 3,
-	"replicas": 3, "slaves": 3, "sentinels": 3, "ckquorum": 3}
+	"replicas": 3, "slaves": 3, "sentinels": 3, "ckquorum": 3, "failover": 3}
 
 // instance writes one instance as a map of bulk strings.
 func (a *apiConn) instance(fields [][2]string) {

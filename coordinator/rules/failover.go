@@ -38,6 +38,9 @@ type Observation struct {
 	// Unclean allows promoting a replica lacking committed records
 	// (unclean_failover; FORCE always does).
 	Unclean bool
+	// ProposeBy is a switchover's last instant to record the promotion
+	// (zero: no limit): past it the old primary's pause may run out.
+	ProposeBy time.Time
 }
 
 // Outcome is what a failover decision came to.
@@ -56,6 +59,9 @@ const (
 	NoCandidate
 	// Promote: promote Candidate, once it is looked at again (Recheck).
 	Promote
+	// PrimarySilent: a switchover refused because the leader does not
+	// hear the primary (the automatic failover's case, or FORCE's).
+	PrimarySilent
 )
 
 // Decision is a failover decision.

@@ -1,0 +1,183 @@
+package coordinator
+
+import (
+	"context"
+	"fmt"
+	"net"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+
+	"github.com/ruvio/ruvio/internal/poll"
+	"github.com/ruvio/ruvio/ruvio/infotext"
+)
+
+// threeCoordinators runs three coordinators over one group and waits until
+// each records primary.
+func threeCoordinators(t *testing.T, primary string, members ...Member) []*Coordinator {
+	addrs := []string{freeAddr(t), freeAddr(t), freeAddr(t)}
+	var peers []string
+	for i, a := range addrs {
+		peers = append(peers, strconv.Itoa(i+1)+"@"+a)
+	}
+	var cs []*Coordinator
+	for i, a := range addrs {
+		cs = append(cs, startCoordinator(t, []Group{{Name: "main", Members: members}}, func(c *Config) {
+			c.ID, c.Listen, c.Peers = i+1, a, peers
+		}))
+	}
+	poll.Until(t, 30*time.Second, "every coordinator recording the primary", func() bool {
+		for _, c := range cs {
+			if recordedPrimary(c, "main") != primary {
+				return false
+			}
+		}
+		return true
+	})
+	return cs
+}
+
+func infoReplication(t *testing.T, addr string) map[string]string {
+	cl := redis.NewClient(&redis.Options{Addr: addr, MaxRetries: -1})
+	defer cl.Close()
+	txt, err := cl.Info(context.Background(), "replication").Result()
+	if err != nil {
+		t.Fatalf("INFO of %s: %v", addr, err)
+	}
+	return infotext.Parse(txt)
+}
+
+// SENTINEL FAILOVER, sent to a coordinator that is not the leader, moves
+// the primary to a replica while writers keep writing through a go-redis
+// FailoverClient: every write the old primary acknowledged, replicated or
+// not yet, is on the new primary; the old primary follows it, continuing
+// from its own log; Sentinel clients get +switch-master. Then the errors:
+// an unknown name, and no replica to promote.
+func TestSentinelFailoverSwitchesOverWithoutLosingWrites(t *testing.T) {
+	ctx := context.Background()
+	_, pm := dataNode(t, "primary", "")
+	_, rm := dataNode(t, "replica", pm.Replication)
+	_, rm2 := dataNode(t, "replica", pm.Replication)
+	cs := threeCoordinators(t, pm.Address, pm, rm, rm2)
+	var follower *Coordinator
+	for _, c := range cs {
+		if !c.isLeader() {
+			follower = c
+		}
+	}
+	sc := redis.NewSentinelClient(&redis.Options{Addr: follower.Addr()})
+	defer sc.Close()
+	sub := sc.Subscribe(ctx, "+switch-master")
+	defer sub.Close()
+	if _, err := sub.Receive(ctx); err != nil {
+		t.Fatal(err)
+	}
+
+	var sentinels []string
+	for _, c := range cs {
+		sentinels = append(sentinels, c.Addr())
+	}
+	fc := redis.NewFailoverClient(&redis.FailoverOptions{MasterName: "main", SentinelAddrs: sentinels, MaxRetries: 50,
+		MinRetryBackoff: 10 * time.Millisecond, MaxRetryBackoff: 50 * time.Millisecond})
+	defer fc.Close()
+	var acked sync.Map
+	var n atomic.Int64
+	stopWriting := make(chan struct{})
+	var writers sync.WaitGroup
+	for w := range 4 {
+		writers.Add(1)
+		go func() {
+			defer writers.Done()
+			for i := 0; ; i++ {
+				select {
+				case <-stopWriting:
+					return
+				default:
+				}
+				k := fmt.Sprintf("w%d:%d", w, i)
+				if fc.Set(ctx, k, i, 0).Err() == nil {
+					acked.Store(k, true)
+					n.Add(1)
+				}
+			}
+		}()
+	}
+	poll.Until(t, 10*time.Second, "writes before the switchover", func() bool { return n.Load() >= 200 })
+
+	if err := sc.Failover(ctx, "main").Err(); err != nil {
+		t.Fatalf("SENTINEL FAILOVER: %v", err)
+	}
+	var newPrimary string
+	for _, c := range cs {
+		if p := recordedPrimary(c, "main"); p != pm.Address && c.isLeader() {
+			newPrimary = p
+		}
+	}
+	if newPrimary != rm.Address && newPrimary != rm2.Address {
+		t.Fatalf("the leader records %q as primary, not a replica", newPrimary)
+	}
+	ctxEvent, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	msg, err := sub.ReceiveMessage(ctxEvent)
+	ph, pp, _ := net.SplitHostPort(pm.Address)
+	nh, np, _ := net.SplitHostPort(newPrimary)
+	if err != nil || msg.Payload != fmt.Sprintf("main %s %s %s %s", ph, pp, nh, np) {
+		t.Fatalf("+switch-master: %v %v", msg, err)
+	}
+	after := n.Load()
+	poll.Until(t, 10*time.Second, "writes after the switchover", func() bool { return n.Load() >= after+200 })
+	close(stopWriting)
+	writers.Wait()
+
+	direct := redis.NewClient(&redis.Options{Addr: newPrimary})
+	defer direct.Close()
+	lost := 0
+	acked.Range(func(k, _ any) bool {
+		if direct.Exists(ctx, k.(string)).Val() != 1 {
+			lost++
+		}
+		return true
+	})
+	if lost > 0 {
+		t.Fatalf("%d of %d acknowledged writes are not on the new primary", lost, n.Load())
+	}
+	poll.Until(t, 10*time.Second, "the old primary following the new one", func() bool {
+		f := infoReplication(t, pm.Address)
+		return f["role"] == "slave" && f["master_link_status"] == "up"
+	})
+	if f := infoReplication(t, pm.Address); f["full_copies"] != "0" {
+		t.Fatalf("the old primary took a full copy: %v", f)
+	}
+
+}
+
+// A switchover is refused, in Sentinel's words, for an unknown name and
+// when no replica can take over; COORDINATOR FAILOVER group answers the
+// same.
+func TestSentinelFailoverRefusals(t *testing.T) {
+	ctx := context.Background()
+	_, pm := dataNode(t, "primary", "")
+	c := oneCoordinator(t, pm)
+	poll.Until(t, 15*time.Second, "the first record", func() bool { return recordedPrimary(c, "main") == pm.Address })
+	cl := redis.NewClient(&redis.Options{Addr: c.Addr()})
+	defer cl.Close()
+	if err := cl.Do(ctx, "SENTINEL", "FAILOVER", "nope").Err(); err == nil || err.Error() != "ERR No such master with that name" {
+		t.Fatalf("FAILOVER of an unknown name: %v", err)
+	}
+	for _, cmd := range [][]any{{"SENTINEL", "FAILOVER", "main"}, {"COORDINATOR", "FAILOVER", "main"}} {
+		if err := cl.Do(ctx, cmd...).Err(); err == nil || !strings.HasPrefix(err.Error(), "NOGOODSLAVE No suitable replica to promote") {
+			t.Fatalf("%v without a replica: %v", cmd, err)
+		}
+	}
+	if err := cl.Do(ctx, "SENTINEL", "FAILOVER").Err(); err == nil || !strings.Contains(err.Error(), "wrong number of arguments") {
+		t.Fatalf("FAILOVER without a name: %v", err)
+	}
+	if recordedPrimary(c, "main") != pm.Address {
+		t.Fatal("a refused switchover changed the record")
+	}
+}
