@@ -118,7 +118,8 @@ func TestSentinelProtocolAsRedisSentinel(t *testing.T) {
 		{{"CLIENT", "ID"}},
 		{{"SENTINEL"}, {"SENTINEL", "FOO"}, {"SENTINEL", "MASTERS", "x"}, {"SENTINEL", "MYID", "x"},
 			{"SENTINEL", "PENDING-SCRIPTS"}, {"SENTINEL", "MASTER", "nope"}, {"SENTINEL", "MASTER"},
-			{"SENTINEL", "GET-MASTER-ADDR-BY-NAME", "nope"}, {"SENTINEL", "REPLICAS", "nope"}},
+			{"SENTINEL", "GET-MASTER-ADDR-BY-NAME", "nope"}, {"SENTINEL", "REPLICAS", "nope"},
+			{"SENTINEL", "FAILOVER", "nope"}, {"SENTINEL", "FAILOVER"}, {"SENTINEL", "FAILOVER", "a", "b"}},
 		{{"INFO", "bogus"}, {"PING", "a", "b"}, {"GET", "k"}},
 	}
 	for _, cs := range cases {

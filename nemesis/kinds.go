@@ -32,10 +32,16 @@ const (
 	// least the move's.
 	Move      = "move"
 	Rebalance = "rebalance"
+	// Switchover is an operator's command too: SENTINEL FAILOVER of the
+	// group sent to a coordinator that is not the leader (which asks the
+	// leader), moving the primary to a replica while it answers. Target
+	// is the primary it moves away from, so the checkers count the step
+	// as a failover of that node.
+	Switchover = "switchover"
 )
 
 // Actor carries out a step that is an operator's command (Force, Move,
-// Rebalance); the note says what came of it, for the report.
+// Rebalance, Switchover); the note says what came of it, for the report.
 type Actor interface {
 	Act(ctx context.Context, st Step) (note string, err error)
 }
@@ -134,6 +140,13 @@ var kinds = map[string]kind{
 		},
 		stop:     func(context.Context, topology.Cluster, Step) error { return nil },
 		describe: func(st Step) string { return "COORDINATOR FAILOVER " + st.Target + " FORCE" },
+	},
+	Switchover: {
+		start: acted,
+		stop:  func(context.Context, topology.Cluster, Step) error { return nil },
+		describe: func(st Step) string {
+			return "SENTINEL FAILOVER " + topology.GroupName + " (primary " + st.Target + ")"
+		},
 	},
 	Move: {
 		start:    acted,

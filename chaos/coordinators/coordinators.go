@@ -488,6 +488,9 @@ func (s *Set) Act(ctx context.Context, st nemesis.Step) (string, error) {
 	if st.Kind == nemesis.Move || st.Kind == nemesis.Rebalance {
 		return s.actMove(ctx, st)
 	}
+	if st.Kind == nemesis.Switchover {
+		return s.switchover(ctx)
+	}
 	if st.Kind != nemesis.Force {
 		return "", fmt.Errorf("coordinators: cannot carry out %s", st.Kind)
 	}
@@ -508,6 +511,42 @@ func (s *Set) Act(ctx context.Context, st nemesis.Step) (string, error) {
 	}
 	s.log.Warn("COORDINATOR FAILOVER FORCE refused", "detail", last)
 	return "refused: " + last, nil
+}
+
+// switchover sends SENTINEL FAILOVER to a coordinator that is not the
+// leader, as an operator who picks any of them would (it asks the leader);
+// to the leader when no other answers. What it answers is the note: a
+// refusal is a finding of the run, not a failure of the harness.
+func (s *Set) switchover(ctx context.Context) (string, error) {
+	leader, err := s.Resolve(ctx, nemesis.Leader)
+	if err != nil {
+		return "", err
+	}
+	var tried []string
+	for _, name := range append(s.others(leader), leader) {
+		err := s.force[name].Do(ctx, "SENTINEL", "FAILOVER", topology.GroupName).Err()
+		if err == nil {
+			return fmt.Sprintf("sent to %s (the leader: %s), answered OK", name, leader), nil
+		}
+		tried = append(tried, fmt.Sprintf("%s: %v", name, err))
+		if strings.HasPrefix(err.Error(), "NOGOODSLAVE") || strings.HasPrefix(err.Error(), "INPROG") {
+			break
+		}
+	}
+	s.log.Warn("SENTINEL FAILOVER refused", "detail", strings.Join(tried, "; "))
+	return "refused: " + strings.Join(tried, "; "), nil
+}
+
+// others lists the coordinators but name, in a fixed order.
+func (s *Set) others(name string) []string {
+	var out []string
+	for n := range s.force {
+		if n != name {
+			out = append(out, n)
+		}
+	}
+	slices.Sort(out)
+	return out
 }
 
 // FaultStarted does nothing: the coordinators react to faults themselves.

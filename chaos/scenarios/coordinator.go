@@ -136,6 +136,29 @@ func init() {
 				"but had not shipped can be lost: counted and tolerated (see the loss scenario)."},
 	})
 	register(Scenario{
+		Name:             "switchover",
+		Summary:          "SENTINEL FAILOVER moves the primary to a replica while it answers: no acknowledged write lost, no two writers",
+		Topology:         coordinatedGroup(),
+		Workloads:        coordinatedLoad(),
+		ClientsOnPrimary: true,
+		Duration:         16 * time.Second, Settle: 2 * time.Second,
+		Schedule: func(rng *rand.Rand, d time.Duration) []nemesis.Step {
+			return []nemesis.Step{{Kind: nemesis.Switchover, Target: "n1", At: d * 3 / 10}}
+		},
+		Expect: check.Expectations{MinAcknowledged: 1, MaxLost: i64(0), MaxTwoWriterMs: i64(0), RequireConverged: true,
+			Failovers: i64(1), EpochRise: i64(1)},
+		Figures: []Figure{
+			msFigure("S1", "SENTINEL FAILOVER sent -> first acknowledged write on the new primary", "report", failoverMs),
+			lostFigure("S2", "acknowledged writes lost by a switchover (writes not durable)", "0, every run")},
+		Notes: []string{noteCoordinated,
+			"The harness sends SENTINEL FAILOVER main to a coordinator that is not the leader, which asks the leader. The " +
+				"leader pauses n1's writes (CLIENT PAUSE WRITE), waits until the replica holding the most history has every " +
+				"record n1 has, promotes it as in a failover and points n1 at it. Writes are not durable here, yet none that n1 " +
+				"acknowledged may be lost: the promoted replica held all of them. failover_ms runs from the command to the first " +
+				"write the new primary acknowledged; writes the pause held fail when n1 closes its clients on becoming a replica, " +
+				"and the clients find the new primary."},
+	})
+	register(Scenario{
 		Name:             "leader",
 		Summary:          "the coordinator leader is SIGKILLed, then at once the primary; failover time with an election first",
 		Topology:         coordinatedGroup(),

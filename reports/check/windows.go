@@ -50,8 +50,9 @@ type Windows struct {
 
 // failoverKinds are the faults that take a primary away from its peers.
 // A paused (SIGSTOP) primary is gone to them as surely as a killed one,
-// and is the case most likely to leave two writers once it resumes.
-var failoverKinds = map[string]bool{"kill": true, "pause": true, "partition": true}
+// and is the case most likely to leave two writers once it resumes. A
+// switchover (SENTINEL FAILOVER) hands the primary over on purpose.
+var failoverKinds = map[string]bool{"kill": true, "pause": true, "partition": true, "switchover": true}
 
 // ComputeWindows measures the windows of h. primary names the node that
 // is primary when the run starts; empty means the node of the first
