@@ -14,6 +14,7 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/ruvio/ruvio/internal/poll"
+	"github.com/ruvio/ruvio/ruvio/config"
 	"github.com/ruvio/ruvio/ruvio/infotext"
 )
 
@@ -179,5 +180,46 @@ func TestSentinelFailoverRefusals(t *testing.T) {
 	}
 	if recordedPrimary(c, "main") != pm.Address {
 		t.Fatal("a refused switchover changed the record")
+	}
+}
+
+// With the primary lease on, a switchover hands over as well: the old
+// primary, paused and then a replica, takes no write under its lease,
+// and the promoted replica takes writes once the coordinators' grants
+// reach it.
+func TestSentinelFailoverWithThePrimaryLease(t *testing.T) {
+	ctx := context.Background()
+	lease := func(c *config.Config) { c.PrimaryLease, c.PrimaryLeaseCoordinators = true, []int{1} }
+	paddr, prepl := freeAddr(t), freeAddr(t)
+	startDataNode(t, paddr, prepl, "primary", "", quiet(), lease)
+	raddr, rrepl := freeAddr(t), freeAddr(t)
+	startDataNode(t, raddr, rrepl, "replica", prepl, quiet(), lease)
+	pm, rm := Member{Address: paddr, Replication: prepl}, Member{Address: raddr, Replication: rrepl}
+	c := startCoordinator(t, []Group{{Name: "main", Members: []Member{pm, rm}}}, func(c *Config) {
+		c.DownAfterMs, c.PrimaryLeaseMs = 2000, 600
+	})
+	primary := redis.NewClient(&redis.Options{Addr: paddr, MaxRetries: -1})
+	defer primary.Close()
+	poll.Until(t, 20*time.Second, "the primary's first lease", func() bool { return primary.Set(ctx, "k", "before", 0).Err() == nil })
+	sc := redis.NewSentinelClient(&redis.Options{Addr: c.Addr()})
+	defer sc.Close()
+	if err := sc.Failover(ctx, "main").Err(); err != nil {
+		t.Fatalf("SENTINEL FAILOVER: %v", err)
+	}
+	if p := recordedPrimary(c, "main"); p != raddr {
+		t.Fatalf("recorded primary %s, want the replica %s", p, raddr)
+	}
+	promoted := redis.NewClient(&redis.Options{Addr: raddr, MaxRetries: -1})
+	defer promoted.Close()
+	poll.Until(t, 20*time.Second, "a write on the promoted replica under its lease", func() bool {
+		return promoted.Set(ctx, "k", "after", 0).Err() == nil
+	})
+	if v := promoted.Get(ctx, "k").Val(); v != "after" {
+		t.Fatalf("k = %q", v)
+	}
+	old := redis.NewClient(&redis.Options{Addr: paddr, MaxRetries: -1})
+	defer old.Close()
+	if err := old.Set(ctx, "k", "stale", 0).Err(); err == nil || !strings.HasPrefix(err.Error(), "READONLY") {
+		t.Fatalf("a write on the old primary: %v", err)
 	}
 }
