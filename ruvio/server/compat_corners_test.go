@@ -33,6 +33,13 @@ func TestCornersMatchRedis(t *testing.T) {
 		{"HSET", "h1", "a", "1"}, {"HSCAN", "h1", "5"}, {"HSCAN", "h1", "18446744073709551615"},
 		{"SADD", "s1", "7"}, {"SSCAN", "s1", "3"}, {"ZADD", "z1", "1", "m"}, {"ZSCAN", "z1", "18446744073709551615"},
 		{"MULTI"}, {"BLMOVE", "none", "x", "LEFT", "LEFT", "0"}, {"BRPOPLPUSH", "none", "x", "0"}, {"BLPOP", "none", "0"}, {"EXEC"},
+		// A lex range's LIMIT skips its offset whatever the members are,
+		// then stops at the first out of range: over different scores it
+		// can land on a member in range again.
+		{"ZADD", "zl", "0", "a", "0", "b", "1", ""}, {"ZRANGEBYLEX", "zl", "-", "[a", "LIMIT", "2", "1"},
+		{"ZRANGEBYLEX", "zl", "-", "[a", "LIMIT", "1", "5"}, {"ZREVRANGEBYLEX", "zl", "+", "(a", "LIMIT", "1", "2"},
+		{"ZRANGE", "zl", "[b", "-", "BYLEX", "REV", "LIMIT", "2", "1"}, {"ZRANGESTORE", "zd", "zl", "-", "[a", "BYLEX", "LIMIT", "2", "1"},
+		{"ZRANGE", "zd", "0", "-1", "WITHSCORES"},
 	}
 	for _, proto := range []int{2, 3} {
 		t.Run(fmt.Sprintf("resp%d", proto), func(t *testing.T) { compareFixed(t, proto, cmds) })

@@ -26,16 +26,66 @@ func (s *Set) mixedScores() bool {
 func (s *Set) lexScan(min, max LexBound, reverse bool) run {
 	if s.big == nil {
 		p := s.small
-		return scanLex(p.len(), func(i int) string {
-			b := p.member(i)
-			return unsafe.String(unsafe.SliceData(b), len(b))
-		}, min, max, reverse)
+		return scanLex(p.len(), func(i int) string { return packedMember(p, i) }, min, max, reverse)
 	}
-	members := make([]string, 0, s.big.length)
-	for x := s.big.first(); x != nil; x = x.lv(0).forward {
+	members := s.big.members()
+	return scanLex(len(members), func(i int) string { return members[i] }, min, max, reverse)
+}
+
+// packedMember is the compact form's i-th member, without a copy.
+func packedMember(p packed, i int) string {
+	b := p.member(i)
+	return unsafe.String(unsafe.SliceData(b), len(b))
+}
+
+// members lists the skiplist's members in order.
+func (s *skiplist) members() []string {
+	members := make([]string, 0, s.length)
+	for x := s.first(); x != nil; x = x.lv(0).forward {
 		members = append(members, x.member)
 	}
-	return scanLex(len(members), func(i int) string { return members[i] }, min, max, reverse)
+	return members
+}
+
+// lexLimit is RangeByLex over elements of different scores, with LIMIT
+// applied as Redis applies it: from the run's first element (its last,
+// reverse) it skips offset elements whatever they are, then takes up to
+// count (all when count < 0) while each is still at most max (at least
+// min, reverse). A skip can therefore land past elements out of range on
+// one in range again, which Redis returns.
+func (s *Set) lexLimit(min, max LexBound, reverse bool, offset, count int) []Item {
+	var start, k int
+	if s.big == nil {
+		p := s.small
+		start, k = limitLex(p.len(), func(i int) string { return packedMember(p, i) }, min, max, reverse, offset, count)
+	} else {
+		members := s.big.members()
+		start, k = limitLex(len(members), func(i int) string { return members[i] }, min, max, reverse, offset, count)
+	}
+	if k == 0 {
+		return nil
+	}
+	return s.collect(start, k, reverse)
+}
+
+// limitLex is lexLimit over n members in ascending (score, member) order:
+// the index to collect from and how many.
+func limitLex(n int, member func(int) string, min, max LexBound, reverse bool, offset, count int) (start, k int) {
+	r := scanLex(n, member, min, max, reverse)
+	if r.size() == 0 || offset < 0 || count == 0 {
+		return 0, 0
+	}
+	start, step := r.lo+offset, 1
+	if reverse {
+		start, step = r.hi-1-offset, -1
+	}
+	for i := start; i >= 0 && i < n && (count < 0 || k < count); i += step {
+		if (!reverse && !lexLteMax(member(i), max)) || (reverse && !lexGteMin(member(i), min)) {
+			break
+		}
+		k++
+	}
+	return start, k
 }
 
 // scanLex is lexScan over n members in ascending (score, member) order.

@@ -175,8 +175,8 @@ func (s *Set) RangeByScore(min, max ScoreBound, reverse bool, offset, count int)
 // its skiplist's random shape, while this depends only on the elements,
 // so replicas agree. Count and remove by lex use the forward run.
 func (s *Set) RangeByLex(min, max LexBound, reverse bool, offset, count int) []Item {
-	if reverse && s.mixedScores() {
-		return s.window(s.lexScan(min, max, true), true, offset, count)
+	if s.mixedScores() {
+		return s.lexLimit(min, max, reverse, offset, count)
 	}
 	return s.window(s.lexRun(min, max), reverse, offset, count)
 }
