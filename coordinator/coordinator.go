@@ -63,6 +63,8 @@ type Coordinator struct {
 	leaseWarned  atomic.Bool
 	groupLocksMu sync.Mutex
 	groupLocks   map[string]*sync.Mutex
+	// switching holds the groups a switchover runs for (INPROG).
+	switching sync.Map
 
 	moves *mover // slot moves and rebalances (move.go)
 

@@ -64,6 +64,10 @@ func (c *Coordinator) round(group string, sdown map[string]string) {
 		c.maybeFailover(group, rec, st)
 		return
 	}
+	if rules.LostRecords(st[rec.Primary]) > 0 {
+		c.replaceAfterLoss(group, rec, st)
+		return
+	}
 	// A switchover of the group holds the lock while it detaches and
 	// promotes: correcting from this round's pings would point the
 	// detached replicas back at the old primary.
@@ -258,6 +262,27 @@ func (c *Coordinator) maybeFailover(group string, rec rules.Record, st map[strin
 	}
 }
 
+// replaceAfterLoss promotes a replica in place of a primary that
+// restarted without records the replica holds (rules.AfterLoss), so they
+// are kept rather than dropped from the replica by a full copy.
+func (c *Coordinator) replaceAfterLoss(group string, rec rules.Record, st map[string]rules.Status) {
+	l := c.groupLock(group)
+	if !l.TryLock() {
+		return
+	}
+	defer l.Unlock()
+	o := c.observe(group, rec, st)
+	d := rules.AfterLoss(o)
+	if d.Outcome == rules.Stay {
+		return
+	}
+	c.log.Warn("the primary restarted without records a replica holds and takes no writes: promoting a replica to keep them",
+		"group", group, "primary", rec.Primary, "records", rules.LostRecords(st[rec.Primary]))
+	if _, err := c.promote(o, d, false); err != nil {
+		c.log.Warn("the primary lost records a replica holds but there is no failover", "group", group, "primary", rec.Primary, "why", err.Error())
+	}
+}
+
 // promote carries out a decision: it looks at the candidate once more,
 // records the promotion the rules allow, and corrects the members. It
 // returns the promoted member.
@@ -278,6 +303,9 @@ func (c *Coordinator) promote(o rules.Observation, d rules.Decision, force bool)
 			"group", o.Group, "promoted", choice.Member.Address, "short", choice.Short)
 	}
 	d.Candidate = choice.Member
+	if short := rules.Lacks(detached[d.Candidate.Address], o.MustHold); short != "" {
+		return Member{}, errReply("the replica %s that would be promoted does not hold every record of the paused primary (%s): nothing is promoted", d.Candidate.Address, short)
+	}
 	p, err := rules.Recheck(o, d, detached[d.Candidate.Address], force)
 	if err != nil {
 		return Member{}, err
@@ -292,17 +320,24 @@ func (c *Coordinator) promote(o rules.Observation, d rules.Decision, force bool)
 	h, port, _ := net.SplitHostPort(rec.Primary)
 	c.hub.publish("+elected-leader", strings.Join([]string{"master", group, h, port}, " "))
 	if err := c.propose(p.Entry); err != nil {
-		return Member{}, fmt.Errorf("recording the failover: %w", err)
+		return Member{}, fmt.Errorf("recording the failover: %w: %w", errRecordUnknown, err)
 	}
 	if p.Lacks != "" {
 		c.log.Warn("unclean failover: the promoted replica lacks committed records, which are lost", "group", group, "promoted", d.Candidate.Address, "lacks", p.Lacks)
 	}
 	c.log.Warn("failed over", "group", group, "old_primary", rec.Primary, "new_primary", d.Candidate.Address, "group_epoch", p.Entry.GroupEpoch)
 	if now, ok := c.fsm.get(group); ok {
-		c.correctOldPrimaryLast(group, now, c.statuses(now), rec.Primary)
+		// After a failover the old primary, which may not answer, comes
+		// last; after a switchover it comes first: it answers, paused,
+		// and its pause must not run out before it follows.
+		c.correctAfterPromotion(group, now, c.statuses(now), rec.Primary, !o.ProposeBy.IsZero())
 	}
 	return d.Candidate, nil
 }
+
+// errRecordUnknown marks a failed proposal of a promotion: the entry may
+// still be committed, so the caller must act as if it might have been.
+var errRecordUnknown = errors.New("the record may or may not have been made")
 
 // detach stops every replica the leader reaches from following the old
 // primary before a promotion (rules.DetachTargets, rules.DetachArgs), each
@@ -419,14 +454,17 @@ func (c *Coordinator) catchUp(group string, rec rules.Record, p *prober, detache
 // catchUpEvery is how often catchUp pings the candidate.
 const catchUpEvery = 20 * time.Millisecond
 
-// correctOldPrimaryLast corrects the members after a promotion with the
-// old primary last: it may not answer, and its command's timeout must not
-// delay the others.
-func (c *Coordinator) correctOldPrimaryLast(group string, rec rules.Record, st map[string]rules.Status, old string) {
+// correctAfterPromotion corrects the members after a promotion with the
+// old primary last (it may not answer, and its command's timeout must not
+// delay the others), or first (oldFirst, a switchover: it answers, paused).
+func (c *Coordinator) correctAfterPromotion(group string, rec rules.Record, st map[string]rules.Status, old string, oldFirst bool) {
 	actions := rules.Corrections(rec, rules.Settled(st, c.sentTimes(rec)))
 	slices.SortStableFunc(actions, func(a, b rules.Action) int {
 		return cmpBool(a.Member.Address == old, b.Member.Address == old)
 	})
+	if oldFirst {
+		slices.Reverse(actions)
+	}
 	c.applyCorrections(group, rec, actions, c.confirmLeader, func(addr string, args []string) error {
 		p := c.prober(addr)
 		if p == nil {
@@ -509,6 +547,15 @@ func (c *Coordinator) applyCorrections(group string, rec rules.Record, actions [
 		}
 		if err != nil {
 			c.log.Warn("correcting a member failed", "group", group, "member", a.Member.Address, "command", strings.Join(args, " "), "err", err)
+			if a.Demote && confirm() {
+				// A second primary that cannot be demoted is held from
+				// writing instead (a switchover's old primary whose
+				// REPLICAOF fails), for as long as a switchover's pause,
+				// again at every round while it still fails.
+				if perr := send(a.Member.Address, rules.PauseArgs(rules.SwitchoverPause(c.downAfter()))); perr == nil {
+					c.log.Warn("paused the writes of a member that answers as a primary and could not be demoted", "group", group, "member", a.Member.Address)
+				}
+			}
 			continue
 		}
 		c.log.Info("corrected a member", "group", group, "member", a.Member.Address, "command", strings.Join(args, " "))

@@ -155,6 +155,8 @@ func (p *prober) askShard(ctx context.Context, i int) (rules.ShardStatus, error)
 		WalDurable:       infotext.Uint(f, "wal_durable_sequence"),
 		Committed:        infotext.Uint(f, "replication_committed_sequence"),
 		FencedBy:         infotext.Uint(f, "replication_fenced_by_epoch"),
+		LostRecords:      infotext.Uint(f, "replication_lost_records"),
+		WritesInFlight:   infotext.Uint(f, "writes_in_flight"),
 		Replicas:         slaveAddrs(f),
 	}
 	if sh.Role == "slave" {

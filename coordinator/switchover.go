@@ -27,16 +27,18 @@ func (c *Coordinator) switchover(group string) (Member, error) {
 	if !ok {
 		return Member{}, errNoSuchMaster
 	}
-	l := c.groupLock(group)
-	if !l.TryLock() {
+	if _, busy := c.switching.LoadOrStore(group, true); busy {
 		return Member{}, errInProgress
 	}
+	defer c.switching.Delete(group)
+	l := c.groupLock(group)
+	l.Lock()
 	defer l.Unlock()
 	d := rules.Switchover(c.observe(group, rec, c.statuses(rec)))
 	switch d.Outcome {
 	case rules.Promote:
 	case rules.NoCandidate:
-		return Member{}, &replyError{prefix: "NOGOODSLAVE", text: d.Err.Error()}
+		return Member{}, &replyError{prefix: "NOGOODSLAVE", text: "No suitable replica to promote: " + d.Err.Error()}
 	default:
 		return Member{}, errReply("%v", d.Err)
 	}
@@ -64,17 +66,33 @@ func (c *Coordinator) switchover(group string) (Member, error) {
 		}
 	}()
 	budget := sent.Add(rules.SwitchoverBudget(pause))
-	if err := c.awaitCaughtUp(old, cand, budget); err != nil {
+	final, err := c.awaitCaughtUp(old, cand, budget)
+	if err != nil {
 		return Member{}, err
 	}
 	o := c.observe(group, rec, c.statuses(rec))
 	o.ProposeBy = budget
+	for _, sh := range final.Shards {
+		o.MustHold = append(o.MustHold, sh.WalLast)
+	}
 	m, err := c.promote(o, d, false)
+	if errors.Is(err, errRecordUnknown) {
+		// The promotion may be recorded after all: the old primary's
+		// pause is left to run out rather than lifted.
+		promoted = true
+	}
 	if err != nil {
 		return Member{}, err
 	}
 	promoted = true
-	c.demoteOld(group, rec.Primary, old)
+	if !c.demoteOld(group, rec.Primary, old) {
+		// Still a primary: lifting its pause would make two writers. The
+		// pause is renewed, and the next rounds go on correcting it.
+		if err := old.send(rules.PauseArgs(pause)...); err != nil {
+			c.log.Warn("switchover: renewing the old primary's pause failed", "group", group, "old_primary", rec.Primary, "err", err)
+		}
+		return m, nil
+	}
 	if err := old.send(rules.UnpauseArgs()...); err != nil {
 		c.log.Warn("switchover: lifting the old primary's pause failed; it ends by itself", "group", group, "old_primary", rec.Primary, "err", err)
 	}
@@ -87,41 +105,57 @@ func (c *Coordinator) switchover(group string) (Member, error) {
 }
 
 // awaitCaughtUp waits until cand holds every record the paused primary
-// has, on every shard, pinging both; it gives up at budget.
-func (c *Coordinator) awaitCaughtUp(old, cand *prober, budget time.Time) error {
+// has, on every shard, pinging both, and returns the primary's status
+// then; it gives up at budget.
+func (c *Coordinator) awaitCaughtUp(old, cand *prober, budget time.Time) (rules.Status, error) {
 	t := time.NewTicker(catchUpEvery / 4)
 	defer t.Stop()
 	for {
-		ok, short := rules.CaughtUp(old.probe(), cand.probe())
+		ps := old.probe()
+		ok, short := rules.CaughtUp(ps, cand.probe())
 		if ok {
-			return nil
+			return ps, nil
 		}
 		if !time.Now().Before(budget) {
-			return errReply("the replica %s did not catch up with the paused primary in time (%s): the primary's writes go on, nothing changed",
+			return ps, errReply("the replica %s did not catch up with the paused primary in time (%s): the primary's writes go on, nothing changed",
 				cand.member.Address, short)
 		}
 		select {
 		case <-c.stop:
-			return errReply("this coordinator is stopping")
+			return ps, errReply("this coordinator is stopping")
 		case <-t.C:
 		}
 	}
 }
 
 // demoteOld makes sure the old primary follows the new one after a
-// switchover: the promotion's corrections send it REPLICAOF last; if a
-// ping still finds it a primary, the corrections go out again.
-func (c *Coordinator) demoteOld(group, addr string, old *prober) {
-	s := old.probe()
-	if s.Role() != "master" {
-		return
+// switchover and reports whether it does: the promotion's corrections
+// sent it REPLICAOF first; if a ping still finds a shard of it a primary,
+// the corrections go out once more.
+func (c *Coordinator) demoteOld(group, addr string, old *prober) bool {
+	follows := func(s rules.Status) bool {
+		if !s.OK || len(s.Shards) == 0 {
+			return false
+		}
+		for _, sh := range s.Shards {
+			if sh.Role != "slave" {
+				return false
+			}
+		}
+		return true
+	}
+	if follows(old.probe()) {
+		return true
 	}
 	if now, ok := c.fsm.get(group); ok {
-		c.correctOldPrimaryLast(group, now, c.statuses(now), addr)
+		c.correctAfterPromotion(group, now, c.statuses(now), addr, true)
 	}
-	if s = old.probe(); s.Role() == "master" {
-		c.log.Warn("switchover: the old primary still answers as a primary; the next rounds correct it", "group", group, "old_primary", addr)
+	if follows(old.probe()) {
+		return true
 	}
+	c.log.Warn("switchover: the old primary does not follow the new one: its writes stay paused, and the next rounds correct it",
+		"group", group, "old_primary", addr)
+	return false
 }
 
 // switchoverAnywhere runs a switchover of group on the leader, asking it

@@ -223,3 +223,45 @@ func TestSentinelFailoverWithThePrimaryLease(t *testing.T) {
 		t.Fatalf("a write on the old primary: %v", err)
 	}
 }
+
+// A snapshot-profile primary that restarts without the records after its
+// last snapshot, which its replica holds, stops taking writes when the
+// replica shows them; the coordinators then promote the replica, so the
+// records are kept, and the old primary gets them back as its replica.
+func TestAPrimaryThatRestartedWithoutRecordsIsReplaced(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	snap := func(c *config.Config) { c.Durability, c.DataDir = config.DurabilitySnapshot, dir }
+	paddr, prepl := freeAddr(t), freeAddr(t)
+	ps := startDataNode(t, paddr, prepl, "primary", "", quiet(), snap)
+	_, rm := dataNode(t, "replica", prepl)
+	pm := Member{Address: paddr, Replication: prepl}
+	c := startCoordinator(t, []Group{{Name: "main", Members: []Member{pm, rm}}}, func(c *Config) { c.DownAfterMs = 5000 })
+	poll.Until(t, 15*time.Second, "the first record", func() bool { return recordedPrimary(c, "main") == paddr })
+	pc := redis.NewClient(&redis.Options{Addr: paddr, MaxRetries: -1})
+	defer pc.Close()
+	for i := range 50 {
+		pc.Set(ctx, "saved:"+strconv.Itoa(i), i, 0)
+	}
+	if err := pc.Save(ctx).Err(); err != nil {
+		t.Fatal(err)
+	}
+	for i := range 50 {
+		pc.Set(ctx, "lost:"+strconv.Itoa(i), i, 0)
+	}
+	poll.Until(t, 10*time.Second, "the replica holding every record", func() bool {
+		return infoReplication(t, rm.Address)["wal_last_sequence"] == infoReplication(t, paddr)["wal_last_sequence"]
+	})
+	pc.Do(ctx, "SHUTDOWN", "NOSAVE")
+	stop(ps)
+	startDataNode(t, paddr, prepl, "primary", "", quiet(), snap)
+	poll.Until(t, 20*time.Second, "the replica recorded as primary", func() bool { return recordedPrimary(c, "main") == rm.Address })
+	promoted := redis.NewClient(&redis.Options{Addr: rm.Address})
+	defer promoted.Close()
+	if n := promoted.Exists(ctx, "lost:49").Val(); n != 1 {
+		t.Fatal("the promoted replica lost the records its primary lost")
+	}
+	old := redis.NewClient(&redis.Options{Addr: paddr})
+	defer old.Close()
+	poll.Until(t, 20*time.Second, "the old primary holding the records again", func() bool { return old.Exists(ctx, "lost:49").Val() == 1 })
+}

@@ -228,23 +228,23 @@ func TestConfigSetBacklogSizeTrimsTheBacklog(t *testing.T) {
 }
 
 // A snapshot-profile primary killed after streaming records past its last
-// snapshot restarts without them and writes others at their sequences.
-// Its replica, away meanwhile, holds the lost ones: it comes back to a
-// primary whose history began a new stretch at the restart, takes a full
-// copy and ends identical, rather than continuing its own log.
-func TestAReplicaOfAPrimaryThatLostRecordsTakesAFullCopy(t *testing.T) {
-	lp := "127.0.0.1:" + strconv.Itoa(freePort(t, 1))
+// snapshot restarts without them. Its replica, away meanwhile, holds them:
+// when it comes back the primary sees it lost records the replica holds
+// (the replica's log runs past its own in a stretch of its own history),
+// refuses it the full copy that would drop them, and stops taking writes,
+// whether or not it wrote since. The replica keeps every record; promoted,
+// it gives them back to the old primary with a full copy.
+func TestAPrimaryThatLostRecordsStopsRatherThanWipeItsReplica(t *testing.T) {
+	lp, lr := "127.0.0.1:"+strconv.Itoa(freePort(t, 1)), "127.0.0.1:"+strconv.Itoa(freePort(t, 1))
 	dirP, dirR := t.TempDir(), t.TempDir()
 	envP := []string{"RUVIO_REPLICATION_ROLE=primary", "RUVIO_REPLICATION_LISTEN=" + lp}
-	envR := []string{"RUVIO_REPLICATION_ROLE=replica", "RUVIO_REPLICATION_PRIMARY=" + lp,
-		"RUVIO_REPLICATION_LISTEN=127.0.0.1:" + strconv.Itoa(freePort(t, 1))}
+	envR := []string{"RUVIO_REPLICATION_ROLE=replica", "RUVIO_REPLICATION_PRIMARY=" + lp, "RUVIO_REPLICATION_LISTEN=" + lr}
 	p := startNodeIn(t, dirP, envP, "--durability", "snapshot")
 	r := startNodeIn(t, dirR, envR, "--durability", "always")
 	writeKeys(t, p, "saved:", 100)
 	do(t, p, "SAVE")
 	writeKeys(t, p, "lost:", 100)
 	inSync(t, p, r, 1)
-	held, _ := strconv.ParseUint(replInfo(t, shardAddr(r, 0))["wal_last_sequence"], 10, 64)
 
 	r.cmd.Process.Signal(syscall.SIGKILL)
 	<-r.done
@@ -254,13 +254,28 @@ func TestAReplicaOfAPrimaryThatLostRecordsTakesAFullCopy(t *testing.T) {
 	if n := do(t, p, "EXISTS", "lost:0"); n != int64(0) {
 		t.Fatal("the records after the snapshot survived the kill: the test shows nothing")
 	}
-	writeKeys(t, p, "new:", 150)
-	if last, _ := strconv.ParseUint(replInfo(t, shardAddr(p, 0))["wal_last_sequence"], 10, 64); last <= held {
-		t.Fatalf("the primary wrote up to %d, not past the replica's %d", last, held)
-	}
+	writeKeys(t, p, "new:", 150) // no replica yet: taken, and lost below
 	r = startNodeIn(t, dirR, envR, "--durability", "always")
-	inSync(t, p, r, 1)
-	if got := replInfo(t, shardAddr(r, 0))["full_copies"]; got != "1" {
-		t.Fatalf("the replica took %s full copies, want 1\n%s", got, r.logs.String())
+	poll.Until(t, 20*time.Second, "the primary to see what it lost", func() bool {
+		return replInfo(t, shardAddr(p, 0))["replication_lost_records"] == "100"
+	})
+	pc := redis.NewClient(&redis.Options{Addr: p.addr(), MaxRetries: -1})
+	defer pc.Close()
+	if err := pc.Set(context.Background(), "k", "v", 0).Err(); err == nil || !strings.HasPrefix(err.Error(), "READONLY This primary restarted without 100 records") {
+		t.Fatalf("a write on the primary that lost records: %v", err)
+	}
+	if n := do(t, r, "EXISTS", "lost:99"); n != int64(1) {
+		t.Fatal("the replica lost the records its primary lost")
+	}
+	if f := replInfo(t, shardAddr(r, 0)); !strings.Contains(f["master_link_error"], "LOSTRECORDS") || f["full_copies"] != "0" {
+		t.Fatalf("the replica's link: %v", f)
+	}
+
+	do(t, r, "REPLICAOF", "NO", "ONE")
+	host, port, _ := net.SplitHostPort(lr)
+	do(t, p, "REPLICAOF", host, port)
+	inSync(t, r, p, 1)
+	if n := do(t, p, "EXISTS", "lost:99"); n != int64(1) {
+		t.Fatal("the old primary did not get the lost records back")
 	}
 }

@@ -3,6 +3,7 @@ package rules
 import (
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 )
 
@@ -41,6 +42,9 @@ type Observation struct {
 	// ProposeBy is a switchover's last instant to record the promotion
 	// (zero: no limit): past it the old primary's pause may run out.
 	ProposeBy time.Time
+	// MustHold is, per shard, the last record of a switchover's paused
+	// primary: the replica promoted must hold all of them (Lacks).
+	MustHold []uint64
 }
 
 // Outcome is what a failover decision came to.
@@ -111,6 +115,46 @@ func Force(o Observation) Decision {
 		return d
 	}
 	return pick(o, true, d)
+}
+
+// Lacks describes, per shard, where s's log stops short of last[i] ("":
+// it holds them all, or last is nil).
+func Lacks(s Status, last []uint64) string {
+	var short []string
+	for i, want := range last {
+		var have uint64
+		if i < len(s.Shards) {
+			have = s.Shards[i].WalLast
+		}
+		if have < want {
+			short = append(short, fmt.Sprintf("shard %d: %d of %d", i, have, want))
+		}
+	}
+	return strings.Join(short, "; ")
+}
+
+// LostRecords is the most records a replica showed the member s, a
+// primary, lost in a restart (0: none).
+func LostRecords(s Status) uint64 {
+	var n uint64
+	for _, sh := range s.Shards {
+		n = max(n, sh.LostRecords)
+	}
+	return n
+}
+
+// AfterLoss decides the failover of a primary that answers but restarted
+// without records a replica holds (LostRecords): it stopped taking writes
+// itself, so no coordinator is asked whether it hears it; the best
+// replica holding every committed record is promoted, which keeps the
+// records the primary lost.
+func AfterLoss(o Observation) Decision {
+	var d Decision
+	if o.Record.Primary == "" || LostRecords(o.Statuses[o.Record.Primary]) == 0 {
+		d.Outcome = Stay
+		return d
+	}
+	return pick(o, o.Unclean, d)
 }
 
 func pick(o Observation, unclean bool, d Decision) Decision {

@@ -187,3 +187,39 @@ func TestAnUncleanFailoverBeforeAnyRecordDropsTheLearnedValues(t *testing.T) {
 		t.Fatalf("a value past the dropped one: %v", r)
 	}
 }
+
+// A primary that restarted without records a replica holds is replaced
+// by the best replica holding every committed record, without votes.
+func TestAfterLoss(t *testing.T) {
+	lost := func(n ...uint64) Status {
+		s := status("master", 5, 5)
+		for i, v := range n {
+			s.Shards[i].LostRecords = v
+		}
+		return s
+	}
+	cases := []struct {
+		name   string
+		change func(*Observation)
+		want   Outcome
+		cand   string
+	}{
+		{"the primary lost nothing", func(o *Observation) { o.Statuses[ma.Address] = lost(0, 0) }, Stay, ""},
+		{"no primary recorded", func(o *Observation) { o.Statuses[ma.Address] = lost(3, 0); o.Record.Primary = "" }, Stay, ""},
+		{"lost on one shard: the replica with the most history", func(o *Observation) { o.Statuses[ma.Address] = lost(0, 7) }, Promote, mc.Address},
+		{"the committed records still decide", func(o *Observation) {
+			o.Statuses[ma.Address] = lost(7, 0)
+			o.Committed = []uint64{25}
+		}, NoCandidate, ""},
+	}
+	for _, c := range cases {
+		o := obs()
+		c.change(&o)
+		if d := AfterLoss(o); d.Outcome != c.want || d.Candidate.Address != c.cand {
+			t.Errorf("%s: %v %q, want %v %q", c.name, d.Outcome, d.Candidate.Address, c.want, c.cand)
+		}
+	}
+	if LostRecords(lost(2, 9)) != 9 || LostRecords(Status{}) != 0 {
+		t.Fatal("LostRecords")
+	}
+}

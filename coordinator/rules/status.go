@@ -16,6 +16,14 @@ type ShardStatus struct {
 	Committed        uint64
 	// FencedBy is the replication epoch that fenced this shard (0: none).
 	FencedBy uint64
+	// LostRecords is what a replica showed this primary lost in a
+	// restart (INFO replication_lost_records; 0: none): such a primary
+	// takes no writes, and the leader promotes a replica instead.
+	LostRecords uint64
+	// WritesInFlight counts the node's writes that passed CLIENT PAUSE's
+	// check and have not finished (INFO writes_in_flight), read before
+	// the sequences: while paused, 0 means the log stands still.
+	WritesInFlight uint64
 	// Replicas lists the client addresses (ip:port) of the replicas a
 	// primary shard reports (slaveN lines).
 	Replicas []string

@@ -48,13 +48,13 @@ func Switchover(o Observation) Decision {
 		}
 	}
 	if len(streaming) == 0 {
-		d.Outcome, d.Err = NoCandidate, errors.New("No suitable replica to promote: no replica follows the primary with its link up on every shard")
+		d.Outcome, d.Err = NoCandidate, errors.New("no replica follows the primary with its link up on every shard")
 		return d
 	}
 	cand, ok := PickCandidate(o.Record, streaming, o.Committed, o.Now, o.DownAfter)
 	if !ok {
 		d.Outcome = NoCandidate
-		d.Err = fmt.Errorf("No suitable replica to promote: none that follows the primary holds every committed record (%s)",
+		d.Err = fmt.Errorf("none that follows the primary holds every committed record (%s)",
 			ShortReplicas(o.Record, streaming, o.Committed))
 		return d
 	}
@@ -81,12 +81,20 @@ func Streams(s Status, rec Record) bool {
 }
 
 // CaughtUp reports whether the candidate holds every record the paused
-// primary has, on every shard, and otherwise says where it lags.
+// primary has, on every shard, and otherwise says where it lags. Writes
+// still in flight on the primary (they passed the pause before it began)
+// may add records: not caught up until they are done.
 func CaughtUp(primary, cand Status) (bool, string) {
 	if !primary.OK || !cand.OK {
 		return false, "a ping was not answered"
 	}
 	var short []string
+	for _, p := range primary.Shards {
+		if p.WritesInFlight > 0 {
+			short = append(short, fmt.Sprintf("%d writes in flight on the primary", p.WritesInFlight))
+			break
+		}
+	}
 	for i, p := range primary.Shards {
 		var have uint64
 		if i < len(cand.Shards) {

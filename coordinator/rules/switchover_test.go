@@ -39,9 +39,9 @@ func TestSwitchover(t *testing.T) {
 			o.Committed = []uint64{25}
 		}, Promote, mb.Address, ""},
 		{"none streams", func(o *Observation) { o.Statuses = map[string]Status{mb.Address: linkDown, mc.Address: elsewhere} }, NoCandidate, "",
-			"No suitable replica to promote: no replica follows the primary with its link up on every shard"},
+			"no replica follows the primary with its link up on every shard"},
 		{"none holds the committed records: FORCE's case, not a switchover's", func(o *Observation) { o.Committed, o.Unclean = []uint64{99}, true }, NoCandidate, "",
-			"No suitable replica to promote: none that follows the primary holds every committed record (b:6379 lacks shard 0: records 11-99, c:6379 lacks shard 0: records 21-99)"},
+			"none that follows the primary holds every committed record (b:6379 lacks shard 0: records 11-99, c:6379 lacks shard 0: records 21-99)"},
 	}
 	for _, c := range cases {
 		o := obs()
@@ -78,6 +78,7 @@ func TestCaughtUp(t *testing.T) {
 		{node(10, 20), node(9, 20), false, "shard 0: 9 of 10"},
 		{node(10, 20), node(10), false, "shard 1: 0 of 20"},
 		{node(10), Status{}, false, "a ping was not answered"},
+		{func() Status { s := node(10, 20); s.Shards[1].WritesInFlight = 2; return s }(), node(10, 20), false, "2 writes in flight on the primary"},
 	}
 	for _, c := range cases {
 		ok, short := CaughtUp(c.primary, c.cand)

@@ -105,6 +105,12 @@ type DB struct {
 	// behave the same way since 3.2).
 	Replica bool
 
+	// KeepExpired, when set and true, holds expiry as Replica does: a key
+	// whose time ran out reads as missing but stays, and nothing is
+	// logged. The server sets it to CLIENT PAUSE WRITE, under which Redis
+	// expires nothing either, so a paused primary's log stands still.
+	KeepExpired func() bool
+
 	// ActiveExpireOff stops active expiry (DEBUG SET-ACTIVE-EXPIRE 0):
 	// keys whose time ran out go only when a command looks them up.
 	ActiveExpireOff bool
@@ -233,7 +239,7 @@ func (db *DB) live(e *Entry, key string) *Entry {
 	}
 	now := db.now()
 	if e.ExpireAt != 0 && !db.Loading && e.ExpireAt <= now {
-		if !db.Replica {
+		if !db.Replica && (db.KeepExpired == nil || !db.KeepExpired()) {
 			db.expire(strings.Clone(key))
 		}
 		return nil

@@ -20,6 +20,8 @@ type Pause struct {
 	// It is written under mu: set by Start, cleared by End and by the
 	// first check that finds the pause over.
 	set atomic.Bool
+	// inflight counts the writes in flight (Enter), by lane.
+	inflight [lanes]lane
 }
 
 // Start pauses clients until now+d: all commands when all is set, else
@@ -108,4 +110,47 @@ func (p *Pause) Wait(write bool, cancel, cancel2 <-chan struct{}) bool {
 		}
 		t.Stop()
 	}
+}
+
+// Writes in flight. A write that found no pause may still be on its way
+// to the shard lock when a pause begins, and would land after CLIENT PAUSE
+// answered. So a write enters (Enter) before it looks at the pause, and
+// leaves (Leave) once it ran; InFlight counts those that entered and did
+// not leave. Entering first and looking second, against a pause that is
+// set first and counts second, means that once a pause is set and
+// InFlight reads 0, every later write sees the pause and waits: a caller
+// that wants the log to stand still (a switchover) waits for that.
+
+// lanes spreads the counter over cache lines, one per connection home
+// shard, so event loops on different cores do not share one.
+const lanes = 16
+
+type lane struct {
+	n atomic.Int64
+	_ [56]byte
+}
+
+// Enter counts a write in flight on lane i (any int) and reports whether
+// a pause holds it; when it does, the write is not counted (nothing to
+// Leave) and must wait.
+func (p *Pause) Enter(i int) (held bool) {
+	l := &p.inflight[i%lanes]
+	l.n.Add(1)
+	if p.Holds(true) {
+		l.n.Add(-1)
+		return true
+	}
+	return false
+}
+
+// Leave ends a write Enter counted on lane i.
+func (p *Pause) Leave(i int) { p.inflight[i%lanes].n.Add(-1) }
+
+// InFlight is the number of writes that entered and did not leave.
+func (p *Pause) InFlight() int64 {
+	var n int64
+	for i := range p.inflight {
+		n += p.inflight[i].n.Load()
+	}
+	return n
 }

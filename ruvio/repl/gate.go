@@ -66,6 +66,9 @@ type Gates struct {
 	// FencedBy is the replication epoch of a replica that showed this
 	// primary was replaced, or 0.
 	FencedBy uint64
+	// LostRecords counts the records a replica showed this primary lost
+	// in a restart, or 0.
+	LostRecords uint64
 	// LeaseExpired: primary-lease is on and too few coordinators'
 	// grants run. TooFewReplicas: fewer good replicas than
 	// min-replicas-to-write.
@@ -75,8 +78,8 @@ type Gates struct {
 // Refusal is the error a command gets instead of running, or "". The
 // order is the promise: LOADING for any command not allowed while
 // loading; then, for writes only, READONLY on a replica, READONLY on a
-// primary that was replaced, the expired primary lease, and NOREPLICAS
-// last.
+// primary that was replaced or lost records a replica holds, the expired
+// primary lease, and NOREPLICAS last.
 func Refusal(g Gates) string {
 	switch {
 	case g.Loading && !g.RunsWhileLoading:
@@ -87,6 +90,8 @@ func Refusal(g Gates) string {
 		return ErrReadOnly
 	case g.FencedBy != 0:
 		return fmt.Sprintf("READONLY This primary was replaced: a replica follows epoch %d. It takes no more writes.", g.FencedBy)
+	case g.LostRecords != 0:
+		return fmt.Sprintf("READONLY This primary restarted without %d records a replica holds. It takes no more writes: promote that replica, or send REPLICAOF NO ONE here to go on without them.", g.LostRecords)
 	case g.LeaseExpired:
 		return ErrLeaseExpired
 	case g.TooFewReplicas:

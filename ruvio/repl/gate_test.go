@@ -54,7 +54,8 @@ func TestNextExpiry(t *testing.T) {
 
 // The gates refuse in one order: LOADING for any command not allowed
 // while loading, then for writes READONLY (replica, then replaced
-// primary), the expired lease, and NOREPLICAS last.
+// primary, then a primary that lost records a replica holds), the expired
+// lease, and NOREPLICAS last.
 func TestRefusalOrder(t *testing.T) {
 	fenced := "READONLY This primary was replaced: a replica follows epoch 7. It takes no more writes."
 	all := Gates{Write: true, Loading: true, Replica: true, FencedBy: 7, LeaseExpired: true, TooFewReplicas: true}
@@ -71,6 +72,10 @@ func TestRefusalOrder(t *testing.T) {
 		{"a write allowed while loading on a replica", Gates{Write: true, RunsWhileLoading: true, Loading: true, Replica: true, FencedBy: 7, LeaseExpired: true}, ErrReadOnly},
 		{"replica before replaced", Gates{Write: true, Replica: true, FencedBy: 7, LeaseExpired: true, TooFewReplicas: true}, ErrReadOnly},
 		{"replaced before the lease", Gates{Write: true, FencedBy: 7, LeaseExpired: true, TooFewReplicas: true}, fenced},
+		{"replaced before lost records", Gates{Write: true, FencedBy: 7, LostRecords: 3, LeaseExpired: true}, fenced},
+		{"lost records before the lease", Gates{Write: true, LostRecords: 3, LeaseExpired: true, TooFewReplicas: true},
+			"READONLY This primary restarted without 3 records a replica holds. It takes no more writes: promote that replica, or send REPLICAOF NO ONE here to go on without them."},
+		{"a read on a primary that lost records", Gates{LostRecords: 3}, ""},
 		{"lease before replicas", Gates{Write: true, LeaseExpired: true, TooFewReplicas: true}, ErrLeaseExpired},
 		{"too few replicas", Gates{Write: true, TooFewReplicas: true}, ErrNoReplicas},
 		{"a read with too few replicas", Gates{TooFewReplicas: true}, ""},

@@ -38,9 +38,14 @@ type Primary struct {
 
 // Plan is the primary's answer to a replica's handshake.
 type Plan struct {
-	// Continue: stream records from From; otherwise a full copy.
+	// Continue: stream records from From; otherwise a full copy, unless
+	// Lost is set.
 	Continue bool
 	From     uint64
+	// Lost counts the replica's records the primary lost (Behind): no
+	// full copy, which would drop them from the replica too; the primary
+	// refuses the replica and stops taking writes.
+	Lost uint64
 	// Reason explains the choice for the logs.
 	Reason string
 }
@@ -72,6 +77,9 @@ type Replica struct {
 // restart and wrote others at their sequences (a new stretch).
 func Decide(p Primary, r Replica) Plan {
 	fork := ForkPoint(p.History, p.Last.Seq, r.History, r.Last)
+	if lost := Behind(p, r); lost > 0 {
+		return Plan{Lost: lost, Reason: fmt.Sprintf("the replica holds records %d-%d of a stretch of the primary's own history that the primary no longer has: it restarted with less", fork+1, r.Last)}
+	}
 	if fork < r.Last {
 		return Plan{Reason: fmt.Sprintf("the replica's log (up to %d) leaves the primary's history after %d: it wrote after the fork", r.Last, fork)}
 	}
@@ -80,6 +88,41 @@ func Decide(p Primary, r Replica) Plan {
 		return Plan{Reason: fmt.Sprintf("the primary's log starts at %d, after the replica's next record %d", p.OldestLogged, next)}
 	}
 	return Plan{Continue: true, From: next, Reason: fmt.Sprintf("continuing from %d", next)}
+}
+
+// Behind counts the replica's records that the primary lost: records
+// after the fork point that lie in a stretch both histories share, which
+// the primary's copy of ends earlier, when the primary did not fork a
+// newer epoch after that stretch. That is a primary that restarted with
+// less than it had sent (memory, snapshot, a machine crash under
+// everysec): its history ends with that stretch, or goes on in the same
+// epoch under a restart mark. A full copy would drop those records from
+// the replica too. When the primary forked a newer epoch after the
+// stretch (a failover), the replica's extra records were never the new
+// primary's: 0, and the replica takes a full copy as usual.
+func Behind(p Primary, r Replica) uint64 {
+	fork := ForkPoint(p.History, p.Last.Seq, r.History, r.Last)
+	if fork >= r.Last {
+		return 0
+	}
+	j := -1 // the replica's stretch holding record fork+1
+	for i, e := range r.History {
+		if e.FirstSeq <= fork+1 {
+			j = i
+		}
+	}
+	if j < 0 || j >= len(p.History) {
+		return 0
+	}
+	for i := 0; i <= j; i++ {
+		if p.History[i] != r.History[i] {
+			return 0
+		}
+	}
+	if j+1 < len(p.History) && p.History[j+1].Epoch != p.History[j].Epoch {
+		return 0
+	}
+	return r.Last - fork
 }
 
 // ForkPoint is the last sequence two histories share: the end of the

@@ -31,7 +31,8 @@ func TestDecide(t *testing.T) {
 		{"log dropped but replica continues where it starts", Primary{History: p.History, Last: p.Last, OldestLogged: 61}, Replica{one, 60}, true, 61},
 		{"empty primary", Primary{History: one, OldestLogged: 1}, Replica{one, 0}, true, 1},
 		// The primary restarted with records 131-150 lost and wrote
-		// 131-160 again under a new ID.
+		// 131-160 again under a new ID: the replica holds records the
+		// primary lost (Behind), neither continued nor copied.
 		{"replica holding records a restart lost", Primary{History: []EpochStart{{1, 1, 0}, {2, 101, 0}, {2, 131, 7}}, Last: Position{2, 160}, OldestLogged: 1}, Replica{p.History, 150}, false, 0},
 		{"replica behind the restart", Primary{History: []EpochStart{{1, 1, 0}, {2, 101, 0}, {2, 131, 7}}, Last: Position{2, 160}, OldestLogged: 1}, Replica{p.History, 130}, true, 131},
 		{"two forks of the same epoch at the same sequence", p, Replica{[]EpochStart{{1, 1, 0}, {2, 101, 9}}, 120}, false, 0},
@@ -42,6 +43,39 @@ func TestDecide(t *testing.T) {
 		got := Decide(c.p, c.r)
 		if got.Continue != c.cont || got.From != c.from || got.Reason == "" {
 			t.Errorf("%s: %+v", c.name, got)
+		}
+	}
+}
+
+// Behind counts the replica's records the primary lost in a restart, and
+// nothing when the replica's extra records are its own or an older
+// epoch's that the primary forked away from.
+func TestBehind(t *testing.T) {
+	h := []EpochStart{{1, 1, 3}, {2, 101, 4}}
+	cases := []struct {
+		name string
+		p    Primary
+		r    Replica
+		want uint64
+	}{
+		{"restarted, nothing written since", Primary{History: h, Last: Position{2, 120}}, Replica{h, 150}, 30},
+		{"restarted and wrote under a restart mark", Primary{History: append(h[:2:2], EpochStart{2, 121, 9}), Last: Position{2, 200}}, Replica{h, 150}, 30},
+		{"restarted from a snapshot at 40", Primary{History: []EpochStart{{1, 1, 3}}, Last: Position{1, 40}}, Replica{[]EpochStart{{1, 1, 3}}, 60}, 20},
+		// A memory primary remembers nothing of its history: it cannot be
+		// told from a new primary, and the replica takes a full copy.
+		{"memory, restarted empty", Primary{History: []EpochStart{{1, 1, 0}}, Last: Position{1, 0}}, Replica{[]EpochStart{{1, 1, 3}}, 60}, 0},
+		{"memory, restarted empty and wrote since", Primary{History: []EpochStart{{1, 1, 8}}, Last: Position{1, 40}}, Replica{[]EpochStart{{1, 1, 3}}, 60}, 0},
+		{"a failover: the primary forked a newer epoch", Primary{History: append(h[:2:2], EpochStart{3, 121, 9}), Last: Position{3, 200}}, Replica{h, 150}, 0},
+		{"the replica wrote in a stretch of its own", Primary{History: h, Last: Position{2, 150}}, Replica{append(h[:2:2], EpochStart{3, 141, 5}), 160}, 0},
+		{"the replica is behind", Primary{History: h, Last: Position{2, 150}}, Replica{h, 120}, 0},
+		{"up to date", Primary{History: h, Last: Position{2, 150}}, Replica{h, 150}, 0},
+	}
+	for _, c := range cases {
+		if got := Behind(c.p, c.r); got != c.want {
+			t.Errorf("%s: Behind = %d, want %d", c.name, got, c.want)
+		}
+		if plan := Decide(c.p, c.r); (plan.Lost > 0) != (c.want > 0) || (plan.Lost > 0 && plan.Continue) {
+			t.Errorf("%s: Decide = %+v", c.name, plan)
 		}
 	}
 }

@@ -81,6 +81,10 @@ type Node struct {
 	// fencedBy is the replication epoch of a replica that showed this
 	// primary was replaced; 0 while it was not.
 	fencedBy atomic.Uint64
+	// lost is how many records a replica holds that this primary lost
+	// in a restart (repl.Behind), the most any replica showed; 0 while
+	// none did. A primary that lost records takes no more writes.
+	lost atomic.Uint64
 
 	closing atomic.Bool
 	wg      sync.WaitGroup // replica listeners and connections
@@ -146,6 +150,27 @@ func (n *Node) Role() Role { return Role(n.role.Load()) }
 // was replaced, or 0.
 func (n *Node) FencedBy() uint64 { return n.fencedBy.Load() }
 
+// LostRecords is how many records a replica showed it holds that this
+// primary lost in a restart (the most any replica showed), or 0: such a
+// primary takes no writes until a replica is promoted or it is sent
+// REPLICAOF NO ONE.
+func (n *Node) LostRecords() uint64 { return n.lost.Load() }
+
+// noteLost records that a replica holds lost records this primary lost.
+func (n *Node) noteLost(shard int, lost uint64, replica string) {
+	for {
+		old := n.lost.Load()
+		if lost <= old {
+			return
+		}
+		if n.lost.CompareAndSwap(old, lost) {
+			n.log.Warn("a replica holds records this primary lost in a restart: it takes no more writes until a replica is promoted or it is sent REPLICAOF NO ONE",
+				"shard", shard, "records", lost, "replica", replica)
+			return
+		}
+	}
+}
+
 // Shard is shard i's replication state.
 func (n *Node) Shard(i int) *ShardState { return n.states[i] }
 
@@ -173,7 +198,7 @@ func (n *Node) BecomePrimary() error {
 	if n.closing.Load() {
 		return ErrClosing
 	}
-	if n.Role() == Primary && n.fencedBy.Load() == 0 {
+	if n.Role() == Primary && n.fencedBy.Load() == 0 && n.lost.Load() == 0 {
 		return nil
 	}
 	if err := n.openListeners(); err != nil {
@@ -190,6 +215,7 @@ func (n *Node) BecomePrimary() error {
 	}
 	n.primary, n.yield = "", false
 	n.fencedBy.Store(0)
+	n.lost.Store(0)
 	n.role.Store(int32(Primary))
 	n.log.Info("MASTER MODE enabled", "epoch", replEpoch)
 	return nil
@@ -218,6 +244,7 @@ func (n *Node) BecomeReplica(addr string, yield bool) (bool, error) {
 		n.opts.OnFollow()
 	}
 	n.fencedBy.Store(0)
+	n.lost.Store(0)
 	// Replicas of this node would now form a chain: let them go.
 	backlogBytes := n.config().Replication.BacklogBytes
 	for _, st := range n.states {

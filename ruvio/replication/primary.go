@@ -159,14 +159,25 @@ func (n *Node) serveReplica(nc net.Conn, st *ShardState) {
 	rc.setState("wait_bgsave")
 	rc.ackAt.Store(clock.NowMs())
 	plan, bl := n.planFor(st, h)
+	if plan.Lost > 0 {
+		// A full copy would drop from the replica the records this
+		// primary lost: it keeps them, and this primary stops writing
+		// until a replica is promoted or it is told to go on without
+		// them.
+		n.noteLost(sh.ID, plan.Lost, rc.announce)
+		reply(repl.Reply{Err: fmt.Sprintf("ERR LOSTRECORDS this primary restarted without %d records of shard %d that the replica holds; "+
+			"it takes no writes until a replica is promoted or it is sent REPLICAOF NO ONE", plan.Lost, sh.ID)}.Line())
+		rc.close()
+		return
+	}
 	st.mu.Lock()
 	if n.Role() == Replica {
 		// REPLICAOF came after admitReplica: BecomeReplica stores the
 		// role before it drops the registered replicas, so this one,
 		// not registered yet, would escape it and form a chain.
 		st.mu.Unlock()
-		rc.close()
 		reply(repl.Reply{Err: errChain}.Line())
+		rc.close()
 		return
 	}
 	if st.replicas == nil {

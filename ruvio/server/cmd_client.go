@@ -97,10 +97,23 @@ func (c *conn) mayWrite(run *command.Spec) bool {
 // waitPause holds the command while CLIENT PAUSE says so. held reports
 // that it did, and the caller looks at the command again; runs is false
 // when the command must not run at all: its client left, or the server
-// is stopping, while it waited. Replies already buffered go out first.
+// is stopping, while it waited. Replies already buffered go out first. A
+// write that is not held is counted in flight (pause.Enter) until the
+// dispatcher ends it after it ran (leavePause).
+//
+// A blocking write is not counted: it may wait in flight for as long as
+// its timeout, and while writes are paused nothing arrives to wake it.
 func (c *conn) waitPause(run *command.Spec, queueing bool) (held, runs bool) {
 	write := !queueing && c.mayWrite(run)
-	if !c.srv.pause.Holds(write) {
+	switch {
+	case c.pauseEntered:
+		return false, true
+	case write && run.Flags&command.Blocking == 0:
+		if !c.srv.pause.Enter(c.shard.ID) {
+			c.pauseEntered = true
+			return false, true
+		}
+	case !c.srv.pause.Holds(write):
 		return false, true
 	}
 	if !c.flush() {
@@ -109,6 +122,14 @@ func (c *conn) waitPause(run *command.Spec, queueing bool) (held, runs bool) {
 	closed := c.watchClose()
 	defer closed.end(c)
 	return true, c.srv.pause.Wait(write, closed.gone, c.srv.tickStop)
+}
+
+// leavePause ends the write waitPause counted in flight, once it ran.
+func (c *conn) leavePause() {
+	if c.pauseEntered {
+		c.pauseEntered = false
+		c.srv.pause.Leave(c.shard.ID)
+	}
 }
 
 // Reasons CLIENT UNBLOCK hands a blocked client.

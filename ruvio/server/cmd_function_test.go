@@ -127,7 +127,7 @@ func TestFunctionRepliesWaitForDurability(t *testing.T) {
 	p := newNode(t, "primary", 1, asPrimary).start()
 	r := newNode(t, "replica", 1, asReplicaOf(p)).start()
 	caughtUp(t, p, r)
-	dc := durableConn(t, p, 0, "REPLICAS", 1, "TIMEOUT", 300)
+	dc := durableConn(t, p, 0, "REPLICAS", 1, "TIMEOUT", 2000) // room for a loaded machine
 	if err := dc.Do(ctx, "FUNCTION", "LOAD", writerLib).Err(); err != nil {
 		t.Fatalf("durable FUNCTION LOAD with the replica up: %v", err)
 	}

@@ -121,6 +121,9 @@ func cmdRole(c *conn, args [][]byte) {
 // replicationInfo is INFO replication for one shard, with Redis's fields
 // and the per-shard sequences the coordinators read.
 func (s *Server) replicationInfo(sh *shard.Shard) [][2]string {
+	// Read before the sequences: a write not in flight now either is in
+	// them or will see a pause set before this read (pause.Enter).
+	inFlight := s.pause.InFlight()
 	now := clock.NowMs()
 	st := s.repl.Shard(sh.ID)
 	var out [][2]string
@@ -169,7 +172,8 @@ func (s *Server) replicationInfo(sh *shard.Shard) [][2]string {
 		kv("min_slaves_good_slaves", st.GoodReplicas(now, cfg.MinReplicasMaxLag)),
 		kv("min_replicas_refusing", boolInt(s.gates[sh.ID].Load() != 0)),
 		kv("replication_role", role.String()),
-		kv("replication_fenced_by_epoch", s.repl.FencedBy()),
+		kv("replication_fenced_by_epoch", s.repl.FencedBy()), kv("replication_lost_records", s.repl.LostRecords()),
+		kv("writes_in_flight", inFlight),
 		kv("primary_lease", yesNo(cfg.PrimaryLease)),
 		kv("primary_lease_grants", ls.Grants), kv("primary_lease_remaining_ms", ls.Remaining.Milliseconds()),
 		kv("master_failover_state", "no-failover"),

@@ -213,8 +213,14 @@ func (c *conn) scriptArgs(args [][]byte, notCount string) (keys, argv [][]byte, 
 // the one it runs on (the connection's without keys).
 func (c *conn) scriptShard(f script.Flags, ro bool, keys [][]byte) (*shard.Shard, bool) {
 	if !ro && f&script.NoWrites == 0 && len(c.locked) == 0 {
-		if _, runs := c.waitPause(&command.Spec{Flags: command.Write}, false); !runs {
-			return nil, false
+		for {
+			held, runs := c.waitPause(&command.Spec{Flags: command.Write}, false)
+			if !runs {
+				return nil, false
+			}
+			if !held {
+				break
+			}
 		}
 	}
 	if msg := c.scriptRefusal(f, ro); msg != "" {

@@ -70,6 +70,7 @@ type conn struct {
 	replyMode, replySkip int
 	noEvict              atomic.Bool // CLIENT NO-EVICT, stored only
 	readonly             bool        // READONLY: a replica serves this client's reads
+	pauseEntered         bool        // a write counted in flight by CLIENT PAUSE's accounting (waitPause)
 	// blocked is set while the client waits in a blocking command, which
 	// CLIENT UNBLOCK then wakes through unblock with a reason.
 	blocked atomic.Bool

@@ -84,6 +84,7 @@ func (c *conn) execute(args [][]byte) {
 		}
 		held, runs := c.waitPause(run, queueing)
 		if !runs {
+			c.leavePause()
 			return
 		}
 		if !held {
@@ -105,6 +106,7 @@ func (c *conn) execute(args [][]byte) {
 		c.trackBefore(trk, run, args)
 	}
 	c.call(run, args, batch)
+	c.leavePause()
 	if batch && run.CopiesArgs {
 		// Nothing refers to the arguments any more: a batchable command
 		// is not queued, tracked, monitored or blocked, and the command

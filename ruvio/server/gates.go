@@ -91,7 +91,7 @@ func (s *Server) refusal(run *command.Spec, args [][]byte, withLoading bool) str
 	}
 	if g.Write {
 		g.Replica = s.repl.Role() == replication.Replica
-		g.FencedBy = s.repl.FencedBy()
+		g.FencedBy, g.LostRecords = s.repl.FencedBy(), s.repl.LostRecords()
 		found := s.writeGates(run, args)
 		g.LeaseExpired, g.TooFewReplicas = found&gateLeaseExpired != 0, found&gateTooFewReplicas != 0
 	}

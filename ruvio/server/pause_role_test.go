@@ -69,3 +69,31 @@ func TestAWriteHeldByAPauseDoesNotRunOnANodeThatBecameAReplica(t *testing.T) {
 		t.Fatalf("the old primary took %s full copies: its log went past the new primary's fork", got)
 	}
 }
+
+// While CLIENT PAUSE WRITE holds writes a key whose time ran out reads as
+// missing but is not deleted, so nothing reaches the log, as Redis
+// expires nothing while paused; once the pause ends, the next read
+// deletes it through the log.
+func TestAReadDuringAWritePauseExpiresNothing(t *testing.T) {
+	ctx := context.Background()
+	a := newNode(t, "a", 1, asPrimary).start()
+	cl := a.client(0)
+	if err := cl.Set(ctx, "k", "v", 50*time.Millisecond).Err(); err != nil {
+		t.Fatal(err)
+	}
+	if err := cl.Do(ctx, "CLIENT", "PAUSE", "60000", "WRITE").Err(); err != nil {
+		t.Fatal(err)
+	}
+	before := a.info(0)["wal_last_sequence"]
+	poll.Until(t, 10*time.Second, "the key's time to run out", func() bool { return cl.Exists(ctx, "k").Val() == 0 })
+	if after := a.info(0)["wal_last_sequence"]; after != before {
+		t.Fatalf("a read during CLIENT PAUSE WRITE moved the log from %s to %s", before, after)
+	}
+	if err := cl.Do(ctx, "CLIENT", "UNPAUSE").Err(); err != nil {
+		t.Fatal(err)
+	}
+	cl.Exists(ctx, "k")
+	if after := a.info(0)["wal_last_sequence"]; after == before {
+		t.Fatal("the expired key was not deleted through the log once the pause ended")
+	}
+}

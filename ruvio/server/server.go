@@ -153,6 +153,7 @@ func New(cfg *config.Config, log *slog.Logger) (*Server, error) {
 	for i, r := range slots.Split(cfg.Shards) {
 		sh := shard.New(i, r, log)
 		sh.SetNotify(&s.notifyMask, s.publishNotes)
+		sh.DB().KeepExpired = s.expiryHeld
 		s.shards = append(s.shards, sh)
 	}
 	if err := s.loadMoves(); err != nil {
@@ -357,6 +358,11 @@ func (s *Server) ticker() {
 		}
 	}
 }
+
+// expiryHeld reports whether expiry waits: while CLIENT PAUSE holds
+// writes, as in Redis, a key whose time ran out reads as missing and is
+// not deleted, so a paused primary's log stands still.
+func (s *Server) expiryHeld() bool { return s.pause.Holds(true) }
 
 // Shutdown stops accepting, closes every client and waits for the
 // goroutines to end or ctx to expire.
