@@ -454,17 +454,25 @@ func (c *Coordinator) catchUp(group string, rec rules.Record, p *prober, detache
 // catchUpEvery is how often catchUp pings the candidate.
 const catchUpEvery = 20 * time.Millisecond
 
-// correctAfterPromotion corrects the members after a promotion with the
-// old primary last (it may not answer, and its command's timeout must not
-// delay the others), or first (oldFirst, a switchover: it answers, paused).
+// correctAfterPromotion corrects the members after a promotion, the new
+// primary first, with the old primary last (it may not answer, and its
+// command's timeout must not delay the others), or right after the new
+// primary (oldFirst, a switchover: it answers, paused, and must follow
+// before its pause runs out).
 func (c *Coordinator) correctAfterPromotion(group string, rec rules.Record, st map[string]rules.Status, old string, oldFirst bool) {
 	actions := rules.Corrections(rec, rules.Settled(st, c.sentTimes(rec)))
-	slices.SortStableFunc(actions, func(a, b rules.Action) int {
-		return cmpBool(a.Member.Address == old, b.Member.Address == old)
-	})
-	if oldFirst {
-		slices.Reverse(actions)
+	rank := func(a rules.Action) int {
+		switch {
+		case a.Member.Address == rec.Primary:
+			return 0
+		case a.Member.Address == old && oldFirst:
+			return 1
+		case a.Member.Address == old:
+			return 3
+		}
+		return 2
 	}
+	slices.SortStableFunc(actions, func(a, b rules.Action) int { return rank(a) - rank(b) })
 	c.applyCorrections(group, rec, actions, c.confirmLeader, func(addr string, args []string) error {
 		p := c.prober(addr)
 		if p == nil {
@@ -472,17 +480,6 @@ func (c *Coordinator) correctAfterPromotion(group string, rec rules.Record, st m
 		}
 		return p.send(args...)
 	})
-}
-
-// cmpBool orders false before true.
-func cmpBool(a, b bool) int {
-	switch {
-	case a == b:
-		return 0
-	case a:
-		return 1
-	}
-	return -1
 }
 
 // force is COORDINATOR FAILOVER group FORCE: on the leader, once, even to

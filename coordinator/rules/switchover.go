@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
-	"strings"
 	"time"
 )
 
@@ -88,23 +87,15 @@ func CaughtUp(primary, cand Status) (bool, string) {
 	if !primary.OK || !cand.OK {
 		return false, "a ping was not answered"
 	}
-	var short []string
+	var last []uint64
 	for _, p := range primary.Shards {
 		if p.WritesInFlight > 0 {
-			short = append(short, fmt.Sprintf("%d writes in flight on the primary", p.WritesInFlight))
-			break
+			return false, fmt.Sprintf("%d writes in flight on the primary", p.WritesInFlight)
 		}
+		last = append(last, p.WalLast)
 	}
-	for i, p := range primary.Shards {
-		var have uint64
-		if i < len(cand.Shards) {
-			have = cand.Shards[i].WalLast
-		}
-		if have < p.WalLast {
-			short = append(short, fmt.Sprintf("shard %d: %d of %d", i, have, p.WalLast))
-		}
-	}
-	return len(short) == 0, strings.Join(short, "; ")
+	short := Lacks(cand, last)
+	return short == "", short
 }
 
 // SwitchoverPause is how long the leader pauses the primary's writes: two
