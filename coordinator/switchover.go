@@ -184,8 +184,11 @@ func (c *Coordinator) askLeader(group string) (string, error) {
 		}
 	}
 	if addr == "" {
-		return "", c.leaderCheck()
+		// No other coordinator leads: this one does by now, or none.
+		m, err := c.switchover(group)
+		return m.Address, err
 	}
+	before, _ := c.fsm.get(group)
 	timeout := rules.SwitchoverPause(c.downAfter()) + 2*c.commandTimeout()
 	cl := c.dialCoordinator(addr, timeout, 1)
 	defer cl.Close()
@@ -197,6 +200,10 @@ func (c *Coordinator) askLeader(group string) (string, error) {
 		return "", re
 	}
 	if err != nil {
+		// The leader may have switched over all the same: the record says.
+		if now, ok := c.fsm.get(group); ok && now.GroupEpoch > before.GroupEpoch && now.Primary != "" {
+			return now.Primary, nil
+		}
 		return "", errReply("asking the leader, coordinator %s, failed: %v", id, err)
 	}
 	return v, nil
