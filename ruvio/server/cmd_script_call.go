@@ -140,6 +140,11 @@ func (b *scriptBridge) exec(argv [][]byte) {
 	ctx.Args, ctx.W, ctx.InMulti = argv, b.w, true
 	ctx.Values = ctx.Values[:0]
 	ctx.DB, ctx.Now, ctx.Notes = b.sh.DB(), c.now, b.sh.Notes()
+	// Every lookup of the script reads the script's time, so no key
+	// expires halfway through it, as in Redis 7.
+	prev := b.sh.DB().CmdNow
+	b.sh.DB().CmdNow = c.now
+	defer func() { b.sh.DB().CmdNow = prev }()
 	if write && b.sh.DB().Snapshotting() {
 		for _, i := range run.KeyIndexes(argv) {
 			b.sh.DB().WillModify(string(argv[i]))

@@ -40,6 +40,9 @@ func TestCornersMatchRedis(t *testing.T) {
 		{"ZRANGEBYLEX", "zl", "-", "[a", "LIMIT", "1", "5"}, {"ZREVRANGEBYLEX", "zl", "+", "(a", "LIMIT", "1", "2"},
 		{"ZRANGE", "zl", "[b", "-", "BYLEX", "REV", "LIMIT", "2", "1"}, {"ZRANGESTORE", "zd", "zl", "-", "[a", "BYLEX", "LIMIT", "2", "1"},
 		{"ZRANGE", "zd", "0", "-1", "WITHSCORES"},
+		// EXPIRETIME rounds times near the largest one without wrapping.
+		{"SET", "big", "v", "PXAT", "9223372036854775807"}, {"EXPIRETIME", "big"},
+		{"PEXPIREAT", "big", "9223372036854775308"}, {"EXPIRETIME", "big"}, {"PEXPIRETIME", "big"},
 	}
 	for _, proto := range []int{2, 3} {
 		t.Run(fmt.Sprintf("resp%d", proto), func(t *testing.T) { compareFixed(t, proto, cmds) })

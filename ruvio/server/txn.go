@@ -195,6 +195,11 @@ func (c *conn) execOne(q [][]byte, appendOps func(), txnOps map[*shard.Shard][][
 		sh = c.shard
 	}
 	c.ctx.DB, c.ctx.Now, c.ctx.Notes = sh.DB(), c.now, sh.Notes()
+	// Every lookup of the transaction reads EXEC's time, so no key
+	// expires between two of its commands, as in Redis.
+	prev := sh.DB().CmdNow
+	sh.DB().CmdNow = c.now
+	defer func() { sh.DB().CmdNow = prev }()
 	if run.Flags&command.Write != 0 && sh.DB().Snapshotting() {
 		for _, i := range run.KeyIndexes(q) {
 			sh.DB().WillModify(string(q[i]))

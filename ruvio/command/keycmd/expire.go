@@ -121,7 +121,13 @@ func ttlGeneric(c *command.Ctx, ms, abs bool) {
 		t = max(t-c.Now, 0)
 	}
 	if !ms {
-		t = (t + 500) / 1000
+		// Rounded to the nearest second without t+500, which wraps for
+		// times within 500 ms of the largest one.
+		q, r := t/1000, t%1000
+		if r >= 500 {
+			q++
+		}
+		t = q
 	}
 	c.W.Int(t)
 }
