@@ -20,7 +20,9 @@ type Pause struct {
 	// It is written under mu: set by Start, cleared by End and by the
 	// first check that finds the pause over.
 	set atomic.Bool
-	// inflight counts the writes in flight (Enter), by lane.
+	// inflight counts the writes in flight (Enter), by lane, a cache line
+	// away from set, which every command reads.
+	_        [64]byte
 	inflight [lanes]lane
 }
 
