@@ -18,7 +18,7 @@ func TestASwitchoverKeepsAnOldPrimaryThatCannotFollowPaused(t *testing.T) {
 	ctx := context.Background()
 	_, pm := dataNode(t, "primary", "")
 	_, r1 := dataNode(t, "replica", pm.Replication)
-	c := startCoordinator(t, []Group{{Name: "main", Members: []Member{pm, r1}}}, nil)
+	c := startCoordinator(t, []Group{{Name: "main", Members: []Member{pm, r1}}}, roomyPause)
 	poll.Until(t, 15*time.Second, "the first record", func() bool { return recordedPrimary(c, "main") == pm.Address })
 	p := redis.NewClient(&redis.Options{Addr: pm.Address})
 	defer p.Close()

@@ -23,7 +23,7 @@ func TestASwitchoverPromotesOnlyAReplicaHoldingEverything(t *testing.T) {
 	_, pm := dataNode(t, "primary", "")
 	_, r1 := dataNode(t, "replica", pm.Replication)
 	_, r2 := dataNode(t, "replica", pm.Replication)
-	c := oneCoordinator(t, pm, r1, r2)
+	c := startCoordinator(t, []Group{{Name: "main", Members: []Member{pm, r1, r2}}}, roomyPause)
 	poll.Until(t, 15*time.Second, "the first record", func() bool { return recordedPrimary(c, "main") == pm.Address })
 
 	p := redis.NewClient(&redis.Options{Addr: pm.Address})

@@ -30,6 +30,7 @@ func threeCoordinators(t *testing.T, primary string, members ...Member) []*Coord
 	for i, a := range addrs {
 		cs = append(cs, startCoordinator(t, []Group{{Name: "main", Members: members}}, func(c *Config) {
 			c.ID, c.Listen, c.Peers = i+1, a, peers
+			roomyPause(c)
 		}))
 	}
 	poll.Until(t, 30*time.Second, "every coordinator recording the primary", func() bool {
@@ -265,3 +266,7 @@ func TestAPrimaryThatRestartedWithoutRecordsIsReplaced(t *testing.T) {
 	defer old.Close()
 	poll.Until(t, 20*time.Second, "the old primary holding the records again", func() bool { return old.Exists(ctx, "lost:49").Val() == 1 })
 }
+
+// roomyPause gives a switchover a pause of 6 s, 3 s of it to catch up:
+// room for pings under the race detector on a loaded machine.
+func roomyPause(c *Config) { c.DownAfterMs = 3000 }
