@@ -9,8 +9,8 @@ import (
 	"github.com/ruvio/ruvio/coordinator/rules"
 )
 
-// errInProgress answers a switchover asked while the leader is failing the
-// group over or switching it already, in Sentinel's words.
+// errInProgress answers a switchover asked while the leader switches the
+// group over already, in Sentinel's words.
 var errInProgress = &replyError{prefix: "INPROG", text: "Failover already in progress"}
 
 // switchover is SENTINEL FAILOVER and COORDINATOR FAILOVER group, on the
@@ -56,9 +56,9 @@ func (c *Coordinator) switchover(group string) (Member, error) {
 	}
 	c.log.Info("switchover: the primary's writes are paused", "group", group, "primary", rec.Primary, "candidate", d.Candidate.Address,
 		"pause_ms", pause.Milliseconds())
-	promoted := false
+	keepPause := false
 	defer func() {
-		if !promoted {
+		if !keepPause {
 			if err := old.send(rules.UnpauseArgs()...); err != nil {
 				c.log.Warn("switchover given up: lifting the primary's pause failed; it ends by itself", "group", group,
 					"primary", rec.Primary, "err", err, "pause_ms", pause.Milliseconds())
@@ -76,15 +76,12 @@ func (c *Coordinator) switchover(group string) (Member, error) {
 		o.MustHold = append(o.MustHold, sh.WalLast)
 	}
 	m, err := c.promote(o, d, false)
-	if errors.Is(err, errRecordUnknown) {
-		// The promotion may be recorded after all: the old primary's
-		// pause is left to run out rather than lifted.
-		promoted = true
-	}
+	// A failed proposal may be recorded after all: the old primary's
+	// pause is then left to run out rather than lifted.
+	keepPause = err == nil || errors.Is(err, errRecordUnknown)
 	if err != nil {
 		return Member{}, err
 	}
-	promoted = true
 	if !c.demoteOld(group, rec.Primary, old) {
 		// Still a primary: lifting its pause would make two writers. The
 		// pause is renewed, and the next rounds go on correcting it.
@@ -133,24 +130,13 @@ func (c *Coordinator) awaitCaughtUp(old, cand *prober, budget time.Time) (rules.
 // sent it REPLICAOF first; if a ping still finds a shard of it a primary,
 // the corrections go out once more.
 func (c *Coordinator) demoteOld(group, addr string, old *prober) bool {
-	follows := func(s rules.Status) bool {
-		if !s.OK || len(s.Shards) == 0 {
-			return false
-		}
-		for _, sh := range s.Shards {
-			if sh.Role != "slave" {
-				return false
-			}
-		}
-		return true
-	}
-	if follows(old.probe()) {
+	if old.probe().Follows() {
 		return true
 	}
 	if now, ok := c.fsm.get(group); ok {
 		c.correctAfterPromotion(group, now, c.statuses(now), addr, true)
 	}
-	if follows(old.probe()) {
+	if old.probe().Follows() {
 		return true
 	}
 	c.log.Warn("switchover: the old primary does not follow the new one: its writes stay paused, and the next rounds correct it",

@@ -20,10 +20,7 @@ import (
 // missing on the new primary, and the old primary took a full copy.
 func TestASwitchoverWaitsForWritesInFlight(t *testing.T) {
 	ctx := context.Background()
-	_, pm := dataNode(t, "primary", "")
-	_, r1 := dataNode(t, "replica", pm.Replication)
-	c := startCoordinator(t, []Group{{Name: "main", Members: []Member{pm, r1}}}, roomyPause)
-	poll.Until(t, 15*time.Second, "the first record", func() bool { return recordedPrimary(c, "main") == pm.Address })
+	pm, rs, c := switchoverGroup(t, 1)
 
 	p := redis.NewClient(&redis.Options{Addr: pm.Address, ReadTimeout: time.Minute})
 	defer p.Close()
@@ -37,8 +34,7 @@ func TestASwitchoverWaitsForWritesInFlight(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	last := infoReplication(t, pm.Address)["wal_last_sequence"]
-	poll.Until(t, 30*time.Second, "r1 caught up", func() bool { return infoReplication(t, r1.Address)["wal_last_sequence"] == last })
+	replicasCaughtUp(t, pm, rs...)
 
 	offLoop := func() *redis.Client {
 		cl := redis.NewClient(&redis.Options{Addr: pm.Address, ReadTimeout: time.Minute, MaxRetries: -1, PoolSize: 1})

@@ -6,8 +6,6 @@ import (
 	"time"
 
 	"github.com/redis/go-redis/v9"
-
-	"github.com/ruvio/ruvio/internal/poll"
 )
 
 // An old primary that cannot be pointed at the new one after a switchover
@@ -16,17 +14,14 @@ import (
 // primaries never take writes at once.
 func TestASwitchoverKeepsAnOldPrimaryThatCannotFollowPaused(t *testing.T) {
 	ctx := context.Background()
-	_, pm := dataNode(t, "primary", "")
-	_, r1 := dataNode(t, "replica", pm.Replication)
-	c := startCoordinator(t, []Group{{Name: "main", Members: []Member{pm, r1}}}, roomyPause)
-	poll.Until(t, 15*time.Second, "the first record", func() bool { return recordedPrimary(c, "main") == pm.Address })
+	pm, rs, c := switchoverGroup(t, 1)
+	r1 := rs[0]
 	p := redis.NewClient(&redis.Options{Addr: pm.Address})
 	defer p.Close()
 	if err := p.Set(ctx, "a", "1", 0).Err(); err != nil {
 		t.Fatal(err)
 	}
-	last := infoReplication(t, pm.Address)["wal_last_sequence"]
-	poll.Until(t, 10*time.Second, "r1 caught up", func() bool { return infoReplication(t, r1.Address)["wal_last_sequence"] == last })
+	replicasCaughtUp(t, pm, r1)
 	if err := p.Do(ctx, "ACL", "SETUSER", "default", "-replicaof").Err(); err != nil {
 		t.Fatal(err)
 	}

@@ -20,11 +20,8 @@ import (
 // the lagging one, which would lose writes the primary acknowledged.
 func TestASwitchoverPromotesOnlyAReplicaHoldingEverything(t *testing.T) {
 	ctx := context.Background()
-	_, pm := dataNode(t, "primary", "")
-	_, r1 := dataNode(t, "replica", pm.Replication)
-	_, r2 := dataNode(t, "replica", pm.Replication)
-	c := startCoordinator(t, []Group{{Name: "main", Members: []Member{pm, r1, r2}}}, roomyPause)
-	poll.Until(t, 15*time.Second, "the first record", func() bool { return recordedPrimary(c, "main") == pm.Address })
+	pm, rs, c := switchoverGroup(t, 2)
+	r1, r2 := rs[0], rs[1]
 
 	p := redis.NewClient(&redis.Options{Addr: pm.Address})
 	defer p.Close()
@@ -33,10 +30,7 @@ func TestASwitchoverPromotesOnlyAReplicaHoldingEverything(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	last := infoReplication(t, pm.Address)["wal_last_sequence"]
-	poll.Until(t, 10*time.Second, "both replicas caught up", func() bool {
-		return infoReplication(t, r1.Address)["wal_last_sequence"] == last && infoReplication(t, r2.Address)["wal_last_sequence"] == last
-	})
+	replicasCaughtUp(t, pm, r1, r2)
 
 	// r2: a replica whose stream stopped (a slow or cut-off link); an
 	// admin user keeps the coordinator (default user) from re-pointing it.
@@ -69,8 +63,7 @@ func TestASwitchoverPromotesOnlyAReplicaHoldingEverything(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	last = infoReplication(t, pm.Address)["wal_last_sequence"]
-	poll.Until(t, 10*time.Second, "r1 caught up", func() bool { return infoReplication(t, r1.Address)["wal_last_sequence"] == last })
+	replicasCaughtUp(t, pm, r1)
 	rec, _ := c.fsm.get("main")
 	poll.Until(t, 10*time.Second, "a ping finding r2 detached", func() bool {
 		s := c.statuses(rec)[r2.Address]

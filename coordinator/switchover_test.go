@@ -270,3 +270,30 @@ func TestAPrimaryThatRestartedWithoutRecordsIsReplaced(t *testing.T) {
 // roomyPause gives a switchover a pause of 6 s, 3 s of it to catch up:
 // room for pings under the race detector on a loaded machine.
 func roomyPause(c *Config) { c.DownAfterMs = 3000 }
+
+// switchoverGroup starts a primary and n replicas of it under one
+// coordinator (roomyPause), and waits for the first record.
+func switchoverGroup(t *testing.T, n int) (Member, []Member, *Coordinator) {
+	_, pm := dataNode(t, "primary", "")
+	members, replicas := []Member{pm}, []Member{}
+	for range n {
+		_, rm := dataNode(t, "replica", pm.Replication)
+		members, replicas = append(members, rm), append(replicas, rm)
+	}
+	c := startCoordinator(t, []Group{{Name: "main", Members: members}}, roomyPause)
+	poll.Until(t, 15*time.Second, "the first record", func() bool { return recordedPrimary(c, "main") == pm.Address })
+	return pm, replicas, c
+}
+
+// replicasCaughtUp waits until each replica holds the primary's last record.
+func replicasCaughtUp(t *testing.T, primary Member, replicas ...Member) {
+	last := infoReplication(t, primary.Address)["wal_last_sequence"]
+	poll.Until(t, 30*time.Second, "the replicas to catch up", func() bool {
+		for _, r := range replicas {
+			if infoReplication(t, r.Address)["wal_last_sequence"] != last {
+				return false
+			}
+		}
+		return true
+	})
+}

@@ -71,14 +71,22 @@ func Rises(recorded, committed []uint64) map[int]uint64 {
 // Lacking describes, per shard, the committed records s does not hold
 // ("" when it holds them all).
 func Lacking(s Status, committed []uint64) string {
+	return shortfall(s, committed, func(sh ShardStatus) uint64 { return sh.WalDurable }, func(i int, have, want uint64) string {
+		return fmt.Sprintf("shard %d: records %d-%d", i, have+1, want)
+	})
+}
+
+// shortfall describes, joined, each shard i where have (read from s's
+// shard, 0 for a shard s does not report) is below want[i].
+func shortfall(s Status, want []uint64, have func(ShardStatus) uint64, describe func(i int, have, want uint64) string) string {
 	var parts []string
-	for i, v := range committed {
-		var have uint64
+	for i, w := range want {
+		var h uint64
 		if i < len(s.Shards) {
-			have = s.Shards[i].WalDurable
+			h = have(s.Shards[i])
 		}
-		if have < v {
-			parts = append(parts, fmt.Sprintf("shard %d: records %d-%d", i, have+1, v))
+		if h < w {
+			parts = append(parts, describe(i, h, w))
 		}
 	}
 	return strings.Join(parts, "; ")

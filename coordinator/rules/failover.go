@@ -3,7 +3,6 @@ package rules
 import (
 	"errors"
 	"fmt"
-	"strings"
 	"time"
 )
 
@@ -120,17 +119,9 @@ func Force(o Observation) Decision {
 // Lacks describes, per shard, where s's log stops short of last[i] ("":
 // it holds them all, or last is nil).
 func Lacks(s Status, last []uint64) string {
-	var short []string
-	for i, want := range last {
-		var have uint64
-		if i < len(s.Shards) {
-			have = s.Shards[i].WalLast
-		}
-		if have < want {
-			short = append(short, fmt.Sprintf("shard %d: %d of %d", i, have, want))
-		}
-	}
-	return strings.Join(short, "; ")
+	return shortfall(s, last, func(sh ShardStatus) uint64 { return sh.WalLast }, func(i int, have, want uint64) string {
+		return fmt.Sprintf("shard %d: %d of %d", i, have, want)
+	})
 }
 
 // LostRecords is the most records a replica showed the member s, a

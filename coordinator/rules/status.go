@@ -58,6 +58,19 @@ func (s Status) History() uint64 {
 	return n
 }
 
+// Follows reports whether s answered as a replica on every shard.
+func (s Status) Follows() bool {
+	if !s.OK || len(s.Shards) == 0 {
+		return false
+	}
+	for _, sh := range s.Shards {
+		if sh.Role != "slave" {
+			return false
+		}
+	}
+	return true
+}
+
 // Loading reports whether any shard is still copying its primary.
 func (s Status) Loading() bool {
 	for _, sh := range s.Shards {

@@ -124,6 +124,25 @@ func (c *conn) waitPause(run *command.Spec, queueing bool) (held, runs bool) {
 	return true, c.srv.pause.Wait(write, closed.gone, c.srv.tickStop)
 }
 
+// passPause waits out CLIENT PAUSE for run, running check (nil: none)
+// first and again after every wait; check answers its own refusal. It
+// reports whether the command runs.
+func (c *conn) passPause(run *command.Spec, queueing bool, check func() bool) bool {
+	for {
+		if check != nil && !check() {
+			return false
+		}
+		held, runs := c.waitPause(run, queueing)
+		if !runs {
+			c.leavePause()
+			return false
+		}
+		if !held {
+			return true
+		}
+	}
+}
+
 // leavePause ends the write waitPause counted in flight, once it ran.
 func (c *conn) leavePause() {
 	if c.pauseEntered {

@@ -212,16 +212,8 @@ func (c *conn) scriptArgs(args [][]byte, notCount string) (keys, argv [][]byte, 
 // (scriptRefusal); and its keys must share a shard (CROSSSLOT), which is
 // the one it runs on (the connection's without keys).
 func (c *conn) scriptShard(f script.Flags, ro bool, keys [][]byte) (*shard.Shard, bool) {
-	if !ro && f&script.NoWrites == 0 && len(c.locked) == 0 {
-		for {
-			held, runs := c.waitPause(&command.Spec{Flags: command.Write}, false)
-			if !runs {
-				return nil, false
-			}
-			if !held {
-				break
-			}
-		}
+	if !ro && f&script.NoWrites == 0 && len(c.locked) == 0 && !c.passPause(&command.Spec{Flags: command.Write}, false, nil) {
+		return nil, false
 	}
 	if msg := c.scriptRefusal(f, ro); msg != "" {
 		c.w.Error(msg)

@@ -78,18 +78,8 @@ func (c *conn) execute(args [][]byte) {
 	// Redis processes a postponed command again: meanwhile the node may
 	// have become a replica, the slots may have moved, the lease may have
 	// run out.
-	for {
-		if !c.admit(spec, run, args) {
-			return
-		}
-		held, runs := c.waitPause(run, queueing)
-		if !runs {
-			c.leavePause()
-			return
-		}
-		if !held {
-			break
-		}
+	if !c.passPause(run, queueing, func() bool { return c.admit(spec, run, args) }) {
+		return
 	}
 	if queueing {
 		c.queue(run, args)

@@ -336,7 +336,7 @@ func (s *Server) ticker() {
 			cfg := s.Config()
 			// While writes are paused the shards expire nothing either,
 			// so their logs stand still as a switchover needs.
-			if !s.pause.Holds(true) {
+			if !s.expiryHeld() {
 				for _, sh := range s.shards {
 					sh.Tick(&cfg)
 				}
