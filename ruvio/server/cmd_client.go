@@ -99,16 +99,14 @@ func (c *conn) mayWrite(run *command.Spec) bool {
 // when the command must not run at all: its client left, or the server
 // is stopping, while it waited. Replies already buffered go out first. A
 // write that is not held is counted in flight (pause.Enter) until the
-// dispatcher ends it after it ran (leavePause).
-//
-// A blocking write is not counted: it may wait in flight for as long as
-// its timeout, and while writes are paused nothing arrives to wake it.
+// dispatcher ends it after it ran (leavePause). A blocking write is
+// counted while it runs, not while it waits for its keys (conn.block).
 func (c *conn) waitPause(run *command.Spec, queueing bool) (held, runs bool) {
 	write := !queueing && c.mayWrite(run)
 	switch {
 	case c.pauseEntered:
 		return false, true
-	case write && run.Flags&command.Blocking == 0:
+	case write:
 		if !c.srv.pause.Enter(c.shard.ID) {
 			c.pauseEntered = true
 			return false, true

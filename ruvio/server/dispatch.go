@@ -571,6 +571,10 @@ func (c *conn) block(spec *command.Spec, sh *shard.Shard) {
 		return
 	}
 	for {
+		// A write waiting for its keys is not in flight: while writes
+		// are paused nothing arrives to wake it, and a pause waiting for
+		// it would wait out its timeout.
+		c.leavePause()
 		var timer <-chan time.Time
 		var t *time.Timer
 		if !deadline.IsZero() {
@@ -605,7 +609,7 @@ func (c *conn) block(spec *command.Spec, sh *shard.Shard) {
 			c.w.NullArray()
 			return
 		}
-		if moved() {
+		if moved() || !c.reenterPause(spec, args, closed.gone) {
 			return
 		}
 		c.ctx.Reset()
@@ -616,6 +620,26 @@ func (c *conn) block(spec *command.Spec, sh *shard.Shard) {
 			return
 		}
 	}
+}
+
+// reenterPause counts a woken blocking write in flight again before it
+// runs. The write that woke it may have been the last one in flight when
+// a pause began (a switchover then compares logs); a pop run after that
+// would land on the old primary only. So it waits out the pause, and
+// looks at the command again afterwards, as the dispatcher does for a
+// held command. It reports whether the command runs; a refusal is
+// answered.
+func (c *conn) reenterPause(spec *command.Spec, args [][]byte, gone <-chan struct{}) bool {
+	if !c.mayWrite(spec) {
+		return true
+	}
+	for c.srv.pause.Enter(c.shard.ID) {
+		if !c.srv.pause.Wait(true, gone, c.srv.tickStop) || !c.admit(spec, spec, args) {
+			return false
+		}
+	}
+	c.pauseEntered = true
+	return true
 }
 
 // closeWatch reports when the client hangs up while it waits, so a
