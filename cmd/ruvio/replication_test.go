@@ -279,3 +279,45 @@ func TestAPrimaryThatLostRecordsStopsRatherThanWipeItsReplica(t *testing.T) {
 		t.Fatal("the old primary did not get the lost records back")
 	}
 }
+
+// A memory primary keeps no record across a restart, but it notes the IDs
+// of its history's stretches (HISTORY): restarted by SIGKILL and started
+// again, it refuses its replica as LOST RECORDS rather than wiping it with
+// a full copy of nothing, and stops writing. Told to go on without them
+// (REPLICAOF NO ONE), it forks, and its replica then takes the full copy.
+// Without the note the replica was emptied at once.
+func TestAMemoryPrimaryRestartedEmptyDoesNotWipeItsReplica(t *testing.T) {
+	lp, lr := "127.0.0.1:"+strconv.Itoa(freePort(t, 1)), "127.0.0.1:"+strconv.Itoa(freePort(t, 1))
+	dirP, dirR := t.TempDir(), t.TempDir()
+	envP := []string{"RUVIO_REPLICATION_ROLE=primary", "RUVIO_REPLICATION_LISTEN=" + lp}
+	envR := []string{"RUVIO_REPLICATION_ROLE=replica", "RUVIO_REPLICATION_PRIMARY=" + lp, "RUVIO_REPLICATION_LISTEN=" + lr}
+	p := startNodeIn(t, dirP, envP, "--durability", "memory")
+	r := startNodeIn(t, dirR, envR, "--durability", "memory")
+	writeKeys(t, p, "kept:", 100)
+	inSync(t, p, r, 1)
+
+	p.cmd.Process.Signal(syscall.SIGKILL)
+	<-p.done
+	p = startNodeIn(t, dirP, envP, "--durability", "memory")
+	poll.Until(t, 20*time.Second, "the primary to see what it lost", func() bool {
+		return replInfo(t, shardAddr(p, 0))["replication_lost_records"] == "100"
+	})
+	pc := redis.NewClient(&redis.Options{Addr: p.addr(), MaxRetries: -1})
+	defer pc.Close()
+	if err := pc.Set(context.Background(), "k", "v", 0).Err(); err == nil || !strings.HasPrefix(err.Error(), "READONLY This primary restarted without 100 records") {
+		t.Fatalf("a write on the primary that lost records: %v", err)
+	}
+	if n := do(t, r, "DBSIZE"); n != int64(100) {
+		t.Fatalf("the replica holds %v keys, want the 100 its primary lost", n)
+	}
+	if f := replInfo(t, shardAddr(r, 0)); !strings.Contains(f["master_link_error"], "LOSTRECORDS") || f["full_copies"] != "0" {
+		t.Fatalf("the replica's link: %v", f)
+	}
+
+	do(t, p, "REPLICAOF", "NO", "ONE")
+	do(t, p, "SET", "after", "1")
+	inSync(t, p, r, 1)
+	if n := do(t, r, "DBSIZE"); n != int64(1) {
+		t.Fatalf("the replica holds %v keys after its primary went on without the lost ones, want 1", n)
+	}
+}

@@ -2,7 +2,10 @@
 // where logs fork, continue or full copy, replication epoch fencing, the write gates, the stream codec.
 package repl
 
-import "fmt"
+import (
+	"fmt"
+	"slices"
+)
 
 // EpochStart says that a stretch of a shard's history begins at FirstSeq:
 // a node starts a new replication epoch whenever it becomes a writer, and
@@ -34,6 +37,10 @@ type Primary struct {
 	// snapshot).
 	Last         Position
 	OldestLogged uint64
+	// Forgotten are the IDs of stretches the primary held before a
+	// restart that kept none of its records (the memory profile), until
+	// it forks or takes a full copy.
+	Forgotten []uint64
 }
 
 // Plan is the primary's answer to a replica's handshake.
@@ -80,6 +87,9 @@ func Decide(p Primary, r Replica) Plan {
 	if lost := Behind(p, r); lost > 0 {
 		return Plan{Lost: lost, Reason: fmt.Sprintf("the replica holds records %d-%d of a stretch of the primary's own history that the primary no longer has: it restarted with less", fork+1, r.Last)}
 	}
+	if lost := Forgotten(p, r); lost > 0 {
+		return Plan{Lost: lost, Reason: fmt.Sprintf("the replica holds records %d-%d of a stretch the primary held before a restart that kept none of its records", fork+1, r.Last)}
+	}
 	if fork < r.Last {
 		return Plan{Reason: fmt.Sprintf("the replica's log (up to %d) leaves the primary's history after %d: it wrote after the fork", r.Last, fork)}
 	}
@@ -123,6 +133,31 @@ func Behind(p Primary, r Replica) uint64 {
 		return 0
 	}
 	return r.Last - fork
+}
+
+// Forgotten counts the replica's records the primary lost in a restart
+// that kept nothing, not even its history (the memory profile): records
+// after the fork point in a stretch whose ID the primary noted before the
+// restart (Primary.Forgotten) and its history no longer holds. Such a
+// primary would otherwise look new, and a full copy would empty the
+// replica. Stretches without an ID (0) are never matched.
+func Forgotten(p Primary, r Replica) uint64 {
+	if len(p.Forgotten) == 0 {
+		return 0
+	}
+	fork := ForkPoint(p.History, p.Last.Seq, r.History, r.Last)
+	if fork >= r.Last {
+		return 0
+	}
+	for i, e := range r.History {
+		if e.ID == 0 || !slices.Contains(p.Forgotten, e.ID) || slices.ContainsFunc(p.History, func(s EpochStart) bool { return s.ID == e.ID }) {
+			continue
+		}
+		if end := epochEnd(r.History, i, r.Last); end >= e.FirstSeq && end > fork {
+			return r.Last - fork
+		}
+	}
+	return 0
 }
 
 // ForkPoint is the last sequence two histories share: the end of the

@@ -80,6 +80,35 @@ func TestBehind(t *testing.T) {
 	}
 }
 
+func TestForgotten(t *testing.T) {
+	old := []EpochStart{{1, 1, 3}, {2, 101, 4}}
+	fresh := []EpochStart{{1, 1, 0}}
+	cases := []struct {
+		name string
+		p    Primary
+		r    Replica
+		want uint64
+	}{
+		{"memory, restarted empty", Primary{History: fresh, Forgotten: []uint64{3, 4}}, Replica{old, 150}, 150},
+		{"memory, restarted and wrote since", Primary{History: []EpochStart{{1, 1, 8}}, Last: Position{1, 40}, Forgotten: []uint64{3, 4}}, Replica{old, 150}, 150},
+		{"only the older stretch noted", Primary{History: fresh, Forgotten: []uint64{3}}, Replica{old, 150}, 150},
+		{"the replica holds nothing of the noted stretch", Primary{History: fresh, Forgotten: []uint64{4}}, Replica{old[:1], 100}, 0},
+		{"nothing noted: a new primary", Primary{History: fresh}, Replica{old, 150}, 0},
+		{"another primary's history", Primary{History: fresh, Forgotten: []uint64{7}}, Replica{old, 150}, 0},
+		{"stretches without IDs never match", Primary{History: []EpochStart{{1, 1, 8}}, Last: Position{1, 40}, Forgotten: []uint64{0}}, Replica{[]EpochStart{{1, 1, 0}}, 50}, 0},
+		{"the primary holds the stretch again (a full copy)", Primary{History: old, Last: Position{2, 150}, Forgotten: []uint64{3, 4}}, Replica{old, 150}, 0},
+		{"an empty replica", Primary{History: fresh, Forgotten: []uint64{3}}, Replica{nil, 0}, 0},
+	}
+	for _, c := range cases {
+		if got := Forgotten(c.p, c.r); got != c.want {
+			t.Errorf("%s: Forgotten = %d, want %d", c.name, got, c.want)
+		}
+		if plan := Decide(c.p, c.r); plan.Lost != c.want || (plan.Lost > 0 && plan.Continue) {
+			t.Errorf("%s: Decide = %+v", c.name, plan)
+		}
+	}
+}
+
 func TestForkPoint(t *testing.T) {
 	cases := []struct {
 		a     []EpochStart

@@ -268,7 +268,7 @@ func (n *Node) planFor(st *ShardState, h repl.Handshake) (repl.Plan, *backlog) {
 	if f := sh.FirstLogged(); f != 0 {
 		oldest = min(oldest, f)
 	}
-	p := repl.Primary{History: sh.HistoryLocked(), Last: sh.PositionLocked(), OldestLogged: oldest}
+	p := repl.Primary{History: sh.HistoryLocked(), Last: sh.PositionLocked(), OldestLogged: oldest, Forgotten: sh.ForgottenLocked()}
 	return repl.Decide(p, h.Replica), bl
 }
 

@@ -11,6 +11,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/ruvio/ruvio/internal/atomicfile"
 	"github.com/ruvio/ruvio/ruvio/command"
 	"github.com/ruvio/ruvio/ruvio/config"
 	"github.com/ruvio/ruvio/ruvio/replication"
@@ -181,47 +182,12 @@ func (s *Server) storeClusterOnce(next *topology.Map) error {
 	if cs.stored.Load() >= next.Version {
 		return nil
 	}
-	if err := writeFileAtomic(filepath.Join(s.Config().DataDir, topologyFile), []byte(next.String())); err != nil {
+	if err := atomicfile.Write(filepath.Join(s.Config().DataDir, topologyFile), []byte(next.String())); err != nil {
 		return err
 	}
 	cs.stored.Store(next.Version)
 	s.afterMap(next)
 	return nil
-}
-
-// writeFileAtomic replaces path with data so that a crash leaves either
-// the old file or the new one: a temporary file, fsynced, renamed over
-// path, and the directory fsynced.
-func writeFileAtomic(path string, data []byte) error {
-	dir := filepath.Dir(path)
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return err
-	}
-	f, err := os.CreateTemp(dir, filepath.Base(path)+".tmp*")
-	if err != nil {
-		return err
-	}
-	tmp := f.Name()
-	_, err = f.Write(data)
-	if err == nil {
-		err = f.Sync()
-	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Rename(tmp, path)
-	}
-	if err != nil {
-		os.Remove(tmp)
-		return err
-	}
-	d, err := os.Open(dir)
-	if err != nil {
-		return err
-	}
-	defer d.Close()
-	return d.Sync()
 }
 
 func oneLine(err error) string {

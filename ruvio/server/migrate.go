@@ -11,6 +11,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/ruvio/ruvio/internal/atomicfile"
 	"github.com/ruvio/ruvio/ruvio/command"
 	"github.com/ruvio/ruvio/ruvio/keyspace"
 	"github.com/ruvio/ruvio/ruvio/migrate"
@@ -227,7 +228,7 @@ func (s *Server) storeArrivals() error {
 	if gen == ms.slotsStored {
 		return nil
 	}
-	if err := writeFileAtomic(s.moveFile(migrate.SlotsFile), []byte(migrate.FormatArrivals(as))); err != nil {
+	if err := atomicfile.Write(s.moveFile(migrate.SlotsFile), []byte(migrate.FormatArrivals(as))); err != nil {
 		return fmt.Errorf("SLOTS: %w", err)
 	}
 	ms.slotsStored = gen

@@ -12,6 +12,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/ruvio/ruvio/internal/atomicfile"
 	"github.com/ruvio/ruvio/ruvio/command"
 	"github.com/ruvio/ruvio/ruvio/keyspace"
 	"github.com/ruvio/ruvio/ruvio/migrate"
@@ -221,7 +222,7 @@ func (s *Server) handOver(ex *export, peer *peerConn, sh *shard.Shard) error {
 	out := ex.move
 	out.Out = true
 	written := make(chan error, 1)
-	go func() { written <- writeFileAtomic(s.moveFile(migrate.OutFile), []byte(out.Format())) }()
+	go func() { written <- atomicfile.Write(s.moveFile(migrate.OutFile), []byte(out.Format())) }()
 	storedOut := sync.OnceValue(func() error { return <-written })
 	defer storedOut()
 	peer.deadline(frozenAt.Add(migrate.FreezeBudget))

@@ -7,6 +7,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/ruvio/ruvio/internal/atomicfile"
 	"github.com/ruvio/ruvio/ruvio/command"
 	"github.com/ruvio/ruvio/ruvio/migrate"
 	"github.com/ruvio/ruvio/ruvio/slots"
@@ -58,7 +59,7 @@ func (s *Server) setImportStateLocked(im *importMove, state string) error {
 	m := im.move
 	m.State = state
 	s.moves.inFileMu.Lock()
-	err := writeFileAtomic(s.moveFile(migrate.InFile), []byte(m.Format()))
+	err := atomicfile.Write(s.moveFile(migrate.InFile), []byte(m.Format()))
 	s.moves.inFileMu.Unlock()
 	if err != nil {
 		return fmt.Errorf("ERR cannot store MIGRATE_IN: %s", oneLine(err))

@@ -4,22 +4,26 @@ import (
 	"net"
 	"strconv"
 	"testing"
+	"time"
 
+	"github.com/ruvio/ruvio/internal/poll"
 	"github.com/ruvio/ruvio/ruvio/config"
 )
 
 // A primary that restarts having lost records its replica holds, and then
 // writes as many records again at their sequences, is not continued by
-// that replica: the restart began a new stretch of history, so the replica
-// takes a full copy and ends holding what the primary holds. (Left to
+// that replica: the restart began a new stretch of history. (Left to
 // compare sequences alone, the replica kept the lost records and took the
-// new ones after them.)
+// new ones after them.) Under memory the primary noted the stretch it
+// lost, so it refuses the replica (LOST RECORDS) rather than copy it;
+// told to go on without them (REPLICAOF NO ONE), it forks, and the replica
+// takes a full copy and ends holding what the primary holds.
 func TestARestartThatLostRecordsIsNotContinued(t *testing.T) {
 	p := newNode(t, "primary", 1, func(c *config.Config) { c.Durability = config.DurabilityMemory; asPrimary(c) }).start()
 	r := newNode(t, "replica", 1, asReplicaOf(p)).start()
 	mixedWrites(t, p, "lost:", 100)
 	caughtUp(t, p, r)
-	held, _ := strconv.ParseUint(r.info(0)["wal_last_sequence"], 10, 64)
+	held := r.info(0)["wal_last_sequence"]
 	before := p.info(0)["replication_history_id"]
 	if before == "0" || r.info(0)["replication_history_id"] != before {
 		t.Fatalf("history IDs: primary %s, replica %s", before, r.info(0)["replication_history_id"])
@@ -28,10 +32,19 @@ func TestARestartThatLostRecordsIsNotContinued(t *testing.T) {
 	p.stop()
 	p.start() // memory: empty, its sequences start over in the same epoch
 	mixedWrites(t, p, "new:", 150)
-	if last, _ := strconv.ParseUint(p.info(0)["wal_last_sequence"], 10, 64); last <= held {
-		t.Fatalf("the primary wrote up to %d, not past the replica's %d", last, held)
+	last, _ := strconv.ParseUint(p.info(0)["wal_last_sequence"], 10, 64)
+	if h, _ := strconv.ParseUint(held, 10, 64); last <= h {
+		t.Fatalf("the primary wrote up to %d, not past the replica's %d", last, h)
 	}
 	r.start()
+	poll.Until(t, 20*time.Second, "the primary to refuse the replica", func() bool {
+		return p.info(0)["replication_lost_records"] == held
+	})
+	if f := r.info(0); f["full_copies"] != "0" || f["wal_last_sequence"] != held || f["replication_history_id"] != before {
+		t.Fatalf("the replica continued or was copied: %v", f)
+	}
+
+	p.do("REPLICAOF", "NO", "ONE")
 	caughtUp(t, p, r)
 	if got := r.info(0)["full_copies"]; got != "1" {
 		t.Fatalf("full copies = %s, want 1", got)

@@ -83,6 +83,7 @@ func (sh *Shard) InstallCopy(cfg *config.Config, path string, seq uint64) (err e
 	}
 	sh.replEpoch.Store(h.Epoch)
 	sh.history = h.History
+	sh.forgotten = nil // it holds its primary's history now
 	sh.normalizeHistory()
 	return nil
 }

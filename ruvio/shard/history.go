@@ -168,6 +168,7 @@ func (sh *Shard) historyChanged() {
 		id = sh.history[n-1].ID
 	}
 	sh.historyID.Store(id)
+	sh.noteHistoryLocked()
 }
 
 // LatestReplicationEpoch is the largest replication epoch the shard has
@@ -191,6 +192,7 @@ func (sh *Shard) ForkReplicationEpoch(replEpoch uint64) {
 	defer sh.mu.Unlock()
 	next := sh.wlog().Last() + 1
 	id := newStretchID()
+	sh.forgotten = nil // it goes on without them
 	sh.noteStretch(replEpoch, next, id)
 	sh.markNext = false
 	sh.appendAt(replEpoch, [][][]byte{historyOp(id)})

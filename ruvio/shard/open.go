@@ -61,6 +61,11 @@ func (sh *Shard) Open(cfg *config.Config, table *command.Table) (Recovery, error
 	sh.table = table
 	persistent := cfg.Durability != config.DurabilityMemory
 	sh.replEpoch.Store(1)
+	if !persistent {
+		if err := sh.openForgotten(cfg.DataDir); err != nil {
+			return rec, fmt.Errorf("shard %d: %w", sh.ID, err)
+		}
+	}
 	if persistent {
 		sh.dir = shardDir(cfg.DataDir, sh.ID)
 		if err := os.MkdirAll(sh.dir, 0o755); err != nil {

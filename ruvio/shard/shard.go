@@ -49,6 +49,11 @@ type Shard struct {
 	history   []snapshot.EpochStart
 	historyID atomic.Uint64
 	markNext  bool
+	// forgotten, noted and notedPath: the memory profile's noted history
+	// (forgotten.go), guarded by mu.
+	forgotten []uint64
+	noted     []uint64
+	notedPath string
 	// ops collects the effects of the command running under mu, to be
 	// appended as one record.
 	ops [][][]byte
