@@ -225,27 +225,37 @@ func TestSentinelFailoverWithThePrimaryLease(t *testing.T) {
 	}
 }
 
-// A snapshot-profile primary that restarts without the records after its
-// last snapshot, which its replica holds, stops taking writes when the
-// replica shows them; the coordinators then promote the replica, so the
-// records are kept, and the old primary gets them back as its replica.
+// A primary that restarts without records its replica holds stops taking
+// writes when the replica shows them; the coordinators then promote the
+// replica, so the records are kept, and the old primary gets them back as
+// its replica. Under snapshot it lost those after its last snapshot;
+// under memory all of them, and it knows which stretches of history it
+// held from the IDs it noted.
 func TestAPrimaryThatRestartedWithoutRecordsIsReplaced(t *testing.T) {
+	for _, durability := range []string{config.DurabilitySnapshot, config.DurabilityMemory} {
+		t.Run(durability, func(t *testing.T) { restartWithoutRecords(t, durability) })
+	}
+}
+
+func restartWithoutRecords(t *testing.T, durability string) {
 	ctx := context.Background()
 	dir := t.TempDir()
-	snap := func(c *config.Config) { c.Durability, c.DataDir = config.DurabilitySnapshot, dir }
+	profile := func(c *config.Config) { c.Durability, c.DataDir = durability, dir }
 	paddr, prepl := freeAddr(t), freeAddr(t)
-	ps := startDataNode(t, paddr, prepl, "primary", "", quiet(), snap)
+	ps := startDataNode(t, paddr, prepl, "primary", "", quiet(), profile)
 	_, rm := dataNode(t, "replica", prepl)
 	pm := Member{Address: paddr, Replication: prepl}
 	c := startCoordinator(t, []Group{{Name: "main", Members: []Member{pm, rm}}}, func(c *Config) { c.DownAfterMs = 5000 })
 	poll.Until(t, 15*time.Second, "the first record", func() bool { return recordedPrimary(c, "main") == paddr })
 	pc := redis.NewClient(&redis.Options{Addr: paddr, MaxRetries: -1})
 	defer pc.Close()
-	for i := range 50 {
-		pc.Set(ctx, "saved:"+strconv.Itoa(i), i, 0)
-	}
-	if err := pc.Save(ctx).Err(); err != nil {
-		t.Fatal(err)
+	if durability == config.DurabilitySnapshot {
+		for i := range 50 {
+			pc.Set(ctx, "saved:"+strconv.Itoa(i), i, 0)
+		}
+		if err := pc.Save(ctx).Err(); err != nil {
+			t.Fatal(err)
+		}
 	}
 	for i := range 50 {
 		pc.Set(ctx, "lost:"+strconv.Itoa(i), i, 0)
@@ -255,7 +265,7 @@ func TestAPrimaryThatRestartedWithoutRecordsIsReplaced(t *testing.T) {
 	})
 	pc.Do(ctx, "SHUTDOWN", "NOSAVE")
 	stop(ps)
-	startDataNode(t, paddr, prepl, "primary", "", quiet(), snap)
+	startDataNode(t, paddr, prepl, "primary", "", quiet(), profile)
 	poll.Until(t, 20*time.Second, "the replica recorded as primary", func() bool { return recordedPrimary(c, "main") == rm.Address })
 	promoted := redis.NewClient(&redis.Options{Addr: rm.Address})
 	defer promoted.Close()
