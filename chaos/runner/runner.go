@@ -515,7 +515,7 @@ func analyze(dir string, h *history.History, sc scenarios.Scenario, backend stri
 		limit = time.Minute
 	}
 	s := check.Analyze(h, check.Options{LinearizabilityLimit: limit, VisualizePath: filepath.Join(dir, "linearizability.html"),
-		Primary: sc.Topology.Primary(), AcceptLoss: sc.AcceptLoss, Lease: sc.Lease, Groups: checkGroups(sc.Topology),
+		Primary: sc.Topology.Primary(), AcceptLoss: sc.AcceptLoss, AcceptStale: sc.AcceptStale, Lease: sc.Lease, Groups: checkGroups(sc.Topology),
 		Consistency: elle.Model(sc.Consistency), DownAfterMs: int64(sc.Topology.DownAfterMs())})
 	s.Scenario, s.Backend, s.Seed, s.Runs = sc.Name, backend, seed, 1
 	for _, miss := range check.Gate(s, sc.Expect) {

@@ -29,7 +29,7 @@ var coveredElsewhere = []string{"crash", "crash-memory", "failover-manual", "rep
 var shortForms = map[string]time.Duration{
 	"kill": 6 * time.Second, "kill-tls": 6 * time.Second, "leader": 8 * time.Second, "loss": 6 * time.Second, "minority": 8 * time.Second,
 	"restart": 6 * time.Second, "machine-stall": 6 * time.Second, "stall": 6 * time.Second, "client": 8 * time.Second, "durable-partition": 8 * time.Second,
-	"durable-manual": 6 * time.Second, "pause": 6 * time.Second, "clock": 6 * time.Second, "switchover": 6 * time.Second,
+	"durable-manual": 6 * time.Second, "memory-restart": 8 * time.Second, "pause": 6 * time.Second, "clock": 6 * time.Second, "switchover": 6 * time.Second,
 	"lease-off": 12 * time.Second, "lease-clock": 12 * time.Second, "lease-clock-beyond": 12 * time.Second,
 	"lease-stall": 8 * time.Second, "groups-kill": 8 * time.Second,
 	"upgrade-a": 12 * time.Second, "upgrade-b": 12 * time.Second,

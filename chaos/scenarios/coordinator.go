@@ -31,6 +31,20 @@ func coordinatedGroup() topology.Topology {
 	return t
 }
 
+// memoryGroup is coordinatedGroup under durability memory, whose
+// coordinators wait down_after_ms 3000: a restarted primary answers again
+// well before they would find it down.
+func memoryGroup() topology.Topology {
+	t := coordinatedGroup()
+	for i := range t.Nodes {
+		if t.Nodes[i].Role == topology.RoleNode {
+			t.Nodes[i].Args = []string{"server", "--durability", "memory"}
+		}
+	}
+	t.Coordination = topology.CoordinatorSettings{PingIntervalMs: 200, DownAfterMs: 3000}
+	return t
+}
+
 // coordinatedLoad is the set and register workloads at a steady rate,
 // about 1600 operations a second: the failover times still resolve to a
 // few milliseconds, and a 45 s run's history is checked in seconds (the
@@ -215,6 +229,30 @@ func init() {
 				"the registers, durable too, must stay linearizable. The set clients pipeline 32 adds per round trip. A write " +
 				"whose wait for a replica runs out is answered NOREPLICAS and stays applied: the history records it as " +
 				"indeterminate (not acknowledged, perhaps applied), never as failed."},
+	})
+	register(Scenario{
+		Name: "memory-restart",
+		Summary: "durability memory, CLIENT DURABILITY REPLICAS 1: the primary is SIGKILLed and restarted empty at once, " +
+			"before the coordinators would find it down; its replicas keep what they hold and one is promoted",
+		Topology:         memoryGroup(),
+		Workloads:        []workloads.Spec{durableSet()},
+		ClientsOnPrimary: true,
+		AcceptStale:      true,
+		Duration:         16 * time.Second, Settle: 2 * time.Second,
+		Schedule: func(rng *rand.Rand, d time.Duration) []nemesis.Step {
+			return []nemesis.Step{{Kind: nemesis.Kill, Target: "n1", At: d * 3 / 10, For: 300 * time.Millisecond}}
+		},
+		Expect:  check.Expectations{MinAcknowledged: 1, MaxLost: i64(0), RequireConverged: true, Failovers: i64(1), EpochRise: i64(1)},
+		Figures: []Figure{lostFigure("L1", "acknowledged durable writes lost: a memory primary SIGKILLed and restarted before a failover", "0, every run")},
+		Notes: []string{"Three coordinators watch the group with ping_interval_ms 200 and down_after_ms 3000; the data nodes run " +
+			"durability memory and min-replicas-to-write 1, and every client connection CLIENT DURABILITY REPLICAS 1 (a reply " +
+			"waits until a replica applied the write). n1 is SIGKILLed and started again 300 ms later, empty, and " +
+			"answers as the primary long before down_after_ms. It noted the IDs of its history's stretches (HISTORY in its " +
+			"data directory), so its replicas, which hold records of one, are refused as LOST RECORDS instead of taking a full " +
+			"copy of nothing; it takes no writes (no replica streams from it), and the coordinators promote a replica. " +
+			"No acknowledged write may be lost. Without the note the replicas were emptied and every write was lost. " +
+			"The empty n1 still answers reads until it is replaced: the set's intermediate reads there miss what was " +
+			"acknowledged before the kill, and are counted as stale (tolerated here), not lost; registers are not run."},
 	})
 	register(Scenario{
 		Name: "durable-manual",

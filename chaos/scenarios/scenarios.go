@@ -34,6 +34,9 @@ type Scenario struct {
 	// be lost (check.Options.AcceptLoss): they are reported as tolerated,
 	// not as violations.
 	AcceptLoss bool
+	// AcceptStale says the scenario's model allows stale intermediate
+	// reads (check.Options.AcceptStale).
+	AcceptStale bool
 	// Consistency is the model the transactions checker holds the
 	// append workload's transactions to (check.Options.Consistency; ""
 	// is strict-serializable).

@@ -36,6 +36,11 @@ type Options struct {
 	// values nobody wrote, nodes that did not converge) still is a
 	// violation.
 	AcceptLoss bool
+	// AcceptStale is for a scenario whose model allows intermediate reads
+	// to miss acknowledged writes (a node that restarted empty answers
+	// reads until it is replaced): stale values are counted and listed in
+	// Summary.Tolerated instead of Violations.
+	AcceptStale bool
 	// Consistency is the model the transaction checker holds the append
 	// workload's transactions to (reports/elle): "" is
 	// DefaultConsistency.
@@ -59,7 +64,7 @@ const maxListed = 10
 // the replication checks; the transaction checker (reports/elle) runs
 // just before the replication checks.
 func Checkers(opts Options) All {
-	cs := All{opsChecker{}, setChecker{acceptLoss: opts.AcceptLoss},
+	cs := All{opsChecker{}, setChecker{acceptLoss: opts.AcceptLoss, acceptStale: opts.AcceptStale},
 		registerChecker{limit: opts.LinearizabilityLimit, visualize: opts.VisualizePath, acceptLoss: opts.AcceptLoss}}
 	if len(opts.Groups) > 0 {
 		cs = append(cs, groupsChecker{groups: opts.Groups}, movesChecker{groups: opts.Groups})
@@ -138,7 +143,7 @@ func (opsChecker) Check(h *history.History) Result {
 }
 
 // setChecker is CheckSet over the add and read ops, when there are any.
-type setChecker struct{ acceptLoss bool }
+type setChecker struct{ acceptLoss, acceptStale bool }
 
 func (setChecker) Name() string { return "set" }
 
@@ -158,7 +163,7 @@ func (c setChecker) Check(h *history.History) Result {
 		r.lossy(c.acceptLoss, "lost %d acknowledged writes: %s", len(sr.Lost), listValues(sr.Lost))
 	}
 	if len(sr.Stale) > 0 {
-		r.violate("%d values read stale (an intermediate read that began after the add was acknowledged missed them, a later read had them): %s",
+		r.tolerate(c.acceptStale, "the scenario's node restarted empty and answered reads until it was replaced", "%d values read stale (an intermediate read that began after the add was acknowledged missed them, a later read had them): %s",
 			len(sr.Stale), listValues(sr.Stale))
 	}
 	if len(sr.FailedPresent) > 0 {

@@ -43,8 +43,14 @@ func (r *Result) undecided(format string, args ...any) {
 // lossy records a loss of acknowledged writes: a violation, or a
 // tolerated anomaly when the scenario accepts loss.
 func (r *Result) lossy(acceptLoss bool, format string, args ...any) {
-	if acceptLoss {
-		r.Tolerated = append(r.Tolerated, fmt.Sprintf(format, args...)+" (allowed: the scenario's replication is asynchronous)")
+	r.tolerate(acceptLoss, "the scenario's replication is asynchronous", format, args...)
+}
+
+// tolerate records a finding as tolerated, with why the scenario allows
+// it, when allowed, and as a violation otherwise.
+func (r *Result) tolerate(allowed bool, why, format string, args ...any) {
+	if allowed {
+		r.Tolerated = append(r.Tolerated, fmt.Sprintf(format, args...)+" (allowed: "+why+")")
 		return
 	}
 	r.violate(format, args...)

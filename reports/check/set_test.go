@@ -215,6 +215,22 @@ func TestAnalyzeSetVerdicts(t *testing.T) {
 	}
 }
 
+// AcceptStale tolerates stale intermediate reads, counted, and nothing
+// else: a lost write in the same history is still a violation.
+func TestAcceptStaleToleratesOnlyStaleReads(t *testing.T) {
+	stale := []history.Op{addOp(1, "k", "a", history.OK, 0, 1), readOp("k", 4, 5), finalRead("k", 10, 11, "a")}
+	s := Analyze(&history.History{Ops: stale}, Options{AcceptStale: true})
+	if s.Valid != ValidTrue || s.Stale != 1 || len(s.Violations) != 0 ||
+		len(s.Tolerated) != 1 || !strings.Contains(s.Tolerated[0], "1 values read stale") {
+		t.Errorf("valid %s stale %d violations %q tolerated %q", s.Valid, s.Stale, s.Violations, s.Tolerated)
+	}
+	lost := append(stale[:2:2], addOp(2, "k", "b", history.OK, 6, 7), finalRead("k", 10, 11, "a"))
+	s = Analyze(&history.History{Ops: lost}, Options{AcceptStale: true})
+	if s.Valid != ValidFalse || s.Lost != 1 {
+		t.Errorf("a lost write under AcceptStale: valid %s lost %d", s.Valid, s.Lost)
+	}
+}
+
 func TestLostKeysAreBounded(t *testing.T) {
 	var ops []history.Op
 	for i := range 30 {
