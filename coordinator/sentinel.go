@@ -97,7 +97,9 @@ func (a *apiConn) sentinel(args [][]byte) {
 		// The coordinators run no scripts.
 		a.w.Array(0)
 	default:
-		a.w.Error(command.ErrUnknownSubcommand("SENTINEL", string(args[1])))
+		if !a.sentinelAdmin(sub, args) {
+			a.w.Error(command.ErrUnknownSubcommand("SENTINEL", string(args[1])))
+		}
 	}
 }
 
@@ -105,7 +107,8 @@ func (a *apiConn) sentinel(args [][]byte) {
 // Redis checks any command's.
 var sentinelArity = map[string]int{"masters": 2, "primaries": 2, "myid": 2, "pending-scripts": 2,
 	"get-master-addr-by-name": 3, "get-primary-addr-by-name": 3, "master": 3, "primary": 3,
-	"replicas": 3, "slaves": 3, "sentinels": 3, "ckquorum": 3, "failover": 3}
+	"replicas": 3, "slaves": 3, "sentinels": 3, "ckquorum": 3, "failover": 3,
+	"help": 2, "flushconfig": 2, "monitor": 6, "remove": 3, "reset": 3}
 
 // instance writes one instance as a map of bulk strings.
 func (a *apiConn) instance(fields [][2]string) {

@@ -121,6 +121,11 @@ func TestSentinelProtocolAsRedisSentinel(t *testing.T) {
 			{"SENTINEL", "GET-MASTER-ADDR-BY-NAME", "nope"}, {"SENTINEL", "REPLICAS", "nope"},
 			{"SENTINEL", "FAILOVER", "nope"}, {"SENTINEL", "FAILOVER"}, {"SENTINEL", "FAILOVER", "a", "b"}},
 		{{"INFO", "bogus"}, {"PING", "a", "b"}, {"GET", "k"}},
+		{{"SENTINEL", "HELP", "x"}, {"SENTINEL", "CONFIG"}, {"SENTINEL", "CONFIG", "GET"}, {"SENTINEL", "CONFIG", "FOO", "a"},
+			{"SENTINEL", "CONFIG", "GET", "nope"}, {"SENTINEL", "CONFIG", "GET", "a", "b"}, {"SENTINEL", "CONFIG", "SET", "nope", "1"},
+			{"SENTINEL", "FLUSHCONFIG"}, {"SENTINEL", "FLUSHCONFIG", "x"}, {"SENTINEL", "MONITOR"}, {"SENTINEL", "MONITOR", "a", "b", "c"},
+			{"SENTINEL", "REMOVE"}, {"SENTINEL", "REMOVE", "nope"}, {"SENTINEL", "SET", "main"}, {"SENTINEL", "SET", "nope", "quorum", "2"},
+			{"SENTINEL", "RESET"}, {"SENTINEL", "RESET", "a", "b"}},
 	}
 	for _, cs := range cases {
 		var raw strings.Builder
@@ -133,5 +138,38 @@ func TestSentinelProtocolAsRedisSentinel(t *testing.T) {
 		if got != want {
 			t.Errorf("%q:\ncoordinator %q\nsentinel    %q", cs, got, want)
 		}
+	}
+}
+
+// What Sentinel keeps in sentinel.conf coordinators keep in
+// coordinator.toml and Raft: SENTINEL HELP lists what they answer, CONFIG
+// GET shows how they name members, and MONITOR, REMOVE, SET, RESET and
+// CONFIG SET are refused with a pointer to where it is done instead.
+func TestSentinelAdministrationPointsToTheCoordinatorsOwn(t *testing.T) {
+	_, pm := dataNode(t, "primary", "")
+	c := oneCoordinator(t, pm)
+	help := exchange(c.Addr(), encode("SENTINEL", "HELP"), "+    Prints this help.\r\n")
+	for _, want := range []string{"+SENTINEL <subcommand> [<arg> [value] [opt] ...]. Subcommands are:\r\n", "+FAILOVER <master-name>\r\n", "+CONFIG GET <param>\r\n"} {
+		if !strings.Contains(help, want) {
+			t.Errorf("SENTINEL HELP lacks %q:\n%s", want, help)
+		}
+	}
+	if strings.Contains(help, "MONITOR") {
+		t.Errorf("SENTINEL HELP lists MONITOR, which coordinators refuse:\n%s", help)
+	}
+	if got, want := exchange(c.Addr(), encode("SENTINEL", "CONFIG", "GET", "*HOSTNAMES"), "yes\r\n"),
+		"*4\r\n$17\r\nresolve-hostnames\r\n$3\r\nyes\r\n$18\r\nannounce-hostnames\r\n$3\r\nyes\r\n"; got != want {
+		t.Errorf("SENTINEL CONFIG GET *HOSTNAMES = %q, want %q", got, want)
+	}
+	refusal := "-" + notHere + "\r\n"
+	for _, args := range [][]string{{"SENTINEL", "MONITOR", "x", "127.0.0.1", "6379", "2"}, {"SENTINEL", "REMOVE", "main"},
+		{"SENTINEL", "SET", "main", "down-after-milliseconds", "1000"}, {"SENTINEL", "RESET", "*"},
+		{"SENTINEL", "CONFIG", "SET", "resolve-hostnames", "no"}} {
+		if got := exchange(c.Addr(), encode(args...), "\r\n"); got != refusal {
+			t.Errorf("%q = %q, want %q", args, got, refusal)
+		}
+	}
+	if got := exchange(c.Addr(), encode("SENTINEL", "FLUSHCONFIG"), "\r\n"); got != "+OK\r\n" {
+		t.Errorf("SENTINEL FLUSHCONFIG = %q", got)
 	}
 }
