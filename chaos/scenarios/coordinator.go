@@ -251,8 +251,9 @@ func init() {
 			"data directory), so its replicas, which hold records of one, are refused as LOST RECORDS instead of taking a full " +
 			"copy of nothing; it takes no writes (no replica streams from it), and the coordinators promote a replica. " +
 			"No acknowledged write may be lost. Without the note the replicas were emptied and every write was lost. " +
-			"The empty n1 still answers reads until it is replaced: the set's intermediate reads there miss what was " +
-			"acknowledged before the kill, and are counted as stale (tolerated here), not lost; registers are not run."},
+			"The empty n1 still answers reads until it is replaced: the set's intermediate reads on n1 after the kill " +
+			"miss what was acknowledged before it, and are counted as stale and tolerated; a stale read anywhere else is " +
+			"a violation. Registers are not run."},
 	})
 	register(Scenario{
 		Name: "durable-manual",

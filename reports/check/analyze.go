@@ -37,9 +37,11 @@ type Options struct {
 	// violation.
 	AcceptLoss bool
 	// AcceptStale is for a scenario whose model allows intermediate reads
-	// to miss acknowledged writes (a node that restarted empty answers
-	// reads until it is replaced): stale values are counted and listed in
-	// Summary.Tolerated instead of Violations.
+	// to miss acknowledged writes on a node that restarted empty, which
+	// answers reads until it is replaced: stale reads on a kill fault's
+	// target after the kill began are counted and listed in
+	// Summary.Tolerated instead of Violations. Any other stale read is
+	// still a violation.
 	AcceptStale bool
 	// Consistency is the model the transaction checker holds the append
 	// workload's transactions to (reports/elle): "" is
@@ -142,6 +144,19 @@ func (opsChecker) Check(h *history.History) Result {
 	return r.judged()
 }
 
+// afterItsKill excuses a read on a kill fault's target that began after
+// the kill did.
+func afterItsKill(faults []history.Fault) func(*history.Op) bool {
+	return func(op *history.Op) bool {
+		for _, f := range faults {
+			if f.Kind == "kill" && f.Target == op.Node && op.T0 >= f.StartMs*int64(time.Millisecond) {
+				return true
+			}
+		}
+		return false
+	}
+}
+
 // setChecker is CheckSet over the add and read ops, when there are any.
 type setChecker struct{ acceptLoss, acceptStale bool }
 
@@ -152,9 +167,13 @@ func (c setChecker) Check(h *history.History) Result {
 	if !hasSetOps(h.Ops) {
 		return r.judged()
 	}
-	sr := CheckSet(h.Ops)
+	var excused func(*history.Op) bool
+	if c.acceptStale {
+		excused = afterItsKill(h.Faults)
+	}
+	sr := CheckSetExcusing(h.Ops, excused)
 	r.Figures = func(s *Summary) {
-		s.Lost, s.Stale = int64(len(sr.Lost)), int64(len(sr.Stale))
+		s.Lost, s.Stale = int64(len(sr.Lost)), int64(len(sr.Stale)+len(sr.Excused))
 		for _, v := range sr.Lost[:min(len(sr.Lost), MaxLostKeys)] {
 			s.LostKeys = append(s.LostKeys, v.Key+"="+v.Value)
 		}
@@ -162,8 +181,12 @@ func (c setChecker) Check(h *history.History) Result {
 	if len(sr.Lost) > 0 {
 		r.lossy(c.acceptLoss, "lost %d acknowledged writes: %s", len(sr.Lost), listValues(sr.Lost))
 	}
+	if len(sr.Excused) > 0 {
+		r.Tolerated = append(r.Tolerated, fmt.Sprintf("%d values read stale on a node after it was killed (allowed: it restarted empty and answered reads until it was replaced): %s",
+			len(sr.Excused), listValues(sr.Excused)))
+	}
 	if len(sr.Stale) > 0 {
-		r.tolerate(c.acceptStale, "the scenario's node restarted empty and answered reads until it was replaced", "%d values read stale (an intermediate read that began after the add was acknowledged missed them, a later read had them): %s",
+		r.violate("%d values read stale (an intermediate read that began after the add was acknowledged missed them, a later read had them): %s",
 			len(sr.Stale), listValues(sr.Stale))
 	}
 	if len(sr.FailedPresent) > 0 {

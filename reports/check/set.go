@@ -30,6 +30,9 @@ type SetValue struct {
 	// though they began after its add was acknowledged and a later read
 	// saw it.
 	StaleReads int
+	// ExcusedStaleReads counts the stale reads CheckSetExcusing was told
+	// to excuse, which StaleReads leaves out.
+	ExcusedStaleReads int
 }
 
 // SetResult is the set checker's classification, Jepsen set-full style.
@@ -51,6 +54,9 @@ type SetResult struct {
 	FailedPresent []SetValue
 	// Stale: values with at least one stale read (see SetValue.StaleReads).
 	Stale []SetValue
+	// Excused: values with at least one excused stale read
+	// (SetValue.ExcusedStaleReads).
+	Excused []SetValue
 	// Unexpected lists "key=value" for values some read returned that no
 	// add wrote.
 	Unexpected []string
@@ -95,7 +101,12 @@ type setRead struct {
 // final reads (Final=true): a value is present only if every one of them
 // holds it, because after heal and settle every replica must agree, and a
 // replica that lacks an acknowledged value has lost it.
-func CheckSet(ops []history.Op) SetResult {
+func CheckSet(ops []history.Op) SetResult { return CheckSetExcusing(ops, nil) }
+
+// CheckSetExcusing is CheckSet, but a stale read for which excused
+// (nil: none) reports true is counted apart (SetValue.ExcusedStaleReads,
+// SetResult.Excused), not as stale.
+func CheckSetExcusing(ops []history.Op, excused func(read *history.Op) bool) SetResult {
 	var r SetResult
 	adds := map[string]map[string]*SetValue{}
 	var order []*SetValue // in history order, for a deterministic result
@@ -165,7 +176,7 @@ func CheckSet(ops []history.Op) SetResult {
 	for _, v := range order {
 		fs := finals[v.Key]
 		firstSeen(v, reads[v.Key], fs)
-		countStale(v, reads[v.Key], fs)
+		countStale(v, reads[v.Key], fs, excused)
 		present := len(fs) > 0
 		for _, f := range fs {
 			if f.members[v.Value] == 0 {
@@ -188,6 +199,9 @@ func CheckSet(ops []history.Op) SetResult {
 		}
 		if v.StaleReads > 0 {
 			r.Stale = append(r.Stale, *v)
+		}
+		if v.ExcusedStaleReads > 0 {
+			r.Excused = append(r.Excused, *v)
 		}
 	}
 	r.MissingFinal = sortedKeys(missing)
@@ -226,7 +240,7 @@ func firstSeen(v *SetValue, reads, finals []setRead) {
 // (by invocation) a read, intermediate or final, that holds it. A read
 // lacking v with no later read holding it is not stale but a loss, which
 // the final read decides.
-func countStale(v *SetValue, reads, finals []setRead) {
+func countStale(v *SetValue, reads, finals []setRead, excused func(*history.Op) bool) {
 	if v.Type != history.OK {
 		return // an unacknowledged value owes no read anything
 	}
@@ -240,7 +254,11 @@ func countStale(v *SetValue, reads, finals []setRead) {
 	}
 	for _, sr := range reads {
 		if sr.op.T0 > v.AddT1 && sr.op.T0 < lastSeen && sr.members[v.Value] == 0 {
-			v.StaleReads++
+			if excused != nil && excused(sr.op) {
+				v.ExcusedStaleReads++
+			} else {
+				v.StaleReads++
+			}
 		}
 	}
 }

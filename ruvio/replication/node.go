@@ -210,8 +210,13 @@ func (n *Node) BecomePrimary() error {
 		seen = max(seen, sh.LatestReplicationEpoch())
 	}
 	replEpoch := repl.NextEpoch(seen)
+	// Only a primary that refused a replica for records it lost is told
+	// to go on without them; any other fork (the coordinators correcting
+	// a recorded primary that answers as a replica, or is fenced) keeps a
+	// memory shard's forgotten stretches.
+	forget := n.lost.Load() != 0
 	for _, sh := range n.shards {
-		sh.ForkReplicationEpoch(replEpoch)
+		sh.ForkReplicationEpoch(replEpoch, forget)
 	}
 	n.primary, n.yield = "", false
 	n.fencedBy.Store(0)

@@ -543,6 +543,10 @@ func (c *conn) block(spec *command.Spec, sh *shard.Shard) {
 	req := c.ctx.Block
 	defer sh.Unwait(req.Keys, c.wake)
 	deadline := waitDeadline(req.TimeoutMs)
+	// The run that found nothing wrote nothing: it leaves the writes in
+	// flight before the flush below, which may wait (for durable
+	// replies, or a client that does not read).
+	c.leavePause()
 	// Pending replies of a pipeline go out before the client waits.
 	if !c.flush() {
 		return
@@ -634,7 +638,13 @@ func (c *conn) reenterPause(spec *command.Spec, args [][]byte, gone <-chan struc
 		return true
 	}
 	for c.srv.pause.Enter(c.shard.ID) {
-		if !c.srv.pause.Wait(true, gone, c.srv.tickStop) || !c.admit(spec, spec, args) {
+		// Waiting for the pause, it is no longer blocked on its keys: as
+		// for any command a pause holds, CLIENT UNBLOCK finds nothing to
+		// unblock.
+		c.blocked.Store(false)
+		ok := c.srv.pause.Wait(true, gone, c.srv.tickStop) && c.admit(spec, spec, args)
+		c.blocked.Store(true)
+		if !ok {
 			return false
 		}
 	}

@@ -138,6 +138,12 @@ func TestABlockingPopWokenDuringAPauseWaitsForIt(t *testing.T) {
 	poll.Stays(t, 300*time.Millisecond, "the woken BLPOP waiting for the pause", func() bool {
 		return len(popped) == 0 && admin.LLen(ctx, "q").Val() == 1
 	})
+	// Held by the pause, it is not blocked on its keys any more: CLIENT
+	// UNBLOCK finds nothing to unblock (a paused client is not a blocked
+	// one), and the pop runs once the pause ends.
+	if n, err := admin.Do(ctx, "CLIENT", "UNBLOCK", pid, "ERROR").Int(); err != nil || n != 0 {
+		t.Fatalf("CLIENT UNBLOCK of the BLPOP waiting for the pause = %d, %v; want 0", n, err)
+	}
 	if err := admin.Do(ctx, "CLIENT", "UNPAUSE").Err(); err != nil {
 		t.Fatal(err)
 	}

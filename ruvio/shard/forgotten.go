@@ -24,8 +24,9 @@ import (
 // a life, one fsync each, before the record that begins the stretch is
 // appended), and reads them back at start as forgotten: stretches it held
 // and no longer has. A replica holding records of one is refused as LOST
-// RECORDS (repl.Forgotten). The note ends once the shard forks (it goes on
-// without them) or loads a full copy (it holds its primary's history).
+// RECORDS (repl.Forgotten). The note ends once the shard loads a full copy
+// (it holds its primary's history), or forks after such a refusal (it was
+// told to go on without them); any other fork keeps it.
 
 // historyFile names the file of noted stretch IDs, one decimal per line.
 const historyFile = "HISTORY"

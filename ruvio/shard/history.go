@@ -186,13 +186,16 @@ func (sh *Shard) LatestReplicationEpoch() uint64 {
 // ForkReplicationEpoch starts replEpoch on the shard at its current
 // position with a record that carries no effects but its HistoryOp, so
 // the fork is in the log, on disk and in every replica's history. The
-// shard is a writer from then on.
-func (sh *Shard) ForkReplicationEpoch(replEpoch uint64) {
+// shard is a writer from then on. forget ends the forgotten stretches'
+// note (forgotten.go): the node was told to go on without them.
+func (sh *Shard) ForkReplicationEpoch(replEpoch uint64, forget bool) {
 	sh.mu.Lock()
 	defer sh.mu.Unlock()
 	next := sh.wlog().Last() + 1
 	id := newStretchID()
-	sh.forgotten = nil // it goes on without them
+	if forget {
+		sh.forgotten = nil // told to go on without them (LOSTRECORDS seen)
+	}
 	sh.noteStretch(replEpoch, next, id)
 	sh.markNext = false
 	sh.appendAt(replEpoch, [][][]byte{historyOp(id)})

@@ -115,7 +115,7 @@ func TestForksOfTheSameEpochAtTheSameSequenceDiffer(t *testing.T) {
 		t.Fatalf("the replica's history %v is not its primary's %v", hb, ha)
 	}
 	for _, o := range []*offline{a, b} {
-		o.shards[0].ForkReplicationEpoch(2)
+		o.shards[0].ForkReplicationEpoch(2, true)
 	}
 	ha, hb := historyOf(a.shards[0]), historyOf(b.shards[0])
 	if len(ha) != 2 || ha[1].Epoch != 2 || ha[1].FirstSeq != 2 || ha[1].ID == hb[1].ID {
