@@ -148,11 +148,11 @@ func (s *State) reply(w *resp.Writer, v lua.LValue, sproto int, depth int) {
 
 func (s *State) replyTable(w *resp.Writer, t *lua.LTable, sproto, depth int) {
 	if e, ok := t.RawGetString("err").(lua.LString); ok {
-		w.Error(string(e))
+		w.Error(cString(string(e)))
 		return
 	}
 	if st, ok := t.RawGetString("ok").(lua.LString); ok {
-		w.Simple(noNewlines(string(st)))
+		w.Simple(noNewlines(cString(string(st))))
 		return
 	}
 	if d, ok := t.RawGetString("double").(lua.LNumber); ok {
@@ -232,6 +232,15 @@ func luaToInt(f float64) int64 {
 		return math.MinInt64
 	}
 	return int64(f)
+}
+
+// cString is s up to its first NUL byte: Redis hands a script's status
+// and error replies on as C strings.
+func cString(s string) string {
+	if i := strings.IndexByte(s, 0); i >= 0 {
+		return s[:i]
+	}
+	return s
 }
 
 func noNewlines(s string) string {

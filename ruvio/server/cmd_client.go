@@ -78,21 +78,31 @@ func cmdClientUnpause(c *conn, args [][]byte) {
 }
 
 // mayWrite reports whether a command may write or replicate, which a
-// CLIENT PAUSE WRITE holds: writes, PUBLISH, and EXEC of a transaction
-// holding either.
-func (c *conn) mayWrite(run *command.Spec) bool {
-	if run.Flags&command.Write != 0 || run.Name == "publish" || run.Name == "spublish" {
+// CLIENT PAUSE WRITE holds: writes, the may-replicate commands, and EXEC
+// of a transaction holding either.
+func (c *conn) mayWrite(run *command.Spec) bool { return c.writes(run, true) }
+
+// writes reports whether run is a write, or EXEC of a transaction that
+// holds one; with replicating, a may-replicate command counts too.
+func (c *conn) writes(run *command.Spec, replicating bool) bool {
+	if run.Flags&command.Write != 0 || (replicating && mayReplicate[run.Name]) {
 		return true
 	}
 	if run.Name == "exec" {
 		for _, q := range c.queued {
-			if qs := c.srv.table.Lookup(q[0]); qs != nil && c.mayWrite(qs) {
+			if qs := c.srv.table.Lookup(q[0]); qs != nil && c.writes(qs, replicating) {
 				return true
 			}
 		}
 	}
 	return false
 }
+
+// mayReplicate are the commands Redis flags may-replicate that are not
+// writes, and that a client or a script may call: CLIENT PAUSE WRITE
+// holds them, and read-only scripts may not call them. PFCOUNT may store
+// the count it cached in its key.
+var mayReplicate = map[string]bool{"publish": true, "spublish": true, "pfcount": true}
 
 // waitPause holds the command while CLIENT PAUSE says so. held reports
 // that it did, and the caller looks at the command again; runs is false

@@ -154,6 +154,12 @@ func (c *conn) eval(args [][]byte, bySHA, ro bool) {
 		c.srv.feedMonitors(monitorLine(time.Now(), c.raddr.String(), args))
 	}
 	st := c.srv.scriptsReady()
+	if bySHA && len(args[1]) != 40 {
+		// No script has such a digest: Redis answers before it reads
+		// the number of keys.
+		c.w.Error("NOSCRIPT No matching script. Please use EVAL.")
+		return
+	}
 	keys, argv, ok := c.scriptArgs(args, command.ErrNotInteger)
 	if !ok {
 		return

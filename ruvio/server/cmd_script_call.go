@@ -94,7 +94,7 @@ func (b *scriptBridge) exec(argv [][]byte) {
 		return
 	}
 	write := run.Flags&command.Write != 0
-	if b.ro && (write || run.Name == "publish" || run.Name == "spublish") {
+	if b.ro && (write || mayReplicate[run.Name]) {
 		b.w.Error("ERR Write commands are not allowed from read-only scripts.")
 		return
 	}
@@ -121,7 +121,8 @@ func (b *scriptBridge) exec(argv [][]byte) {
 		return
 	}
 	if (run.Name == "xread" || run.Name == "xreadgroup") && hasArg(argv, "block") {
-		b.w.Error("ERR " + run.Name + " command is not allowed with BLOCK option from scripts")
+		// The name as the script wrote it, as Redis echoes it.
+		b.w.Error("ERR " + string(argv[0]) + " command is not allowed with BLOCK option from scripts")
 		return
 	}
 	if write {

@@ -43,6 +43,25 @@ func TestCornersMatchRedis(t *testing.T) {
 		// EXPIRETIME rounds times near the largest one without wrapping.
 		{"SET", "big", "v", "PXAT", "9223372036854775807"}, {"EXPIRETIME", "big"},
 		{"PEXPIREAT", "big", "9223372036854775308"}, {"EXPIRETIME", "big"}, {"PEXPIRETIME", "big"},
+		// XADD whose options use up every argument has no ID and no
+		// fields (it used to crash the server).
+		{"XADD", "sx", "MINID", "~", "6-2"}, {"XADD", "sx", "NOMKSTREAM", "MAXLEN", "1"}, {"XADD", "sx", "MAXLEN", "1"},
+		// XGROUP SETID reads its options before it counts them.
+		{"XADD", "st", "1-1", "f", "v"}, {"XGROUP", "CREATE", "st", "g1", "0"},
+		{"XGROUP", "SETID", "st", "g1", "0", "ENTRIESREAD", "-2", "x"}, {"XGROUP", "SETID", "st", "g1", "0", "ENTRIESREAD", "5", "x"},
+		{"XGROUP", "SETID", "nokey", "g1", "0", "ENTRIESREAD", "-2"}, {"XGROUP", "SETID", "st", "g1", "0", "MKSTREAM"},
+		// BITCOUNT answers an empty negative range before it reads the unit.
+		{"SET", "bc", "abc"}, {"BITCOUNT", "bc", "-2", "-6", "bad"}, {"BITCOUNT", "bc", "1", "2", "bad"},
+		// EVALSHA of a digest of the wrong length is NOSCRIPT at once.
+		{"EVALSHA", "abc", "-1", "k"}, {"EVALSHA", "abc", "x"}, {"EVALSHA_RO", "abc", "5", "k"},
+		{"EVALSHA", "0123456789012345678901234567890123456789", "-1", "k"},
+		// Scripts: the blocked command's name as written; status and
+		// error replies end at a NUL; PFCOUNT may replicate, so a
+		// read-only script may not call it.
+		{"EVAL", "return redis.call('XREAD','BLOCK',0,'STREAMS','st','$')", "0"},
+		{"EVAL", "return redis.status_reply('\\0x')", "0"}, {"EVAL", "return {err='\\0x'}", "0"},
+		{"EVAL", "return redis.error_reply('\\0x')", "0"}, {"EVAL", "return {err='E\\0x'}", "0"},
+		{"EVAL_RO", "return redis.call('PFCOUNT','hl')", "0"},
 	}
 	for _, proto := range []int{2, 3} {
 		t.Run(fmt.Sprintf("resp%d", proto), func(t *testing.T) { compareFixed(t, proto, cmds) })

@@ -125,12 +125,13 @@ func bitcount(c *command.Ctx) {
 		if !ok {
 			return
 		}
-		isBit, ok := rangeUnit(c, c.Args[4:])
-		if !ok {
-			return
-		}
+		// Before the unit, as redis-server 7.0 checks them.
 		if start < 0 && end < 0 && start > end {
 			c.W.Int(0)
+			return
+		}
+		isBit, ok := rangeUnit(c, c.Args[4:])
+		if !ok {
 			return
 		}
 		var empty bool

@@ -126,11 +126,13 @@ func xadd(c *command.Ctx) {
 	if idpos < 0 {
 		return
 	}
-	fields := c.Args[idpos+1:]
-	if len(fields) < 2 || len(fields)%2 == 1 {
+	// Options may use up every argument before an ID (XADD s MAXLEN 1):
+	// then idpos is len(c.Args), and there are no fields either.
+	if n := len(c.Args) - idpos - 1; n < 2 || n%2 == 1 {
 		c.W.Error(command.ErrWrongArgs("xadd"))
 		return
 	}
+	fields := c.Args[idpos+1:]
 	if a.idGiven && !a.id.SeqAuto && a.id.ID.IsZero() {
 		c.W.Error("ERR The ID specified in XADD must be greater than 0-0")
 		return

@@ -109,19 +109,20 @@ func xgroupCreate(c *command.Ctx) {
 
 func xgroupSetID(c *command.Ctx) {
 	entriesRead := int64(stream.InvalidEntriesRead)
-	switch len(c.Args) {
-	case 7:
-		if !command.Eq(c.Args[5], "entriesread") {
+	// Redis reads the options before it counts them: a bad ENTRIESREAD
+	// is refused as such even with an argument too many after it.
+	for i := 5; i < len(c.Args); i += 2 {
+		if !command.Eq(c.Args[i], "entriesread") || i+1 == len(c.Args) {
 			subSyntax(c)
 			return
 		}
-		n, ok := entriesReadArg(c, c.Args[6])
+		n, ok := entriesReadArg(c, c.Args[i+1])
 		if !ok {
 			return
 		}
 		entriesRead = n
-	case 5:
-	default:
+	}
+	if len(c.Args) != 5 && len(c.Args) != 7 {
 		subSyntax(c)
 		return
 	}
