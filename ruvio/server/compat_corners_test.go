@@ -62,6 +62,10 @@ func TestCornersMatchRedis(t *testing.T) {
 		{"EVAL", "return redis.status_reply('\\0x')", "0"}, {"EVAL", "return {err='\\0x'}", "0"},
 		{"EVAL", "return redis.error_reply('\\0x')", "0"}, {"EVAL", "return {err='E\\0x'}", "0"},
 		{"EVAL_RO", "return redis.call('PFCOUNT','hl')", "0"},
+		// GEOPOS of scores no GEOADD wrote decodes them as Redis's C
+		// cast does, out of range included.
+		{"ZADD", "gz", "1e20", "a", "18446744073709551616", "b", "9223372036854775808", "c", "-1", "d", "9007199254740993", "e"},
+		{"GEOPOS", "gz", "a", "b", "c", "d", "e"},
 	}
 	for _, proto := range []int{2, 3} {
 		t.Run(fmt.Sprintf("resp%d", proto), func(t *testing.T) { compareFixed(t, proto, cmds) })

@@ -117,7 +117,26 @@ func scoreOf(lon, lat float64) (float64, bool) {
 
 // pointOf decodes a sorted-set score into the point it stands for.
 func pointOf(score float64) (lon, lat float64) {
-	return decode(wgsLon, wgsLat, cell{bits: uint64(score), step: stepMax}).center()
+	return decode(wgsLon, wgsLat, cell{bits: cUint64(score), step: stepMax}).center()
+}
+
+// cUint64 converts f as redis-server's (uint64_t) cast does on x86-64,
+// for scores no GEOADD wrote (a ZADD of any number): below 2^63 through
+// the signed conversion, whose out-of-range answer is 1<<63; from 2^63 on
+// (and NaN) by the signed conversion of f-2^63 with the top bit flipped,
+// so 2^64 and more give 0.
+func cUint64(f float64) uint64 {
+	const two63 = 1 << 63
+	cInt64 := func(f float64) uint64 {
+		if f != f || f >= two63 || f < -two63 {
+			return 1 << 63
+		}
+		return uint64(int64(f))
+	}
+	if f < two63 {
+		return cInt64(f)
+	}
+	return cInt64(f-two63) ^ 1<<63
 }
 
 // align52 is a cell's bits as a 52-bit score.
