@@ -79,7 +79,8 @@ func (s *State) redisLib() *lua.LTable {
 	})
 	set("set_repl", func(L *lua.LState) int {
 		if L.GetTop() != 1 {
-			raise(L, "redis.set_repl() requires one argument.")
+			// Redis's own words, though it takes one.
+			raise(L, "redis.set_repl() requires two arguments.")
 		}
 		// Accepted and ignored: a script's writes always replicate as
 		// the commands' effects.

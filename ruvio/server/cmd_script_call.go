@@ -67,7 +67,13 @@ func (b *scriptBridge) exec(argv [][]byte) {
 	b.run.registerWatches(b.sh.DB())
 	spec := s.table.Lookup(argv[0])
 	if spec == nil {
-		b.w.Error("ERR Unknown Redis command called from script")
+		if notFromScripts[strings.ToLower(string(argv[0]))] {
+			// Redis's commands this node does not serve to clients
+			// (SYNC, PSYNC, REPLCONF) are refused as Redis refuses them.
+			b.w.Error("ERR This Redis command is not allowed from script")
+		} else {
+			b.w.Error("ERR Unknown Redis command called from script")
+		}
 		return
 	}
 	run := spec

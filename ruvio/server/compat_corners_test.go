@@ -66,6 +66,9 @@ func TestCornersMatchRedis(t *testing.T) {
 		// cast does, out of range included.
 		{"ZADD", "gz", "1e20", "a", "18446744073709551616", "b", "9223372036854775808", "c", "-1", "d", "9007199254740993", "e"},
 		{"GEOPOS", "gz", "a", "b", "c", "d", "e"},
+		// Replication's commands and set_repl's arity, in Redis's words.
+		{"EVAL", "return redis.call('SYNC')", "0"}, {"EVAL", "return redis.call('PSYNC','x','1')", "0"},
+		{"EVAL", "return redis.call('REPLCONF','x')", "0"}, {"EVAL", "return redis.set_repl()", "0"},
 	}
 	for _, proto := range []int{2, 3} {
 		t.Run(fmt.Sprintf("resp%d", proto), func(t *testing.T) { compareFixed(t, proto, cmds) })
