@@ -227,6 +227,21 @@ func TestConfigSetBacklogSizeTrimsTheBacklog(t *testing.T) {
 	}
 }
 
+// pair is a primary and a replica to start as processes that outlive a
+// restart: their data directories, environments (roles and replication
+// addresses) and the replica's replication address lr.
+type pair struct {
+	lr, dirP, dirR string
+	envP, envR     []string
+}
+
+func newPair(t *testing.T) pair {
+	lp, lr := "127.0.0.1:"+strconv.Itoa(freePort(t, 1)), "127.0.0.1:"+strconv.Itoa(freePort(t, 1))
+	return pair{lr: lr, dirP: t.TempDir(), dirR: t.TempDir(),
+		envP: []string{"RUVIO_REPLICATION_ROLE=primary", "RUVIO_REPLICATION_LISTEN=" + lp},
+		envR: []string{"RUVIO_REPLICATION_ROLE=replica", "RUVIO_REPLICATION_PRIMARY=" + lp, "RUVIO_REPLICATION_LISTEN=" + lr}}
+}
+
 // A snapshot-profile primary killed after streaming records past its last
 // snapshot restarts without them. Its replica, away meanwhile, holds them:
 // when it comes back the primary sees it lost records the replica holds
@@ -235,10 +250,8 @@ func TestConfigSetBacklogSizeTrimsTheBacklog(t *testing.T) {
 // whether or not it wrote since. The replica keeps every record; promoted,
 // it gives them back to the old primary with a full copy.
 func TestAPrimaryThatLostRecordsStopsRatherThanWipeItsReplica(t *testing.T) {
-	lp, lr := "127.0.0.1:"+strconv.Itoa(freePort(t, 1)), "127.0.0.1:"+strconv.Itoa(freePort(t, 1))
-	dirP, dirR := t.TempDir(), t.TempDir()
-	envP := []string{"RUVIO_REPLICATION_ROLE=primary", "RUVIO_REPLICATION_LISTEN=" + lp}
-	envR := []string{"RUVIO_REPLICATION_ROLE=replica", "RUVIO_REPLICATION_PRIMARY=" + lp, "RUVIO_REPLICATION_LISTEN=" + lr}
+	pair := newPair(t)
+	lr, dirP, dirR, envP, envR := pair.lr, pair.dirP, pair.dirR, pair.envP, pair.envR
 	p := startNodeIn(t, dirP, envP, "--durability", "snapshot")
 	r := startNodeIn(t, dirR, envR, "--durability", "always")
 	writeKeys(t, p, "saved:", 100)
@@ -287,10 +300,8 @@ func TestAPrimaryThatLostRecordsStopsRatherThanWipeItsReplica(t *testing.T) {
 // (REPLICAOF NO ONE), it forks, and its replica then takes the full copy.
 // Without the note the replica was emptied at once.
 func TestAMemoryPrimaryRestartedEmptyDoesNotWipeItsReplica(t *testing.T) {
-	lp, lr := "127.0.0.1:"+strconv.Itoa(freePort(t, 1)), "127.0.0.1:"+strconv.Itoa(freePort(t, 1))
-	dirP, dirR := t.TempDir(), t.TempDir()
-	envP := []string{"RUVIO_REPLICATION_ROLE=primary", "RUVIO_REPLICATION_LISTEN=" + lp}
-	envR := []string{"RUVIO_REPLICATION_ROLE=replica", "RUVIO_REPLICATION_PRIMARY=" + lp, "RUVIO_REPLICATION_LISTEN=" + lr}
+	pair := newPair(t)
+	dirP, dirR, envP, envR := pair.dirP, pair.dirR, pair.envP, pair.envR
 	p := startNodeIn(t, dirP, envP, "--durability", "memory")
 	r := startNodeIn(t, dirR, envR, "--durability", "memory")
 	writeKeys(t, p, "kept:", 100)

@@ -7,20 +7,26 @@ import (
 	"path/filepath"
 )
 
-// Write replaces path with data: a temporary file in the same directory
-// (made first if missing), fsynced, renamed over path, and the directory
-// fsynced. The file is readable by its owner only.
-func Write(path string, data []byte) error {
+// Write replaces path with data, readable by its owner only (WriteMode).
+func Write(path string, data []byte) error { return WriteMode(path, data, 0o600) }
+
+// WriteMode replaces path with data of mode perm: a temporary file in
+// the same directory (made first if missing), fsynced, renamed over path,
+// and the directory fsynced.
+func WriteMode(path string, data []byte, perm os.FileMode) error {
 	dir := filepath.Dir(path)
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
 	}
-	f, err := os.CreateTemp(dir, filepath.Base(path)+".tmp*")
+	f, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp*")
 	if err != nil {
 		return err
 	}
 	tmp := f.Name()
 	_, err = f.Write(data)
+	if err == nil {
+		err = f.Chmod(perm)
+	}
 	if err == nil {
 		err = f.Sync()
 	}

@@ -26,3 +26,16 @@ func TestWriteReplacesAndLeavesNoTemporaryFile(t *testing.T) {
 		t.Fatalf("the directory holds %d entries, want only F", len(entries))
 	}
 }
+
+func TestWriteModeGivesTheMode(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "F")
+	for _, perm := range []os.FileMode{0o640, 0o600} {
+		if err := WriteMode(path, []byte("x"), perm); err != nil {
+			t.Fatal(err)
+		}
+		st, err := os.Stat(path)
+		if err != nil || st.Mode().Perm() != perm {
+			t.Fatalf("mode %v, %v; want %v", st.Mode().Perm(), err, perm)
+		}
+	}
+}

@@ -5,12 +5,13 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
 
 	"github.com/BurntSushi/toml"
+
+	"github.com/ruvio/ruvio/internal/atomicfile"
 )
 
 // ErrNoConfigFile is CONFIG REWRITE's answer on a node started without
@@ -144,42 +145,12 @@ func setLine(lines []string, key, line string) []string {
 	return append(out, lines[at:]...)
 }
 
-// writeAtomic replaces path with data: a temporary file in the same
-// directory, fsynced, renamed over it, and the directory fsynced, so a
-// crash leaves the old file or the new one. The file keeps its mode.
+// writeAtomic replaces path with data so that a crash leaves the old file
+// or the new one (atomicfile). The file keeps its mode.
 func writeAtomic(path string, data []byte) error {
 	mode := os.FileMode(0o644)
 	if st, err := os.Stat(path); err == nil {
 		mode = st.Mode().Perm()
 	}
-	dir := filepath.Dir(path)
-	tmp, err := os.CreateTemp(dir, "."+filepath.Base(path)+".rewrite-*")
-	if err != nil {
-		return err
-	}
-	defer os.Remove(tmp.Name())
-	if _, err := tmp.Write(data); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Chmod(mode); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Sync(); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Close(); err != nil {
-		return err
-	}
-	if err := os.Rename(tmp.Name(), path); err != nil {
-		return err
-	}
-	d, err := os.Open(dir)
-	if err != nil {
-		return err
-	}
-	defer d.Close()
-	return d.Sync()
+	return atomicfile.WriteMode(path, data, mode)
 }
