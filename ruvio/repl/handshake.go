@@ -39,7 +39,7 @@ type Primary struct {
 	OldestLogged uint64
 	// Forgotten are the IDs of stretches the primary held before a
 	// restart that kept none of its records (the memory profile), until
-	// it forks or takes a full copy.
+	// it takes a full copy or is told to go on without them.
 	Forgotten []uint64
 }
 

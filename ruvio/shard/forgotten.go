@@ -47,7 +47,7 @@ func (sh *Shard) openForgotten(dataDir string) error {
 	}
 	sh.notedPath, sh.forgotten, sh.noted = path, ids, ids
 	if len(ids) > 0 {
-		sh.log.Info("restarted without records: the stretches of history held before are noted as forgotten until a fork or a full copy",
+		sh.log.Info("restarted without records: the stretches of history held before are noted as forgotten until a full copy, or REPLICAOF NO ONE after a LOST RECORDS refusal",
 			"shard", sh.ID, "stretches", len(ids))
 	}
 	return nil
