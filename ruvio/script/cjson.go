@@ -107,7 +107,7 @@ func jsonEncode(L *lua.LState, b *strings.Builder, v lua.LValue, depth int) {
 		}
 		b.WriteByte('{')
 		first := true
-		x.ForEach(func(k, e lua.LValue) {
+		inOrder(x, func(k, e lua.LValue) {
 			if !first {
 				b.WriteByte(',')
 			}
@@ -139,7 +139,7 @@ func jsonEncode(L *lua.LState, b *strings.Builder, v lua.LValue, depth int) {
 func jsonArrayLen(L *lua.LState, t *lua.LTable) int {
 	maxIdx, items := 0, 0
 	object := false
-	t.ForEach(func(k, _ lua.LValue) {
+	inOrder(t, func(k, _ lua.LValue) {
 		n, ok := k.(lua.LNumber)
 		if !ok || float64(n) != math.Floor(float64(n)) || n < 1 {
 			object = true

@@ -71,3 +71,23 @@ func TestCJSONMatchesRedis(t *testing.T) {
 		}
 	}
 }
+
+// A table's keys come out in the order pairs() visits them, the same on
+// every call: map and set replies, cjson and cmsgpack walked Go maps,
+// whose order changes from walk to walk.
+func TestTablesConvertInOneOrder(t *testing.T) {
+	bodies := []string{
+		"return cjson.encode({a=1,b=2,c=3,d=4,e=5,f=6,g=7,h=8})",
+		"return cmsgpack.pack({a=1,b=2,c=3,d=4,e=5,f=6,g=7,h=8})",
+		"return {map={a=1,b=2,c=3,d=4,e=5,f=6,g=7,h=8}}",
+		"return {set={a=true,b=true,c=true,d=true,e=true,f=true,g=true,h=true}}",
+	}
+	for _, body := range bodies {
+		first := eval(t, body, 3, nil, nil, nil)
+		for range 20 {
+			if got := eval(t, body, 3, nil, nil, nil); got != first {
+				t.Fatalf("%s answered %q, then %q", body, first, got)
+			}
+		}
+	}
+}

@@ -91,7 +91,7 @@ func msgpackEncode(b []byte, v lua.LValue, level int) []byte {
 			return b
 		}
 		var kv []lua.LValue
-		x.ForEach(func(k, e lua.LValue) { kv = append(kv, k, e) })
+		inOrder(x, func(k, e lua.LValue) { kv = append(kv, k, e) })
 		b = msgpackHeader(b, len(kv)/2, 0x80, 0xde, 0xdf)
 		for _, e := range kv {
 			b = msgpackEncode(b, e, level+1)
@@ -142,7 +142,7 @@ func msgpackInt(b []byte, n int64) []byte {
 func msgpackArrayLen(t *lua.LTable) (int, bool) {
 	count, maxIdx := 0, 0.0
 	ok := true
-	t.ForEach(func(k, _ lua.LValue) {
+	inOrder(t, func(k, _ lua.LValue) {
 		n, isNum := k.(lua.LNumber)
 		if !isNum || n <= 0 || float64(n) != math.Trunc(float64(n)) {
 			ok = false

@@ -183,7 +183,7 @@ func (s *State) replyTable(w *resp.Writer, t *lua.LTable, sproto, depth int) {
 	}
 	if m, ok := t.RawGetString("map").(*lua.LTable); ok {
 		var kv []lua.LValue
-		m.ForEach(func(k, v lua.LValue) { kv = append(kv, k, v) })
+		inOrder(m, func(k, v lua.LValue) { kv = append(kv, k, v) })
 		w.Map(len(kv) / 2)
 		for _, e := range kv {
 			s.reply(w, e, sproto, depth+1)
@@ -192,7 +192,7 @@ func (s *State) replyTable(w *resp.Writer, t *lua.LTable, sproto, depth int) {
 	}
 	if set, ok := t.RawGetString("set").(*lua.LTable); ok {
 		var ks []lua.LValue
-		set.ForEach(func(k, _ lua.LValue) { ks = append(ks, k) })
+		inOrder(set, func(k, _ lua.LValue) { ks = append(ks, k) })
 		w.Set(len(ks))
 		for _, k := range ks {
 			s.reply(w, k, sproto, depth+1)
@@ -232,6 +232,16 @@ func luaToInt(f float64) int64 {
 		return math.MinInt64
 	}
 	return int64(f)
+}
+
+// inOrder calls fn for each pair of t in the order pairs() visits them,
+// the same every time: gopher-lua's ForEach walks Go maps, whose order
+// changes from one walk to the next, so a script's map and set replies,
+// cjson and cmsgpack came out in a different order each run.
+func inOrder(t *lua.LTable, fn func(k, v lua.LValue)) {
+	for k, v := t.Next(lua.LNil); k != lua.LNil; k, v = t.Next(k) {
+		fn(k, v)
+	}
 }
 
 // cString is s up to its first NUL byte: Redis hands a script's status
