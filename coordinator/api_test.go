@@ -6,6 +6,7 @@ import (
 	"io"
 	"log/slog"
 	"net"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -183,6 +184,13 @@ func TestSentinelAPIAndFailoverClient(t *testing.T) {
 	if _, err := downs.Receive(ctx); err != nil {
 		t.Fatal(err)
 	}
+	steps := sc.Subscribe(ctx, "+try-failover", "+selected-slave", "+new-epoch")
+	defer steps.Close()
+	for range 3 {
+		if _, err := steps.Receive(ctx); err != nil {
+			t.Fatal(err)
+		}
+	}
 	for range 2 {
 		if _, err := sub.Receive(ctx); err != nil {
 			t.Fatal(err)
@@ -200,6 +208,24 @@ func TestSentinelAPIAndFailoverClient(t *testing.T) {
 		if got := msg.Channel + " " + msg.Payload; got != want {
 			t.Fatalf("event %q, want %q", got, want)
 		}
+	}
+	// The leader's steps, as Sentinel names them: the attempt (again if
+	// one gave up before choosing), the replica chosen, the epoch
+	// recorded.
+	var seen []string
+	stepsCtx, stepsCancel := context.WithTimeout(ctx, 20*time.Second)
+	defer stepsCancel()
+	for len(seen) == 0 || !strings.HasPrefix(seen[len(seen)-1], "+new-epoch") {
+		msg, err := steps.ReceiveMessage(stepsCtx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		seen = append(seen, msg.Channel+" "+msg.Payload)
+	}
+	want := []string{"+try-failover master main " + ph + " " + pp,
+		"+selected-slave slave " + rm.Address + " " + rh + " " + rp + " @ main " + ph + " " + pp, "+new-epoch 2"}
+	if len(seen) < 3 || !slices.Equal(seen[len(seen)-3:], want) {
+		t.Fatalf("events %q, want them to end %q", seen, want)
 	}
 	// The old primary, down as the master first, is down again as a
 	// replica of the new one, as Sentinel announces it.

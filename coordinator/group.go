@@ -290,6 +290,7 @@ func (c *Coordinator) promote(o rules.Observation, d rules.Decision, force bool)
 	if d.Outcome != rules.Promote {
 		return Member{}, d.Err
 	}
+	c.hub.publish("+try-failover", instanceEvent("master", o.Group, o.Record.Primary, ""))
 	detached, err := c.detach(o, d.Candidate)
 	if err != nil {
 		return Member{}, err
@@ -319,6 +320,8 @@ func (c *Coordinator) promote(o rules.Observation, d rules.Decision, force bool)
 	group, rec := o.Group, o.Record
 	h, port, _ := net.SplitHostPort(rec.Primary)
 	c.hub.publish("+elected-leader", strings.Join([]string{"master", group, h, port}, " "))
+	c.hub.publish("+selected-slave", instanceEvent("slave", group, d.Candidate.Address, rec.Primary))
+	c.hub.publish("+new-epoch", strconv.FormatUint(p.Entry.GroupEpoch, 10))
 	if err := c.propose(p.Entry); err != nil {
 		return Member{}, fmt.Errorf("recording the failover: %w: %w", errRecordUnknown, err)
 	}
