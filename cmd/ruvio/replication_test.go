@@ -235,6 +235,22 @@ type pair struct {
 	envP, envR     []string
 }
 
+// refusesAfterLosing waits until primary p reports that it lost n records
+// a replica holds, and checks that it then refuses a write.
+func refusesAfterLosing(t *testing.T, p *proc, n int) {
+	t.Helper()
+	count := strconv.Itoa(n)
+	poll.Until(t, 20*time.Second, "the primary to see what it lost", func() bool {
+		return replInfo(t, shardAddr(p, 0))["replication_lost_records"] == count
+	})
+	pc := redis.NewClient(&redis.Options{Addr: p.addr(), MaxRetries: -1})
+	defer pc.Close()
+	if err := pc.Set(context.Background(), "k", "v", 0).Err(); err == nil ||
+		!strings.HasPrefix(err.Error(), "READONLY This primary restarted without "+count+" records") {
+		t.Fatalf("a write on the primary that lost records: %v", err)
+	}
+}
+
 func newPair(t *testing.T) pair {
 	lp, lr := "127.0.0.1:"+strconv.Itoa(freePort(t, 1)), "127.0.0.1:"+strconv.Itoa(freePort(t, 1))
 	return pair{lr: lr, dirP: t.TempDir(), dirR: t.TempDir(),
@@ -269,14 +285,7 @@ func TestAPrimaryThatLostRecordsStopsRatherThanWipeItsReplica(t *testing.T) {
 	}
 	writeKeys(t, p, "new:", 150) // no replica yet: taken, and lost below
 	r = startNodeIn(t, dirR, envR, "--durability", "always")
-	poll.Until(t, 20*time.Second, "the primary to see what it lost", func() bool {
-		return replInfo(t, shardAddr(p, 0))["replication_lost_records"] == "100"
-	})
-	pc := redis.NewClient(&redis.Options{Addr: p.addr(), MaxRetries: -1})
-	defer pc.Close()
-	if err := pc.Set(context.Background(), "k", "v", 0).Err(); err == nil || !strings.HasPrefix(err.Error(), "READONLY This primary restarted without 100 records") {
-		t.Fatalf("a write on the primary that lost records: %v", err)
-	}
+	refusesAfterLosing(t, p, 100)
 	if n := do(t, r, "EXISTS", "lost:99"); n != int64(1) {
 		t.Fatal("the replica lost the records its primary lost")
 	}
@@ -310,14 +319,7 @@ func TestAMemoryPrimaryRestartedEmptyDoesNotWipeItsReplica(t *testing.T) {
 	p.cmd.Process.Signal(syscall.SIGKILL)
 	<-p.done
 	p = startNodeIn(t, dirP, envP, "--durability", "memory")
-	poll.Until(t, 20*time.Second, "the primary to see what it lost", func() bool {
-		return replInfo(t, shardAddr(p, 0))["replication_lost_records"] == "100"
-	})
-	pc := redis.NewClient(&redis.Options{Addr: p.addr(), MaxRetries: -1})
-	defer pc.Close()
-	if err := pc.Set(context.Background(), "k", "v", 0).Err(); err == nil || !strings.HasPrefix(err.Error(), "READONLY This primary restarted without 100 records") {
-		t.Fatalf("a write on the primary that lost records: %v", err)
-	}
+	refusesAfterLosing(t, p, 100)
 	if n := do(t, r, "DBSIZE"); n != int64(100) {
 		t.Fatalf("the replica holds %v keys, want the 100 its primary lost", n)
 	}

@@ -182,8 +182,8 @@ func (c setChecker) Check(h *history.History) Result {
 		r.lossy(c.acceptLoss, "lost %d acknowledged writes: %s", len(sr.Lost), listValues(sr.Lost))
 	}
 	if len(sr.Excused) > 0 {
-		r.Tolerated = append(r.Tolerated, fmt.Sprintf("%d values read stale on a node after it was killed (allowed: it restarted empty and answered reads until it was replaced): %s",
-			len(sr.Excused), listValues(sr.Excused)))
+		r.tolerate(true, "it restarted empty and answered reads until it was replaced",
+			"%d values read stale on a node after it was killed: %s", len(sr.Excused), listValues(sr.Excused))
 	}
 	if len(sr.Stale) > 0 {
 		r.violate("%d values read stale (an intermediate read that began after the add was acknowledged missed them, a later read had them): %s",

@@ -543,9 +543,12 @@ func (c *conn) block(spec *command.Spec, sh *shard.Shard) {
 	req := c.ctx.Block
 	defer sh.Unwait(req.Keys, c.wake)
 	deadline := waitDeadline(req.TimeoutMs)
-	// The run that found nothing wrote nothing: it leaves the writes in
-	// flight before the flush below, which may wait (for durable
-	// replies, or a client that does not read).
+	// A write waiting for its keys is not in flight: while writes are
+	// paused nothing arrives to wake it, and a pause waiting for it would
+	// wait out its timeout. The run that found nothing wrote nothing, so
+	// it leaves before the flush below, which may wait (for durable
+	// replies, or a client that does not read); a run after a wake-up
+	// that finds nothing again leaves at the end of the loop.
 	c.leavePause()
 	// Pending replies of a pipeline go out before the client waits.
 	if !c.flush() {
@@ -575,10 +578,6 @@ func (c *conn) block(spec *command.Spec, sh *shard.Shard) {
 		return
 	}
 	for {
-		// A write waiting for its keys is not in flight: while writes
-		// are paused nothing arrives to wake it, and a pause waiting for
-		// it would wait out its timeout.
-		c.leavePause()
 		var timer <-chan time.Time
 		var t *time.Timer
 		if !deadline.IsZero() {
@@ -623,6 +622,7 @@ func (c *conn) block(spec *command.Spec, sh *shard.Shard) {
 		if c.ctx.Block == nil {
 			return
 		}
+		c.leavePause()
 	}
 }
 

@@ -3,8 +3,6 @@ package server
 import (
 	"context"
 	"net"
-	"strconv"
-	"strings"
 	"testing"
 	"time"
 
@@ -34,12 +32,7 @@ func TestAWriteHeldByAPauseDoesNotRunOnANodeThatBecameAReplica(t *testing.T) {
 	done := make(chan error, 1)
 	go func() { done <- writer.Set(ctx, "held", "v", 0).Err() }()
 	poll.Until(t, 10*time.Second, "the write held by the pause", func() bool {
-		for _, line := range strings.Split(admin.ClientList(ctx).Val(), "\n") {
-			if strings.HasPrefix(line, "id="+strconv.FormatInt(id, 10)+" ") && strings.Contains(line, " cmd=set ") {
-				return true
-			}
-		}
-		return false
+		return clientRuns(admin.ClientList(ctx).Val(), id, "set")
 	})
 	// The switchover's steps: b holds everything a wrote; it is detached
 	// and promoted, and a is pointed at it.

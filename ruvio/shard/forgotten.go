@@ -11,6 +11,7 @@ import (
 	"strconv"
 
 	"github.com/ruvio/ruvio/internal/atomicfile"
+	"github.com/ruvio/ruvio/ruvio/snapshot"
 )
 
 // Forgotten history (the memory profile).
@@ -83,15 +84,7 @@ func (sh *Shard) noteHistoryLocked() {
 	if sh.notedPath == "" {
 		return
 	}
-	ids := slices.Clone(sh.forgotten)
-	for _, s := range sh.history {
-		if s.ID != 0 && !slices.Contains(ids, s.ID) {
-			ids = append(ids, s.ID)
-		}
-	}
-	if len(ids) > maxForgotten {
-		ids = ids[len(ids)-maxForgotten:]
-	}
+	ids := notedIDs(sh.forgotten, sh.history)
 	if slices.Equal(ids, sh.noted) {
 		return
 	}
@@ -106,6 +99,21 @@ func (sh *Shard) noteHistoryLocked() {
 		return
 	}
 	sh.noted = ids
+}
+
+// notedIDs is what HISTORY holds: the forgotten IDs, then those of the
+// history's stretches (none twice, never 0), the newest maxForgotten.
+func notedIDs(forgotten []uint64, history []snapshot.EpochStart) []uint64 {
+	ids := slices.Clone(forgotten)
+	for _, s := range history {
+		if s.ID != 0 && !slices.Contains(ids, s.ID) {
+			ids = append(ids, s.ID)
+		}
+	}
+	if len(ids) > maxForgotten {
+		ids = ids[len(ids)-maxForgotten:]
+	}
+	return ids
 }
 
 // ForgottenLocked returns the IDs of stretches the shard held before a
