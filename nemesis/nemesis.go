@@ -82,7 +82,11 @@ func RunWithOperator(ctx context.Context, c topology.Cluster, steps []Step, rec 
 		endCtx, cancel := context.WithTimeout(context.Background(), topology.ReadyTimeout)
 		defer cancel()
 		if err := kinds[o.step.Kind].stop(endCtx, c, o.step); err != nil {
-			log.Error("ending fault failed", "kind", o.step.Kind, "target", o.step.Target, "err", err)
+			// The cluster is not whole (a node that would not restart,
+			// say): what follows would measure the harness, not the
+			// system, so the run ends with the reason.
+			rec.EndFault(o.index, rec.SinceStartMs())
+			return fmt.Errorf("ending %s %s: %w", o.step.Kind, o.step.Target, err)
 		}
 		var err error
 		if op != nil {

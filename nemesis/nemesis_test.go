@@ -194,6 +194,37 @@ func TestOperatorFailureEndsTheRun(t *testing.T) {
 	}
 }
 
+// restartFails is a backend whose killed nodes do not come back.
+type restartFails struct{ calls }
+
+func (c *restartFails) Restart(_ context.Context, n string) error {
+	c.add("restart " + n)
+	return errors.New("node " + n + " exited before answering")
+}
+
+// A fault the harness cannot undo ends the run with the reason, before
+// the operator is told it ended and before any later fault starts:
+// measuring a cluster left broken would report the harness, not the
+// system.
+func TestAFaultThatCannotBeEndedEndsTheRun(t *testing.T) {
+	c := &restartFails{}
+	steps := []Step{
+		{Kind: Kill, Target: "n1", At: 0, For: 10 * time.Millisecond},
+		{Kind: Pause, Target: "n2", At: 20 * time.Millisecond, For: 10 * time.Millisecond},
+	}
+	r := &rec{start: time.Now()}
+	err := RunWithOperator(context.Background(), c, steps, r, slog.New(slog.NewTextHandler(io.Discard, nil)), &op{c: &c.calls})
+	if err == nil || !strings.Contains(err.Error(), "ending kill n1") || !strings.Contains(err.Error(), "exited before answering") {
+		t.Fatalf("err = %v", err)
+	}
+	if got, want := strings.Join(c.log, ","), "kill n1,started kill n1,restart n1"; got != want {
+		t.Errorf("actions = %q, want %q", got, want)
+	}
+	if len(r.faults) != 1 || r.faults[0].EndMs == 0 {
+		t.Errorf("faults = %+v, want the kill recorded as ended", r.faults)
+	}
+}
+
 func TestCycleTakesTheFaultsInTurn(t *testing.T) {
 	faults := []FaultOn{{Kill, "n2"}, {Pause, "n3"}, {Kill, "n3"}}
 	tests := []struct {

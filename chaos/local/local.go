@@ -388,7 +388,7 @@ func (c *Cluster) setEnv(n *node) error {
 	}
 	if !n.coordinator() {
 		// Every data node serves its metrics, which the runner scrapes.
-		addr, err := freeLoopbackAddr()
+		addr, err := c.freeMetricsAddr()
 		if err != nil {
 			return err
 		}

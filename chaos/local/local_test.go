@@ -17,6 +17,7 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/ruvio/ruvio/chaos/topology"
+	"github.com/ruvio/ruvio/internal/freeport"
 	"github.com/ruvio/ruvio/internal/poll"
 )
 
@@ -467,6 +468,18 @@ func TestReplicatedGroup(t *testing.T) {
 		if err != nil || listen["replication-listen"] != real.String() {
 			t.Fatalf("%s: CONFIG GET replication-listen = %v (%v), want %s", name, listen, err, real)
 		}
+	}
+	// A node binds its metrics port again at every restart: one the
+	// kernel could hand an outgoing connection meanwhile (its ephemeral
+	// range) would make the restart fail.
+	metrics := map[string]bool{}
+	for _, name := range []string{"n1", "n2", "n3"} {
+		_, p, err := net.SplitHostPort(c.MetricsAddr(name))
+		port, _ := strconv.Atoi(p)
+		if err != nil || port < freeport.Low || port >= freeport.High || metrics[p] {
+			t.Fatalf("%s: metrics address %q is not a port of its own below the ephemeral range", name, c.MetricsAddr(name))
+		}
+		metrics[p] = true
 	}
 	via, err := c.ReplAddrFrom("n2", "n1")
 	if err != nil || via == c.ReplAddr("n1") {

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"net"
 	"path/filepath"
+	"strconv"
 )
 
 // SetBinary makes the next start of a node run binary, with settings
@@ -44,12 +45,18 @@ func (c *Cluster) MetricsAddr(name string) string {
 	return ""
 }
 
-// freeLoopbackAddr is a loopback address with a port free right now.
-func freeLoopbackAddr() (string, error) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
+// freeMetricsAddr is a loopback address for a node's metrics listener:
+// a port free now, below the ephemeral range (freePorts) and recorded as
+// taken, because the node binds it again at every restart and a port the
+// kernel numbered itself could by then be an outgoing connection's.
+func (c *Cluster) freeMetricsAddr() (string, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	port, err := freePorts(proxyHost, 1, c.taken)
 	if err != nil {
-		return "", fmt.Errorf("local backend: a free port: %w", err)
+		return "", fmt.Errorf("local backend: a metrics port: %w", err)
 	}
-	defer ln.Close()
-	return ln.Addr().String(), nil
+	addr := net.JoinHostPort(proxyHost, strconv.Itoa(port))
+	c.taken[addr] = true
+	return addr, nil
 }

@@ -337,4 +337,17 @@ func explainFailure(t *testing.T, dir string, s check.Summary) {
 			t.Logf("op %+v", op)
 		}
 	}
+	// The nodes' own last words: a CI log is all a failed run leaves.
+	logs, _ := filepath.Glob(filepath.Join(dir, "logs", "*.log"))
+	for _, f := range logs {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			continue
+		}
+		lines := strings.Split(strings.TrimRight(string(b), "\n"), "\n")
+		t.Logf("last lines of %s:\n%s", filepath.Base(f), strings.Join(lines[max(0, len(lines)-logTail):], "\n"))
+	}
 }
+
+// logTail is how many lines of each node's log a failed run prints.
+const logTail = 25
