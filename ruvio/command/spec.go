@@ -48,6 +48,11 @@ const (
 	// count, a STORE option) rather than at fixed positions: COMMAND INFO
 	// says so, and Keys locates them.
 	MovableKeys
+	// MayReplicate marks the commands Redis flags may-replicate that are
+	// not writes (PUBLISH, SPUBLISH, PFCOUNT, which may store the count it
+	// cached): CLIENT PAUSE WRITE holds them and read-only scripts may not
+	// call them. Redis's COMMAND INFO does not show it, nor does ours.
+	MayReplicate
 )
 
 var flagNames = []struct {

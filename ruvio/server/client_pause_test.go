@@ -53,21 +53,29 @@ func TestClientPauseWriteHoldsWritesOnly(t *testing.T) {
 	if err := other.Get(ctx, "k").Err(); err != redis.Nil {
 		t.Fatalf("read under WRITE pause: %v", err)
 	}
-	done := make(chan error, 1)
-	go func() { done <- other.Set(ctx, "k", "v", 0).Err() }()
+	// Writes are held, and so are the commands Redis flags
+	// may-replicate: PUBLISH, and PFCOUNT (which may store its count).
+	held := [][]any{{"SET", "k", "v"}, {"PUBLISH", "ch", "m"}, {"PFCOUNT", "hll"}}
+	done := make(chan error, len(held))
+	for _, cmd := range held {
+		c := client(t, s, 0)
+		go func() { done <- c.Do(ctx, cmd...).Err() }()
+	}
 	select {
 	case err := <-done:
-		t.Fatalf("write ran under a pause: %v", err)
+		t.Fatalf("a write or may-replicate command ran under a pause: %v", err)
 	case <-time.After(200 * time.Millisecond):
 	}
 	admin.Do(ctx, "CLIENT", "UNPAUSE")
-	select {
-	case err := <-done:
-		if err != nil {
-			t.Fatal(err)
+	for range held {
+		select {
+		case err := <-done:
+			if err != nil {
+				t.Fatal(err)
+			}
+		case <-time.After(5 * time.Second):
+			t.Fatal("a command still held after UNPAUSE")
 		}
-	case <-time.After(5 * time.Second):
-		t.Fatal("write still held after UNPAUSE")
 	}
 	// A pause that runs out lets the held command run.
 	admin.Do(ctx, "CLIENT", "PAUSE", "300")

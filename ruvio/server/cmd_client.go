@@ -85,7 +85,7 @@ func (c *conn) mayWrite(run *command.Spec) bool { return c.writes(run, true) }
 // writes reports whether run is a write, or EXEC of a transaction that
 // holds one; with replicating, a may-replicate command counts too.
 func (c *conn) writes(run *command.Spec, replicating bool) bool {
-	if run.Flags&command.Write != 0 || (replicating && mayReplicate[run.Name]) {
+	if run.Flags&command.Write != 0 || (replicating && run.Flags&command.MayReplicate != 0) {
 		return true
 	}
 	if run.Name == "exec" {
@@ -97,12 +97,6 @@ func (c *conn) writes(run *command.Spec, replicating bool) bool {
 	}
 	return false
 }
-
-// mayReplicate are the commands Redis flags may-replicate that are not
-// writes, and that a client or a script may call: CLIENT PAUSE WRITE
-// holds them, and read-only scripts may not call them. PFCOUNT may store
-// the count it cached in its key.
-var mayReplicate = map[string]bool{"publish": true, "spublish": true, "pfcount": true}
 
 // waitPause holds the command while CLIENT PAUSE says so. held reports
 // that it did, and the caller looks at the command again; runs is false

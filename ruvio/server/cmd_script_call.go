@@ -100,7 +100,7 @@ func (b *scriptBridge) exec(argv [][]byte) {
 		return
 	}
 	write := run.Flags&command.Write != 0
-	if b.ro && (write || mayReplicate[run.Name]) {
+	if b.ro && (write || run.Flags&command.MayReplicate != 0) {
 		b.w.Error("ERR Write commands are not allowed from read-only scripts.")
 		return
 	}

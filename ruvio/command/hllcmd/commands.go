@@ -20,7 +20,7 @@ func Specs() []*command.Spec {
 	f := command.Family("hyperloglog")
 	return []*command.Spec{
 		f.Spec("pfadd", -2, command.Write|command.DenyOOM|command.Fast, pfadd),
-		f.Spec("pfcount", -2, command.ReadOnly, pfcount).KeysAt(1, -1, 1),
+		f.Spec("pfcount", -2, command.ReadOnly|command.MayReplicate, pfcount).KeysAt(1, -1, 1),
 		f.Spec("pfmerge", -2, command.Write|command.DenyOOM, pfmerge).KeysAt(1, -1, 1),
 	}
 }
