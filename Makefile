@@ -15,7 +15,7 @@ CHAOS_ARGS ?=
 
 FIGURE_RUNS ?= 3
 
-.PHONY: build run test fuzz bench lint image chaos figures partition-table compat-readme clean
+.PHONY: build run test fuzz bench lint image chaos figures partition-table compat-readme compat-deep clean
 
 build:
 	CGO_ENABLED=0 $(GO) build -ldflags '$(LDFLAGS)' -o $(BIN) ./cmd/ruvio
@@ -124,6 +124,15 @@ compat-readme:
 	rm -f $(COMPAT_COVERAGE)
 	RUVIO_COMPAT_COVERAGE=$(COMPAT_COVERAGE) $(GO) test -count=1 -run 'MatchRedis|AsRedis' ./ruvio/server
 	$(GO) run ./cmd/compatlist -coverage $(COMPAT_COVERAGE) -readme README.md
+
+# The drawn differential tests against redis-server (random command
+# sequences per family, drawn protocol requests, COMMAND GETKEYS of drawn
+# commands) with COMPAT_CHECKS draws each instead of rapid's default 100,
+# which `make test` runs: about 3 minutes per 1000. Needs redis-server.
+COMPAT_CHECKS ?= 5000
+compat-deep:
+	$(GO) test -count=1 -timeout 120m -run 'TestRepliesMatchRedis|TestFamilyRepliesMatchRedis|TestDrawnRequestsAnswerAsRedis|TestGetKeysOfDrawnCommandsMatchRedis' \
+		./ruvio/server -rapid.checks=$(COMPAT_CHECKS)
 
 lint:
 	@out=$$(gofmt -l .); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
