@@ -254,12 +254,19 @@ func (s *Server) movedReply(c *conn, run *command.Spec, args [][]byte) string {
 }
 
 // replicaMoved is a replica's MOVED to its group's primary for a command
-// on its own slots, or "".
+// on its own slots, or "". READONLY lets a connection read here, unless
+// it is durable (CLIENT DURABILITY): a replica cannot tell when other
+// replicas hold what a read shows, so a durable connection reads on the
+// primary.
 func (s *Server) replicaMoved(v *clusterView, c *conn, run *command.Spec, args [][]byte) string {
-	if s.repl.Role() != replication.Replica || (c.readonly && run.Flags&command.ReadOnly != 0 && run.Flags&command.Write == 0) {
+	if s.repl.Role() != replication.Replica {
 		return ""
 	}
-	if run.Name == "exec" && c.readonly && !c.writes(run, false) {
+	readHere := c.readonly && c.dur.replicas == 0
+	if readHere && run.Flags&command.ReadOnly != 0 && run.Flags&command.Write == 0 {
+		return ""
+	}
+	if run.Name == "exec" && readHere && !c.writes(run, false) {
 		return ""
 	}
 	idx := run.KeyIndexes(args)

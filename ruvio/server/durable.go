@@ -159,7 +159,11 @@ func cmdClientDurability(c *conn, args [][]byte) {
 		}
 		timeout = time.Duration(min(ms, maxWaitMs)) * time.Millisecond
 	}
-	if c.srv.repl.Role() == replication.Replica && k > 0 {
+	if c.srv.repl.Role() == replication.Replica && k > 0 && c.srv.cluster.view.Load() == nil {
+		// With a cluster map a replica takes the setting: it sends every
+		// command on its slots to the primary with MOVED (replicaMoved),
+		// so a cluster client that connects to a node a switchover made
+		// a replica finds the primary as it would for any write.
 		c.w.Error("ERR CLIENT DURABILITY cannot be used with replica instances: connect to the primary")
 		return
 	}

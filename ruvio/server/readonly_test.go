@@ -58,4 +58,40 @@ func TestReplicaServesReadsAfterReadonly(t *testing.T) {
 		t.Fatal(err)
 	}
 	expectErr("GET after READWRITE", cn.Get(ctx, ka0).Err(), moved(ka0, primary))
+
+	// A durable connection is taken here, as a cluster client opens one
+	// on a node a switchover made a replica, and sent to the primary for
+	// everything on the group's slots, reads after READONLY included: a
+	// replica cannot tell when the others hold what a read shows.
+	dur := c.Conn()
+	defer dur.Close()
+	if err := dur.Do(ctx, "CLIENT", "DURABILITY", "REPLICAS", "1").Err(); err != nil {
+		t.Fatalf("CLIENT DURABILITY on a cluster replica: %v", err)
+	}
+	if err := dur.ReadOnly(ctx).Err(); err != nil {
+		t.Fatal(err)
+	}
+	expectErr("durable SET", dur.Set(ctx, ka0, "v", 0).Err(), moved(ka0, primary))
+	expectErr("durable GET after READONLY", dur.Get(ctx, ka0).Err(), moved(ka0, primary))
+	expectErr("durable MGET after READONLY", dur.MGet(ctx, ka0).Err(), moved(ka0, primary))
+	if err := dur.Do(ctx, "CLIENT", "DURABILITY", "OFF").Err(); err != nil {
+		t.Fatal(err)
+	}
+	if err := dur.Get(ctx, ka0).Err(); err != redis.Nil {
+		t.Fatalf("GET after READONLY and CLIENT DURABILITY OFF: %v", err)
+	}
+}
+
+// Without a cluster map a replica refuses CLIENT DURABILITY: writes there
+// get READONLY and nothing would send the client to the primary.
+func TestAReplicaWithoutAClusterMapRefusesDurability(t *testing.T) {
+	s := startServer(t, func(c *config.Config) {
+		c.Replication.Role = config.RoleReplica
+		c.Replication.Primary = "127.0.0.1:1"
+		c.Replication.Listen = addr(freePorts(t, 1))
+	})
+	err := client(t, s, 0).Do(context.Background(), "CLIENT", "DURABILITY", "REPLICAS", "1").Err()
+	if err == nil || err.Error() != "ERR CLIENT DURABILITY cannot be used with replica instances: connect to the primary" {
+		t.Fatalf("CLIENT DURABILITY on a replica: %v", err)
+	}
 }
