@@ -145,7 +145,7 @@ var kinds = map[string]kind{
 		start: acted,
 		stop:  func(context.Context, topology.Cluster, Step) error { return nil },
 		describe: func(st Step) string {
-			return "SENTINEL FAILOVER " + topology.GroupName + " (primary " + st.Target + ")"
+			return "SENTINEL FAILOVER of " + st.Target + "'s group"
 		},
 	},
 	Move: {

@@ -524,9 +524,9 @@ func (s *Set) switchover(ctx context.Context) (string, error) {
 	}
 	var tried []string
 	for _, name := range append(s.others(leader), leader) {
-		err := s.force[name].Do(ctx, "SENTINEL", "FAILOVER", topology.GroupName).Err()
+		err := s.force[name].Do(ctx, "SENTINEL", "FAILOVER", s.group).Err()
 		if err == nil {
-			return fmt.Sprintf("sent to %s (the leader: %s), answered OK", name, leader), nil
+			return fmt.Sprintf("SENTINEL FAILOVER %s sent to %s (the leader: %s), answered OK", s.group, name, leader), nil
 		}
 		tried = append(tried, fmt.Sprintf("%s: %v", name, err))
 		if strings.HasPrefix(err.Error(), "NOGOODSLAVE") || strings.HasPrefix(err.Error(), "INPROG") {
@@ -534,7 +534,7 @@ func (s *Set) switchover(ctx context.Context) (string, error) {
 		}
 	}
 	s.log.Warn("SENTINEL FAILOVER refused", "detail", strings.Join(tried, "; "))
-	return "refused: " + strings.Join(tried, "; "), nil
+	return "SENTINEL FAILOVER " + s.group + " refused: " + strings.Join(tried, "; "), nil
 }
 
 // others lists the coordinators but name, in a fixed order.

@@ -34,7 +34,7 @@ var shortForms = map[string]time.Duration{
 	"lease-stall": 8 * time.Second, "groups-kill": 8 * time.Second,
 	"upgrade-a": 12 * time.Second, "upgrade-b": 12 * time.Second,
 	"move": 8 * time.Second, "move-failover": 12 * time.Second, "move-load": 8 * time.Second, "rebalance": 10 * time.Second,
-	"move-big": 12 * time.Second, "move-big-load": 12 * time.Second,
+	"move-big": 12 * time.Second, "move-big-load": 12 * time.Second, "move-switchover": 12 * time.Second,
 }
 
 // shortGateless are the short forms held to less than their gate, and

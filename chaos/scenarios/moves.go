@@ -78,6 +78,17 @@ func moveThenKill(_ *rand.Rand, d time.Duration) []nemesis.Step {
 	}
 }
 
+// moveThenSwitchover is moveThenKill with a switchover (SENTINEL FAILOVER
+// of group a) in place of the kill: the source's primary is moved to its
+// replica, answering all along, while the move copies.
+func moveThenSwitchover(_ *rand.Rand, d time.Duration) []nemesis.Step {
+	at := d * 3 / 10
+	return []nemesis.Step{
+		{Kind: nemesis.Move, Target: moveTarget, At: at, For: d * 4 / 10},
+		{Kind: nemesis.Switchover, Target: primaryA, At: at},
+	}
+}
+
 // The rebalance scenario: the groups of twoGroups, full (a 0-8191, b
 // 8192-16383), and a third group c (n7 primary, n8 replica) that joins
 // with no slots, listed with slots = [] in the coordinators' [[groups]]
@@ -198,6 +209,36 @@ func init() {
 				"as the leader answers its id, n1 (a's primary, the move's source) is SIGKILLed for 30% of the run. The " +
 				"coordinators promote n2; the failover ends the move's start and the leader starts it again from the new " +
 				"primary (move_starts 2). Writes to the range wait for n2 to have a replica again (durable), as in groups-kill.",
+			noteMoveMeasure,
+		},
+	})
+	register(Scenario{
+		Name: "move-switchover",
+		Summary: "a slot move whose source group is switched over (SENTINEL FAILOVER) right after COORDINATOR MOVE: " +
+			"the move and the switchover both end, no acknowledged write lost, no two writers",
+		Topology:  twoGroups(),
+		Workloads: bigRangeLoad(4, 100, killedRangeKeys),
+		Duration:  16 * time.Second, Settle: 2 * time.Second,
+		Schedule: moveThenSwitchover,
+		// The clients' longest stretch without an acknowledged write is
+		// the switchover's pause and the clients finding n2: a node the
+		// switchover made a replica must send them there (it took the
+		// rest of the run, 11 s, when it refused their CLIENT DURABILITY).
+		Expect: check.Expectations{MinAcknowledged: 1, MaxLost: i64(0), RequireLinearizable: true, RequireConverged: true,
+			MaxTwoWriterMs: i64(0), MaxUnavailableMs: i64(3000), Failovers: i64(1), Moves: &check.MoveExpectations{MinCommitted: 1}},
+		Figures: []Figure{
+			countFigure("M3", "slot move with the source group switched over mid-move: move_starts when it committed", "starts", "report", startsOf),
+			msFigure("M3a", "the same: COORDINATOR MOVE -> STATUS says committed", "report", moveMsOf),
+			msFigure("M3b", "the same: longest stretch without an acknowledged write", "<= 3000", unavailableMs),
+			lostFigure("M3c", "the same: acknowledged durable writes lost", "0, every run"),
+		},
+		Notes: []string{
+			"move-failover's groups, load and preloaded range. At 30% of the run COORDINATOR MOVE 0 1023 b 0 is sent and, as " +
+				"soon as the leader answers its id, SENTINEL FAILOVER a is sent to a coordinator that is not the leader: " +
+				"the leader pauses n1's writes, waits until n2 holds every record n1 has, promotes n2 and points n1 at it, " +
+				"while the move copies the range out of n1. Both must end: the switchover with one failover, the move " +
+				"committed (started again from n2 if the switchover ended its start), with no acknowledged write lost " +
+				"and no two writers.",
 			noteMoveMeasure,
 		},
 	})

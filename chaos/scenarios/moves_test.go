@@ -24,6 +24,7 @@ func TestMoveScenarios(t *testing.T) {
 	}{
 		{"move", movedSlots, groupA, []string{nemesis.Move}},
 		{"move-failover", movedSlots, groupA, []string{nemesis.Move, nemesis.Kill}},
+		{"move-switchover", movedSlots, groupA, []string{nemesis.Move, nemesis.Switchover}},
 		{"move-load", movedSlots, groupA, []string{nemesis.Move}},
 	} {
 		t.Run(c.name, func(t *testing.T) {

@@ -14,6 +14,7 @@ import (
 )
 
 func TestEveryTopologyIsValid(t *testing.T) {
+	figureOf := map[string]string{} // docs/figures.md has one row per ID
 	for _, sc := range All() {
 		if err := errors.Join(sc.Topology.CheckReplication(), sc.Topology.CheckCoordinators()); err != nil {
 			t.Errorf("%s: %v", sc.Name, err)
@@ -30,6 +31,10 @@ func TestEveryTopologyIsValid(t *testing.T) {
 			if f.ID == "" || f.Value == nil {
 				t.Errorf("%s: figure %+v cannot be read", sc.Name, f)
 			}
+			if other, ok := figureOf[f.ID]; ok {
+				t.Errorf("figure %s is both %s's and %s's", f.ID, other, sc.Name)
+			}
+			figureOf[f.ID] = sc.Name
 		}
 	}
 }
