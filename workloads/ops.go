@@ -78,6 +78,10 @@ func (w *worker) registerOp(ctx context.Context, c *conn) string {
 	return op.Type
 }
 
+// errNotRun is a compare-and-set the client library reported done
+// without running it.
+var errNotRun = errors.New("cas not run: the client returned without running the transaction")
+
 // errPrecondition ends a compare-and-set whose key did not hold the
 // expected value: nothing was written.
 type errPrecondition struct {
@@ -125,6 +129,12 @@ func (w *worker) cas(ctx context.Context, c *conn, key, expect string) string {
 		})
 		return err
 	}, key)
+	if err == nil && !sent {
+		// The function never ran: go-redis's ClusterClient.Watch
+		// (v9.23) answers nil once MaxRedirects redirects ran out,
+		// having run nothing. Nothing was written.
+		err = errNotRun
+	}
 	if err == nil {
 		err = w.wait(ctx, c)
 	}

@@ -287,7 +287,27 @@ func (s *Server) replicaMoved(v *clusterView, c *conn, run *command.Spec, args [
 	if primary == "" {
 		return ""
 	}
+	if c.isMe(v, primary) {
+		// A map older than the failover that made this node a replica
+		// (the coordinators send the new one just after): MOVED here
+		// would send the client back here until it gives up.
+		return errStaleMap
+	}
 	return fmt.Sprintf("MOVED %d %s", sl, c.shardAddr(primary, sh))
+}
+
+// errStaleMap is a replica's answer while its map still names it as its
+// group's primary: clients retry TRYAGAIN, and the new map is on its way.
+const errStaleMap = "TRYAGAIN this replica's cluster map still names it as its group's primary; the new map is on its way"
+
+// isMe says whether addr, a member address of the map, is this node: its
+// announced address when it has one (replication.announce, the address
+// the coordinators know it by), or the one its clients reach it at.
+func (c *conn) isMe(v *clusterView, addr string) bool {
+	if a := c.srv.Config().Replication.Announce; a != "" {
+		return a == addr
+	}
+	return c.selfAddr(v) == addr
 }
 
 func cmdReadonly(c *conn, args [][]byte) {

@@ -95,3 +95,34 @@ func TestAReplicaWithoutAClusterMapRefusesDurability(t *testing.T) {
 		t.Fatalf("CLIENT DURABILITY on a replica: %v", err)
 	}
 }
+
+// A replica whose map still names it as its group's primary (the
+// coordinators send the map of a failover just after they make the old
+// primary a replica) answers TRYAGAIN, which clients retry, rather than a
+// MOVED to itself: a client follows that until it gives up, and
+// go-redis's ClusterClient.Watch then returns nil without having run the
+// transaction.
+func TestAReplicaNamedPrimaryByItsMapAnswersTryAgain(t *testing.T) {
+	pa, pb := freePorts(t, 2), freePorts(t, 2)
+	m := fmt.Sprintf("version 1\ngroup a shards 2 members %s 127.0.0.1:1 slots 0-8191\ngroup b shards 2 members %s 127.0.0.1:2 slots 8192-16383\n",
+		addr(pa), addr(pb))
+	n, err := startClusterNode(t, pa, "a", m, "", func(c *config.Config) {
+		c.Replication.Role = config.RoleReplica
+		c.Replication.Primary = "127.0.0.1:1"
+		c.Replication.Listen = addr(freePorts(t, 1))
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	c := client(t, n.s, 0)
+	ka, kb := keyIn(0, 4095, "a0-"), keyIn(8192, 12287, "b0-")
+	for _, cmd := range [][]any{{"GET", ka}, {"SET", ka, "v"}, {"WATCH", ka}} {
+		if err := c.Do(ctx, cmd...).Err(); err == nil || err.Error() != errStaleMap {
+			t.Errorf("%v on a replica its map names primary: %v, want %s", cmd, err, errStaleMap)
+		}
+	}
+	if err := c.Get(ctx, kb).Err(); err == nil || err.Error() != fmt.Sprintf("MOVED %d %s", slots.Of([]byte(kb)), addr(pb)) {
+		t.Errorf("another group's key: %v", err)
+	}
+}
