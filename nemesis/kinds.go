@@ -145,7 +145,9 @@ var kinds = map[string]kind{
 		start: acted,
 		stop:  func(context.Context, topology.Cluster, Step) error { return nil },
 		describe: func(st Step) string {
-			return "SENTINEL FAILOVER of " + st.Target + "'s group"
+			// The checkers find the primary it moves away from in the
+			// description (check.Targets): keep it a word of its own.
+			return "SENTINEL FAILOVER (primary " + st.Target + ")"
 		},
 	},
 	Move: {

@@ -13,6 +13,7 @@ import (
 
 	"github.com/ruvio/ruvio/chaos/topology"
 	"github.com/ruvio/ruvio/internal/poll"
+	"github.com/ruvio/ruvio/reports/check"
 	"github.com/ruvio/ruvio/reports/history"
 )
 
@@ -372,5 +373,21 @@ func TestEveryKindIsRegisteredOnce(t *testing.T) {
 		slog.New(slog.NewTextHandler(io.Discard, nil)), nil)
 	if err == nil || !strings.Contains(err.Error(), `unknown fault kind "flood"`) || len(c.log) != 0 {
 		t.Errorf("unknown kind: err %v, actions %q", err, c.log)
+	}
+}
+
+// The checkers measure a failover from the fault that took the primary
+// away, which they find by kind and by the node named in its recorded
+// target (check.TakesPrimaryAway): each such kind's description must
+// name its target as a word of its own, or the failover goes unmeasured.
+func TestFaultsThatTakeAPrimaryAwayNameIt(t *testing.T) {
+	for _, st := range []Step{
+		{Kind: Kill, Target: "n1"}, {Kind: Pause, Target: "n1"}, {Kind: Switchover, Target: "n1"},
+		{Kind: Partition, Target: "isolated", Links: []topology.Link{{From: "n1", To: "n2"}, {From: "n2", To: "n1"}}},
+	} {
+		f := history.Fault{Kind: st.Kind, Target: kinds[st.Kind].describe(st)}
+		if !check.TakesPrimaryAway(f, "n1") {
+			t.Errorf("%s recorded as %q: the checkers do not find n1 in it", st.Kind, f.Target)
+		}
 	}
 }

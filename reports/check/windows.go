@@ -54,6 +54,13 @@ type Windows struct {
 // switchover (SENTINEL FAILOVER) hands the primary over on purpose.
 var failoverKinds = map[string]bool{"kill": true, "pause": true, "partition": true, "switchover": true}
 
+// TakesPrimaryAway reports whether fault f is one the checkers count as
+// taking node, a primary, away from its peers (the failover windows are
+// measured from it): a kind of failoverKinds whose target names node.
+func TakesPrimaryAway(f history.Fault, node string) bool {
+	return failoverKinds[f.Kind] && targets(f, node)
+}
+
 // ComputeWindows measures the windows of h. primary names the node that
 // is primary when the run starts; empty means the node of the first
 // acknowledged write. Ops and faults name nodes the same way (the
