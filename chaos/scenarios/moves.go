@@ -222,8 +222,8 @@ func init() {
 		Schedule: moveThenSwitchover,
 		// The clients' longest stretch without an acknowledged write is
 		// the switchover's pause and the clients finding n2: a node the
-		// switchover made a replica must send them there (it took the
-		// rest of the run, 11 s, when it refused their CLIENT DURABILITY).
+		// switchover made a replica must send them there (one that
+		// refused their CLIENT DURABILITY kept them to the end of the run).
 		Expect: check.Expectations{MinAcknowledged: 1, MaxLost: i64(0), RequireLinearizable: true, RequireConverged: true,
 			MaxTwoWriterMs: i64(0), MaxUnavailableMs: i64(3000), Failovers: i64(1), Moves: &check.MoveExpectations{MinCommitted: 1}},
 		Figures: []Figure{

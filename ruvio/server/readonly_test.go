@@ -3,6 +3,7 @@ package server
 import (
 	"context"
 	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/redis/go-redis/v9"
@@ -14,18 +15,8 @@ import (
 // A replica of a cluster group redirects its own slots to the group's
 // primary unless the client sent READONLY, which lets reads through.
 func TestReplicaServesReadsAfterReadonly(t *testing.T) {
-	pa, pb := freePorts(t, 2), freePorts(t, 2)
 	primary := "127.0.0.1:1" // nobody answers there: the replica only needs its name
-	m := fmt.Sprintf("version 1\ngroup a shards 2 members %s %s slots 0-8191\ngroup b shards 2 members %s 127.0.0.1:2 slots 8192-16383\n",
-		primary, addr(pa), addr(pb))
-	n, err := startClusterNode(t, pa, "a", m, "", func(c *config.Config) {
-		c.Replication.Role = config.RoleReplica
-		c.Replication.Primary = "127.0.0.1:1"
-		c.Replication.Listen = addr(freePorts(t, 1))
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
+	n, pb := startGroupAReplica(t, func(self string) []string { return []string{primary, self} })
 	ctx := context.Background()
 	c := client(t, n.s, 0)
 	cn := c.Conn()
@@ -103,17 +94,7 @@ func TestAReplicaWithoutAClusterMapRefusesDurability(t *testing.T) {
 // go-redis's ClusterClient.Watch then returns nil without having run the
 // transaction.
 func TestAReplicaNamedPrimaryByItsMapAnswersTryAgain(t *testing.T) {
-	pa, pb := freePorts(t, 2), freePorts(t, 2)
-	m := fmt.Sprintf("version 1\ngroup a shards 2 members %s 127.0.0.1:1 slots 0-8191\ngroup b shards 2 members %s 127.0.0.1:2 slots 8192-16383\n",
-		addr(pa), addr(pb))
-	n, err := startClusterNode(t, pa, "a", m, "", func(c *config.Config) {
-		c.Replication.Role = config.RoleReplica
-		c.Replication.Primary = "127.0.0.1:1"
-		c.Replication.Listen = addr(freePorts(t, 1))
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
+	n, pb := startGroupAReplica(t, func(self string) []string { return []string{self, "127.0.0.1:1"} })
 	ctx := context.Background()
 	c := client(t, n.s, 0)
 	ka, kb := keyIn(0, 4095, "a0-"), keyIn(8192, 12287, "b0-")
@@ -125,4 +106,24 @@ func TestAReplicaNamedPrimaryByItsMapAnswersTryAgain(t *testing.T) {
 	if err := c.Get(ctx, kb).Err(); err == nil || err.Error() != fmt.Sprintf("MOVED %d %s", slots.Of([]byte(kb)), addr(pb)) {
 		t.Errorf("another group's key: %v", err)
 	}
+}
+
+// startGroupAReplica starts a replica of group a (slots 0-8191, two
+// shards) in a map whose group b (8192-16383) is at pb; members lists
+// group a's members, primary first, given the replica's own address. It
+// follows 127.0.0.1:1, where nobody answers. It returns the node and pb.
+func startGroupAReplica(t *testing.T, members func(self string) []string) (*clusterNodeT, int) {
+	t.Helper()
+	pa, pb := freePorts(t, 2), freePorts(t, 2)
+	m := fmt.Sprintf("version 1\ngroup a shards 2 members %s slots 0-8191\ngroup b shards 2 members %s 127.0.0.1:2 slots 8192-16383\n",
+		strings.Join(members(addr(pa)), " "), addr(pb))
+	n, err := startClusterNode(t, pa, "a", m, "", func(c *config.Config) {
+		c.Replication.Role = config.RoleReplica
+		c.Replication.Primary = "127.0.0.1:1"
+		c.Replication.Listen = addr(freePorts(t, 1))
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return n, pb
 }
