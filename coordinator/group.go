@@ -463,6 +463,9 @@ const catchUpEvery = 20 * time.Millisecond
 // primary (oldFirst, a switchover: it answers, paused, and must follow
 // before its pause runs out).
 func (c *Coordinator) correctAfterPromotion(group string, rec rules.Record, st map[string]rules.Status, old string, oldFirst bool) {
+	if oldFirst {
+		c.sendMapBeforeDemotion(old)
+	}
 	actions := rules.Corrections(rec, rules.Settled(st, c.sentTimes(rec)))
 	rank := func(a rules.Action) int {
 		switch {

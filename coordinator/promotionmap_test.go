@@ -138,3 +138,62 @@ func TestTheReplicaToPromoteGetsTheNewestMapFirst(t *testing.T) {
 		t.Fatalf("the leader sent b2 version 4 at %d of its log and detached it at %d: want the map first", sent, detached)
 	}
 }
+
+// In a switchover the old primary answers, and the leader gives it the
+// map naming its successor before it makes it a replica: otherwise, until
+// the next regular push, it would find itself its group's primary in its
+// map and could only answer its clients TRYAGAIN. The regular pushes are
+// held back (as a committed slot move holds them), so only the send
+// before the demotion can bring a1 version 4 before its REPLICAOF.
+func TestTheOldPrimaryOfASwitchoverGetsTheNewMapFirst(t *testing.T) {
+	addrs := make([]string, 4)
+	repls := make([]string, 4)
+	for i := range addrs {
+		addrs[i], repls[i] = freeAddr(t), freeAddr(t)
+	}
+	file := filepath.Join(t.TempDir(), "topology")
+	text := fmt.Sprintf("version 1\ngroup a shards 1 members %s %s slots 0-8191\ngroup b shards 1 members %s %s slots 8192-16383\n",
+		addrs[0], addrs[1], addrs[2], addrs[3])
+	if err := os.WriteFile(file, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	a1 := startMapNode(t, addrs[0], repls[0], "primary", "", file, "a")
+	a2 := startMapNode(t, addrs[1], repls[1], "replica", repls[0], file, "a")
+	b1 := startMapNode(t, addrs[2], repls[2], "primary", "", file, "b")
+	b2 := startMapNode(t, addrs[3], repls[3], "replica", repls[2], file, "b")
+	cfg := soloConfig(t)
+	cfg.Groups = []Group{
+		{Name: "a", Shards: 1, Slots: []string{"0-8191"}, Members: []Member{a1.m, a2.m}},
+		{Name: "b", Shards: 1, Slots: []string{"8192-16383"}, Members: []Member{b1.m, b2.m}},
+	}
+	leaderLog := &lockedLog{}
+	t.Cleanup(func() {
+		if t.Failed() {
+			t.Logf("coordinator log:\n%s", leaderLog.String())
+		}
+	})
+	c := runCoordinator(t, cfg, slog.New(slog.NewTextHandler(leaderLog, nil)))
+	poll.Until(t, 20*time.Second, "every node on map version 3", func() bool {
+		for _, n := range []*mapNode{a1, a2, b1, b2} {
+			if servedVersion(n.m.Address) != 3 {
+				return false
+			}
+		}
+		return true
+	})
+	c.moves.hold.Store(true)
+	cl := redis.NewClient(&redis.Options{Addr: c.Addr()})
+	defer cl.Close()
+	if got, err := cl.Do(context.Background(), "COORDINATOR", "FAILOVER", "a").Text(); err != nil || got != a2.m.Address {
+		t.Fatalf("COORDINATOR FAILOVER a = %q, %v", got, err)
+	}
+	poll.Until(t, 20*time.Second, "a1 a replica", func() bool {
+		return strings.Contains(a1.logs.String(), `msg="REPLICAOF: following a primary"`)
+	})
+	log := a1.logs.String()
+	installed := strings.Index(log, `msg="cluster map installed" version=4`)
+	demoted := strings.Index(log, `msg="REPLICAOF: following a primary"`)
+	if installed < 0 || installed > demoted {
+		t.Fatalf("a1 installed version 4 at %d of its log and became a replica at %d: want the map first", installed, demoted)
+	}
+}

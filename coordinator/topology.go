@@ -166,3 +166,17 @@ func (c *Coordinator) sendMapBeforePromotion(addr string) {
 		}
 	}
 }
+
+// sendMapBeforeDemotion gives the old primary of a switchover, which
+// answers, the map naming its successor before it is made a replica.
+// Until the next ping's map it would otherwise find itself its group's
+// primary in its map, and answer its clients TRYAGAIN where the new map
+// lets it answer MOVED to the new primary. Errors change nothing: the
+// map follows on the next ping.
+func (c *Coordinator) sendMapBeforeDemotion(addr string) {
+	if m, ok := c.clusterMap(); ok {
+		if err := c.sendMap(addr, m, true); err != nil {
+			c.log.Warn("sending the cluster map to the primary to demote failed", "member", addr, "version", m.Version, "err", err)
+		}
+	}
+}
