@@ -172,8 +172,13 @@ func (c *Coordinator) sendMapBeforePromotion(addr string) {
 // Until the next ping's map it would otherwise find itself its group's
 // primary in its map, and answer its clients TRYAGAIN where the new map
 // lets it answer MOVED to the new primary. Errors change nothing: the
-// map follows on the next ping.
+// map follows on the next ping. While a committed move's map goes out in
+// order (move.go) nothing is sent: the move's source must not have it
+// before its target.
 func (c *Coordinator) sendMapBeforeDemotion(addr string) {
+	if c.moves.hold.Load() {
+		return
+	}
 	if m, ok := c.clusterMap(); ok {
 		if err := c.sendMap(addr, m, true); err != nil {
 			c.log.Warn("sending the cluster map to the primary to demote failed", "member", addr, "version", m.Version, "err", err)
