@@ -289,8 +289,9 @@ func (s *Server) replicaMoved(v *clusterView, c *conn, run *command.Spec, args [
 	}
 	if c.isMe(v, primary) {
 		// A map older than the failover that made this node a replica
-		// (the coordinators send the new one just after): MOVED here
-		// would send the client back here until it gives up.
+		// (a primary that was down when it was replaced gets the new
+		// one at the coordinators' next ping): MOVED here would send
+		// the client back here until it gives up.
 		return errStaleMap
 	}
 	return fmt.Sprintf("MOVED %d %s", sl, c.shardAddr(primary, sh))

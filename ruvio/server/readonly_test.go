@@ -87,9 +87,9 @@ func TestAReplicaWithoutAClusterMapRefusesDurability(t *testing.T) {
 	}
 }
 
-// A replica whose map still names it as its group's primary (the
-// coordinators send the map of a failover just after they make the old
-// primary a replica) answers TRYAGAIN, which clients retry, rather than a
+// A replica whose map still names it as its group's primary (an old
+// primary that was down when it was replaced, until the coordinators'
+// next ping brings the new map) answers TRYAGAIN, which clients retry, rather than a
 // MOVED to itself: a client follows that until it gives up, and
 // go-redis's ClusterClient.Watch then returns nil without having run the
 // transaction.
