@@ -184,9 +184,11 @@ func TestSentinelAPIAndFailoverClient(t *testing.T) {
 	if _, err := downs.Receive(ctx); err != nil {
 		t.Fatal(err)
 	}
-	steps := sc.Subscribe(ctx, "+try-failover", "+selected-slave", "+new-epoch")
+	stepChannels := []string{"+try-failover", "+failover-state-select-slave", "+selected-slave", "+failover-state-send-slaveof-noone",
+		"+new-epoch", "+failover-state-wait-promotion", "+promoted-slave", "+failover-state-reconf-slaves"}
+	steps := sc.Subscribe(ctx, stepChannels...)
 	defer steps.Close()
-	for range 3 {
+	for range stepChannels {
 		if _, err := steps.Receive(ctx); err != nil {
 			t.Fatal(err)
 		}
@@ -210,21 +212,26 @@ func TestSentinelAPIAndFailoverClient(t *testing.T) {
 		}
 	}
 	// The leader's steps, as Sentinel names them: the attempt (again if
-	// one gave up before choosing), the replica chosen, the epoch
-	// recorded.
+	// one gave up before choosing), the replica chosen and sent REPLICAOF
+	// NO ONE, the epoch recorded, the promoted replica, the others
+	// reconfigured (none here); the group named by the old primary's
+	// address throughout, as Sentinel does until +switch-master.
 	var seen []string
 	stepsCtx, stepsCancel := context.WithTimeout(ctx, 20*time.Second)
 	defer stepsCancel()
-	for len(seen) == 0 || !strings.HasPrefix(seen[len(seen)-1], "+new-epoch") {
+	for len(seen) == 0 || !strings.HasPrefix(seen[len(seen)-1], "+failover-state-reconf-slaves") {
 		msg, err := steps.ReceiveMessage(stepsCtx)
 		if err != nil {
-			t.Fatal(err)
+			t.Fatalf("%v after %q", err, seen)
 		}
 		seen = append(seen, msg.Channel+" "+msg.Payload)
 	}
-	want := []string{"+try-failover master main " + ph + " " + pp,
-		"+selected-slave slave " + rm.Address + " " + rh + " " + rp + " @ main " + ph + " " + pp, "+new-epoch 2"}
-	if len(seen) < 3 || !slices.Equal(seen[len(seen)-3:], want) {
+	master := "master main " + ph + " " + pp
+	replica := "slave " + rm.Address + " " + rh + " " + rp + " @ main " + ph + " " + pp
+	want := []string{"+try-failover " + master, "+failover-state-select-slave " + master, "+selected-slave " + replica,
+		"+failover-state-send-slaveof-noone " + replica, "+new-epoch 2", "+failover-state-wait-promotion " + replica,
+		"+promoted-slave " + replica, "+failover-state-reconf-slaves " + master}
+	if len(seen) < len(want) || !slices.Equal(seen[len(seen)-len(want):], want) {
 		t.Fatalf("events %q, want them to end %q", seen, want)
 	}
 	// The old primary, down as the master first, is down again as a

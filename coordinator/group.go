@@ -320,7 +320,9 @@ func (c *Coordinator) promote(o rules.Observation, d rules.Decision, force bool)
 	group, rec := o.Group, o.Record
 	h, port, _ := net.SplitHostPort(rec.Primary)
 	c.hub.publish("+elected-leader", strings.Join([]string{"master", group, h, port}, " "))
+	c.hub.publish("+failover-state-select-slave", instanceEvent("master", group, rec.Primary, ""))
 	c.hub.publish("+selected-slave", instanceEvent("slave", group, d.Candidate.Address, rec.Primary))
+	c.hub.publish("+failover-state-send-slaveof-noone", instanceEvent("slave", group, d.Candidate.Address, rec.Primary))
 	c.hub.publish("+new-epoch", strconv.FormatUint(p.Entry.GroupEpoch, 10))
 	if err := c.propose(p.Entry); err != nil {
 		return Member{}, fmt.Errorf("recording the failover: %w: %w", errRecordUnknown, err)
@@ -329,6 +331,7 @@ func (c *Coordinator) promote(o rules.Observation, d rules.Decision, force bool)
 		c.log.Warn("unclean failover: the promoted replica lacks committed records, which are lost", "group", group, "promoted", d.Candidate.Address, "lacks", p.Lacks)
 	}
 	c.log.Warn("failed over", "group", group, "old_primary", rec.Primary, "new_primary", d.Candidate.Address, "group_epoch", p.Entry.GroupEpoch)
+	c.hub.publish("+failover-state-wait-promotion", instanceEvent("slave", group, d.Candidate.Address, rec.Primary))
 	if now, ok := c.fsm.get(group); ok {
 		// After a failover the old primary, which may not answer, comes
 		// last; after a switchover it comes first: it answers, paused,
@@ -484,8 +487,29 @@ func (c *Coordinator) correctAfterPromotion(group string, rec rules.Record, st m
 		if p == nil {
 			return errors.New("not pinged")
 		}
-		return p.send(args...)
+		err := p.send(args...)
+		if err == nil {
+			c.publishPromotionStep(group, addr, rec.Primary, old)
+		}
+		return err
 	})
+}
+
+// publishPromotionStep publishes Sentinel's event for a member the
+// leader just corrected after a promotion, naming the old primary as the
+// group's address as Sentinel does until +switch-master: the promoted
+// replica (+promoted-slave, then +failover-state-reconf-slaves) and each
+// other replica pointed at it (+slave-reconf-sent). The old primary's is
+// +convert-to-slave (applyCorrections).
+func (c *Coordinator) publishPromotionStep(group, addr, primary, old string) {
+	switch addr {
+	case old:
+	case primary:
+		c.hub.publish("+promoted-slave", instanceEvent("slave", group, addr, old))
+		c.hub.publish("+failover-state-reconf-slaves", instanceEvent("master", group, old, ""))
+	default:
+		c.hub.publish("+slave-reconf-sent", instanceEvent("slave", group, addr, old))
+	}
 }
 
 // force is COORDINATOR FAILOVER group FORCE: on the leader, once, even to
