@@ -43,6 +43,28 @@ func startMapNode(t *testing.T, addr, repl, role, primary, file, group string) *
 	return n
 }
 
+// startTwoMapGroups starts group a (a1 primary, a2 replica: slots
+// 0-8191) and group b (b1, b2: 8192-16383), one shard each, on a map
+// file at version 1.
+func startTwoMapGroups(t *testing.T) (a1, a2, b1, b2 *mapNode) {
+	t.Helper()
+	addrs := make([]string, 4)
+	repls := make([]string, 4)
+	for i := range addrs {
+		addrs[i], repls[i] = freeAddr(t), freeAddr(t)
+	}
+	file := filepath.Join(t.TempDir(), "topology")
+	text := fmt.Sprintf("version 1\ngroup a shards 1 members %s %s slots 0-8191\ngroup b shards 1 members %s %s slots 8192-16383\n",
+		addrs[0], addrs[1], addrs[2], addrs[3])
+	if err := os.WriteFile(file, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return startMapNode(t, addrs[0], repls[0], "primary", "", file, "a"),
+		startMapNode(t, addrs[1], repls[1], "replica", repls[0], file, "a"),
+		startMapNode(t, addrs[2], repls[2], "primary", "", file, "b"),
+		startMapNode(t, addrs[3], repls[3], "replica", repls[2], file, "b")
+}
+
 func servedVersion(addr string) int64 {
 	c := redis.NewClient(&redis.Options{Addr: addr, MaxRetries: -1, DialTimeout: 300 * time.Millisecond})
 	defer c.Close()
@@ -60,21 +82,7 @@ func servedVersion(addr string) int64 {
 // log orders the two, and the leader must have sent it before detaching
 // it.
 func TestTheReplicaToPromoteGetsTheNewestMapFirst(t *testing.T) {
-	addrs := make([]string, 4)
-	repls := make([]string, 4)
-	for i := range addrs {
-		addrs[i], repls[i] = freeAddr(t), freeAddr(t)
-	}
-	file := filepath.Join(t.TempDir(), "topology")
-	text := fmt.Sprintf("version 1\ngroup a shards 1 members %s %s slots 0-8191\ngroup b shards 1 members %s %s slots 8192-16383\n",
-		addrs[0], addrs[1], addrs[2], addrs[3])
-	if err := os.WriteFile(file, []byte(text), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	a1 := startMapNode(t, addrs[0], repls[0], "primary", "", file, "a")
-	a2 := startMapNode(t, addrs[1], repls[1], "replica", repls[0], file, "a")
-	b1 := startMapNode(t, addrs[2], repls[2], "primary", "", file, "b")
-	b2 := startMapNode(t, addrs[3], repls[3], "replica", repls[2], file, "b")
+	a1, a2, b1, b2 := startTwoMapGroups(t)
 
 	leaderLog := &lockedLog{}
 	// Before the coordinator's own cleanup, so that it runs after the
@@ -147,21 +155,7 @@ func TestTheReplicaToPromoteGetsTheNewestMapFirst(t *testing.T) {
 // promotion and the REPLICAOF a few milliseconds later is unlikely: the
 // send before the demotion brings a1 version 4 first.
 func TestTheOldPrimaryOfASwitchoverGetsTheNewMapFirst(t *testing.T) {
-	addrs := make([]string, 4)
-	repls := make([]string, 4)
-	for i := range addrs {
-		addrs[i], repls[i] = freeAddr(t), freeAddr(t)
-	}
-	file := filepath.Join(t.TempDir(), "topology")
-	text := fmt.Sprintf("version 1\ngroup a shards 1 members %s %s slots 0-8191\ngroup b shards 1 members %s %s slots 8192-16383\n",
-		addrs[0], addrs[1], addrs[2], addrs[3])
-	if err := os.WriteFile(file, []byte(text), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	a1 := startMapNode(t, addrs[0], repls[0], "primary", "", file, "a")
-	a2 := startMapNode(t, addrs[1], repls[1], "replica", repls[0], file, "a")
-	b1 := startMapNode(t, addrs[2], repls[2], "primary", "", file, "b")
-	b2 := startMapNode(t, addrs[3], repls[3], "replica", repls[2], file, "b")
+	a1, a2, b1, b2 := startTwoMapGroups(t)
 	cfg := soloConfig(t)
 	cfg.PingIntervalMs, cfg.DownAfterMs = 2000, 10000
 	cfg.Groups = []Group{
