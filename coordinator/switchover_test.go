@@ -66,10 +66,12 @@ func TestSentinelFailoverSwitchesOverWithoutLosingWrites(t *testing.T) {
 	_, rm := dataNode(t, "replica", pm.Replication)
 	_, rm2 := dataNode(t, "replica", pm.Replication)
 	cs := threeCoordinators(t, pm.Address, pm, rm, rm2)
-	var follower *Coordinator
+	var follower, leader *Coordinator
 	for _, c := range cs {
 		if !c.isLeader() {
 			follower = c
+		} else {
+			leader = c
 		}
 	}
 	sc := redis.NewSentinelClient(&redis.Options{Addr: follower.Addr()})
@@ -78,6 +80,17 @@ func TestSentinelFailoverSwitchesOverWithoutLosingWrites(t *testing.T) {
 	defer sub.Close()
 	if _, err := sub.Receive(ctx); err != nil {
 		t.Fatal(err)
+	}
+	// The leader's events for the members it corrects after the
+	// promotion: the promoted replica, and the other one pointed at it.
+	lc := redis.NewSentinelClient(&redis.Options{Addr: leader.Addr()})
+	defer lc.Close()
+	steps := lc.Subscribe(ctx, "+promoted-slave", "+slave-reconf-sent")
+	defer steps.Close()
+	for range 2 {
+		if _, err := steps.Receive(ctx); err != nil {
+			t.Fatal(err)
+		}
 	}
 
 	var sentinels []string
@@ -130,6 +143,20 @@ func TestSentinelFailoverSwitchesOverWithoutLosingWrites(t *testing.T) {
 	nh, np, _ := net.SplitHostPort(newPrimary)
 	if err != nil || msg.Payload != fmt.Sprintf("main %s %s %s %s", ph, pp, nh, np) {
 		t.Fatalf("+switch-master: %v %v", msg, err)
+	}
+	other := rm2.Address
+	if newPrimary == rm2.Address {
+		other = rm.Address
+	}
+	oh, op, _ := net.SplitHostPort(other)
+	for _, want := range []string{
+		fmt.Sprintf("+promoted-slave slave %s %s %s @ main %s %s", newPrimary, nh, np, ph, pp),
+		fmt.Sprintf("+slave-reconf-sent slave %s %s %s @ main %s %s", other, oh, op, ph, pp),
+	} {
+		msg, err := steps.ReceiveMessage(ctxEvent)
+		if err != nil || msg.Channel+" "+msg.Payload != want {
+			t.Fatalf("event %v (%v), want %q", msg, err, want)
+		}
 	}
 	after := n.Load()
 	poll.Until(t, 10*time.Second, "writes after the switchover", func() bool { return n.Load() >= after+200 })
