@@ -157,31 +157,30 @@ func (c *Coordinator) sendMapWithin(addr string, m *topology.Map, check bool, ti
 
 // sendMapBeforePromotion gives the replica about to be promoted the
 // newest map first, so it serves its group's slots as the others expect
-// from its first write on. Errors change nothing: the map follows on the
-// next ping.
+// from its first write on.
 func (c *Coordinator) sendMapBeforePromotion(addr string) {
-	if m, ok := c.clusterMap(); ok {
-		if err := c.sendMap(addr, m, true); err != nil {
-			c.log.Warn("sending the cluster map to the replica to promote failed", "member", addr, "version", m.Version, "err", err)
-		}
-	}
+	c.sendNewestMap(addr, "the replica to promote")
 }
 
 // sendMapBeforeDemotion gives the old primary of a switchover, which
 // answers, the map naming its successor before it is made a replica.
 // Until the next ping's map it would otherwise find itself its group's
 // primary in its map, and answer its clients TRYAGAIN where the new map
-// lets it answer MOVED to the new primary. Errors change nothing: the
-// map follows on the next ping. While a committed move's map goes out in
-// order (move.go) nothing is sent: the move's source must not have it
-// before its target.
+// lets it answer MOVED to the new primary. While a committed move's map
+// goes out in order (move.go) nothing is sent: the move's source must
+// not have it before its target.
 func (c *Coordinator) sendMapBeforeDemotion(addr string) {
-	if c.moves.hold.Load() {
-		return
+	if !c.moves.hold.Load() {
+		c.sendNewestMap(addr, "the primary to demote")
 	}
+}
+
+// sendNewestMap sends the newest map to the member at addr (who names it
+// in the log). Errors change nothing: the map follows on the next ping.
+func (c *Coordinator) sendNewestMap(addr, who string) {
 	if m, ok := c.clusterMap(); ok {
 		if err := c.sendMap(addr, m, true); err != nil {
-			c.log.Warn("sending the cluster map to the primary to demote failed", "member", addr, "version", m.Version, "err", err)
+			c.log.Warn("sending the cluster map to "+who+" failed", "member", addr, "version", m.Version, "err", err)
 		}
 	}
 }

@@ -65,27 +65,18 @@ func moveAt(frac float64) func(*rand.Rand, time.Duration) []nemesis.Step {
 	}
 }
 
-// moveThenKill sends the move and, right after its answer, SIGKILLs the
-// source's primary (n1) for 30% of the run: the move is then copying the
-// preloaded range, so the failover ends that start.
-func moveThenKill(_ *rand.Rand, d time.Duration) []nemesis.Step {
-	at := d * 3 / 10
-	return []nemesis.Step{
-		// The move's step ends after the kill's, so the kill is not held
-		// back by the wait for the move's end.
-		{Kind: nemesis.Move, Target: moveTarget, At: at, For: d * 4 / 10},
-		{Kind: nemesis.Kill, Target: primaryA, At: at, For: d * 3 / 10},
-	}
-}
-
-// moveThenSwitchover is moveThenKill with a switchover (SENTINEL FAILOVER
-// of group a) in place of the kill: the source's primary is moved to its
-// replica, answering all along, while the move copies.
-func moveThenSwitchover(_ *rand.Rand, d time.Duration) []nemesis.Step {
-	at := d * 3 / 10
-	return []nemesis.Step{
-		{Kind: nemesis.Move, Target: moveTarget, At: at, For: d * 4 / 10},
-		{Kind: nemesis.Switchover, Target: primaryA, At: at},
+// moveThen sends the move at 30% of the run and, right after its
+// answer, puts fault on the source's primary (n1), lasting holdTenths
+// tenths of the run: the move is then copying the preloaded range, so
+// the failover ends that start. The move's step ends after the fault's,
+// so the fault is not held back by the wait for the move's end.
+func moveThen(fault string, holdTenths time.Duration) func(*rand.Rand, time.Duration) []nemesis.Step {
+	return func(_ *rand.Rand, d time.Duration) []nemesis.Step {
+		at := d * 3 / 10
+		return []nemesis.Step{
+			{Kind: nemesis.Move, Target: moveTarget, At: at, For: d * 4 / 10},
+			{Kind: fault, Target: primaryA, At: at, For: d * holdTenths / 10},
+		}
 	}
 }
 
@@ -194,7 +185,7 @@ func init() {
 		Topology:  twoGroups(),
 		Workloads: bigRangeLoad(4, 100, killedRangeKeys),
 		Duration:  16 * time.Second, Settle: 2 * time.Second,
-		Schedule: moveThenKill,
+		Schedule: moveThen(nemesis.Kill, 3), // SIGKILL for 30% of the run
 		Expect: check.Expectations{MinAcknowledged: 1, MaxLost: i64(0), RequireLinearizable: true, RequireConverged: true,
 			Failovers: i64(1), Moves: &check.MoveExpectations{MinCommitted: 1, MinStarts: 2}},
 		Figures: []Figure{
@@ -219,7 +210,7 @@ func init() {
 		Topology:  twoGroups(),
 		Workloads: bigRangeLoad(4, 100, killedRangeKeys),
 		Duration:  16 * time.Second, Settle: 2 * time.Second,
-		Schedule: moveThenSwitchover,
+		Schedule: moveThen(nemesis.Switchover, 0), // SENTINEL FAILOVER a, nothing to undo
 		// The clients' longest stretch without an acknowledged write is
 		// the switchover's pause and the clients finding n2: a node the
 		// switchover made a replica must send them there (one that

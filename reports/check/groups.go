@@ -180,7 +180,7 @@ func failoverStarts(h *history.History, g Group, next func(start int64, old stri
 	primary := g.Primary
 	var out []int64
 	for _, f := range faults {
-		if !failoverKinds[f.Kind] || !targets(f, primary) {
+		if !TakesPrimaryAway(f, primary) {
 			continue
 		}
 		start := f.StartMs * int64(time.Millisecond)

@@ -207,7 +207,7 @@ func failoverEvents(h *history.History, primary string) ([]failoverEvent, []*his
 	sort.SliceStable(faults, func(i, j int) bool { return faults[i].StartMs < faults[j].StartMs })
 	var events []failoverEvent
 	for _, f := range faults {
-		if !failoverKinds[f.Kind] || !targets(f, primary) {
+		if !TakesPrimaryAway(f, primary) {
 			continue
 		}
 		start := f.StartMs * int64(time.Millisecond)
