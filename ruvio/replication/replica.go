@@ -260,7 +260,7 @@ func (l *Link) apply(nc net.Conn, br *bufio.Reader) error {
 			// replication epoch; a new primary's (after a full copy or a
 			// failover) replaces it.
 			if hb.Committed > l.st.committed.Load() || hb.Epoch != l.committedEpoch {
-				l.st.committed.Store(hb.Committed)
+				l.st.setCommitted(hb.Committed)
 				l.committedEpoch = hb.Epoch
 			}
 			l.primaryEpoch.Store(hb.Epoch)

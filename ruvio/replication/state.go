@@ -39,6 +39,11 @@ type ShardState struct {
 	// wakers are called at the next such acknowledgement (see
 	// Node.WakeOnAck).
 	wakers wakeup.Set
+	// commitCh is closed (and dropped) when committed rises while a
+	// change stream waits for it (commitWaiting).
+	commitMu      sync.Mutex
+	commitCh      chan struct{}
+	commitWaiting atomic.Bool
 }
 
 // Loading reports whether the shard is loading a full copy.
@@ -57,10 +62,45 @@ func (st *ShardState) Committed() uint64 { return st.committed.Load() }
 func (st *ShardState) RaiseCommitted(seq uint64) {
 	for {
 		cur := st.committed.Load()
-		if seq <= cur || st.committed.CompareAndSwap(cur, seq) {
+		if seq <= cur {
 			return
 		}
+		if st.committed.CompareAndSwap(cur, seq) {
+			break
+		}
 	}
+	st.wakeCommitted()
+}
+
+// setCommitted replaces Committed with a new primary's value.
+func (st *ShardState) setCommitted(seq uint64) {
+	st.committed.Store(seq)
+	st.wakeCommitted()
+}
+
+// wakeCommitted wakes the change streams waiting for Committed to move.
+func (st *ShardState) wakeCommitted() {
+	if !st.commitWaiting.Load() {
+		return
+	}
+	st.commitMu.Lock()
+	if st.commitCh != nil {
+		close(st.commitCh)
+		st.commitCh = nil
+	}
+	st.commitWaiting.Store(false)
+	st.commitMu.Unlock()
+}
+
+// CommittedNotify returns a channel closed when Committed next rises.
+func (st *ShardState) CommittedNotify() <-chan struct{} {
+	st.commitMu.Lock()
+	defer st.commitMu.Unlock()
+	if st.commitCh == nil {
+		st.commitCh = make(chan struct{})
+	}
+	st.commitWaiting.Store(true)
+	return st.commitCh
 }
 
 // Link is the replica shard's link to its primary, or nil.

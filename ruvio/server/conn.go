@@ -66,6 +66,9 @@ type conn struct {
 	lastActive    atomic.Int64 // Unix ms
 	closed        atomic.Bool
 	closeAfter    bool // QUIT: close once the reply is sent
+	// changes is the connection's change stream (CHANGES SUBSCRIBE), or
+	// nil; set and ended by the connection's goroutine.
+	changes *changeStream
 	// CLIENT REPLY's mode, and how many replies SKIP still drops.
 	replyMode, replySkip int
 	noEvict              atomic.Bool // CLIENT NO-EVICT, stored only
@@ -337,6 +340,7 @@ func (c *conn) handle(args [][]byte, newBatch bool) bool {
 }
 
 func (c *conn) cleanup() {
+	c.stopChanges()
 	c.unlockBatch()
 	c.srv.stats.commands.Add(c.cmds)
 	c.close()

@@ -712,6 +712,12 @@ func (c *conn) admit(spec, run *command.Spec, args [][]byte) bool {
 		c.reject(run, msg)
 		return false
 	}
+	if c.changes != nil {
+		if msg := c.changesRefusal(run); msg != "" {
+			c.reject(run, msg)
+			return false
+		}
+	}
 	if c.subscribed() && run.Flags&command.AllowSubscribed == 0 {
 		c.reject(run, "ERR Can't execute '"+run.Name+"': only (P|S)SUBSCRIBE / (P|S)UNSUBSCRIBE / PING / QUIT / RESET are allowed in this context")
 		return false

@@ -78,7 +78,7 @@ const rejoinAfter = 16
 // durable replies itself, loop_durable_linux.go), skipped or unsent, and
 // no push on its way.
 func (c *conn) mayRejoin() bool {
-	if !c.fromLoop || c.multi || len(c.watches) > 0 || c.sub.Active() ||
+	if !c.fromLoop || c.multi || len(c.watches) > 0 || c.sub.Active() || c.changes != nil ||
 		c.track.mode.Load() != nil || len(c.held) > 0 ||
 		c.anyPending || c.replyMode != replyOn || c.replySkip > 0 || c.closeAfter ||
 		c.w.Buffered() > 0 || c.srv.isMonitor(c) {

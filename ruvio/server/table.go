@@ -144,6 +144,10 @@ func (s *Server) commandTable() *command.Table {
 			ext("migrate", -4, admin|stale, "admin slow dangerous", cmdRuvioMigrate),
 			ext("detach", 2, admin|stale|nomult, "admin slow dangerous", cmdRuvioDetach),
 		),
+		container("changes", "slow",
+			ext("subscribe", -2, admin|command.NoScript|stale|nomult, "admin slow dangerous", cmdChangesSubscribe),
+			ext("help", 2, stale|load, "slow", cmdChangesHelp),
+		),
 		// Keyspace-wide: these span every shard of the node.
 		ext("dbsize", 1, command.ReadOnly|fast, "keyspace read fast", cmdDBSize),
 		ext("flushdb", -1, command.Write, "keyspace write slow dangerous", cmdFlush),

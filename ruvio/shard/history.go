@@ -144,6 +144,14 @@ func (sh *Shard) Position() repl.Position {
 	return sh.PositionLocked()
 }
 
+// HistoryAndPosition is HistoryLocked and PositionLocked read together,
+// for a caller that does not hold the lock.
+func (sh *Shard) HistoryAndPosition() ([]repl.EpochStart, repl.Position) {
+	sh.mu.Lock()
+	defer sh.mu.Unlock()
+	return sh.HistoryLocked(), sh.PositionLocked()
+}
+
 // HistoryLocked returns a copy of the shard's history (each stretch's
 // replication epoch, first sequence and ID, oldest first) as the
 // replication handshake carries it. Caller holds the lock.
