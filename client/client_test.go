@@ -69,3 +69,36 @@ func TestEveryPooledConnectionIsDurable(t *testing.T) {
 		t.Fatalf("durable write on a node without replicas: %v", err)
 	}
 }
+
+// SubscribeChanges confirms where the stream starts, hands changes over
+// with their cursors and operations, and returns a refusal as the node's
+// words.
+func TestSubscribeChanges(t *testing.T) {
+	addr := startNode(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	c := redis.NewClient(&redis.Options{Addr: addr})
+	defer c.Close()
+	if err := c.Set(ctx, "before", "1", 0).Err(); err != nil {
+		t.Fatal(err)
+	}
+	s, err := SubscribeChanges(ctx, addr, ChangesOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	if parts := strings.Split(s.Start, "-"); len(parts) != 3 || parts[1] != "1" {
+		t.Fatalf("a stream from now starts after record 1, got %q", s.Start)
+	}
+	if err := c.Do(ctx, "SET", "after", "2").Err(); err != nil {
+		t.Fatal(err)
+	}
+	m, err := s.Next(ctx)
+	if err != nil || m.Kind != "change" || fmt.Sprint(m.Ops) != "[[SET after 2]]" || !strings.Contains(m.Cursor, "-2-") {
+		t.Fatalf("Next = %+v, %v", m, err)
+	}
+	_, err = SubscribeChanges(ctx, addr, ChangesOptions{From: "nonsense"})
+	if err == nil || !strings.HasPrefix(err.Error(), "ERR Invalid change stream cursor") {
+		t.Fatalf("a bad cursor: %v", err)
+	}
+}
