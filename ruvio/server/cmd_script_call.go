@@ -44,13 +44,25 @@ var notFromScripts = map[string]bool{
 }
 
 // scriptServerCommands are the commands the server implements itself
-// that a script may call. The keyspace-wide ones need every shard, so
-// they run from a script only on a node of one shard.
+// that a script may call: those Redis 7 does not flag noscript. The
+// keyspace-wide ones, and those that count every shard's keys (INFO,
+// MEMORY STATS), need every shard's lock, so they run from a script only
+// on a node of one shard.
 var scriptServerCommands = map[string]bool{"ping": true, "echo": true, "time": true, "select": true,
 	"publish": true, "spublish": true, "script|help": true, "script|exists": true, "script|load": true,
 	"pubsub|channels": true, "pubsub|numsub": true, "pubsub|numpat": true, "pubsub|shardchannels": true,
-	"pubsub|shardnumsub": true, "cluster|keyslot": true, "cluster|myid": true,
-	"lastsave": true, "dbsize": false, "keys": false, "scan": false, "randomkey": false, "flushdb": false, "flushall": false}
+	"pubsub|shardnumsub": true, "pubsub|help": true, "cluster|keyslot": true, "cluster|myid": true,
+	"cluster|help": true, "cluster|info": true, "cluster|nodes": true, "cluster|shards": true, "cluster|slots": true,
+	"command": true, "slowlog|get": true, "slowlog|len": true, "slowlog|reset": true, "slowlog|help": true,
+	"memory|doctor": true, "memory|malloc-stats": true, "memory|purge": true, "memory|help": true,
+	"asking": true, "readonly": true, "readwrite": true,
+	"lastsave": true, "info": false, "memory|stats": false,
+	"dbsize": false, "keys": false, "scan": false, "randomkey": false, "flushdb": false, "flushall": false}
+
+// scriptOwnState are the commands that set a connection's own state: a
+// script runs them on a client of its own in Redis, so its caller's
+// connection is left as it was.
+var scriptOwnState = map[string]bool{"readonly": true, "readwrite": true}
 
 // Call runs one command of the script and returns its reply.
 func (b *scriptBridge) Call(argv [][]byte, proto int) []byte {
@@ -199,6 +211,10 @@ func (b *scriptBridge) callServer(run *command.Spec, h handler, argv [][]byte) {
 		return
 	case !allowed && len(c.srv.shards) > 1:
 		b.w.Error("ERR ruvio runs '" + run.Name + "' from scripts only on a node of one shard: it reads every shard")
+		return
+	}
+	if scriptOwnState[run.Name] {
+		b.w.OK()
 		return
 	}
 	// A server command may append records of its own (FLUSHALL): what

@@ -145,6 +145,13 @@ var scriptCases = [][]any{
 	// Redis's build accepts).
 	ev("return cjson.encode(cjson.decode('[+5, +.5, -5, 0x10]'))"), ev("return cjson.decode('+')"),
 	ev("return cjson.decode('+x')"), ev("return cjson.decode('.5')"),
+	// Server commands Redis runs from scripts (not flagged noscript).
+	ev("return type(redis.call('info', 'server'))"), ev("return string.sub(redis.call('info', 'server'), 1, 9)"),
+	ev("return redis.call('command', 'count') > 100"), ev("return redis.call('command', 'getkeys', 'set', 'a', 'b')"),
+	ev("return redis.call('command', 'info', 'get')[1][1]"), ev("return redis.call('slowlog', 'reset')"),
+	ev("return redis.call('slowlog', 'len')"), ev("return redis.call('memory', 'purge')"),
+	ev("return redis.call('memory', 'malloc-stats') ~= nil"), ev("return redis.call('pubsub', 'help')[1]"),
+	ev("return redis.call('config', 'get', 'maxmemory')"), ev("return redis.call('client', 'id')"),
 }
 
 // Scripts answer the same on ruvio as on redis-server 7, in RESP2 and

@@ -127,3 +127,22 @@ func startGroupAReplica(t *testing.T, members func(self string) []string) (*clus
 	}
 	return n, pb
 }
+
+// READONLY from a script answers OK but leaves the calling connection as
+// it was (Redis runs a script's commands on a client of its own): the
+// caller's reads on the replica are still sent to the primary.
+func TestReadonlyFromAScriptLeavesTheCallerAsItWas(t *testing.T) {
+	primary := "127.0.0.1:1"
+	n, _ := startGroupAReplica(t, func(self string) []string { return []string{primary, self} })
+	ctx := context.Background()
+	cn := client(t, n.s, 0).Conn()
+	defer cn.Close()
+	if v, err := cn.Do(ctx, "EVAL_RO", "return redis.call('readonly')", 0).Text(); err != nil || v != "OK" {
+		t.Fatalf("READONLY from a script: %q %v", v, err)
+	}
+	k := keyIn(0, 4095, "a0-")
+	want := fmt.Sprintf("MOVED %d %s", slots.Of([]byte(k)), primary)
+	if err := cn.Get(ctx, k).Err(); err == nil || err.Error() != want {
+		t.Fatalf("GET after a script's READONLY: %v, want %s", err, want)
+	}
+}
