@@ -35,12 +35,17 @@ type Coordinator struct {
 	// clock (awake 0: none); see watchStalls.
 	lastTick, awake atomic.Int64
 
-	fsm    *fsm
-	raft   *raft.Raft
-	trans  *raft.NetworkTransport
-	stream *streamLayer
-	store  *raftboltdb.BoltStore
-	ln     net.Listener
+	fsm  *fsm
+	raft *raft.Raft
+
+	// odown holds, per group, the primary this coordinator announced
+	// +odown for, until it answers again (-odown) or is replaced.
+	odownMu sync.Mutex
+	odown   map[string]string
+	trans   *raft.NetworkTransport
+	stream  *streamLayer
+	store   *raftboltdb.BoltStore
+	ln      net.Listener
 
 	probersMu sync.RWMutex
 	probers   map[string]*prober // by member address

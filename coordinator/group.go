@@ -200,8 +200,42 @@ func (c *Coordinator) noteSilence(group string, rec rules.Record, sdown map[stri
 		case !silent && sdown[m.Address] != "":
 			delete(sdown, m.Address)
 			c.hub.publish("-sdown", instanceEvent(kind, group, m.Address, rec.Primary))
+			if kind == "master" && c.leaveODown(group, m.Address) {
+				c.hub.publish("-odown", instanceEvent(kind, group, m.Address, rec.Primary))
+			}
 		}
 	}
+}
+
+// enterODown notes that this coordinator found group's primary
+// objectively down, and reports whether it had not yet: Sentinel
+// announces +odown once, as the state begins, not at every try.
+func (c *Coordinator) enterODown(group, primary string) bool {
+	c.odownMu.Lock()
+	defer c.odownMu.Unlock()
+	if c.odown[group] == primary {
+		return false
+	}
+	if c.odown == nil {
+		c.odown = map[string]string{}
+	}
+	c.odown[group] = primary
+	return true
+}
+
+// leaveODown ends the state for primary, which answers again, and reports
+// whether it was in it (-odown). A primary the group replaced meanwhile
+// leaves it without an announcement, as Sentinel resets a master it
+// switched.
+func (c *Coordinator) leaveODown(group, primary string) bool {
+	c.odownMu.Lock()
+	defer c.odownMu.Unlock()
+	was := c.odown[group]
+	if was == "" || was != primary {
+		return false
+	}
+	delete(c.odown, group)
+	return true
 }
 
 // instanceEvent formats Sentinel's "<type> <name> <ip> <port> @ <master>
@@ -255,8 +289,10 @@ func (c *Coordinator) maybeFailover(group string, rec rules.Record, st map[strin
 		c.log.Info("the primary is silent to a majority but its lease still runs: waiting", "group", group, "ended", d.EndedVotes, "voters", len(o.Voters))
 		return
 	}
-	h, p, _ := net.SplitHostPort(rec.Primary)
-	c.hub.publish("+odown", strings.Join([]string{"master", group, h, p, "#quorum", strconv.Itoa(d.SilentVotes) + "/" + strconv.Itoa(rules.Majority(len(o.Voters)))}, " "))
+	if c.enterODown(group, rec.Primary) {
+		h, p, _ := net.SplitHostPort(rec.Primary)
+		c.hub.publish("+odown", strings.Join([]string{"master", group, h, p, "#quorum", strconv.Itoa(d.SilentVotes) + "/" + strconv.Itoa(rules.Majority(len(o.Voters)))}, " "))
+	}
 	if _, err := c.promote(o, d, false); err != nil {
 		c.log.Warn("the primary is down but there is no failover", "group", group, "primary", rec.Primary, "why", err.Error())
 	}
