@@ -236,7 +236,7 @@ type pair struct {
 }
 
 // refusesAfterLosing waits until primary p reports that it lost n records
-// a replica holds, and checks that it then refuses a write.
+// a replica holds, and checks that it then refuses a write and a read.
 func refusesAfterLosing(t *testing.T, p *proc, n int) {
 	t.Helper()
 	count := strconv.Itoa(n)
@@ -248,6 +248,14 @@ func refusesAfterLosing(t *testing.T, p *proc, n int) {
 	if err := pc.Set(context.Background(), "k", "v", 0).Err(); err == nil ||
 		!strings.HasPrefix(err.Error(), "READONLY This primary restarted without "+count+" records") {
 		t.Fatalf("a write on the primary that lost records: %v", err)
+	}
+	// Nor does it answer reads from a dataset that lacks what it lost.
+	if err := pc.Get(context.Background(), "k").Err(); err == nil ||
+		!strings.HasPrefix(err.Error(), "MASTERDOWN This primary restarted without "+count+" records") {
+		t.Fatalf("a read on the primary that lost records: %v", err)
+	}
+	if err := pc.Ping(context.Background()).Err(); err != nil {
+		t.Fatalf("PING on the primary that lost records: %v", err)
 	}
 }
 

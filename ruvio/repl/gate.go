@@ -61,6 +61,8 @@ type Gates struct {
 	Write, RunsWhileLoading bool
 	// Loading: a shard of the node is loading a full copy.
 	Loading bool
+	// Read: the command reads keys (and does not write).
+	Read bool
 	// Replica: the node is a replica.
 	Replica bool
 	// FencedBy is the replication epoch of a replica that showed this
@@ -77,13 +79,16 @@ type Gates struct {
 
 // Refusal is the error a command gets instead of running, or "". The
 // order is the promise: LOADING for any command not allowed while
-// loading; then, for writes only, READONLY on a replica, READONLY on a
+// loading; MASTERDOWN for a read on a primary that lost records a replica
+// holds (its data lacks writes it acknowledged); then, for writes only, READONLY on a replica, READONLY on a
 // primary that was replaced or lost records a replica holds, the expired
 // primary lease, and NOREPLICAS last.
 func Refusal(g Gates) string {
 	switch {
 	case g.Loading && !g.RunsWhileLoading:
 		return ErrLoading
+	case g.Read && g.LostRecords != 0:
+		return fmt.Sprintf("MASTERDOWN This primary restarted without %d records a replica holds. It serves no reads: promote that replica, or send REPLICAOF NO ONE here to go on without them.", g.LostRecords)
 	case !g.Write:
 		return ""
 	case g.Replica:

@@ -94,6 +94,8 @@ func (s *Server) refusal(run *command.Spec, args [][]byte, withLoading bool) str
 		g.FencedBy, g.LostRecords = s.repl.FencedBy(), s.repl.LostRecords()
 		found := s.writeGates(run, args)
 		g.LeaseExpired, g.TooFewReplicas = found&gateLeaseExpired != 0, found&gateTooFewReplicas != 0
+	} else if run.Flags&command.ReadOnly != 0 {
+		g.Read, g.LostRecords = true, s.repl.LostRecords()
 	}
 	return repl.Refusal(g)
 }
