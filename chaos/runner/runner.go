@@ -329,6 +329,12 @@ func runOnce(ctx context.Context, o Options, sc scenarios.Scenario, dur time.Dur
 	if err := preload(ctx, sc, cluster, targets, o.Progress, n); err != nil {
 		return check.Summary{}, err
 	}
+	var follower *workloads.ChangeFollower
+	if sc.Changes != nil {
+		if follower, err = followChanges(ctx, sc, cluster, coords, rec); err != nil {
+			return check.Summary{}, err
+		}
+	}
 	steps := sc.Schedule(rng, dur)
 	loadCtx, stopLoad := context.WithTimeout(ctx, dur)
 	defer stopLoad()
@@ -413,6 +419,16 @@ func runOnce(ctx context.Context, o Options, sc scenarios.Scenario, dur time.Dur
 		if err := workloads.FinalRead(ctx, spec, final(), rec, 20*time.Second); err != nil {
 			o.Log.Warn("final read incomplete", "workload", spec.Kind, "err", err)
 		}
+	}
+	if follower != nil {
+		addr := targets()
+		if len(addr) == 0 {
+			return check.Summary{}, fmt.Errorf("the change stream's end marker: no primary to write it to")
+		}
+		if err := follower.Finish(ctx, addr[0], topology.ClientTLS(cluster), 20*time.Second); err != nil {
+			return check.Summary{}, fmt.Errorf("the change stream consumer: %w", err)
+		}
+		fmt.Fprintf(o.Progress, "run %d: the change stream consumer delivered every shard's end marker\n", n)
 	}
 	if stopWatch != nil {
 		stopWatch()
@@ -516,7 +532,8 @@ func analyze(dir string, h *history.History, sc scenarios.Scenario, backend stri
 	}
 	s := check.Analyze(h, check.Options{LinearizabilityLimit: limit, VisualizePath: filepath.Join(dir, "linearizability.html"),
 		Primary: sc.Topology.Primary(), AcceptLoss: sc.AcceptLoss, AcceptStale: sc.AcceptStale, Lease: sc.Lease, Groups: checkGroups(sc.Topology),
-		Consistency: elle.Model(sc.Consistency), DownAfterMs: int64(sc.Topology.DownAfterMs())})
+		Consistency: elle.Model(sc.Consistency), DownAfterMs: int64(sc.Topology.DownAfterMs()),
+		ChangesCommitted: sc.Changes != nil && sc.Changes.Committed})
 	s.Scenario, s.Backend, s.Seed, s.Runs = sc.Name, backend, seed, 1
 	for _, miss := range check.Gate(s, sc.Expect) {
 		s.Violations = append(s.Violations, "gate: "+miss)
@@ -709,4 +726,25 @@ func checkGroups(topo topology.Topology) []check.Group {
 		out = append(out, cg)
 	}
 	return out
+}
+
+// followChanges starts the scenario's change stream consumer on the
+// primary the coordinators record, one stream per shard.
+func followChanges(ctx context.Context, sc scenarios.Scenario, cluster topology.Cluster, coords *coordinators.Set, rec *workloads.Recorder) (*workloads.ChangeFollower, error) {
+	rc, ok := cluster.(topology.Replicated)
+	if coords == nil || !ok || sc.Topology.Clustered() {
+		return nil, fmt.Errorf("scenario %s: a change stream consumer needs one coordinated group", sc.Name)
+	}
+	shardAddr := func(i int) (string, string) {
+		node := coords.PrimaryNode()
+		if node == "" {
+			return "", ""
+		}
+		addrs := rc.ShardAddrs(node)
+		if i >= len(addrs) {
+			return node, ""
+		}
+		return node, addrs[i]
+	}
+	return workloads.FollowChanges(ctx, *sc.Changes, max(sc.Topology.Shards, 1), shardAddr, topology.ClientTLS(cluster), rec), nil
 }

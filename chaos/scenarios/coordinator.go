@@ -311,20 +311,13 @@ func init() {
 		Name: "partition",
 		Summary: "the primary is cut from the coordinators only (its replicas and clients still reach it); refusal time " +
 			"of the old primary and the two-writer window",
-		Topology: coordinatedGroup(),
-		Workloads: []workloads.Spec{
-			{Kind: workloads.KindSet, Clients: 6, Keys: 4, Rate: 200},
-			{Kind: workloads.KindSet, Clients: 2, Keys: 2, Rate: 200, Node: "n1"},
-		},
+		Topology:         coordinatedGroup(),
+		Workloads:        partitionLoad(),
 		ClientsOnPrimary: true,
 		AcceptLoss:       true,
 		Duration:         16 * time.Second, Settle: 2 * time.Second,
-		Schedule: func(rng *rand.Rand, d time.Duration) []nemesis.Step {
-			st := nemesis.PrimaryFromCoordinators("n1", coordinators)
-			st.At, st.For = d*3/10, d/2
-			return []nemesis.Step{st}
-		},
-		Expect: check.Expectations{MinAcknowledged: 1, RequireConverged: true, Failovers: i64(1), EpochRise: i64(1)},
+		Schedule: cutPrimaryFromCoordinators,
+		Expect:   check.Expectations{MinAcknowledged: 1, RequireConverged: true, Failovers: i64(1), EpochRise: i64(1)},
 		Figures: []Figure{
 			msFigure("F5", "primary cut from the coordinators only -> old primary's first NOREPLICAS (refusal time, from the fault)", "report",
 				func(s check.Summary) *int64 { return s.RefusalMs }),
@@ -512,4 +505,22 @@ func sentinelClients() []workloads.Spec {
 		specs[i].Via, specs[i].Master = workloads.ViaSentinel, topology.GroupName
 	}
 	return specs
+}
+
+// partitionLoad is partition's: sets on the primary, and sets pinned to
+// n1 throughout, which see the old primary's last acknowledged write and
+// its first refusal.
+func partitionLoad() []workloads.Spec {
+	return []workloads.Spec{
+		{Kind: workloads.KindSet, Clients: 6, Keys: 4, Rate: 200},
+		{Kind: workloads.KindSet, Clients: 2, Keys: 2, Rate: 200, Node: "n1"},
+	}
+}
+
+// cutPrimaryFromCoordinators cuts n1 from the coordinators only, from 30%
+// to 80% of the run.
+func cutPrimaryFromCoordinators(rng *rand.Rand, d time.Duration) []nemesis.Step {
+	st := nemesis.PrimaryFromCoordinators("n1", coordinators)
+	st.At, st.For = d*3/10, d/2
+	return []nemesis.Step{st}
 }

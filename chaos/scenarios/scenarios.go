@@ -46,6 +46,11 @@ type Scenario struct {
 	// the promotion around the fault that takes it away
 	// (check.Options.Lease, Summary.Lease).
 	Lease bool
+	// Changes, when set, runs a change stream consumer beside the
+	// workloads, following the coordinators' primary
+	// (workloads.FollowChanges), and holds what it ends with to the final
+	// reads (check's changes checker). Coordinated topologies only.
+	Changes *workloads.ChangeSpec
 	// Duration is the default length of the faulty phase; Settle is the
 	// quiet time after the last fault before the final reads.
 	Duration, Settle time.Duration

@@ -43,6 +43,9 @@ type Options struct {
 	// Summary.Tolerated instead of Violations. Any other stale read is
 	// still a violation.
 	AcceptStale bool
+	// ChangesCommitted: the run's change stream consumer took committed
+	// changes only (changesChecker).
+	ChangesCommitted bool
 	// Consistency is the model the transaction checker holds the append
 	// workload's transactions to (reports/elle): "" is
 	// DefaultConsistency.
@@ -77,6 +80,7 @@ func Checkers(opts Options) All {
 		cs = append(cs, leaseChecker{primary: opts.Primary})
 	}
 	cs = append(cs, txnChecker{model: opts.Consistency, acceptLoss: opts.AcceptLoss})
+	cs = append(cs, changesChecker{committed: opts.ChangesCommitted})
 	return append(cs, replicationChecker{})
 }
 
@@ -120,6 +124,9 @@ func (opsChecker) Name() string { return "ops" }
 func (opsChecker) Check(h *history.History) Result {
 	var n, acked, failed, info, unacked int64
 	for _, op := range h.Ops {
+		if op.F == history.FChanges {
+			continue // the harness's record of a consumer, not a client's operation
+		}
 		n++
 		switch op.Type {
 		case history.OK:

@@ -139,6 +139,9 @@ type Summary struct {
 	// Moves is the slot moves' figures (MoveResult); absent from runs
 	// that moved no slots.
 	Moves *MoveResult `json:"moves,omitempty"`
+	// Changes is the change stream consumer's figures (ChangesResult);
+	// absent from runs without one.
+	Changes *ChangesResult `json:"changes,omitempty"`
 	// Anatomy is each failover's steps (Anatomies), every run's in a
 	// merged summary; absent from runs without a failover.
 	Anatomy []Anatomy `json:"anatomy,omitempty"`
@@ -235,6 +238,7 @@ func Merge(runs []Summary) Summary {
 		m.Transactions = mergeTxns(m.Transactions, s.Transactions)
 		m.Groups = mergeGroups(m.Groups, s.Groups)
 		m.Moves = mergeMoves(m.Moves, s.Moves)
+		m.Changes = mergeChanges(m.Changes, s.Changes)
 		m.Anatomy = append(m.Anatomy, s.Anatomy...)
 		if s.Converged != nil {
 			convChecked = true

@@ -43,6 +43,10 @@ const (
 	FWrite = "write" // register: SET Key Value
 	FGet   = "get"   // register: GET Key -> Value ("" and Nil=true for none)
 	FCAS   = "cas"   // register: compare-and-set Key from Expect to Value
+	// FChanges is what a change stream consumer holds at the end of the
+	// run for the set at Key (Values), having applied the adds its
+	// stream sent and undone those a rewind took back (Final).
+	FChanges = "changes"
 )
 
 // Op is one client operation: invoked at T0, completed at T1 (both in
@@ -116,6 +120,16 @@ const (
 	// "+odown master main 10.0.0.2 6379 #quorum 2/2"), as the harness
 	// received it (StartMs = EndMs).
 	ObsEvent = "event"
+	// ObsChangeResume: a change stream consumer subscribed again, on
+	// Node, after its stream ended (Detail: the cursor it resumed from).
+	ObsChangeResume = "change-resume"
+	// ObsChangeRewound: the stream told the consumer on Node to undo what
+	// it applied after a cursor (Detail: the cursor and how many adds it
+	// undid).
+	ObsChangeRewound = "change-rewound"
+	// ObsChangeOrder: a change came again or out of order (Type Fail, a
+	// violation; Detail says which).
+	ObsChangeOrder = "change-order"
 )
 
 // Observation is something the harness measured on the nodes rather than
