@@ -304,12 +304,7 @@ const errStaleMap = "TRYAGAIN this replica's cluster map still names it as its g
 // isMe says whether addr, a member address of the map, is this node: its
 // announced address when it has one (replication.announce, the address
 // the coordinators know it by), or the one its clients reach it at.
-func (c *conn) isMe(v *clusterView, addr string) bool {
-	if a := c.srv.Config().Replication.Announce; a != "" {
-		return a == addr
-	}
-	return c.selfAddr(v) == addr
-}
+func (c *conn) isMe(v *clusterView, addr string) bool { return c.selfAddr(v) == addr }
 
 func cmdReadonly(c *conn, args [][]byte) {
 	c.readonly = true

@@ -446,3 +446,33 @@ func TestClusterMyIDResolvesMemberNames(t *testing.T) {
 		t.Errorf("CLUSTER NODES:\n%s", nodes)
 	}
 }
+
+// A node behind a proxy or NAT is listed in the map under the address it
+// announces (replication.announce), which is none of its own: CLUSTER
+// NODES and CLUSTER MYID still find it there, among members that share
+// its port.
+func TestTheAnnouncedAddressIsMyselfInTheMap(t *testing.T) {
+	ctx := context.Background()
+	pa := freePorts(t, 2)
+	self, other := fmt.Sprintf("192.0.2.11:%d", pa), fmt.Sprintf("192.0.2.10:%d", pa)
+	m := fmt.Sprintf("version 1\ngroup a shards 2 members %s %s slots 0-8191\ngroup b shards 2 members 127.0.0.1:1 slots 8192-16383\n", other, self)
+	n, err := startClusterNode(t, pa, "a", m, "", func(c *config.Config) { c.Replication.Announce = self })
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := client(t, n.s, 0)
+	nodes, err := c.ClusterNodes(ctx).Result()
+	if err != nil {
+		t.Fatal(err)
+	}
+	myID, _ := c.ClusterMyID(ctx).Result()
+	var mine string
+	for _, l := range strings.Split(strings.TrimSpace(nodes), "\n") {
+		if strings.Contains(l, "myself") {
+			mine = l
+		}
+	}
+	if !strings.HasPrefix(mine, myID+" "+self+"@") {
+		t.Fatalf("the myself line is %q, want %s's (id %s):\n%s", mine, self, myID, nodes)
+	}
+}

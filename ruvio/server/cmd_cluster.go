@@ -106,11 +106,15 @@ func (c *conn) clusterEntries() []clusterEntry {
 	return out
 }
 
-// selfAddr is this node's address in its group of the map: the member
-// on this node's port whose host is the address the client reached (as
-// written, or once resolved), else the only member on this node's port.
-// The answer is kept per local address with the map.
+// selfAddr is this node's address in its group of the map: the address
+// it announces (replication.announce) when the group lists it, else the
+// member on this node's port whose host is the address the client
+// reached (as written, or once resolved), else the only member on this
+// node's port. The answer is kept per local address with the map.
 func (c *conn) selfAddr(v *clusterView) string {
+	if a := c.srv.Config().Replication.Announce; a != "" && slices.Contains(v.m.Groups[v.self].Members, a) {
+		return a
+	}
 	local := c.shardHost()
 	if a, ok := v.selfByHost.Load(local); ok {
 		return a.(string)
