@@ -118,6 +118,28 @@ func Newest(h []repl.EpochStart, seq uint64) Cursor {
 	return Cursor{Epoch: s.Epoch, Seq: seq, Stretch: s.ID}
 }
 
+// Holding is the cursor of record seq on a shard whose history is h: the
+// stretch is the last one that began at or before seq (none for seq 0).
+func Holding(h []repl.EpochStart, seq uint64) Cursor {
+	c := Cursor{Seq: seq}
+	for _, s := range h {
+		if s.FirstSeq > seq {
+			break
+		}
+		c.Epoch, c.Stretch = s.Epoch, s.ID
+	}
+	return c
+}
+
+// NewestID is the ID of h's newest stretch (0 for none): a stream's view
+// of the history it decided on.
+func NewestID(h []repl.EpochStart) uint64 {
+	if len(h) == 0 {
+		return 0
+	}
+	return h[len(h)-1].ID
+}
+
 // At is the cursor of record seq of epoch on a shard whose history is h:
 // the stretch is the newest one of that epoch that began at or before
 // seq.

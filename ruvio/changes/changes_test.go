@@ -166,3 +166,15 @@ func TestDecideNeverSkipsAFork(t *testing.T) {
 		}
 	})
 }
+
+func TestHoldingNamesTheStretchOfASequence(t *testing.T) {
+	h := []repl.EpochStart{{Epoch: 1, FirstSeq: 1, ID: 10}, {Epoch: 1, FirstSeq: 51, ID: 11}, {Epoch: 2, FirstSeq: 81, ID: 20}}
+	for seq, want := range map[uint64]Cursor{0: {}, 1: {1, 1, 10}, 50: {1, 50, 10}, 51: {1, 51, 11}, 81: {2, 81, 20}, 900: {2, 900, 20}} {
+		if got := Holding(h, seq); got != want {
+			t.Errorf("Holding(%d) = %v, want %v", seq, got, want)
+		}
+	}
+	if NewestID(h) != 20 || NewestID(nil) != 0 {
+		t.Errorf("NewestID = %d, %d", NewestID(h), NewestID(nil))
+	}
+}

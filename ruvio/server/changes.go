@@ -66,9 +66,17 @@ func cmdChangesSubscribe(c *conn, args [][]byte) {
 		return
 	}
 	s, sh := c.srv, c.shard
+	st := s.repl.Shard(sh.ID)
 	h, last := sh.HistoryAndPosition()
-	start := changes.Resume{From: last.Seq + 1}
-	pos := changes.At(h, last.Epoch, last.Seq)
+	// From now: after the last record, or for committed changes the last
+	// committed one, so the consumer never holds a cursor a failover may
+	// take back.
+	now := last.Seq
+	if committed {
+		now = min(now, st.Committed())
+	}
+	start := changes.Resume{From: now + 1}
+	pos := changes.Holding(h, now)
 	if from != nil {
 		start = changes.Decide(h, last.Seq, *from)
 		pos = *from
@@ -96,11 +104,13 @@ func cmdChangesSubscribe(c *conn, args [][]byte) {
 	ctx, stop := context.WithCancel(context.Background())
 	cs := &changeStream{stop: stop, done: make(chan struct{})}
 	c.changes = cs
-	st := s.repl.Shard(sh.ID)
+	// The stream starts from the history the decision read: a change
+	// since (a full copy) is decided again at its first turn.
+	hid := changes.NewestID(h)
 	go func() {
 		defer close(cs.done)
 		defer cr.Close()
-		err := c.streamChanges(ctx, sh, st, cr, start.From, pos, committed, proto)
+		err := c.streamChanges(ctx, sh, st, cr, hid, start.From, pos, committed, proto)
 		if err != nil && ctx.Err() == nil && !c.closed.Load() {
 			s.log.Info("change stream ended", "client", c.id, "shard", sh.ID, "err", err)
 			c.push([]byte("-" + err.Error() + "\r\n"))
@@ -121,11 +131,16 @@ func changesGone(shardID int, pos changes.Cursor, err error) string {
 }
 
 // stopChanges ends the connection's stream, if any, and waits for it.
-func (c *conn) stopChanges() {
+// drain sends the changes already queued before anything else (RESET's
+// reply); a connection being closed skips it.
+func (c *conn) stopChanges(drain bool) {
 	if cs := c.changes; cs != nil {
 		c.changes = nil
 		cs.stop()
 		<-cs.done
+		if drain {
+			c.drainOutbox()
+		}
 	}
 }
 
@@ -135,13 +150,12 @@ func (c *conn) stopChanges() {
 // is decided again: a history that no longer holds its last record
 // rewinds it.
 func (c *conn) streamChanges(ctx context.Context, sh *shard.Shard, st *replication.ShardState, cr *replication.ChangeReader,
-	next uint64, pos changes.Cursor, committed bool, proto int) error {
-	hid := sh.HistoryID()
+	hid, next uint64, pos changes.Cursor, committed bool, proto int) error {
 	var msg []byte
 	for ctx.Err() == nil && !c.closed.Load() {
-		if id := sh.HistoryID(); id != hid {
-			hid = id
+		if sh.HistoryID() != hid {
 			h, last := sh.HistoryAndPosition()
+			hid = changes.NewestID(h)
 			d := changes.Decide(h, last.Seq, pos)
 			if d.Rewound {
 				pos = d.At
@@ -165,11 +179,13 @@ func (c *conn) streamChanges(ctx context.Context, sh *shard.Shard, st *replicati
 		if err != nil {
 			return errors.New(changesGone(sh.ID, pos, err)[len("ERR "):])
 		}
-		if sh.HistoryID() != hid {
-			continue // read across a change: decide again first
-		}
 		if len(recs) > 0 {
+			// The records' cursors come from the history the stream
+			// decided on, or the batch is read again after deciding.
 			h, _ := sh.HistoryAndPosition()
+			if changes.NewestID(h) != hid {
+				continue
+			}
 			msg = msg[:0]
 			for _, r := range recs {
 				if r.Seq > upto {

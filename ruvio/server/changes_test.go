@@ -215,20 +215,25 @@ func TestChangeStreamRewindsAConsumerPastAFailover(t *testing.T) {
 }
 
 // COMMITTED sends only what a CLIENT DURABILITY reply committed: a plain
-// write waits until a durable write after it commits, then both come.
+// write waits until a durable write after it commits, then both come,
+// also to a stream that subscribed after the plain write.
 func TestCommittedChangesWaitForADurableWrite(t *testing.T) {
 	ctx := context.Background()
 	a := newNode(t, "a", 1, asPrimary).start()
 	b := newNode(t, "b", 1, asReplicaOf(a)).start()
 	caughtUp(t, a, b)
-	committed := subscribeChanges(t, a.srv.Addr(0), "COMMITTED")
-	committed.expect("subscribed")
 	all := subscribeChanges(t, a.srv.Addr(0))
 	all.expect("subscribed")
-
 	a.do("SET", "plain", "1")
 	if _, ops := all.change(); ops != "SET plain 1" {
 		t.Fatalf("the stream without COMMITTED saw %q", ops)
+	}
+	// Subscribed after the plain write, the COMMITTED stream starts
+	// after the last committed record, not the last record: its cursor
+	// is never one a failover could take back.
+	committed := subscribeChanges(t, a.srv.Addr(0), "COMMITTED")
+	if c := committed.expect("subscribed"); c.Seq != 0 {
+		t.Fatalf("a COMMITTED stream from now starts at %v, past the committed sequence 0", c)
 	}
 	if v, err := committed.next(300 * time.Millisecond); err == nil {
 		t.Fatalf("a COMMITTED stream sent %#v before any durable write", v)

@@ -101,7 +101,7 @@ func cmdHello(c *conn, args [][]byte) {
 }
 
 func cmdReset(c *conn, args [][]byte) {
-	c.stopChanges()
+	c.stopChanges(true)
 	c.resetMulti()
 	c.srv.hub.Drop(c.sub)
 	c.srv.track.disable(c)

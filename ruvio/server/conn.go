@@ -340,7 +340,7 @@ func (c *conn) handle(args [][]byte, newBatch bool) bool {
 }
 
 func (c *conn) cleanup() {
-	c.stopChanges()
+	c.stopChanges(false)
 	c.unlockBatch()
 	c.srv.stats.commands.Add(c.cmds)
 	c.close()
