@@ -3,13 +3,13 @@ package client
 import (
 	"bufio"
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"net"
-	"strconv"
 	"strings"
 	"time"
+
+	"github.com/ruvio/ruvio/internal/respvalue"
 )
 
 // A ChangeStream is one shard's change stream (CHANGES SUBSCRIBE, see
@@ -99,7 +99,7 @@ func SubscribeChanges(ctx context.Context, addr string, o ChangesOptions) (*Chan
 func (s *ChangeStream) Next(ctx context.Context) (ChangeMessage, error) {
 	stop := context.AfterFunc(ctx, func() { s.nc.SetReadDeadline(time.Now()) })
 	defer stop()
-	v, err := readValue(s.br)
+	v, err := respvalue.Read(s.br)
 	if err != nil {
 		if ctx.Err() != nil {
 			return ChangeMessage{}, ctx.Err()
@@ -141,7 +141,7 @@ func (s *ChangeStream) call(args ...string) (any, error) {
 	if _, err := io.WriteString(s.nc, b.String()); err != nil {
 		return nil, err
 	}
-	v, err := readValue(s.br)
+	v, err := respvalue.Read(s.br)
 	if err != nil {
 		return nil, err
 	}
@@ -149,49 +149,4 @@ func (s *ChangeStream) call(args ...string) (any, error) {
 		return nil, e
 	}
 	return v, nil
-}
-
-// readValue reads one RESP2 or RESP3 value of the kinds the stream
-// sends: simple strings, errors (as error values), integers, bulk strings
-// and arrays or pushes of them.
-func readValue(br *bufio.Reader) (any, error) {
-	line, err := br.ReadString('\n')
-	if err != nil {
-		return nil, err
-	}
-	line = strings.TrimSuffix(line, "\r\n")
-	if line == "" {
-		return nil, errors.New("change stream: empty line")
-	}
-	switch line[0] {
-	case '+':
-		return line[1:], nil
-	case '-':
-		return errors.New(line[1:]), nil
-	case ':':
-		return strconv.ParseInt(line[1:], 10, 64)
-	case '$':
-		n, err := strconv.Atoi(line[1:])
-		if err != nil || n < 0 {
-			return nil, err
-		}
-		buf := make([]byte, n+2)
-		if _, err := io.ReadFull(br, buf); err != nil {
-			return nil, err
-		}
-		return string(buf[:n]), nil
-	case '*', '>':
-		n, err := strconv.Atoi(line[1:])
-		if err != nil {
-			return nil, err
-		}
-		out := make([]any, max(n, 0))
-		for i := range out {
-			if out[i], err = readValue(br); err != nil {
-				return nil, err
-			}
-		}
-		return out, nil
-	}
-	return nil, fmt.Errorf("change stream: unexpected %q", line)
 }

@@ -30,8 +30,8 @@ func init() {
 		Duration:         16 * time.Second, Settle: 2 * time.Second,
 		Schedule: killPrimary,
 		Expect:   check.Expectations{MinAcknowledged: 1, RequireConverged: true, Failovers: i64(1), EpochRise: i64(1)},
-		Figures: []Figure{{ID: "CH1", Figure: "change stream consumer across a primary kill: values it holds that the final sets do not, or lacks",
-			Unit: "values", Target: "0, every run", Value: changesOff}},
+		Figures: []Figure{changesFigure("CH1", "change stream consumer across a primary kill: values it holds that the final sets do not, or lacks",
+			"values", "0, every run", func(c *check.ChangesResult) int64 { return c.Missing + c.Extra })},
 		Notes: []string{noteCoordinated, noteChanges,
 			"The adds are not durable: writes the primary acknowledged and streamed to the consumer just before the kill may " +
 				"be on no replica. The consumer then resumes past the fork and must be rewound; missing or extra values are " +
@@ -49,13 +49,8 @@ func init() {
 		Duration:         16 * time.Second, Settle: 2 * time.Second,
 		Schedule: cutPrimaryFromCoordinators,
 		Expect:   check.Expectations{MinAcknowledged: 1, RequireConverged: true, Failovers: i64(1), EpochRise: i64(1)},
-		Figures: []Figure{{ID: "CH3", Figure: "change stream consumer on a primary cut from the coordinators: adds its rewinds took back",
-			Unit: "adds", Target: "report; the consumer ends holding the final sets (CH1's check)", Value: func(s check.Summary) (float64, bool) {
-				if s.Changes == nil {
-					return 0, false
-				}
-				return float64(s.Changes.Undone), true
-			}}},
+		Figures: []Figure{changesFigure("CH3", "change stream consumer on a primary cut from the coordinators: adds its rewinds took back",
+			"adds", "report; the consumer ends holding the final sets (CH1's check)", func(c *check.ChangesResult) int64 { return c.Undone })},
 		Notes: []string{noteCoordinated, noteChanges,
 			"n1 is cut from the coordinators only: its clients and the consumer still reach it. The coordinators promote a " +
 				"replica (which forks from n1's history where it stopped receiving) while n1 takes writes until min-replicas-to-write " +
@@ -75,13 +70,8 @@ func init() {
 		Schedule: killPrimary,
 		Expect: check.Expectations{MinAcknowledged: 1, MaxLost: i64(0), RequireConverged: true,
 			Failovers: i64(1), EpochRise: i64(1)},
-		Figures: []Figure{{ID: "CH2", Figure: "committed-changes consumer across a primary kill: rewinds", Unit: "rewinds",
-			Target: "0, every run", Value: func(s check.Summary) (float64, bool) {
-				if s.Changes == nil {
-					return 0, false
-				}
-				return float64(s.Changes.Rewinds), true
-			}}},
+		Figures: []Figure{changesFigure("CH2", "committed-changes consumer across a primary kill: rewinds", "rewinds", "0, every run",
+			func(c *check.ChangesResult) int64 { return c.Rewinds })},
 		Notes: []string{noteCoordinated, noteChanges,
 			"The consumer subscribes with COMMITTED: it sees a record once a durable reply committed it, and the coordinators " +
 				"promote only a replica holding every committed record, so a rewind, or a value the final sets lack, is a " +
@@ -89,10 +79,12 @@ func init() {
 	})
 }
 
-// changesOff is CH1: the values the consumer holds wrongly or lacks.
-func changesOff(s check.Summary) (float64, bool) {
-	if s.Changes == nil {
-		return 0, false
-	}
-	return float64(s.Changes.Missing + s.Changes.Extra), true
+// changesFigure reads a figure from a run's change stream figures.
+func changesFigure(id, what, unit, target string, read func(*check.ChangesResult) int64) Figure {
+	return Figure{ID: id, Figure: what, Unit: unit, Target: target, Value: func(s check.Summary) (float64, bool) {
+		if s.Changes == nil {
+			return 0, false
+		}
+		return float64(read(s.Changes)), true
+	}}
 }

@@ -4,13 +4,12 @@ import (
 	"bufio"
 	"context"
 	"fmt"
-	"io"
 	"net"
-	"strconv"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/ruvio/ruvio/internal/respvalue"
 	"github.com/ruvio/ruvio/ruvio/changes"
 	"github.com/ruvio/ruvio/ruvio/config"
 )
@@ -50,7 +49,7 @@ func (cc *changeConsumer) send(args ...string) {
 // values) and arrays of them.
 func (cc *changeConsumer) next(d time.Duration) (any, error) {
 	cc.nc.SetReadDeadline(time.Now().Add(d))
-	return readValue(cc.br)
+	return respvalue.Read(cc.br)
 }
 
 // message reads the next message and fails the test on anything else.
@@ -107,45 +106,6 @@ func renderOps(v any) string {
 		parts = append(parts, strings.Join(args, " "))
 	}
 	return strings.Join(parts, "; ")
-}
-
-func readValue(br *bufio.Reader) (any, error) {
-	line, err := br.ReadString('\n')
-	if err != nil {
-		return nil, err
-	}
-	line = strings.TrimSuffix(line, "\r\n")
-	if line == "" {
-		return nil, fmt.Errorf("empty line")
-	}
-	switch line[0] {
-	case '+':
-		return line[1:], nil
-	case '-':
-		return fmt.Errorf("%s", line[1:]), nil
-	case ':':
-		return strconv.ParseInt(line[1:], 10, 64)
-	case '$':
-		n, _ := strconv.Atoi(line[1:])
-		if n < 0 {
-			return nil, nil
-		}
-		buf := make([]byte, n+2)
-		if _, err := io.ReadFull(br, buf); err != nil {
-			return nil, err
-		}
-		return string(buf[:n]), nil
-	case '*', '>':
-		n, _ := strconv.Atoi(line[1:])
-		out := make([]any, n)
-		for i := range out {
-			if out[i], err = readValue(br); err != nil {
-				return nil, err
-			}
-		}
-		return out, nil
-	}
-	return nil, fmt.Errorf("unexpected line %q", line)
 }
 
 // A consumer reads from a primary; a replica is promoted before it got
