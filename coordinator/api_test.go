@@ -152,7 +152,8 @@ func TestSentinelAPIAndFailoverClient(t *testing.T) {
 				t.Fatalf("RESP%d MASTERS lacks %s: %v", proto, k, fields)
 			}
 		}
-		if fields["flags"] != "master" || fields["num-slaves"] != "1" || fields["config-epoch"] != "1" {
+		// quorum is the majority of the recorded coordinators: 1 of 1.
+		if fields["flags"] != "master" || fields["num-slaves"] != "1" || fields["config-epoch"] != "1" || fields["quorum"] != "1" {
 			t.Fatalf("RESP%d master: %v", proto, fields)
 		}
 		reps, _ := cl.Do(ctx, "SENTINEL", "REPLICAS", "main").Slice()

@@ -231,7 +231,7 @@ func TestLeaderCutOffFromTheOthersDoesNothing(t *testing.T) {
 	// refuses the leader's commands as a leader without a majority, never
 	// with an empty id; a follower of the majority names its leader.
 	newLeader := leaderOf(others[0])
-	for _, args := range [][]any{{"COORDINATOR", "FAILOVER", "main", "FORCE"}, {"COORDINATOR", "ADD", 9, "127.0.0.1:1"}, {"COORDINATOR", "REMOVE", 9}} {
+	for _, args := range [][]any{{"COORDINATOR", "FAILOVER", "main", "FORCE"}, {"COORDINATOR", "ADD", 9, "127.0.0.1:1"}, {"COORDINATOR", "REMOVE", 9}, {"COORDINATOR", "CANCEL"}} {
 		cl := leader.client("")
 		err := cl.Do(context.Background(), args...).Err()
 		cl.Close()

@@ -100,3 +100,19 @@ func TestReplicaRefusesLeaseGrants(t *testing.T) {
 		t.Fatalf("grant on a replica: %v", err)
 	}
 }
+
+// The coordinators a node takes grants from are read at start only: a
+// changed list must not take effect on a running node, whose grants were
+// counted against the old one.
+func TestLeaseCoordinatorsAreReadAtStartOnly(t *testing.T) {
+	s := startServer(t, func(c *config.Config) { c.PrimaryLeaseCoordinators = []int{1, 2, 3} })
+	ctx := context.Background()
+	c := client(t, s, 0)
+	err := c.ConfigSet(ctx, "primary-lease-coordinators", "1,2").Err()
+	if err == nil || err.Error() != "ERR CONFIG SET failed (possibly related to argument 'primary-lease-coordinators') - can't set immutable config" {
+		t.Fatalf("CONFIG SET primary-lease-coordinators: %v", err)
+	}
+	if v := c.ConfigGet(ctx, "primary-lease-coordinators").Val()["primary-lease-coordinators"]; v != "1,2,3" {
+		t.Fatalf("primary-lease-coordinators is %q after the refused change, want 1,2,3", v)
+	}
+}
