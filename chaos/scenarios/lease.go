@@ -167,7 +167,7 @@ func init() {
 			lostFigure("F6", "lease off, {old primary + replica} | {replica + coordinators}: acknowledged writes lost",
 				"report the count (expected: about 475)"),
 			twoWriterFigure("F6w", "lease off: two-writer window (new primary's first write to the old one's last)",
-				"report (expected: the whole partition)"),
+				"report (about 0 in this shape: the new primary, its replicas across the cut, writes only after the heal; F6o is how long the old one went on)"),
 			leaseFigure("F6o", "lease off: old primary's last acknowledged write after the promotion was seen", "ms",
 				"report (the partition lasts 10000)", func(r *check.LeaseResult) *int64 { return r.OldLastAckAfterPromotionMs }),
 			leaseFigure("F6a", "lease off: old primary's acknowledged writes after the promotion was seen", "writes", "report",

@@ -61,10 +61,6 @@ func cmdChangesSubscribe(c *conn, args [][]byte) {
 			return
 		}
 	}
-	if c.changes != nil {
-		c.w.Error("ERR this connection streams changes already")
-		return
-	}
 	s, sh := c.srv, c.shard
 	st := s.repl.Shard(sh.ID)
 	h, last := sh.HistoryAndPosition()
