@@ -303,7 +303,7 @@ func cmdChangesHelp(c *conn, args [][]byte) {
 	writeHelp(c, "CHANGES",
 		"SUBSCRIBE [FROM <cursor>] [COMMITTED]",
 		"    Stream this shard's changes: from now, or after <cursor> as a change message",
-		"    gave it (0 for the oldest change held). COMMITTED sends only changes a",
+		"    gave it (0 for the first, if still held). COMMITTED sends only changes a",
 		"    CLIENT DURABILITY reply committed. Messages: [subscribed <cursor>],",
 		"    [rewound <cursor>] (undo what you applied after it), [change <cursor> <ops>].",
 		"    RESET ends the stream.")
