@@ -2,13 +2,9 @@ package coordinator
 
 import (
 	"context"
-	"strings"
 	"testing"
-	"time"
 
 	"github.com/redis/go-redis/v9"
-
-	"github.com/ruvio/ruvio/internal/poll"
 )
 
 // While the coordinators grant leases, adding or removing a coordinator is
@@ -21,10 +17,7 @@ func TestMembershipChangesAreRefusedWhileTheLeaseIsOn(t *testing.T) {
 	c := runCoordinator(t, cfg, quiet())
 	cl := redis.NewClient(&redis.Options{Addr: c.Addr()})
 	defer cl.Close()
-	poll.Until(t, 10*time.Second, "the coordinator leads", func() bool {
-		v, _ := cl.Do(ctx, "COORDINATOR", "STATUS").Text()
-		return strings.Contains(v, "state:leader")
-	})
+	waitLeads(t, cl)
 	for _, tc := range []struct {
 		args []any
 		want string

@@ -86,10 +86,7 @@ func TestMoveCommandsRefusals(t *testing.T) {
 	c := clusteredCoordinator(t, false)
 	cl := redis.NewClient(&redis.Options{Addr: c.Addr()})
 	defer cl.Close()
-	poll.Until(t, 10*time.Second, "the coordinator leads", func() bool {
-		v, _ := cl.Do(ctx, "COORDINATOR", "STATUS").Text()
-		return strings.Contains(v, "state:leader")
-	})
+	waitLeads(t, cl)
 	for _, tc := range []struct {
 		args []any
 		want string
@@ -139,4 +136,13 @@ func clusteredCoordinator(t *testing.T, join bool) *Coordinator {
 		{Name: "other", Shards: 2, Slots: []string{"8192-16383"}, Members: []Member{{Address: freeAddr(t), Replication: freeAddr(t)}}},
 	}
 	return runCoordinator(t, cfg, quiet())
+}
+
+// waitLeads waits until the coordinator cl talks to says it leads.
+func waitLeads(t *testing.T, cl *redis.Client) {
+	t.Helper()
+	poll.Until(t, 10*time.Second, "the coordinator leads", func() bool {
+		v, _ := cl.Do(context.Background(), "COORDINATOR", "STATUS").Text()
+		return strings.Contains(v, "state:leader")
+	})
 }
