@@ -1,11 +1,17 @@
 // Package freeport finds runs of consecutive TCP ports that nothing
-// listens on, for the servers the chaos harness and the tests start.
+// listens on, for the servers the chaos harness and the tests start. A
+// port it hands out is reserved across the processes of the machine (the
+// test binaries `go test ./...` runs in parallel) for as long as the
+// process that drew it runs, through a claim file in the temporary
+// directory; where that directory cannot be written, only within the
+// process.
 package freeport
 
 import (
 	"fmt"
 	"math/rand/v2"
 	"net"
+	"os"
 	"strconv"
 	"sync"
 )
@@ -20,15 +26,27 @@ const (
 )
 
 // Find returns the first of n consecutive ports on ip that taken does not
-// name and that can all be bound now. The ports are probed by binding
-// them, then released for the caller's server to bind; the caller records
-// them in what taken reads, or another draw may hand them out again.
+// name, that no running process (this one included) has drawn on any
+// address, and that can all be bound now. The ports are claimed for this
+// process, then probed by binding them and released for the caller's
+// server to bind; the caller still records them in what taken reads, for
+// without a claims directory another draw may hand them out again.
 func Find(ip string, n int, taken func(port int) bool) (int, error) {
 	for range 500 {
 		base := Low + rand.IntN(High-Low-n)
-		if !anyTaken(base, n, taken) && bindable(ip, base, n) {
+		if anyTaken(base, n, taken) {
+			continue
+		}
+		// Claimed before the probe: a probe of a port another process
+		// drew could hold it just as that process's server binds it.
+		ok, release := claim(claimDir(), os.Getpid(), base, n)
+		if !ok {
+			continue
+		}
+		if bindable(ip, base, n) {
 			return base, nil
 		}
+		release()
 	}
 	return 0, fmt.Errorf("no %d consecutive free ports on %s in %d..%d", n, ip, Low, High-1)
 }
