@@ -1,5 +1,7 @@
 package command
 
+import "strings"
+
 // Family names a command family by its ACL category ("string", "list",
 // "hash", "set", "sortedset", "keyspace") and builds its commands' specs.
 type Family string
@@ -66,5 +68,31 @@ func (s *Spec) Copying() *Spec {
 // returns s.
 func (s *Spec) KeysBy(keys func(args [][]byte) []int) *Spec {
 	s.Keys = keys
+	return s
+}
+
+// Container returns a command with subcommands. The server dispatches
+// to the subcommands itself; Run and Keys serve the log's replay, which
+// looks commands up by their first word only: they find the subcommand
+// the same way and run it, or locate its keys.
+func Container(name string, subs []*Spec) *Spec {
+	s := &Spec{Name: name, Arity: -2, Categories: []string{"slow"}, Subcommands: subs}
+	s.Run = func(c *Ctx) {
+		sub := s.LookupSub(c.Args[1])
+		if sub == nil || !sub.ArityOK(len(c.Args)) {
+			c.W.Error(ErrUnknownSubcommand(strings.ToUpper(name), string(c.Args[1])))
+			return
+		}
+		sub.Run(c)
+	}
+	s.Keys = func(args [][]byte) []int {
+		if len(args) < 2 {
+			return nil
+		}
+		if sub := s.LookupSub(args[1]); sub != nil {
+			return sub.KeyIndexes(args)
+		}
+		return nil
+	}
 	return s
 }

@@ -138,10 +138,20 @@ func ArgKeyFlags(name string, args [][]byte, pos int) (f KeyFlags, ok bool) {
 // flags, begin search, find keys and " -- " notes. A command that is not
 // here has no keys.
 var keySpecTable = map[string][]string{
-	"append":      {"RW insert index:1 range:0:1:0"},
-	"bitcount":    {"RO access index:1 range:0:1:0"},
-	"bitfield":    {"RW access update variable_flags index:1 range:0:1:0 -- This command allows both access and modification of the key"},
-	"bitfield_ro": {"RO access index:1 range:0:1:0"},
+	// The commands ruvio adds (ruvio/command/tokencmd).
+	"once":              {"RW insert index:1 range:0:1:0"},
+	"idem":              {"RW insert index:1 range:0:1:0"},
+	"limit":             {"RW update index:1 range:0:1:0"},
+	"lease|acquire":     {"RW update index:2 range:0:1:0"},
+	"lease|release":     {"RW delete index:2 range:0:1:0"},
+	"lease|holder":      {"RO access index:2 range:0:1:0"},
+	"semaphore|acquire": {"RW update index:2 range:0:1:0"},
+	"semaphore|release": {"RW delete index:2 range:0:1:0"},
+	"semaphore|holders": {"RO access index:2 range:0:1:0"},
+	"append":            {"RW insert index:1 range:0:1:0"},
+	"bitcount":          {"RO access index:1 range:0:1:0"},
+	"bitfield":          {"RW access update variable_flags index:1 range:0:1:0 -- This command allows both access and modification of the key"},
+	"bitfield_ro":       {"RO access index:1 range:0:1:0"},
 	"bitop": {
 		"OW update index:2 range:0:1:0",
 		"RO access index:3 range:-1:1:0",

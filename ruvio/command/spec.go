@@ -261,10 +261,21 @@ type Ctx struct {
 	// nil drops them.
 	Notes *notify.Buffer
 
+	// Tokens grants the fencing tokens of LEASE and SEMAPHORE; nil
+	// where none can be granted.
+	Tokens TokenSource
+
 	// Dirty counts changes the command made.
 	Dirty   int
 	effects [][][]byte
 	rewrote bool
+}
+
+// TokenSource grants the fencing tokens of the node a command runs on
+// (ruvio/fence).
+type TokenSource interface {
+	// Token returns a new token, or the error reply that refuses one.
+	Token(nowMs int64) (int64, string)
 }
 
 // BlockRequest is a blocking command's wish to wait.

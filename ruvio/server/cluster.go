@@ -60,6 +60,10 @@ type clusterState struct {
 	storeFailures atomic.Int64
 	group         string
 	lastRefuse    atomic.Int64 // Unix ns of the last refusal logged
+	// fromCoordinators says the map served came from the coordinators
+	// (RUVIO TOPOLOGY SET, or the TOPOLOGY file it was kept in), which
+	// decides the generation of fencing tokens (tokens.go).
+	fromCoordinators atomic.Bool
 }
 
 // loadCluster reads the starting map: the newer of cluster_topology and
@@ -97,6 +101,7 @@ func (s *Server) loadCluster(cfg *config.Config) error {
 		return fmt.Errorf("%s: %s", from, oneLine(err))
 	}
 	s.cluster.group = cfg.ClusterGroup
+	s.cluster.fromCoordinators.Store(from == kept)
 	s.cluster.view.Store(s.newView(m))
 	s.log.Info("cluster map loaded", "version", m.Version, "from", from, "group", cfg.ClusterGroup, "groups", len(m.Groups))
 	return nil
@@ -131,6 +136,7 @@ func (s *Server) installCluster(text string) (uint64, error) {
 	// A prepared import that next gives to this group arrives (its
 	// SlotsArrived record is on disk) before the range is served.
 	s.beforeMap(next)
+	cs.fromCoordinators.Store(true)
 	cs.view.Store(s.newView(next))
 	s.wakeBlocked()
 	s.log.Info("cluster map installed", "version", next.Version, "previous", cur.m.Version)

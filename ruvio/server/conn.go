@@ -176,6 +176,7 @@ func (s *Server) newConn(nc net.Conn, sh *shard.Shard) *conn {
 	c.seen = make([]uint64, len(s.shards))
 	c.warmTo = make([]int, len(s.shards))
 	c.dur.timeout = DefaultDurabilityTimeout
+	c.ctx.Tokens = c
 	c.r = resp.NewReader(countingReader{c})
 	c.w = resp.NewWriter(lockedWriter{c})
 	cfg := s.Config()

@@ -8,6 +8,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"github.com/ruvio/ruvio/ruvio/fence"
 	"log/slog"
 	"net"
 	"runtime"
@@ -77,6 +78,8 @@ type Server struct {
 	// cluster is the cluster map (cluster.go); its view is nil without
 	// cluster_topology.
 	cluster clusterState
+	// tokens counts the fencing tokens the node grants (tokens.go).
+	tokens fence.Counter
 	// moves are the node's slot moves between groups (migrate.go).
 	moves moveState
 	// scripts are EVAL's cache, Lua states and running scripts

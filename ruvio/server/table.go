@@ -16,6 +16,7 @@ import (
 	"github.com/ruvio/ruvio/ruvio/command/setcmd"
 	"github.com/ruvio/ruvio/ruvio/command/streamcmd"
 	"github.com/ruvio/ruvio/ruvio/command/stringcmd"
+	"github.com/ruvio/ruvio/ruvio/command/tokencmd"
 	"github.com/ruvio/ruvio/ruvio/command/zsetcmd"
 )
 
@@ -52,7 +53,7 @@ func container(name string, cats string, subs ...*command.Spec) *command.Spec {
 func dataFamilies() [][]*command.Spec {
 	return [][]*command.Spec{stringcmd.Specs(), keycmd.Specs(), hashcmd.Specs(), listcmd.Specs(),
 		setcmd.Specs(), zsetcmd.Specs(), bitcmd.Specs(), hllcmd.Specs(), geocmd.Specs(), streamcmd.Specs(),
-		dumpcmd.Specs()}
+		dumpcmd.Specs(), tokencmd.Specs()}
 }
 
 // commandTable assembles the data command families and the commands the
@@ -144,6 +145,7 @@ func (s *Server) commandTable() *command.Table {
 			ext("migrate", -4, admin|stale, "admin slow dangerous", cmdRuvioMigrate),
 			ext("detach", 2, admin|stale|nomult, "admin slow dangerous", cmdRuvioDetach),
 		),
+		idemSpec(s),
 		container("changes", "slow",
 			ext("subscribe", -2, admin|command.NoScript|stale|nomult, "admin slow dangerous", cmdChangesSubscribe),
 			ext("help", 2, stale|load, "slow", cmdChangesHelp),

@@ -35,6 +35,8 @@ type Harness struct {
 	Proto int
 	// Log collects every effect the commands recorded, in order.
 	Log [][][]byte
+	// Tokens grants the fencing tokens commands ask for; nil grants none.
+	Tokens command.TokenSource
 	// Blocked is set when the last command asked to block.
 	Blocked *command.BlockRequest
 }
@@ -80,7 +82,7 @@ func (h *Harness) DoBytes(argv [][]byte) any {
 	case !spec.ArityOK(len(argv)):
 		w.Error(command.ErrWrongArgs(spec.Name))
 	case spec.PerKey != nil:
-		c := &command.Ctx{Args: argv, W: w, DB: h.DB, Now: h.NowMs}
+		c := &command.Ctx{Args: argv, W: w, DB: h.DB, Now: h.NowMs, Tokens: h.Tokens}
 		var results []int64
 		for _, i := range spec.KeyIndexes(argv) {
 			results = append(results, spec.PerKey(c, argv[i]))
@@ -88,7 +90,7 @@ func (h *Harness) DoBytes(argv [][]byte) any {
 		h.Log = append(h.Log, c.Effects()...)
 		command.WritePerKey(c, spec, results)
 	case spec.Run != nil:
-		c := &command.Ctx{Args: argv, W: w, DB: h.DB, Now: h.NowMs}
+		c := &command.Ctx{Args: argv, W: w, DB: h.DB, Now: h.NowMs, Tokens: h.Tokens}
 		spec.Run(c)
 		h.Blocked = c.Block
 		h.Log = append(h.Log, c.Effects()...)

@@ -175,7 +175,7 @@ func (h *Harness) Raw(inMulti bool, args ...string) (string, *command.Ctx) {
 	var buf bytes.Buffer
 	w := resp.NewWriter(&buf)
 	w.Proto = h.Proto
-	c := &command.Ctx{Args: argv, W: w, DB: h.DB, Now: h.NowMs, InMulti: inMulti}
+	c := &command.Ctx{Args: argv, W: w, DB: h.DB, Now: h.NowMs, InMulti: inMulti, Tokens: h.Tokens}
 	h.Table.Lookup(argv[0]).Run(c)
 	w.Flush()
 	return buf.String(), c

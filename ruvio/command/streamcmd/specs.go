@@ -10,8 +10,6 @@
 package streamcmd
 
 import (
-	"strings"
-
 	"github.com/ruvio/ruvio/ruvio/command"
 	"github.com/ruvio/ruvio/ruvio/stream"
 )
@@ -56,7 +54,7 @@ func Specs() []*command.Spec {
 		f.Spec("xpending", -3, r, xpending),
 		f.Spec("xclaim", -6, wf, xclaim),
 		f.Spec("xautoclaim", -6, wf, xautoclaim),
-		container("xgroup", []*command.Spec{
+		command.Container("xgroup", []*command.Spec{
 			f.Spec("xgroup|create", -5, wd, xgroupCreate).KeysAt(2, 2, 1),
 			f.Spec("xgroup|setid", -5, w, xgroupSetID).KeysAt(2, 2, 1),
 			f.Spec("xgroup|destroy", 4, w, xgroupDestroy).KeysAt(2, 2, 1),
@@ -64,39 +62,13 @@ func Specs() []*command.Spec {
 			f.Spec("xgroup|delconsumer", 5, w, xgroupDelConsumer).KeysAt(2, 2, 1),
 			f.Spec("xgroup|help", 2, ls, xgroupHelp).KeysAt(0, 0, 0),
 		}),
-		container("xinfo", []*command.Spec{
+		command.Container("xinfo", []*command.Spec{
 			f.Spec("xinfo|consumers", 4, r, xinfoConsumers).KeysAt(2, 2, 1),
 			f.Spec("xinfo|groups", 3, r, xinfoGroups).KeysAt(2, 2, 1),
 			f.Spec("xinfo|stream", -3, r, xinfoStream).KeysAt(2, 2, 1),
 			f.Spec("xinfo|help", 2, ls, xinfoHelp).KeysAt(0, 0, 0),
 		}),
 	}
-}
-
-// container returns a command with subcommands. The server dispatches
-// to the subcommands itself; Run and Keys serve the log's replay, which
-// looks commands up by their first word only: they find the subcommand
-// the same way and run it, or locate its keys.
-func container(name string, subs []*command.Spec) *command.Spec {
-	s := &command.Spec{Name: name, Arity: -2, Categories: []string{"slow"}, Subcommands: subs}
-	s.Run = func(c *command.Ctx) {
-		sub := s.LookupSub(c.Args[1])
-		if sub == nil || !sub.ArityOK(len(c.Args)) {
-			c.W.Error(command.ErrUnknownSubcommand(strings.ToUpper(name), string(c.Args[1])))
-			return
-		}
-		sub.Run(c)
-	}
-	s.Keys = func(args [][]byte) []int {
-		if len(args) < 2 {
-			return nil
-		}
-		if sub := s.LookupSub(args[1]); sub != nil {
-			return sub.KeyIndexes(args)
-		}
-		return nil
-	}
-	return s
 }
 
 // streamKeys finds XREAD's and XREADGROUP's keys: the first half of the
