@@ -1,6 +1,7 @@
 package fence
 
 import (
+	"errors"
 	"strings"
 	"testing"
 
@@ -21,6 +22,9 @@ func TestGeneration(t *testing.T) {
 		{"the coordinators' map naming this node: its version", Basis{Epoch: 40, MapVersion: 12, FromCoordinators: true, NamesSelf: true}, 12, ""},
 		{"the coordinators' map naming another node: refused", Basis{Epoch: 40, MapVersion: 12, FromCoordinators: true}, 0, "TRYAGAIN"},
 		{"too large", Basis{Epoch: MaxGeneration + 1}, 0, "ERR the generation"},
+		{"a restart that started the epoch over: the generation granted before", Basis{Epoch: 1, Granted: 3}, 3, ""},
+		{"the coordinators' map below a generation granted before: refused", Basis{Epoch: 3, MapVersion: 2, FromCoordinators: true, NamesSelf: true, Granted: 3}, 0, "TRYAGAIN this node granted"},
+		{"the coordinators' map at the generation granted before", Basis{Epoch: 3, MapVersion: 3, FromCoordinators: true, NamesSelf: true, Granted: 3}, 3, ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			gen, err := Generation(tc.b)
@@ -56,6 +60,49 @@ func TestCounterNeverBelowTheClock(t *testing.T) {
 	if _, err := late.Next(1, Base+MaxCounter+1); err == "" {
 		t.Fatal("a counter past 2^41 was not refused")
 	}
+	failing := Counter{Store: func(Mark) error { return errors.New("disk full") }}
+	if _, err := failing.Next(1, Base); !strings.Contains(err, "disk full") {
+		t.Fatalf("a counter that cannot store its mark granted (%q)", err)
+	}
+}
+
+// A node restarted from its stored Mark grants above every token it
+// granted before, however far its counter ran ahead of the clock and
+// whatever its epoch starts at again; and it stores at most once per
+// Reserve counters of one generation.
+func TestPropertyTokensRiseAcrossRestarts(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		var disk Mark
+		stores := 0
+		store := func(m Mark) error { disk = m; stores++; return nil }
+		c := &Counter{Store: store}
+		now := rapid.Int64Range(Base, Base+1<<40).Draw(t, "now")
+		epoch := rapid.Uint64Range(1, 100).Draw(t, "epoch")
+		granted, prev := 0, int64(0)
+		for i := range rapid.IntRange(1, 40).Draw(t, "rounds") {
+			if rapid.Bool().Draw(t, "restart") {
+				c = &Counter{Store: store}
+				c.Restore(disk)
+				epoch = rapid.Uint64Range(1, epoch).Draw(t, "epoch after restart") // a memory node starts over
+			}
+			now += rapid.Int64Range(-5000, 5000).Draw(t, "tick")
+			gen, msg := Generation(Basis{Epoch: epoch, Granted: c.Granted()})
+			if msg != "" {
+				t.Fatalf("round %d: %s", i, msg)
+			}
+			for range rapid.IntRange(1, 3*Reserve).Draw(t, "burst") {
+				tok, msg := c.Next(gen, now)
+				if msg != "" || tok <= prev {
+					t.Fatalf("round %d: token %d (%s) not above %d", i, tok, msg, prev)
+				}
+				prev = tok
+				granted++
+			}
+		}
+		if stores > granted/Reserve+2*40+1 {
+			t.Fatalf("%d stores for %d tokens", stores, granted)
+		}
+	})
 }
 
 // Tokens rise: within a node as its generation rises or stays, and from

@@ -205,7 +205,10 @@ func (n *Node) BecomePrimary() error {
 		return err
 	}
 	n.stopLinks()
-	var seen uint64
+	// A fenced primary has seen its replacement's epoch through the
+	// replica that showed it: the new epoch goes above that too, so two
+	// primaries never write in one epoch (fencing tokens carry it).
+	seen := n.fencedBy.Load()
 	for _, sh := range n.shards {
 		seen = max(seen, sh.LatestReplicationEpoch())
 	}

@@ -3,16 +3,19 @@ package server
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"math"
 	"strings"
 
 	"github.com/ruvio/ruvio/ruvio/command"
 	"github.com/ruvio/ruvio/ruvio/script"
+	"github.com/ruvio/ruvio/ruvio/slots"
 )
 
 // IDEM key ttl-ms command [arg ...] runs a write command once per key
 // within ttl-ms: the first call runs it and keeps its reply in key (a
-// string holding the reply as sent, RESP2 or RESP3 as the caller spoke),
+// string: idemTag, the protocol the caller spoke, a newline, the reply as
+// sent),
 // and every call while key lives answers that reply without running the
 // command again. A client that lost a reply (a timeout, a dropped
 // connection, a failover) sends the same IDEM again and gets the outcome
@@ -82,7 +85,18 @@ func cmdIdem(c *conn, args [][]byte) {
 		return
 	}
 	keys := [][]byte{args[1]}
+	slot := slots.Of(args[1])
 	for _, i := range run.KeyIndexes(argv) {
+		switch {
+		case bytes.Equal(argv[i], args[1]):
+			c.fail("ERR IDEM's key cannot be a key of the command it runs")
+			return
+		case slots.Of(argv[i]) != slot:
+			// One slot, not only one shard: a slot move must not take
+			// the command's keys away from the reply kept.
+			c.fail(command.ErrCrossSlot)
+			return
+		}
 		keys = append(keys, argv[i])
 	}
 	sh, ok := c.scriptShard(script.Compat, false, keys)
@@ -91,22 +105,29 @@ func cmdIdem(c *conn, args [][]byte) {
 	}
 	key := args[1]
 	c.runOnShard(sh, newScriptRun, script.Compat, false, func(_ context.Context, b *scriptBridge) {
+		proto := int(c.proto.Load())
 		if e := sh.DB().Get(string(key)); e != nil {
 			kept, isString := e.Val.([]byte)
 			if !isString {
 				c.fail(command.ErrWrongType)
 				return
 			}
-			c.w.Raw(kept)
+			reply, msg := keptReply(kept, proto)
+			if msg != "" {
+				c.fail(msg)
+				return
+			}
+			c.w.Raw(reply)
 			return
 		}
-		reply := bytes.Clone(b.Call(argv, int(c.proto.Load())))
+		reply := bytes.Clone(b.Call(argv, proto))
 		if len(reply) > 0 && reply[0] == '-' {
 			c.w.Raw(reply)
 			return
 		}
 		b.trusted = true // IDEM's own store: the user's right to key was checked
-		stored := b.Call([][]byte{[]byte("SET"), key, reply, []byte("PXAT"), command.FormatInt(at)}, 2)
+		value := append(fmt.Appendf(nil, "%s%d\n", idemTag, proto), reply...)
+		stored := b.Call([][]byte{[]byte("SET"), key, value, []byte("PXAT"), command.FormatInt(at)}, 2)
 		b.trusted = false
 		if !bytes.HasPrefix(stored, []byte("+OK")) {
 			// The command ran and is in the record; only the reply is
@@ -115,4 +136,22 @@ func cmdIdem(c *conn, args [][]byte) {
 		}
 		c.w.Raw(reply)
 	})
+}
+
+// idemTag starts every reply IDEM keeps, so that a key holding anything
+// else is never sent to a client as a reply.
+const idemTag = "ruvio-idem/resp"
+
+// keptReply is the reply kept in value for a caller speaking proto, or
+// the error that refuses to send it.
+func keptReply(value []byte, proto int) ([]byte, string) {
+	rest, tagged := bytes.CutPrefix(value, []byte(idemTag))
+	head, reply, found := bytes.Cut(rest, []byte("\n"))
+	if !tagged || !found || (string(head) != "2" && string(head) != "3") {
+		return nil, "ERR the key does not hold a reply IDEM kept"
+	}
+	if string(head) != fmt.Sprint(proto) {
+		return nil, "ERR the reply kept at this key is in RESP" + string(head) + ": repeat IDEM on a connection of that protocol"
+	}
+	return reply, ""
 }

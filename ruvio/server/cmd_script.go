@@ -295,7 +295,13 @@ func (c *conn) runOnShard(sh *shard.Shard, newRun func(context.CancelFunc) *scri
 	st.running[sh.ID].Store(nil)
 	st.active.Add(-1)
 	cancel()
-	b.appendOps()
+	if held && c.execOps != nil {
+		// Queued in a transaction: its effects join EXEC's record.
+		c.execOps[sh] = append(c.execOps[sh], b.ops...)
+		b.ops = nil
+	} else {
+		b.appendOps()
+	}
 	sh.SetRunningLocked(prev)
 	c.notePending(sh, sh.Observed())
 	if held {

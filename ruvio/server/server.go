@@ -165,6 +165,9 @@ func New(cfg *config.Config, log *slog.Logger) (*Server, error) {
 	if err := s.loadCluster(cfg); err != nil {
 		return nil, err
 	}
+	if err := s.loadTokenMark(cfg.DataDir); err != nil {
+		return nil, err
+	}
 	s.gates = make([]atomic.Uint32, len(s.shards))
 	s.repl = replication.New(s.shards, replication.Options{Config: s.Config, Log: log, RunID: s.runID, OnFollow: s.onFollow})
 	return s, nil

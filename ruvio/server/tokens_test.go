@@ -8,6 +8,7 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
+	"github.com/ruvio/ruvio/ruvio/config"
 	"github.com/ruvio/ruvio/ruvio/fence"
 	"github.com/ruvio/ruvio/ruvio/topology"
 )
@@ -68,6 +69,8 @@ func TestIdemRunsACommandOnce(t *testing.T) {
 		{[]any{"IDEM", "{o}:r", "ten", "INCR", "{o}:n"}, "ERR value is not an integer or out of range"},
 		{[]any{"IDEM", "{o}:r", "10000", "INCR", "other"}, "CROSSSLOT Keys in request don't hash to the same slot"},
 		{[]any{"IDEM", "{o}:l", "10000", "INCR", "{o}:n"}, "WRONGTYPE Operation against a key holding the wrong kind of value"},
+		{[]any{"IDEM", "{o}:s", "10000", "INCR", "{o}:n"}, "ERR the key does not hold a reply IDEM kept"},
+		{[]any{"IDEM", "{o}:n", "10000", "INCR", "{o}:n"}, "ERR IDEM's key cannot be a key of the command it runs"},
 	} {
 		if err := c.Do(ctx, tc.args...).Err(); err == nil || err.Error() != tc.want {
 			t.Errorf("%v: %v, want %q", tc.args, err, tc.want)
@@ -79,8 +82,14 @@ func TestIdemRunsACommandOnce(t *testing.T) {
 	caughtUp(t, a, b)
 	r := b.client(0)
 	defer r.Close()
-	if v, _ := r.Get(ctx, "{o}:req-1").Result(); v != ":5\r\n" {
-		t.Fatalf("the replica keeps %q for req-1, want the reply :5", v)
+	if v, _ := r.Get(ctx, "{o}:req-1").Result(); v != "ruvio-idem/resp3\n:5\r\n" {
+		t.Fatalf("the replica keeps %q for req-1, want the RESP3 reply :5 (go-redis speaks RESP3)", v)
+	}
+	// A reply kept in RESP3 is not sent on a RESP2 connection.
+	r2 := redis.NewClient(&redis.Options{Addr: a.srv.Addr(0), Protocol: 2})
+	defer r2.Close()
+	if err := r2.Do(ctx, "IDEM", "{o}:req-1", "10000", "INCRBY", "{o}:n", "5").Err(); err == nil || !strings.Contains(err.Error(), "in RESP3") {
+		t.Fatalf("a RESP3 reply repeated on RESP2: %v", err)
 	}
 }
 
@@ -179,14 +188,17 @@ func TestTokensCarryTheCoordinatorsMapVersion(t *testing.T) {
 	}
 }
 
-// IDEM queued in MULTI runs in EXEC like any write, and once.
+// IDEM queued in MULTI runs in EXEC like any write, and once; the
+// transaction, IDEM's command and kept reply included, is one record.
 func TestIdemInATransaction(t *testing.T) {
 	ctx := context.Background()
 	a := newNode(t, "a", 1, asPrimary).start()
 	c := a.client(0)
 	defer c.Close()
+	before := a.info(0)["wal_last_sequence"]
 	for i := range 2 {
 		cmds, err := c.TxPipelined(ctx, func(p redis.Pipeliner) error {
+			p.Incr(ctx, "{t}:m")
 			p.Do(ctx, "IDEM", "{t}:r", "10000", "INCR", "{t}:n")
 			p.Do(ctx, "LEASE", "ACQUIRE", "{t}:l", "h", "10000")
 			return nil
@@ -194,11 +206,53 @@ func TestIdemInATransaction(t *testing.T) {
 		if err != nil {
 			t.Fatalf("EXEC %d: %v", i, err)
 		}
-		if n, _ := cmds[0].(*redis.Cmd).Int64(); n != 1 {
+		if n, _ := cmds[1].(*redis.Cmd).Int64(); n != 1 {
 			t.Fatalf("EXEC %d: IDEM answered %d, want the one run's 1", i, n)
 		}
 	}
 	if n, _ := c.Get(ctx, "{t}:n").Int64(); n != 1 {
 		t.Fatalf("the counter is %d, want 1", n)
+	}
+	b, _ := strconv.Atoi(before)
+	if after, _ := strconv.Atoi(a.info(0)["wal_last_sequence"]); after != b+2 {
+		t.Fatalf("two transactions took records %d..%d, want one record each", b+1, after)
+	}
+}
+
+// A memory node that restarts starts its replication epoch over; the
+// tokens it grants keep the generation it granted before (its TOKENS
+// file), and rise above every token it granted, however fast.
+func TestTokensKeepTheirGenerationAcrossARestart(t *testing.T) {
+	ctx := context.Background()
+	memory := func(c *config.Config) { c.Durability = config.DurabilityMemory }
+	a := newNode(t, "a", 1, func(c *config.Config) { asPrimary(c); memory(c) }).start()
+	b := newNode(t, "b", 1, func(c *config.Config) { asReplicaOf(a)(c); memory(c) }).start()
+	b.do("REPLICAOF", "NO", "ONE")
+	cb := b.client(0)
+	var last int64
+	for i := range 2000 { // far more than one a millisecond
+		tok, err := cb.Do(ctx, "SEMAPHORE", "ACQUIRE", "s", "100000", "h"+strconv.Itoa(i), "60000").Int64()
+		if err != nil {
+			t.Fatal(err)
+		}
+		last = tok
+	}
+	cb.Close()
+	before, _ := fence.Split(last)
+	if before < 2 {
+		t.Fatalf("the promoted node granted generation %d, want its new epoch", before)
+	}
+	b.stop()
+	b.cfg.Replication.Role = config.RolePrimary
+	b.cfg.Replication.Primary = ""
+	b.start()
+	cb = b.client(0)
+	defer cb.Close()
+	tok, err := cb.Do(ctx, "LEASE", "ACQUIRE", "l", "x", "60000").Int64()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if g, _ := fence.Split(tok); tok <= last || g < before {
+		t.Fatalf("after the restart: token %d (generation %d), want above %d (generation %d)", tok, g, last, before)
 	}
 }

@@ -152,10 +152,17 @@ func cmdExec(c *conn, args [][]byte) {
 		}
 	}
 	defer appendOps()
+	c.execOps = txnOps
+	defer func() { c.execOps = nil }()
 	for _, q := range queued {
 		c.execOne(q, appendOps, txnOps)
 	}
 }
+
+// joinsExecRecord are the server commands whose effects, queued in a
+// transaction, go to the transaction's record (runOnShard).
+var joinsExecRecord = map[string]bool{"idem": true, "eval": true, "evalsha": true, "eval_ro": true,
+	"evalsha_ro": true, "fcall": true, "fcall_ro": true}
 
 // execOne runs one queued command of EXEC, timed for the slow log.
 func (c *conn) execOne(q [][]byte, appendOps func(), txnOps map[*shard.Shard][][][]byte) {
@@ -182,8 +189,11 @@ func (c *conn) execOne(q [][]byte, appendOps func(), txnOps map[*shard.Shard][][
 	}
 	if h, ok := run.Ext.(handler); ok {
 		// A server command may append records of its own (FLUSHALL):
-		// what ran before it goes to the log first, in order.
-		appendOps()
+		// what ran before it goes to the log first, in order. Scripts
+		// and IDEM add theirs to the transaction's (c.execOps).
+		if !joinsExecRecord[run.Name] {
+			appendOps()
+		}
 		h(c, q)
 		return
 	}

@@ -43,7 +43,7 @@ func leaseAt(c *command.Ctx, e *keyspace.Entry) (h *hash.Hash, holder []byte, to
 
 // leaseAcquire is LEASE ACQUIRE key holder ttl-ms. A new lease gets a new
 // token; the holder extending its lease keeps its token, so a resource
-// sees one token per grant.
+// sees one token per grant, unless the generation rose since (renewal).
 func leaseAcquire(c *command.Ctx) {
 	at, ok := deadline(c, c.Args[4], "lease|acquire")
 	if !ok {
@@ -59,11 +59,20 @@ func leaseAcquire(c *command.Ctx) {
 			c.W.Null()
 			return
 		}
+		kept, ok := renewal(c, tok)
+		if !ok {
+			return
+		}
+		if kept != tok {
+			h.Set("token", command.FormatInt(kept))
+			c.NotifyString(notify.Hash, "hset", key)
+			c.Propagate([]byte("HSET"), c.Args[2], []byte("token"), command.FormatInt(kept))
+		}
 		c.DB.SetExpire(key, at)
 		c.Dirty++
 		c.NotifyString(notify.Generic, "expire", key)
 		c.Propagate([]byte("PEXPIREAT"), c.Args[2], command.FormatInt(at))
-		c.W.Int(tok)
+		c.W.Int(kept)
 		return
 	}
 	if tok, ok = token(c); !ok {

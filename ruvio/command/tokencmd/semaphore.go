@@ -108,6 +108,7 @@ func semAcquire(c *command.Ctx) {
 			h.Delete(string(f))
 		}
 		c.Propagate(append([][]byte{[]byte("HDEL"), c.Args[2]}, gone...)...)
+		c.NotifyString(notify.Hash, "hdel", key)
 		c.Changed(key, h.Len(), len(gone))
 		if h.Len() == 0 {
 			h = nil
@@ -117,6 +118,9 @@ func semAcquire(c *command.Ctx) {
 	switch {
 	case mine >= 0:
 		p = ps[mine]
+		if p.token, ok = renewal(c, p.token); !ok {
+			return
+		}
 	case int64(live) < most:
 		tok, ok := token(c)
 		if !ok {
@@ -147,21 +151,29 @@ func semAcquire(c *command.Ctx) {
 	c.W.Int(p.token)
 }
 
-// semRelease is SEMAPHORE RELEASE key holder.
+// semRelease is SEMAPHORE RELEASE key holder: 1 when holder held a
+// place, 0 otherwise, a place whose deadline passed included (it is
+// removed all the same).
 func semRelease(c *command.Ctx) {
 	e, key := c.DB.GetForWrite(c.Args[2])
-	h, _, ok := semaphoreAt(c, e)
+	h, ps, ok := semaphoreAt(c, e)
 	if !ok {
 		return
 	}
-	if h == nil || !h.Delete(string(c.Args[3])) {
+	i := slices.IndexFunc(ps, func(p place) bool { return p.holder == string(c.Args[3]) })
+	if i < 0 {
 		c.W.Int(0)
 		return
 	}
+	h.Delete(ps[i].holder)
 	c.Changed(key, h.Len(), 1)
 	c.NotifyString(notify.Hash, "hdel", key)
 	c.Propagate([]byte("HDEL"), c.Args[2], c.Args[3])
-	c.W.Int(1)
+	if ps[i].deadline <= c.Now {
+		c.W.Int(0)
+	} else {
+		c.W.Int(1)
+	}
 }
 
 // semHolders is SEMAPHORE HOLDERS key.

@@ -16,6 +16,7 @@ import (
 	"math"
 
 	"github.com/ruvio/ruvio/ruvio/command"
+	"github.com/ruvio/ruvio/ruvio/fence"
 )
 
 // Specs returns the token commands.
@@ -87,6 +88,28 @@ func token(c *command.Ctx) (int64, bool) {
 		return 0, false
 	}
 	return t, true
+}
+
+// renewal is the token a holder extending its grant keeps: its own while
+// the node grants in the same generation, a new one once the generation
+// rose (a failover or a move since the grant). A resource that saw a
+// token of the old primary granted after this one (a cut-off old
+// primary that let the grant run out and granted the key again) would
+// otherwise refuse this holder and accept that one.
+func renewal(c *command.Ctx, old int64) (int64, bool) {
+	t, ok := token(c)
+	if !ok {
+		return 0, false
+	}
+	if generation(t) > generation(old) {
+		return t, true
+	}
+	return old, true
+}
+
+func generation(token int64) uint64 {
+	g, _ := fence.Split(token)
+	return g
 }
 
 // ttlLeft is what is left of a deadline at now, in ms.

@@ -8,10 +8,13 @@ import (
 	"github.com/ruvio/ruvio/ruvio/command/keycmd"
 	"github.com/ruvio/ruvio/ruvio/command/stringcmd"
 	"github.com/ruvio/ruvio/ruvio/command/tokencmd"
+	"github.com/ruvio/ruvio/ruvio/fence"
 )
 
-// counting grants 101, 102, ... or refuses with refusal when set.
+// counting grants the tokens of generation gen (1 unless set) with
+// counters 101, 102, ... (tok), or refuses with refusal when set.
 type counting struct {
+	gen     uint64
 	next    int64
 	refusal string
 }
@@ -21,8 +24,11 @@ func (c *counting) Token(int64) (int64, string) {
 		return 0, c.refusal
 	}
 	c.next++
-	return 100 + c.next, ""
+	return fence.Token(max(c.gen, 1), 100+c.next), ""
 }
+
+// tok is the token counting grants n-th in generation 1.
+func tok(n int64) int64 { return fence.Token(1, 100+n) }
 
 // newHarness serves the token commands and the commands their effects
 // replay through (SET, HSET, HDEL, PEXPIREAT, DEL).
@@ -87,17 +93,17 @@ func TestLease(t *testing.T) {
 	h, src := newHarness(t)
 	cmdtest.Steps{
 		cmdtest.Row("LEASE", "HOLDER", "l", nil),
-		cmdtest.Row("LEASE", "ACQUIRE", "l", "a", "1000", 101),
+		cmdtest.Row("LEASE", "ACQUIRE", "l", "a", "1000", tok(1)),
 		cmdtest.Row("LEASE", "ACQUIRE", "l", "b", "1000", nil), // held by a
 		{Adv: 500},
-		cmdtest.Row("LEASE", "ACQUIRE", "l", "a", "1000", 101), // a extends, keeping its token
-		cmdtest.Row("LEASE", "HOLDER", "l", cmdtest.Array("a", 101, 1000)),
+		cmdtest.Row("LEASE", "ACQUIRE", "l", "a", "1000", tok(1)), // a extends, keeping its token (tok(2) unused)
+		cmdtest.Row("LEASE", "HOLDER", "l", cmdtest.Array("a", tok(1), 1000)),
 		cmdtest.Row("LEASE", "RELEASE", "l", "b", 0),
 		cmdtest.Row("LEASE", "RELEASE", "l", "a", 1),
-		cmdtest.Row("LEASE", "ACQUIRE", "l", "b", "1000", 102), // a new grant: a new token
+		cmdtest.Row("LEASE", "ACQUIRE", "l", "b", "1000", tok(3)), // a new grant: a new token
 		{Adv: 1000},
 		cmdtest.Row("LEASE", "HOLDER", "l", nil), // expired
-		cmdtest.Row("LEASE", "ACQUIRE", "l", "a", "1000", 103),
+		cmdtest.Row("LEASE", "ACQUIRE", "l", "a", "1000", tok(4)),
 		cmdtest.Row("LEASE", "ACQUIRE", "m", "a", "-5", cmdtest.Error("ERR invalid expire time in 'lease|acquire' command")),
 		cmdtest.Row("HSET", "h", "f", "v", 1),
 		cmdtest.Row("LEASE", "ACQUIRE", "h", "a", "1000", cmdtest.Error("ERR the key does not hold a LEASE")),
@@ -106,11 +112,23 @@ func TestLease(t *testing.T) {
 		cmdtest.Row("LEASE", "NOPE", "l", cmdtest.Error("ERR unknown subcommand 'NOPE'. Try LEASE HELP.")),
 	}.Run(t, h)
 	cmdtest.CheckReplay(t, h)
+	// A failover raised the generation: the holder extending its grant
+	// gets a token of the new generation, above any the old primary
+	// granted after it.
+	src.gen = 2
+	raised := fence.Token(2, 100+5)
+	cmdtest.Steps{
+		cmdtest.Row("LEASE", "ACQUIRE", "l", "a", "1000", raised),
+		cmdtest.Row("LEASE", "HOLDER", "l", cmdtest.Array("a", raised, 1000)),
+		cmdtest.Row("LEASE", "ACQUIRE", "l", "a", "1000", raised), // the same generation: kept
+	}.Run(t, h)
+	cmdtest.CheckReplay(t, h)
 	src.refusal = "TRYAGAIN not yet"
 	cmdtest.Steps{
 		cmdtest.Row("LEASE", "ACQUIRE", "n", "a", "1000", cmdtest.Error("TRYAGAIN not yet")),
 		cmdtest.Row("EXISTS", "n", 0),
-		cmdtest.Row("LEASE", "ACQUIRE", "l", "a", "1000", 103), // an extension needs no token
+		cmdtest.Row("LEASE", "ACQUIRE", "l", "a", "1000", cmdtest.Error("TRYAGAIN not yet")), // an extension asks too
+		cmdtest.Row("LEASE", "HOLDER", "l", cmdtest.Array("a", raised, 1000)),
 	}.Run(t, h)
 	cmdtest.CheckReplay(t, h)
 }
@@ -119,16 +137,16 @@ func TestSemaphore(t *testing.T) {
 	h, _ := newHarness(t)
 	cmdtest.Steps{
 		cmdtest.Row("SEMAPHORE", "HOLDERS", "s", cmdtest.Array()),
-		cmdtest.Row("SEMAPHORE", "ACQUIRE", "s", "2", "a", "1000", 101),
+		cmdtest.Row("SEMAPHORE", "ACQUIRE", "s", "2", "a", "1000", tok(1)),
 		{Adv: 100},
-		cmdtest.Row("SEMAPHORE", "ACQUIRE", "s", "2", "b", "1000", 102),
-		cmdtest.Row("SEMAPHORE", "ACQUIRE", "s", "2", "c", "1000", nil), // full
-		cmdtest.Row("SEMAPHORE", "ACQUIRE", "s", "2", "a", "2000", 101), // a extends, keeping its token
+		cmdtest.Row("SEMAPHORE", "ACQUIRE", "s", "2", "b", "1000", tok(2)),
+		cmdtest.Row("SEMAPHORE", "ACQUIRE", "s", "2", "c", "1000", nil),    // full
+		cmdtest.Row("SEMAPHORE", "ACQUIRE", "s", "2", "a", "2000", tok(1)), // a extends, keeping its token
 		cmdtest.Row("PTTL", "s", 2000),
-		cmdtest.Row("SEMAPHORE", "HOLDERS", "s", cmdtest.Array(cmdtest.Array("a", 101, 2000), cmdtest.Array("b", 102, 1000))),
+		cmdtest.Row("SEMAPHORE", "HOLDERS", "s", cmdtest.Array(cmdtest.Array("a", tok(1), 2000), cmdtest.Array("b", tok(2), 1000))),
 		{Adv: 1000},
-		cmdtest.Row("SEMAPHORE", "HOLDERS", "s", cmdtest.Array(cmdtest.Array("a", 101, 1000))), // b's place ran out
-		cmdtest.Row("SEMAPHORE", "ACQUIRE", "s", "2", "c", "1000", 103),
+		cmdtest.Row("SEMAPHORE", "HOLDERS", "s", cmdtest.Array(cmdtest.Array("a", tok(1), 1000))), // b's place ran out
+		cmdtest.Row("SEMAPHORE", "ACQUIRE", "s", "2", "c", "1000", tok(4)),
 		cmdtest.Row("HEXISTS", "s", "b", 0), // removed by that ACQUIRE
 		cmdtest.Row("SEMAPHORE", "RELEASE", "s", "b", 0),
 		cmdtest.Row("SEMAPHORE", "RELEASE", "s", "a", 1),
@@ -141,10 +159,13 @@ func TestSemaphore(t *testing.T) {
 	cmdtest.CheckReplay(t, h)
 	// Every place ran out: the next ACQUIRE removes them all first.
 	cmdtest.Steps{
-		cmdtest.Row("SEMAPHORE", "ACQUIRE", "t", "1", "a", "100", 104),
+		cmdtest.Row("SEMAPHORE", "ACQUIRE", "t", "1", "a", "100", tok(5)),
 		{Adv: 100},
-		cmdtest.Row("SEMAPHORE", "ACQUIRE", "t", "1", "b", "100", 105),
-		cmdtest.Row("SEMAPHORE", "HOLDERS", "t", cmdtest.Array(cmdtest.Array("b", 105, 100))),
+		cmdtest.Row("SEMAPHORE", "ACQUIRE", "t", "1", "b", "100", tok(6)),
+		cmdtest.Row("SEMAPHORE", "HOLDERS", "t", cmdtest.Array(cmdtest.Array("b", tok(6), 100))),
+		{Adv: 100},
+		cmdtest.Row("SEMAPHORE", "RELEASE", "t", "b", 0), // ran out: held nothing, removed
+		cmdtest.Row("EXISTS", "t", 0),
 	}.Run(t, h)
 	cmdtest.CheckReplay(t, h)
 }
