@@ -53,6 +53,7 @@ type redisClient interface {
 	redis.Cmdable
 	Watch(ctx context.Context, fn func(*redis.Tx) error, keys ...string) error
 	Wait(ctx context.Context, numSlaves int, timeout time.Duration) *redis.IntCmd
+	Do(ctx context.Context, args ...any) *redis.Cmd
 	Close() error
 }
 

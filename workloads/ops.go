@@ -168,12 +168,17 @@ func read(ctx context.Context, c *conn, kind, key string, rec *Recorder) history
 	op := history.Op{Key: key, Node: c.nodeOf(key)}
 	var err error
 	op.T0 = rec.Now()
-	if kind == KindSet {
+	switch kind {
+	case KindSet, KindLock:
 		op.F = history.FRead
-		op.Values, err = c.rdb.SMembers(ctx, key).Result()
+		k := key
+		if kind == KindLock {
+			op.F, k = history.FLeaseGrants, GrantsKey(key)
+		}
+		op.Values, err = c.rdb.SMembers(ctx, k).Result()
 		// Sorted so that histories of equal runs compare equal.
 		sort.Strings(op.Values)
-	} else {
+	default:
 		op.F = history.FGet
 		op.Value, err = c.rdb.Get(ctx, key).Result()
 		op.Nil = errors.Is(err, redis.Nil)
@@ -193,7 +198,7 @@ func finish(op *history.Op, err error) {
 		return
 	}
 	op.Err = err.Error()
-	if op.F == history.FRead || op.F == history.FGet {
+	if op.F == history.FRead || op.F == history.FGet || op.F == history.FLeaseGrants {
 		op.Values, op.Value, op.Nil = nil, "", false
 	}
 	slog.Debug("workload op", "f", op.F, "key", op.Key, "type", op.Type, "cause", cause(err), "node", op.Node, "err", err)

@@ -29,6 +29,11 @@ type Recorder struct {
 	// values unique across the whole run.
 	nextProcess atomic.Int64
 
+	// locks is the resource the run's lock clients write to, shared by
+	// every lock workload of the run (lock.go).
+	locks     *resource
+	locksOnce sync.Once
+
 	// Live counters for the progress line, updated as ops are recorded so
 	// that Stats never takes the history lock.
 	nOps, nOK, nFail, nInfo, nFaults atomic.Int64
@@ -49,6 +54,12 @@ func (r *Recorder) Now() int64 { return int64(time.Since(r.start)) }
 // SinceStartMs is the time since the run started in milliseconds: the unit
 // of history.Fault StartMs and EndMs.
 func (r *Recorder) SinceStartMs() int64 { return time.Since(r.start).Milliseconds() }
+
+// lockResource is the resource the run's lock clients write to.
+func (r *Recorder) lockResource() *resource {
+	r.locksOnce.Do(func() { r.locks = newResource(r) })
+	return r.locks
+}
 
 // NewProcess returns a process number no other client of this run has
 // used. A client takes a new one after an indeterminate operation, as

@@ -128,8 +128,8 @@ const ViaSentinel = "sentinel"
 
 // withDefaults fills the zero fields and rejects what cannot run.
 func (s Spec) withDefaults() (Spec, error) {
-	if s.Kind != KindSet && s.Kind != KindRegister && s.Kind != KindTTL && s.Kind != KindAppend {
-		return s, fmt.Errorf("workloads: unknown kind %q (want %q, %q, %q or %q)", s.Kind, KindSet, KindRegister, KindTTL, KindAppend)
+	if s.Kind != KindSet && s.Kind != KindRegister && s.Kind != KindTTL && s.Kind != KindAppend && s.Kind != KindLock {
+		return s, fmt.Errorf("workloads: unknown kind %q (want %q, %q, %q, %q or %q)", s.Kind, KindSet, KindRegister, KindTTL, KindAppend, KindLock)
 	}
 	if s.Clients <= 0 {
 		s.Clients = DefaultClients
@@ -340,6 +340,8 @@ func (w *worker) loop(ctx context.Context) {
 			typ = w.ttlOp(octx, c)
 		case w.spec.Kind == KindAppend:
 			typ = w.appendOp(octx, c)
+		case w.spec.Kind == KindLock:
+			typ = w.lockOp(octx, c)
 		default:
 			typ = w.registerOp(octx, c)
 		}

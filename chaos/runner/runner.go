@@ -341,7 +341,7 @@ func runOnce(ctx context.Context, o Options, sc scenarios.Scenario, dur time.Dur
 	var wg sync.WaitGroup
 	errs := make(chan error, len(sc.Workloads)+1)
 	for i, spec := range sc.Workloads {
-		spec.KeyPrefix = fmt.Sprintf("%s%d:", spec.Kind, i)
+		spec.KeyPrefix = keyPrefix(spec, i)
 		wrng := rand.New(rand.NewPCG(rng.Uint64(), uint64(i)))
 		wtargets, err := workloadTargets(spec, cluster, sc.Topology, targets)
 		if err != nil {
@@ -410,7 +410,7 @@ func runOnce(ctx context.Context, o Options, sc scenarios.Scenario, dur time.Dur
 			map[string]string{history.OK: "reached", history.Fail: "NOT reached"}[obs.Type], obs.EndMs-obs.StartMs, obs.Detail)
 	}
 	for i, spec := range sc.Workloads {
-		spec.KeyPrefix = fmt.Sprintf("%s%d:", spec.Kind, i)
+		spec.KeyPrefix = keyPrefix(spec, i)
 		spec.TLS = topology.ClientTLS(cluster)
 		final := targets
 		if spec.Via == workloads.ViaCluster {
@@ -479,7 +479,7 @@ func preload(ctx context.Context, sc scenarios.Scenario, cluster topology.Cluste
 		if spec.Preload == 0 {
 			continue
 		}
-		spec.KeyPrefix = fmt.Sprintf("%s%d:", spec.Kind, i)
+		spec.KeyPrefix = keyPrefix(spec, i)
 		wtargets, err := workloadTargets(spec, cluster, sc.Topology, targets)
 		if err != nil {
 			return fmt.Errorf("workload %s: %w", spec.Kind, err)
@@ -747,4 +747,14 @@ func followChanges(ctx context.Context, sc scenarios.Scenario, cluster topology.
 		return node, addrs[i]
 	}
 	return workloads.FollowChanges(ctx, *sc.Changes, max(sc.Topology.Shards, 1), shardAddr, topology.ClientTLS(cluster), rec), nil
+}
+
+// keyPrefix is the key prefix of a scenario's i-th workload: its own, so
+// workloads do not share keys, except the lock workloads', which share
+// their locks so that clients on different nodes contend for them.
+func keyPrefix(spec workloads.Spec, i int) string {
+	if spec.Kind == workloads.KindLock {
+		return "lock:"
+	}
+	return fmt.Sprintf("%s%d:", spec.Kind, i)
 }

@@ -36,6 +36,7 @@ var shortForms = map[string]time.Duration{
 	"move": 8 * time.Second, "move-failover": 12 * time.Second, "move-load": 8 * time.Second, "rebalance": 10 * time.Second,
 	"move-big": 12 * time.Second, "move-big-load": 12 * time.Second, "move-switchover": 12 * time.Second,
 	"changes": 6 * time.Second, "changes-committed": 6 * time.Second, "changes-partition": 8 * time.Second,
+	"fencing": 8 * time.Second, "fencing-partition": 8 * time.Second,
 }
 
 // shortGateless are the short forms held to less than their gate, and

@@ -80,7 +80,7 @@ func Checkers(opts Options) All {
 		cs = append(cs, leaseChecker{primary: opts.Primary})
 	}
 	cs = append(cs, txnChecker{model: opts.Consistency, acceptLoss: opts.AcceptLoss})
-	cs = append(cs, changesChecker{committed: opts.ChangesCommitted})
+	cs = append(cs, changesChecker{committed: opts.ChangesCommitted}, lockChecker{})
 	return append(cs, replicationChecker{})
 }
 

@@ -108,11 +108,11 @@ func TestCheckersFollowOptions(t *testing.T) {
 		}
 		return out
 	}
-	base := []string{"ops", "set", "register", "windows", "coordination", "transactions", "changes", "replication"}
+	base := []string{"ops", "set", "register", "windows", "coordination", "transactions", "changes", "lock", "replication"}
 	if got := names(Checkers(Options{})); !reflect.DeepEqual(got, base) {
 		t.Errorf("checkers %v, want %v", got, base)
 	}
-	withLease := []string{"ops", "set", "register", "windows", "coordination", "lease", "transactions", "changes", "replication"}
+	withLease := []string{"ops", "set", "register", "windows", "coordination", "lease", "transactions", "changes", "lock", "replication"}
 	if got := names(Checkers(Options{Lease: true})); !reflect.DeepEqual(got, withLease) {
 		t.Errorf("checkers with a lease %v, want %v", got, withLease)
 	}

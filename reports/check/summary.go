@@ -142,6 +142,9 @@ type Summary struct {
 	// Changes is the change stream consumer's figures (ChangesResult);
 	// absent from runs without one.
 	Changes *ChangesResult `json:"changes,omitempty"`
+	// Lock is the lock workload's figures (LockResult); absent from runs
+	// without it.
+	Lock *LockResult `json:"lock,omitempty"`
 	// Anatomy is each failover's steps (Anatomies), every run's in a
 	// merged summary; absent from runs without a failover.
 	Anatomy []Anatomy `json:"anatomy,omitempty"`
@@ -239,6 +242,7 @@ func Merge(runs []Summary) Summary {
 		m.Groups = mergeGroups(m.Groups, s.Groups)
 		m.Moves = mergeMoves(m.Moves, s.Moves)
 		m.Changes = mergeChanges(m.Changes, s.Changes)
+		m.Lock = mergeLock(m.Lock, s.Lock)
 		m.Anatomy = append(m.Anatomy, s.Anatomy...)
 		if s.Converged != nil {
 			convChecked = true

@@ -47,6 +47,19 @@ const (
 	// run for the set at Key (Values), having applied the adds its
 	// stream sent and undone those a rewind took back (Final).
 	FChanges = "changes"
+	// The lock workload (LEASE and a fenced resource): FLeaseAcquire is
+	// LEASE ACQUIRE Key (Value the token granted, Nil when another holder
+	// had it); FLeaseMark the SADD of the token to Key's grants set right
+	// after; FFencedWrite a write of the holder to the resource the lock
+	// guards, carrying the token in Value (OK: accepted; Fail: refused,
+	// the resource had seen a larger token); FLeaseRelease is LEASE
+	// RELEASE (Value "1" or "0"); FLeaseGrants the final read of Key's
+	// grants set (Values, Final): the grants that survived.
+	FLeaseAcquire = "lease-acquire"
+	FLeaseMark    = "lease-mark"
+	FFencedWrite  = "fenced-write"
+	FLeaseRelease = "lease-release"
+	FLeaseGrants  = "lease-grants"
 )
 
 // Op is one client operation: invoked at T0, completed at T1 (both in
