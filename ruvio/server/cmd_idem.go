@@ -105,6 +105,7 @@ func cmdIdem(c *conn, args [][]byte) {
 	}
 	key := args[1]
 	c.runOnShard(sh, newScriptRun, script.Compat, false, func(_ context.Context, b *scriptBridge) {
+		b.idem = true
 		proto := int(c.proto.Load())
 		if e := sh.DB().Get(string(key)); e != nil {
 			kept, isString := e.Val.([]byte)

@@ -24,10 +24,13 @@ type scriptBridge struct {
 	// trusted skips the ACL check of the next command: IDEM's store of
 	// a reply under the key its user's rights were checked for.
 	trusted bool
-	ops     [][][]byte
-	ctx     command.Ctx
-	buf     bytes.Buffer
-	w       *resp.Writer
+	// idem marks IDEM's bridge: MONITOR shows the IDEM command as sent,
+	// not the command it runs and its store as a script's calls.
+	idem bool
+	ops  [][][]byte
+	ctx  command.Ctx
+	buf  bytes.Buffer
+	w    *resp.Writer
 }
 
 func (b *scriptBridge) init() { b.w = resp.NewWriter(&b.buf) }
@@ -150,7 +153,7 @@ func (b *scriptBridge) exec(argv [][]byte) {
 		b.dirty = true
 		b.run.wrote.Store(true)
 	}
-	if s.watchedByMonitors() && run.Flags&command.Admin == 0 {
+	if s.watchedByMonitors() && run.Flags&command.Admin == 0 && !b.idem {
 		s.feedMonitors(monitorLine(time.Now(), "lua", argv))
 	}
 	if h, ok := run.Ext.(handler); ok {

@@ -256,3 +256,28 @@ func TestTokensKeepTheirGenerationAcrossARestart(t *testing.T) {
 		t.Fatalf("after the restart: token %d (generation %d), want above %d (generation %d)", tok, g, last, before)
 	}
 }
+
+// MONITOR shows IDEM as sent, not the command it runs and its store as a
+// script's calls.
+func TestMonitorShowsIdemAsSent(t *testing.T) {
+	s := startServer(t, nil)
+	m := startMonitor(t, s.Addr(0))
+	c := client(t, s, 0)
+	if err := c.Do(context.Background(), "IDEM", "{t}r", "1000", "INCR", "{t}n").Err(); err != nil {
+		t.Fatal(err)
+	}
+	c.Ping(context.Background())
+	var lines []string
+	for {
+		l := fields(t, m.line(t))
+		if len(lines) > 0 || strings.HasPrefix(l, `"IDEM"`) {
+			lines = append(lines, l) // go-redis's handshake before IDEM is left out
+		}
+		if strings.Contains(l, `"ping"`) {
+			break
+		}
+	}
+	if len(lines) != 2 || lines[0] != `"IDEM" "{t}r" "1000" "INCR" "{t}n"` {
+		t.Fatalf("MONITOR lines %q, want the IDEM command then PING", lines)
+	}
+}
