@@ -80,7 +80,8 @@ func (w *worker) lockOp(ctx context.Context, c *conn) string {
 	w.seq++
 	holder := "c" + strconv.Itoa(w.slot) + "-" + strconv.Itoa(w.proc) + "-" + strconv.Itoa(w.seq)
 	start := time.Now()
-	acq := history.Op{Process: w.proc, F: history.FLeaseAcquire, Key: key, Node: c.nodeOf(key)}
+	acq := history.Op{Process: w.proc, F: history.FLeaseAcquire, Key: key, Node: c.nodeOf(key),
+		Values: []string{"ttl_ms=" + strconv.FormatInt(LockTTL.Milliseconds(), 10)}}
 	acq.T0 = w.rec.Now()
 	token, err := c.rdb.Do(ctx, "LEASE", "ACQUIRE", key, holder, LockTTL.Milliseconds()).Int64()
 	acq.T1 = w.rec.Now()
@@ -97,6 +98,12 @@ func (w *worker) lockOp(ctx context.Context, c *conn) string {
 	if acq.Type != history.OK || acq.Nil {
 		return acq.Type
 	}
+	// The mark and the release go out even when the primary moved
+	// meanwhile (Spec.Moved cancels ctx): an unsent mark would count a
+	// grant that survived as lost, and an unsent release leave the lock
+	// held until its time to live. Both are bounded by the client's
+	// timeouts.
+	ctx = context.WithoutCancel(ctx)
 	mark := history.Op{Process: w.proc, F: history.FLeaseMark, Key: key, Value: acq.Value, Node: c.nodeOf(key)}
 	mark.T0 = w.rec.Now()
 	err = c.rdb.SAdd(ctx, GrantsKey(key), acq.Value).Err()

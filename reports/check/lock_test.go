@@ -11,6 +11,11 @@ func acquireOp(key, token string, t0, t1 int64) history.Op {
 	return history.Op{Process: 1, Type: history.OK, F: history.FLeaseAcquire, Key: key, Value: token, T0: t0 * ms, T1: t1 * ms}
 }
 
+func withTTL(ms int, op history.Op) history.Op {
+	op.Values = []string{"ttl_ms=" + itoa(int64(ms))}
+	return op
+}
+
 func fencedOp(key, token, typ string, at int64) history.Op {
 	return history.Op{Process: 1, Type: typ, F: history.FFencedWrite, Key: key, Value: token, T0: at * ms, T1: at * ms}
 }
@@ -40,13 +45,21 @@ func TestLockChecker(t *testing.T) {
 			want: LockResult{Grants: 2, Lost: 1, Writes: 3, Refused: 1, StaleRefused: 1},
 		},
 		{
-			name: "a token granted twice",
+			name: "a token granted twice at one key",
+			ops: []history.Op{
+				acquireOp("l", "10", 0, 1), acquireOp("l", "10", 5, 6),
+				grantsRead("l", "10"),
+			},
+			want: LockResult{Grants: 2, Duplicates: 1},
+			bad:  "token 10 granted twice at l",
+		},
+		{
+			name: "one token at two keys (two groups' counters)",
 			ops: []history.Op{
 				acquireOp("l", "10", 0, 1), acquireOp("m", "10", 5, 6),
 				grantsRead("l", "10"), grantsRead("m", "10"),
 			},
-			want: LockResult{Grants: 2, Duplicates: 1},
-			bad:  "token 10 granted twice",
+			want: LockResult{Grants: 2},
 		},
 		{
 			name: "the new primary's token below a lost one: the lost holder is accepted after the new one",
@@ -57,8 +70,8 @@ func TestLockChecker(t *testing.T) {
 				fencedOp("l", "30", ok, 53),
 				grantsRead("l", "20"),
 			},
-			want: LockResult{Grants: 2, Lost: 1, Writes: 2, LateStale: 1},
-			bad:  "1 writes of lost grants were accepted after a later grant's write",
+			want: LockResult{Grants: 2, Lost: 1, Writes: 2, LaterLower: 1, LateStale: 1},
+			bad:  "1 grants that survived have a token below an earlier grant's",
 		},
 		{
 			name: "the new primary's token below a lost one: the new holder is refused",
@@ -69,8 +82,8 @@ func TestLockChecker(t *testing.T) {
 				fencedOp("l", "20", fail, 52),
 				grantsRead("l", "20"),
 			},
-			want: LockResult{Grants: 2, Lost: 1, Writes: 2, Refused: 1, ValidRefused: 1},
-			bad:  "1 writes of grants that survived were refused",
+			want: LockResult{Grants: 2, Lost: 1, Writes: 2, Refused: 1, LaterLower: 1, ValidRefused: 1},
+			bad:  "1 grants that survived have a token below an earlier grant's",
 		},
 		{
 			name: "a lost grant asked for after the surviving one (a cut-off old primary) may write after it",
@@ -82,6 +95,28 @@ func TestLockChecker(t *testing.T) {
 				grantsRead("l", "20"),
 			},
 			want: LockResult{Grants: 2, Lost: 1, Writes: 2, Refused: 1, StaleRefused: 1},
+		},
+		{
+			name: "a surviving holder that wrote after its lease ran out (a stall) may be refused",
+			ops: []history.Op{
+				withTTL(3000, acquireOp("l", "10", 0, 1)),
+				fencedOp("l", "10", ok, 2),
+				withTTL(3000, acquireOp("l", "20", 3100, 3101)), // the lease ran out: a new grant
+				fencedOp("l", "20", ok, 3102),
+				fencedOp("l", "10", fail, 3200), // the stalled first holder
+				grantsRead("l", "10", "20"),
+			},
+			want: LockResult{Grants: 2, Writes: 3, Refused: 1, StaleRefused: 1},
+		},
+		{
+			name: "a surviving holder refused while its lease ran",
+			ops: []history.Op{
+				withTTL(3000, acquireOp("l", "10", 0, 1)),
+				fencedOp("l", "10", fail, 2000),
+				grantsRead("l", "10"),
+			},
+			want: LockResult{Grants: 1, Writes: 1, Refused: 1, ValidRefused: 1},
+			bad:  "1 writes of grants that survived were refused",
 		},
 		{
 			name: "a grant one node's final read lacks counts as lost",

@@ -295,8 +295,8 @@ func (c *conn) runOnShard(sh *shard.Shard, newRun func(context.CancelFunc) *scri
 	st.running[sh.ID].Store(nil)
 	st.active.Add(-1)
 	cancel()
-	if held && c.execOps != nil {
-		// Queued in a transaction: its effects join EXEC's record.
+	if held && c.execOps != nil && b.idem {
+		// IDEM queued in a transaction: its effects join EXEC's record.
 		c.execOps[sh] = append(c.execOps[sh], b.ops...)
 		b.ops = nil
 	} else {

@@ -134,8 +134,8 @@ type conn struct {
 	watches    []*watchEntry
 	locked     []*shard.Shard // shards EXEC holds while queued commands run
 	// execOps collects, while EXEC runs, the effects of its commands
-	// per shard for one record each; a script or IDEM queued in the
-	// transaction adds its own there (runOnShard).
+	// per shard for one record each; IDEM queued in the transaction adds
+	// its own there (runOnShard).
 	execOps map[*shard.Shard][][][]byte
 
 	// Pub/sub: the connection's channels and patterns, and the outbox

@@ -281,3 +281,22 @@ func TestMonitorShowsIdemAsSent(t *testing.T) {
 		t.Fatalf("MONITOR lines %q, want the IDEM command then PING", lines)
 	}
 }
+
+// A script queued in MULTI that calls a server command (TIME) logs its
+// effects after the transaction's earlier ones: the replica ends with the
+// primary's value.
+func TestAScriptInATransactionKeepsTheLogsOrder(t *testing.T) {
+	ctx := context.Background()
+	a := newNode(t, "a", 2, asPrimary).start()
+	b := newNode(t, "b", 2, asReplicaOf(a)).start()
+	c := a.client(0)
+	defer c.Close()
+	if _, err := c.TxPipelined(ctx, func(p redis.Pipeliner) error {
+		p.Set(ctx, "{k}", "1", 0)
+		p.Eval(ctx, "redis.call('SET', KEYS[1], '2'); redis.call('TIME'); return 1", []string{"{k}"})
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	caughtUp(t, a, b)
+}

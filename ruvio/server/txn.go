@@ -160,9 +160,11 @@ func cmdExec(c *conn, args [][]byte) {
 }
 
 // joinsExecRecord are the server commands whose effects, queued in a
-// transaction, go to the transaction's record (runOnShard).
-var joinsExecRecord = map[string]bool{"idem": true, "eval": true, "evalsha": true, "eval_ro": true,
-	"evalsha_ro": true, "fcall": true, "fcall_ro": true}
+// transaction, go to the transaction's record (runOnShard): IDEM, which
+// runs data commands only. A script may call a server command that
+// writes its effects so far at once (callServer), so it keeps records
+// of its own after what the transaction logged before it.
+var joinsExecRecord = map[string]bool{"idem": true}
 
 // execOne runs one queued command of EXEC, timed for the slow log.
 func (c *conn) execOne(q [][]byte, appendOps func(), txnOps map[*shard.Shard][][][]byte) {
