@@ -15,7 +15,7 @@ CHAOS_ARGS ?=
 
 FIGURE_RUNS ?= 3
 
-.PHONY: build run test fuzz bench lint image chaos figures partition-table compat-readme compat-deep clean
+.PHONY: build run test fuzz bench lint image release chaos figures partition-table compat-readme compat-deep clean
 
 build:
 	CGO_ENABLED=0 $(GO) build -ldflags '$(LDFLAGS)' -o $(BIN) ./cmd/ruvio
@@ -138,10 +138,26 @@ lint:
 	@out=$$(gofmt -l .); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
 	$(GO) vet ./...
 	$(GO) run $(STATICCHECK) ./...
+	# The binary must keep building for every system a release ships.
+	CGO_ENABLED=0 GOOS=darwin GOARCH=arm64 $(GO) build -o /dev/null ./cmd/ruvio
+	CGO_ENABLED=0 GOOS=windows GOARCH=amd64 $(GO) build -o /dev/null ./cmd/ruvio
+
+# The release binaries in dist/: ruvio (data node and coordinator) for
+# Linux, macOS and Windows on amd64 and arm64, static (CGO_ENABLED=0),
+# named ruvio-<version>-<os>-<arch>, with their SHA256SUMS.
+RELEASE_TARGETS := linux/amd64 linux/arm64 darwin/amd64 darwin/arm64 windows/amd64 windows/arm64
+release:
+	rm -rf dist && mkdir -p dist
+	@set -e; for t in $(RELEASE_TARGETS); do \
+		os=$${t%/*}; arch=$${t#*/}; ext=; if [ $$os = windows ]; then ext=.exe; fi; \
+		out=dist/ruvio-$(VERSION)-$$os-$$arch$$ext; echo "$$out"; \
+		CGO_ENABLED=0 GOOS=$$os GOARCH=$$arch $(GO) build -trimpath -ldflags '$(LDFLAGS)' -o $$out ./cmd/ruvio; \
+	done
+	cd dist && sha256sum ruvio-* > SHA256SUMS
 
 # The node's container image, FROM scratch (no registry needed).
 image: build
 	docker build -t ruvio:$(VERSION) -t ruvio:latest -f docker/Dockerfile .
 
 clean:
-	rm -rf bin
+	rm -rf bin dist
