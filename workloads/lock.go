@@ -53,7 +53,7 @@ func newResource(rec *Recorder) *resource {
 // write accepts a write carrying token unless the resource saw a larger
 // one at key, and records the decision (its instant as T0 and T1: the
 // resource's order is the order of the records' times).
-func (r *resource) write(proc int, key string, token int64) bool {
+func (r *resource) write(proc int, key string, token int64) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	op := history.Op{Process: proc, F: history.FFencedWrite, Key: key, Value: strconv.FormatInt(token, 10), Type: history.OK}
@@ -65,7 +65,6 @@ func (r *resource) write(proc int, key string, token int64) bool {
 	op.T0 = r.rec.Now()
 	op.T1 = op.T0
 	r.rec.Record(op)
-	return op.Type == history.OK
 }
 
 // lockOp is one round of a lock client: acquire, and if granted, mark,

@@ -754,7 +754,7 @@ func followChanges(ctx context.Context, sc scenarios.Scenario, cluster topology.
 // their locks so that clients on different nodes contend for them.
 func keyPrefix(spec workloads.Spec, i int) string {
 	if spec.Kind == workloads.KindLock {
-		return "lock:"
+		return spec.Kind + ":"
 	}
 	return fmt.Sprintf("%s%d:", spec.Kind, i)
 }

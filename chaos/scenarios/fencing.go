@@ -66,7 +66,7 @@ func init() {
 // lockLoad is the lock workload: eight clients over sixteen locks, pinned to
 // node when it is not "". Every lock workload of a run shares the locks.
 func lockLoad(node string) workloads.Spec {
-	return workloads.Spec{Kind: workloads.KindLock, Clients: 8, Keys: 16, Rate: 10, KeyPrefix: "lock:", Node: node}
+	return workloads.Spec{Kind: workloads.KindLock, Clients: 8, Keys: 16, Rate: 10, Node: node}
 }
 
 func lockFigure(id, what, unit, target string, read func(*check.LockResult) int64) Figure {

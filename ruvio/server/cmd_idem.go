@@ -126,13 +126,11 @@ func cmdIdem(c *conn, args [][]byte) {
 			c.w.Raw(reply)
 			return
 		}
-		b.trusted = true // IDEM's own store: the user's right to key was checked
 		value := append(fmt.Appendf(nil, "%s%d\n", idemTag, proto), reply...)
 		stored := b.Call([][]byte{[]byte("SET"), key, value, []byte("PXAT"), command.FormatInt(at)}, 2)
-		b.trusted = false
 		if !bytes.HasPrefix(stored, []byte("+OK")) {
 			// The command ran and is in the record; only the reply is
-			// not kept (maxmemory, say): answer it, and say nothing.
+			// not kept (maxmemory, say): answer it, and log why.
 			c.srv.log.Warn("IDEM could not keep a reply", "key", string(key), "reply", strings.TrimSpace(string(stored)))
 		}
 		c.w.Raw(reply)

@@ -21,11 +21,10 @@ type scriptBridge struct {
 	flags script.Flags
 	run   *scriptRun
 	dirty bool // a write command ran: later writes are not refused
-	// trusted skips the ACL check of the next command: IDEM's store of
-	// a reply under the key its user's rights were checked for.
-	trusted bool
-	// idem marks IDEM's bridge: MONITOR shows the IDEM command as sent,
-	// not the command it runs and its store as a script's calls.
+	// idem marks IDEM's bridge: cmdIdem checked the rights to the
+	// command it runs, and the store of its reply is IDEM's own, so no
+	// ACL check here; MONITOR shows the IDEM command as sent, not its
+	// calls as a script's.
 	idem bool
 	ops  [][][]byte
 	ctx  command.Ctx
@@ -105,7 +104,7 @@ func (b *scriptBridge) exec(argv [][]byte) {
 		b.w.Error("ERR Wrong number of args calling Redis command from script")
 		return
 	}
-	if msg := c.checkACL(spec, run, argv); msg != "" && !b.trusted {
+	if msg := c.checkACL(spec, run, argv); msg != "" && !b.idem {
 		if strings.Contains(msg, "key") {
 			b.w.Error("ERR The user executing the script can't access at least one of the keys mentioned in the command arguments")
 		} else {
