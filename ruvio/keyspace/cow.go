@@ -118,10 +118,14 @@ func (db *DB) freezeForSnapshot() {
 }
 
 // CloneValue deep-copies a stored value, so later in-place changes to the
-// original do not reach the copy.
+// original do not reach the copy. A string keeps its layout (Embedded),
+// as Redis's COPY keeps a string's encoding.
 func CloneValue(v any) any {
 	switch x := v.(type) {
 	case []byte:
+		if Embedded(v) {
+			return NewString(x)
+		}
 		return append([]byte(nil), x...)
 	case *hash.Hash:
 		return x.Clone()

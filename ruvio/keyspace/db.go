@@ -348,8 +348,10 @@ func (db *DB) SetFound(key string, found *Entry, val any, expireAt int64) *Entry
 }
 
 // SetStringFound is SetFound for a string value: it stores a copy of b.
-// When found holds a string of b's length, its bytes are overwritten
-// where they are and nothing is allocated. A string value belongs to its
+// When found holds a string of b's length that NewString made (a value
+// changed in place is copied again, so that it reads as stored whole:
+// Embedded), its bytes are overwritten where they are and nothing is
+// allocated. A string value belongs to its
 // key alone (SETRANGE and SETBIT change one in place too), and whoever
 // reads one copies it before the shard's lock is let go, so no one else
 // sees the change; a running snapshot has kept the old bytes first
@@ -357,7 +359,7 @@ func (db *DB) SetFound(key string, found *Entry, val any, expireAt int64) *Entry
 // must not pass its entry.
 func (db *DB) SetStringFound(key string, found *Entry, b []byte, expireAt int64) *Entry {
 	if found != nil && len(b) > 0 {
-		if cur, ok := found.Val.([]byte); ok && len(cur) == len(b) {
+		if cur, ok := found.Val.([]byte); ok && len(cur) == len(b) && (len(b) > embedMax || Embedded(found.Val)) {
 			db.WillModify(key)
 			copy(cur, b)
 			db.setExpiry(key, found, expireAt)

@@ -39,12 +39,25 @@ var bytesType = func() unsafe.Pointer {
 	return (*eface)(unsafe.Pointer(&v)).typ
 }()
 
+// emptyBytes backs the one empty string value NewString makes: a value
+// of no bytes cannot share an allocation with its header, since it would
+// point at the allocation's end, which the collector may take for the
+// next object. A capacity of zero keeps every append from writing to it.
+var (
+	emptyBytes  [1]byte
+	emptyHeader = emptyBytes[:0:0]
+)
+
 // NewString returns a string value holding a copy of b, for Entry.Val.
 func NewString(b []byte) any {
 	n := len(b)
-	if n == 0 || n > embedMax {
-		// An empty value would point at the end of its allocation, which
-		// the collector may take for the next object.
+	if n == 0 {
+		var v any
+		(*eface)(unsafe.Pointer(&v)).typ = bytesType
+		(*eface)(unsafe.Pointer(&v)).data = unsafe.Pointer(&emptyHeader)
+		return v
+	}
+	if n > embedMax {
 		return bytes.Clone(b)
 	}
 	buf := make([]byte, sliceHeader+n)
@@ -57,15 +70,46 @@ func NewString(b []byte) any {
 	return v
 }
 
+// OwnString is NewString for bytes the caller hands over: a value too
+// long to embed is b itself, not a copy.
+func OwnString(b []byte) any {
+	if len(b) > embedMax {
+		return b
+	}
+	return NewString(b)
+}
+
 // Embedded reports whether v is a string value made by NewString, whose
-// header and bytes share one allocation (MEMORY USAGE counts it so).
+// header and bytes share one allocation (MEMORY USAGE counts it so), or
+// the empty value it makes. OBJECT ENCODING reads such a value as Redis
+// reads a string a command stored whole (int, embstr, or raw past 44
+// bytes), and any other as one a command changed in place (raw, see
+// Unshare).
 func Embedded(v any) bool {
 	b, ok := v.([]byte)
-	if !ok || len(b) == 0 {
+	if !ok {
 		return false
 	}
 	hdr := (*eface)(unsafe.Pointer(&v)).data
+	if len(b) == 0 {
+		return hdr == unsafe.Pointer(&emptyHeader)
+	}
 	// Compared as numbers: the header of a plain value is an allocation
 	// of its own, which the sum may point past.
 	return uintptr(unsafe.Pointer(unsafe.SliceData(b))) == uintptr(hdr)+uintptr(sliceHeader)
+}
+
+// Unshare returns the string value in e as bytes that a command may
+// change in place, first replacing a value NewString made by a copy of
+// its own, as Redis's dbUnshareStringValue turns an embstr or int value
+// into a raw one before SETRANGE, SETBIT, BITFIELD, APPEND or the
+// HyperLogLog commands write to it. OBJECT ENCODING then says raw, as
+// Redis's does. The value must be a string.
+func Unshare(e *Entry) []byte {
+	b := e.Val.([]byte)
+	if Embedded(e.Val) {
+		b = append(make([]byte, 0, len(b)), b...)
+		e.Val = b
+	}
+	return b
 }

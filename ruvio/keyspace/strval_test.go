@@ -20,7 +20,7 @@ func TestNewStringHoldsACopy(t *testing.T) {
 		if Embedded(v) && cap(b) != len(b) {
 			t.Fatalf("len %d: cap %d, want the length", n, cap(b))
 		}
-		if want := n > 0 && n <= embedMax; Embedded(v) != want {
+		if want := n <= embedMax; Embedded(v) != want {
 			t.Fatalf("len %d: Embedded = %v, want %v", n, Embedded(v), want)
 		}
 		if n > 0 {
@@ -30,8 +30,23 @@ func TestNewStringHoldsACopy(t *testing.T) {
 			}
 		}
 	}
-	if Embedded([]byte("plain")) || Embedded("a string") || Embedded(nil) {
+	if Embedded([]byte("plain")) || Embedded([]byte{}) || Embedded("a string") || Embedded(nil) {
 		t.Fatal("Embedded is true of a value NewString did not make")
+	}
+}
+
+// Unshare gives a value NewString made bytes of their own, once, and
+// leaves a value that has them as it is.
+func TestUnshare(t *testing.T) {
+	for _, src := range []string{"", "abc", "1234"} {
+		e := &Entry{Val: NewString([]byte(src))}
+		b := Unshare(e)
+		if Embedded(e.Val) || string(b) != src || string(e.Val.([]byte)) != src {
+			t.Fatalf("%q: after Unshare the value is %q, embedded %v", src, e.Val, Embedded(e.Val))
+		}
+		if again := Unshare(e); len(src) > 0 && &again[0] != &b[0] {
+			t.Fatalf("%q: a second Unshare copied again", src)
+		}
 	}
 }
 

@@ -31,6 +31,7 @@ func dumpValues() map[string][][]any {
 		"empty":     {{"SET", "empty", ""}},
 		"lzf":       {{"SET", "lzf", strings.Repeat("abcdefgh", 40)}},
 		"binary":    {{"SET", "binary", "\x00\xff\r\n"}},
+		"appended":  {{"SET", "appended", "12"}, {"APPEND", "appended", "3"}},
 		"list":      {{"RPUSH", "list", "a", "1", "-2", "300000", strings.Repeat("x", 30)}},
 		"biglist":   {many("RPUSH", "biglist", 3000, func(i int) []any { return []any{"element-" + strconv.Itoa(i)} })},
 		"intset":    {{"SADD", "intset", "1", "-5", "100000", "9223372036854775807"}},
@@ -117,6 +118,11 @@ func TestDumpPayloadsMoveBetweenRedisAndRuvio(t *testing.T) {
 		}
 		if got := readBack(ctx, t, r, name+":from-ruvio"); got != want {
 			t.Errorf("%s restored in redis as %s, want %s", name, got, want)
+		}
+		// A restored value is encoded afresh by both.
+		redisEnc, ruvioEnc := r.ObjectEncoding(ctx, name+":from-ruvio").Val(), ru.ObjectEncoding(ctx, name+":from-redis").Val()
+		if redisEnc != ruvioEnc {
+			t.Errorf("%s restored: OBJECT ENCODING %s in ruvio, %s in redis", name, ruvioEnc, redisEnc)
 		}
 	}
 }

@@ -505,7 +505,7 @@ func (r *reader) stringValue(n int) any {
 		r.pos += n
 		return v
 	}
-	return r.bytes(n)
+	return keyspace.OwnString(r.bytes(n))
 }
 
 // str returns the next n bytes as a string, allocated once.

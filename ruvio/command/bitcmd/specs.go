@@ -84,7 +84,9 @@ func growString(c *command.Ctx, key string, size int) (val []byte, grew, ok bool
 		return nil, false, false
 	}
 	if len(val) >= size {
-		return val, false, true
+		// Written in place, as Redis writes its raw value: the first
+		// write copies a value stored whole.
+		return keyspace.Unshare(e), false, true
 	}
 	val = grow(e, val, size)
 	return val, true, true

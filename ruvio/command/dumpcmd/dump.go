@@ -7,6 +7,7 @@ import (
 	"errors"
 
 	"github.com/ruvio/ruvio/ruvio/command"
+	"github.com/ruvio/ruvio/ruvio/keyspace"
 	"github.com/ruvio/ruvio/ruvio/notify"
 	"github.com/ruvio/ruvio/ruvio/rdb"
 )
@@ -109,6 +110,11 @@ func restore(c *command.Ctx) {
 		}
 		c.W.OK()
 		return
+	}
+	if b, ok := v.([]byte); ok {
+		// Stored whole, as Redis's RESTORE stores a string (int or embstr
+		// where it fits).
+		v = keyspace.NewString(b)
 	}
 	e := c.DB.SetWithExpiry(key, v, ttl)
 	if idle >= 0 {

@@ -58,6 +58,10 @@ func pfadd(c *command.Ctx) {
 		s = newSparse()
 		e = c.DB.Set(key, s)
 		updated++
+	} else {
+		// Changed in place, as Redis changes its raw value: the first
+		// change copies a value stored whole (RESTORE, SET).
+		s = keyspace.Unshare(e)
 	}
 	for _, elem := range c.Args[2:] {
 		idx, count := patLen(elem)
@@ -113,7 +117,8 @@ func pfcount(c *command.Ctx) {
 		return
 	}
 	key := string(c.Args[1])
-	s, ok := lookup(c, c.DB.Read(key))
+	e := c.DB.Read(key)
+	s, ok := lookup(c, e)
 	if !ok {
 		return
 	}
@@ -134,6 +139,7 @@ func pfcount(c *command.Ctx) {
 	// The value is read-only to the server (PFCOUNT is a read), so keep a
 	// snapshot in progress from seeing the new header.
 	c.DB.WillModify(key)
+	s = keyspace.Unshare(e)
 	binary.LittleEndian.PutUint64(s[8:16], card)
 	c.DB.Touch(key)
 	if !c.DB.Replica {
@@ -171,7 +177,7 @@ func pfmerge(c *command.Ctx) {
 		s = newSparse()
 		e = c.DB.Set(key, s)
 	} else {
-		s = e.Val.([]byte)
+		s = keyspace.Unshare(e)
 	}
 	if dense && s[4] != encDense {
 		d, ok := toDense(s)

@@ -4,6 +4,7 @@ import (
 	"github.com/ruvio/ruvio/ruvio/command"
 	"github.com/ruvio/ruvio/ruvio/deque"
 	"github.com/ruvio/ruvio/ruvio/hash"
+	"github.com/ruvio/ruvio/ruvio/keyspace"
 	"github.com/ruvio/ruvio/ruvio/sortedset"
 	"github.com/ruvio/ruvio/ruvio/stream"
 )
@@ -54,6 +55,10 @@ func objectLookup(c *command.Ctx) (any, int64, bool) {
 func Encoding(v any) string {
 	switch x := v.(type) {
 	case []byte:
+		if !keyspace.Embedded(v) {
+			// Changed in place since it was stored (keyspace.Unshare).
+			return "raw"
+		}
 		if len(x) <= 20 {
 			if _, ok := command.ParseInt(x); ok {
 				return "int"
@@ -138,8 +143,8 @@ func objectRefcount(c *command.Ctx) {
 	if !ok {
 		return
 	}
-	if b, isStr := v.([]byte); isStr && len(b) <= 20 {
-		if n, ok := command.ParseInt(b); ok && n >= 0 && n < sharedIntegers {
+	if Encoding(v) == "int" {
+		if n, _ := command.ParseInt(v.([]byte)); n >= 0 && n < sharedIntegers {
 			c.W.Int(sharedRefcount)
 			return
 		}

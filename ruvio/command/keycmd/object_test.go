@@ -8,6 +8,7 @@ import (
 	"github.com/ruvio/ruvio/ruvio/command/cmdtest"
 	"github.com/ruvio/ruvio/ruvio/command/keycmd"
 	"github.com/ruvio/ruvio/ruvio/hash"
+	"github.com/ruvio/ruvio/ruvio/keyspace"
 )
 
 // objectHarness also serves OBJECT's subcommands under their full names,
@@ -67,6 +68,7 @@ func TestObject(t *testing.T) {
 }
 
 func TestEncodingThresholds(t *testing.T) {
+	str := func(s string) any { return keyspace.NewString([]byte(s)) }
 	hashOf := func(n, vlen int) *hash.Hash {
 		h := hash.New()
 		for i := 0; i < n; i++ {
@@ -90,8 +92,10 @@ func TestEncodingThresholds(t *testing.T) {
 		v    any
 		want string
 	}{
-		{[]byte("-9223372036854775808"), "int"}, {[]byte("9223372036854775808"), "embstr"}, {[]byte("01"), "embstr"},
-		{[]byte(strings.Repeat("a", 44)), "embstr"}, {[]byte(strings.Repeat("a", 45)), "raw"}, {[]byte(""), "embstr"},
+		{str("-9223372036854775808"), "int"}, {str("9223372036854775808"), "embstr"}, {str("01"), "embstr"},
+		{str(strings.Repeat("a", 44)), "embstr"}, {str(strings.Repeat("a", 45)), "raw"}, {str(""), "embstr"},
+		// Changed in place (keyspace.Unshare): raw, whatever it holds.
+		{[]byte("12"), "raw"}, {[]byte("abc"), "raw"}, {[]byte{}, "raw"},
 		{hashOf(512, 64), "listpack"}, {hashOf(513, 1), "hashtable"}, {hashOf(1, 65), "hashtable"}, {shrunk, "hashtable"},
 		{set(512, ""), "intset"}, {set(513, ""), "hashtable"}, {set(2, "m"), "hashtable"},
 	} {

@@ -6,6 +6,7 @@ import (
 
 	"github.com/ruvio/ruvio/ruvio/command"
 	"github.com/ruvio/ruvio/ruvio/command/longdouble"
+	"github.com/ruvio/ruvio/ruvio/keyspace"
 	"github.com/ruvio/ruvio/ruvio/notify"
 )
 
@@ -132,7 +133,7 @@ func incrbyfloat(c *command.Ctx) {
 		return
 	}
 	out := longdouble.Format(sum)
-	replace(c, key, e, out, "incrbyfloat")
+	replace(c, key, e, keyspace.NewString(out), "incrbyfloat")
 	c.Propagate([]byte("SET"), c.Args[1], out, []byte("KEEPTTL"))
 	c.W.Bulk(out)
 }

@@ -11,9 +11,10 @@ var maxStringLen int64 = 512 << 20
 
 // appendCmd is APPEND key value, answering the new length. A missing key
 // is created; an existing string grows by append, keeping its time to
-// live: the first APPEND to a value SET stored copies it (its capacity is
-// its length, see keyspace.NewString), later ones grow in place,
-// amortised by append's capacity doubling.
+// live: the first APPEND to a value SET stored copies it (its capacity
+// is its length, see keyspace.NewString), later ones grow in place,
+// amortised by append's capacity doubling. The result is Redis's raw
+// value (keyspace.Unshare).
 func appendCmd(c *command.Ctx) {
 	key := string(c.Args[1])
 	e, val, ok := lookupWrite(c, key)
@@ -29,7 +30,12 @@ func appendCmd(c *command.Ctx) {
 		c.W.Error(command.ErrStringTooLong)
 		return
 	}
-	val = append(val, c.Args[2]...)
+	if len(c.Args[2]) == 0 {
+		// Redis's APPEND leaves a raw value even when it adds nothing.
+		val = keyspace.Unshare(e)
+	} else {
+		val = append(val, c.Args[2]...)
+	}
 	replace(c, key, e, val, "append")
 	c.W.Int(int64(len(val)))
 }
@@ -104,9 +110,9 @@ func setrange(c *command.Ctx) {
 	}
 	end := int(offset) + len(patch)
 	if e != nil && end <= len(val) {
-		// Written in place: the entry keeps its value as it is (storing
-		// val again would box a second slice header, see
-		// keyspace.NewString).
+		// Written in place, as Redis writes its raw value: the first
+		// write copies a value stored whole (keyspace.Unshare).
+		val = keyspace.Unshare(e)
 		copy(val[offset:], patch)
 		replace(c, key, e, e.Val, "setrange")
 		c.W.Int(int64(len(val)))

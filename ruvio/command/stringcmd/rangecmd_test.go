@@ -130,7 +130,8 @@ func TestSetrange(t *testing.T) {
 }
 
 // The string commands store short values in one allocation
-// (keyspace.NewString), and a SETRANGE inside the value keeps it so.
+// (keyspace.NewString). A SETRANGE inside the value copies it once, as
+// Redis makes its value raw, and writes in place from then on.
 func TestStringsAreStoredEmbedded(t *testing.T) {
 	h := newHarness(t)
 	embedded := func(key string) bool {
@@ -146,11 +147,16 @@ func TestStringsAreStoredEmbedded(t *testing.T) {
 		}
 	}
 	h.Do("SETRANGE", "s", "0", "J")
-	if got := h.Do("GET", "s"); got != "Jello" || !embedded("s") {
+	if got := h.Do("GET", "s"); got != "Jello" || embedded("s") {
 		t.Errorf("after SETRANGE inside the value: GET %q, embedded %v", got, embedded("s"))
 	}
+	before := &h.DB.Peek("s").Val.([]byte)[0]
+	h.Do("SETRANGE", "s", "1", "E")
+	if got := h.Do("GET", "s"); got != "JEllo" || &h.DB.Peek("s").Val.([]byte)[0] != before {
+		t.Errorf("a second SETRANGE inside the value: GET %q, written in place %v", got, &h.DB.Peek("s").Val.([]byte)[0] == before)
+	}
 	h.Do("SETRANGE", "s", "5", "!")
-	if got := h.Do("GET", "s"); got != "Jello!" {
+	if got := h.Do("GET", "s"); got != "JEllo!" {
 		t.Errorf("after SETRANGE past the end: GET %q", got)
 	}
 	cmdtest.CheckReplay(t, h)

@@ -2,6 +2,7 @@ package tokencmd
 
 import (
 	"github.com/ruvio/ruvio/ruvio/command"
+	"github.com/ruvio/ruvio/ruvio/keyspace"
 	"github.com/ruvio/ruvio/ruvio/notify"
 )
 
@@ -21,7 +22,7 @@ func once(c *command.Ctx) {
 		c.W.Int(0)
 		return
 	}
-	c.DB.SetWithExpiry(key, []byte("1"), at)
+	c.DB.SetWithExpiry(key, keyspace.NewString([]byte("1")), at)
 	c.Dirty++
 	c.NotifyString(notify.String, "set", key)
 	c.Propagate([]byte("SET"), c.Args[1], []byte("1"), []byte("PXAT"), command.FormatInt(at))
@@ -77,7 +78,7 @@ func limit(c *command.Ctx) {
 	admitted := cost <= most-used
 	if admitted && cost > 0 {
 		used += cost
-		c.DB.SetWithExpiry(key, command.FormatInt(used), at)
+		c.DB.SetWithExpiry(key, keyspace.NewString(command.FormatInt(used)), at)
 		c.Dirty++
 		c.NotifyString(notify.String, "set", key)
 		c.Propagate([]byte("SET"), c.Args[1], command.FormatInt(used), []byte("PXAT"), command.FormatInt(at))
