@@ -276,6 +276,9 @@ type Ctx struct {
 type TokenSource interface {
 	// Token returns a new token, or the error reply that refuses one.
 	Token(nowMs int64) (int64, string)
+	// Generation returns the generation Token would grant in now, or
+	// the same refusal, without using up a token.
+	Generation() (uint64, string)
 }
 
 // BlockRequest is a blocking command's wish to wait.

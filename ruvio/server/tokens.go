@@ -44,6 +44,16 @@ func (s *Server) loadTokenMark(dir string) error {
 // before, and the node's counter. It runs under the shard lock of the
 // command that asks.
 func (c *conn) Token(nowMs int64) (int64, string) {
+	gen, msg := c.Generation()
+	if msg != "" {
+		return 0, msg
+	}
+	return c.srv.tokens.Next(gen, nowMs)
+}
+
+// Generation is the generation of the tokens Token grants now, or its
+// refusal (command.TokenSource).
+func (c *conn) Generation() (uint64, string) {
 	s := c.srv
 	b := fence.Basis{Granted: s.tokens.Granted()}
 	for _, sh := range s.shards {
@@ -54,9 +64,5 @@ func (c *conn) Token(nowMs int64) (int64, string) {
 		b.FromCoordinators = s.cluster.fromCoordinators.Load()
 		b.NamesSelf = v.m.Groups[v.self].Primary() == c.selfAddr(v)
 	}
-	gen, msg := fence.Generation(b)
-	if msg != "" {
-		return 0, msg
-	}
-	return s.tokens.Next(gen, nowMs)
+	return fence.Generation(b)
 }

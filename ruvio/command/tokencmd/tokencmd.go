@@ -97,12 +97,16 @@ func token(c *command.Ctx) (int64, bool) {
 // primary that let the grant run out and granted the key again) would
 // otherwise refuse this holder and accept that one.
 func renewal(c *command.Ctx, old int64) (int64, bool) {
-	t, ok := token(c)
-	if !ok {
+	if c.Tokens == nil {
+		return token(c) // the refusal
+	}
+	gen, msg := c.Tokens.Generation()
+	if msg != "" {
+		c.W.Error(msg)
 		return 0, false
 	}
-	if generation(t) > generation(old) {
-		return t, true
+	if gen > generation(old) {
+		return token(c)
 	}
 	return old, true
 }

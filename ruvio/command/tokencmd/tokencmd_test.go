@@ -27,6 +27,13 @@ func (c *counting) Token(int64) (int64, string) {
 	return fence.Token(max(c.gen, 1), 100+c.next), ""
 }
 
+func (c *counting) Generation() (uint64, string) {
+	if c.refusal != "" {
+		return 0, c.refusal
+	}
+	return max(c.gen, 1), ""
+}
+
 // tok is the token counting grants n-th in generation 1.
 func tok(n int64) int64 { return fence.Token(1, 100+n) }
 
@@ -96,14 +103,14 @@ func TestLease(t *testing.T) {
 		cmdtest.Row("LEASE", "ACQUIRE", "l", "a", "1000", tok(1)),
 		cmdtest.Row("LEASE", "ACQUIRE", "l", "b", "1000", nil), // held by a
 		{Adv: 500},
-		cmdtest.Row("LEASE", "ACQUIRE", "l", "a", "1000", tok(1)), // a extends, keeping its token (tok(2) unused)
+		cmdtest.Row("LEASE", "ACQUIRE", "l", "a", "1000", tok(1)), // a extends, keeping its token; none is used up
 		cmdtest.Row("LEASE", "HOLDER", "l", cmdtest.Array("a", tok(1), 1000)),
 		cmdtest.Row("LEASE", "RELEASE", "l", "b", 0),
 		cmdtest.Row("LEASE", "RELEASE", "l", "a", 1),
-		cmdtest.Row("LEASE", "ACQUIRE", "l", "b", "1000", tok(3)), // a new grant: a new token
+		cmdtest.Row("LEASE", "ACQUIRE", "l", "b", "1000", tok(2)), // a new grant: a new token
 		{Adv: 1000},
 		cmdtest.Row("LEASE", "HOLDER", "l", nil), // expired
-		cmdtest.Row("LEASE", "ACQUIRE", "l", "a", "1000", tok(4)),
+		cmdtest.Row("LEASE", "ACQUIRE", "l", "a", "1000", tok(3)),
 		cmdtest.Row("LEASE", "ACQUIRE", "m", "a", "-5", cmdtest.Error("ERR invalid expire time in 'lease|acquire' command")),
 		cmdtest.Row("HSET", "h", "f", "v", 1),
 		cmdtest.Row("LEASE", "ACQUIRE", "h", "a", "1000", cmdtest.Error("ERR the key does not hold a LEASE")),
@@ -116,7 +123,7 @@ func TestLease(t *testing.T) {
 	// gets a token of the new generation, above any the old primary
 	// granted after it.
 	src.gen = 2
-	raised := fence.Token(2, 100+5)
+	raised := fence.Token(2, 100+4)
 	cmdtest.Steps{
 		cmdtest.Row("LEASE", "ACQUIRE", "l", "a", "1000", raised),
 		cmdtest.Row("LEASE", "HOLDER", "l", cmdtest.Array("a", raised, 1000)),
@@ -146,7 +153,7 @@ func TestSemaphore(t *testing.T) {
 		cmdtest.Row("SEMAPHORE", "HOLDERS", "s", cmdtest.Array(cmdtest.Array("a", tok(1), 2000), cmdtest.Array("b", tok(2), 1000))),
 		{Adv: 1000},
 		cmdtest.Row("SEMAPHORE", "HOLDERS", "s", cmdtest.Array(cmdtest.Array("a", tok(1), 1000))), // b's place ran out
-		cmdtest.Row("SEMAPHORE", "ACQUIRE", "s", "2", "c", "1000", tok(4)),
+		cmdtest.Row("SEMAPHORE", "ACQUIRE", "s", "2", "c", "1000", tok(3)),
 		cmdtest.Row("HEXISTS", "s", "b", 0), // removed by that ACQUIRE
 		cmdtest.Row("SEMAPHORE", "RELEASE", "s", "b", 0),
 		cmdtest.Row("SEMAPHORE", "RELEASE", "s", "a", 1),
@@ -159,10 +166,10 @@ func TestSemaphore(t *testing.T) {
 	cmdtest.CheckReplay(t, h)
 	// Every place ran out: the next ACQUIRE removes them all first.
 	cmdtest.Steps{
-		cmdtest.Row("SEMAPHORE", "ACQUIRE", "t", "1", "a", "100", tok(5)),
+		cmdtest.Row("SEMAPHORE", "ACQUIRE", "t", "1", "a", "100", tok(4)),
 		{Adv: 100},
-		cmdtest.Row("SEMAPHORE", "ACQUIRE", "t", "1", "b", "100", tok(6)),
-		cmdtest.Row("SEMAPHORE", "HOLDERS", "t", cmdtest.Array(cmdtest.Array("b", tok(6), 100))),
+		cmdtest.Row("SEMAPHORE", "ACQUIRE", "t", "1", "b", "100", tok(5)),
+		cmdtest.Row("SEMAPHORE", "HOLDERS", "t", cmdtest.Array(cmdtest.Array("b", tok(5), 100))),
 		{Adv: 100},
 		cmdtest.Row("SEMAPHORE", "RELEASE", "t", "b", 0), // ran out: held nothing, removed
 		cmdtest.Row("EXISTS", "t", 0),
