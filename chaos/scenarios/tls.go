@@ -11,7 +11,7 @@ func init() {
 	topo.TLS = true
 	register(Scenario{
 		Name:             "kill-tls",
-		Summary:          "kill with TLS on every link; failover time to the first write on the new primary",
+		Summary:          "kill with TLS on every link, the data nodes taking TLS clients only; failover time to the first write on the new primary",
 		Topology:         topo,
 		Workloads:        coordinatedLoad(),
 		ClientsOnPrimary: true,
@@ -29,7 +29,7 @@ func init() {
 				"address a link dials (on Docker every container's address on the run network, the files copied into each " +
 				"container; on the local backend the proxies' address and each node's loopback address: a proxy passes TLS " +
 				"through, so the name checked is the proxy's). Each client verifies the server against the CA. " +
-				"The data nodes' plain ports stay open (there is no TLS-only mode) but nothing dials them. The difference " +
+				"The data nodes take TLS clients only (port = 0): they open no plain client port. The difference " +
 				"from F1 is the cost of TLS in detection, promotion and the clients' reconnection (a handshake per new " +
 				"connection)."},
 	})

@@ -108,9 +108,11 @@ func (f TLSFiles) ClientConfig() (*tls.Config, error) {
 }
 
 // TLSEnv is a data node's environment for TLS on tlsPort (shard i on
-// tlsPort + i) and on its replication links.
+// tlsPort + i) and on its replication links, with no plain client port
+// (port = 0): it takes TLS clients only.
 func (f TLSFiles) TLSEnv(tlsPort int) map[string]string {
 	return map[string]string{
+		"RUVIO_PORT":     "0",
 		"RUVIO_TLS_PORT": fmt.Sprint(tlsPort), "RUVIO_TLS_CERT": f.Cert, "RUVIO_TLS_KEY": f.Key,
 		"RUVIO_TLS_CLIENT_CA": f.CA, "RUVIO_REPLICATION_TLS": "true",
 	}

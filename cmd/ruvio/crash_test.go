@@ -22,6 +22,13 @@ import (
 // startNodeIn runs a node on an existing data directory.
 func startNodeIn(t *testing.T, dir string, env []string, args ...string) *proc {
 	t.Helper()
+	return startNodeAnswering(t, dir, env, nil, args...)
+}
+
+// startNodeAnswering is startNodeIn for a node that answers opts's
+// client (nil: a plain client on its port) once it has started.
+func startNodeAnswering(t *testing.T, dir string, env []string, opts *redis.Options, args ...string) *proc {
+	t.Helper()
 	port := freePort(t, 4)
 	for i, a := range args {
 		if a == "--port" && i+1 < len(args) {
@@ -42,7 +49,11 @@ func startNodeIn(t *testing.T, dir string, env []string, args ...string) *proc {
 		cmd.Process.Kill()
 		<-p.done
 	})
-	c := redis.NewClient(&redis.Options{Addr: p.addr(), MaxRetries: -1})
+	if opts == nil {
+		opts = &redis.Options{Addr: p.addr()}
+	}
+	opts.MaxRetries = -1
+	c := redis.NewClient(opts)
 	defer c.Close()
 	// Wait until it answers, or exits (the caller inspects an exit).
 	poll.UntilNil(t, 20*time.Second, "the node to start", func() error {

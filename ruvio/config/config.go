@@ -62,7 +62,10 @@ var (
 type Config struct {
 	// Bind is the address the shards listen on.
 	Bind string `toml:"bind"`
-	// Port is the TCP port of shard 0; shard i listens on Port+i.
+	// Port is the TCP port of shard 0; shard i listens on Port+i. 0
+	// opens no plain client port: the node takes clients on its TLS
+	// ports only (TLSOnly), and its derived ports and identity count
+	// from TLSPort instead (BasePort).
 	Port int `toml:"port"`
 	// Shards is the number of shards this node runs, each on its own port.
 	Shards int `toml:"shards"`

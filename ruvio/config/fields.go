@@ -55,7 +55,7 @@ const (
 // fields lists every scalar key in the order of the example file.
 var fields = []field{
 	stringField("bind", "bind", func(c *Config) *string { return &c.Bind }, true),
-	intField("port", "port", func(c *Config) *int { return &c.Port }, 1, maxPort),
+	portField(),
 	intField("shards", "shards", func(c *Config) *int { return &c.Shards }, 1, maxShards),
 	stringField("data_dir", "dir", func(c *Config) *string { return &c.DataDir }, true),
 	// Switching durability under a running log would need the log's
@@ -207,6 +207,24 @@ func canonical(s string, allowed []string) string {
 		}
 	}
 	return s
+}
+
+// portField is port: 1 to 65535, or 0 for a node that takes clients on
+// its TLS ports only (as Redis's port 0 beside tls-port), which needs
+// tls_port.
+func portField() field {
+	f := intField("port", "port", func(c *Config) *int { return &c.Port }, 0, maxPort)
+	check := f.check
+	f.check = func(c *Config) string {
+		if msg := check(c); msg != "" {
+			return msg
+		}
+		if c.Port == 0 && c.TLSPort == 0 {
+			return "0 opens no plain client port, which leaves no port at all without tls_port: set tls_port (TLS only) or a port from 1"
+		}
+		return ""
+	}
+	return f
 }
 
 func intField(key, param string, p func(*Config) *int, lo, hi int64) field {

@@ -85,7 +85,7 @@ type flagSpec struct {
 // per run have flags; the rest go in the file or the environment.
 var flagSpecs = []flagSpec{
 	{"bind", "bind", "`address` to listen on"},
-	{"port", "port", "TCP `port` of shard 0; shard i listens on port+i"},
+	{"port", "port", "TCP `port` of shard 0; shard i listens on port+i; 0: TLS clients only (needs tls_port)"},
 	{"shards", "shards", "`number` of shards, 1..256"},
 	{"data-dir", "data_dir", "`directory` for the log and snapshots"},
 	{"durability", "durability", "durability `mode`: memory, everysec, always or snapshot"},

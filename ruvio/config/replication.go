@@ -67,7 +67,7 @@ type Replication struct {
 }
 
 // ReplicationListen returns the replication base address in force:
-// Replication.Listen if set, else bind at the client port + 20000. It is
+// Replication.Listen if set, else bind at the client port (BasePort) + 20000. It is
 // what CONFIG GET replication-listen answers, and may name every
 // interface (0.0.0.0 or [::]). A derived address whose shard ports would
 // run past 65535 is no address at all, and it returns "" for it rather
@@ -76,10 +76,10 @@ func (c *Config) ReplicationListen() string {
 	if c.Replication.Listen != "" {
 		return c.Replication.Listen
 	}
-	if c.Port+replicationPortOffset+max(c.Shards, 1)-1 > maxPort {
+	if c.BasePort()+replicationPortOffset+max(c.Shards, 1)-1 > maxPort {
 		return ""
 	}
-	return net.JoinHostPort(c.Bind, strconv.Itoa(c.Port+replicationPortOffset))
+	return net.JoinHostPort(c.Bind, strconv.Itoa(c.BasePort()+replicationPortOffset))
 }
 
 // roleField is replication.role: an enumerated key that may also be
@@ -224,8 +224,8 @@ func (c *Config) listenProblems() []Problem {
 		var port string
 		host, port, _ = net.SplitHostPort(r.Listen)
 		base, _ = strconv.Atoi(port)
-	case c.Bind != "" && c.Port >= 1 && c.Port <= maxPort:
-		host, base = c.Bind, c.Port+replicationPortOffset
+	case c.Bind != "" && c.BasePort() >= 1 && c.BasePort() <= maxPort:
+		host, base = c.Bind, c.BasePort()+replicationPortOffset
 	default:
 		return ps
 	}

@@ -183,7 +183,7 @@ func TestValidateReplication(t *testing.T) {
 		{"default listen with password", func(c *Config) { c.Bind, c.Replication.Password = "0.0.0.0", "pw" }, nil},
 		// One mistake, one problem: the port's own.
 		{"bad port hides the default listen", func(c *Config) { c.Bind, c.Port = "0.0.0.0", 70000 },
-			[]string{"port = 70000: must be between 1 and 65535 inclusive"}},
+			[]string{"port = 70000: must be between 0 and 65535 inclusive"}},
 		{"bad listen hides the password rule", func(c *Config) { c.Replication.Listen = "0.0.0.0:0" },
 			[]string{`replication.listen = "0.0.0.0:0": port must be between 1 and 65535 inclusive`}},
 

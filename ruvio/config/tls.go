@@ -51,6 +51,21 @@ func (c *Config) TLSFiles() tlsconf.Files {
 // TLSEnabled says whether the node opens TLS client ports.
 func (c *Config) TLSEnabled() bool { return c.TLSPort != 0 }
 
+// TLSOnly says whether the node takes clients on its TLS ports only
+// (port = 0).
+func (c *Config) TLSOnly() bool { return c.Port == 0 && c.TLSPort != 0 }
+
+// BasePort is the client port the node's other ports and its identity
+// count from: port, or tls_port on a node that takes TLS clients only.
+// The replication listener's default is BasePort + 20000, a replica
+// announces it, and the cluster node IDs derive from it.
+func (c *Config) BasePort() int {
+	if c.TLSOnly() {
+		return c.TLSPort
+	}
+	return c.Port
+}
+
 // validateTLS checks the TLS keys together: what needs what, and that the
 // files named load. Every problem is reported, each under its key.
 func (c *Config) validateTLS() []Problem {
@@ -61,7 +76,7 @@ func (c *Config) validateTLS() []Problem {
 			ps = append(ps, Problem{Key: "tls_port", Value: strconv.Itoa(c.TLSPort),
 				Msg: fmt.Sprintf("with shards = %d the last shard would take TLS clients on port %d; tls_port + shards - 1 must be at most %d",
 					c.Shards, last, maxPort)})
-		} else if c.TLSPort <= c.Port+c.Shards-1 && c.Port <= last {
+		} else if c.Port != 0 && c.TLSPort <= c.Port+c.Shards-1 && c.Port <= last {
 			ps = append(ps, Problem{Key: "tls_port", Value: strconv.Itoa(c.TLSPort),
 				Msg: fmt.Sprintf("the TLS ports %d-%d overlap the client ports %d-%d", c.TLSPort, last, c.Port, c.Port+c.Shards-1)})
 		}

@@ -55,6 +55,10 @@ func TestValidateTLS(t *testing.T) {
 		{"port out of range", func(c *Config) { on(c); c.TLSPort = 70000 }, []string{"tls_port = 70000: must be between 0 and 65535"}},
 		{"overlaps client ports", func(c *Config) { on(c); c.TLSPort, c.Shards = 6380, 2 },
 			[]string{"tls_port = 6380: the TLS ports 6380-6381 overlap the client ports 6379-6380"}},
+		// port = 0 takes TLS clients only: no plain ports to overlap.
+		{"TLS only", func(c *Config) { on(c); c.Port, c.TLSPort, c.Shards = 0, 1, 4 }, nil},
+		{"port 0 without a TLS port", func(c *Config) { c.Port = 0 },
+			[]string{"port = 0: 0 opens no plain client port, which leaves no port at all without tls_port"}},
 		{"everything at once", func(c *Config) {
 			c.TLSPort, c.TLSKey, c.TLSClientCA, c.TLSClientAuth, c.Replication.TLS = 6379, garbage, missing, "yes", true
 		}, []string{
@@ -86,6 +90,24 @@ func TestValidateTLS(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// A node that takes TLS clients only counts its replication listener and
+// identity from its TLS port; any other from its plain port.
+func TestBasePort(t *testing.T) {
+	c := Default()
+	c.Bind = "10.0.0.5"
+	if c.TLSOnly() || c.BasePort() != 6379 || c.ReplicationListen() != "10.0.0.5:26379" {
+		t.Fatalf("plain node: TLSOnly %v, BasePort %d, replication %q", c.TLSOnly(), c.BasePort(), c.ReplicationListen())
+	}
+	c.TLSPort = 7000
+	if c.TLSOnly() || c.BasePort() != 6379 {
+		t.Fatalf("TLS beside plain: TLSOnly %v, BasePort %d", c.TLSOnly(), c.BasePort())
+	}
+	c.Port = 0
+	if !c.TLSOnly() || c.BasePort() != 7000 || c.ReplicationListen() != "10.0.0.5:27000" {
+		t.Fatalf("TLS only: TLSOnly %v, BasePort %d, replication %q", c.TLSOnly(), c.BasePort(), c.ReplicationListen())
 	}
 }
 

@@ -22,7 +22,7 @@ func TestValidateReportsEveryProblem(t *testing.T) {
 	msg := err.Error()
 	for _, w := range []string{
 		"3 problems",
-		"port = 70000: must be between 1 and 65535 inclusive",
+		"port = 70000: must be between 0 and 65535 inclusive",
 		"shards = 0: must be between 1 and 256 inclusive",
 		`durability = "fast": must be one of the following: memory, everysec, always, snapshot`,
 	} {
@@ -39,7 +39,7 @@ func TestValidateKeys(t *testing.T) {
 		want   string // "" means valid
 	}{
 		{"empty bind", func(c *Config) { c.Bind = "" }, `bind = "": must not be empty`},
-		{"port 0", func(c *Config) { c.Port = 0 }, "port = 0: must be between 1 and 65535"},
+		{"port 0 without tls_port", func(c *Config) { c.Port = 0 }, "port = 0: 0 opens no plain client port"},
 		// The default replication port, port + 20000, would be past 65535.
 		{"port 65535 one shard", func(c *Config) { c.Port, c.Replication.Listen = 65535, "127.0.0.1:26379" }, ""},
 		{"last shard past 65535", func(c *Config) { c.Port, c.Shards = 65534, 3 },

@@ -167,7 +167,7 @@ func (l *Link) session() error {
 	sh.Unlock()
 	announce := cfg.Replication.Announce
 	if announce == "" {
-		announce = net.JoinHostPort(cfg.Bind, strconv.Itoa(cfg.Port))
+		announce = net.JoinHostPort(cfg.Bind, strconv.Itoa(cfg.BasePort()))
 	}
 	writeCommand(w, repl.RSyncArgs(repl.Handshake{Proto: repl.Protocol, Shard: sh.ID, Shards: len(l.n.shards), Yield: l.yield,
 		RunID: l.n.opts.RunID, Announce: announce, Replica: repl.Replica{History: hist, Last: last}})...)

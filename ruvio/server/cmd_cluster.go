@@ -35,12 +35,18 @@ func (c *conn) shardHost() string {
 	return host
 }
 
-func (s *Server) shardPort(i int) int { return s.Config().Port + i }
+// shardPort is shard i's client port as a plain client is told of it: on
+// a node that takes TLS clients only, its TLS port.
+func (s *Server) shardPort(i int) int {
+	cfg := s.Config()
+	return cfg.BasePort() + i
+}
 
 // nodeID is a shard's 40-hex node ID, stable across restarts because it
 // derives from the node's port and shard index.
 func (s *Server) nodeID(i int) string {
-	sum := sha1.Sum([]byte(fmt.Sprintf("ruvio:%d:%d", s.Config().Port, i)))
+	cfg := s.Config()
+	sum := sha1.Sum([]byte(fmt.Sprintf("ruvio:%d:%d", cfg.BasePort(), i)))
 	return hex.EncodeToString(sum[:])
 }
 
@@ -119,7 +125,8 @@ func (c *conn) selfAddr(v *clusterView) string {
 	if a, ok := v.selfByHost.Load(local); ok {
 		return a.(string)
 	}
-	port := c.srv.Config().Port
+	cfg := c.srv.Config()
+	port := cfg.BasePort()
 	var onPort []string
 	found := ""
 	for _, a := range v.m.Groups[v.self].Members {

@@ -210,6 +210,9 @@ func (s *Server) Start() error {
 		return err
 	}
 	for i := range s.shards {
+		if cfg.TLSOnly() {
+			break // port = 0: clients come to the TLS ports only
+		}
 		addr := net.JoinHostPort(cfg.Bind, strconv.Itoa(cfg.Port+i))
 		ln, err := net.Listen("tcp", addr)
 		if err != nil {
@@ -255,13 +258,22 @@ func (s *Server) Start() error {
 	go s.ticker()
 	go s.gateTicker()
 	s.initialized.Store(true)
-	s.log.Info("ready to accept connections", "bind", cfg.Bind, "port", cfg.Port,
+	if cfg.TLSOnly() && !cfg.Replication.TLS {
+		s.log.Warn("port = 0 takes clients on the TLS ports only, but replication.tls is off: " +
+			"the replication links carry the data in clear text")
+	}
+	s.log.Info("ready to accept connections", "bind", cfg.Bind, "port", cfg.Port, "tls_only", cfg.TLSOnly(),
 		"shards", len(s.shards), "run_id", s.runID)
 	return nil
 }
 
 // Addr returns the address shard i listens on.
-func (s *Server) Addr(i int) string { return s.listeners[i].Addr().String() }
+func (s *Server) Addr(i int) string {
+	if i >= len(s.listeners) {
+		return "" // a node that takes TLS clients only
+	}
+	return s.listeners[i].Addr().String()
+}
 
 func (s *Server) accept(ln net.Listener, sh *shard.Shard) {
 	defer s.wg.Done()

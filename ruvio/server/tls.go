@@ -80,12 +80,14 @@ func (s *Server) TLSAddr(i int) string {
 }
 
 // portShift is what this connection adds to the plain ports it is told
-// of: tls_port - port on a TLS port, else 0.
+// of: tls_port - port on a TLS port, else 0. A node that takes TLS
+// clients only names its TLS ports as its ports (shardPort), and its
+// members by their TLS addresses, so nothing is added there.
 func (c *conn) portShift() int {
-	if _, ok := c.nc.(*tls.Conn); !ok {
+	cfg := c.srv.Config()
+	if _, ok := c.nc.(*tls.Conn); !ok || cfg.TLSOnly() {
 		return 0
 	}
-	cfg := c.srv.Config()
 	return cfg.TLSPort - cfg.Port
 }
 
