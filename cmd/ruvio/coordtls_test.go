@@ -28,12 +28,11 @@ type tlsGroup struct {
 	// addrs are the nodes' TLS addresses, the members' addresses; repls
 	// their replication listeners.
 	addrs, repls []string
-	cs    []*coord
+	cs           []*coord
 	// ca, cert and key are the files every process and client uses.
 	ca, cert, key string
 }
 
-//
 // With tlsOnly the nodes open no plain port (port = 0) and replicate over
 // TLS (replication.tls): nothing they serve travels in clear text.
 func startTLSGroup(t *testing.T, tlsOnly bool) *tlsGroup {
