@@ -125,6 +125,13 @@ func cutLine(b []byte) (line, rest []byte) {
 // {verbatim_string=}) too. sproto is the script's redis.setresp: with 3,
 // booleans are written as booleans, as Redis does.
 func (s *State) reply(w *resp.Writer, v lua.LValue, sproto int, depth int) {
+	if depth >= maxReplyDepth {
+		// A table that holds itself, or nests deeper than Redis's Lua
+		// stack reaches: the reply so far stays well formed, ending in
+		// the error where Redis's does.
+		w.Error("ERR reached lua stack limit")
+		return
+	}
 	switch x := v.(type) {
 	case lua.LString:
 		w.Bulk([]byte(x))
@@ -145,6 +152,11 @@ func (s *State) reply(w *resp.Writer, v lua.LValue, sproto int, depth int) {
 		w.Null()
 	}
 }
+
+// maxReplyDepth is how deep a script's reply may nest: Redis's converter
+// runs out of Lua stack (LUAI_MAXCSTACK, 8000 slots) after 7995 nested
+// tables and answers an error in their place.
+const maxReplyDepth = 7995
 
 func (s *State) replyTable(w *resp.Writer, t *lua.LTable, sproto, depth int) {
 	if e, ok := t.RawGetString("err").(lua.LString); ok {

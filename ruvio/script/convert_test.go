@@ -1,6 +1,9 @@
 package script
 
-import "testing"
+import (
+	"strings"
+	"testing"
+)
 
 // RESP replies a command could give, as the script sees them, and Lua
 // values as the caller gets them, by Redis's conversion table.
@@ -58,6 +61,21 @@ func TestConversionTable(t *testing.T) {
 		if got := eval(t, c.body, c.proto, b, nil, nil); got != c.want {
 			t.Errorf("resp%d %s\n got %q\nwant %q", c.proto, c.body, got, c.want)
 		}
+	}
+}
+
+// A table that holds itself is written as Redis writes it: nested arrays
+// until its Lua stack runs out, then the error in their place, and the
+// server goes on (it once recursed until Go's stack overflowed, which
+// ended the process).
+func TestARecursiveReplyEndsInAnError(t *testing.T) {
+	got := eval(t, "local a = {} local b = {a} a[1] = b return a", 2, &echoBridge{}, nil, nil)
+	want := strings.Repeat("*1\r\n", maxReplyDepth) + "-ERR reached lua stack limit\r\n"
+	if got != want {
+		t.Fatalf("got %d bytes ending %q, want %d nested arrays and the error", len(got), got[max(len(got)-40, 0):], maxReplyDepth)
+	}
+	if got := eval(t, "return {1, {2, {3}}}", 2, &echoBridge{}, nil, nil); got != "*2\r\n:1\r\n*2\r\n:2\r\n*1\r\n:3\r\n" {
+		t.Fatalf("a shallow nest: %q", got)
 	}
 }
 
