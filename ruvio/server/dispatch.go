@@ -180,7 +180,10 @@ func (c *conn) checkACL(spec, run *command.Spec, args [][]byte) string {
 	if run != spec {
 		sub = strings.TrimPrefix(run.Name, spec.Name+"|")
 	}
-	if !u.CanRun(spec.Name, sub) {
+	// The commands a connection may send before it authenticates (AUTH,
+	// HELLO, QUIT, RESET) are no user's to refuse, as in Redis: a user
+	// without them can still log in as another.
+	if spec.Flags&command.NoAuth == 0 && !u.CanRun(spec.Name, sub) {
 		return acl.ErrNoPermCommand(spec.Name, sub)
 	}
 	if (run.FirstKey > 0 || run.Keys != nil) && !u.AllKeys() {
