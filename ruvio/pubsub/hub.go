@@ -3,6 +3,7 @@
 package pubsub
 
 import (
+	"maps"
 	"slices"
 	"sync"
 	"sync/atomic"
@@ -47,6 +48,13 @@ func (s *Subscription) ShardCount() int { return int(s.nssub.Load()) }
 // Active reports whether s has any channel, pattern or shard channel.
 func (s *Subscription) Active() bool {
 	return s.nsub.Load() > 0 || s.npsub.Load() > 0 || s.nssub.Load() > 0
+}
+
+// Names returns s's channels, patterns and shard channels.
+func (h *Hub) Names(s *Subscription) (channels, patterns, shard []string) {
+	h.mu.RLock()
+	defer h.mu.RUnlock()
+	return slices.Collect(maps.Keys(s.channels)), slices.Collect(maps.Keys(s.patterns)), slices.Collect(maps.Keys(s.shard))
 }
 
 func (s *Subscription) total() int { return len(s.channels) + len(s.patterns) }

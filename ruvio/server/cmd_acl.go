@@ -1,6 +1,7 @@
 package server
 
 import (
+	"github.com/ruvio/ruvio/ruvio/acl"
 	"github.com/ruvio/ruvio/ruvio/command"
 )
 
@@ -48,11 +49,52 @@ func cmdACLSetUser(c *conn, args [][]byte) {
 	for _, a := range args[3:] {
 		rules = append(rules, string(a))
 	}
-	if err := c.srv.acl.SetUser(string(args[2]), rules...); err != nil {
+	name := string(args[2])
+	if err := c.srv.acl.SetUser(name, rules...); err != nil {
 		c.w.Error(err.Error())
 		return
 	}
+	c.srv.dropRevokedSubscribers(name, c)
 	c.w.OK()
+}
+
+// dropRevokedSubscribers closes the connections of user name (but
+// self's) subscribed to a channel, pattern or shard channel the user's
+// rules no longer allow, as Redis does after ACL SETUSER: they would go
+// on receiving what the user may no longer read. self, when it is one of
+// them, is closed after its reply.
+func (s *Server) dropRevokedSubscribers(name string, self *conn) {
+	u, ok := s.acl.Get(name)
+	if !ok {
+		return
+	}
+	for _, o := range s.clientsSorted() {
+		if o.userName.Load().(string) != name || !o.sub.Active() || subscriptionsAllowed(s, u, o) {
+			continue
+		}
+		if o == self {
+			self.closeAfter = true
+			continue
+		}
+		o.close()
+	}
+}
+
+// subscriptionsAllowed reports whether every subscription of o is one
+// user u may make.
+func subscriptionsAllowed(s *Server, u *acl.User, o *conn) bool {
+	channels, patterns, shard := s.hub.Names(o.sub)
+	for _, ch := range append(channels, shard...) {
+		if !u.CanChannel([]byte(ch)) {
+			return false
+		}
+	}
+	for _, p := range patterns {
+		if !u.CanChannelPattern([]byte(p)) {
+			return false
+		}
+	}
+	return true
 }
 
 func cmdACLDelUser(c *conn, args [][]byte) {

@@ -2,6 +2,8 @@ package server
 
 import (
 	"context"
+	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/redis/go-redis/v9"
@@ -65,4 +67,73 @@ func TestAuthIsNoUsersToRefuse(t *testing.T) {
 		on(0, "GET", "k"),
 		on(0, "ACL", "SETUSER", "default", "+@all"),
 	})
+}
+
+// A user's channel rules decide PUBLISH, SPUBLISH, SUBSCRIBE, SSUBSCRIBE
+// and PSUBSCRIBE, inside MULTI too, as in Redis 7.0, where a new user has
+// no channels (acl-pubsub-default resetchannels).
+func TestChannelRulesMatchRedis(t *testing.T) {
+	sameOnOneConnection(t, 3, []aclStep{
+		on(0, "ACL", "SETUSER", "ps", "on", ">p", "+@all", "~*", "resetchannels", "&foo:*"),
+		on(0, "ACL", "SETUSER", "none", "on", ">p", "+@all", "~*"),
+		on(1, "AUTH", "ps", "p"),
+		on(1, "PUBLISH", "zap", "m"),
+		on(1, "PUBLISH", "foo:1", "m"),
+		on(1, "SPUBLISH", "zap", "m"),
+		on(1, "SPUBLISH", "foo:1", "m"),
+		on(1, "SUBSCRIBE", "zap"),
+		on(1, "SUBSCRIBE", "foo:1", "zap"),
+		on(1, "SSUBSCRIBE", "zap"),
+		on(1, "PSUBSCRIBE", "foo:1"),
+		on(1, "PSUBSCRIBE", "foo:*", "zap*"),
+		on(1, "MULTI"),
+		on(1, "PUBLISH", "zap", "m"),
+		on(1, "PUBLISH", "foo:2", "m"),
+		on(1, "EXEC"),
+		on(2, "AUTH", "none", "p"),
+		on(2, "PUBLISH", "any", "m"),
+		on(2, "SET", "k", "v"),
+		on(0, "ACL", "SETUSER", "none", "allchannels"),
+		on(2, "PUBLISH", "any", "m"),
+		on(0, "PUBLISH", "any", "m"), // the default user has every channel
+	})
+}
+
+// ACL SETUSER closes the user's connections subscribed to a channel,
+// pattern or shard channel the new rules no longer allow, and keeps
+// those whose subscriptions are still allowed, on redis-server and on
+// ruvio alike.
+func TestRevokedSubscribersAreDropped(t *testing.T) {
+	r := startRedis(t, 2)
+	s := startServer(t, nil)
+	ctx := context.Background()
+	for _, srv := range []struct {
+		name  string
+		admin *redis.Client
+		addr  string
+	}{{"redis", r, r.Options().Addr}, {"ruvio", client(t, s, 0), s.Addr(0)}} {
+		t.Run(srv.name, func(t *testing.T) {
+			if err := srv.admin.Do(ctx, "ACL", "SETUSER", "sub", "on", ">p", "+@all", "resetchannels", "&foo*", "&bar").Err(); err != nil {
+				t.Fatal(err)
+			}
+			subscribe := func(cmd, name string) *rawConn {
+				c := dialRaw(t, srv.addr)
+				c.send("AUTH sub p\r\n")
+				c.expect("+OK\r\n")
+				c.send(cmd + " " + name + "\r\n")
+				c.expect("*3\r\n$" + strconv.Itoa(len(cmd)) + "\r\n" + strings.ToLower(cmd) + "\r\n$" + strconv.Itoa(len(name)) + "\r\n" + name + "\r\n:1\r\n")
+				return c
+			}
+			kept, dropped := subscribe("SUBSCRIBE", "bar"), subscribe("SUBSCRIBE", "foo1")
+			pattern, shard := subscribe("PSUBSCRIBE", "foo*"), subscribe("SSUBSCRIBE", "foo2")
+			if err := srv.admin.Do(ctx, "ACL", "SETUSER", "sub", "resetchannels", "&bar").Err(); err != nil {
+				t.Fatal(err)
+			}
+			dropped.expectClosed()
+			pattern.expectClosed()
+			shard.expectClosed()
+			kept.send("PING\r\n")
+			kept.expect("*2\r\n$4\r\npong\r\n$0\r\n\r\n")
+		})
+	}
 }

@@ -194,7 +194,35 @@ func (c *conn) checkACL(spec, run *command.Spec, args [][]byte) string {
 			}
 		}
 	}
+	if run.Flags&command.PubSub != 0 && !channelsAllowed(u, run.Name, args) {
+		return acl.ErrNoPermChannel()
+	}
 	return ""
+}
+
+// channelsAllowed reports whether user u may use the channels of a
+// pub/sub command, as Redis checks them: PUBLISH's and SPUBLISH's
+// channel and every channel SUBSCRIBE and SSUBSCRIBE name must match one
+// of the user's channel patterns, every pattern PSUBSCRIBE names must be
+// one of them. Unsubscribing is always allowed.
+func channelsAllowed(u *acl.User, name string, args [][]byte) bool {
+	switch name {
+	case "publish", "spublish":
+		return len(args) < 2 || u.CanChannel(args[1])
+	case "subscribe", "ssubscribe":
+		for _, ch := range args[1:] {
+			if !u.CanChannel(ch) {
+				return false
+			}
+		}
+	case "psubscribe":
+		for _, p := range args[1:] {
+			if !u.CanChannelPattern(p) {
+				return false
+			}
+		}
+	}
+	return true
 }
 
 // memoryRefusal is the OOM reply a command gets while the node is over
