@@ -115,9 +115,11 @@ func (s *State) openFormat(str *lua.LTable) {
 					argError(L, arg, "format", "string expected, got "+typeName(L, arg))
 				}
 			case 'u':
-				b.WriteString(one(L, spec[:len(spec)-1]+"d", v))
+				b.WriteString(one(L, spec[:len(spec)-1]+"d", lua.LNumber(checkNumber(L, arg, "format"))))
 			default:
-				b.WriteString(one(L, spec, v))
+				// A number conversion takes a string holding a number,
+				// as Lua's does.
+				b.WriteString(one(L, spec, lua.LNumber(checkNumber(L, arg, "format"))))
 			}
 			arg++
 		}

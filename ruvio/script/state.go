@@ -100,6 +100,7 @@ func NewState(o Options) *State {
 	s.openBasics(g)
 	s.rand.seed(int32(rand.Uint32()))
 	s.openToString(g)
+	s.openCoercion(g)
 	g.RawSetString("redis", s.redisLib())
 	for name, open := range libraries {
 		g.RawSetString(name, open(L))

@@ -145,6 +145,18 @@ var scriptCases = [][]any{
 	// Redis's build accepts).
 	ev("return cjson.encode(cjson.decode('[+5, +.5, -5, 0x10]'))"), ev("return cjson.decode('+')"),
 	ev("return cjson.decode('+x')"), ev("return cjson.decode('.5')"),
+	// A string holding a number passes where a library function takes an
+	// integer or a number, as ARGV's strings do; one that holds none is
+	// refused in Lua's words.
+	ev("return string.sub('abcdef', ARGV[1])", "2"), ev("return string.format('%5.1f', '3.14159')"),
+	ev("return string.format('%d|%x|%c|%5.2e|%u', '42', ' 255 ', '65', '1e3', '7')"), ev("return string.format('%d', 'x')"),
+	ev("return string.byte('abc', '2')"), ev("return string.char('72', '105')"), ev("return string.find('hello', 'l', '4')"),
+	ev("return string.match('hello', 'l+', '4')"), ev("return (string.gsub('aaa', 'a', 'b', '2'))"),
+	ev("return string.sub('abcdef', '0x2')"), ev("return string.sub('abc', 'x')"), ev("return {unpack({1,2,3}, '2')}"),
+	ev("return select('2', 'a', 'b', 'c')"), ev("return select('#', 'a', 'b')"), ev("return table.concat({1,2,3}, ',', '2', '3')"),
+	ev("local t={1,2} table.insert(t, '1', 'x') return t"), ev("local t={1,2} table.insert(t, '5') return t"),
+	ev("local t={1,2,3} return table.remove(t, '1')"), ev("return math.ldexp(1, '3')"), ev("return tonumber('ff', '16')"),
+	ev("math.randomseed('7') local a = math.random('1000') math.randomseed(7) return {a, math.random(1000)}"),
 	// Server commands Redis runs from scripts (not flagged noscript).
 	ev("return type(redis.call('info', 'server'))"), ev("return string.sub(redis.call('info', 'server'), 1, 9)"),
 	ev("return redis.call('command', 'count') > 100"), ev("return redis.call('command', 'getkeys', 'set', 'a', 'b')"),
