@@ -248,8 +248,11 @@ func (c *conn) scriptRefusal(f script.Flags, ro bool) string {
 	if f&script.NoCluster != 0 && s.cluster.view.Load() != nil {
 		return "ERR Can not run script on cluster, 'no-cluster' flag is set."
 	}
-	if f&script.AllowOOM == 0 && s.maxMemory() > 0 && c.checkMemoryHere(&command.Spec{Flags: command.DenyOOM}) != "" {
-		return "OOM allow-oom flag is not set on the script, can not run it when used memory > 'maxmemory'"
+	// A script with flags may grow memory unless they say no-writes or
+	// allow-oom: Redis refuses it up front over maxmemory, in the words
+	// it refuses any such command with.
+	if f&(script.AllowOOM|script.NoWrites) == 0 && s.maxMemory() > 0 && c.checkMemoryHere(&command.Spec{Flags: command.DenyOOM}) != "" {
+		return errOOM
 	}
 	if f&script.NoWrites == 0 {
 		if msg := s.refusal(&command.Spec{Flags: command.Write}, nil, false); strings.HasPrefix(msg, "READONLY") {

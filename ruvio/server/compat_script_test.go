@@ -201,3 +201,25 @@ func compareInBothProtocols(t *testing.T, cmds [][]any, noted bool, sorted func(
 		})
 	}
 }
+
+// Over maxmemory a script or function with flags runs when they say
+// no-writes or allow-oom and is refused up front otherwise; a script
+// without flags runs and its writes are refused, as in Redis.
+func TestScriptsOverMaxmemoryMatchRedis(t *testing.T) {
+	lib := "#!lua name=oomlib\n" +
+		"redis.register_function{function_name='ro', callback=function() return redis.call('get', 'x') end, flags={'no-writes'}}\n" +
+		"redis.register_function('rw', function() return redis.call('set', 'x', '1') end)"
+	cmds := [][]any{
+		{"FUNCTION", "LOAD", "REPLACE", lib},
+		{"CONFIG", "SET", "maxmemory", "1"},
+		ev("#!lua flags=no-writes\nreturn 1"), ev("#!lua flags=no-writes\nreturn redis.call('get', 'x')"),
+		ev("#!lua\nreturn 1"), ev("#!lua flags=allow-oom\nreturn redis.call('set', 'x', '1')"),
+		ev("return 1"), ev("return redis.call('set', 'y', '1')"),
+		{"FCALL", "ro", 0}, {"FCALL_RO", "ro", 0}, {"FCALL", "rw", 0},
+		{"CONFIG", "SET", "maxmemory", "0"},
+		{"FCALL", "rw", 0},
+	}
+	for _, proto := range []int{2, 3} {
+		t.Run(fmt.Sprintf("resp%d", proto), func(t *testing.T) { compareFixed(t, proto, cmds) })
+	}
+}
