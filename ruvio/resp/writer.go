@@ -17,6 +17,9 @@ type Writer struct {
 	bw    buffer
 	Proto int
 	num   [24]byte
+	// OnError, when set, is told of every error reply written (INFO's
+	// error counts).
+	OnError func(msg string)
 }
 
 // NewWriter returns a RESP2 writer over w.
@@ -92,6 +95,9 @@ func (w *Writer) OK() { w.bw.WriteString("+OK\r\n") }
 // Error writes an error reply. msg carries its own prefix (ERR, WRONGTYPE,
 // NOREPLICAS, ...); line breaks are replaced so the reply stays one line.
 func (w *Writer) Error(msg string) {
+	if w.OnError != nil {
+		w.OnError(msg)
+	}
 	w.bw.WriteByte('-')
 	for i := 0; i < len(msg); i++ {
 		c := msg[i]

@@ -94,6 +94,7 @@ func cmdConfigResetStat(c *conn, args [][]byte) {
 	s.stats.netInput.Store(0)
 	s.stats.netOutput.Store(0)
 	s.stats.errorReplies.Store(0)
+	s.errStats.reset()
 	if !c.withEveryShard(func(sh *shard.Shard) { sh.DB().Stats = keyspace.Stats{} }) {
 		return
 	}

@@ -66,6 +66,7 @@ type conn struct {
 	lastActive    atomic.Int64 // Unix ms
 	closed        atomic.Bool
 	closeAfter    bool // QUIT: close once the reply is sent
+	cmdFailed     bool // the running command answered an error (noteError)
 	// changes is the connection's change stream (CHANGES SUBSCRIBE), or
 	// nil; set and ended by the connection's goroutine.
 	changes *changeStream
@@ -183,6 +184,7 @@ func (s *Server) newConn(nc net.Conn, sh *shard.Shard) *conn {
 	c.ctx.Tokens = c
 	c.r = resp.NewReader(countingReader{c})
 	c.w = resp.NewWriter(lockedWriter{c})
+	c.w.OnError = c.noteError
 	cfg := s.Config()
 	c.r.Limits.MaxBulk = cfg.ProtoMaxBulkLen
 	c.proto.Store(2)

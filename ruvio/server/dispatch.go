@@ -90,6 +90,7 @@ func (c *conn) execute(args [][]byte) {
 		start = clock.Stopwatch()
 	}
 	c.waited = 0
+	c.cmdFailed = false
 	line := c.monitorCommand(run, args)
 	trk := c.track.mode.Load()
 	if trk != nil {
@@ -120,7 +121,7 @@ func (c *conn) execute(args [][]byte) {
 		// again for each command.
 		c.now = clock.NowMs()
 	}
-	c.srv.observeLatency(run, took, &c.lastHist)
+	c.srv.observeLatency(run, took, c.cmdFailed, &c.lastHist)
 	c.logSlow(run, args, took)
 	if m := s.metrics; m != nil {
 		m.observe(c.shard.ID, run, took, &c.lastCounter)
@@ -132,6 +133,7 @@ func (c *conn) execute(args [][]byte) {
 // with or without MULTI, as Redis's rejectCommand does; the reason keeps
 // its own code (BUSY, NOAUTH, NOPERM) but not a plain ERR.
 func (c *conn) reject(run *command.Spec, msg string) {
+	c.srv.latTrack.recordRejected(run)
 	if run.Name == "exec" {
 		c.abortExec(strings.TrimPrefix(msg, "ERR "))
 		return
@@ -152,7 +154,6 @@ func (c *conn) fail(msg string) {
 	if c.multi {
 		c.multiDirty = true
 	}
-	c.srv.stats.errorReplies.Add(1)
 	c.w.Error(msg)
 }
 
@@ -285,7 +286,6 @@ func (c *conn) call(spec *command.Spec, args [][]byte, batch bool) {
 	}
 	sh, hint, ok := c.srv.routeHinted(spec, args)
 	if !ok {
-		c.srv.stats.errorReplies.Add(1)
 		c.w.Error(command.ErrCrossSlot)
 		return
 	}
@@ -511,7 +511,6 @@ func (c *conn) runPerKey(spec *command.Spec, ctx *command.Ctx) {
 		if msg := c.srv.moveFence(spec, ctx.Args); msg != "" {
 			// Frozen since the checks before the lock (a slot move).
 			sh.Unlock()
-			c.srv.stats.errorReplies.Add(1)
 			c.w.Error(msg)
 			return
 		}
@@ -600,7 +599,6 @@ func (c *conn) block(spec *command.Spec, sh *shard.Shard) {
 	moved := func() bool {
 		msg := c.srv.movedReply(c, spec, args)
 		if msg != "" {
-			c.srv.stats.errorReplies.Add(1)
 			c.w.Error(msg)
 		}
 		return msg != ""
@@ -634,7 +632,6 @@ func (c *conn) block(spec *command.Spec, sh *shard.Shard) {
 				return
 			}
 			if unblocked == unblockError {
-				c.srv.stats.errorReplies.Add(1)
 				c.w.Error("UNBLOCKED client unblocked via CLIENT UNBLOCK")
 				return
 			}

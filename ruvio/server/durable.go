@@ -80,7 +80,6 @@ func (c *conn) releaseHeld() {
 		msg := fmt.Sprintf("NOREPLICAS Not enough replicas hold this connection's writes on disk within %d ms (CLIENT DURABILITY REPLICAS %d); the writes stay applied.",
 			c.dur.timeout.Milliseconds(), k)
 		for range c.held[covered:] {
-			c.srv.stats.errorReplies.Add(1)
 			c.w.Error(msg)
 		}
 		if m := c.srv.metrics; m != nil {

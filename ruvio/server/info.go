@@ -10,10 +10,17 @@ import (
 	"github.com/ruvio/ruvio/ruvio/clock"
 )
 
-// infoSections lists INFO's sections in the order "default" prints them.
-// latencystats is printed only when asked for by name, "all" or
-// "everything", as in Redis.
-var infoSections = []string{"server", "clients", "memory", "persistence", "stats", "replication", "cpu", "latencystats", "cluster", "keyspace"}
+// infoSections lists INFO's sections in the order Redis prints them.
+// commandstats and latencystats are printed only when asked for by name,
+// "all" or "everything" (notDefault), as in Redis.
+var infoSections = []string{"server", "clients", "memory", "persistence", "stats", "replication", "cpu", "modules",
+	"commandstats", "errorstats", "latencystats", "cluster", "keyspace"}
+
+var notDefault = map[string]bool{"commandstats": true, "latencystats": true}
+
+// sectionTitles are the section titles that are not the name with its
+// first letter in upper case.
+var sectionTitles = map[string]string{"cpu": "CPU"}
 
 // cmdInfo answers INFO [section ...] for this connection's shard (the
 // replication section is per shard; the rest describes the node).
@@ -37,13 +44,17 @@ func cmdInfo(c *conn, args [][]byte) {
 		if !all && !want[sec] {
 			continue
 		}
-		if sec == "latencystats" && !want[sec] && !want["all"] && !want["everything"] {
+		if notDefault[sec] && !want[sec] && !want["all"] && !want["everything"] {
 			continue
 		}
 		if b.Len() > 0 {
 			b.WriteString("\r\n")
 		}
-		fmt.Fprintf(&b, "# %s\r\n", strings.ToUpper(sec[:1])+sec[1:])
+		title := sectionTitles[sec]
+		if title == "" {
+			title = strings.ToUpper(sec[:1]) + sec[1:]
+		}
+		fmt.Fprintf(&b, "# %s\r\n", title)
 		for _, kv := range c.srv.infoSection(sec, c, &ks) {
 			b.WriteString(kv[0])
 			b.WriteByte(':')
@@ -110,7 +121,13 @@ func (s *Server) infoSection(sec string, c *conn, ks *shardCounts) [][2]string {
 	case "replication":
 		return s.replicationInfo(c.shard)
 	case "cpu":
-		return [][2]string{kv("goroutines", runtime.NumGoroutine()), kv("gomaxprocs", runtime.GOMAXPROCS(0))}
+		return append(cpuInfo(), kv("goroutines", runtime.NumGoroutine()), kv("gomaxprocs", runtime.GOMAXPROCS(0)))
+	case "modules":
+		return nil // ruvio loads no modules
+	case "commandstats":
+		return s.commandStats()
+	case "errorstats":
+		return s.errStats.info()
 	case "cluster":
 		out := [][2]string{kv("cluster_enabled", 1)}
 		if v := s.cluster.view.Load(); v != nil {

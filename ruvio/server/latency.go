@@ -66,8 +66,8 @@ type latencyMonitor struct {
 // observeLatency records a command that took d in its histogram, through
 // the connection's cache of the last one, and under its event, "command"
 // or "fast-command", when it reached the threshold.
-func (s *Server) observeLatency(run *command.Spec, d time.Duration, last *histCache) {
-	s.latTrack.recordCommand(run, d, last)
+func (s *Server) observeLatency(run *command.Spec, d time.Duration, failed bool, last *histCache) {
+	s.latTrack.recordCommand(run, d, failed, last)
 	event := "command"
 	if run.Flags&command.Fast != 0 {
 		event = "fast-command"
@@ -238,24 +238,37 @@ func (s *Server) applyLatencyTracking(t config.Tunables) {
 	lt.on.Store(t.LatencyTracking)
 }
 
-// recordCommand adds a call of run that took d to its histogram. last is
-// the caller's cache of its last command's histogram.
-func (lt *latencyTracking) recordCommand(run *command.Spec, d time.Duration, last *histCache) {
+// recordCommand adds a call of run that took d to its histogram, and
+// counts it failed when it answered an error. last is the caller's cache
+// of its last command's histogram.
+func (lt *latencyTracking) recordCommand(run *command.Spec, d time.Duration, failed bool, last *histCache) {
 	if !lt.on.Load() {
 		return
 	}
 	gen := lt.gen.Load()
-	if last.spec == run && last.gen == gen {
-		last.h.record(d.Nanoseconds())
-		return
+	if last.spec != run || last.gen != gen {
+		*last = histCache{spec: run, gen: gen, h: lt.histogram(run.Name)}
 	}
-	v, ok := lt.hists.Load(run.Name)
+	last.h.record(d.Nanoseconds())
+	if failed {
+		last.h.failed.Add(1)
+	}
+}
+
+// recordRejected counts a command refused before it ran.
+func (lt *latencyTracking) recordRejected(run *command.Spec) {
+	if lt.on.Load() {
+		lt.histogram(run.Name).rejected.Add(1)
+	}
+}
+
+// histogram is command name's histogram, made on first use.
+func (lt *latencyTracking) histogram(name string) *cmdHistogram {
+	v, ok := lt.hists.Load(name)
 	if !ok {
-		v, _ = lt.hists.LoadOrStore(run.Name, &cmdHistogram{})
+		v, _ = lt.hists.LoadOrStore(name, &cmdHistogram{})
 	}
-	h := v.(*cmdHistogram)
-	*last = histCache{spec: run, gen: gen, h: h}
-	h.record(d.Nanoseconds())
+	return v.(*cmdHistogram)
 }
 
 // names returns the commands with a histogram, sorted.
@@ -358,6 +371,39 @@ func (s *Server) latencyStats() [][2]string {
 			fmt.Fprintf(&b, "p%s=%.3f", strconv.FormatFloat(p, 'f', -1, 64), float64(percentile(total, counts, p))/1000)
 		}
 		out = append(out, [2]string{"latency_percentiles_usec_" + n, b.String()})
+	}
+	return out
+}
+
+// commandStats is INFO commandstats, from the per-command histograms:
+// each command's calls, the microseconds they took (summed from the
+// histogram's buckets, so to its two significant digits), the calls
+// refused before they ran and those that answered an error. It counts
+// while latency-tracking is on, Redis's default.
+func (s *Server) commandStats() [][2]string {
+	lt := s.latTrack
+	var out [][2]string
+	for _, n := range lt.names() {
+		h := lt.get(n)
+		total, counts := h.snapshot()
+		rejected, failed := h.rejected.Load(), h.failed.Load()
+		if total == 0 && rejected == 0 {
+			continue
+		}
+		var ns float64
+		for i, k := range counts {
+			if k > 0 {
+				low := histValue(i)
+				ns += float64(k) * float64(low+histHighest(low)) / 2
+			}
+		}
+		usec := int64(ns / 1000)
+		perCall := 0.0
+		if total > 0 {
+			perCall = ns / 1000 / float64(total)
+		}
+		out = append(out, [2]string{"cmdstat_" + n, fmt.Sprintf("calls=%d,usec=%d,usec_per_call=%.2f,rejected_calls=%d,failed_calls=%d",
+			total, usec, perCall, rejected, failed)})
 	}
 	return out
 }

@@ -14,6 +14,9 @@ import (
 // command that ran at least once.
 type cmdHistogram struct {
 	counts [histCounts]atomic.Int64
+	// failed counts the calls that answered an error, rejected the
+	// commands refused before they ran (INFO commandstats).
+	failed, rejected atomic.Int64
 }
 
 const (

@@ -258,17 +258,17 @@ func TestHistCacheFollowsReset(t *testing.T) {
 		n, _ := v.(*cmdHistogram).snapshot()
 		return n
 	}
-	lt.recordCommand(set, time.Microsecond, &last)
-	lt.recordCommand(set, time.Microsecond, &last)
-	lt.recordCommand(get, time.Microsecond, &last)
-	lt.recordCommand(set, time.Microsecond, &histCache{}) // another connection
+	lt.recordCommand(set, time.Microsecond, false, &last)
+	lt.recordCommand(set, time.Microsecond, false, &last)
+	lt.recordCommand(get, time.Microsecond, false, &last)
+	lt.recordCommand(set, time.Microsecond, false, &histCache{}) // another connection
 	if calls("set") != 3 || calls("get") != 1 {
 		t.Fatalf("set %d get %d, want 3 and 1", calls("set"), calls("get"))
 	}
-	lt.recordCommand(get, time.Microsecond, &last)
+	lt.recordCommand(get, time.Microsecond, false, &last)
 	lt.reset()
-	lt.recordCommand(get, time.Microsecond, &last)
-	lt.recordCommand(get, time.Microsecond, &last)
+	lt.recordCommand(get, time.Microsecond, false, &last)
+	lt.recordCommand(get, time.Microsecond, false, &last)
 	if calls("get") != 2 || calls("set") != 0 {
 		t.Fatalf("after the reset: get %d set %d, want 2 and 0", calls("get"), calls("set"))
 	}

@@ -92,6 +92,8 @@ type Server struct {
 	lat      *latencyMonitor
 	latTrack *latencyTracking
 	evict    *evictState
+	// errStats counts error replies by code (errorstats.go).
+	errStats errorStats
 	// fn is the node's function libraries and their Lua states, made on
 	// first use (cmd_function.go).
 	fn     *functionState
