@@ -71,6 +71,11 @@ func cmdConfigSet(c *conn, args [][]byte) {
 	if trial.Replication.BacklogBytes != old.Replication.BacklogBytes {
 		s.repl.ResizeBacklogs()
 	}
+	if trial.MinReplicasToWrite != old.MinReplicasToWrite || trial.MinReplicasMaxLag != old.MinReplicasMaxLag {
+		// The next write already sees the new rule, as in Redis, rather
+		// than the gates' next tick.
+		s.checkGates()
+	}
 	if trial.Auth != old.Auth {
 		// requirepass sets the default user's only password, as in Redis.
 		rules := []string{"resetpass", "nopass"}

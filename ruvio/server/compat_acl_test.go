@@ -137,3 +137,18 @@ func TestRevokedSubscribersAreDropped(t *testing.T) {
 		})
 	}
 }
+
+// CONFIG SET min-replicas-to-write takes effect at the next command, both
+// ways, as in Redis (it once waited for the gates' next tick).
+func TestMinReplicasToWriteTakesEffectAtOnce(t *testing.T) {
+	sameOnOneConnection(t, 1, []aclStep{
+		on(0, "CONFIG", "SET", "min-replicas-to-write", "1"),
+		on(0, "SET", "x", "1"),
+		on(0, "CONFIG", "SET", "min-replicas-to-write", "0"),
+		on(0, "SET", "x", "1"),
+		on(0, "CONFIG", "SET", "min-replicas-to-write", "1"),
+		on(0, "EVAL", "return redis.call('set', 'x', '2')", "0"),
+		on(0, "CONFIG", "SET", "min-replicas-to-write", "0"),
+		on(0, "GET", "x"),
+	})
+}
