@@ -16,6 +16,24 @@ func (c *Ctx) BlockOn(keys [][]byte, timeoutMs int64) {
 	c.Block = &BlockRequest{Keys: ks, TimeoutMs: timeoutMs}
 }
 
+// PassOverOnWake reports whether a blocking command run again after a
+// wake-up should pass over key because it holds something other than a
+// T: Redis serves a blocked client only from a key of the type it waits
+// for, and a key given another type meanwhile (SET on a list a BLPOP
+// waits on) leaves the client waiting rather than answering WRONGTYPE.
+// On the first run such a key answers WRONGTYPE as usual.
+func PassOverOnWake[T any](c *Ctx, key []byte) bool {
+	if !c.Woken {
+		return false
+	}
+	e := c.DB.Peek(string(key))
+	if e == nil {
+		return false
+	}
+	_, ok := e.Val.(T)
+	return !ok
+}
+
 // BlockingPop runs a blocking pop of the form NAME key [key ...] timeout
 // (BLPOP, BRPOP, BZPOPMIN, BZPOPMAX) on values of type T. It calls pop with
 // the first key, in argument order, that holds a T, and pop answers and
@@ -32,6 +50,9 @@ func BlockingPop[T any](c *Ctx, pop func(key []byte, v T), timedOut func(*Ctx)) 
 	}
 	keys := c.Args[1:last]
 	for _, k := range keys {
+		if PassOverOnWake[T](c, k) {
+			continue
+		}
 		e := c.DB.Get(string(k))
 		v, ok := As[T](c, e)
 		if !ok {

@@ -250,6 +250,9 @@ func cmdFlush(c *conn, args [][]byte) {
 	}) {
 		return
 	}
+	// Every blocked client looks at its keys again: a blocked XREADGROUP
+	// learns its stream is gone, as in Redis; the others wait on.
+	c.srv.wakeBlocked()
 	c.w.OK()
 }
 

@@ -12,8 +12,8 @@ import (
 )
 
 // A client blocked in XREADGROUP is woken with redis-server's error when
-// XGROUP DESTROY removes its group, or DEL its stream; one blocked on
-// another group of the stream reads on, as in Redis 7.0.
+// XGROUP DESTROY removes its group, or DEL, SET or FLUSHALL its stream;
+// one blocked on another group of the stream reads on, as in Redis 7.0.
 func TestXGroupDestroyWakesReadersMatchRedis(t *testing.T) {
 	r := startRedis(t, 2)
 	s := startServer(t, nil)
@@ -50,6 +50,10 @@ func TestXGroupDestroyWakesReadersMatchRedis(t *testing.T) {
 		{"destroy", []any{"XGROUP", "DESTROY", "s", "g"}},
 		{"del", []any{"DEL", "s"}},
 		{"other group", []any{"XGROUP", "DESTROY", "s", "other"}},
+		// The stream given another type, or flushed, is gone for the
+		// reader.
+		{"set", []any{"SET", "s", "val1"}},
+		{"flushall", []any{"FLUSHALL"}},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

@@ -103,6 +103,10 @@ func brpoplpush(c *command.Ctx) {
 // bmove is BLMOVE's body: move at once when the source has elements,
 // otherwise block on the source alone. It reports whether it moved one.
 func bmove(c *command.Ctx, from, to end, timeoutMs int64) bool {
+	if command.PassOverOnWake[*deque.Deque](c, c.Args[1]) {
+		block(c, c.Args[1:2], timeoutMs)
+		return false
+	}
 	l, ok := writeList(c, string(c.Args[1]))
 	if !ok {
 		return false

@@ -1,6 +1,9 @@
 package listcmd
 
-import "github.com/ruvio/ruvio/ruvio/command"
+import (
+	"github.com/ruvio/ruvio/ruvio/command"
+	"github.com/ruvio/ruvio/ruvio/deque"
+)
 
 var leftRight = [2]string{"left", "right"}
 
@@ -15,6 +18,9 @@ func mpop(c *command.Ctx, p command.MPop) (served bool) {
 		at, name = tail, "RPOP"
 	}
 	for _, k := range p.Keys {
+		if command.PassOverOnWake[*deque.Deque](c, k) {
+			continue
+		}
 		l, ok := writeList(c, string(k))
 		if !ok {
 			return true

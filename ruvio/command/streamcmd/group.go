@@ -54,6 +54,12 @@ func xreadgroup(c *command.Ctx) {
 	ts := make([]target, a.n)
 	for i := range a.n {
 		key := c.Args[a.streamsArg+i]
+		if command.PassOverOnWake[*stream.Stream](c, key) {
+			// Given another type while the client waited: for Redis the
+			// stream is gone.
+			c.W.Error("UNBLOCKED the stream key no longer exists")
+			return
+		}
 		s, ok := readStream(c, string(key))
 		if !ok {
 			return

@@ -109,9 +109,13 @@ func xread(c *command.Ctx) {
 	ids := make([]stream.ID, a.n)
 	streams := make([]*stream.Stream, a.n)
 	for i := range a.n {
-		s, ok := readStream(c, string(c.Args[a.streamsArg+i]))
-		if !ok {
-			return
+		var s *stream.Stream
+		// A key given another type while the client waited is passed
+		// over: the client goes on waiting, as in Redis.
+		if key := c.Args[a.streamsArg+i]; !command.PassOverOnWake[*stream.Stream](c, key) {
+			if s, ok = readStream(c, string(key)); !ok {
+				return
+			}
 		}
 		streams[i] = s
 		arg := c.Args[a.idArg(i)]

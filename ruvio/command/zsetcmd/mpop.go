@@ -2,6 +2,7 @@ package zsetcmd
 
 import (
 	"github.com/ruvio/ruvio/ruvio/command"
+	"github.com/ruvio/ruvio/ruvio/sortedset"
 )
 
 // mpop is the body of ZMPOP and BZMPOP once parsed: pop from the first key
@@ -11,6 +12,9 @@ import (
 // key is missing.
 func mpop(c *command.Ctx, p command.MPop) (served bool) {
 	for _, k := range p.Keys {
+		if command.PassOverOnWake[*sortedset.Set](c, k) {
+			continue
+		}
 		s, ok := writeSet(c, string(k))
 		if !ok {
 			return true

@@ -1,0 +1,81 @@
+package server
+
+import (
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+
+	"github.com/ruvio/ruvio/internal/poll"
+)
+
+// A client blocked on a key that is given another type goes on waiting,
+// and is served once the key holds its type again, as in Redis: it is not
+// woken with WRONGTYPE.
+func TestABlockedClientWaitsOnAKeyOfAnotherType(t *testing.T) {
+	r := startRedis(t, 2)
+	s := startServer(t, nil)
+	ctx := context.Background()
+	type side struct {
+		name    string
+		admin   *redis.Client
+		dial    func() *redis.Client
+		blocked func() bool
+	}
+	sides := []side{
+		{"redis", r, func() *redis.Client {
+			c := redis.NewClient(&redis.Options{Addr: r.Options().Addr})
+			t.Cleanup(func() { c.Close() })
+			return c
+		}, func() bool { return strings.Contains(r.Info(ctx, "clients").Val(), "blocked_clients:1") }},
+		{"ruvio", client(t, s, 0), func() *redis.Client { return client(t, s, 0) }, func() bool {
+			for _, cl := range s.clientsSorted() {
+				if cl.blocked.Load() {
+					return true
+				}
+			}
+			return false
+		}},
+	}
+	cases := []struct {
+		name  string
+		block []any
+		other []any // gives the key another type
+		serve []any // makes it hold the waited-for type again
+	}{
+		{"blpop", []any{"BLPOP", "k", "5"}, []any{"SET", "k", "foo"}, []any{"RPUSH", "k", "x"}},
+		{"blmpop", []any{"BLMPOP", "5", "1", "k", "LEFT"}, []any{"SADD", "k", "m"}, []any{"RPUSH", "k", "x"}},
+		{"blmove", []any{"BLMOVE", "k", "d", "LEFT", "RIGHT", "5"}, []any{"SET", "k", "foo"}, []any{"RPUSH", "k", "x"}},
+		{"bzpopmin", []any{"BZPOPMIN", "k", "5"}, []any{"LPUSH", "k", "foo"}, []any{"ZADD", "k", "1", "m"}},
+		{"bzmpop", []any{"BZMPOP", "5", "1", "k", "MIN"}, []any{"SET", "k", "foo"}, []any{"ZADD", "k", "1", "m"}},
+		{"xread", []any{"XREAD", "BLOCK", "5000", "STREAMS", "k", "$"}, []any{"SET", "k", "foo"}, []any{"XADD", "k", "1-1", "f", "v"}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			var results []string
+			for _, sd := range sides {
+				a := sd.admin
+				a.Del(ctx, "k", "d")
+				waiter := sd.dial()
+				done := make(chan string, 1)
+				go func() {
+					v, err := waiter.Do(ctx, tc.block...).Result()
+					done <- render(v, err, false)
+				}()
+				poll.Until(t, 5*time.Second, sd.name+" client to block", sd.blocked)
+				noteExercised(tc.block)
+				for _, cmd := range [][]any{tc.other, {"DEL", "k"}, tc.serve} {
+					if err := a.Do(ctx, cmd...).Err(); err != nil {
+						t.Fatalf("%s: %v: %v", sd.name, cmd, err)
+					}
+				}
+				results = append(results, <-done)
+			}
+			if results[0] != results[1] {
+				t.Errorf("%v after %v, DEL, %v\n  redis: %s\n  ruvio: %s", tc.block, tc.other, tc.serve, results[0], results[1])
+			}
+		})
+	}
+}
