@@ -324,3 +324,18 @@ func TestKeyWritesReplicateAndRestart(t *testing.T) {
 		t.Errorf("WATCH over SORT STORE: %v", err)
 	}
 }
+
+// A set of integers small enough to be an intset answers in ascending
+// order, as Redis's intset iterates, from every command that returns the
+// whole set or a whole result.
+func TestIntegerSetsAnswerInOrder(t *testing.T) {
+	cmds := [][]any{
+		{"SADD", "{s}a", "5", "3", "1", "4", "2", "10", "-7", "100000"}, {"SMEMBERS", "{s}a"}, {"SSCAN", "{s}a", "0"},
+		{"SADD", "{s}b", "17", "3", "-7"}, {"SUNION", "{s}a", "{s}b"}, {"SINTER", "{s}a", "{s}b"}, {"SDIFF", "{s}a", "{s}b"},
+		{"SRANDMEMBER", "{s}b", "10"}, {"SPOP", "{s}b", "10"},
+		{"SADD", "{s}c", "x", "2", "1"}, {"SCARD", "{s}c"},
+	}
+	for _, proto := range []int{2, 3} {
+		t.Run(fmt.Sprintf("resp%d", proto), func(t *testing.T) { compareFixed(t, proto, cmds) })
+	}
+}

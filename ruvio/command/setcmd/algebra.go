@@ -101,9 +101,7 @@ func sunion(c *command.Ctx) {
 	}
 	u := union(sets)
 	c.W.Set(len(u))
-	for m := range u {
-		c.W.BulkString(m)
-	}
+	eachMember(u, func(m string) { c.W.BulkString(m) })
 }
 
 func sdiff(c *command.Ctx) {

@@ -43,10 +43,7 @@ func spop(c *command.Ctx) {
 	}
 	var popped []string
 	if count >= int64(len(s)) {
-		popped = make([]string, 0, len(s))
-		for m := range s {
-			popped = append(popped, m)
-		}
+		popped = allMembers(s)
 	} else {
 		popped = random.Distinct(s, int(count))
 	}
@@ -85,9 +82,7 @@ func writeRandom(c *command.Ctx, s set, a random.Args) {
 		random.Repeats(s, int(-a.Count), func(m string) { c.W.BulkString(m) })
 	case a.Count >= int64(len(s)):
 		c.W.Array(len(s))
-		for m := range s {
-			c.W.BulkString(m)
-		}
+		eachMember(s, func(m string) { c.W.BulkString(m) })
 	default:
 		picks := random.Distinct(s, int(a.Count))
 		c.W.Array(len(picks))

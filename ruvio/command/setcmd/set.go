@@ -69,6 +69,7 @@ func srem(c *command.Ctx) {
 // writeMembers answers a RESP3 set (an array in RESP2), the type Redis 7
 // gives SMEMBERS, SINTER, SUNION and SDIFF.
 func writeMembers(c *command.Ctx, members []string) {
+	members = inRedisOrder(members)
 	c.W.Set(len(members))
 	for _, m := range members {
 		c.W.BulkString(m)
@@ -78,9 +79,7 @@ func writeMembers(c *command.Ctx, members []string) {
 func smembers(c *command.Ctx) {
 	if s, ok := readSet(c, string(c.Args[1])); ok {
 		c.W.Set(len(s))
-		for m := range s {
-			c.W.BulkString(m)
-		}
+		eachMember(s, func(m string) { c.W.BulkString(m) })
 	}
 }
 
@@ -152,6 +151,10 @@ func sscan(c *command.Ctx) {
 		return
 	}
 	next, members := scan.Map(s, cursor, o)
+	if cursor == 0 && next == 0 && len(members) == len(s) {
+		// The whole set in one reply, as Redis scans an intset.
+		members = inRedisOrder(members)
+	}
 	scan.WriteHeader(c, next, len(members))
 	for _, m := range members {
 		c.W.BulkString(m)

@@ -1,0 +1,65 @@
+package setcmd
+
+import (
+	"cmp"
+	"slices"
+
+	"github.com/ruvio/ruvio/ruvio/command"
+)
+
+// intsetEntries is Redis 7.0's default set-max-intset-entries, the
+// threshold OBJECT ENCODING applies too (keycmd.Encoding).
+const intsetEntries = 512
+
+// inRedisOrder puts members, the whole of a set or of a command's result,
+// in the order Redis answers them: a set Redis keeps as an intset (up to
+// 512 members, every one an integer) in ascending numeric order, as its
+// intset iterates; any other in the order given (Redis's hash table order
+// is unspecified). Applications and their tests often rely on small
+// integer sets coming back sorted.
+func inRedisOrder(members []string) []string {
+	if len(members) < 2 || len(members) > intsetEntries {
+		return members
+	}
+	nums := make([]int64, len(members))
+	for i, m := range members {
+		n, ok := command.ParseInt([]byte(m))
+		if !ok {
+			return members
+		}
+		nums[i] = n
+	}
+	idx := make([]int, len(members))
+	for i := range idx {
+		idx[i] = i
+	}
+	slices.SortFunc(idx, func(a, b int) int { return cmp.Compare(nums[a], nums[b]) })
+	out := make([]string, len(members))
+	for i, j := range idx {
+		out[i] = members[j]
+	}
+	return out
+}
+
+// allMembers is every member of s, in Redis's order (inRedisOrder).
+func allMembers(s set) []string {
+	out := make([]string, 0, len(s))
+	for m := range s {
+		out = append(out, m)
+	}
+	return inRedisOrder(out)
+}
+
+// eachMember calls fn with every member of s in Redis's order, without
+// copying a set too large to be an intset.
+func eachMember(s set, fn func(string)) {
+	if len(s) > intsetEntries {
+		for m := range s {
+			fn(m)
+		}
+		return
+	}
+	for _, m := range allMembers(s) {
+		fn(m)
+	}
+}
