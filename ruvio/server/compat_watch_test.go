@@ -128,3 +128,17 @@ func TestWatchWhileAScriptIsBusyAnswersAsRedis(t *testing.T) {
 		t.Errorf("redis:\n%s\nruvio:\n%s", want, got)
 	}
 }
+
+// SMOVE of a member the destination holds already leaves the destination
+// unchanged, so a WATCH on it holds, as in Redis 7.0.
+func TestSmoveOntoAMemberKeepsTheDestinationsWatch(t *testing.T) {
+	sameOnOneConnection(t, 2, []aclStep{
+		on(1, "SADD", "{w}src", "a", "b"), on(1, "SADD", "{w}dst", "a"),
+		on(0, "WATCH", "{w}dst"), on(0, "MULTI"), on(0, "SADD", "{w}dst", "c"),
+		on(1, "SMOVE", "{w}src", "{w}dst", "a"),
+		on(0, "EXEC"), on(0, "SCARD", "{w}dst"),
+		on(0, "WATCH", "{w}dst"), on(0, "MULTI"), on(0, "SADD", "{w}dst", "d"),
+		on(1, "SMOVE", "{w}src", "{w}dst", "b"),
+		on(0, "EXEC"), on(0, "SCARD", "{w}dst"),
+	})
+}

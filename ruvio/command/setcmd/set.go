@@ -139,9 +139,9 @@ func smove(c *command.Ctx) {
 		dst[member] = struct{}{}
 		c.DB.Touch(dstKey)
 		c.NotifyString(notify.Set, "sadd", dstKey)
-	} else {
-		c.DB.Touch(dstKey)
 	}
+	// A destination that held the member already is unchanged: no WATCH
+	// on it fails, as in Redis.
 	c.W.Int(1)
 }
 
