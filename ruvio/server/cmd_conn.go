@@ -330,6 +330,20 @@ func writeHelp(c *conn, cmd string, lines ...string) {
 	c.w.Simple("    Prints this help.")
 }
 
+// blockedClients counts the clients waiting in a blocking command
+// (INFO's blocked_clients).
+func (s *Server) blockedClients() int {
+	s.clientsMu.Lock()
+	defer s.clientsMu.Unlock()
+	n := 0
+	for _, c := range s.clients {
+		if c.blocked.Load() {
+			n++
+		}
+	}
+	return n
+}
+
 func (s *Server) clientsSorted() []*conn {
 	s.clientsMu.Lock()
 	out := make([]*conn, 0, len(s.clients))

@@ -79,3 +79,26 @@ func TestABlockedClientWaitsOnAKeyOfAnotherType(t *testing.T) {
 		})
 	}
 }
+
+// INFO's blocked_clients and CLIENT LIST's b flag report a client waiting
+// in a blocking command, as Redis's do.
+func TestBlockedClientsAreReported(t *testing.T) {
+	s := startServer(t, nil)
+	ctx := context.Background()
+	admin, waiter := client(t, s, 0), client(t, s, 0)
+	done := make(chan error, 1)
+	go func() { done <- waiter.BLPop(ctx, 5*time.Second, "k").Err() }()
+	poll.Until(t, 5*time.Second, "blocked_clients:1", func() bool {
+		return strings.Contains(admin.Info(ctx, "clients").Val(), "blocked_clients:1\r\n")
+	})
+	if list := admin.ClientList(ctx).Val(); !strings.Contains(list, " flags=b ") || !strings.Contains(list, " cmd=blpop ") {
+		t.Fatalf("CLIENT LIST does not show the blocked client:\n%s", list)
+	}
+	admin.RPush(ctx, "k", "x")
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	poll.Until(t, 5*time.Second, "blocked_clients:0 after the pop", func() bool {
+		return strings.Contains(admin.Info(ctx, "clients").Val(), "blocked_clients:0\r\n")
+	})
+}

@@ -474,6 +474,9 @@ func (c *conn) flagsString() string {
 	if c.sub.Active() {
 		b.WriteByte('P')
 	}
+	if c.blocked.Load() {
+		b.WriteByte('b')
+	}
 	b.Write(c.trackFlags(nil))
 	if b.Len() == 0 {
 		return "N"

@@ -83,10 +83,9 @@ func (s *Server) infoSection(sec string, c *conn, ks *shardCounts) [][2]string {
 			kv("hz", cfg.Hz), kv("executable", executable()),
 		}
 	case "clients":
-		blocked := 0
 		return [][2]string{
 			kv("connected_clients", s.clientCount()), kv("maxclients", cfg.MaxClients),
-			kv("blocked_clients", blocked), kv("tracking_clients", s.track.clients.Load()),
+			kv("blocked_clients", s.blockedClients()), kv("tracking_clients", s.track.clients.Load()),
 			kv("pubsub_clients", s.pubsubClients()), kv("event_loop_clients", s.loopClients()),
 		}
 	case "memory":
