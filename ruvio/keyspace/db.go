@@ -238,13 +238,40 @@ func (db *DB) live(e *Entry, key string) *Entry {
 		return nil
 	}
 	now := db.now()
-	if e.ExpireAt != 0 && !db.Loading && e.ExpireAt <= now {
-		if !db.Replica && (db.KeepExpired == nil || !db.KeepExpired()) {
-			db.expire(strings.Clone(key))
-		}
+	if db.gone(e, key, now) {
 		return nil
 	}
 	db.accessed(e, now)
+	return e
+}
+
+// gone reports whether e, key's entry, expired at now, and then removes
+// it (on a primary).
+func (db *DB) gone(e *Entry, key string, now int64) bool {
+	if e.ExpireAt == 0 || db.Loading || e.ExpireAt > now {
+		return false
+	}
+	if !db.Replica && (db.KeepExpired == nil || !db.KeepExpired()) {
+		db.expire(strings.Clone(key))
+	}
+	return true
+}
+
+// ReadNoTouch is Read for the commands that look at a key without using
+// its value (EXISTS, TYPE, TTL and the like): an expired key is removed
+// and the hit or miss counted, but the key's access time, which idle
+// time and LRU eviction go by, is left as it was, as Redis's
+// LOOKUP_NOTOUCH leaves it.
+func (db *DB) ReadNoTouch(key string) *Entry {
+	e := db.bySlot[db.keySlot(key)].get(key, hashKey(key))
+	if e != nil && db.gone(e, key, db.now()) {
+		e = nil
+	}
+	if e == nil {
+		db.Stats.KeyspaceMisses++
+	} else {
+		db.Stats.KeyspaceHits++
+	}
 	return e
 }
 

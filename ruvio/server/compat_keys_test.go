@@ -185,7 +185,7 @@ func TestObjectRepliesMatchRedis(t *testing.T) {
 }
 
 // OBJECT IDLETIME counts whole seconds since the last store or access;
-// OBJECT itself is no access, TOUCH is.
+// OBJECT, TTL, TYPE and EXISTS are no access, TOUCH is.
 func TestObjectIdletime(t *testing.T) {
 	ctx := context.Background()
 	c := client(t, startServer(t, nil), 0)
@@ -193,8 +193,14 @@ func TestObjectIdletime(t *testing.T) {
 		t.Fatal(err)
 	}
 	time.Sleep(2100 * time.Millisecond)
+	// Looking at the key without using its value is no access either.
+	for _, cmd := range [][]any{{"TTL", "k"}, {"PTTL", "k"}, {"EXPIRETIME", "k"}, {"TYPE", "k"}, {"EXISTS", "k"}} {
+		if err := c.Do(ctx, cmd...).Err(); err != nil {
+			t.Fatal(err)
+		}
+	}
 	if n, err := c.Do(ctx, "OBJECT", "IDLETIME", "k").Int64(); err != nil || n != 2 {
-		t.Fatalf("OBJECT IDLETIME after 2.1s = %d %v", n, err)
+		t.Fatalf("OBJECT IDLETIME after 2.1s and TTL, TYPE, EXISTS = %d %v", n, err)
 	}
 	if n, err := c.Do(ctx, "OBJECT", "IDLETIME", "k").Int64(); err != nil || n != 2 {
 		t.Fatalf("OBJECT IDLETIME again = %d %v", n, err)

@@ -22,18 +22,27 @@ func del(c *command.Ctx, key []byte) int64 {
 	return 1
 }
 
-// exists counts one key of EXISTS or TOUCH. A key named twice is counted
-// twice, as Redis does, since the server calls this once per argument.
+// exists counts one key of EXISTS. A key named twice is counted twice, as
+// Redis does, since the server calls this once per argument. Looking
+// leaves the key's access time as it was, as in Redis.
 func exists(c *command.Ctx, key []byte) int64 {
+	if c.DB.ReadNoTouch(string(key)) == nil {
+		return 0
+	}
+	return 1
+}
+
+// touch counts one key of TOUCH, updating its access time.
+func touch(c *command.Ctx, key []byte) int64 {
 	if c.DB.Read(string(key)) == nil {
 		return 0
 	}
 	return 1
 }
 
-// typeCmd is TYPE key.
+// typeCmd is TYPE key. It leaves the key's access time as it was.
 func typeCmd(c *command.Ctx) {
-	e := c.DB.Read(string(c.Args[1]))
+	e := c.DB.ReadNoTouch(string(c.Args[1]))
 	if e == nil {
 		c.W.Simple("none")
 		return

@@ -107,7 +107,7 @@ func pexpiretime(c *command.Ctx) { ttlGeneric(c, true, true) }
 // the remaining time (or with abs the Unix time of expiry), in ms or in
 // seconds rounded to nearest as Redis does.
 func ttlGeneric(c *command.Ctx, ms, abs bool) {
-	e := c.DB.Read(string(c.Args[1]))
+	e := c.DB.ReadNoTouch(string(c.Args[1])) // the access time stays, as in Redis
 	switch {
 	case e == nil:
 		c.W.Int(-2)

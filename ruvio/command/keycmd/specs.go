@@ -21,7 +21,7 @@ func Specs() []*command.Spec {
 		f.PerKey("del", w, command.ReplySum, del),
 		f.PerKey("unlink", wf, command.ReplySum, del),
 		f.PerKey("exists", rof, command.ReplySum, exists),
-		f.PerKey("touch", rof, command.ReplySum, exists),
+		f.PerKey("touch", rof, command.ReplySum, touch),
 		f.Spec("type", 2, rof, typeCmd),
 		f.Spec("expire", -3, wf, expire),
 		f.Spec("pexpire", -3, wf, pexpire),
