@@ -9,6 +9,7 @@ import (
 
 	"github.com/ruvio/ruvio/ruvio/clock"
 	"github.com/ruvio/ruvio/ruvio/command"
+	"github.com/ruvio/ruvio/ruvio/command/scan"
 	"github.com/ruvio/ruvio/ruvio/command/keycmd"
 	"github.com/ruvio/ruvio/ruvio/config"
 	"github.com/ruvio/ruvio/ruvio/glob"
@@ -282,9 +283,11 @@ func cmdKeys(c *conn, args [][]byte) {
 // visit, so a key present for the whole iteration is returned exactly once
 // per slot visit (at least once, as Redis promises), across every shard.
 func cmdScan(c *conn, args [][]byte) {
-	cur, err := strconv.ParseUint(string(args[1]), 10, 64)
-	if err != nil {
-		c.w.Error("ERR invalid cursor")
+	// Read as Redis reads it (strtoul): "-1" is the largest cursor,
+	// past every slot.
+	cur, ok := scan.ParseCursor(args[1])
+	if !ok {
+		c.w.Error(scan.ErrInvalidCursor)
 		return
 	}
 	count := int64(10)

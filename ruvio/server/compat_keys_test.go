@@ -345,3 +345,11 @@ func TestIntegerSetsAnswerInOrder(t *testing.T) {
 		t.Run(fmt.Sprintf("resp%d", proto), func(t *testing.T) { compareFixed(t, proto, cmds) })
 	}
 }
+
+// SCAN reads its cursor as Redis does (strtoul): a negative one wraps to
+// a cursor past every key rather than being refused.
+func TestScanCursorsMatchRedis(t *testing.T) {
+	cmds := [][]any{{"SCAN", "-1"}, {"SCAN", "18446744073709551615"}, {"SCAN", "18446744073709551616"}, {"SCAN", "1.5"},
+		{"SCAN", "abc"}, {"SCAN", "+0"}}
+	compareFixed(t, 2, cmds)
+}
