@@ -9,8 +9,8 @@ import (
 
 	"github.com/ruvio/ruvio/ruvio/clock"
 	"github.com/ruvio/ruvio/ruvio/command"
-	"github.com/ruvio/ruvio/ruvio/command/scan"
 	"github.com/ruvio/ruvio/ruvio/command/keycmd"
+	"github.com/ruvio/ruvio/ruvio/command/scan"
 	"github.com/ruvio/ruvio/ruvio/config"
 	"github.com/ruvio/ruvio/ruvio/glob"
 	"github.com/ruvio/ruvio/ruvio/keyspace"
