@@ -4,6 +4,7 @@
 package keyspace
 
 import (
+	"slices"
 	"strings"
 	"unsafe"
 
@@ -483,14 +484,35 @@ func (db *DB) Touch(key string) {
 		}
 	}
 	if len(db.waiters) != 0 {
-		if ws := db.waiters[key]; ws != nil {
-			for _, ch := range ws {
-				select {
-				case ch <- struct{}{}:
-				default:
-				}
-			}
+		if ws := db.waiters[key]; len(ws) > 0 {
+			// The client that blocked first looks first; it hands the
+			// wake on when it leaves or cannot be served (WakeAfter),
+			// so blocked clients are served in the order they blocked,
+			// as Redis serves them.
+			signal(ws[0])
 		}
+	}
+}
+
+func signal(ch chan struct{}) {
+	select {
+	case ch <- struct{}{}:
+	default:
+	}
+}
+
+// WakeAfter hands a wake on along key's waiters, when key holds a value
+// someone might be served from: to the waiter registered after ch, or,
+// when ch is not (or no longer) registered, to the first one. A woken
+// waiter that could not be served calls it, and so does one that stops
+// waiting (UnwaitKey).
+func (db *DB) WakeAfter(key string, ch chan struct{}) {
+	ws := db.waiters[key]
+	if len(ws) == 0 || db.Peek(key) == nil {
+		return
+	}
+	if i := slices.Index(ws, ch) + 1; i < len(ws) {
+		signal(ws[i])
 	}
 }
 
@@ -544,7 +566,10 @@ func (db *DB) WaitKey(key string, ch chan struct{}) {
 	db.waiters[key] = append(db.waiters[key], ch)
 }
 
-// UnwaitKey removes a registration made by WaitKey.
+// UnwaitKey removes a registration made by WaitKey, and hands a wake on
+// to the first waiter left (WakeAfter): the one leaving may have been
+// served, or woken and gone, while the key still holds what the next in
+// line waits for.
 func (db *DB) UnwaitKey(key string, ch chan struct{}) {
 	ws := db.waiters[key]
 	for i, c := range ws {
@@ -555,9 +580,10 @@ func (db *DB) UnwaitKey(key string, ch chan struct{}) {
 	}
 	if len(ws) == 0 {
 		delete(db.waiters, key)
-	} else {
-		db.waiters[key] = ws
+		return
 	}
+	db.waiters[key] = ws
+	db.WakeAfter(key, ch)
 }
 
 // Rename moves src's entry (value and expiry) to dst, replacing dst.

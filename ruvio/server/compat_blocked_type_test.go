@@ -2,6 +2,7 @@ package server
 
 import (
 	"context"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -101,4 +102,63 @@ func TestBlockedClientsAreReported(t *testing.T) {
 	poll.Until(t, 5*time.Second, "blocked_clients:0 after the pop", func() bool {
 		return strings.Contains(admin.Info(ctx, "clients").Val(), "blocked_clients:0\r\n")
 	})
+}
+
+// Clients blocked on one key are served in the order they blocked, one
+// element each, on redis-server and on ruvio alike, whether the elements
+// come one push at a time or in one push.
+func TestBlockedClientsAreServedInTheOrderTheyBlocked(t *testing.T) {
+	r := startRedis(t, 2)
+	s := startServer(t, nil)
+	ctx := context.Background()
+	blockedIs := func(admin *redis.Client, n int) func() bool {
+		return func() bool {
+			return strings.Contains(admin.Info(ctx, "clients").Val(), "blocked_clients:"+strconv.Itoa(n)+"\r\n")
+		}
+	}
+	for _, sd := range []struct {
+		name  string
+		admin *redis.Client
+		dial  func() *redis.Client
+	}{
+		{"redis", r, func() *redis.Client {
+			c := redis.NewClient(&redis.Options{Addr: r.Options().Addr})
+			t.Cleanup(func() { c.Close() })
+			return c
+		}},
+		{"ruvio", client(t, s, 0), func() *redis.Client { return client(t, s, 0) }},
+	} {
+		for _, oneByOne := range []bool{true, false} {
+			a := sd.admin
+			a.Del(ctx, "q")
+			const n = 4
+			got := make([]chan string, n)
+			for i := range n {
+				got[i] = make(chan string, 1)
+				w := sd.dial()
+				go func() {
+					v, err := w.BLPop(ctx, 5*time.Second, "q").Result()
+					if err != nil {
+						got[i] <- err.Error()
+						return
+					}
+					got[i] <- v[1]
+				}()
+				poll.Until(t, 5*time.Second, sd.name+" client to block", blockedIs(a, i+1))
+			}
+			elems := []any{"e0", "e1", "e2", "e3"}
+			if oneByOne {
+				for _, e := range elems {
+					a.RPush(ctx, "q", e)
+				}
+			} else {
+				a.RPush(ctx, "q", elems...)
+			}
+			for i := range n {
+				if v := <-got[i]; v != elems[i] {
+					t.Errorf("%s (one push each: %v): client %d, blocked %d-th, got %q, want %q", sd.name, oneByOne, i, i+1, v, elems[i])
+				}
+			}
+		}
+	}
 }

@@ -646,7 +646,7 @@ func (c *conn) block(spec *command.Spec, sh *shard.Shard) {
 		c.ctx.Reset()
 		c.ctx.Woken = true
 		c.ctx.Now = clock.NowMs()
-		c.notePending(sh, sh.RunOrWait(spec, &c.ctx, nil)) // registered already
+		c.notePending(sh, sh.RunWoken(spec, &c.ctx, c.wake)) // registered already
 		if c.ctx.Block == nil {
 			return
 		}

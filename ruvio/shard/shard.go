@@ -227,6 +227,24 @@ func (sh *Shard) RunOrWait(spec *command.Spec, ctx *command.Ctx, wake chan struc
 	return sh.RunAndUnlock(spec, ctx, wake)
 }
 
+// RunWoken is RunOrWait for a blocking command woken from its wait, its
+// keys still registered with wake. When it must wait again the wake
+// passes to the client after it on each of its keys
+// (keyspace.DB.WakeAfter): a write wakes only the client that blocked
+// first, so blocked clients are served in the order they blocked.
+func (sh *Shard) RunWoken(spec *command.Spec, ctx *command.Ctx, wake chan struct{}) uint64 {
+	sh.mu.Lock()
+	seq := sh.RunLocked(spec, ctx)
+	if ctx.Block != nil {
+		for _, k := range ctx.Block.Keys {
+			sh.db.WakeAfter(k, wake)
+		}
+	}
+	sh.PublishNotesLocked()
+	sh.mu.Unlock()
+	return seq
+}
+
 // WaitLocked registers wake to be signalled by writes to keys, after
 // emptying it of a signal left from an earlier wait: signals come from
 // writers, who hold the lock, so none is lost. Caller holds the lock.
