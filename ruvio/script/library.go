@@ -170,7 +170,15 @@ func (s *State) loadLibrary(lib *Library) (fns []registered, errMsg string) {
 	missing.RawSetString("__newindex", readonly)
 	loadAPI := L.NewTable()
 	rt := L.NewTable()
+	// The load API stays reachable from a function that kept a
+	// reference to it (local lib = redis); it works only while the
+	// library loads, as in Redis.
+	loading := true
+	defer func() { loading = false }()
 	rt.RawSetString("register_function", L.NewFunction(func(L *lua.LState) int {
+		if !loading {
+			raise(L, "redis.register_function can only be called on FUNCTION LOAD command")
+		}
 		f, msg := readRegisterArgs(L)
 		if msg == "" {
 			if !libraryNameOK(f.info.Name) {

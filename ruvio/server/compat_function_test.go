@@ -28,6 +28,10 @@ var functionCases = [][]any{
 	{"FUNCTION", "LOAD", "#!foo name=x\nreturn 1"}, {"FUNCTION", "LOAD", "#!lua name=x\nreturn 1"},
 	{"FUNCTION", "LOAD", "#!lua name=x\nreturn 1 +"}, {"FUNCTION", "LOAD", "#!lua name=x\nlocal t = {"},
 	{"FUNCTION", "LOAD", "foo", "#!lua name=x\nreturn 1"}, {"FUNCTION", "LOAD"},
+	// The load API kept in a local works only while the library loads.
+	lib("kept", "local lib = redis\nlib.register_function('kf1', function() return {ok='OK'} end)\n"+
+		"lib.register_function('kf2', function() lib.register_function('kf3', function() return 1 end) end)"),
+	{"FCALL", "kf2", 0}, {"FCALL", "kf3", 0}, {"FCALL", "kf1", 0}, {"FUNCTION", "DELETE", "kept"},
 	// What the load run may do.
 	lib("x", "redis.register_function('f2', function() return 1 end)\nredis.register_function('f2', function() return 1 end)"),
 	lib("x", "redis.call('ping')"), lib("x", "x = 1"), lib("x", "local x = string.format('a')"),

@@ -82,6 +82,7 @@ func (sh *Shard) RunAndUnlock(spec *command.Spec, ctx *command.Ctx, wake chan st
 	if ctx.Block != nil && wake != nil {
 		sh.WaitLocked(ctx.Block.Keys, wake)
 	}
+
 	sh.PublishNotesLocked()
 	sh.mu.Unlock()
 	return seq
