@@ -41,7 +41,7 @@ func cmdCommand(c *conn, args [][]byte) {
 		c.w.Array(len(specs))
 		for _, s := range specs {
 			if s == nil {
-				c.w.NullArray()
+				c.w.Null() // a null bulk string in RESP2, as Redis's
 				continue
 			}
 			writeCommandInfo(c, s)

@@ -256,6 +256,10 @@ func cmdClientKill(c *conn, args [][]byte) {
 		case command.Eq(args[i], "laddr"):
 			match = append(match, func(o *conn) bool { return o.laddr.String() == v })
 		case command.Eq(args[i], "user"):
+			if _, ok := c.srv.acl.Get(v); !ok {
+				c.w.Error("ERR No such user '" + v + "'")
+				return
+			}
 			match = append(match, func(o *conn) bool { return o.userName.Load().(string) == v })
 		case command.Eq(args[i], "type"):
 			t := strings.ToLower(v)

@@ -120,6 +120,10 @@ func cmdPubsubShardNumsub(c *conn, args [][]byte)   { writeNumsub(c, args, c.srv
 
 // writeChannels answers PUBSUB CHANNELS and SHARDCHANNELS [pattern].
 func writeChannels(c *conn, args [][]byte, list func(pattern []byte) []string) {
+	if len(args) > 3 {
+		c.w.Error("ERR unknown subcommand or wrong number of arguments for '" + string(args[1]) + "'. Try PUBSUB HELP.")
+		return
+	}
 	var pattern []byte
 	if len(args) >= 3 {
 		pattern = args[2]
