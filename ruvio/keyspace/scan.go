@@ -34,6 +34,24 @@ func (db *DB) ScanSlot(slot int, fn func(key string, e *Entry)) {
 	})
 }
 
+// ScanSlotRemovingExpired is ScanSlot for SCAN, which removes the expired
+// keys it comes across (on a primary), as Redis's SCAN does.
+func (db *DB) ScanSlotRemovingExpired(slot int, fn func(key string, e *Entry)) {
+	now := db.Now()
+	var expired []*Entry
+	db.bySlot[slot].each(0, func(e *Entry) bool {
+		if e.ExpireAt == 0 || e.ExpireAt > now {
+			fn(e.key, e)
+		} else {
+			expired = append(expired, e)
+		}
+		return true
+	})
+	for _, e := range expired {
+		db.gone(e, e.key, now)
+	}
+}
+
 // SlotLen is the number of keys stored in slot (expired ones included).
 func (db *DB) SlotLen(slot int) int { return db.bySlot[slot].len() }
 

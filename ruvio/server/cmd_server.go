@@ -338,7 +338,7 @@ func cmdScan(c *conn, args [][]byte) {
 				if next, own := c.srv.slotShard(slot); !own || next != sh {
 					break
 				}
-				sh.DB().ScanSlot(slot, func(k string, e *keyspace.Entry) {
+				sh.DB().ScanSlotRemovingExpired(slot, func(k string, e *keyspace.Entry) {
 					if match != nil && !glob.Match(match, []byte(k)) {
 						return
 					}

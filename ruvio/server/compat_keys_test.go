@@ -11,6 +11,7 @@ import (
 	"github.com/redis/go-redis/v9"
 	"pgregory.net/rapid"
 
+	"github.com/ruvio/ruvio/internal/poll"
 	"github.com/ruvio/ruvio/ruvio/config"
 )
 
@@ -352,4 +353,47 @@ func TestScanCursorsMatchRedis(t *testing.T) {
 	cmds := [][]any{{"SCAN", "-1"}, {"SCAN", "18446744073709551615"}, {"SCAN", "18446744073709551616"}, {"SCAN", "1.5"},
 		{"SCAN", "abc"}, {"SCAN", "+0"}}
 	compareFixed(t, 2, cmds)
+}
+
+// SCAN removes the expired keys it comes across, as Redis's does, so
+// DBSIZE no longer counts them (active expiry off on both servers).
+func TestScanRemovesExpiredKeysAsRedis(t *testing.T) {
+	ctx := context.Background()
+	r := startRedis(t, 2, "--enable-debug-command", "yes")
+	u := client(t, startServer(t, func(c *config.Config) { c.EnableDebugCommand = true }), 0)
+	for _, sd := range []struct {
+		name string
+		c    *redis.Client
+	}{{"redis", r}, {"ruvio", u}} {
+		c := sd.c
+		if err := c.Do(ctx, "DEBUG", "SET-ACTIVE-EXPIRE", "0").Err(); err != nil {
+			t.Fatalf("%s: %v", sd.name, err)
+		}
+		for i := range 20 {
+			c.Set(ctx, fmt.Sprintf("live%d", i), "v", 0)
+			c.Set(ctx, fmt.Sprintf("gone%d", i), "v", 50*time.Millisecond)
+		}
+		at := c.PExpireTime(ctx, "gone0").Val().Milliseconds()
+		poll.Until(t, 5*time.Second, sd.name+"'s clock past the expiry", func() bool {
+			return c.Time(ctx).Val().UnixMilli() > at+1
+		})
+		var cursor uint64
+		for {
+			keys, next, err := c.Scan(ctx, cursor, "*", 1000).Result()
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, k := range keys {
+				if strings.HasPrefix(k, "gone") {
+					t.Fatalf("%s: SCAN returned the expired %s", sd.name, k)
+				}
+			}
+			if cursor = next; cursor == 0 {
+				break
+			}
+		}
+		if n := c.DBSize(ctx).Val(); n != 20 {
+			t.Errorf("%s: DBSIZE after SCAN = %d, want the 20 live keys", sd.name, n)
+		}
+	}
 }
