@@ -338,6 +338,7 @@ func TestKeyWritesReplicateAndRestart(t *testing.T) {
 func TestIntegerSetsAnswerInOrder(t *testing.T) {
 	cmds := [][]any{
 		{"SADD", "{s}a", "5", "3", "1", "4", "2", "10", "-7", "100000"}, {"SMEMBERS", "{s}a"}, {"SSCAN", "{s}a", "0"},
+		{"SSCAN", "{s}a", "-1"},
 		{"SADD", "{s}b", "17", "3", "-7"}, {"SUNION", "{s}a", "{s}b"}, {"SINTER", "{s}a", "{s}b"}, {"SDIFF", "{s}a", "{s}b"},
 		{"SRANDMEMBER", "{s}b", "10"}, {"SPOP", "{s}b", "10"},
 		{"SADD", "{s}c", "x", "2", "1"}, {"SCARD", "{s}c"},

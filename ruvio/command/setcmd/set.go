@@ -151,7 +151,7 @@ func sscan(c *command.Ctx) {
 		return
 	}
 	next, members := scan.Map(s, cursor, o)
-	if cursor == 0 && next == 0 && len(members) == len(s) {
+	if next == 0 && len(members) == len(s) {
 		// The whole set in one reply, as Redis scans an intset.
 		members = inRedisOrder(members)
 	}
