@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/ruvio/ruvio/ruvio/command"
+	"github.com/ruvio/ruvio/ruvio/repl"
 	"github.com/ruvio/ruvio/ruvio/script"
 	"github.com/ruvio/ruvio/ruvio/shard"
 )
@@ -234,6 +235,13 @@ func (c *conn) scriptShard(f script.Flags, ro bool, keys [][]byte) (*shard.Shard
 				return nil, false
 			}
 		}
+	}
+	// A script that may write is refused up front on a shard that lacks
+	// good replicas (min-replicas-to-write), as Redis refuses it, rather
+	// than at its first write.
+	if f&(script.Compat|script.NoWrites) == 0 && c.srv.gates[sh.ID].Load()&gateTooFewReplicas != 0 {
+		c.w.Error(repl.ErrNoReplicas)
+		return nil, false
 	}
 	return sh, true
 }

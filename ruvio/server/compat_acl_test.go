@@ -152,3 +152,19 @@ func TestMinReplicasToWriteTakesEffectAtOnce(t *testing.T) {
 		on(0, "GET", "x"),
 	})
 }
+
+// A script with flags that may write is refused with NOREPLICAS while
+// min-replicas-to-write is not met; one flagged no-writes, and one
+// without flags that only reads, run, as in Redis.
+func TestScriptsWithoutGoodReplicasMatchRedis(t *testing.T) {
+	sameOnOneConnection(t, 1, []aclStep{
+		on(0, "SET", "x", "v"),
+		on(0, "CONFIG", "SET", "min-replicas-to-write", "1"),
+		on(0, "EVAL", "#!lua flags=no-writes\nreturn redis.call('get','x')", "1", "x"),
+		on(0, "EVAL", "return redis.call('get','x')", "1", "x"),
+		on(0, "EVAL", "#!lua\nreturn redis.call('get','x')", "1", "x"),
+		on(0, "EVAL", "return redis.call('set','x','1')", "1", "x"),
+		on(0, "CONFIG", "SET", "min-replicas-to-write", "0"),
+		on(0, "GET", "x"),
+	})
+}
