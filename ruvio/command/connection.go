@@ -91,4 +91,4 @@ func ParseHello(args [][]byte, auth func(user, pass []byte) string) (Hello, stri
 
 // ErrHelloNoAuth is HELLO's refusal on a connection that has not
 // authenticated and did not give AUTH.
-const ErrHelloNoAuth = "NOAUTH HELLO must be called with the client already authenticated, otherwise the HELLO <proto> AUTH <user> <pass> option can be used to authenticate the client and select the RESP protocol version at the same time"
+const ErrHelloNoAuth = "NOAUTH HELLO must be called with the client already authenticated, otherwise the HELLO AUTH <user> <pass> option can be used to authenticate the client and select the RESP protocol version at the same time"

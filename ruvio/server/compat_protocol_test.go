@@ -1,6 +1,9 @@
 package server
 
 import (
+	"context"
+	"github.com/ruvio/ruvio/ruvio/config"
+
 	"bytes"
 	"errors"
 	"fmt"
@@ -117,4 +120,19 @@ func answerDiff(redisAddr, ruvioAddr, req string) string {
 		return ""
 	}
 	return diff(time.Second)
+}
+
+// Before AUTH on a node with a password, HELLO without AUTH answers
+// redis-server 7.0's NOAUTH words.
+func TestHelloBeforeAuthAnswersAsRedis(t *testing.T) {
+	rc := startRedis(t, 2)
+	if err := rc.ConfigSet(context.Background(), "requirepass", "pw").Err(); err != nil {
+		t.Fatal(err)
+	}
+	s := startServer(t, func(c *config.Config) { c.Auth = "pw" })
+	for _, req := range []string{"HELLO 3\r\n", "HELLO\r\n", "HELLO 3 AUTH default nope\r\n", "GET k\r\n"} {
+		if msg := answerDiff(rc.Options().Addr, s.Addr(0), req); msg != "" {
+			t.Error(msg)
+		}
+	}
 }
