@@ -156,9 +156,10 @@ func TestTLSOnlyNodesReplicateAndFailOver(t *testing.T) {
 			t.Fatalf("%s does not say it opened no plain port:\n%s", a, info)
 		}
 		// Cluster-aware clients are sent to the TLS ports.
-		slots, err := c.ClusterSlots(ctx).Result()
-		if err != nil || len(slots) != 1 || slots[0].Nodes[0].Addr != a {
-			t.Fatalf("%s: CLUSTER SLOTS = %v, %v; want its own TLS address", a, slots, err)
+		_, port, _ := net.SplitHostPort(a)
+		shards, err := c.ClusterShards(ctx).Result()
+		if err != nil || len(shards) != 1 || len(shards[0].Nodes) != 1 || strconv.FormatInt(shards[0].Nodes[0].Port, 10) != port {
+			t.Fatalf("%s: CLUSTER SHARDS = %+v, %v; want its own TLS port", a, shards, err)
 		}
 	}
 	for i, p := range procs {

@@ -49,10 +49,11 @@ func lookup(c *command.Ctx, e *keyspace.Entry) ([]byte, bool) {
 func pfadd(c *command.Ctx) {
 	key := string(c.Args[1])
 	e := c.DB.Get(key)
-	s, ok := lookup(c, e)
-	if !ok {
+	if _, ok := lookup(c, e); !ok {
 		return
 	}
+	var s []byte
+	var ok bool
 	updated := 0
 	if e == nil {
 		s = newSparse()
