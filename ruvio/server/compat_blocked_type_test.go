@@ -12,6 +12,34 @@ import (
 	"github.com/ruvio/ruvio/internal/poll"
 )
 
+// blockingSide is one server of a differential test of blocking
+// commands: a client to drive it with, a way to open more, and whether
+// n clients wait in a blocking command (INFO's blocked_clients).
+type blockingSide struct {
+	name  string
+	admin *redis.Client
+	dial  func() *redis.Client
+}
+
+// blockingSides are redis-server r and ruvio s, dialled in RESP proto.
+func blockingSides(t *testing.T, r *redis.Client, s *Server, proto int) []blockingSide {
+	opts := func(o *redis.Options) { o.Protocol = proto }
+	return []blockingSide{
+		{"redis", r, func() *redis.Client {
+			c := redis.NewClient(&redis.Options{Addr: r.Options().Addr, Protocol: proto})
+			t.Cleanup(func() { c.Close() })
+			return c
+		}},
+		{"ruvio", client(t, s, 0, opts), func() *redis.Client { return client(t, s, 0, opts) }},
+	}
+}
+
+func (sd blockingSide) blocked(n int) func() bool {
+	return func() bool {
+		return strings.Contains(sd.admin.Info(context.Background(), "clients").Val(), "blocked_clients:"+strconv.Itoa(n)+"\r\n")
+	}
+}
+
 // A client blocked on a key that is given another type goes on waiting,
 // and is served once the key holds its type again, as in Redis: it is not
 // woken with WRONGTYPE.
@@ -19,27 +47,7 @@ func TestABlockedClientWaitsOnAKeyOfAnotherType(t *testing.T) {
 	r := startRedis(t, 2)
 	s := startServer(t, nil)
 	ctx := context.Background()
-	type side struct {
-		name    string
-		admin   *redis.Client
-		dial    func() *redis.Client
-		blocked func() bool
-	}
-	sides := []side{
-		{"redis", r, func() *redis.Client {
-			c := redis.NewClient(&redis.Options{Addr: r.Options().Addr})
-			t.Cleanup(func() { c.Close() })
-			return c
-		}, func() bool { return strings.Contains(r.Info(ctx, "clients").Val(), "blocked_clients:1") }},
-		{"ruvio", client(t, s, 0), func() *redis.Client { return client(t, s, 0) }, func() bool {
-			for _, cl := range s.clientsSorted() {
-				if cl.blocked.Load() {
-					return true
-				}
-			}
-			return false
-		}},
-	}
+	sides := blockingSides(t, r, s, 2)
 	cases := []struct {
 		name  string
 		block []any
@@ -65,7 +73,7 @@ func TestABlockedClientWaitsOnAKeyOfAnotherType(t *testing.T) {
 					v, err := waiter.Do(ctx, tc.block...).Result()
 					done <- render(v, err, false)
 				}()
-				poll.Until(t, 5*time.Second, sd.name+" client to block", sd.blocked)
+				poll.Until(t, 5*time.Second, sd.name+" client to block", sd.blocked(1))
 				noteExercised(tc.block)
 				for _, cmd := range [][]any{tc.other, {"DEL", "k"}, tc.serve} {
 					if err := a.Do(ctx, cmd...).Err(); err != nil {
@@ -111,23 +119,7 @@ func TestBlockedClientsAreServedInTheOrderTheyBlocked(t *testing.T) {
 	r := startRedis(t, 2)
 	s := startServer(t, nil)
 	ctx := context.Background()
-	blockedIs := func(admin *redis.Client, n int) func() bool {
-		return func() bool {
-			return strings.Contains(admin.Info(ctx, "clients").Val(), "blocked_clients:"+strconv.Itoa(n)+"\r\n")
-		}
-	}
-	for _, sd := range []struct {
-		name  string
-		admin *redis.Client
-		dial  func() *redis.Client
-	}{
-		{"redis", r, func() *redis.Client {
-			c := redis.NewClient(&redis.Options{Addr: r.Options().Addr})
-			t.Cleanup(func() { c.Close() })
-			return c
-		}},
-		{"ruvio", client(t, s, 0), func() *redis.Client { return client(t, s, 0) }},
-	} {
+	for _, sd := range blockingSides(t, r, s, 2) {
 		for _, oneByOne := range []bool{true, false} {
 			a := sd.admin
 			a.Del(ctx, "q")
@@ -144,7 +136,7 @@ func TestBlockedClientsAreServedInTheOrderTheyBlocked(t *testing.T) {
 					}
 					got[i] <- v[1]
 				}()
-				poll.Until(t, 5*time.Second, sd.name+" client to block", blockedIs(a, i+1))
+				poll.Until(t, 5*time.Second, sd.name+" client to block", sd.blocked(i+1))
 			}
 			elems := []any{"e0", "e1", "e2", "e3"}
 			if oneByOne {

@@ -2,7 +2,6 @@ package server
 
 import (
 	"context"
-	"strings"
 	"testing"
 	"time"
 
@@ -18,31 +17,7 @@ func TestXGroupDestroyWakesReadersMatchRedis(t *testing.T) {
 	r := startRedis(t, 2)
 	s := startServer(t, nil)
 	ctx := context.Background()
-	type side struct {
-		name    string
-		admin   *redis.Client
-		dial    func() *redis.Client
-		blocked func() bool
-	}
-	sides := []side{
-		{"redis", r, func() *redis.Client {
-			c := redis.NewClient(&redis.Options{Addr: r.Options().Addr, Protocol: 2})
-			t.Cleanup(func() { c.Close() })
-			return c
-		}, func() bool {
-			return strings.Contains(r.Info(ctx, "clients").Val(), "blocked_clients:1")
-		}},
-		{"ruvio", client(t, s, 0, func(o *redis.Options) { o.Protocol = 2 }), func() *redis.Client {
-			return client(t, s, 0, func(o *redis.Options) { o.Protocol = 2 })
-		}, func() bool {
-			for _, cl := range s.clientsSorted() {
-				if cl.blocked.Load() {
-					return true
-				}
-			}
-			return false
-		}},
-	}
+	sides := blockingSides(t, r, s, 2)
 	cases := []struct {
 		name string
 		end  []any // what the admin client runs while the reader waits
@@ -72,7 +47,7 @@ func TestXGroupDestroyWakesReadersMatchRedis(t *testing.T) {
 					v, err := reader.Do(ctx, "XREADGROUP", "GROUP", "g", "c", "BLOCK", "5000", "STREAMS", "s", ">").Result()
 					done <- render(v, err, false)
 				}()
-				poll.Until(t, 5*time.Second, sd.name+" reader to block", sd.blocked)
+				poll.Until(t, 5*time.Second, sd.name+" reader to block", sd.blocked(1))
 				noteExercised(tc.end)
 				if err := a.Do(ctx, tc.end...).Err(); err != nil {
 					t.Fatalf("%s: %v: %v", sd.name, tc.end, err)
