@@ -356,9 +356,10 @@ func TestScanCursorsMatchRedis(t *testing.T) {
 	compareFixed(t, 2, cmds)
 }
 
-// SCAN removes the expired keys it comes across, as Redis's does, so
-// DBSIZE no longer counts them (active expiry off on both servers).
-func TestScanRemovesExpiredKeysAsRedis(t *testing.T) {
+// OBJECT and SCAN remove the expired keys they come across, as Redis's
+// do, so DBSIZE no longer counts them (active expiry off on both
+// servers).
+func TestObjectAndScanRemoveExpiredKeysAsRedis(t *testing.T) {
 	ctx := context.Background()
 	r := startRedis(t, 2, "--enable-debug-command", "yes")
 	u := client(t, startServer(t, func(c *config.Config) { c.EnableDebugCommand = true }), 0)
@@ -374,10 +375,16 @@ func TestScanRemovesExpiredKeysAsRedis(t *testing.T) {
 			c.Set(ctx, fmt.Sprintf("live%d", i), "v", 0)
 			c.Set(ctx, fmt.Sprintf("gone%d", i), "v", 50*time.Millisecond)
 		}
-		at := c.PExpireTime(ctx, "gone0").Val().Milliseconds()
+		at := c.PExpireTime(ctx, "gone19").Val().Milliseconds() // the last to expire
 		poll.Until(t, 5*time.Second, sd.name+"'s clock past the expiry", func() bool {
 			return c.Time(ctx).Val().UnixMilli() > at+1
 		})
+		if c.ObjectEncoding(ctx, "gone0").Err() != redis.Nil {
+			t.Fatalf("%s: OBJECT ENCODING of an expired key answered", sd.name)
+		}
+		if n := c.DBSize(ctx).Val(); n != 39 {
+			t.Errorf("%s: DBSIZE after OBJECT of one expired key = %d, want 39", sd.name, n)
+		}
 		var cursor uint64
 		for {
 			keys, next, err := c.Scan(ctx, cursor, "*", 1000).Result()

@@ -40,9 +40,10 @@ func objectSpec() *command.Spec {
 }
 
 // objectLookup finds OBJECT's key without counting an access, writing a
-// null for a missing one.
+// null for a missing one. As in Redis, an expired key is removed and the
+// keyspace hit or miss counted.
 func objectLookup(c *command.Ctx) (any, int64, bool) {
-	e := c.DB.Peek(string(c.Args[2]))
+	e := c.DB.ReadNoTouch(string(c.Args[2]))
 	if e == nil {
 		c.W.Null()
 		return nil, 0, false
