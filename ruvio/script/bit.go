@@ -92,11 +92,8 @@ func checkNumber(L *lua.LState, i int, fn string) float64 {
 	case lua.LNumber:
 		return float64(x)
 	case lua.LString:
-		if f, err := strconv.ParseFloat(strings.TrimSpace(string(x)), 64); err == nil {
+		if f, ok := luaNumber(string(x)); ok {
 			return f
-		}
-		if n, err := strconv.ParseInt(strings.TrimSpace(string(x)), 0, 64); err == nil {
-			return float64(n)
 		}
 	}
 	argError(L, i, fn, "number expected, got "+typeName(L, i))

@@ -99,20 +99,12 @@ func toNumber(L *lua.LState, i, top int) {
 	}
 }
 
-// luaNumber reads s as Lua 5.1's lua_tonumber does: a decimal or
-// hexadecimal number with spaces around it.
+// luaNumber reads s as Lua 5.1's lua_tonumber does (strtod, then a
+// hexadecimal integer): a number with spaces around it.
 func luaNumber(s string) (float64, bool) {
 	s = strings.TrimSpace(s)
-	if s == "" {
-		return 0, false
-	}
-	if f, err := strconv.ParseFloat(s, 64); err == nil && !strings.ContainsAny(s, "_pP") {
-		if !strings.HasPrefix(strings.TrimLeft(s, "+-"), "0x") && !strings.HasPrefix(strings.TrimLeft(s, "+-"), "0X") {
-			return f, true
-		}
-	}
 	body, neg := s, false
-	if body[0] == '-' || body[0] == '+' {
+	if len(body) > 0 && (body[0] == '-' || body[0] == '+') {
 		body, neg = body[1:], body[0] == '-'
 	}
 	if len(body) > 2 && body[0] == '0' && (body[1] == 'x' || body[1] == 'X') {
@@ -123,5 +115,6 @@ func luaNumber(s string) (float64, bool) {
 			return float64(n), true
 		}
 	}
-	return 0, false
+	f, err := strconv.ParseFloat(s, 64)
+	return f, err == nil
 }
