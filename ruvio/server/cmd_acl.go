@@ -68,7 +68,7 @@ func (s *Server) dropRevokedSubscribers(name string, self *conn) {
 	if !ok {
 		return
 	}
-	for _, o := range s.clientsSorted() {
+	for _, o := range s.clientList() {
 		if o.userName.Load().(string) != name || !o.sub.Active() || subscriptionsAllowed(s, u, o) {
 			continue
 		}

@@ -348,13 +348,19 @@ func (s *Server) blockedClients() int {
 	return n
 }
 
-func (s *Server) clientsSorted() []*conn {
+// clientList is the connected clients, in no order.
+func (s *Server) clientList() []*conn {
 	s.clientsMu.Lock()
+	defer s.clientsMu.Unlock()
 	out := make([]*conn, 0, len(s.clients))
 	for _, c := range s.clients {
 		out = append(out, c)
 	}
-	s.clientsMu.Unlock()
+	return out
+}
+
+func (s *Server) clientsSorted() []*conn {
+	out := s.clientList()
 	// Sorted by ID, the order Redis lists clients in.
 	for i := 1; i < len(out); i++ {
 		for j := i; j > 0 && out[j].id < out[j-1].id; j-- {

@@ -21,22 +21,22 @@ func inRedisOrder(members []string) []string {
 	if len(members) < 2 || len(members) > intsetEntries {
 		return members
 	}
-	nums := make([]int64, len(members))
+	type member struct {
+		n int64
+		m string
+	}
+	ms := make([]member, len(members))
 	for i, m := range members {
 		n, ok := command.ParseInt([]byte(m))
 		if !ok {
 			return members
 		}
-		nums[i] = n
+		ms[i] = member{n, m}
 	}
-	idx := make([]int, len(members))
-	for i := range idx {
-		idx[i] = i
-	}
-	slices.SortFunc(idx, func(a, b int) int { return cmp.Compare(nums[a], nums[b]) })
-	out := make([]string, len(members))
-	for i, j := range idx {
-		out[i] = members[j]
+	slices.SortFunc(ms, func(a, b member) int { return cmp.Compare(a.n, b.n) })
+	out := make([]string, len(ms))
+	for i, x := range ms {
+		out[i] = x.m
 	}
 	return out
 }
