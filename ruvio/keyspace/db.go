@@ -70,6 +70,10 @@ type DB struct {
 	// "new" keyspace notification). May be nil; not called while Loading,
 	// unless Applying.
 	OnNew func(key string)
+	// OnMiss is called with a key a read found missing (the "keymiss"
+	// notification), on the lookups that count a keyspace miss. key may
+	// be a command's argument in place: keep a copy, not key. May be nil.
+	OnMiss func(key string)
 	// Applying is set while a replica applies its primary's records: the
 	// keyspace is Loading, but the commands' notifications fire, as on a
 	// Redis replica.
@@ -264,6 +268,16 @@ func (db *DB) gone(e *Entry, key string, now int64) bool {
 // time and LRU eviction go by, is left as it was, as Redis's
 // LOOKUP_NOTOUCH leaves it.
 func (db *DB) ReadNoTouch(key string) *Entry {
+	e := db.ReadQuiet(key)
+	if e == nil && db.OnMiss != nil {
+		db.OnMiss(key)
+	}
+	return e
+}
+
+// ReadQuiet is ReadNoTouch without the keymiss notification: OBJECT's
+// lookup, which Redis makes with LOOKUP_NONOTIFY.
+func (db *DB) ReadQuiet(key string) *Entry {
 	e := db.bySlot[db.keySlot(key)].get(key, hashKey(key))
 	if e != nil && db.gone(e, key, db.now()) {
 		e = nil
@@ -303,6 +317,9 @@ func (db *DB) Read(key string) *Entry {
 	e := db.live(db.bySlot[db.keySlot(key)].get(key, hashKey(key)), key)
 	if e == nil {
 		db.Stats.KeyspaceMisses++
+		if db.OnMiss != nil {
+			db.OnMiss(key)
+		}
 	} else {
 		db.Stats.KeyspaceHits++
 	}

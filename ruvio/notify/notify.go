@@ -27,7 +27,7 @@ const (
 	Expired                    // x: a key whose time ran out was deleted
 	Evicted                    // e: a key was evicted for maxmemory
 	Stream                     // t
-	KeyMiss                    // m: never sent by ruvio (see docs)
+	KeyMiss                    // m: a read found no key
 	Module                     // d: no modules, never sent
 	New                        // n: a key was created
 )

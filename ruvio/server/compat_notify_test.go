@@ -99,6 +99,18 @@ var notifyCases = []notifyCase{
 	{"string-new", "E$n", [][]any{
 		{"SET", "a", "1", "EX", "100"}, {"SET", "a", "2"}, {"INCR", "i"}, {"APPEND", "i", "0"}, {"DEL", "a"}, {"SET", "a", "3"},
 	}},
+	// Reads that find no key, and those that do (no event). OBJECT and
+	// writes that look a key up send none. The expired subtest has a
+	// lazily expired key: "expired", then "keymiss".
+	{"keymiss", "KEmx", [][]any{
+		{"GET", "a"}, {"SET", "a", "1"}, {"GET", "a"}, {"MGET", "a", "b", "c"}, {"EXISTS", "b", "a"}, {"TYPE", "t"},
+		{"TTL", "t"}, {"PTTL", "a"}, {"STRLEN", "s"}, {"GETRANGE", "s", "0", "1"}, {"HGET", "h", "f"}, {"HGETALL", "h"},
+		{"LRANGE", "l", "0", "-1"}, {"LLEN", "l"}, {"SMEMBERS", "s"}, {"SISMEMBER", "s", "m"}, {"ZRANGE", "z", "0", "-1"},
+		{"ZSCORE", "z", "m"}, {"XRANGE", "x", "-", "+"}, {"XLEN", "x"}, {"GETBIT", "b", "0"}, {"BITCOUNT", "b"},
+		{"PFCOUNT", "p"}, {"DUMP", "d"}, {"OBJECT", "ENCODING", "o"}, {"GETDEL", "g"}, {"GETEX", "g"}, {"SUNION", "s1", "s2"},
+		{"SORT", "l"}, {"LPOP", "l"}, {"INCR", "i"}, {"DEL", "nope"}, {"RENAME", "nope", "x"}, {"EXPIRE", "nope", "10"},
+	}},
+	{"keymiss-only", "Em", [][]any{{"GET", "a"}, {"HLEN", "h"}, {"SET", "a", "1"}, {"GET", "a"}, {"SCARD", "s"}}},
 	// Classes without K or E publish nothing; K or E alone nothing either.
 	{"no-channel", "g$", [][]any{{"SET", "a", "1"}, {"DEL", "a"}}},
 	{"no-class", "KE", [][]any{{"SET", "a", "1"}, {"DEL", "a"}}},
@@ -205,7 +217,7 @@ func TestKeyspaceNotificationsLikeRedis(t *testing.T) {
 		for name, side := range sides {
 			ctx := context.Background()
 			side.do(t, "FLUSHALL")
-			side.do(t, "CONFIG", "SET", "notify-keyspace-events", "KEA")
+			side.do(t, "CONFIG", "SET", "notify-keyspace-events", "KEAm")
 			// Lazily: with active expiry off only an access removes it.
 			side.do(t, "DEBUG", "SET-ACTIVE-EXPIRE", "0")
 			side.do(t, "SET", "lazy", "v", "PX", "1")

@@ -4,6 +4,7 @@ package shard
 
 import (
 	"log/slog"
+	"strings"
 	"sync"
 	"sync/atomic"
 
@@ -122,6 +123,13 @@ func New(id int, r slots.Range, log *slog.Logger) *Shard {
 		sh.notes.Add(notify.Expired, "expired", key)
 	}
 	sh.db.OnNew = func(key string) { sh.notes.Add(notify.New, "new", key) }
+	sh.db.OnMiss = func(key string) {
+		// Only a wanted event pays for the copy: key may be an argument
+		// in the client's buffer.
+		if sh.notes.Wants(notify.KeyMiss) {
+			sh.notes.Add(notify.KeyMiss, "keymiss", strings.Clone(key))
+		}
+	}
 	sh.lastSaveOK.Store(true)
 	return sh
 }

@@ -43,7 +43,7 @@ func objectSpec() *command.Spec {
 // null for a missing one. As in Redis, an expired key is removed and the
 // keyspace hit or miss counted.
 func objectLookup(c *command.Ctx) (any, int64, bool) {
-	e := c.DB.ReadNoTouch(string(c.Args[2]))
+	e := c.DB.ReadQuiet(string(c.Args[2]))
 	if e == nil {
 		c.W.Null()
 		return nil, 0, false
