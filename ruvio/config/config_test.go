@@ -138,16 +138,19 @@ func TestTablesAreConsistent(t *testing.T) {
 		names = append(names, p.Name)
 	}
 	want := []string{
-		"appendonly", "bind", "busy-reply-threshold", "client-query-buffer-limit", "cluster-group", "cluster-topology", "dir", "durability", "enable-debug-command", "event-loops",
+		"active-expire-effort", "activerehashing", "appendonly", "bind", "busy-reply-threshold", "client-query-buffer-limit", "cluster-enabled",
+		"cluster-group", "cluster-topology", "daemonize", "databases", "dir", "durability", "enable-debug-command", "event-loops",
 		"hash-max-listpack-entries", "hash-max-listpack-value", "hash-max-ziplist-entries", "hash-max-ziplist-value", "hz",
-		"latency-monitor-threshold", "latency-tracking", "latency-tracking-info-percentiles", "lfu-decay-time", "lfu-log-factor", "list-compress-depth", "list-max-listpack-size", "list-max-ziplist-size",
-		"loglevel", "lua-time-limit", "maxclients", "maxmemory", "maxmemory-policy", "maxmemory-samples", "metrics-listen", "migration-max-bytes-per-sec", "migration-user", "min-replicas-max-lag", "min-replicas-to-write",
-		"notify-keyspace-events", "port", "primary-lease", "primary-lease-coordinators", "protected-mode", "proto-max-bulk-len", "repl-backlog-size", "replication-announce", "replication-listen",
-		"replication-primary", "replication-role", "replication-tls", "requirepass", "save", "set-max-intset-entries", "set-max-listpack-entries", "set-max-listpack-value",
-		"shards", "slowlog-log-slower-than", "slowlog-max-len", "threads", "timeout",
-		"tls-auth-clients", "tls-ca-cert-file", "tls-cert", "tls-cert-file", "tls-client-auth", "tls-client-ca", "tls-key", "tls-key-file", "tls-port", "tls-replication",
-		"wal-segment-bytes", "wal-snapshot-bytes",
-		"zset-max-listpack-entries", "zset-max-listpack-value", "zset-max-ziplist-entries", "zset-max-ziplist-value",
+		"latency-monitor-threshold", "latency-tracking", "latency-tracking-info-percentiles", "lazyfree-lazy-eviction", "lazyfree-lazy-expire",
+		"lazyfree-lazy-server-del", "lazyfree-lazy-user-del", "lazyfree-lazy-user-flush", "lfu-decay-time", "lfu-log-factor", "list-compress-depth",
+		"list-max-listpack-size", "list-max-ziplist-size", "loglevel", "lua-time-limit", "maxclients", "maxmemory", "maxmemory-policy",
+		"maxmemory-samples", "metrics-listen", "migration-max-bytes-per-sec", "migration-user", "min-replicas-max-lag", "min-replicas-to-write",
+		"notify-keyspace-events", "port", "primary-lease", "primary-lease-coordinators", "protected-mode", "proto-max-bulk-len", "repl-backlog-size",
+		"replica-read-only", "replication-announce", "replication-listen", "replication-primary", "replication-role", "replication-tls", "requirepass",
+		"save", "set-max-intset-entries", "set-max-listpack-entries", "set-max-listpack-value", "shards", "slave-read-only", "slowlog-log-slower-than",
+		"slowlog-max-len", "threads", "timeout", "tls-auth-clients", "tls-ca-cert-file", "tls-cert",
+		"tls-cert-file", "tls-client-auth", "tls-client-ca", "tls-key", "tls-key-file", "tls-port", "tls-replication", "wal-segment-bytes",
+		"wal-snapshot-bytes", "zset-max-listpack-entries", "zset-max-listpack-value", "zset-max-ziplist-entries", "zset-max-ziplist-value",
 	}
 	if !slices.Equal(names, want) {
 		t.Errorf("Params() names = %v\nwant %v", names, want)

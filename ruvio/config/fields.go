@@ -33,6 +33,9 @@ type field struct {
 	// not of the right type; range checks are left to check so that Validate
 	// catches out-of-range values however they got in.
 	parse func(c *Config, s string) error
+	// setParse, when set, is parse for CONFIG SET alone, whose range
+	// differs from the file's, flags' and environment's (hz).
+	setParse func(c *Config, s string) error
 	// check returns why the current value is not allowed, or "".
 	check func(*Config) string
 }
@@ -43,6 +46,8 @@ var (
 	errNotInt    = errors.New("couldn't be parsed into an integer")
 	errNotMemory = errors.New("must be a memory value")
 	errNotBool   = errors.New("must be one of yes, no, true, false, 1, 0")
+	// errClampRange is what a clamped field (hz) takes, as Redis words it.
+	errClampRange = errors.New("must be between 0 and 2147483647 inclusive")
 )
 
 // Limits that Validate and the cross-field checks share.
@@ -79,7 +84,9 @@ var fields = []field{
 	// turn DEBUG on could use it.
 	boolField("enable_debug_command", "enable-debug-command", func(c *Config) *bool { return &c.EnableDebugCommand }),
 	boolField("protected_mode", "protected-mode", func(c *Config) *bool { return &c.ProtectedMode }).settable(),
-	intField("hz", "hz", func(c *Config) *int { return &c.Hz }, 1, 500).settable(),
+	// CONFIG SET hz takes 0 to 2^31-1 and moves a value outside 1-500 to
+	// the nearer end, as Redis does; a start-up value must be in range.
+	intField("hz", "hz", func(c *Config) *int { return &c.Hz }, 1, 500).clamped(func(c *Config) *int { return &c.Hz }, 1, 500).settable(),
 	intField("threads", "threads", func(c *Config) *int { return &c.Threads }, 0, 1024),
 	intField("event_loops", "event-loops", func(c *Config) *int { return &c.EventLoops }, -1, 256),
 	enumField("log_level", "loglevel", func(c *Config) *string { return &c.LogLevel }, logLevels).settable(),
@@ -149,6 +156,26 @@ func fieldByKey(key string) (field, bool) {
 // settable marks f as changeable by CONFIG SET.
 func (f field) settable() field {
 	f.mutable = true
+	return f
+}
+
+// clamped makes CONFIG SET take any value of f from 0 to 2^31-1 and
+// store it moved into [lo, hi], as Redis's hz: CONFIG SET hz 0 sets 1,
+// and 1000 sets 500. Other values are refused in Redis's words. A start-up
+// value (file, flag, environment) must be in range.
+func (f field) clamped(p func(*Config) *int, lo, hi int) field {
+	parse := f.parse
+	f.setParse = func(c *Config, s string) error {
+		if err := parse(c, s); err != nil {
+			return err
+		}
+		n := *p(c)
+		if n < 0 || n > math.MaxInt32 {
+			return errClampRange
+		}
+		*p(c) = min(max(n, lo), hi)
+		return nil
+	}
 	return f
 }
 

@@ -27,6 +27,16 @@ type Param struct {
 	Set func(c *Config, value string) error
 }
 
+// fixedParams are Redis parameters whose value ruvio's design fixes.
+var fixedParams = map[string]string{
+	"appendonly":        "no",
+	"databases":         "1",
+	"cluster-enabled":   "yes",
+	"daemonize":         "no",
+	"replica-read-only": "yes",
+	"slave-read-only":   "yes",
+}
+
 // params is the registry, sorted by name.
 var params = buildParams()
 
@@ -47,9 +57,13 @@ func buildParams() []Param {
 	}
 	// Redis's AOF switch, read by tools such as redis-benchmark: ruvio
 	// persists through its WAL and durability profile, never an AOF.
-	for name, v := range map[string]string{"appendonly": "no"} {
+	// The others describe ruvio, which cannot be otherwise, for the
+	// tools that read them: one database, always a cluster node, never
+	// a daemon, replicas always read-only. CONFIG SET refuses them as
+	// immutable, as Redis refuses its own.
+	for name, v := range fixedParams {
 		ps = append(ps, Param{Name: name, Get: func(*Config) string { return v },
-			Set: func(*Config, string) error { return errors.New("argument is fixed: ruvio uses its durability profile") }})
+			Set: func(*Config, string) error { return errors.New("argument is fixed") }})
 	}
 	ps = append(ps, tunableParams()...)
 	slices.SortFunc(ps, func(a, b Param) int { return strings.Compare(a.Name, b.Name) })
@@ -59,8 +73,12 @@ func buildParams() []Param {
 // set is the Param.Set of f: parse into a scratch copy and check it there,
 // so that a rejected value never reaches c.
 func (f field) set(c *Config, value string) error {
+	parse := f.parse
+	if f.setParse != nil {
+		parse = f.setParse
+	}
 	scratch := *c
-	if err := f.parse(&scratch, value); err != nil {
+	if err := parse(&scratch, value); err != nil {
 		return errors.New("argument " + err.Error())
 	}
 	if f.check != nil {
@@ -74,7 +92,7 @@ func (f field) set(c *Config, value string) error {
 	}
 	// Parsing is deterministic, so this cannot fail; it writes the one
 	// field rather than copying the whole struct back.
-	return f.parse(c, value)
+	return parse(c, value)
 }
 
 // Params returns every CONFIG parameter, sorted by name. The slice is the

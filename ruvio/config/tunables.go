@@ -11,13 +11,15 @@ import (
 )
 
 // Tunables are Redis parameters that exist only under CONFIG GET/SET, not
-// in the file: the slow log's two settings, and Redis's representation
+// in the file: the slow log's two settings, the ACL log's length, and Redis's representation
 // thresholds (listpack, intset, quicklist sizes) that Redis tools read and
 // set. ruvio stores the latter and answers them back, but its own
 // representation of values does not depend on them.
 type Tunables struct {
 	SlowlogLogSlowerThan int64 // µs; -1 disables the slow log, 0 logs every command
 	SlowlogMaxLen        int64
+	// AcllogMaxLen is acllog-max-len: how many entries ACL LOG keeps.
+	AcllogMaxLen int64
 	// LatencyMonitorThreshold is the LATENCY monitor's threshold in ms; 0
 	// records nothing.
 	LatencyMonitorThreshold int64
@@ -29,7 +31,18 @@ type Tunables struct {
 	SetMaxListpackEntries,
 	SetMaxListpackValue,
 	ZsetMaxListpackEntries,
-	ZsetMaxListpackValue int64
+	ZsetMaxListpackValue,
+	// ActiveExpireEffort, ActiveRehashing and the Lazyfree switches are
+	// how hard Redis works at housekeeping: stored and answered back, for
+	// the tools that set them, with no effect on ruvio, whose expiry cycle
+	// and freeing of values are its own.
+	ActiveExpireEffort int64
+	ActiveRehashing,
+	LazyfreeLazyEviction,
+	LazyfreeLazyExpire,
+	LazyfreeLazyServerDel,
+	LazyfreeLazyUserDel,
+	LazyfreeLazyUserFlush bool
 	// NotifyKeyspaceEvents is notify-keyspace-events: the classes of
 	// keyspace notifications the node publishes; none by default.
 	NotifyKeyspaceEvents notify.Class
@@ -46,6 +59,7 @@ func DefaultTunables() Tunables {
 	return Tunables{
 		SlowlogLogSlowerThan:       10000,
 		SlowlogMaxLen:              128,
+		AcllogMaxLen:               128,
 		HashMaxListpackEntries:     512,
 		HashMaxListpackValue:       64,
 		ListMaxListpackSize:        -2,
@@ -55,6 +69,8 @@ func DefaultTunables() Tunables {
 		SetMaxListpackValue:        64,
 		ZsetMaxListpackEntries:     128,
 		ZsetMaxListpackValue:       64,
+		ActiveExpireEffort:         1,
+		ActiveRehashing:            true,
 		LatencyTracking:            true,
 		LatencyTrackingPercentiles: []float64{50, 99, 99.9},
 	}
@@ -73,6 +89,7 @@ type tunable struct {
 var tunables = []tunable{
 	{"slowlog-log-slower-than", "", -1, math.MaxInt64, false, func(t *Tunables) *int64 { return &t.SlowlogLogSlowerThan }},
 	{"slowlog-max-len", "", 0, math.MaxInt64, false, func(t *Tunables) *int64 { return &t.SlowlogMaxLen }},
+	{"acllog-max-len", "", 0, math.MaxInt64, false, func(t *Tunables) *int64 { return &t.AcllogMaxLen }},
 	{"latency-monitor-threshold", "", 0, math.MaxInt64, false, func(t *Tunables) *int64 { return &t.LatencyMonitorThreshold }},
 	{"hash-max-listpack-entries", "hash-max-ziplist-entries", 0, math.MaxInt64, false, func(t *Tunables) *int64 { return &t.HashMaxListpackEntries }},
 	{"hash-max-listpack-value", "hash-max-ziplist-value", 0, math.MaxInt64, true, func(t *Tunables) *int64 { return &t.HashMaxListpackValue }},
@@ -83,6 +100,44 @@ var tunables = []tunable{
 	{"set-max-listpack-value", "", 0, math.MaxInt64, true, func(t *Tunables) *int64 { return &t.SetMaxListpackValue }},
 	{"zset-max-listpack-entries", "zset-max-ziplist-entries", 0, math.MaxInt64, false, func(t *Tunables) *int64 { return &t.ZsetMaxListpackEntries }},
 	{"zset-max-listpack-value", "zset-max-ziplist-value", 0, math.MaxInt64, true, func(t *Tunables) *int64 { return &t.ZsetMaxListpackValue }},
+	{"active-expire-effort", "", 1, 10, false, func(t *Tunables) *int64 { return &t.ActiveExpireEffort }},
+}
+
+// switches are the yes/no tunables.
+var switches = []struct {
+	name string
+	p    func(*Tunables) *bool
+}{
+	{"activerehashing", func(t *Tunables) *bool { return &t.ActiveRehashing }},
+	{"lazyfree-lazy-eviction", func(t *Tunables) *bool { return &t.LazyfreeLazyEviction }},
+	{"lazyfree-lazy-expire", func(t *Tunables) *bool { return &t.LazyfreeLazyExpire }},
+	{"lazyfree-lazy-server-del", func(t *Tunables) *bool { return &t.LazyfreeLazyServerDel }},
+	{"lazyfree-lazy-user-del", func(t *Tunables) *bool { return &t.LazyfreeLazyUserDel }},
+	{"lazyfree-lazy-user-flush", func(t *Tunables) *bool { return &t.LazyfreeLazyUserFlush }},
+	{"latency-tracking", func(t *Tunables) *bool { return &t.LatencyTracking }},
+}
+
+// switchParam is the CONFIG parameter of a yes/no tunable, read and
+// written as Redis's are.
+func switchParam(name string, p func(*Tunables) *bool) Param {
+	return Param{Name: name, Mutable: true,
+		Get: func(c *Config) string {
+			if *p(&c.Tunables) {
+				return "yes"
+			}
+			return "no"
+		},
+		Set: func(c *Config, value string) error {
+			switch strings.ToLower(value) {
+			case "yes":
+				*p(&c.Tunables) = true
+			case "no":
+				*p(&c.Tunables) = false
+			default:
+				return errors.New("argument must be 'yes' or 'no'")
+			}
+			return nil
+		}}
 }
 
 // tunableParams returns the CONFIG parameters of the tunables, aliases
@@ -114,24 +169,9 @@ func tunableParams() []Param {
 			ps = append(ps, Param{Name: tu.alias, Mutable: true, Get: get, Set: set})
 		}
 	}
-	ps = append(ps, Param{Name: "latency-tracking", Mutable: true,
-		Get: func(c *Config) string {
-			if c.Tunables.LatencyTracking {
-				return "yes"
-			}
-			return "no"
-		},
-		Set: func(c *Config, value string) error {
-			switch strings.ToLower(value) {
-			case "yes":
-				c.Tunables.LatencyTracking = true
-			case "no":
-				c.Tunables.LatencyTracking = false
-			default:
-				return errors.New("argument must be 'yes' or 'no'")
-			}
-			return nil
-		}})
+	for _, sw := range switches {
+		ps = append(ps, switchParam(sw.name, sw.p))
+	}
 	ps = append(ps, Param{Name: "latency-tracking-info-percentiles", Mutable: true,
 		Get: func(c *Config) string {
 			parts := make([]string, len(c.Tunables.LatencyTrackingPercentiles))

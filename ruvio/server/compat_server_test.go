@@ -149,6 +149,29 @@ func TestConfigTunablesLikeRedis(t *testing.T) {
 		do("CONFIG", "SET", "hash-max-listpack-entries", "1", "hash-max-ziplist-entries", "2"),
 		do("CONFIG", "GET", "hash-max-listpack-entries"),
 		do("CONFIG", "GET", "slowlog-max-len"),
+		// hz takes 0 to 2^31-1 and keeps it within 1-500.
+		do("CONFIG", "SET", "hz", "0"), do("CONFIG", "GET", "hz"),
+		do("CONFIG", "SET", "hz", "1000"), do("CONFIG", "GET", "hz"),
+		do("CONFIG", "SET", "hz", "-1"), do("CONFIG", "SET", "hz", "2147483648"),
+		do("CONFIG", "SET", "hz", "10"), do("CONFIG", "GET", "hz"),
+		// Housekeeping knobs, stored and answered back. (A pattern
+		// matching several is answered in Redis's dictionary order.)
+		do("CONFIG", "GET", "active-expire-effort"), do("CONFIG", "SET", "active-expire-effort", "11"),
+		do("CONFIG", "SET", "active-expire-effort", "0"), do("CONFIG", "SET", "active-expire-effort", "10"),
+		do("CONFIG", "GET", "active-expire-effort"),
+		do("CONFIG", "GET", "lazyfree-lazy-eviction"), do("CONFIG", "GET", "lazyfree-lazy-expire"),
+		do("CONFIG", "GET", "lazyfree-lazy-server-del"), do("CONFIG", "GET", "lazyfree-lazy-user-del"),
+		do("CONFIG", "GET", "lazyfree-lazy-user-flush"),
+		do("CONFIG", "SET", "lazyfree-lazy-user-del", "yes"),
+		do("CONFIG", "SET", "lazyfree-lazy-expire", "maybe"), do("CONFIG", "SET", "lazyfree-lazy-user-flush", "YES"),
+		do("CONFIG", "GET", "lazyfree-lazy-eviction"), do("CONFIG", "GET", "lazyfree-lazy-expire"),
+		do("CONFIG", "GET", "lazyfree-lazy-server-del"), do("CONFIG", "GET", "lazyfree-lazy-user-del"),
+		do("CONFIG", "GET", "lazyfree-lazy-user-flush"),
+		do("CONFIG", "GET", "activerehashing"), do("CONFIG", "SET", "activerehashing", "no"),
+		do("CONFIG", "GET", "activerehashing"),
+		// Fixed on both (ruvio has one database, where Redis has 16).
+		do("CONFIG", "GET", "daemonize"),
+		do("CONFIG", "SET", "databases", "16"), do("CONFIG", "SET", "daemonize", "yes"),
 	)
 	for _, proto := range []int{2, 3} {
 		compareSteps(t, proto, steps)
