@@ -18,8 +18,9 @@ type Writer struct {
 	Proto int
 	num   [24]byte
 	// OnError, when set, is told of every error reply written (INFO's
-	// error counts).
-	OnError func(msg string)
+	// error counts); counted says the error was counted already where it
+	// arose (ErrorCounted).
+	OnError func(msg string, counted bool)
 }
 
 // NewWriter returns a RESP2 writer over w.
@@ -96,8 +97,22 @@ func (w *Writer) OK() { w.bw.WriteString("+OK\r\n") }
 // NOREPLICAS, ...); line breaks are replaced so the reply stays one line.
 func (w *Writer) Error(msg string) {
 	if w.OnError != nil {
-		w.OnError(msg)
+		w.OnError(msg, false)
 	}
+	w.writeError(msg)
+}
+
+// ErrorCounted writes an error reply that INFO counted where it arose:
+// a script passing on the error of a command it ran, as Redis's
+// ERR_REPLY_FLAG_NO_STATS_UPDATE.
+func (w *Writer) ErrorCounted(msg string) {
+	if w.OnError != nil {
+		w.OnError(msg, true)
+	}
+	w.writeError(msg)
+}
+
+func (w *Writer) writeError(msg string) {
 	w.bw.WriteByte('-')
 	for i := 0; i < len(msg); i++ {
 		c := msg[i]

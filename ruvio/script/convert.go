@@ -32,7 +32,7 @@ func parseReply(L *lua.LState, b []byte, proto int) (v lua.LValue, rest []byte, 
 		t.RawSetString("ok", lua.LString(line))
 		return t, body, false
 	case '-':
-		return replyError(L, "-"+string(line)), body, true
+		return commandError(L, "-"+string(line)), body, true
 	case ':':
 		n, _ := strconv.ParseInt(string(line), 10, 64)
 		return lua.LNumber(n), body, false
@@ -160,7 +160,7 @@ const maxReplyDepth = 7995
 
 func (s *State) replyTable(w *resp.Writer, t *lua.LTable, sproto, depth int) {
 	if e, ok := t.RawGetString("err").(lua.LString); ok {
-		w.Error(cString(string(e)))
+		writeError(w, cString(string(e)), counted(t))
 		return
 	}
 	if st, ok := t.RawGetString("ok").(lua.LString); ok {

@@ -6,6 +6,8 @@ import (
 	"strings"
 
 	lua "github.com/yuin/gopher-lua"
+
+	"github.com/ruvio/ruvio/ruvio/resp"
 )
 
 // KilledError is the error a script stopped by SCRIPT KILL fails with.
@@ -30,6 +32,34 @@ func errorTable(L *lua.LState, msg string) *lua.LTable {
 // a trailing newline goes, as Redis builds them.
 func replyError(L *lua.LState, s string) *lua.LTable {
 	return errorTable(L, errorText(s))
+}
+
+// countedField marks the error table of a command's error reply, which
+// INFO counted when the command answered it: the script's reply passing
+// it on is not counted again. Redis's tables carry the same field, which
+// a script can see.
+const countedField = "ignore_error_stats_update"
+
+// commandError is the error table of a command's error reply.
+func commandError(L *lua.LState, s string) *lua.LTable {
+	t := replyError(L, s)
+	t.RawSetString(countedField, lua.LTrue)
+	return t
+}
+
+// counted reports whether error table t came from a command's reply.
+func counted(t *lua.LTable) bool {
+	return lua.LVAsBool(t.RawGetString(countedField))
+}
+
+// writeError writes a script's error reply, uncounted when its error was
+// counted where it arose.
+func writeError(out *resp.Writer, msg string, wasCounted bool) {
+	if wasCounted {
+		out.ErrorCounted(msg)
+	} else {
+		out.Error(msg)
+	}
 }
 
 func errorText(s string) string {
@@ -106,8 +136,9 @@ func luaWording(msg string) string {
 }
 
 // errorReply is the reply of a script that failed with ev: the error's
-// text and, when known, where it happened.
-func errorReply(ev lua.LValue, sha string) string {
+// text and, when known, where it happened; wasCounted says the error is
+// a command's, counted already.
+func errorReply(ev lua.LValue, sha string) (msg string, wasCounted bool) {
 	t, ok := ev.(*lua.LTable)
 	if !ok {
 		// The handler could not run (the call stack was full): the
@@ -116,9 +147,9 @@ func errorReply(ev lua.LValue, sha string) string {
 		if strings.HasSuffix(msg, "callstack overflow") {
 			msg = "stack overflow"
 		}
-		return "ERR " + clip(firstLine(msg), 200)
+		return "ERR " + clip(firstLine(msg), 200), false
 	}
-	msg := "ERR unknown error"
+	msg = "ERR unknown error"
 	if e, ok := t.RawGetString("err").(lua.LString); ok {
 		msg = string(e)
 	}
@@ -126,7 +157,7 @@ func errorReply(ev lua.LValue, sha string) string {
 	if src != lua.LNil && line != lua.LNil {
 		msg += " script: " + sha + ", on " + src.String() + ":" + lineText(line) + "."
 	}
-	return msg
+	return msg, counted(t)
 }
 
 func lineText(v lua.LValue) string {

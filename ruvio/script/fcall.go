@@ -109,7 +109,8 @@ func (fs *FunctionState) Call(ctx context.Context, name string, keys, args [][]b
 		if t, ok := ev.(*lua.LTable); ok && t.RawGetString("source") != lua.LNil {
 			t.RawSetString("source", lua.LString(functionSource))
 		}
-		out.Error(errorReply(ev, name))
+		msg, wasCounted := errorReply(ev, name)
+		writeError(out, msg, wasCounted)
 		return true
 	}
 	v := L.Get(-1)

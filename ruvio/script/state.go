@@ -273,7 +273,8 @@ func (s *State) Exec(ctx context.Context, sc *Script, keys, args [][]byte, b Bri
 			ev = ae.Object
 		}
 		L.SetTop(0)
-		out.Error(errorReply(ev, sc.SHA))
+		msg, wasCounted := errorReply(ev, sc.SHA)
+		writeError(out, msg, wasCounted)
 		return true
 	}
 	v := L.Get(-1)

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/ruvio/ruvio/ruvio/clock"
 	"github.com/ruvio/ruvio/ruvio/command"
 	"github.com/ruvio/ruvio/ruvio/resp"
 	"github.com/ruvio/ruvio/ruvio/script"
@@ -30,9 +31,28 @@ type scriptBridge struct {
 	ctx  command.Ctx
 	buf  bytes.Buffer
 	w    *resp.Writer
+	// cmd is the command of the running call, once known, for INFO
+	// commandstats; ran says it got past every refusal, failed that it
+	// answered an error. lastHist caches its histogram.
+	cmd         *command.Spec
+	ran, failed bool
+	lastHist    histCache
 }
 
-func (b *scriptBridge) init() { b.w = resp.NewWriter(&b.buf) }
+func (b *scriptBridge) init() {
+	b.w = resp.NewWriter(&b.buf)
+	b.w.OnError = b.noteError
+}
+
+// noteError counts an error a command of the script answered, as Redis
+// counts it where it arises; the script's reply passing it on is not
+// counted again (resp.Writer.ErrorCounted).
+func (b *scriptBridge) noteError(msg string, counted bool) {
+	if !counted {
+		b.c.srv.countError(msg)
+	}
+	b.failed = true
+}
 
 // notFromScripts are the commands Redis 7.0 flags noscript that ruvio's
 // table does not mark so: scripts get "This Redis command is not allowed
@@ -73,9 +93,27 @@ var scriptOwnState = map[string]bool{"readonly": true, "readwrite": true}
 func (b *scriptBridge) Call(argv [][]byte, proto int) []byte {
 	b.buf.Reset()
 	b.w.Proto = proto
+	b.cmd, b.ran, b.failed = nil, false, false
+	start := clock.Stopwatch()
 	b.exec(argv)
+	b.record(clock.Stopwatch() - start)
 	b.w.Flush()
 	return b.buf.Bytes()
+}
+
+// record counts the call in INFO commandstats as Redis counts a
+// script's commands: a call and how long it took, failed when it
+// answered an error, or rejected when refused before it ran.
+func (b *scriptBridge) record(took time.Duration) {
+	if b.cmd == nil {
+		return
+	}
+	lt := b.c.srv.latTrack
+	if b.ran {
+		lt.recordCommand(b.cmd, took, b.failed, &b.lastHist)
+	} else {
+		lt.recordRejected(b.cmd)
+	}
 }
 
 func (b *scriptBridge) exec(argv [][]byte) {
@@ -100,6 +138,7 @@ func (b *scriptBridge) exec(argv [][]byte) {
 			return
 		}
 	}
+	b.cmd = run
 	if !run.ArityOK(len(argv)) {
 		b.w.Error("ERR Wrong number of args calling Redis command from script")
 		return
@@ -148,6 +187,7 @@ func (b *scriptBridge) exec(argv [][]byte) {
 		b.w.Error("ERR " + string(argv[0]) + " command is not allowed with BLOCK option from scripts")
 		return
 	}
+	b.ran = true
 	if write {
 		b.dirty = true
 		b.run.wrote.Store(true)

@@ -22,6 +22,16 @@ func TestInfoStatsMatchRedis(t *testing.T) {
 		{"SET", "s", "abc"}, {"INCR", "s"}, {"INCR", "n"}, {"NOSUCH"}, {"GET"}, {"LPUSH", "s", "x"},
 		{"CONFIG", "NOPE"}, {"SET", "s", "v", "XX", "NX"}, {"HSET", "h", "f"}, {"EVAL", "return redis.error_reply('MYERR bad')", "0"},
 		{"GET", "s"}, {"GET", "s"},
+		// A script's commands count as Redis counts them: each error
+		// once, where the command answers it, and not again when the
+		// script raises or returns it; the script's own errors count
+		// when it answers them.
+		{"EVAL", "redis.pcall('XGROUP', 'CREATECONSUMER', 'x', 'g', 'c') return 1", "0"},
+		{"EVAL", "return redis.call('INCR', 's')", "0"}, {"EVAL", "redis.call('SET', 'k', 'v') return 1", "0"},
+		{"EVAL", "return redis.pcall('NOSUCH')", "0"}, {"EVAL", "return redis.call('GET')", "0"},
+		{"EVAL", "return redis.pcall('INCR', 's')", "0"}, {"EVAL", "return {1, redis.pcall('INCR', 's')}", "0"},
+		{"EVAL", "return redis.call()", "0"}, {"EVAL", "error('raised')", "0"},
+		{"EVAL", "return redis.pcall('SET', KEYS[1], 'v')", "1", "k"},
 	}
 	for _, c := range cmds {
 		r.Do(ctx, c...)
@@ -62,4 +72,14 @@ func TestInfoStatsMatchRedis(t *testing.T) {
 	if after := stats(u); after["total_error_replies"] != "0" || len(after) > 2 {
 		t.Fatalf("after CONFIG RESETSTAT: %v", after)
 	}
+}
+
+// The error table of a command's error carries Redis's field saying it
+// was counted, which a script can read.
+func TestScriptCommandErrorTableLikeRedis(t *testing.T) {
+	compareFixed(t, 2, [][]any{
+		{"SET", "s", "abc"},
+		{"EVAL", "local e = redis.pcall('INCR', KEYS[1]) return {e.err, tostring(e.ignore_error_stats_update)}", "1", "s"},
+		{"EVAL", "local e = redis.error_reply('MY own') return tostring(e.ignore_error_stats_update)", "0"},
+	})
 }

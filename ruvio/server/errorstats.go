@@ -66,10 +66,19 @@ func (e *errorStats) info() [][2]string {
 }
 
 // noteError is told of every error reply written to the connection's
-// client (resp.Writer.OnError): it counts it for INFO and marks the
-// running command failed (commandstats' failed_calls).
-func (c *conn) noteError(msg string) {
-	c.srv.stats.errorReplies.Add(1)
-	c.srv.errStats.add(msg)
+// client (resp.Writer.OnError): it counts it for INFO, unless it was
+// counted where it arose (a script passing on its command's error), and
+// marks the running command failed (commandstats' failed_calls).
+func (c *conn) noteError(msg string, counted bool) {
+	if !counted {
+		c.srv.countError(msg)
+	}
 	c.cmdFailed = true
+}
+
+// countError counts an error reply for INFO's total_error_replies and
+// errorstats.
+func (s *Server) countError(msg string) {
+	s.stats.errorReplies.Add(1)
+	s.errStats.add(msg)
 }
