@@ -254,7 +254,46 @@ func cmdFlush(c *conn, args [][]byte) {
 	// Every blocked client looks at its keys again: a blocked XREADGROUP
 	// learns its stream is gone, as in Redis; the others wait on.
 	c.srv.wakeBlocked()
+	if command.Eq(args[0], "flushall") && c.srv.savesOnFlush() {
+		if len(c.locked) == 0 {
+			c.srv.saveAfterFlush()
+		} else {
+			// Inside EXEC or a script the shards are held: the
+			// snapshot is taken once they are released, and the
+			// reply does not wait for it.
+			go c.srv.saveAfterFlush()
+		}
+	}
 	c.w.OK()
+}
+
+// savesOnFlush reports whether FLUSHALL snapshots the shards, as Redis
+// saves its RDB on FLUSHALL (not FLUSHDB) when it has save points: in the
+// snapshot profile with save rules. Without it a crash before the next snapshot
+// would bring the flushed keys back. The WAL profiles log the flush.
+func (s *Server) savesOnFlush() bool {
+	cfg := s.Config()
+	if cfg.Durability != config.DurabilitySnapshot {
+		return false
+	}
+	rules, _ := config.ParseSaveRules(cfg.Save)
+	return len(rules) > 0
+}
+
+// saveAfterFlush snapshots every shard, after a snapshot in progress
+// (which holds the keys from before the flush), and waits for them.
+func (s *Server) saveAfterFlush() {
+	done := make(chan error, len(s.shards))
+	for _, sh := range s.shards {
+		if err := sh.SnapshotNow(done); err != nil {
+			done <- err
+		}
+	}
+	for range s.shards {
+		if err := <-done; err != nil {
+			s.log.Error("snapshot after FLUSHALL failed", "err", err)
+		}
+	}
 }
 
 func cmdKeys(c *conn, args [][]byte) {

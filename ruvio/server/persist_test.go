@@ -99,3 +99,37 @@ func splitLines(s string) []string {
 	}
 	return append(out, s[start:])
 }
+
+// FLUSHALL in the snapshot profile with save rules takes a snapshot, as
+// Redis saves its RDB: a crash right after it (no final snapshot) does
+// not bring the flushed keys back. FLUSHDB does not save, as in Redis.
+func TestFlushAllSavesInTheSnapshotProfile(t *testing.T) {
+	dir := t.TempDir()
+	edit := func(c *config.Config) { c.DataDir = dir; c.Durability = config.DurabilitySnapshot; c.Save = "3600 1" }
+	s := startServer(t, edit)
+	ctx := context.Background()
+	c := client(t, s, 0)
+	c.MSet(ctx, "a", "1", "b", "2")
+	if err := c.Save(ctx).Err(); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.FlushAll(ctx).Err(); err != nil {
+		t.Fatal(err)
+	}
+	if info := c.Info(ctx, "persistence").Val(); !containsLine(info, "rdb_changes_since_last_save:0") {
+		t.Fatalf("after FLUSHALL:\n%s", info)
+	}
+	c.Set(ctx, "c", "3", 0)
+	if err := c.Save(ctx).Err(); err != nil {
+		t.Fatal(err)
+	}
+	c.FlushDB(ctx)
+	// A crash: no final snapshot.
+	s.noSave.Store(true)
+	s.Shutdown(ctx)
+	r := startServer(t, edit)
+	rc := client(t, r, 0)
+	if got := rc.Keys(ctx, "*").Val(); len(got) != 1 || got[0] != "c" {
+		t.Fatalf("after the restart: keys %q, want only c (FLUSHALL saved, FLUSHDB did not)", got)
+	}
+}

@@ -61,6 +61,18 @@ func (sh *Shard) StartSnapshot(done chan<- error) error {
 	return nil
 }
 
+// SnapshotNow is StartSnapshot that first waits for a snapshot in
+// progress instead of refusing: that one holds an earlier state, and the
+// caller needs the state now on disk (FLUSHALL's save).
+func (sh *Shard) SnapshotNow(done chan<- error) error {
+	if sh.dir == "" {
+		return errors.New("ERR durability memory keeps no files: nothing to save to")
+	}
+	sh.holdSnapshots(nil)
+	sh.snapshotHeld(done)
+	return nil
+}
+
 // snapshotHeld starts the snapshot StartSnapshot describes for a caller
 // that holds the right to write one (saving), which it gives back when
 // the snapshot is done.
