@@ -138,7 +138,7 @@ func TestTablesAreConsistent(t *testing.T) {
 		names = append(names, p.Name)
 	}
 	want := []string{
-		"active-expire-effort", "activerehashing", "appendonly", "bind", "busy-reply-threshold", "client-query-buffer-limit", "cluster-enabled",
+		"acllog-max-len", "active-expire-effort", "activerehashing", "appendonly", "bind", "busy-reply-threshold", "client-query-buffer-limit", "cluster-enabled",
 		"cluster-group", "cluster-topology", "daemonize", "databases", "dir", "durability", "enable-debug-command", "event-loops",
 		"hash-max-listpack-entries", "hash-max-listpack-value", "hash-max-ziplist-entries", "hash-max-ziplist-value", "hz",
 		"latency-monitor-threshold", "latency-tracking", "latency-tracking-info-percentiles", "lazyfree-lazy-eviction", "lazyfree-lazy-expire",

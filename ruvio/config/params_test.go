@@ -119,7 +119,7 @@ func TestGetParams(t *testing.T) {
 			"timeout", "tls-auth-clients", "tls-ca-cert-file", "tls-cert", "tls-cert-file", "tls-client-auth", "tls-client-ca", "tls-key",
 			"tls-key-file", "tls-port", "tls-replication", "wal-segment-bytes", "wal-snapshot-bytes", "zset-max-listpack-entries",
 			"zset-max-listpack-value", "zset-max-ziplist-entries", "zset-max-ziplist-value"}},
-		{"*-*-*", []string{"active-expire-effort", "busy-reply-threshold", "client-query-buffer-limit", "enable-debug-command", "hash-max-listpack-entries",
+		{"*-*-*", []string{"acllog-max-len", "active-expire-effort", "busy-reply-threshold", "client-query-buffer-limit", "enable-debug-command", "hash-max-listpack-entries",
 			"hash-max-listpack-value", "hash-max-ziplist-entries", "hash-max-ziplist-value", "latency-monitor-threshold",
 			"latency-tracking-info-percentiles", "lazyfree-lazy-eviction", "lazyfree-lazy-expire", "lazyfree-lazy-server-del",
 			"lazyfree-lazy-user-del", "lazyfree-lazy-user-flush", "lfu-decay-time", "lfu-log-factor", "list-compress-depth",
@@ -145,6 +145,7 @@ func TestGetParams(t *testing.T) {
 
 	all := c.GetParams("*")
 	want := [][2]string{
+		{"acllog-max-len", "128"},
 		{"active-expire-effort", "1"},
 		{"activerehashing", "yes"},
 		{"appendonly", "no"},
