@@ -89,6 +89,17 @@ func cmdConfigSet(c *conn, args [][]byte) {
 		}
 	}
 	s.log.Info("configuration changed", "by", c.id, "args", len(args)/2-1)
+	if (trial.MaxMemory != old.MaxMemory || trial.MaxMemoryPolicy != old.MaxMemoryPolicy) && len(c.locked) == 0 {
+		// A limit set below what the node uses, or an evicting policy
+		// set while over it, evicts at once, as Redis evicts before its
+		// next command, whatever it is; the writes that follow evict
+		// the rest (checkMemory). Inside EXEC or a script the shards
+		// are held: the next write evicts.
+		c.unlockBatch()
+		if max := s.maxMemory(); max > 0 && s.memoryEstimate() > max {
+			s.freeMemory(max)
+		}
+	}
 	c.w.OK()
 }
 

@@ -465,3 +465,22 @@ func TestEvictNotUnderShardLocks(t *testing.T) {
 		}
 	}
 }
+
+// CONFIG SET maxmemory below the memory in use, or an evicting policy
+// set while over the limit, evicts at once: Redis evicts before its next
+// command, even a DBSIZE or a GET.
+func TestEvictOnConfigSetLikeRedis(t *testing.T) {
+	compareFixed(t, 2, [][]any{
+		{"SET", "k1", "v"}, {"SET", "k2", "v"}, {"SET", "k3", "v"},
+		{"CONFIG", "SET", "maxmemory-policy", "noeviction"},
+		{"CONFIG", "SET", "maxmemory", "1"},
+		{"DBSIZE"}, {"GET", "k1"}, {"SET", "k4", "v"},
+		{"CONFIG", "SET", "maxmemory-policy", "allkeys-lru"},
+		{"DBSIZE"}, {"GET", "k2"},
+		{"CONFIG", "SET", "maxmemory", "0"},
+		{"SET", "a", "1"}, {"SET", "b", "2"},
+		{"CONFIG", "SET", "maxmemory", "1"},
+		{"DBSIZE"},
+		{"CONFIG", "SET", "maxmemory", "0"}, {"CONFIG", "SET", "maxmemory-policy", "noeviction"},
+	})
+}
