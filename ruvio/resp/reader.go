@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"sync/atomic"
 )
 
 // Limits bound what one client may make the server allocate.
@@ -23,6 +24,42 @@ type Limits struct {
 	// authenticated yet, as Redis does, so an unknown peer cannot make the
 	// server allocate much.
 	Unauthenticated bool
+	// Shared, when set, is where MaxBulk and the query limit are read,
+	// as the server's settings stand at each command; MaxBulk above then
+	// goes unused.
+	Shared *Shared
+}
+
+// Shared are the limits a server changes while its connections read
+// (CONFIG SET proto-max-bulk-len and client-query-buffer-limit): every
+// reader given the same Shared applies a change from its next command.
+type Shared struct {
+	MaxBulk atomic.Int64
+	// MaxQuery is Redis's client-query-buffer-limit: the most a client's
+	// unread input may hold. Redis reads a large argument into a buffer
+	// of its own size, so it bounds each argument with its CRLF; an
+	// argument announced larger fails with ErrQueryLimit. 0: no bound.
+	MaxQuery atomic.Int64
+}
+
+// ErrQueryLimit is a command with an argument larger than the query
+// limit. Redis closes such a client without a reply.
+var ErrQueryLimit = errors.New("query buffer limit reached")
+
+// maxBulk is the largest bulk argument accepted now.
+func (r *Reader) maxBulk() int64 {
+	if s := r.Limits.Shared; s != nil {
+		return s.MaxBulk.Load()
+	}
+	return r.Limits.MaxBulk
+}
+
+// maxQuery is the query limit now, 0 for none.
+func (r *Reader) maxQuery() int64 {
+	if s := r.Limits.Shared; s != nil {
+		return s.MaxQuery.Load()
+	}
+	return 0
 }
 
 // DefaultLimits are Redis 7's defaults.
@@ -134,7 +171,10 @@ func (r *Reader) readBuffered() ([][]byte, bufferedState) {
 			return nil, unusual
 		}
 		size, ok := ParseInt(hdr[1:])
-		if !ok || size < 0 || size > bigArg || size > r.Limits.MaxBulk || (r.Limits.Unauthenticated && size > 16384) {
+		// Both proto-max-bulk-len and the query limit are at least
+		// bigArg (1mb), so a command found here, smaller than the
+		// buffer, is within them; readMultibulk checks the others.
+		if !ok || size < 0 || size > bigArg || (r.Limits.Unauthenticated && size > 16384) {
 			return nil, unusual
 		}
 		if int64(len(after)) < size+2 {
@@ -260,6 +300,7 @@ func (r *Reader) readMultibulk() ([][]byte, error) {
 	// work proportional to commands, not arguments.
 	r.args = r.args[:0]
 	var data []byte
+	maxBulk, maxQuery := r.maxBulk(), r.maxQuery()
 	for i := int64(0); i < n; i++ {
 		first, size, ok, err := r.readHeader("too big bulk count string")
 		if err != nil {
@@ -271,12 +312,14 @@ func (r *Reader) readMultibulk() ([][]byte, error) {
 			}
 			return nil, protoErr("expected '$', got '%c'", first)
 		}
-		maxBulk := r.Limits.MaxBulk
 		if r.Limits.Unauthenticated && size > 16384 {
 			return nil, protoErr("unauthenticated bulk length")
 		}
 		if !ok || size < 0 || size > maxBulk {
 			return nil, protoErr("invalid bulk length")
+		}
+		if maxQuery > 0 && size+2 > maxQuery {
+			return nil, ErrQueryLimit
 		}
 		if size > bigArg {
 			// Grow with the bytes that actually arrive, so a client that

@@ -93,7 +93,7 @@ func (r *Reader) whole(b []byte) (done, fits bool) {
 			return true, true
 		}
 		arg, ok := ParseInt(hdr[1:])
-		if !ok || arg < 0 || arg > r.Limits.MaxBulk || (r.Limits.Unauthenticated && arg > 16384) {
+		if !ok || arg < 0 || arg > r.maxBulk() || (r.Limits.Unauthenticated && arg > 16384) {
 			return true, true
 		}
 		if int64(len(after)) < arg+2 {

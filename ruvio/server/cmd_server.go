@@ -68,6 +68,7 @@ func cmdConfigSet(c *conn, args [][]byte) {
 	old := *s.cfg
 	*s.cfg = *trial
 	s.applyTunables(trial.Tunables)
+	s.applyReadLimits(trial)
 	s.cfgMu.Unlock()
 	if trial.Replication.BacklogBytes != old.Replication.BacklogBytes {
 		s.repl.ResizeBacklogs()

@@ -12,6 +12,7 @@ import (
 	"github.com/ruvio/ruvio/ruvio/acl"
 	"github.com/ruvio/ruvio/ruvio/clock"
 	"github.com/ruvio/ruvio/ruvio/command"
+	"github.com/ruvio/ruvio/ruvio/config"
 	"github.com/ruvio/ruvio/ruvio/keyspace"
 	"github.com/ruvio/ruvio/ruvio/pubsub"
 	"github.com/ruvio/ruvio/ruvio/resp"
@@ -185,8 +186,7 @@ func (s *Server) newConn(nc net.Conn, sh *shard.Shard) *conn {
 	c.r = resp.NewReader(countingReader{c})
 	c.w = resp.NewWriter(lockedWriter{c})
 	c.w.OnError = c.noteError
-	cfg := s.Config()
-	c.r.Limits.MaxBulk = cfg.ProtoMaxBulkLen
+	c.r.Limits.Shared = &s.readLimits
 	c.proto.Store(2)
 	c.sub = pubsub.NewSubscription(pushReceiver{c})
 	c.setUser(nil)
@@ -285,6 +285,11 @@ func (c *conn) serveFrom(args [][]byte, newBatch bool) {
 // client sending garbage gets Redis's error and is dropped; nothing it
 // sent was executed.
 func (c *conn) readFailed(err error) {
+	if errors.Is(err, resp.ErrQueryLimit) {
+		// As Redis: closed without a reply, and logged.
+		c.srv.warnQueryLimit(c)
+		return
+	}
 	if resp.IsProtocolError(err) {
 		c.w.Error(err.Error())
 		c.flush()
@@ -482,4 +487,27 @@ func (c *conn) flagsString() string {
 		return "N"
 	}
 	return b.String()
+}
+
+// queryLimitWarnEvery is how often a client closed for the query limit
+// is logged: one client resending a large command must not flood the log.
+const queryLimitWarnEvery = 10 * time.Second
+
+// applyReadLimits hands cfg's proto-max-bulk-len and
+// client-query-buffer-limit to every connection's reader.
+func (s *Server) applyReadLimits(cfg *config.Config) {
+	s.readLimits.MaxBulk.Store(cfg.ProtoMaxBulkLen)
+	s.readLimits.MaxQuery.Store(cfg.ClientQueryBufferLimit)
+}
+
+// warnQueryLimit logs a client closed for sending an argument larger
+// than client-query-buffer-limit, at most once in queryLimitWarnEvery.
+func (s *Server) warnQueryLimit(c *conn) {
+	now := clock.NowMs()
+	last := s.queryLimitWarned.Load()
+	if now-last < queryLimitWarnEvery.Milliseconds() || !s.queryLimitWarned.CompareAndSwap(last, now) {
+		return
+	}
+	s.log.Warn("closing client that reached max query buffer length", "id", c.id, "addr", c.raddr.String(),
+		"client-query-buffer-limit", s.readLimits.MaxQuery.Load())
 }

@@ -26,6 +26,7 @@ import (
 	"github.com/ruvio/ruvio/ruvio/pause"
 	"github.com/ruvio/ruvio/ruvio/pubsub"
 	"github.com/ruvio/ruvio/ruvio/replication"
+	"github.com/ruvio/ruvio/ruvio/resp"
 	"github.com/ruvio/ruvio/ruvio/shard"
 	"github.com/ruvio/ruvio/ruvio/slots"
 	"github.com/ruvio/ruvio/ruvio/slowlog"
@@ -53,6 +54,13 @@ type Server struct {
 	pause         pause.Pause
 	slowThreshold atomic.Int64 // slowlog-log-slower-than, µs
 	slowMaxLen    atomic.Int64
+	// readLimits are proto-max-bulk-len and client-query-buffer-limit
+	// for every connection's reader, which CONFIG SET changes at once.
+	readLimits resp.Shared
+	// queryLimitWarned is when a client closed for the query limit was
+	// last logged (Unix ms): the warning is logged at most once in
+	// queryLimitWarnEvery.
+	queryLimitWarned atomic.Int64
 	// notifyMask is notify-keyspace-events (notify.Class), read by the
 	// shards on every notification.
 	notifyMask atomic.Uint32
@@ -140,6 +148,7 @@ func New(cfg *config.Config, log *slog.Logger) (*Server, error) {
 		s.metrics = newNodeMetrics(s.table, cfg.Shards)
 	}
 	s.applyTunables(cfg.Tunables)
+	s.applyReadLimits(cfg)
 	reg := acl.NewRegistry(tableCatalog{s.table}, cfg.Auth)
 	for _, u := range cfg.Users {
 		rules := []string{"reset", "on"}
