@@ -32,6 +32,13 @@ func TestInfoStatsMatchRedis(t *testing.T) {
 		{"EVAL", "return redis.pcall('INCR', 's')", "0"}, {"EVAL", "return {1, redis.pcall('INCR', 's')}", "0"},
 		{"EVAL", "return redis.call()", "0"}, {"EVAL", "error('raised')", "0"},
 		{"EVAL", "return redis.pcall('SET', KEYS[1], 'v')", "1", "k"},
+		// A transaction's commands count on their own; EXEC does not
+		// fail for their errors. A command refused at queue time is a
+		// rejected call and the transaction is aborted.
+		{"MULTI"}, {"SET", "q", "1"}, {"INCR", "s"}, {"GET", "q"}, {"EVAL", "return redis.call('INCR', 's')", "0"}, {"EXEC"},
+		{"MULTI"}, {"SET", "q"}, {"GET", "q"}, {"EXEC"},
+		{"MULTI"}, {"NOSUCH"}, {"EXEC"},
+		{"MULTI"}, {"HSET", "h", "f", "v"}, {"DISCARD"},
 	}
 	for _, c := range cmds {
 		r.Do(ctx, c...)

@@ -166,15 +166,30 @@ func cmdExec(c *conn, args [][]byte) {
 // of its own after what the transaction logged before it.
 var joinsExecRecord = map[string]bool{"idem": true}
 
-// execOne runs one queued command of EXEC, timed for the slow log.
+// execOne runs one queued command of EXEC, timed for the slow log. It
+// counts in INFO commandstats and the latency histograms on its own, as
+// Redis counts a transaction's commands, and an error it answers marks
+// it failed, not EXEC.
 func (c *conn) execOne(q [][]byte, appendOps func(), txnOps map[*shard.Shard][][][]byte) {
 	start := time.Now()
 	spec := c.srv.table.Lookup(q[0])
-	defer func() { c.logSlow(spec, q, time.Since(start)) }()
 	run := spec
 	if spec.Subcommands != nil {
 		run = spec.LookupSub(q[1])
 	}
+	execFailed, ran := c.cmdFailed, false
+	c.cmdFailed = false
+	defer func() {
+		took := time.Since(start)
+		if ran {
+			var hist histCache
+			c.srv.observeLatency(run, took, c.cmdFailed, &hist)
+		} else {
+			c.srv.latTrack.recordRejected(run)
+		}
+		c.cmdFailed = execFailed
+		c.logSlow(spec, q, took)
+	}()
 	// Checks that depend on state at run time still apply: memory,
 	// and the write gates, which may have closed since MULTI. The shards
 	// are locked, so memory is checked without evicting.
@@ -186,6 +201,7 @@ func (c *conn) execOne(q [][]byte, appendOps func(), txnOps map[*shard.Shard][][
 		c.w.Error(msg)
 		return
 	}
+	ran = true
 	if line := c.monitorCommand(run, q); line != nil {
 		defer c.srv.feedMonitors(line)
 	}
