@@ -68,6 +68,16 @@ var notifyCases = []notifyCase{
 		{"ZINTERSTORE", "d", "2", "u", "v"}, {"ZDIFFSTORE", "d", "2", "u", "v"}, {"ZDIFFSTORE", "d", "2", "v", "v"}, {"ZRANGESTORE", "e", "v", "0", "-1"},
 		{"ZRANGESTORE", "e", "v", "5", "6"}, {"BZMPOP", "0.01", "1", "v", "MAX", "COUNT", "9"},
 	}},
+	// setbit is sent when a bit or field changed or the string was
+	// created or grew, and not otherwise.
+	{"setbit", "KEA", [][]any{
+		{"SET", "bf", "\x00"}, {"BITFIELD", "bf", "SET", "u8", "0", "255"}, {"BITFIELD", "bf", "SET", "u8", "0", "255"},
+		{"BITFIELD", "bf", "INCRBY", "u8", "0", "1"}, {"BITFIELD", "bf", "OVERFLOW", "SAT", "INCRBY", "u8", "0", "300"},
+		{"BITFIELD", "bf", "OVERFLOW", "SAT", "INCRBY", "u8", "0", "300"}, {"BITFIELD", "bf3", "OVERFLOW", "FAIL", "INCRBY", "u8", "0", "300"},
+		{"BITFIELD", "bf4", "GET", "u8", "0"}, {"BITFIELD", "bf5", "SET", "u8", "0", "0"}, {"BITFIELD", "bf6", "SET", "u8", "8", "0"},
+		{"SETBIT", "b", "7", "1"}, {"SETBIT", "b", "7", "1"}, {"SETBIT", "b", "7", "0"}, {"SETBIT", "b", "7", "0"},
+		{"SET", "s", "\x01"}, {"SETBIT", "s", "7", "1"}, {"SETBIT", "s", "100", "0"}, {"BITFIELD_RO", "bf", "GET", "u8", "0"},
+	}},
 	{"bits-hll-restore", "KEA", [][]any{
 		{"SETBIT", "b", "7", "1"}, {"SETBIT", "b", "7", "1"}, {"BITFIELD", "b", "GET", "u8", "0"}, {"BITFIELD", "b", "SET", "u8", "0", "5"},
 		{"BITFIELD", "f", "INCRBY", "u8", "0", "1"}, {"BITOP", "OR", "o", "b", "f"}, {"BITOP", "AND", "o", "none"}, {"PFADD", "h", "a", "b"},

@@ -127,9 +127,6 @@ func bitfieldCmd(readOnly bool) func(*command.Ctx) {
 				// Logged, as the string changed; a WATCH fails below if a
 				// write lands (or, for a new key, when it was stored).
 				c.Dirty++
-				// redis-server 7.0 sends BITFIELD's event only when the
-				// string was created or grew.
-				c.NotifyString(notify.String, "setbit", key)
 			}
 		} else {
 			var ok bool
@@ -184,8 +181,12 @@ func bitfieldCmd(readOnly bool) func(*command.Ctx) {
 			}
 		}
 		if changes > 0 {
+			// As redis-server 7.0.15: one event when a write changed a
+			// field or landed in a string created or grown; none when
+			// every write failed (OVERFLOW FAIL) or changed nothing.
 			c.DB.Touch(key)
 			c.Dirty += changes
+			c.NotifyString(notify.String, "setbit", key)
 		}
 	}
 }

@@ -37,12 +37,13 @@ func setbit(c *command.Ctx) {
 		val[off>>3] &^= mask
 	}
 	if grew || (old == 1) != on {
-		// As redis-server 7.0: a bit set to what it was fails no WATCH,
-		// though its event is sent.
+		// As redis-server 7.0: a bit set to what it was, in a string
+		// that did not grow, changes nothing: no WATCH fails, no event
+		// is sent and nothing is logged.
 		c.DB.Touch(key)
+		c.Dirty++
+		c.Notify(notify.String, "setbit", c.Args[1])
 	}
-	c.Dirty++
-	c.Notify(notify.String, "setbit", c.Args[1])
 	c.W.Int(int64(old))
 }
 
