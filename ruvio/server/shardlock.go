@@ -91,7 +91,12 @@ func (c *conn) withShard(sh *shard.Shard, fn func()) bool {
 		c.fail(msg)
 		return false
 	}
-	defer sh.Unlock()
+	defer func() {
+		// What fn left to notify (a key SCAN or RANDOMKEY found expired)
+		// is sent before the reply, as Redis sends it.
+		sh.PublishNotesLocked()
+		sh.Unlock()
+	}()
 	fn()
 	return true
 }
@@ -114,6 +119,7 @@ func (c *conn) withEveryShard(fn func(sh *shard.Shard)) bool {
 		fn(sh)
 	}
 	for _, sh := range take {
+		sh.PublishNotesLocked()
 		sh.Unlock()
 	}
 	return true
