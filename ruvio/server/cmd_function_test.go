@@ -63,6 +63,11 @@ func TestFunctionKillAndStats(t *testing.T) {
 	if err := same.Do(ctx, "FUNCTION", "KILL").Err(); err != nil {
 		t.Fatalf("FUNCTION KILL on the busy shard's port: %v", err)
 	}
+	// Killed is no longer busy, as in Redis, where the next command
+	// comes after the function ended, even while it winds down here.
+	if err := admin.Do(ctx, "SCRIPT", "KILL").Err(); err == nil || err.Error() != "NOTBUSY No scripts in execution right now." {
+		t.Fatalf("SCRIPT KILL right after FUNCTION KILL: %v", err)
+	}
 	want := "ERR Script killed by user with SCRIPT KILL... script: spin, on @user_function:3."
 	if err := <-done; err == nil || err.Error() != want {
 		t.Fatalf("killed function answered %v, want %s", err, want)

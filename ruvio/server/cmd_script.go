@@ -112,7 +112,15 @@ func (r *scriptRun) settle(stop <-chan struct{}) bool {
 	}
 }
 
+// isBusy reports whether r runs past busy-reply-threshold and was not
+// killed: a killed script ends at its next instruction, and a command
+// after SCRIPT KILL or FUNCTION KILL waits for the shard rather than get
+// BUSY or NOTBUSY's opposite, as in Redis, where the next command comes
+// after the script ended.
 func (r *scriptRun) isBusy() bool {
+	if r.killed.Load() {
+		return false
+	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	return r.busy
