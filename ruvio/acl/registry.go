@@ -50,7 +50,13 @@ type Registry struct {
 	mu    sync.RWMutex
 	idx   *index
 	users map[string]*slot
+
+	log Log
 }
+
+// Log returns the registry's ACL log, where the server records denials
+// for ACL LOG.
+func (r *Registry) Log() *Log { return &r.log }
 
 // NewRegistry returns a registry resolving commands through catalog (nil
 // means no commands) and holding the default user: on, ~*, &*, +@all, with
@@ -109,10 +115,17 @@ func (r *Registry) Refresh() {
 // subcommands, one first argument (Redis's deprecated first-arg rule).
 // "-cmd|sub" is accepted only for a real subcommand, as in Redis 7.0; a
 // first argument cannot be denied. Passing one string holding several
-// space-separated rules is a mistake: it is taken as a single modifier.
+// space-separated rules is a mistake: it is taken as a single modifier,
+// except that a selector, "(~key* +get)", may be one string or be spread
+// over several ("(~key*", "+get)"), as Redis allows; a parenthesis left
+// open gives Redis's "Unmatched parenthesis" error.
 func (r *Registry) SetUser(name string, rules ...string) error {
 	if strings.ContainsAny(name, " \x00") {
 		return errors.New("ERR Usernames can't contain spaces or null characters")
+	}
+	rules, err := mergeSelectors(rules)
+	if err != nil {
+		return err
 	}
 	r.mu.Lock()
 	defer r.mu.Unlock()

@@ -1,6 +1,7 @@
 package acl
 
 import (
+	"errors"
 	"strings"
 )
 
@@ -58,15 +59,20 @@ func ParseRules(rules string) error {
 }
 
 // ValidateRules checks rules, one rule per element, as ACL SETUSER would
-// for a new user, returning the first *RuleError. Command names are checked
+// for a new user, returning the first *RuleError, or Redis's error for a
+// selector whose parenthesis is left open. Command names are checked
 // against cat unless cat is nil.
 func ValidateRules(cat Catalog, rules ...string) error {
 	var idx *index
 	if cat != nil {
 		idx = buildIndex(cat)
 	}
+	merged, err := mergeSelectors(rules)
+	if err != nil {
+		return err
+	}
 	u := newUser("")
-	for _, r := range rules {
+	for _, r := range merged {
 		if err := u.apply(r, idx); err != nil {
 			return err
 		}
@@ -76,10 +82,15 @@ func ValidateRules(cat Catalog, rules ...string) error {
 
 // apply applies one modifier to u. idx resolves command names; with a nil
 // idx command names are only checked for shape. Compiled command bits are
-// not touched: call compile once all modifiers applied.
+// not touched: call compile once all modifiers applied. Modifiers that are
+// not the user's own (flags, passwords, selectors) change the root
+// permissions, as in Redis.
 func (u *User) apply(op string, idx *index) error {
 	fail := func(reason string) error { return &RuleError{Rule: op, Reason: reason} }
 	switch strings.ToLower(op) {
+	case "":
+		// Redis takes an empty modifier as no modifier at all.
+		return nil
 	case "on":
 		u.enabled = true
 		return nil
@@ -96,54 +107,34 @@ func (u *User) apply(op string, idx *index) error {
 		u.nopass = false
 		u.passwords = nil
 		return nil
-	case "allkeys", "~*":
-		u.allKeys = true
-		u.keys = nil
-		return nil
-	case "resetkeys":
-		u.allKeys = false
-		u.keys = nil
-		return nil
-	case "allchannels", "&*":
-		u.allChannels = true
-		u.channels = nil
-		return nil
-	case "resetchannels":
-		u.allChannels = false
-		u.channels = nil
-		return nil
-	case "allcommands", "+@all":
-		u.cmdBase = true
-		u.cmdRules = nil
-		return nil
-	case "nocommands", "-@all":
-		u.cmdBase = false
-		u.cmdRules = nil
-		return nil
 	case "reset":
-		*u = User{name: u.name, slot: u.slot}
+		*u = User{name: u.name, slot: u.slot, sanitize: sanitizePayload}
 		return nil
-	case "sanitize-payload", "skip-sanitize-payload", "clearselectors":
-		// Accepted so that ACL files written by Redis load; payload
-		// sanitisation and selectors are not modelled, and with no
-		// selectors, clearing them is already done.
+	case "sanitize-payload":
+		u.sanitize = sanitizePayload
 		return nil
-	}
-	if op == "" {
-		return fail(ReasonSyntax)
+	case "skip-sanitize-payload":
+		u.sanitize = skipSanitizePayload
+		return nil
+	case "clearselectors":
+		u.selectors = nil
+		return nil
 	}
 	switch op[0] {
 	case '>':
 		u.addPassword(HashPassword(op[1:]))
+		return nil
 	case '<':
 		if !u.removePassword(HashPassword(op[1:])) {
 			return fail(ReasonNoSuchPassword)
 		}
+		return nil
 	case '#':
 		if !validHash(op[1:]) {
 			return fail(ReasonBadHash)
 		}
 		u.addPassword(op[1:])
+		return nil
 	case '!':
 		if !validHash(op[1:]) {
 			return fail(ReasonBadHash)
@@ -151,28 +142,218 @@ func (u *User) apply(op string, idx *index) error {
 		if !u.removePassword(op[1:]) {
 			return fail(ReasonNoSuchPassword)
 		}
-	case '~', '%':
-		if reason := u.addKeyPattern(op); reason != "" {
-			return fail(reason)
+		return nil
+	case '(':
+		if op[len(op)-1] == ')' {
+			s := &perms{}
+			for _, sop := range splitSelectorArgs(op[1 : len(op)-1]) {
+				if reason := s.apply(sop, idx); reason != "" {
+					return fail(reason)
+				}
+			}
+			u.selectors = append(u.selectors, s)
+			return nil
 		}
-	case '&':
-		if u.allChannels {
-			return fail(ReasonChannelsAfterAll)
-		}
-		if hasSpace(op[1:]) {
-			return fail(ReasonSyntax)
-		}
-		if !containsString(u.channels, op[1:]) {
-			u.channels = append(u.channels, op[1:])
-		}
-	case '+', '-':
-		if reason := u.addCommandRule(op, idx); reason != "" {
-			return fail(reason)
-		}
-	default:
-		return fail(ReasonSyntax)
+	}
+	if reason := u.perms.apply(op, idx); reason != "" {
+		return fail(reason)
 	}
 	return nil
+}
+
+// apply applies one selector modifier (keys, channels, commands) to p,
+// returning the reason it was rejected, or "". Inside a selector's
+// parentheses only these are accepted; anything else is a syntax error.
+func (p *perms) apply(op string, idx *index) string {
+	switch strings.ToLower(op) {
+	case "allkeys", "~*":
+		p.allKeys = true
+		p.keys = nil
+		return ""
+	case "resetkeys":
+		p.allKeys = false
+		p.keys = nil
+		return ""
+	case "allchannels", "&*":
+		p.allChannels = true
+		p.channels = nil
+		return ""
+	case "resetchannels":
+		p.allChannels = false
+		p.channels = nil
+		return ""
+	case "allcommands", "+@all":
+		p.cmdBase = true
+		p.cmdRules = nil
+		return ""
+	case "nocommands", "-@all":
+		p.cmdBase = false
+		p.cmdRules = nil
+		return ""
+	}
+	if op == "" {
+		return ReasonSyntax
+	}
+	switch op[0] {
+	case '~', '%':
+		return p.addKeyPattern(op)
+	case '&':
+		if p.allChannels {
+			return ReasonChannelsAfterAll
+		}
+		if hasSpace(op[1:]) {
+			return ReasonSyntax
+		}
+		if !containsString(p.channels, op[1:]) {
+			p.channels = append(p.channels, op[1:])
+		}
+		return ""
+	case '+', '-':
+		return p.addCommandRule(op, idx)
+	}
+	return ReasonSyntax
+}
+
+// mergeSelectors joins a selector written across several arguments, as
+// "(~key*" "+get)" is when a rule string is split on spaces, into one
+// modifier "(~key* +get)", the way Redis reads ACL SETUSER's arguments
+// and its configuration. An argument that opens a parenthesis while one
+// is open starts the selector over, as in Redis. A parenthesis left open
+// gives Redis's error naming the argument that opened it.
+func mergeSelectors(rules []string) ([]string, error) {
+	out := rules[:0:0]
+	open := -1
+	var sel string
+	for i, op := range rules {
+		if strings.HasPrefix(op, "(") && !strings.HasSuffix(op, ")") {
+			open, sel = i, op
+			continue
+		}
+		if open >= 0 {
+			sel += " " + op
+			if strings.HasSuffix(op, ")") {
+				open = -1
+				out = append(out, sel)
+			}
+			continue
+		}
+		out = append(out, op)
+	}
+	if open >= 0 {
+		return nil, errors.New("ERR Unmatched parenthesis in acl selector starting at '" + rules[open] + "'.")
+	}
+	return out, nil
+}
+
+// splitSelectorArgs splits the text between a selector's parentheses into
+// modifiers the way Redis does (its sdssplitargs): on whitespace, with
+// "double quotes" taking \n, \r, \t, \b, \a, \xHH and other backslash
+// escapes, and 'single quotes' taking \'. A closing quote must end the
+// word; unbalanced or misplaced quotes make the whole text no modifiers
+// at all, which Redis then takes as an empty selector.
+func splitSelectorArgs(s string) []string {
+	var out []string
+	i := 0
+	for {
+		for i < len(s) && isSplitSpace(s[i]) {
+			i++
+		}
+		if i == len(s) {
+			return out
+		}
+		var word []byte
+		inDQ, inSQ := false, false
+		for done := false; !done; {
+			switch {
+			case inDQ:
+				switch {
+				case i == len(s):
+					return nil // unterminated quotes
+				case s[i] == '\\' && i+3 < len(s) && s[i+1] == 'x' && isHex(s[i+2]) && isHex(s[i+3]):
+					word = append(word, unhex(s[i+2])<<4|unhex(s[i+3]))
+					i += 3
+				case s[i] == '\\' && i+1 < len(s):
+					i++
+					switch s[i] {
+					case 'n':
+						word = append(word, '\n')
+					case 'r':
+						word = append(word, '\r')
+					case 't':
+						word = append(word, '\t')
+					case 'b':
+						word = append(word, '\b')
+					case 'a':
+						word = append(word, '\a')
+					default:
+						word = append(word, s[i])
+					}
+				case s[i] == '"':
+					// The closing quote must be followed by a space or
+					// nothing.
+					if i+1 < len(s) && !isSplitSpace(s[i+1]) {
+						return nil
+					}
+					done = true
+				default:
+					word = append(word, s[i])
+				}
+			case inSQ:
+				switch {
+				case i == len(s):
+					return nil
+				case s[i] == '\\' && i+1 < len(s) && s[i+1] == '\'':
+					i++
+					word = append(word, '\'')
+				case s[i] == '\'':
+					if i+1 < len(s) && !isSplitSpace(s[i+1]) {
+						return nil
+					}
+					done = true
+				default:
+					word = append(word, s[i])
+				}
+			default:
+				switch {
+				case i == len(s) || s[i] == ' ' || s[i] == '\n' || s[i] == '\r' || s[i] == '\t':
+					// Redis ends an unquoted word on these only; other
+					// white space stays in it (and fails the pattern
+					// checks later).
+					done = true
+				case s[i] == '"':
+					inDQ = true
+				case s[i] == '\'':
+					inSQ = true
+				default:
+					word = append(word, s[i])
+				}
+			}
+			if i < len(s) {
+				i++
+			}
+		}
+		out = append(out, string(word))
+	}
+}
+
+// isSplitSpace is C's isspace, which Redis's argument splitting uses.
+func isSplitSpace(c byte) bool {
+	return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\v' || c == '\f'
+}
+
+func isHex(c byte) bool {
+	return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F')
+}
+
+func unhex(c byte) byte {
+	switch {
+	case c >= '0' && c <= '9':
+		return c - '0'
+	case c >= 'a' && c <= 'f':
+		return c - 'a' + 10
+	default:
+		return c - 'A' + 10
+	}
 }
 
 func (u *User) addPassword(h string) {
@@ -215,8 +396,8 @@ func hasSpace(s string) bool {
 
 // addKeyPattern handles ~pattern and %<R|W>~pattern, returning a reason on
 // failure.
-func (u *User) addKeyPattern(op string) string {
-	if u.allKeys {
+func (p *perms) addKeyPattern(op string) string {
+	if p.allKeys {
 		return ReasonKeysAfterAll
 	}
 	perm := KeyReadWrite
@@ -249,37 +430,37 @@ func (u *User) addKeyPattern(op string) string {
 		if perm == KeyReadWrite && rest == "*" {
 			// Same as ~*; keeping it a pattern would let later patterns
 			// be added and make the rendered "~*" fail to parse back.
-			u.allKeys = true
-			u.keys = nil
+			p.allKeys = true
+			p.keys = nil
 			return ""
 		}
 	}
 	if hasSpace(rest) {
 		return ReasonSyntax
 	}
-	for i := range u.keys {
-		if u.keys[i].pattern == rest {
+	for i := range p.keys {
+		if p.keys[i].pattern == rest {
 			// Redis merges flags into the existing entry, keeping its
 			// position.
-			u.keys[i].perm |= perm
+			p.keys[i].perm |= perm
 			return ""
 		}
 	}
-	u.keys = append(u.keys, keyPattern{pattern: rest, perm: perm})
+	p.keys = append(p.keys, keyPattern{pattern: rest, perm: perm})
 	return ""
 }
 
 // addCommandRule validates a +/- command or category rule and records it,
 // returning a reason on failure. The permissions follow from the recorded
 // rules in compile.
-func (u *User) addCommandRule(op string, idx *index) string {
+func (p *perms) addCommandRule(op string, idx *index) string {
 	allow := op[0] == '+'
 	name := strings.ToLower(op[1:])
 	if strings.HasPrefix(name, "@") {
 		if _, ok := categoryBit(name[1:]); !ok {
 			return ReasonUnknown
 		}
-		u.recordRule(allow, name)
+		p.recordRule(allow, name)
 		return ""
 	}
 	bar := strings.IndexByte(name, '|')
@@ -287,7 +468,7 @@ func (u *User) addCommandRule(op string, idx *index) string {
 		if !commandExists(idx, name) {
 			return ReasonUnknown
 		}
-		u.recordRule(allow, name)
+		p.recordRule(allow, name)
 		return ""
 	}
 	cmd, sub := name[:bar], name[bar+1:]
@@ -300,7 +481,7 @@ func (u *User) addCommandRule(op string, idx *index) string {
 		if !subcommandExists(idx, cmd, sub) {
 			return ReasonUnknown
 		}
-		u.recordRule(false, name)
+		p.recordRule(false, name)
 		return ""
 	}
 	if sub == "" {
@@ -309,7 +490,7 @@ func (u *User) addCommandRule(op string, idx *index) string {
 	if idx != nil && idx.cmds[cmd].subs != nil && !subcommandExists(idx, cmd, sub) {
 		return ReasonUnknown
 	}
-	u.recordRule(true, name)
+	p.recordRule(true, name)
 	return ""
 }
 
@@ -337,9 +518,9 @@ func subcommandExists(idx *index, cmd, sub string) bool {
 // its subcommands or first arguments, is dropped because the new rule
 // overrides every bit it set. This keeps the list short and its replay
 // equal to the sequence actually applied.
-func (u *User) recordRule(allow bool, name string) {
-	kept := u.cmdRules[:0]
-	for _, r := range u.cmdRules {
+func (p *perms) recordRule(allow bool, name string) {
+	kept := p.cmdRules[:0]
+	for _, r := range p.cmdRules {
 		rn := r[1:]
 		if rn == name || (strings.HasPrefix(rn, name) && rn[len(name)] == '|') {
 			continue
@@ -350,73 +531,5 @@ func (u *User) recordRule(allow bool, name string) {
 	if allow {
 		sign = "+"
 	}
-	u.cmdRules = append(kept, sign+name)
-}
-
-// compile derives the command bitmap from the base and retained rules
-// against idx, the way Redis recomputes a selector from its rules. Rules
-// naming commands idx does not know (the catalog changed) are skipped.
-// allCommands is derived from the retained rules too, so "+@all -@read
-// +@read" (retained as "+@all +@read") still covers unknown commands; Redis
-// reaches the same state whenever it recomputes a user.
-func (u *User) compile(idx *index) {
-	u.idx = idx
-	u.bits = make([]uint64, (idx.nbits+63)/64)
-	u.firstArgs = nil
-	u.allCommands = u.cmdBase
-	set := func(id int, allow bool) {
-		if allow {
-			u.bits[id>>6] |= 1 << uint(id&63)
-		} else {
-			u.bits[id>>6] &^= 1 << uint(id&63)
-			// Any denial ends "every command, even future ones".
-			u.allCommands = false
-		}
-	}
-	// change sets a whole command: itself and all its subcommands, and
-	// forgets its first-arg exceptions, like Redis's ACLChangeSelectorPerm.
-	change := func(c *command, allow bool) {
-		set(c.id, allow)
-		delete(u.firstArgs, c.id)
-		for _, id := range c.subs {
-			set(id, allow)
-		}
-	}
-	if u.cmdBase {
-		for id := 0; id < idx.nbits; id++ {
-			set(id, true)
-		}
-	}
-	for _, r := range u.cmdRules {
-		allow, name := r[0] == '+', r[1:]
-		if name[0] == '@' {
-			bit, _ := categoryBit(name[1:])
-			for _, c := range idx.sorted {
-				if c.cats&bit != 0 {
-					change(c, allow)
-				}
-			}
-			continue
-		}
-		cmd, sub, hasSub := strings.Cut(name, "|")
-		c := idx.cmds[cmd]
-		if c == nil {
-			continue
-		}
-		switch {
-		case !hasSub:
-			change(c, allow)
-		case c.subs != nil:
-			if id, ok := c.subs[sub]; ok {
-				set(id, allow)
-			}
-		case allow:
-			if u.firstArgs == nil {
-				u.firstArgs = make(map[int][]string)
-			}
-			if !containsString(u.firstArgs[c.id], sub) {
-				u.firstArgs[c.id] = append(u.firstArgs[c.id], sub)
-			}
-		}
-	}
+	p.cmdRules = append(kept, sign+name)
 }

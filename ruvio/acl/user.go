@@ -6,8 +6,6 @@ import (
 	"encoding/hex"
 	"strings"
 	"sync/atomic"
-
-	"github.com/ruvio/ruvio/ruvio/glob"
 )
 
 // KeyPerm is the access a command needs on a key.
@@ -46,6 +44,14 @@ type slot struct {
 	cur atomic.Pointer[User]
 }
 
+// Payload sanitisation flags, kept so that ACL LIST and GETUSER print
+// them as Redis does; see User.Flags.
+const (
+	sanitizeUnset uint8 = iota
+	sanitizePayload
+	skipSanitizePayload
+)
+
 // User is an immutable snapshot of one ACL user. Registry.SetUser never
 // modifies a published User; it publishes a new one, so a *User can be read
 // from any goroutine without locks. Use Latest to follow rule changes.
@@ -53,31 +59,20 @@ type User struct {
 	name      string
 	enabled   bool
 	nopass    bool
+	sanitize  uint8    // sanitizeUnset, sanitizePayload or skipSanitizePayload
 	passwords []string // SHA-256 hex digests, insertion order, no duplicates
 
-	// Command rules as Redis 7 retains them: a base of +@all (cmdBase) or
-	// -@all, then the compacted rules in order, e.g. "-@dangerous",
-	// "+config|get". The compiled fields below are derived from them.
-	cmdBase  bool
-	cmdRules []string
+	// perms are the root permissions, the rules given outside parentheses.
+	perms
+	// selectors are the "(...)" rule sets of Redis 7: a command also
+	// passes when one selector allows it with all its keys and channels.
+	// Nil for most users, whose checks then cost what they did before
+	// selectors existed.
+	selectors []*perms
 
-	// Compiled command permissions against idx: one bit per command and per
-	// command|subcommand pair, as in Redis.
-	idx  *index
-	bits []uint64
-	// firstArgs holds, per command id, first arguments allowed although the
-	// command itself is blocked ("+select|0" for a command that has no
-	// subcommands, Redis's deprecated first-arg mechanism).
-	firstArgs map[int][]string
-	// allCommands mirrors Redis's ALLCOMMANDS flag: +@all with nothing
-	// denied since, so every command passes, including ones the index does
-	// not know about.
-	allCommands bool
-
-	allKeys     bool
-	keys        []keyPattern
-	allChannels bool
-	channels    []string
+	// idx is the index every permission set of the user is compiled
+	// against.
+	idx *index
 
 	slot *slot
 }
@@ -94,11 +89,22 @@ func newUser(name string) *User {
 func (u *User) clone() *User {
 	c := *u
 	c.passwords = append([]string(nil), u.passwords...)
-	c.cmdRules = append([]string(nil), u.cmdRules...)
-	c.keys = append([]keyPattern(nil), u.keys...)
-	c.channels = append([]string(nil), u.channels...)
-	c.bits, c.firstArgs = nil, nil
+	c.perms = u.perms.clone()
+	c.selectors = nil
+	for _, s := range u.selectors {
+		cs := s.clone()
+		c.selectors = append(c.selectors, &cs)
+	}
 	return &c
+}
+
+// compile compiles every permission set of u against idx.
+func (u *User) compile(idx *index) {
+	u.idx = idx
+	u.perms.compile(idx)
+	for _, s := range u.selectors {
+		s.compile(idx)
+	}
 }
 
 // Name returns the user name.
@@ -125,17 +131,28 @@ func (u *User) Latest() (*User, bool) {
 	return cur, cur != nil
 }
 
-// bit reports whether command bit id is set.
-func (u *User) bit(id int) bool {
-	w := id >> 6
-	return w < len(u.bits) && u.bits[w]&(1<<uint(id&63)) != 0
+// HasSelectors reports whether the user has selectors. A caller checking
+// a whole command must then use Check: the single-permission methods
+// below answer for the root and the selectors taken one by one, and
+// cannot tell that one selector allows the command and another the key.
+func (u *User) HasSelectors() bool { return u != nil && len(u.selectors) > 0 }
+
+// Selectors returns the user's selectors in the order they were added,
+// for ACL GETUSER.
+func (u *User) Selectors() []Selector {
+	out := make([]Selector, len(u.selectors))
+	for i, s := range u.selectors {
+		out[i] = Selector{s}
+	}
+	return out
 }
 
 // CanRun reports whether the user may run cmd, or its subcommand sub. Both
 // must be lower-case. For a command with subcommands in the catalog, sub
 // names the subcommand ("" checks the command itself). For other commands
 // sub is normally ""; a caller may pass the command's first argument to
-// honour Redis's first-arg rules such as "+select|0".
+// honour Redis's first-arg rules such as "+select|0". With selectors, the
+// root or any one selector allowing the command is enough.
 //
 // The check does not consider whether the user is enabled: as in Redis,
 // "off" only stops new authentications. CanRun does not allocate.
@@ -143,28 +160,11 @@ func (u *User) CanRun(cmd, sub string) bool {
 	if u == nil {
 		return false
 	}
-	if u.allCommands {
+	if u.perms.canRun(u.idx, cmd, sub) {
 		return true
 	}
-	if u.idx == nil {
-		return false
-	}
-	c := u.idx.cmds[cmd]
-	if c == nil {
-		return false
-	}
-	if sub == "" {
-		return u.bit(c.id)
-	}
-	if c.subs != nil {
-		id, ok := c.subs[sub]
-		return ok && u.bit(id)
-	}
-	if u.bit(c.id) {
-		return true
-	}
-	for _, a := range u.firstArgs[c.id] {
-		if strings.EqualFold(a, sub) {
+	for _, s := range u.selectors {
+		if s.canRun(u.idx, cmd, sub) {
 			return true
 		}
 	}
@@ -183,7 +183,9 @@ func (u *User) CanKey(key []byte, write bool) bool {
 // CanKeyPerm reports whether one of the user's key patterns matches key and
 // grants all of perm, which is how Redis checks a key that a command both
 // reads and writes. A zero perm is treated as KeyReadWrite so that an
-// unclassified access is held to the strictest requirement.
+// unclassified access is held to the strictest requirement. With
+// selectors, a pattern of the root or of any selector will do, as Redis's
+// key check outside a command has it.
 func (u *User) CanKeyPerm(key []byte, perm KeyPerm) bool {
 	if u == nil {
 		return false
@@ -191,11 +193,11 @@ func (u *User) CanKeyPerm(key []byte, perm KeyPerm) bool {
 	if perm == 0 {
 		perm = KeyReadWrite
 	}
-	if u.allKeys {
+	if u.perms.canKeyPerm(key, perm) {
 		return true
 	}
-	for _, k := range u.keys {
-		if k.perm&perm == perm && glob.Matches(k.pattern, key) {
+	for _, s := range u.selectors {
+		if s.canKeyPerm(key, perm) {
 			return true
 		}
 	}
@@ -203,16 +205,17 @@ func (u *User) CanKeyPerm(key []byte, perm KeyPerm) bool {
 }
 
 // CanChannel reports whether the user may publish or subscribe to channel
-// ch: one of the user's channel patterns must match it.
+// ch: one of the user's channel patterns (the root's or a selector's)
+// must match it.
 func (u *User) CanChannel(ch []byte) bool {
 	if u == nil {
 		return false
 	}
-	if u.allChannels {
+	if u.perms.canChannel(ch) {
 		return true
 	}
-	for _, p := range u.channels {
-		if glob.Matches(p, ch) {
+	for _, s := range u.selectors {
+		if s.canChannel(ch) {
 			return true
 		}
 	}
@@ -226,11 +229,11 @@ func (u *User) CanChannelPattern(pat []byte) bool {
 	if u == nil {
 		return false
 	}
-	if u.allChannels {
+	if u.perms.canChannelPattern(pat) {
 		return true
 	}
-	for _, p := range u.channels {
-		if p == string(pat) {
+	for _, s := range u.selectors {
+		if s.canChannelPattern(pat) {
 			return true
 		}
 	}
@@ -263,9 +266,11 @@ func (u *User) CheckPassword(pass string) bool {
 	return ok == 1
 }
 
-// Flags returns the user's flags as ACL GETUSER prints them: "on" or
-// "off", then "nopass" if set. Redis also prints sanitize-payload; this
-// package does not model payload sanitisation, so it does not claim it.
+// Flags returns the user's flags as ACL GETUSER prints them, in Redis's
+// order: "on" or "off", "nopass" if set, then "skip-sanitize-payload" or
+// "sanitize-payload" when one was given (or "reset" set the latter).
+// ruvio records the sanitize flags only to show them: its RESTORE checks
+// every payload whatever the user.
 func (u *User) Flags() []string {
 	f := []string{"off"}
 	if u.enabled {
@@ -273,6 +278,12 @@ func (u *User) Flags() []string {
 	}
 	if u.nopass {
 		f = append(f, "nopass")
+	}
+	switch u.sanitize {
+	case skipSanitizePayload:
+		f = append(f, "skip-sanitize-payload")
+	case sanitizePayload:
+		f = append(f, "sanitize-payload")
 	}
 	return f
 }
@@ -282,52 +293,24 @@ func (u *User) Passwords() []string {
 	return append([]string(nil), u.passwords...)
 }
 
-// CommandRules renders the command permissions as Redis 7 does: "+@all" or
-// "-@all" followed by the retained rules, e.g. "+@all -@dangerous
-// +config|get".
-func (u *User) CommandRules() string {
-	var b strings.Builder
-	if u.cmdBase {
-		b.WriteString("+@all")
-	} else {
-		b.WriteString("-@all")
-	}
-	for _, r := range u.cmdRules {
-		b.WriteByte(' ')
-		b.WriteString(r)
-	}
-	return b.String()
-}
+// CommandRules renders the root command permissions as Redis 7 does:
+// "+@all" or "-@all" followed by the retained rules, e.g. "+@all
+// -@dangerous +config|get".
+func (u *User) CommandRules() string { return u.perms.commandRules() }
 
-// KeyRules renders the key patterns as ACL GETUSER's "keys" field: "~*",
-// the patterns separated by spaces, or "" when the user has none.
-func (u *User) KeyRules() string {
-	if u.allKeys {
-		return "~*"
-	}
-	parts := make([]string, len(u.keys))
-	for i, k := range u.keys {
-		parts[i] = k.rule()
-	}
-	return strings.Join(parts, " ")
-}
+// KeyRules renders the root key patterns as ACL GETUSER's "keys" field:
+// "~*", the patterns separated by spaces, or "" when the user has none.
+func (u *User) KeyRules() string { return u.perms.keyRules() }
 
-// ChannelRules renders the channel patterns as ACL GETUSER's "channels"
-// field: "&*", the patterns separated by spaces, or "" when there are none.
-func (u *User) ChannelRules() string {
-	if u.allChannels {
-		return "&*"
-	}
-	parts := make([]string, len(u.channels))
-	for i, c := range u.channels {
-		parts[i] = "&" + c
-	}
-	return strings.Join(parts, " ")
-}
+// ChannelRules renders the root channel patterns as ACL GETUSER's
+// "channels" field: "&*", the patterns separated by spaces, or "" when
+// there are none.
+func (u *User) ChannelRules() string { return u.perms.channelRules() }
 
 // Describe renders the user as a line of Redis 7's ACL LIST, e.g.
-// "user default on nopass ~* &* +@all". Feeding the words after the name
-// back to SetUser recreates an equivalent user.
+// "user default on nopass ~* &* +@all", each selector following in
+// parentheses. Feeding the words after the name back to SetUser
+// recreates an equivalent user.
 func (u *User) Describe() string {
 	var b strings.Builder
 	b.WriteString("user ")
@@ -340,24 +323,17 @@ func (u *User) Describe() string {
 		b.WriteString(" #")
 		b.WriteString(p)
 	}
-	if k := u.KeyRules(); k != "" {
-		b.WriteByte(' ')
-		b.WriteString(k)
-	}
-	if !u.allChannels {
-		// Redis prints resetchannels so the line also means "no channels"
-		// on a server whose acl-pubsub-default is allchannels.
-		b.WriteString(" resetchannels")
-	}
-	if c := u.ChannelRules(); c != "" {
-		b.WriteByte(' ')
-		b.WriteString(c)
-	}
 	b.WriteByte(' ')
-	b.WriteString(u.CommandRules())
+	u.perms.describe(&b)
+	for _, s := range u.selectors {
+		b.WriteString(" (")
+		s.describe(&b)
+		b.WriteByte(')')
+	}
 	return b.String()
 }
 
-// AllKeys reports whether the user may read and write every key, so a
-// caller can skip per-key checks on the hot path.
+// AllKeys reports whether the user's root permissions allow every key,
+// so a caller can skip per-key checks on the hot path. With selectors,
+// whose checks go through Check, it says nothing about them.
 func (u *User) AllKeys() bool { return u != nil && u.allKeys }

@@ -32,11 +32,13 @@ func cmdSelect(c *conn, args [][]byte) {
 }
 
 // authenticate checks credentials and, on success, makes the connection
-// act as that user.
-func (c *conn) authenticate(user, pass string) string {
+// act as that user. cmd is the command that asked (AUTH or HELLO, as the
+// client spelt it), which ACL LOG names for a failure.
+func (c *conn) authenticate(cmd []byte, user, pass string) string {
 	u, err := c.srv.acl.Authenticate(user, pass)
 	if err != nil {
 		c.srv.log.Info("authentication failed", "id", c.id, "user", user, "addr", c.raddr.String())
+		c.logAuthFailure(cmd, user)
 		return err.Error()
 	}
 	c.setUser(u)
@@ -55,7 +57,7 @@ func cmdAuth(c *conn, args [][]byte) {
 		c.w.Error("ERR AUTH <password> called without any password configured for the default user. Are you sure your configuration is correct?")
 		return
 	}
-	if msg := c.authenticate(user, pass); msg != "" {
+	if msg := c.authenticate(args[0], user, pass); msg != "" {
 		c.w.Error(msg)
 		return
 	}
@@ -65,7 +67,7 @@ func cmdAuth(c *conn, args [][]byte) {
 // cmdHello negotiates the protocol: HELLO [protover [AUTH user pass]
 // [SETNAME name]].
 func cmdHello(c *conn, args [][]byte) {
-	h, msg := command.ParseHello(args, func(user, pass []byte) string { return c.authenticate(string(user), string(pass)) })
+	h, msg := command.ParseHello(args, func(user, pass []byte) string { return c.authenticate(args[0], string(user), string(pass)) })
 	if msg != "" {
 		c.w.Error(msg)
 		return

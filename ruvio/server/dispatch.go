@@ -166,7 +166,9 @@ func isTxnControl(name string) bool {
 }
 
 // checkACL returns the NOPERM reply when the user may not run the
-// command or touch its keys.
+// command or touch its keys or channels, and records the denial in the
+// ACL log (ACL LOG); "" when the command may run. The check itself is
+// aclVerdict, which ACL DRYRUN shares.
 func (c *conn) checkACL(spec, run *command.Spec, args [][]byte) string {
 	u := c.user
 	if u == nil {
@@ -177,53 +179,12 @@ func (c *conn) checkACL(spec, run *command.Spec, args [][]byte) string {
 		u = latest
 		c.user = latest
 	}
-	sub := ""
-	if run != spec {
-		sub = strings.TrimPrefix(run.Name, spec.Name+"|")
+	v := aclVerdict(u, spec, run, args)
+	if v.Denied == acl.Allowed {
+		return ""
 	}
-	// The commands a connection may send before it authenticates (AUTH,
-	// HELLO, QUIT, RESET) are no user's to refuse, as in Redis: a user
-	// without them can still log in as another.
-	if spec.Flags&command.NoAuth == 0 && !u.CanRun(spec.Name, sub) {
-		return acl.ErrNoPermCommand(spec.Name, sub)
-	}
-	if (run.FirstKey > 0 || run.Keys != nil) && !u.AllKeys() {
-		write := run.Flags&command.Write != 0
-		for _, i := range run.KeyIndexes(args) {
-			if !u.CanKey(args[i], write) {
-				return acl.ErrNoPermKey()
-			}
-		}
-	}
-	if run.Flags&command.PubSub != 0 && !channelsAllowed(u, run.Name, args) {
-		return acl.ErrNoPermChannel()
-	}
-	return ""
-}
-
-// channelsAllowed reports whether user u may use the channels of a
-// pub/sub command, as Redis checks them: PUBLISH's and SPUBLISH's
-// channel and every channel SUBSCRIBE and SSUBSCRIBE name must match one
-// of the user's channel patterns, every pattern PSUBSCRIBE names must be
-// one of them. Unsubscribing is always allowed.
-func channelsAllowed(u *acl.User, name string, args [][]byte) bool {
-	switch name {
-	case "publish", "spublish":
-		return len(args) < 2 || u.CanChannel(args[1])
-	case "subscribe", "ssubscribe":
-		for _, ch := range args[1:] {
-			if !u.CanChannel(ch) {
-				return false
-			}
-		}
-	case "psubscribe":
-		for _, p := range args[1:] {
-			if !u.CanChannelPattern(p) {
-				return false
-			}
-		}
-	}
-	return true
+	c.logDenial(u, v, spec, run, args)
+	return noPermReply(v, spec, run)
 }
 
 // memoryRefusal is the OOM reply a command gets while the node is over

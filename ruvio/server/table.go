@@ -200,6 +200,12 @@ func (s *Server) commandTable() *command.Table {
 			ext("cat", -2, stale|load, "slow", cmdACLCat),
 			ext("setuser", -3, admin|stale|load, "admin slow dangerous", cmdACLSetUser),
 			ext("deluser", -3, admin|stale|load, "admin slow dangerous", cmdACLDelUser),
+			ext("getuser", 3, admin|stale|load, "admin slow dangerous", cmdACLGetUser),
+			ext("log", -2, admin|stale|load, "admin slow dangerous", cmdACLLog),
+			ext("dryrun", -4, admin|stale|load, "admin slow dangerous", cmdACLDryRun),
+			ext("genpass", -2, stale|load, "slow", cmdACLGenPass),
+			ext("load", 2, admin|stale|load, "admin slow dangerous", cmdACLLoadSave),
+			ext("save", 2, admin|stale|load, "admin slow dangerous", cmdACLLoadSave),
 			ext("help", 2, stale|load, "slow", cmdACLHelp),
 		),
 	)
