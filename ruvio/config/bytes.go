@@ -1,6 +1,7 @@
 package config
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"strconv"
@@ -21,6 +22,10 @@ var byteUnits = map[string]int64{
 	"gb": GB,
 }
 
+// errBytesTooLarge is ParseBytes's error for a well-formed size beyond
+// an int64, which CONFIG SET reports as out of range, as Redis does.
+var errBytesTooLarge = errors.New("too large")
+
 // ParseBytes reads a byte size the way redis.conf does: a non-negative
 // integer, optionally followed by a unit b, k, kb, m, mb, g or gb in any
 // case ("100mb", "1GB", "512kb", "10m", "0"). No spaces, signs or fractions
@@ -36,21 +41,7 @@ func ParseBytes(s string) (int64, error) {
 	}
 	n, err := strconv.ParseInt(s[:digits], 10, 64)
 	if err != nil || n > math.MaxInt64/mul {
-		return 0, fmt.Errorf("invalid byte size %q: too large", s)
+		return 0, fmt.Errorf("invalid byte size %q: %w", s, errBytesTooLarge)
 	}
 	return n * mul, nil
-}
-
-// formatBytes writes n with the largest binary unit that divides it exactly,
-// so messages say "1mb" rather than 1048576.
-func formatBytes(n int64) string {
-	for _, u := range []struct {
-		size int64
-		name string
-	}{{GB, "gb"}, {MB, "mb"}, {KB, "kb"}} {
-		if n != 0 && n%u.size == 0 {
-			return strconv.FormatInt(n/u.size, 10) + u.name
-		}
-	}
-	return strconv.FormatInt(n, 10)
 }

@@ -46,12 +46,3 @@ func TestParseBytes(t *testing.T) {
 		}
 	}
 }
-
-func TestFormatBytes(t *testing.T) {
-	tests := map[int64]string{0: "0", 1: "1", 1024: "1kb", 1 << 20: "1mb", 512 << 20: "512mb", 3 << 30: "3gb", 1500: "1500"}
-	for n, want := range tests {
-		if got := formatBytes(n); got != want {
-			t.Errorf("formatBytes(%d) = %q, want %q", n, got, want)
-		}
-	}
-}

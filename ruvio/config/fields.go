@@ -30,8 +30,9 @@ type field struct {
 	// Problems and flag defaults keep showing get, what was configured.
 	getParam func(*Config) string
 	// parse stores the value read from s. It reports only values that are
-	// not of the right type; range checks are left to check so that Validate
-	// catches out-of-range values however they got in.
+	// not of the right type (or too large to store); range checks are left
+	// to check so that Validate catches out-of-range values however they
+	// got in.
 	parse func(c *Config, s string) error
 	// setParse, when set, is parse for CONFIG SET alone, whose range
 	// differs from the file's, flags' and environment's (hz).
@@ -75,8 +76,9 @@ var fields = []field{
 	intField("maxmemory_samples", "maxmemory-samples", func(c *Config) *int { return &c.MaxMemorySamples }, 1, math.MaxInt32).settable(),
 	intField("lfu_log_factor", "lfu-log-factor", func(c *Config) *int { return &c.LFULogFactor }, 0, math.MaxInt32).settable(),
 	intField("lfu_decay_time", "lfu-decay-time", func(c *Config) *int { return &c.LFUDecayTime }, 0, math.MaxInt32).settable(),
-	intField("maxclients", "maxclients", func(c *Config) *int { return &c.MaxClients }, 1, noMax).settable(),
-	intField("timeout", "timeout", func(c *Config) *int { return &c.Timeout }, 0, noMax).settable(),
+	// Redis's ranges: maxclients is an unsigned int there, timeout an int.
+	intField("maxclients", "maxclients", func(c *Config) *int { return &c.MaxClients }, 1, math.MaxUint32).settable(),
+	intField("timeout", "timeout", func(c *Config) *int { return &c.Timeout }, 0, math.MaxInt32).settable(),
 	intField("busy_reply_threshold", "busy-reply-threshold", func(c *Config) *int { return &c.BusyReplyThreshold }, 0, noMax).settable().alias("lua-time-limit"),
 	bytesField("proto_max_bulk_len", "proto-max-bulk-len", func(c *Config) *int64 { return &c.ProtoMaxBulkLen }, MB).settable(),
 	bytesField("client_query_buffer_limit", "client-query-buffer-limit", func(c *Config) *int64 { return &c.ClientQueryBufferLimit }, MB).settable(),
@@ -97,8 +99,8 @@ var fields = []field{
 	// configuration, so CONFIG SET on any shard's port changes them for
 	// every shard, and like every CONFIG SET they last until the
 	// restart, which reads the file again.
-	intField("min_replicas_to_write", "min-replicas-to-write", func(c *Config) *int { return &c.MinReplicasToWrite }, 0, noMax).settable(),
-	intField("min_replicas_max_lag", "min-replicas-max-lag", func(c *Config) *int { return &c.MinReplicasMaxLag }, 0, noMax).settable(),
+	intField("min_replicas_to_write", "min-replicas-to-write", func(c *Config) *int { return &c.MinReplicasToWrite }, 0, math.MaxInt32).settable(),
+	intField("min_replicas_max_lag", "min-replicas-max-lag", func(c *Config) *int { return &c.MinReplicasMaxLag }, 0, math.MaxInt32).settable(),
 	boolField("primary_lease", "primary-lease", func(c *Config) *bool { return &c.PrimaryLease }).settable(),
 	idListField("primary_lease_coordinators", "primary-lease-coordinators", func(c *Config) *[]int { return &c.PrimaryLeaseCoordinators }),
 	// The cluster map is read once at start; RUVIO TOPOLOGY SET replaces
@@ -265,7 +267,7 @@ func intField(key, param string, p func(*Config) *int, lo, hi int64) field {
 		*p(c) = n
 		return nil
 	}
-	f.check = func(c *Config) string { return rangeProblem(int64(*p(c)), lo, hi, false) }
+	f.check = func(c *Config) string { return rangeProblem(int64(*p(c)), lo, hi) }
 	return f
 }
 
@@ -275,13 +277,19 @@ func bytesField(key, param string, p func(*Config) *int64, lo int64) field {
 	f.get = func(c *Config) string { return strconv.FormatInt(*p(c), 10) }
 	f.parse = func(c *Config, s string) error {
 		n, err := ParseBytes(s)
+		if errors.Is(err, errBytesTooLarge) {
+			// Redis reads the size unsigned and then finds it above
+			// the largest signed one: a range problem, not a malformed
+			// value.
+			return errors.New(rangeText(lo, noMax))
+		}
 		if err != nil {
 			return errNotMemory
 		}
 		*p(c) = n
 		return nil
 	}
-	f.check = func(c *Config) string { return rangeProblem(*p(c), lo, noMax, true) }
+	f.check = func(c *Config) string { return rangeProblem(*p(c), lo, noMax) }
 	return f
 }
 
@@ -317,25 +325,20 @@ func parseBool(s string) (value, ok bool) {
 	return false, false
 }
 
-// rangeProblem says why n is outside [lo, hi], or returns "". An upper bound
-// of noMax is left unsaid, since nobody sets a value near it on purpose.
-func rangeProblem(n, lo, hi int64, bytes bool) string {
+// rangeProblem says why n is outside [lo, hi], or returns "". It has
+// Redis's one wording, plain numbers and both bounds however large, so
+// that "argument " + the problem is what CONFIG SET answers there; the
+// configuration file's messages use the same text.
+func rangeProblem(n, lo, hi int64) string {
 	if n >= lo && n <= hi {
 		return ""
 	}
-	show := func(v int64) string { return strconv.FormatInt(v, 10) }
-	if bytes {
-		show = func(v int64) string {
-			if s := formatBytes(v); s != strconv.FormatInt(v, 10) {
-				return fmt.Sprintf("%d (%s)", v, s)
-			}
-			return strconv.FormatInt(v, 10)
-		}
-	}
-	if hi == noMax {
-		return "must be at least " + show(lo)
-	}
-	return fmt.Sprintf("must be between %s and %s inclusive", show(lo), show(hi))
+	return rangeText(lo, hi)
+}
+
+// rangeText is Redis's wording of the range [lo, hi].
+func rangeText(lo, hi int64) string {
+	return fmt.Sprintf("must be between %d and %d inclusive", lo, hi)
 }
 
 // saveField is the save rules: pairs of seconds and changes, or "".

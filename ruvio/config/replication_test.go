@@ -197,19 +197,19 @@ func TestValidateReplication(t *testing.T) {
 		// backlog_bytes
 		{"backlog 16kb", func(c *Config) { c.Replication.BacklogBytes = 16 * KB }, nil},
 		{"backlog below 16kb", func(c *Config) { c.Replication.BacklogBytes = 16*KB - 1 },
-			[]string{"replication.backlog_bytes = 16383: must be at least 16384 (16kb)"}},
+			[]string{"replication.backlog_bytes = 16383: must be between 16384 and 9223372036854775807 inclusive"}},
 
 		// min_replicas
 		{"min replicas", func(c *Config) { c.MinReplicasToWrite, c.MinReplicasMaxLag = 2, 0 }, nil},
 		{"negative min replicas", func(c *Config) { c.MinReplicasToWrite, c.MinReplicasMaxLag = -1, -1 },
-			[]string{"min_replicas_to_write = -1: must be at least 0", "min_replicas_max_lag = -1: must be at least 0"}},
+			[]string{"min_replicas_to_write = -1: must be between 0 and 2147483647 inclusive", "min_replicas_max_lag = -1: must be between 0 and 2147483647 inclusive"}},
 
 		{"every problem at once", func(c *Config) {
 			c.Replication = Replication{Role: "Follower", Listen: "0.0.0.0:26379", Announce: "x", BacklogBytes: 0}
 		}, []string{
 			`replication.role = "Follower": must be one of the following: primary, replica (or "" for a standalone node)`,
 			`replication.announce = "x": must be host:port, such as "10.0.0.5:26379" or "[::1]:26379"`,
-			"replication.backlog_bytes = 0: must be at least 16384 (16kb)",
+			"replication.backlog_bytes = 0: must be between 16384 and 9223372036854775807 inclusive",
 			fmt.Sprintf(needPassword, "0.0.0.0:26379"),
 		}},
 	}
@@ -307,12 +307,12 @@ func TestSetParamReplication(t *testing.T) {
 	}{
 		{"min-replicas-to-write", "2", "", "2"},
 		{"MIN-REPLICAS-TO-WRITE", "0", "", "0"},
-		{"min-replicas-to-write", "-1", fmt.Sprintf(failed, "min-replicas-to-write", "argument must be at least 0"), ""},
+		{"min-replicas-to-write", "-1", fmt.Sprintf(failed, "min-replicas-to-write", "argument must be between 0 and 2147483647 inclusive"), ""},
 		{"min-replicas-to-write", "two", fmt.Sprintf(failed, "min-replicas-to-write", "argument couldn't be parsed into an integer"), ""},
 		{"min-replicas-max-lag", "30", "", "30"},
-		{"min-replicas-max-lag", "-5", fmt.Sprintf(failed, "min-replicas-max-lag", "argument must be at least 0"), ""},
+		{"min-replicas-max-lag", "-5", fmt.Sprintf(failed, "min-replicas-max-lag", "argument must be between 0 and 2147483647 inclusive"), ""},
 		{"repl-backlog-size", "1mb", "", "1048576"},
-		{"repl-backlog-size", "1kb", fmt.Sprintf(failed, "repl-backlog-size", "argument must be at least 16384 (16kb)"), ""},
+		{"repl-backlog-size", "1kb", fmt.Sprintf(failed, "repl-backlog-size", "argument must be between 16384 and 9223372036854775807 inclusive"), ""},
 		{"replication-listen", "0.0.0.0:26379", fmt.Sprintf(failed, "replication-listen", "can't set immutable config"), ""},
 		{"replication-role", "primary", fmt.Sprintf(failed, "replication-role", "can't set immutable config"), ""},
 		{"replication-primary", "10.0.0.5:26379", fmt.Sprintf(failed, "replication-primary", "can't set immutable config"), ""},

@@ -12,11 +12,30 @@ import (
 // LFU holds the access-frequency settings a keyspace reads on every
 // lookup: whether an LFU maxmemory policy is in force (only then are the
 // counters kept, as in Redis) and lfu-log-factor and lfu-decay-time.
-// The server changes them while shards run, hence the atomics.
+// It also carries the one other eviction setting a command asks about,
+// whether integers are shared (see SetIntegersUnshared). The server
+// changes them while shards run, hence the atomics.
 type LFU struct {
 	on        atomic.Bool
 	logFactor atomic.Int64
 	decayMin  atomic.Int64
+	unshared  atomic.Bool
+}
+
+// SetIntegersUnshared records whether maxmemory is set with an LRU or
+// LFU policy. Redis then stops handing out its shared objects for the
+// integers 0 to 9999, since each value needs an object of its own to hold
+// its access time or counter, and OBJECT REFCOUNT of such a value says 1.
+func (l *LFU) SetIntegersUnshared(on bool) { l.unshared.Store(on) }
+
+// IntegersUnshared reports what SetIntegersUnshared last recorded.
+func (l *LFU) IntegersUnshared() bool { return l != nil && l.unshared.Load() }
+
+// NoSharedIntegers is Redis's rule for SetIntegersUnshared: a memory
+// limit with a policy that evicts by access time or frequency.
+func NoSharedIntegers(maxmemory int64, policy string) bool {
+	p, evicts := PolicyByName(policy)
+	return maxmemory != 0 && evicts && (p.Order == ByIdle || p.Order == ByFreq)
 }
 
 // Set changes the settings: on says whether an LFU policy is in force,

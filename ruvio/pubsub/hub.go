@@ -279,6 +279,14 @@ func (h *Hub) Counts() (channels, patterns int) {
 	return len(h.channels), len(h.patterns)
 }
 
+// ShardChannelCount returns the number of shard channels that have
+// subscribers (INFO's pubsubshard_channels).
+func (h *Hub) ShardChannelCount() int {
+	h.mu.RLock()
+	defer h.mu.RUnlock()
+	return len(h.shard)
+}
+
 func removeFrom(table map[string]map[*Subscription]struct{}, name string, s *Subscription) {
 	delete(table[name], s)
 	if len(table[name]) == 0 {

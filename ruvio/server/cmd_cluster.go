@@ -289,43 +289,50 @@ func cmdClusterMyID(c *conn, args [][]byte) {
 	c.w.BulkString(c.srv.nodeID(c.shard.ID))
 }
 
-func parseSlot(b []byte) (int, bool) {
-	n, ok := command.ParseInt(b)
-	if !ok || n < 0 || n >= slots.Count {
-		return 0, false
-	}
-	return int(n), true
-}
+// validSlot reports whether n names one of the cluster's hash slots.
+func validSlot(n int64) bool { return n >= 0 && n < slots.Count }
 
+// cmdClusterCountKeys answers as Redis does: a slot that is not an
+// integer is refused as any integer argument is, one out of range as an
+// invalid slot.
 func cmdClusterCountKeys(c *conn, args [][]byte) {
-	slot, ok := parseSlot(args[2])
+	n, ok := command.ParseInt(args[2])
 	if !ok {
+		c.w.Error(command.ErrNotInteger)
+		return
+	}
+	if !validSlot(n) {
 		c.w.Error("ERR Invalid slot")
 		return
 	}
+	slot := int(n)
 	sh, own := c.srv.slotShard(slot)
 	if !own {
 		c.w.Int(0) // another group's slot: its keys are not here
 		return
 	}
-	n := 0
-	if !c.withShard(sh, func() { sh.DB().ScanSlot(slot, func(string, *keyspace.Entry) { n++ }) }) {
+	count := 0
+	if !c.withShard(sh, func() { sh.DB().ScanSlot(slot, func(string, *keyspace.Entry) { count++ }) }) {
 		return
 	}
-	c.w.Int(int64(n))
+	c.w.Int(int64(count))
 }
 
+// cmdClusterGetKeys answers as Redis does: both arguments are read as
+// integers first, then a slot out of range or a negative count is one
+// error naming both.
 func cmdClusterGetKeys(c *conn, args [][]byte) {
-	slot, ok := parseSlot(args[2])
-	if !ok {
-		c.w.Error("ERR Invalid slot")
+	n, ok1 := command.ParseInt(args[2])
+	max, ok2 := command.ParseInt(args[3])
+	if !ok1 || !ok2 {
+		c.w.Error(command.ErrNotInteger)
 		return
 	}
-	max, ok := command.ParseInt(args[3])
-	if !ok || max < 0 {
-		c.w.Error("ERR Invalid number of keys")
+	if !validSlot(n) || max < 0 {
+		c.w.Error("ERR Invalid slot or number of keys")
 		return
 	}
+	slot := int(n)
 	sh, own := c.srv.slotShard(slot)
 	if !own {
 		c.w.Array(0)

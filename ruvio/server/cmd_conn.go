@@ -95,7 +95,9 @@ func cmdHello(c *conn, args [][]byte) {
 	c.w.BulkString("id")
 	c.w.Int(c.id)
 	c.w.BulkString("mode")
-	c.w.BulkString("standalone")
+	// Every ruvio node is a cluster node (INFO's cluster_enabled:1), so
+	// HELLO answers as a cluster-enabled Redis does.
+	c.w.BulkString("cluster")
 	c.w.BulkString("role")
 	c.w.BulkString("master")
 	c.w.BulkString("modules")

@@ -1,11 +1,11 @@
 package server
 
 import (
-	"strconv"
 	"time"
 
 	"github.com/ruvio/ruvio/ruvio/command"
 	"github.com/ruvio/ruvio/ruvio/config"
+	"github.com/ruvio/ruvio/ruvio/keyspace"
 	"github.com/ruvio/ruvio/ruvio/slowlog"
 )
 
@@ -17,7 +17,18 @@ func (s *Server) applyTunables(t config.Tunables) {
 	s.lat.threshold.Store(t.LatencyMonitorThreshold)
 	s.notifyMask.Store(uint32(t.NotifyKeyspaceEvents))
 	s.applyEviction(s.cfg)
+	s.applySharedIntegers(s.cfg)
 	s.applyLatencyTracking(t)
+}
+
+// applySharedIntegers tells every shard's keyspace whether cfg's memory
+// limit and policy stop Redis sharing small integers, for OBJECT
+// REFCOUNT: once the shards exist, and after each CONFIG SET.
+func (s *Server) applySharedIntegers(cfg *config.Config) {
+	unshared := keyspace.NoSharedIntegers(cfg.MaxMemory, cfg.MaxMemoryPolicy)
+	for _, sh := range s.shards {
+		sh.LFU().SetIntegersUnshared(unshared)
+	}
 }
 
 // logSlow adds a command that ran for d to the slow log if it was slow
@@ -35,11 +46,19 @@ func (c *conn) logSlow(spec *command.Spec, args [][]byte, d time.Duration) {
 	s.slowlog.Add(th, s.slowMaxLen.Load(), d, slowlog.Redact(args), c.raddr.String(), c.clientName())
 }
 
+// cmdSlowlogGet answers SLOWLOG GET [count]. Its arity lets any number
+// of arguments through, as Redis's does, and more than one count is
+// refused here in Redis's words, naming the subcommand as it was typed;
+// the count is read as strictly as Redis reads integers.
 func cmdSlowlogGet(c *conn, args [][]byte) {
+	if len(args) > 3 {
+		c.w.Error("ERR unknown subcommand or wrong number of arguments for '" + string(args[1]) + "'. Try SLOWLOG HELP.")
+		return
+	}
 	n := 10
 	if len(args) == 3 {
-		v, err := strconv.ParseInt(string(args[2]), 10, 64)
-		if err != nil || v < -1 {
+		v, ok := command.ParseInt(args[2])
+		if !ok || v < -1 {
 			c.w.Error("ERR count should be greater than or equal to -1")
 			return
 		}

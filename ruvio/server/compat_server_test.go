@@ -47,7 +47,14 @@ func runSteps(t *testing.T, c *redis.Client, steps []step) []string {
 // fails on the first reply that differs.
 func compareSteps(t *testing.T, proto int, steps []step) {
 	t.Helper()
-	want := runSteps(t, startRedis(t, proto), steps)
+	compareStepsWith(t, startRedis(t, proto), proto, steps)
+}
+
+// compareStepsWith is compareSteps against a redis-server the test
+// started itself (in cluster mode, say).
+func compareStepsWith(t *testing.T, r *redis.Client, proto int, steps []step) {
+	t.Helper()
+	want := runSteps(t, r, steps)
 	s := startServer(t, nil)
 	got := runSteps(t, client(t, s, 0, func(o *redis.Options) { o.Protocol = proto }), steps)
 	for i := range steps {

@@ -68,6 +68,11 @@ type conn struct {
 	closed        atomic.Bool
 	closeAfter    bool // QUIT: close once the reply is sent
 	cmdFailed     bool // the running command answered an error (noteError)
+
+	// lastSpec is the command table's entry for the last command's name,
+	// which the next command's name is compared with first (execute);
+	// lastCmd is what CLIENT LIST reports, the subcommand that ran.
+	lastSpec *command.Spec
 	// changes is the connection's change stream (CHANGES SUBSCRIBE), or
 	// nil; set and ended by the connection's goroutine.
 	changes *changeStream

@@ -24,10 +24,10 @@ func (c *conn) execute(args [][]byte) {
 	s := c.srv
 	// A pipeline sends the same command again and again: the name is
 	// compared with the last command's before the table is searched.
-	last := c.lastCmd.Load()
-	spec := last
+	spec := c.lastSpec
 	if spec == nil || !command.Eq(args[0], spec.Name) {
 		spec = s.table.Lookup(args[0])
+		c.lastSpec = spec
 	}
 	run := spec
 	if spec != nil && spec.Subcommands != nil && spec.ArityOK(len(args)) {
@@ -46,12 +46,16 @@ func (c *conn) execute(args [][]byte) {
 		}
 	}
 	c.cmds++
+	// The last command, for CLIENT LIST's cmd=, is what Redis records:
+	// the subcommand a container ran ("client|info"), the container
+	// itself when no subcommand was given, and none (NULL) for an
+	// unknown command or subcommand.
+	if run != c.lastCmd.Load() {
+		c.lastCmd.Store(run)
+	}
 	if spec == nil {
 		c.fail(command.ErrUnknownCommand(args))
 		return
-	}
-	if spec != last {
-		c.lastCmd.Store(spec)
 	}
 	if run == nil {
 		c.fail(command.ErrUnknownSubcommand(strings.ToUpper(spec.Name), string(args[1])))

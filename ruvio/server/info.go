@@ -90,11 +90,16 @@ func (s *Server) infoSection(sec string, c *conn, ks *shardCounts) [][2]string {
 		}
 	case "memory":
 		used := s.usedMem.Load()
+		libs := s.libraries()
+		// In Redis's order. ruvio frees a value when it is deleted, so
+		// nothing is ever pending in, or freed by, a lazy-free thread.
 		return [][2]string{
 			kv("used_memory", used), kv("used_memory_human", humanBytes(used)),
+			kv("number_of_cached_scripts", s.scripts.cache.Len()),
+			kv("number_of_functions", libs.Functions()), kv("number_of_libraries", libs.Len()),
 			kv("maxmemory", cfg.MaxMemory), kv("maxmemory_human", humanBytes(cfg.MaxMemory)),
 			kv("maxmemory_policy", cfg.MaxMemoryPolicy),
-			kv("number_of_cached_scripts", s.scripts.cache.Len()),
+			kv("lazyfree_pending_objects", 0), kv("lazyfreed_objects", 0),
 		}
 	case "persistence":
 		return s.persistenceInfo()
@@ -103,6 +108,12 @@ func (s *Server) infoSection(sec string, c *conn, ks *shardCounts) [][2]string {
 	case "stats":
 		ch, pat := s.hub.Counts()
 		tkeys, titems, tprefixes := s.track.counts()
+		// In Redis's order. evicted_clients and unexpected_error_replies
+		// stay 0: ruvio has no client eviction (maxmemory-clients), and
+		// the errors Redis counts there are those it answers to its
+		// primary's commands or to an AOF it replays, where a ruvio
+		// replica or a replay of the log applies records, which answer
+		// nothing.
 		return [][2]string{
 			kv("total_connections_received", s.stats.connections.Load()),
 			kv("total_commands_processed", s.stats.commands.Load()),
@@ -111,10 +122,13 @@ func (s *Server) infoSection(sec string, c *conn, ks *shardCounts) [][2]string {
 			kv("total_net_output_bytes", s.stats.netOutput.Load()),
 			kv("rejected_connections", s.stats.rejected.Load()),
 			kv("expired_keys", ks.stats.ExpiredKeys), kv("evicted_keys", ks.stats.EvictedKeys),
+			kv("evicted_clients", 0),
 			kv("keyspace_hits", ks.stats.KeyspaceHits), kv("keyspace_misses", ks.stats.KeyspaceMisses),
 			kv("pubsub_channels", ch), kv("pubsub_patterns", pat),
+			kv("pubsubshard_channels", s.hub.ShardChannelCount()),
 			kv("tracking_total_keys", tkeys), kv("tracking_total_items", titems),
 			kv("tracking_total_prefixes", tprefixes),
+			kv("unexpected_error_replies", 0),
 			kv("total_error_replies", s.stats.errorReplies.Load()),
 		}
 	case "replication":

@@ -303,13 +303,29 @@ func (lt *latencyTracking) reset() {
 // command named (a container stands for its subcommands), or every one
 // that ran, its calls and the cumulative distribution of their
 // latencies. Unknown names and commands that never ran are left out, as
-// in Redis. With no names the order is ruvio's (by name): Redis's is its
-// hash table's.
+// in Redis; so is a command that was only ever refused before it ran,
+// whose histogram holds nothing but the rejected count INFO commandstats
+// reports (Redis makes a histogram at a command's first call). With no
+// names the order is ruvio's (by name): Redis's is its hash table's.
 func cmdLatencyHistogram(c *conn, args [][]byte) {
 	lt := c.srv.latTrack
-	var names []string
+	type ran struct {
+		name   string
+		total  int64
+		counts []int64
+	}
+	var out []ran
+	add := func(name string) {
+		if h := lt.get(name); h != nil {
+			if total, counts := h.snapshot(); total > 0 {
+				out = append(out, ran{name, total, counts})
+			}
+		}
+	}
 	if len(args) == 2 {
-		names = lt.names()
+		for _, n := range lt.names() {
+			add(n)
+		}
 	} else {
 		for _, a := range args[2:] {
 			// "config|get" names a subcommand, as in Redis.
@@ -322,32 +338,29 @@ func cmdLatencyHistogram(c *conn, args [][]byte) {
 			if spec == nil {
 				continue
 			}
-			if lt.get(spec.Name) != nil {
-				names = append(names, spec.Name)
-			}
-			var subs []string
+			add(spec.Name)
+			subs := make([]string, 0, len(spec.Subcommands))
 			for _, sub := range spec.Subcommands {
-				if lt.get(sub.Name) != nil {
-					subs = append(subs, sub.Name)
-				}
+				subs = append(subs, sub.Name)
 			}
 			sort.Strings(subs)
-			names = append(names, subs...)
+			for _, n := range subs {
+				add(n)
+			}
 		}
 	}
-	c.w.Map(len(names))
-	for _, n := range names {
-		total, counts := lt.get(n).snapshot()
-		rows := cumulative(counts)
-		c.w.BulkString(n)
+	c.w.Map(len(out))
+	for _, r := range out {
+		rows := cumulative(r.counts)
+		c.w.BulkString(r.name)
 		c.w.Map(2)
 		c.w.BulkString("calls")
-		c.w.Int(total)
+		c.w.Int(r.total)
 		c.w.BulkString("histogram_usec")
 		c.w.Map(len(rows))
-		for _, r := range rows {
-			c.w.Int(r.upToUsec)
-			c.w.Int(r.cumulative)
+		for _, row := range rows {
+			c.w.Int(row.upToUsec)
+			c.w.Int(row.cumulative)
 		}
 	}
 }

@@ -170,6 +170,7 @@ func New(cfg *config.Config, log *slog.Logger) (*Server, error) {
 		sh.DB().KeepExpired = s.expiryHeld
 		s.shards = append(s.shards, sh)
 	}
+	s.applySharedIntegers(cfg)
 	if err := s.loadMoves(); err != nil {
 		return nil, err
 	}

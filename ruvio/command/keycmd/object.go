@@ -137,14 +137,17 @@ func objectIdletime(c *command.Ctx) {
 }
 
 // objectRefcount is OBJECT REFCOUNT key: Redis shares the objects of the
-// integers 0 to 9999, which report a huge count; any other value has one
-// reference.
+// integers 0 to 9999, which report a huge count, except under a memory
+// limit with an LRU or LFU policy (keyspace.NoSharedIntegers); any other
+// value has one reference. Redis decides when it stores the value and
+// ruvio when it is asked, which differ only for a value stored before
+// the policy or limit last changed.
 func objectRefcount(c *command.Ctx) {
 	v, _, ok := objectLookup(c)
 	if !ok {
 		return
 	}
-	if Encoding(v) == "int" {
+	if Encoding(v) == "int" && !c.DB.LFU.IntegersUnshared() {
 		if n, _ := command.ParseInt(v.([]byte)); n >= 0 && n < sharedIntegers {
 			c.W.Int(sharedRefcount)
 			return
