@@ -135,19 +135,14 @@ func noPermReply(v acl.Verdict, spec, run *command.Spec) string {
 	return acl.ErrNoPermCommand(spec.Name, subName(spec, run))
 }
 
-// aclContext names where a denied command came from, for ACL LOG. The
-// connection's last command (lastCmd) is the one the client sent; an
-// ACL check of any other command is one run on its behalf: by a script
-// (EVAL, FCALL and their kind, also inside EXEC, which checks nothing
-// itself), or by IDEM, which runs its command as the client's own (IDEM
-// queued in a transaction is taken for a script: nothing tells the two
-// apart there). A command the client sends while a transaction is open
-// is the transaction's.
-func (c *conn) aclContext(spec *command.Spec) string {
-	if sent := c.lastCmd.Load(); sent != nil && sent != spec && sent.Name != "idem" {
-		return acl.ContextLua
-	}
-	if c.multi {
+// aclContext names where a denied command came from, for ACL LOG: a
+// script's command or EXEC's check (aclCtx), a command queued while a
+// transaction is open, or one the client sent.
+func (c *conn) aclContext() string {
+	switch {
+	case c.aclCtx != "":
+		return c.aclCtx
+	case c.multi:
 		return acl.ContextMulti
 	}
 	return acl.ContextToplevel
@@ -162,7 +157,7 @@ func (c *conn) logDenial(u *acl.User, v acl.Verdict, spec, run *command.Spec, ar
 	}
 	c.srv.addACLLog(acl.LogEntry{
 		Reason:   v.Denied,
-		Context:  c.aclContext(spec),
+		Context:  c.aclContext(),
 		Object:   object,
 		Username: u.Name(),
 	}, c)

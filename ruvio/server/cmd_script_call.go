@@ -5,6 +5,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/ruvio/ruvio/ruvio/acl"
 	"github.com/ruvio/ruvio/ruvio/clock"
 	"github.com/ruvio/ruvio/ruvio/command"
 	"github.com/ruvio/ruvio/ruvio/resp"
@@ -143,13 +144,15 @@ func (b *scriptBridge) exec(argv [][]byte) {
 		b.w.Error("ERR Wrong number of args calling Redis command from script")
 		return
 	}
-	if msg := c.checkACL(spec, run, argv); msg != "" && !b.idem {
-		if strings.Contains(msg, "key") {
-			b.w.Error("ERR The user executing the script can't access at least one of the keys mentioned in the command arguments")
-		} else {
-			b.w.Error("ERR The user executing the script can't run this command or subcommand")
+	if !b.idem {
+		// IDEM checked the rights to its command itself.
+		c.aclCtx = acl.ContextLua
+		v := c.aclCheck(spec, run, argv)
+		c.aclCtx = ""
+		if msg := scriptACLError(v.Denied); msg != "" {
+			b.w.Error(msg)
+			return
 		}
-		return
 	}
 	if run.Flags&command.NoScript != 0 || notFromScripts[spec.Name] || notFromScripts[run.Name] {
 		b.w.Error("ERR This Redis command is not allowed from script")
@@ -312,5 +315,21 @@ func (b *scriptBridge) CheckACL(argv [][]byte) (allowed, known bool) {
 			return false, false
 		}
 	}
-	return b.c.checkACL(spec, run, argv) == "", true
+	// redis.acl_check_cmd asks; it is no denial for ACL LOG.
+	u := b.c.aclUser()
+	return u == nil || aclVerdict(u, spec, run, argv).Denied == acl.Allowed, true
+}
+
+// scriptACLError is what a script's command refused by ACL answers, in
+// Redis 7.0's words, or "" when it is allowed.
+func scriptACLError(d acl.Denial) string {
+	switch d {
+	case acl.Allowed:
+		return ""
+	case acl.DeniedKey:
+		return "ERR The user executing the script can't access at least one of the keys mentioned in the command arguments"
+	case acl.DeniedChannel:
+		return "ERR The user executing the script can't publish to the channel mentioned in the command"
+	}
+	return "ERR The user executing the script can't run this command or subcommand"
 }

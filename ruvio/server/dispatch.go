@@ -171,24 +171,42 @@ func isTxnControl(name string) bool {
 
 // checkACL returns the NOPERM reply when the user may not run the
 // command or touch its keys or channels, and records the denial in the
-// ACL log (ACL LOG); "" when the command may run. The check itself is
-// aclVerdict, which ACL DRYRUN shares.
+// ACL log (ACL LOG); "" when the command may run.
 func (c *conn) checkACL(spec, run *command.Spec, args [][]byte) string {
-	u := c.user
+	v := c.aclCheck(spec, run, args)
+	if v.Denied == acl.Allowed {
+		return ""
+	}
+	return noPermReply(v, spec, run)
+}
+
+// aclCheck is checkACL's verdict, the denial recorded in the ACL log. The
+// check itself is aclVerdict, which ACL DRYRUN shares.
+func (c *conn) aclCheck(spec, run *command.Spec, args [][]byte) acl.Verdict {
+	u := c.aclUser()
 	if u == nil {
 		// Not authenticated: only NoAuth commands got here.
-		return ""
+		return acl.Verdict{}
+	}
+	v := aclVerdict(u, spec, run, args)
+	if v.Denied != acl.Allowed {
+		c.logDenial(u, v, spec, run, args)
+	}
+	return v
+}
+
+// aclUser is the connection's user as its rules stand now (nil before
+// it authenticates).
+func (c *conn) aclUser() *acl.User {
+	u := c.user
+	if u == nil {
+		return nil
 	}
 	if latest, ok := u.Latest(); ok {
 		u = latest
 		c.user = latest
 	}
-	v := aclVerdict(u, spec, run, args)
-	if v.Denied == acl.Allowed {
-		return ""
-	}
-	c.logDenial(u, v, spec, run, args)
-	return noPermReply(v, spec, run)
+	return u
 }
 
 // memoryRefusal is the OOM reply a command gets while the node is over

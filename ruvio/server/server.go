@@ -151,7 +151,13 @@ func New(cfg *config.Config, log *slog.Logger) (*Server, error) {
 	s.applyReadLimits(cfg)
 	reg := acl.NewRegistry(tableCatalog{s.table}, cfg.Auth)
 	for _, u := range cfg.Users {
-		rules := []string{"reset", "on"}
+		// A configured user is new, as redis.conf's are: no "reset",
+		// which would show sanitize-payload in ACL LIST. The default
+		// user exists already and is set up afresh.
+		rules := []string{"on"}
+		if u.Name == "default" {
+			rules = []string{"reset", "on"}
+		}
 		if u.Password != "" {
 			rules = append(rules, ">"+u.Password)
 		} else {

@@ -3,6 +3,7 @@ package server
 import (
 	"time"
 
+	"github.com/ruvio/ruvio/ruvio/acl"
 	"github.com/ruvio/ruvio/ruvio/command"
 	"github.com/ruvio/ruvio/ruvio/shard"
 )
@@ -190,9 +191,19 @@ func (c *conn) execOne(q [][]byte, appendOps func(), txnOps map[*shard.Shard][][
 		c.cmdFailed = execFailed
 		c.logSlow(spec, q, took)
 	}()
-	// Checks that depend on state at run time still apply: memory,
-	// and the write gates, which may have closed since MULTI. The shards
-	// are locked, so memory is checked without evicting.
+	// Checks that depend on state at run time still apply: the user's
+	// rules, which ACL SETUSER may have changed since the command was
+	// queued (as Redis checks them again), memory, and the write gates,
+	// which may have closed since MULTI. The shards are locked, so memory
+	// is checked without evicting.
+	c.aclCtx = acl.ContextMulti
+	v := c.aclCheck(spec, run, q)
+	c.aclCtx = ""
+	if v.Denied != acl.Allowed {
+		c.w.Error("NOPERM ACLs rules changed between the moment the transaction was accumulated and the EXEC call. " +
+			"This command is no longer allowed for the following reason: " + execACLReason(v.Denied))
+		return
+	}
 	if msg := c.srv.checkMemoryLocked(run); msg != "" {
 		c.w.Error(msg)
 		return
@@ -366,4 +377,16 @@ func (c *conn) unwatchAllLocked() {
 		w.shard.DB().Unwatch(w.token)
 	}
 	c.watches = nil
+}
+
+// execACLReason is why EXEC refuses a queued command its user may no
+// longer run, in Redis 7.0's words.
+func execACLReason(d acl.Denial) string {
+	switch d {
+	case acl.DeniedKey:
+		return "no permission to touch the specified keys"
+	case acl.DeniedChannel:
+		return "no permission to access one of the channels used as arguments"
+	}
+	return "no permission to execute the command or subcommand"
 }
