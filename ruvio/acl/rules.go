@@ -3,6 +3,8 @@ package acl
 import (
 	"errors"
 	"strings"
+
+	"github.com/ruvio/ruvio/ruvio/resp"
 )
 
 // Reasons ACL SETUSER gives for rejecting a modifier, in Redis 7's words.
@@ -246,114 +248,21 @@ func mergeSelectors(rules []string) ([]string, error) {
 }
 
 // splitSelectorArgs splits the text between a selector's parentheses into
-// modifiers the way Redis does (its sdssplitargs): on whitespace, with
-// "double quotes" taking \n, \r, \t, \b, \a, \xHH and other backslash
-// escapes, and 'single quotes' taking \'. A closing quote must end the
-// word; unbalanced or misplaced quotes make the whole text no modifiers
-// at all, which Redis then takes as an empty selector.
+// modifiers the way Redis does (its sdssplitargs, which resp.SplitArgs
+// follows): on whitespace, with "double quotes" taking \n, \r, \t, \b,
+// \a, \xHH and other backslash escapes, and 'single quotes' taking \'.
+// Unbalanced or misplaced quotes make the whole text no modifiers at all,
+// which Redis then takes as an empty selector.
 func splitSelectorArgs(s string) []string {
-	var out []string
-	i := 0
-	for {
-		for i < len(s) && isSplitSpace(s[i]) {
-			i++
-		}
-		if i == len(s) {
-			return out
-		}
-		var word []byte
-		inDQ, inSQ := false, false
-		for done := false; !done; {
-			switch {
-			case inDQ:
-				switch {
-				case i == len(s):
-					return nil // unterminated quotes
-				case s[i] == '\\' && i+3 < len(s) && s[i+1] == 'x' && isHex(s[i+2]) && isHex(s[i+3]):
-					word = append(word, unhex(s[i+2])<<4|unhex(s[i+3]))
-					i += 3
-				case s[i] == '\\' && i+1 < len(s):
-					i++
-					switch s[i] {
-					case 'n':
-						word = append(word, '\n')
-					case 'r':
-						word = append(word, '\r')
-					case 't':
-						word = append(word, '\t')
-					case 'b':
-						word = append(word, '\b')
-					case 'a':
-						word = append(word, '\a')
-					default:
-						word = append(word, s[i])
-					}
-				case s[i] == '"':
-					// The closing quote must be followed by a space or
-					// nothing.
-					if i+1 < len(s) && !isSplitSpace(s[i+1]) {
-						return nil
-					}
-					done = true
-				default:
-					word = append(word, s[i])
-				}
-			case inSQ:
-				switch {
-				case i == len(s):
-					return nil
-				case s[i] == '\\' && i+1 < len(s) && s[i+1] == '\'':
-					i++
-					word = append(word, '\'')
-				case s[i] == '\'':
-					if i+1 < len(s) && !isSplitSpace(s[i+1]) {
-						return nil
-					}
-					done = true
-				default:
-					word = append(word, s[i])
-				}
-			default:
-				switch {
-				case i == len(s) || s[i] == ' ' || s[i] == '\n' || s[i] == '\r' || s[i] == '\t':
-					// Redis ends an unquoted word on these only; other
-					// white space stays in it (and fails the pattern
-					// checks later).
-					done = true
-				case s[i] == '"':
-					inDQ = true
-				case s[i] == '\'':
-					inSQ = true
-				default:
-					word = append(word, s[i])
-				}
-			}
-			if i < len(s) {
-				i++
-			}
-		}
-		out = append(out, string(word))
+	parts, err := resp.SplitArgs([]byte(s))
+	if err != nil {
+		return nil
 	}
-}
-
-// isSplitSpace is C's isspace, which Redis's argument splitting uses.
-func isSplitSpace(c byte) bool {
-	return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\v' || c == '\f'
-}
-
-func isHex(c byte) bool {
-	return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F')
-}
-
-func unhex(c byte) byte {
-	switch {
-	case c >= '0' && c <= '9':
-		return c - '0'
-	case c >= 'a' && c <= 'f':
-		return c - 'a' + 10
-	default:
-		return c - 'A' + 10
+	out := make([]string, len(parts))
+	for i, p := range parts {
+		out[i] = string(p)
 	}
+	return out
 }
 
 func (u *User) addPassword(h string) {

@@ -42,12 +42,7 @@ func sameACLReplies(t *testing.T, proto, conns int, cases []aclCase) {
 	s := startServer(t, nil)
 	ru := client(t, s, 0, func(o *redis.Options) { o.Protocol = proto })
 	ctx := context.Background()
-	var rc, uc []*redis.Conn
-	for range conns {
-		a, b := r.Conn(), ru.Conn()
-		t.Cleanup(func() { a.Close(); b.Close() })
-		rc, uc = append(rc, a), append(uc, b)
-	}
+	rc, uc := pairedConns(t, r, ru, conns)
 	for i, c := range cases {
 		wv, we := rc[c.conn].Do(ctx, c.cmd...).Result()
 		gv, ge := uc[c.conn].Do(ctx, c.cmd...).Result()

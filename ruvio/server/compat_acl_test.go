@@ -19,12 +19,7 @@ func sameOnOneConnection(t *testing.T, conns int, steps []aclStep) {
 	s := startServer(t, nil)
 	ru := client(t, s, 0)
 	ctx := context.Background()
-	var rc, uc []*redis.Conn
-	for range conns {
-		a, b := r.Conn(), ru.Conn()
-		t.Cleanup(func() { a.Close(); b.Close() })
-		rc, uc = append(rc, a), append(uc, b)
-	}
+	rc, uc := pairedConns(t, r, ru, conns)
 	for _, st := range steps {
 		wv, we := rc[st.conn].Do(ctx, st.cmd...).Result()
 		gv, ge := uc[st.conn].Do(ctx, st.cmd...).Result()
@@ -167,4 +162,16 @@ func TestScriptsWithoutGoodReplicasMatchRedis(t *testing.T) {
 		on(0, "CONFIG", "SET", "min-replicas-to-write", "0"),
 		on(0, "GET", "x"),
 	})
+}
+
+// pairedConns opens n connections to each server, the i-th of one side
+// paired with the i-th of the other, for steps that say which connection
+// sends them.
+func pairedConns(t *testing.T, r, ru *redis.Client, n int) (rc, uc []*redis.Conn) {
+	for range n {
+		a, b := r.Conn(), ru.Conn()
+		t.Cleanup(func() { a.Close(); b.Close() })
+		rc, uc = append(rc, a), append(uc, b)
+	}
+	return rc, uc
 }
