@@ -186,18 +186,51 @@ func cmdDebug(c *conn, args [][]byte) {
 // profile writes a final snapshot unless NOSAVE. ABORT has nothing to
 // abort.
 func cmdShutdown(c *conn, args [][]byte) {
+	var nosave, save, force, now, abort bool
 	for _, a := range args[1:] {
 		switch {
 		case command.Eq(a, "nosave"):
-			c.srv.noSave.Store(true)
-		case command.Eq(a, "save"), command.Eq(a, "now"), command.Eq(a, "force"):
+			nosave = true
+		case command.Eq(a, "save"):
+			save = true
+		case command.Eq(a, "now"):
+			now = true
+		case command.Eq(a, "force"):
+			force = true
 		case command.Eq(a, "abort"):
-			c.w.Error("ERR No shutdown in progress.")
-			return
+			abort = true
 		default:
 			c.w.Error(command.ErrSyntax)
 			return
 		}
+	}
+	// As Redis: ABORT takes no other flag, SAVE and NOSAVE exclude each
+	// other, and a SHUTDOWN refused changes nothing.
+	if (abort && (nosave || save || force || now)) || (nosave && save) {
+		c.w.Error(command.ErrSyntax)
+		return
+	}
+	if abort {
+		c.w.Error("ERR No shutdown in progress.")
+		return
+	}
+	if !nosave {
+		// A script past busy-reply-threshold lets only SHUTDOWN NOSAVE
+		// through, as in Redis.
+		if busy := c.srv.busyRuns(); len(busy) > 0 {
+			c.w.Error(busy[0].busyError())
+			return
+		}
+	}
+	if save && !force && c.srv.Config().Durability == config.DurabilityMemory {
+		// Redis refuses to stop when it cannot save as asked; FORCE
+		// stops anyway.
+		c.srv.log.Warn("SHUTDOWN SAVE refused: durability memory keeps no files", "client", c.id)
+		c.w.Error("ERR Errors trying to SHUTDOWN. Check logs.")
+		return
+	}
+	if nosave {
+		c.srv.noSave.Store(true)
 	}
 	c.srv.log.Info("SHUTDOWN requested", "client", c.id, "addr", c.raddr.String())
 	c.closeAfter = true

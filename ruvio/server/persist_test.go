@@ -2,6 +2,7 @@ package server
 
 import (
 	"context"
+	"fmt"
 	"path/filepath"
 	"strconv"
 	"testing"
@@ -131,5 +132,37 @@ func TestFlushAllSavesInTheSnapshotProfile(t *testing.T) {
 	rc := client(t, r, 0)
 	if got := rc.Keys(ctx, "*").Val(); len(got) != 1 || got[0] != "c" {
 		t.Fatalf("after the restart: keys %q, want only c (FLUSHALL saved, FLUSHDB did not)", got)
+	}
+}
+
+// A SHUTDOWN refused (a syntax error, ABORT with nothing to abort, SAVE
+// with NOSAVE) answers as Redis and changes nothing: the node keeps
+// serving, and a NOSAVE in a refused SHUTDOWN does not make the next one
+// skip the snapshot profile's final snapshot.
+func TestRefusedShutdownChangesNothing(t *testing.T) {
+	dir := t.TempDir()
+	edit := func(c *config.Config) { c.DataDir = dir; c.Durability = config.DurabilitySnapshot; c.Save = "" }
+	r := startRedis(t, 2)
+	s := startServer(t, edit)
+	ctx := context.Background()
+	c := client(t, s, 0)
+	c.Set(ctx, "k", "v", 0)
+	for _, cmd := range [][]any{
+		{"SHUTDOWN", "NOSAVE", "FOO"}, {"SHUTDOWN", "SAVE", "NOSAVE"}, {"SHUTDOWN", "NOSAVE", "ABORT"},
+		{"SHUTDOWN", "ABORT", "NOW"}, {"SHUTDOWN", "ABORT"}, {"SHUTDOWN", "ABORT", "ABORT"},
+	} {
+		want, got := fmt.Sprint(r.Do(ctx, cmd...).Err()), fmt.Sprint(c.Do(ctx, cmd...).Err())
+		if want != got {
+			t.Errorf("%q: redis %s, ruvio %s", cmd, want, got)
+		}
+	}
+	if err := c.Ping(ctx).Err(); err != nil {
+		t.Fatalf("after the refused SHUTDOWNs: %v", err)
+	}
+	c.Do(ctx, "SHUTDOWN")
+	<-s.Done()
+	rc := client(t, startServer(t, edit), 0)
+	if got := rc.Get(ctx, "k").Val(); got != "v" {
+		t.Fatalf("after SHUTDOWN: k = %q: the final snapshot was skipped", got)
 	}
 }
