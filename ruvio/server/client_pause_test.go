@@ -7,6 +7,8 @@ import (
 	"time"
 
 	"github.com/redis/go-redis/v9"
+
+	"github.com/ruvio/ruvio/internal/poll"
 )
 
 // bothAddrs returns the address of a redis-server and of a ruvio node.
@@ -61,10 +63,18 @@ func TestClientPauseWriteHoldsWritesOnly(t *testing.T) {
 		c := client(t, s, 0)
 		go func() { done <- c.Do(ctx, cmd...).Err() }()
 	}
+	// Held clients count as blocked, as Redis counts them (its pause
+	// tests wait for this count).
+	poll.Until(t, 10*time.Second, "the held clients in blocked_clients", func() bool {
+		return infoField(t, admin, "clients", "blocked_clients") == int64(len(held))
+	})
+	if n := strings.Count(admin.ClientList(ctx).Val(), "flags=b"); n != len(held) {
+		t.Errorf("CLIENT LIST shows %d clients with flags=b, want %d", n, len(held))
+	}
 	select {
 	case err := <-done:
 		t.Fatalf("a write or may-replicate command ran under a pause: %v", err)
-	case <-time.After(200 * time.Millisecond):
+	default:
 	}
 	admin.Do(ctx, "CLIENT", "UNPAUSE")
 	for range held {

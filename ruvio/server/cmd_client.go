@@ -123,6 +123,8 @@ func (c *conn) waitPause(run *command.Spec, queueing bool) (held, runs bool) {
 	}
 	closed := c.watchClose()
 	defer closed.end(c)
+	c.paused.Store(true)
+	defer c.paused.Store(false)
 	return true, c.srv.pause.Wait(write, closed.gone, c.srv.tickStop)
 }
 

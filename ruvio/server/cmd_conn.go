@@ -338,14 +338,14 @@ func writeHelp(c *conn, cmd string, lines ...string) {
 	c.w.Simple("    Prints this help.")
 }
 
-// blockedClients counts the clients waiting in a blocking command
-// (INFO's blocked_clients).
+// blockedClients counts the clients waiting in a blocking command or
+// held by CLIENT PAUSE (INFO's blocked_clients), as Redis counts them.
 func (s *Server) blockedClients() int {
 	s.clientsMu.Lock()
 	defer s.clientsMu.Unlock()
 	n := 0
 	for _, c := range s.clients {
-		if c.blocked.Load() {
+		if c.blocked.Load() || c.paused.Load() {
 			n++
 		}
 	}

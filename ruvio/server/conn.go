@@ -87,6 +87,9 @@ type conn struct {
 	// blocked is set while the client waits in a blocking command, which
 	// CLIENT UNBLOCK then wakes through unblock with a reason.
 	blocked atomic.Bool
+	// paused is set while CLIENT PAUSE holds the client's command: Redis
+	// counts such a client blocked (INFO blocked_clients, CLIENT LIST b).
+	paused  atomic.Bool
 	unblock chan int
 	// wake is signalled by writes to the keys a blocking command waits
 	// for; they are registered under the shard lock of the run that found
@@ -487,7 +490,7 @@ func (c *conn) flagsString() string {
 	if c.sub.Active() {
 		b.WriteByte('P')
 	}
-	if c.blocked.Load() {
+	if c.blocked.Load() || c.paused.Load() {
 		b.WriteByte('b')
 	}
 	b.Write(c.trackFlags(nil))
