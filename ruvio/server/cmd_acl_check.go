@@ -135,13 +135,14 @@ func noPermReply(v acl.Verdict, spec, run *command.Spec) string {
 	return acl.ErrNoPermCommand(spec.Name, subName(spec, run))
 }
 
-// aclContext names where a denied command came from, for ACL LOG: a
-// script's command or EXEC's check (aclCtx), a command queued while a
-// transaction is open, or one the client sent.
-func (c *conn) aclContext() string {
+// aclContext names where a denied command came from, for ACL LOG: from,
+// when the check runs on someone's behalf (a script's command, EXEC's
+// check), else a command queued while a transaction is open, or one the
+// client sent.
+func (c *conn) aclContext(from string) string {
 	switch {
-	case c.aclCtx != "":
-		return c.aclCtx
+	case from != "":
+		return from
 	case c.multi:
 		return acl.ContextMulti
 	}
@@ -149,15 +150,16 @@ func (c *conn) aclContext() string {
 }
 
 // logDenial records in the ACL log that user u was refused args (spec,
-// run) for v. It runs only on a denial.
-func (c *conn) logDenial(u *acl.User, v acl.Verdict, spec, run *command.Spec, args [][]byte) {
+// run) for v, checked on behalf of from (aclContext). It runs only on a
+// denial.
+func (c *conn) logDenial(u *acl.User, v acl.Verdict, spec, run *command.Spec, args [][]byte, from string) {
 	object := run.Name
 	if v.Denied == acl.DeniedKey || v.Denied == acl.DeniedChannel {
 		object = string(args[v.Pos])
 	}
 	c.srv.addACLLog(acl.LogEntry{
 		Reason:   v.Denied,
-		Context:  c.aclContext(),
+		Context:  c.aclContext(from),
 		Object:   object,
 		Username: u.Name(),
 	}, c)

@@ -146,9 +146,7 @@ func (b *scriptBridge) exec(argv [][]byte) {
 	}
 	if !b.idem {
 		// IDEM checked the rights to its command itself.
-		c.aclCtx = acl.ContextLua
-		v := c.aclCheck(spec, run, argv)
-		c.aclCtx = ""
+		v := c.aclCheck(spec, run, argv, acl.ContextLua)
 		if msg := scriptACLError(v.Denied); msg != "" {
 			b.w.Error(msg)
 			return

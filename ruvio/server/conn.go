@@ -68,9 +68,6 @@ type conn struct {
 	closed        atomic.Bool
 	closeAfter    bool // QUIT: close once the reply is sent
 	cmdFailed     bool // the running command answered an error (noteError)
-	// aclCtx, when set, is where the ACL check running now comes from,
-	// for ACL LOG: a script's command (lua) or EXEC's check (multi).
-	aclCtx string
 
 	// lastSpec is the command table's entry for the last command's name,
 	// which the next command's name is compared with first (execute);

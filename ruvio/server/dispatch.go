@@ -173,16 +173,17 @@ func isTxnControl(name string) bool {
 // command or touch its keys or channels, and records the denial in the
 // ACL log (ACL LOG); "" when the command may run.
 func (c *conn) checkACL(spec, run *command.Spec, args [][]byte) string {
-	v := c.aclCheck(spec, run, args)
+	v := c.aclCheck(spec, run, args, "")
 	if v.Denied == acl.Allowed {
 		return ""
 	}
 	return noPermReply(v, spec, run)
 }
 
-// aclCheck is checkACL's verdict, the denial recorded in the ACL log. The
-// check itself is aclVerdict, which ACL DRYRUN shares.
-func (c *conn) aclCheck(spec, run *command.Spec, args [][]byte) acl.Verdict {
+// aclCheck is checkACL's verdict, the denial recorded in the ACL log
+// with the context from (aclContext: "" for the client's own command).
+// The check itself is aclVerdict, which ACL DRYRUN shares.
+func (c *conn) aclCheck(spec, run *command.Spec, args [][]byte, from string) acl.Verdict {
 	u := c.aclUser()
 	if u == nil {
 		// Not authenticated: only NoAuth commands got here.
@@ -190,7 +191,7 @@ func (c *conn) aclCheck(spec, run *command.Spec, args [][]byte) acl.Verdict {
 	}
 	v := aclVerdict(u, spec, run, args)
 	if v.Denied != acl.Allowed {
-		c.logDenial(u, v, spec, run, args)
+		c.logDenial(u, v, spec, run, args, from)
 	}
 	return v
 }

@@ -196,9 +196,7 @@ func (c *conn) execOne(q [][]byte, appendOps func(), txnOps map[*shard.Shard][][
 	// queued (as Redis checks them again), memory, and the write gates,
 	// which may have closed since MULTI. The shards are locked, so memory
 	// is checked without evicting.
-	c.aclCtx = acl.ContextMulti
-	v := c.aclCheck(spec, run, q)
-	c.aclCtx = ""
+	v := c.aclCheck(spec, run, q, acl.ContextMulti)
 	if v.Denied != acl.Allowed {
 		c.w.Error("NOPERM ACLs rules changed between the moment the transaction was accumulated and the EXEC call. " +
 			"This command is no longer allowed for the following reason: " + execACLReason(v.Denied))

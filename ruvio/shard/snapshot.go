@@ -52,7 +52,7 @@ func (sh *Shard) ChangesSinceSave() int64 { return sh.changes() - sh.changesAtSa
 // outcome.
 func (sh *Shard) StartSnapshot(done chan<- error) error {
 	if sh.dir == "" {
-		return errors.New("ERR durability memory keeps no files: nothing to save to")
+		return errNoFiles
 	}
 	if !sh.saving.CompareAndSwap(false, true) {
 		return ErrSaveInProgress
@@ -61,12 +61,15 @@ func (sh *Shard) StartSnapshot(done chan<- error) error {
 	return nil
 }
 
+// errNoFiles refuses a snapshot of a shard that keeps no files.
+var errNoFiles = errors.New("ERR durability memory keeps no files: nothing to save to")
+
 // SnapshotNow is StartSnapshot that first waits for a snapshot in
 // progress instead of refusing: that one holds an earlier state, and the
 // caller needs the state now on disk (FLUSHALL's save).
 func (sh *Shard) SnapshotNow(done chan<- error) error {
 	if sh.dir == "" {
-		return errors.New("ERR durability memory keeps no files: nothing to save to")
+		return errNoFiles
 	}
 	sh.holdSnapshots(nil)
 	sh.snapshotHeld(done)
