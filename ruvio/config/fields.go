@@ -6,6 +6,8 @@ import (
 	"math"
 	"strconv"
 	"strings"
+
+	"github.com/ruvio/ruvio/ruvio/resp"
 )
 
 // field describes one scalar key. The fields table is the one place that
@@ -136,10 +138,11 @@ var fields = []field{
 	// client allowed to run CONFIG.
 	stringField("replication.password", "", func(c *Config) *string { return &c.Replication.Password }, false),
 	addrField("replication.announce", "replication-announce", func(c *Config) *string { return &c.Replication.Announce }, false),
-	// Redis's name and minimum, and settable as in Redis; like every
-	// settable key it takes effect where the server reads it from the
-	// current Config.
-	bytesField("replication.backlog_bytes", "repl-backlog-size", func(c *Config) *int64 { return &c.Replication.BacklogBytes }, 16*KB).settable(),
+	// Redis's name, range and floor (a size below 16 KB reads as 16 KB),
+	// and settable as in Redis; like every settable key it takes effect
+	// where the server reads it from the current Config.
+	bytesField("replication.backlog_bytes", "repl-backlog-size", func(c *Config) *int64 { return &c.Replication.BacklogBytes }, 1).
+		floored(func(c *Config) *int64 { return &c.Replication.BacklogBytes }, 16*KB).settable(),
 	// The replication listener and the replica's dial on TLS; Redis's
 	// tls-replication. Fixed at start like the listener.
 	boolField("replication.tls", "replication-tls", func(c *Config) *bool { return &c.Replication.TLS }).alias("tls-replication"),
@@ -180,6 +183,27 @@ func (f field) clamped(p func(*Config) *int, lo, hi int) field {
 	}
 	return f
 }
+
+// floored makes a size of f from 1 up to floor read as floor, as Redis
+// keeps repl-backlog-size at 16 KB or more; 0 and below stay, for check
+// to refuse.
+func (f field) floored(p func(*Config) *int64, floor int64) field {
+	parse := f.parse
+	f.parse = func(c *Config, s string) error {
+		if err := parse(c, s); err != nil {
+			return err
+		}
+		if n := *p(c); n > 0 && n < floor {
+			*p(c) = floor
+		}
+		return nil
+	}
+	return f
+}
+
+// parseInt reads an integer parameter as Redis reads one (string2ll): an
+// optional '-' and digits, without '+', spaces or leading zeros.
+func parseInt(s string) (int64, bool) { return resp.ParseInt([]byte(s)) }
 
 // alias adds CONFIG GET/SET names for f.
 func (f field) alias(names ...string) field {
@@ -260,11 +284,11 @@ func intField(key, param string, p func(*Config) *int, lo, hi int64) field {
 	f := field{key: key, param: param}
 	f.get = func(c *Config) string { return strconv.Itoa(*p(c)) }
 	f.parse = func(c *Config, s string) error {
-		n, err := strconv.Atoi(s)
-		if err != nil {
+		n, ok := parseInt(s)
+		if !ok {
 			return errNotInt
 		}
-		*p(c) = n
+		*p(c) = int(n)
 		return nil
 	}
 	f.check = func(c *Config) string { return rangeProblem(int64(*p(c)), lo, hi) }

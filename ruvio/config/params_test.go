@@ -31,6 +31,11 @@ func TestSetParam(t *testing.T) {
 		{"hz", "100", "", "hz", "100"},
 		{"HZ", "x", fmt.Sprintf(failed, "HZ", "argument couldn't be parsed into an integer"), "", ""},
 		{"maxclients", "1.5", fmt.Sprintf(failed, "maxclients", "argument couldn't be parsed into an integer"), "", ""},
+		// Redis's string2ll: no '+', no leading zeros, no -0, no spaces.
+		{"maxclients", "+5", fmt.Sprintf(failed, "maxclients", "argument couldn't be parsed into an integer"), "", ""},
+		{"maxclients", "050", fmt.Sprintf(failed, "maxclients", "argument couldn't be parsed into an integer"), "", ""},
+		{"timeout", "-0", fmt.Sprintf(failed, "timeout", "argument couldn't be parsed into an integer"), "", ""},
+		{"timeout", "5 ", fmt.Sprintf(failed, "timeout", "argument couldn't be parsed into an integer"), "", ""},
 		{"maxclients", "0", fmt.Sprintf(failed, "maxclients", "argument must be between 1 and 4294967295 inclusive"), "", ""},
 		{"maxclients", "50", "", "maxclients", "50"},
 		{"timeout", "-1", fmt.Sprintf(failed, "timeout", "argument must be between 0 and 2147483647 inclusive"), "", ""},

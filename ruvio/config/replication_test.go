@@ -196,8 +196,11 @@ func TestValidateReplication(t *testing.T) {
 
 		// backlog_bytes
 		{"backlog 16kb", func(c *Config) { c.Replication.BacklogBytes = 16 * KB }, nil},
-		{"backlog below 16kb", func(c *Config) { c.Replication.BacklogBytes = 16*KB - 1 },
-			[]string{"replication.backlog_bytes = 16383: must be between 16384 and 9223372036854775807 inclusive"}},
+		// Redis's range starts at 1; the backlog itself never holds less
+		// than 16 KB.
+		{"backlog of one byte", func(c *Config) { c.Replication.BacklogBytes = 1 }, nil},
+		{"backlog of none", func(c *Config) { c.Replication.BacklogBytes = 0 },
+			[]string{"replication.backlog_bytes = 0: must be between 1 and 9223372036854775807 inclusive"}},
 
 		// min_replicas
 		{"min replicas", func(c *Config) { c.MinReplicasToWrite, c.MinReplicasMaxLag = 2, 0 }, nil},
@@ -209,7 +212,7 @@ func TestValidateReplication(t *testing.T) {
 		}, []string{
 			`replication.role = "Follower": must be one of the following: primary, replica (or "" for a standalone node)`,
 			`replication.announce = "x": must be host:port, such as "10.0.0.5:26379" or "[::1]:26379"`,
-			"replication.backlog_bytes = 0: must be between 16384 and 9223372036854775807 inclusive",
+			"replication.backlog_bytes = 0: must be between 1 and 9223372036854775807 inclusive",
 			fmt.Sprintf(needPassword, "0.0.0.0:26379"),
 		}},
 	}
@@ -312,7 +315,11 @@ func TestSetParamReplication(t *testing.T) {
 		{"min-replicas-max-lag", "30", "", "30"},
 		{"min-replicas-max-lag", "-5", fmt.Sprintf(failed, "min-replicas-max-lag", "argument must be between 0 and 2147483647 inclusive"), ""},
 		{"repl-backlog-size", "1mb", "", "1048576"},
-		{"repl-backlog-size", "1kb", fmt.Sprintf(failed, "repl-backlog-size", "argument must be between 16384 and 9223372036854775807 inclusive"), ""},
+		// As Redis: a size below 16 KB reads as 16 KB, and 0 is out of
+		// range.
+		{"repl-backlog-size", "1kb", "", "16384"},
+		{"repl-backlog-size", "16385", "", "16385"},
+		{"repl-backlog-size", "0", fmt.Sprintf(failed, "repl-backlog-size", "argument must be between 1 and 9223372036854775807 inclusive"), ""},
 		{"replication-listen", "0.0.0.0:26379", fmt.Sprintf(failed, "replication-listen", "can't set immutable config"), ""},
 		{"replication-role", "primary", fmt.Sprintf(failed, "replication-role", "can't set immutable config"), ""},
 		{"replication-primary", "10.0.0.5:26379", fmt.Sprintf(failed, "replication-primary", "can't set immutable config"), ""},

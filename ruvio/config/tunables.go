@@ -155,8 +155,10 @@ func tunableParams() []Param {
 				if err != nil || n < 0 {
 					return errors.New("argument " + errNotMemory.Error())
 				}
-			} else if n, err = strconv.ParseInt(value, 10, 64); err != nil {
+			} else if v, ok := parseInt(value); !ok {
 				return errors.New("argument " + errNotInt.Error())
+			} else {
+				n = v
 			}
 			if n < tu.lo || n > tu.hi {
 				return fmt.Errorf("argument must be between %d and %d inclusive", tu.lo, tu.hi)

@@ -75,6 +75,13 @@ func TestConfigSetRangeErrorsLikeRedis(t *testing.T) {
 		{"min-replicas-to-write", "-1"}, {"min-replicas-to-write", "2147483648"},
 		{"min-replicas-max-lag", "-1"}, {"min-replicas-max-lag", "2147483648"},
 		{"busy-reply-threshold", "-1"}, {"lua-time-limit", "-1"},
+		// Integers are read as Redis reads them: no sign but '-', no
+		// spaces, no leading zeros; sizes and a few tunables alike.
+		{"maxmemory-samples", "+5"}, {"maxmemory-samples", "05"}, {"maxmemory-samples", "-0"},
+		{"maxmemory-samples", " 5"}, {"hz", "+10"}, {"maxclients", "+5"}, {"lfu-log-factor", "010"},
+		{"slowlog-log-slower-than", "+1"}, {"slowlog-max-len", "00"}, {"latency-monitor-threshold", "+0"},
+		// repl-backlog-size starts at 1, and reads below 16 KB as 16 KB.
+		{"repl-backlog-size", "0"}, {"repl-backlog-size", "-1"},
 	} {
 		steps = append(steps, do("CONFIG", "SET", p[0], p[1]))
 	}
@@ -86,6 +93,9 @@ func TestConfigSetRangeErrorsLikeRedis(t *testing.T) {
 		do("CONFIG", "SET", "proto-max-bulk-len", "512mb"),
 		do("CONFIG", "SET", "timeout", "2147483647"), do("CONFIG", "GET", "timeout"), do("CONFIG", "SET", "timeout", "0"),
 		do("CONFIG", "SET", "maxclients", "1"), do("CONFIG", "GET", "maxclients"), do("CONFIG", "SET", "maxclients", "10000"),
+		do("CONFIG", "SET", "repl-backlog-size", "100"), do("CONFIG", "GET", "repl-backlog-size"),
+		do("CONFIG", "SET", "repl-backlog-size", "16385"), do("CONFIG", "GET", "repl-backlog-size"),
+		do("CONFIG", "SET", "repl-backlog-size", "1"), do("CONFIG", "GET", "repl-backlog-size"),
 	)
 	compareSteps(t, 2, steps)
 }
