@@ -5,7 +5,6 @@ import (
 	"encoding/hex"
 	"strconv"
 	"strings"
-	"time"
 
 	"github.com/ruvio/ruvio/ruvio/clock"
 	"github.com/ruvio/ruvio/ruvio/command"
@@ -150,36 +149,6 @@ func cmdTime(c *conn, args [][]byte) {
 	c.w.Array(2)
 	c.w.BulkString(strconv.FormatInt(now.Unix(), 10))
 	c.w.BulkString(strconv.FormatInt(int64(now.Nanosecond()/1000), 10))
-}
-
-func cmdDebug(c *conn, args [][]byte) {
-	if !c.srv.Config().EnableDebugCommand {
-		c.w.Error("ERR DEBUG command not allowed. If the enable-debug-command option is set to \"local\", you can run it from a local connection, otherwise you need to set this option in the configuration file, and then restart the server.")
-		return
-	}
-	switch {
-	case command.Eq(args[1], "sleep") && len(args) == 3:
-		secs, ok := command.ParseFloat(args[2])
-		if !ok || secs < 0 {
-			c.w.Error(command.ErrNotFloat)
-			return
-		}
-		time.Sleep(time.Duration(secs * float64(time.Second)))
-		c.w.OK()
-	case command.Eq(args[1], "set-active-expire") && len(args) == 3:
-		// Redis reads the flag with atoi: any text, non-zero enables.
-		off := atoi(args[2]) == 0
-		if !c.withEveryShard(func(sh *shard.Shard) { sh.DB().ActiveExpireOff = off }) {
-			return
-		}
-		c.w.OK()
-	case command.Eq(args[1], "help"):
-		writeHelp(c, "DEBUG", "SLEEP <seconds>", "    Stop the server for <seconds>. Decimals allowed.",
-			"SET-ACTIVE-EXPIRE <0|1>",
-			"    Setting it to 0 disables expiring keys in background when they are not accessed (otherwise the Redis behavior). Setting it to 1 reenables back the default.")
-	default:
-		c.w.Error("ERR unknown subcommand or wrong number of arguments for '" + string(args[1]) + "'. Try DEBUG HELP.")
-	}
 }
 
 // cmdShutdown stops the node: the log is synced and closed; the snapshot

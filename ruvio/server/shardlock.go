@@ -105,6 +105,16 @@ func (c *conn) withShard(sh *shard.Shard, fn func()) bool {
 // held at once (EXEC's, or taken here), so a command that changes every
 // shard changes all of them or, answering BUSY and returning false, none.
 func (c *conn) withEveryShard(fn func(sh *shard.Shard)) bool {
+	return c.withAllShards(func() {
+		for _, sh := range c.srv.shards {
+			fn(sh)
+		}
+	})
+}
+
+// withAllShards runs fn once with every shard's lock held, as
+// withEveryShard does.
+func (c *conn) withAllShards(fn func()) bool {
 	var take []*shard.Shard
 	for _, sh := range c.srv.shards {
 		if !heldBy(c.locked, sh) {
@@ -115,9 +125,7 @@ func (c *conn) withEveryShard(fn func(sh *shard.Shard)) bool {
 		c.fail(msg)
 		return false
 	}
-	for _, sh := range c.srv.shards {
-		fn(sh)
-	}
+	fn()
 	for _, sh := range take {
 		sh.PublishNotesLocked()
 		sh.Unlock()
