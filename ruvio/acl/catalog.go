@@ -16,8 +16,13 @@ type CommandInfo struct {
 	// Categories) are ignored.
 	Categories []string
 	// Subcommands are the lower-case subcommand names, e.g. "get" for
-	// CONFIG GET. Subcommands inherit the categories of their command.
+	// CONFIG GET.
 	Subcommands []string
+	// SubCategories are each subcommand's own categories, by name. As in
+	// Redis, a category rule reaches a subcommand through its own
+	// categories, or through its container's, which cover every
+	// subcommand.
+	SubCategories map[string][]string
 }
 
 // Catalog gives the package access to the command table without importing
@@ -64,6 +69,8 @@ type command struct {
 	// container command, whose permission is decided per subcommand.
 	subs     map[string]int
 	subNames []string
+	// subCats are the categories of subNames[i] itself.
+	subCats []uint32
 }
 
 // index is an immutable snapshot of a Catalog, numbering every command and
@@ -92,21 +99,22 @@ func buildIndex(cat Catalog) *index {
 		if name == "" || strings.ContainsAny(name, " |") || idx.cmds[name] != nil {
 			continue
 		}
-		c := &command{name: name}
-		for _, cn := range ci.Categories {
-			if bit, ok := categoryBit(strings.TrimPrefix(strings.ToLower(cn), "@")); ok {
-				c.cats |= bit
-			}
-		}
+		c := &command{name: name, cats: categoryMask(ci.Categories)}
+		subCats := map[string]uint32{}
 		for _, s := range ci.Subcommands {
+			cats := ci.SubCategories[s]
 			// Tolerate tables that spell subcommands as "config|get".
 			s = strings.TrimPrefix(strings.ToLower(s), name+"|")
 			if s == "" || strings.ContainsAny(s, " |") || containsString(c.subNames, s) {
 				continue
 			}
 			c.subNames = append(c.subNames, s)
+			subCats[s] = categoryMask(cats)
 		}
 		sort.Strings(c.subNames)
+		for _, s := range c.subNames {
+			c.subCats = append(c.subCats, subCats[s])
+		}
 		idx.cmds[name] = c
 		idx.sorted = append(idx.sorted, c)
 	}
@@ -127,7 +135,12 @@ func buildIndex(cat Catalog) *index {
 		sig.WriteByte(':')
 		sig.WriteString(strconv.FormatUint(uint64(c.cats), 16))
 		sig.WriteByte(':')
-		sig.WriteString(strings.Join(c.subNames, ","))
+		for i, s := range c.subNames {
+			sig.WriteString(s)
+			sig.WriteByte('=')
+			sig.WriteString(strconv.FormatUint(uint64(c.subCats[i]), 16))
+			sig.WriteByte(',')
+		}
 		sig.WriteByte('\n')
 	}
 	idx.sig = sig.String()
@@ -135,19 +148,33 @@ func buildIndex(cat Catalog) *index {
 }
 
 // commandsIn lists the commands of a category the way ACL CAT <category>
-// does in Redis 7: containers and each of their subcommands as "cmd|sub".
+// does in Redis 7: each command, container or subcommand ("cmd|sub"),
+// whose own categories hold it.
 func (idx *index) commandsIn(bit uint32) []string {
 	out := []string{}
 	for _, c := range idx.sorted {
-		if c.cats&bit == 0 {
-			continue
+		if c.cats&bit != 0 {
+			out = append(out, c.name)
 		}
-		out = append(out, c.name)
-		for _, s := range c.subNames {
-			out = append(out, c.name+"|"+s)
+		for i, s := range c.subNames {
+			if c.subCats[i]&bit != 0 {
+				out = append(out, c.name+"|"+s)
+			}
 		}
 	}
 	return out
+}
+
+// categoryMask is the mask of the ACL categories among names, which may
+// carry a leading '@'; other names are ignored.
+func categoryMask(names []string) uint32 {
+	var m uint32
+	for _, cn := range names {
+		if bit, ok := categoryBit(strings.TrimPrefix(strings.ToLower(cn), "@")); ok {
+			m |= bit
+		}
+	}
+	return m
 }
 
 func containsString(list []string, s string) bool {

@@ -16,12 +16,18 @@ func newFakeCatalog() *fakeCatalog {
 		{Name: "del", Categories: []string{"keyspace", "write", "slow"}},
 		{Name: "flushall", Categories: []string{"keyspace", "write", "slow", "dangerous"}},
 		{Name: "keys", Categories: []string{"keyspace", "read", "slow", "dangerous"}},
-		{Name: "config", Categories: []string{"admin", "slow", "dangerous"},
-			Subcommands: []string{"get", "set", "resetstat"}},
+		// As in Redis, CONFIG itself is only slow; its subcommands
+		// carry their categories.
+		{Name: "config", Categories: []string{"slow"},
+			Subcommands: []string{"get", "set", "resetstat"},
+			SubCategories: map[string][]string{"get": {"admin", "slow", "dangerous"},
+				"set": {"admin", "slow", "dangerous"}, "resetstat": {"admin", "slow", "dangerous"}}},
 		// "server" is not an ACL category; the package must ignore it.
 		{Name: "info", Categories: []string{"slow", "dangerous", "server"}},
 		{Name: "role", Categories: []string{"admin", "fast", "dangerous"}},
 		{Name: "replicaof", Categories: []string{"admin", "slow", "dangerous"}},
+		// A container of the category covers subcommands that have
+		// none of their own.
 		{Name: "ruvio", Categories: []string{"admin", "slow", "dangerous"},
 			Subcommands: []string{"status", "promote"}},
 		{Name: "ping", Categories: []string{"fast", "connection"}},

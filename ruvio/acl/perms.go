@@ -238,10 +238,18 @@ func (p *perms) compile(idx *index) {
 	for _, r := range p.cmdRules {
 		allow, name := r[0] == '+', r[1:]
 		if name[0] == '@' {
+			// As Redis's ACLSetSelectorCommandBitsForCategory: a
+			// container of the category changes whole, and each
+			// subcommand of it changes on its own.
 			bit, _ := categoryBit(name[1:])
 			for _, c := range idx.sorted {
 				if c.cats&bit != 0 {
 					change(c, allow)
+				}
+				for i, s := range c.subNames {
+					if c.subCats[i]&bit != 0 {
+						set(c.subs[s], allow)
+					}
 				}
 			}
 			continue

@@ -1,6 +1,7 @@
 package acl
 
 import (
+	"slices"
 	"strings"
 	"testing"
 
@@ -112,11 +113,15 @@ func (m *model) apply(rule string) {
 	}
 	allow, name := rule[0] == '+', rule[1:]
 	if cat, ok := strings.CutPrefix(name, "@"); ok {
+		// A container of the category changes whole; each
+		// subcommand of the category changes on its own.
 		for _, c := range m.cat.All() {
-			for _, cc := range c.Categories {
-				if cc == cat {
-					m.whole(c, allow)
-					break
+			if slices.Contains(c.Categories, cat) {
+				m.whole(c, allow)
+			}
+			for _, s := range c.Subcommands {
+				if slices.Contains(c.SubCategories[s], cat) {
+					m.allowed[c.Name+"|"+s] = allow
 				}
 			}
 		}

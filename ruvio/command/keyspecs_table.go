@@ -32,9 +32,10 @@ func AttachInfo(t *Table) {
 		}
 		in.ExtraFlags = removeWord(in.ExtraFlags, "noscript")
 		s.Info = in
-		if len(s.Subcommands) > 0 {
+		if len(s.Subcommands) > 0 && !s.ArityOK(1) {
 			// Redis gives a container no flags of its own: its
 			// subcommands carry them, and dispatch reads them there too.
+			// One that runs alone (COMMAND) keeps its own.
 			s.Flags = 0
 		}
 		for _, sub := range s.Subcommands {

@@ -79,7 +79,9 @@ var scriptServerCommands = map[string]bool{"ping": true, "echo": true, "time": t
 	"pubsub|channels": true, "pubsub|numsub": true, "pubsub|numpat": true, "pubsub|shardchannels": true,
 	"pubsub|shardnumsub": true, "pubsub|help": true, "cluster|keyslot": true, "cluster|myid": true,
 	"cluster|help": true, "cluster|info": true, "cluster|nodes": true, "cluster|shards": true, "cluster|slots": true,
-	"command": true, "slowlog|get": true, "slowlog|len": true, "slowlog|reset": true, "slowlog|help": true,
+	"command": true, "command|count": true, "command|docs": true, "command|getkeys": true,
+	"command|getkeysandflags": true, "command|help": true, "command|info": true, "command|list": true,
+	"slowlog|get": true, "slowlog|len": true, "slowlog|reset": true, "slowlog|help": true,
 	"memory|doctor": true, "memory|malloc-stats": true, "memory|purge": true, "memory|help": true,
 	"asking": true, "readonly": true, "readwrite": true,
 	"lastsave": true, "info": false, "memory|stats": false,
@@ -133,7 +135,7 @@ func (b *scriptBridge) exec(argv [][]byte) {
 		return
 	}
 	run := spec
-	if spec.Subcommands != nil && spec.ArityOK(len(argv)) {
+	if spec.Subcommands != nil && len(argv) > 1 && spec.ArityOK(len(argv)) {
 		if run = spec.LookupSub(argv[1]); run == nil {
 			b.w.Error("ERR Unknown Redis command called from script")
 			return

@@ -30,7 +30,8 @@ func (c *conn) execute(args [][]byte) {
 		c.lastSpec = spec
 	}
 	run := spec
-	if spec != nil && spec.Subcommands != nil && spec.ArityOK(len(args)) {
+	if spec != nil && spec.Subcommands != nil && len(args) > 1 && spec.ArityOK(len(args)) {
+		// A container alone (COMMAND) runs itself, as in Redis.
 		run = spec.LookupSub(args[1])
 	}
 	switch {

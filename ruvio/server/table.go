@@ -49,6 +49,19 @@ func container(name string, cats string, subs ...*command.Spec) *command.Spec {
 	return &command.Spec{Name: name, Arity: -2, Categories: strings.Fields(cats), Subcommands: subs}
 }
 
+// commandContainer is COMMAND: alone it describes every command, and its
+// subcommands, one handler for all, carry their own arities and
+// categories, as Redis's do.
+func commandContainer() *command.Spec {
+	sub := func(name string, arity int) *command.Spec {
+		return ext(name, arity, stale|load, "slow connection", cmdCommand)
+	}
+	c := container("command", "slow connection", sub("count", 2), sub("docs", -2), sub("getkeys", -4),
+		sub("getkeysandflags", -4), sub("help", 2), sub("info", -2), sub("list", -2))
+	c.Arity, c.Flags, c.Ext = -1, stale|load, handler(cmdCommand)
+	return c
+}
+
 // dataFamilies are the data command families, each a list of specs.
 func dataFamilies() [][]*command.Spec {
 	return [][]*command.Spec{stringcmd.Specs(), keycmd.Specs(), hashcmd.Specs(), listcmd.Specs(),
@@ -72,7 +85,7 @@ func (s *Server) commandTable() *command.Table {
 		ext("readonly", 1, fast|load|stale, "fast connection", cmdReadonly),
 		ext("readwrite", 1, fast|load|stale, "fast connection", cmdReadwrite),
 		ext("asking", 1, fast, "fast connection", cmdAsking),
-		container("client", "slow connection",
+		container("client", "slow",
 			ext("id", 2, stale|load, "slow connection", cmdClientID),
 			ext("setname", 3, stale|load, "slow connection", cmdClientSetName),
 			ext("getname", 2, stale|load, "slow connection", cmdClientGetName),
@@ -124,7 +137,7 @@ func (s *Server) commandTable() *command.Table {
 			ext("reset", 2, admin|stale|load, "admin slow dangerous", cmdSlowlogReset),
 			ext("help", 2, stale|load, "slow", cmdSlowlogHelp),
 		),
-		ext("command", -1, stale|load, "slow connection", cmdCommand),
+		commandContainer(),
 		ext("time", 1, fast|stale|load, "fast", cmdTime),
 		ext("role", 1, fast|stale|load, "admin fast dangerous", cmdRole),
 		ext("lastsave", 1, fast|stale|load, "admin fast dangerous", cmdLastSave),
@@ -212,24 +225,12 @@ func (s *Server) commandTable() *command.Table {
 	t.Add(scriptSpecs()...)
 	t.Add(functionSpecs()...)
 	// Container commands carry the union of their subcommands' flags for
-	// COMMAND INFO, as Redis reports them.
-	// Their ACL categories are the union of the subcommands' too, since
-	// the ACL package gives subcommands their container's categories:
-	// -@dangerous then removes CONFIG as a whole and +config|get can add
-	// back one subcommand.
+	// COMMAND INFO, as Redis reports them. Their ACL categories are their
+	// own, as Redis's: a category rule reaches each subcommand through
+	// the subcommand's categories.
 	for _, spec := range t.All() {
-		seen := map[string]bool{}
-		for _, c := range spec.Categories {
-			seen[c] = true
-		}
 		for _, sub := range spec.Subcommands {
 			spec.Flags |= sub.Flags & (stale | load)
-			for _, c := range sub.Categories {
-				if !seen[c] {
-					seen[c] = true
-					spec.Categories = append(spec.Categories, c)
-				}
-			}
 		}
 	}
 	command.AttachInfo(t)
@@ -258,7 +259,12 @@ func (tc tableCatalog) All() []acl.CommandInfo {
 func info(s *command.Spec) acl.CommandInfo {
 	ci := acl.CommandInfo{Name: s.Name, Categories: s.Categories}
 	for _, sub := range s.Subcommands {
-		ci.Subcommands = append(ci.Subcommands, strings.TrimPrefix(sub.Name, s.Name+"|"))
+		name := strings.TrimPrefix(sub.Name, s.Name+"|")
+		ci.Subcommands = append(ci.Subcommands, name)
+		if ci.SubCategories == nil {
+			ci.SubCategories = map[string][]string{}
+		}
+		ci.SubCategories[name] = sub.Categories
 	}
 	return ci
 }

@@ -175,7 +175,7 @@ func (c *conn) execOne(q [][]byte, appendOps func(), txnOps map[*shard.Shard][][
 	start := time.Now()
 	spec := c.srv.table.Lookup(q[0])
 	run := spec
-	if spec.Subcommands != nil {
+	if spec.Subcommands != nil && len(q) > 1 {
 		run = spec.LookupSub(q[1])
 	}
 	execFailed, ran := c.cmdFailed, false
@@ -282,7 +282,7 @@ func (c *conn) execRedirect() string {
 // queuedRun is the command (or subcommand) a queued command runs.
 func (s *Server) queuedRun(q [][]byte) *command.Spec {
 	run := s.table.Lookup(q[0])
-	if run.Subcommands != nil {
+	if run.Subcommands != nil && len(q) > 1 {
 		run = run.LookupSub(q[1])
 	}
 	return run
