@@ -353,12 +353,17 @@ func (s *Server) blockedClients() int {
 }
 
 // clientList is the connected clients, in no order.
+// clientList returns the connected clients. A client killed or closed is
+// gone from it at once, as Redis frees a killed client before CLIENT KILL
+// answers, though its goroutine may still be cleaning it up.
 func (s *Server) clientList() []*conn {
 	s.clientsMu.Lock()
 	defer s.clientsMu.Unlock()
 	out := make([]*conn, 0, len(s.clients))
 	for _, c := range s.clients {
-		out = append(out, c)
+		if !c.closed.Load() {
+			out = append(out, c)
+		}
 	}
 	return out
 }

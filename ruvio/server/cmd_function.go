@@ -241,10 +241,11 @@ func cmdFunctionList(c *conn, args [][]byte) {
 				w.BulkString(*f.Description)
 			}
 			w.BulkString("flags")
+			// Simple strings, as Redis writes a function's flags.
 			names := script.FlagNames(f.Flags)
 			w.Set(len(names))
 			for _, name := range names {
-				w.BulkString(name)
+				w.Simple(name)
 			}
 		}
 		if withCode {

@@ -1,10 +1,13 @@
 package server
 
 import (
+	"bytes"
 	"context"
 	"fmt"
+	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/redis/go-redis/v9"
 )
@@ -178,4 +181,32 @@ func TestFunctionCommandInfoMatchesRedis(t *testing.T) {
 		cmds = append(cmds, []any{"COMMAND", "INFO", "function|" + sub})
 	}
 	compareInBothProtocols(t, cmds, false, nil)
+}
+
+// FUNCTION LIST answers byte for byte as Redis, in RESP2 and RESP3: a
+// function's flags are simple strings.
+func TestFunctionListWireMatchesRedis(t *testing.T) {
+	rc := startRedis(t, 2)
+	s := startServer(t, nil)
+	code := "#!lua name=lib1\nredis.register_function{function_name='f1', callback=function(k,a) return 1 end, flags={'no-writes','allow-stale'}}"
+	bulk := func(p string) string { return "$" + strconv.Itoa(len(p)) + "\r\n" + p + "\r\n" }
+	load := "*3\r\n" + bulk("FUNCTION") + bulk("LOAD") + bulk(code)
+	for _, hello := range []string{"", "HELLO 3\r\n"} {
+		req := hello + "FUNCTION FLUSH\r\n" + load + "FUNCTION LIST\r\nFUNCTION LIST WITHCODE\r\nFUNCTION FLUSH\r\n"
+		want, _, err := rawExchange(rc.Options().Addr, req, 300*time.Millisecond)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, _, err := rawExchange(s.Addr(0), req, 300*time.Millisecond)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if hello != "" {
+			// HELLO's reply names each server; compare from the flush on.
+			want, got = want[bytes.Index(want, []byte("+OK")):], got[bytes.Index(got, []byte("+OK")):]
+		}
+		if !bytes.Equal(got, want) {
+			t.Errorf("%q\n  redis: %q\n  ruvio: %q", req, want, got)
+		}
+	}
 }
