@@ -3,6 +3,7 @@ package server
 import (
 	"bytes"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/ruvio/ruvio/ruvio/command"
@@ -42,10 +43,16 @@ func cmdDebug(c *conn, args [][]byte) {
 		debugDigest(c)
 	case command.Eq(sub, "digest-value"):
 		debugDigestValue(c, args[2:])
+	case command.Eq(sub, "protocol") && len(args) == 3:
+		debugProtocol(c, args[2])
 	case command.Eq(sub, "help") && len(args) == 2:
 		writeHelp(c, "DEBUG",
 			"DIGEST", "    Output a hex signature representing the current DB content.",
 			"DIGEST-VALUE <key> [<key> ...]", "    Output a hex signature of the values of all the specified keys.",
+			"PROTOCOL <type>",
+			"    Reply with a test value of the specified type. <type> can be: string,",
+			"    integer, double, bignum, null, array, set, map, attrib, push, verbatim,",
+			"    true, false.",
 			"POPULATE <count> [<prefix>] [<size>]",
 			"    Create <count> string keys named key:<num>. If <prefix> is specified then",
 			"    it is used instead of the 'key' prefix. The keys are written as SETs would be:",
@@ -173,5 +180,71 @@ func debugDigestValue(c *conn, keys [][]byte) {
 	c.w.Array(len(keys))
 	for _, d := range digests {
 		c.w.Simple(d.Hex())
+	}
+}
+
+// debugProtocol is DEBUG PROTOCOL type: Redis's test reply of each
+// protocol type, for clients' tests.
+func debugProtocol(c *conn, typ []byte) {
+	w := c.w
+	resp3 := w.Proto >= 3
+	switch strings.ToLower(string(typ)) {
+	case "string":
+		w.BulkString("Hello World")
+	case "integer":
+		w.Int(12345)
+	case "double":
+		w.Double(3.141)
+	case "bignum":
+		const big = "1234567999999999999999999999999999999"
+		if resp3 {
+			w.Raw([]byte("(" + big + "\r\n"))
+		} else {
+			w.BulkString(big)
+		}
+	case "null":
+		w.Null()
+	case "array":
+		w.Array(3)
+		for j := range 3 {
+			w.Int(int64(j))
+		}
+	case "set":
+		w.Set(3)
+		for j := range 3 {
+			w.Int(int64(j))
+		}
+	case "map":
+		w.Map(3)
+		for j := range 3 {
+			w.Int(int64(j))
+			w.Bool(j == 1)
+		}
+	case "attrib":
+		if resp3 {
+			w.Raw([]byte("|1\r\n"))
+			w.BulkString("key-popularity")
+			w.Array(2)
+			w.BulkString("key:123")
+			w.Int(90)
+		}
+		w.BulkString("Some real reply following the attribute")
+	case "push":
+		if !resp3 {
+			w.Error("ERR RESP2 is not supported by this command")
+			return
+		}
+		w.Push(2)
+		w.BulkString("server-cpu-usage")
+		w.Int(42)
+		w.BulkString("Some real reply following the push reply")
+	case "true":
+		w.Bool(true)
+	case "false":
+		w.Bool(false)
+	case "verbatim":
+		w.Verbatim("This is a verbatim\nstring")
+	default:
+		w.Error("ERR Wrong protocol type name. Please use one of the following: string|integer|double|bignum|null|array|set|map|attrib|push|verbatim|true|false")
 	}
 }

@@ -350,3 +350,29 @@ func TestHelloModeLikeClusterRedis(t *testing.T) {
 		t.Fatalf("redis-server's HELLO: %v", want)
 	}
 }
+
+// INFO server has the build fields tools and Redis's test suite read
+// (its printver unit prints redis_git_sha1), with Redis's values for a
+// build without git information.
+func TestInfoServerBuildFieldsLikeRedis(t *testing.T) {
+	ctx := context.Background()
+	want, got := startRedis(t, 2), client(t, startServer(t, nil), 0)
+	fields := func(c *redis.Client) map[string]string {
+		m := map[string]string{}
+		for _, line := range strings.Split(c.Info(ctx, "server").Val(), "\r\n") {
+			if k, v, ok := strings.Cut(line, ":"); ok {
+				m[k] = v
+			}
+		}
+		return m
+	}
+	w, g := fields(want), fields(got)
+	for _, f := range []string{"redis_version", "redis_git_sha1", "redis_git_dirty", "configured_hz"} {
+		if g[f] != w[f] {
+			t.Errorf("INFO server %s: redis %q, ruvio %q", f, w[f], g[f])
+		}
+	}
+	if id := g["redis_build_id"]; len(id) != 16 || strings.Trim(id, "0123456789abcdef") != "" {
+		t.Errorf("INFO server redis_build_id = %q, want 16 hex digits", id)
+	}
+}

@@ -1,11 +1,13 @@
 package server
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/redis/go-redis/v9"
 	"pgregory.net/rapid"
@@ -130,4 +132,31 @@ func TestDebugPopulateReachesReplicas(t *testing.T) {
 func renderCmd(c *redis.Cmd) string {
 	v, err := c.Result()
 	return render(v, err, unordered[strings.ToLower(fmt.Sprint(c.Args()[0]))])
+}
+
+// DEBUG PROTOCOL answers Redis's test value of each type, byte for byte,
+// in RESP2 and RESP3.
+func TestDebugProtocolWireMatchesRedis(t *testing.T) {
+	r := startRedis(t, 2, "--enable-debug-command", "yes")
+	s := startServer(t, func(c *config.Config) { c.EnableDebugCommand = true })
+	var req strings.Builder
+	for _, typ := range []string{"string", "integer", "double", "bignum", "null", "array", "set", "map",
+		"attrib", "push", "verbatim", "true", "false", "nosuch", "STRING"} {
+		req.WriteString("DEBUG PROTOCOL " + typ + "\r\n")
+	}
+	for _, hello := range []string{"", "HELLO 3\r\n"} {
+		want, _, err := rawExchange(r.Options().Addr, hello+"PING\r\n"+req.String(), 300*time.Millisecond)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, _, err := rawExchange(s.Addr(0), hello+"PING\r\n"+req.String(), 300*time.Millisecond)
+		if err != nil {
+			t.Fatal(err)
+		}
+		// HELLO's reply describes each server: compare from PONG on.
+		want, got = want[bytes.Index(want, []byte("+PONG")):], got[bytes.Index(got, []byte("+PONG")):]
+		if !bytes.Equal(got, want) {
+			t.Errorf("RESP %q:\n  redis: %q\n  ruvio: %q", hello, want, got)
+		}
+	}
 }

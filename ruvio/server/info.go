@@ -1,6 +1,8 @@
 package server
 
 import (
+	"crypto/sha1"
+	"encoding/hex"
 	"fmt"
 	"os"
 	"runtime"
@@ -75,12 +77,16 @@ func (s *Server) infoSection(sec string, c *conn, ks *shardCounts) [][2]string {
 	case "server":
 		up := int64(clock.Default.Since(s.start).Seconds())
 		return [][2]string{
-			kv("redis_version", Version), kv("ruvio_version", BuildVersion), kv("redis_mode", "cluster"),
-			kv("os", runtime.GOOS+" "+runtime.GOARCH), kv("arch_bits", 64), kv("go_version", runtime.Version()),
+			// Redis's git fields, which tools and Redis's own tests read,
+			// say "no git information", as a Redis built from a tarball.
+			kv("redis_version", Version), kv("redis_git_sha1", "00000000"), kv("redis_git_dirty", 0),
+			kv("redis_build_id", buildID()), kv("ruvio_version", BuildVersion), kv("redis_mode", "cluster"),
+			kv("os", runtime.GOOS+" "+runtime.GOARCH), kv("arch_bits", 64),
+			kv("go_version", runtime.Version()),
 			kv("process_id", os.Getpid()), kv("run_id", s.runID), kv("tcp_port", cfg.Port),
 			kv("shard", c.shard.ID), kv("shards", len(s.shards)),
 			kv("server_time_usec", now.UnixMicro()), kv("uptime_in_seconds", up), kv("uptime_in_days", up/86400),
-			kv("hz", cfg.Hz), kv("executable", executable()),
+			kv("hz", cfg.Hz), kv("configured_hz", cfg.Hz), kv("executable", executable()),
 		}
 	case "clients":
 		return [][2]string{
@@ -166,6 +172,13 @@ func (s *Server) pubsubClients() int {
 		}
 	}
 	return n
+}
+
+// buildID names the build, as Redis's redis_build_id does: a digest of
+// ruvio's version and the Go release that built it.
+func buildID() string {
+	sum := sha1.Sum([]byte(BuildVersion + " " + runtime.Version()))
+	return hex.EncodeToString(sum[:8])
 }
 
 // BuildVersion is ruvio's own version, set at link time.
