@@ -83,6 +83,16 @@ var notifyCases = []notifyCase{
 		{"XREADGROUP", "GROUP", "g", "c2", "COUNT", "1", "STREAMS", "x", ">"}, {"XREADGROUP", "GROUP", "g", "c2", "STREAMS", "x", ">"},
 		{"XGROUP", "DELCONSUMER", "x", "g", "c1"}, {"XGROUP", "DESTROY", "x", "g"}, {"XGROUP", "DESTROY", "x", "g"},
 	}},
+	// Redis's stream events test: XCLAIM and XAUTOCLAIM announce the
+	// consumer they make, and DELCONSUMER of a consumer not there
+	// announces nothing.
+	{"stream consumers", "Kt", [][]any{
+		{"XGROUP", "CREATE", "s", "g", "$", "MKSTREAM"}, {"XGROUP", "CREATECONSUMER", "s", "g", "Bob"},
+		{"XADD", "s", "1-1", "f", "A"}, {"XREADGROUP", "GROUP", "g", "Alice", "STREAMS", "s", ">"},
+		{"XCLAIM", "s", "g", "Mike", "0", "1-1", "FORCE"}, {"XGROUP", "DELCONSUMER", "s", "g", "Lee"},
+		{"XAUTOCLAIM", "s", "g", "Bob", "0", "1-1"}, {"XAUTOCLAIM", "s", "g", "Zed", "0", "1-1"},
+		{"XCLAIM", "s", "g", "Kim", "0", "9-9"}, {"XGROUP", "DELCONSUMER", "s", "g", "Bob"},
+	}},
 	{"geo", "KEA", [][]any{
 		{"GEOADD", "g", "13.361389", "38.115556", "Palermo", "15.087269", "37.502669", "Catania"}, {"GEOADD", "g", "13.361389", "38.115556", "Palermo"},
 		{"GEOADD", "g", "XX", "13.361389", "38.115556", "Nowhere"}, {"GEOADD", "g", "CH", "13.4", "38.1", "Palermo"},

@@ -36,6 +36,19 @@ func consumer(c *command.Ctx, key, group []byte, g *stream.Group, name []byte) *
 	return con
 }
 
+// claimer is the consumer XCLAIM and XAUTOCLAIM claim for (Args[3]),
+// made when their first claim needs it; one they make is announced as
+// Redis announces it (xgroup-createconsumer). The claims they propagate
+// make it on the replicas.
+func claimer(c *command.Ctx, key []byte, g *stream.Group, now int64) *stream.Consumer {
+	con, created := g.Consumer(string(c.Args[3]), now, true)
+	if created {
+		c.Notify(notify.Stream, "xgroup-createconsumer", key)
+	}
+	con.SeenTime = now
+	return con
+}
+
 // xreadgroup is XREADGROUP GROUP g c [COUNT n] [BLOCK ms] [NOACK]
 // STREAMS key ... id ...: ">" reads entries never delivered to the group,
 // any other ID the consumer's own pending entries after it.
@@ -477,8 +490,7 @@ func xclaim(c *command.Ctx) {
 			continue
 		}
 		if con == nil {
-			con, _ = g.Consumer(string(c.Args[3]), now, true)
-			con.SeenTime = now
+			con = claimer(c, key, g, now)
 		}
 		claimTo(g, id, p, con, deliveryTime, retry, justID)
 		claimed = append(claimed, e)
@@ -565,8 +577,7 @@ func xautoclaim(c *command.Ctx) {
 			continue
 		}
 		if con == nil {
-			con, _ = g.Consumer(string(c.Args[3]), now, true)
-			con.SeenTime = now
+			con = claimer(c, key, g, now)
 		}
 		claimTo(g, id, p, con, now, -1, justID)
 		claimed = append(claimed, e)

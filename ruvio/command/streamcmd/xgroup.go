@@ -185,9 +185,12 @@ func xgroupDelConsumer(c *command.Ctx) {
 	if !ok {
 		return
 	}
-	n, _ := g.DeleteConsumer(string(c.Args[4]))
-	c.Dirty++
-	c.Notify(notify.Stream, "xgroup-delconsumer", c.Args[2])
+	// As Redis: only a consumer that was there is announced as deleted.
+	n, found := g.DeleteConsumer(string(c.Args[4]))
+	if found {
+		c.Dirty++
+		c.Notify(notify.Stream, "xgroup-delconsumer", c.Args[2])
+	}
 	c.W.Int(int64(n))
 }
 
