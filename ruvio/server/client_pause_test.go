@@ -129,3 +129,63 @@ func TestClientUnblock(t *testing.T) {
 		}
 	}
 }
+
+// CLIENT PAUSE WRITE holds EXEC of a transaction whose queued script may
+// write, as Redis reads a script command's flags from its script: a
+// script without a shebang, one with a shebang but no no-writes flag, an
+// unknown EVALSHA and a function without no-writes are held; EVAL_RO and
+// no-writes scripts and functions run.
+func TestPauseHoldsExecOfWritingScriptsLikeRedis(t *testing.T) {
+	ctx := context.Background()
+	const lib = "#!lua name=plib\n" +
+		"redis.register_function{function_name='ro', callback=function() return 1 end, flags={'no-writes'}}\n" +
+		"redis.register_function('rw', function() return 2 end)"
+	queued := [][]any{
+		{"EVAL", "return 11", "0"},
+		{"EVAL", "#!lua\nreturn 12", "0"},
+		{"EVAL", "#!lua flags=no-writes\nreturn 13", "0"},
+		{"EVAL_RO", "return 14", "0"},
+		{"EVALSHA", "0123456789012345678901234567890123456789", "0"},
+		{"FCALL", "ro", "0"},
+		{"FCALL", "rw", "0"},
+		{"FCALL_RO", "ro", "0"},
+	}
+	outcome := func(c *redis.Client) []string {
+		if err := c.Do(ctx, "FUNCTION", "LOAD", "REPLACE", lib).Err(); err != nil {
+			t.Fatal(err)
+		}
+		var out []string
+		for _, q := range queued {
+			conn := c.Conn()
+			done := make(chan string, 1)
+			conn.Do(ctx, "MULTI")
+			conn.Do(ctx, q...)
+			if err := c.Do(ctx, "CLIENT", "PAUSE", "100000", "WRITE").Err(); err != nil {
+				t.Fatal(err)
+			}
+			go func() { v, err := conn.Do(ctx, "EXEC").Result(); done <- render(v, err, false) }()
+			held := "ran"
+			poll.Until(t, 5*time.Second, "EXEC to answer or be held", func() bool {
+				if len(done) > 0 {
+					return true
+				}
+				if infoField(t, c, "clients", "blocked_clients") == 1 {
+					held = "held"
+					return true
+				}
+				return false
+			})
+			c.Do(ctx, "CLIENT", "UNPAUSE")
+			out = append(out, held+" "+<-done)
+			conn.Close()
+		}
+		return out
+	}
+	want := outcome(startRedis(t, 2))
+	got := outcome(client(t, startServer(t, nil), 0))
+	for i, q := range queued {
+		if got[i] != want[i] {
+			t.Errorf("MULTI %q EXEC under CLIENT PAUSE WRITE:\n  redis: %s\n  ruvio: %s", q, want[i], got[i])
+		}
+	}
+}

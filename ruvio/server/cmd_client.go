@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/ruvio/ruvio/ruvio/command"
+	"github.com/ruvio/ruvio/ruvio/script"
 )
 
 // CLIENT REPLY, PAUSE, UNPAUSE, UNBLOCK and NO-EVICT.
@@ -90,12 +91,55 @@ func (c *conn) writes(run *command.Spec, replicating bool) bool {
 	}
 	if run.Name == "exec" {
 		for _, q := range c.queued {
-			if qs := c.srv.table.Lookup(q[0]); qs != nil && c.writes(qs, replicating) {
+			if qs := c.srv.table.Lookup(q[0]); qs != nil && (c.writes(qs, replicating) || c.scriptMayWrite(qs, q, replicating)) {
 				return true
 			}
 		}
 	}
 	return false
+}
+
+// scriptMayWrite reports whether a queued EVAL, EVALSHA or FCALL may
+// write, as Redis reads a script command's flags from its script: one
+// with a shebang (or a function) writes unless it says no-writes; one
+// without a shebang, with a bad one, or not known yet has the command's
+// own flags, may-replicate, which counts with replicating. The _RO forms
+// never write. Outside EXEC the script's own handler waits for CLIENT
+// PAUSE (scriptShard).
+func (c *conn) scriptMayWrite(spec *command.Spec, q [][]byte, replicating bool) bool {
+	if len(q) < 2 {
+		return false
+	}
+	var f script.Flags
+	switch spec.Name {
+	case "eval":
+		body := string(q[1])
+		if sc := c.srv.scriptsReady().cache.Get(script.SHA1Hex(body)); sc != nil {
+			f = sc.Flags
+		} else if parsed, _, msg := script.ParseShebang(body); msg == "" {
+			f = parsed
+		} else {
+			return replicating
+		}
+	case "evalsha":
+		sc := c.srv.scriptsReady().cache.Get(strings.ToLower(string(q[1])))
+		if sc == nil {
+			return replicating
+		}
+		f = sc.Flags
+	case "fcall":
+		fn := c.srv.libraries().Function(string(q[1]))
+		if fn == nil {
+			return replicating
+		}
+		f = fn.Flags
+	default:
+		return false
+	}
+	if f&script.Compat != 0 {
+		return replicating
+	}
+	return f&script.NoWrites == 0
 }
 
 // waitPause holds the command while CLIENT PAUSE says so. held reports
