@@ -1,6 +1,7 @@
 package script
 
 import (
+	"fmt"
 	"math"
 	"strconv"
 	"strings"
@@ -102,7 +103,41 @@ func checkNumber(L *lua.LState, i int, fn string) float64 {
 
 // argError raises Lua 5.1's "bad argument" error.
 func argError(L *lua.LState, i int, fn, msg string) {
-	L.RaiseError("bad argument #%d to '%s' (%s)", i, fn, msg)
+	if !calledFromLua(L) {
+		// Lua 5.1 names the function as its caller called it: pcall
+		// does not name it.
+		fn = "?"
+	}
+	libError(L, "bad argument #%d to '%s' (%s)", i, fn, msg)
+}
+
+// libError fails as a C library function fails in Lua 5.1 (luaL_error):
+// the message starts with the position of the Lua code that called the
+// function, and has none when another C function (pcall) called it.
+func libError(L *lua.LState, format string, args ...any) {
+	msg := fmt.Sprintf(format, args...)
+	if d, ok := callerFrame(L); ok {
+		msg = fmt.Sprintf("%s:%d: %s", d.Source, d.CurrentLine, msg)
+	}
+	L.Error(lua.LString(msg), 0)
+}
+
+// callerFrame is the Lua code that called the running Go function, if
+// Lua code did.
+func callerFrame(L *lua.LState) (*lua.Debug, bool) {
+	d, ok := L.GetStack(1)
+	if !ok {
+		return nil, false
+	}
+	if _, err := L.GetInfo("Sl", d, lua.LNil); err != nil || d.What == "G" || d.CurrentLine <= 0 {
+		return nil, false
+	}
+	return d, true
+}
+
+func calledFromLua(L *lua.LState) bool {
+	_, ok := callerFrame(L)
+	return ok
 }
 
 func typeName(L *lua.LState, i int) string {

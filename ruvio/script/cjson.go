@@ -22,16 +22,15 @@ func init() { libraries["cjson"] = openCJSON }
 // userdata every state shares.
 var jsonNull = &lua.LUserData{}
 
-const jsonMaxDepth = 1000
-
 func openCJSON(L *lua.LState) *lua.LTable {
 	t := L.NewTable()
+	cfg := defaultCJSON()
 	t.RawSetString("encode", L.NewFunction(func(L *lua.LState) int {
 		if L.GetTop() != 1 {
 			argError(L, 1, "encode", "expected 1 argument")
 		}
 		var b strings.Builder
-		jsonEncode(L, &b, L.Get(1), 0)
+		jsonEncode(L, cfg, &b, L.Get(1), 0)
 		L.Push(lua.LString(b.String()))
 		return 1
 	}))
@@ -40,7 +39,7 @@ func openCJSON(L *lua.LState) *lua.LTable {
 			argError(L, 1, "decode", "expected 1 argument")
 		}
 		s := checkString(L, 1, "decode")
-		d := &jsonDecoder{L: L, s: s}
+		d := &jsonDecoder{L: L, cfg: cfg, s: s}
 		v := d.value(d.next(), 0)
 		if tok := d.next(); tok.kind != tEnd {
 			d.fail("the end", tok)
@@ -48,6 +47,7 @@ func openCJSON(L *lua.LState) *lua.LTable {
 		L.Push(v)
 		return 1
 	}))
+	cfg.register(L, t)
 	t.RawSetString("null", jsonNull)
 	t.RawSetString("_NAME", lua.LString("cjson"))
 	t.RawSetString("_VERSION", lua.LString("2.1.0"))
@@ -66,16 +66,26 @@ func checkString(L *lua.LState, i int, fn string) string {
 	return ""
 }
 
-func jsonEncode(L *lua.LState, b *strings.Builder, v lua.LValue, depth int) {
+func jsonEncode(L *lua.LState, cfg *cjsonConfig, b *strings.Builder, v lua.LValue, depth int) {
 	switch x := v.(type) {
 	case lua.LString:
 		jsonString(b, string(x))
 	case lua.LNumber:
 		f := float64(x)
 		if math.IsInf(f, 0) || math.IsNaN(f) {
-			L.RaiseError("Cannot serialise number: must not be NaN or Inf")
+			switch cfg.encodeInvalid {
+			case invalidOff:
+				libError(L, "Cannot serialise number: must not be NaN or Inf")
+			case invalidNull:
+				b.WriteString("null")
+				return
+			}
+			if math.IsNaN(f) {
+				b.WriteString("nan")
+				return
+			}
 		}
-		b.WriteString(formatG(f, 14))
+		b.WriteString(formatG(f, cfg.precision))
 	case lua.LBool:
 		if x {
 			b.WriteString("true")
@@ -86,10 +96,10 @@ func jsonEncode(L *lua.LState, b *strings.Builder, v lua.LValue, depth int) {
 		b.WriteString("null")
 	case *lua.LTable:
 		depth++
-		if depth > jsonMaxDepth {
-			L.RaiseError("Cannot serialise, excessive nesting (%d)", depth)
+		if depth > cfg.encodeMaxDepth {
+			libError(L, "Cannot serialise, excessive nesting (%d)", depth)
 		}
-		n := jsonArrayLen(L, x)
+		n := jsonArrayLen(L, cfg, x)
 		if n == 0 {
 			b.WriteString("{}")
 			return
@@ -100,7 +110,7 @@ func jsonEncode(L *lua.LState, b *strings.Builder, v lua.LValue, depth int) {
 				if i > 1 {
 					b.WriteByte(',')
 				}
-				jsonEncode(L, b, x.RawGetInt(i), depth)
+				jsonEncode(L, cfg, b, x.RawGetInt(i), depth)
 			}
 			b.WriteByte(']')
 			return
@@ -116,12 +126,12 @@ func jsonEncode(L *lua.LState, b *strings.Builder, v lua.LValue, depth int) {
 			case lua.LString:
 				jsonString(b, string(kk))
 			case lua.LNumber:
-				b.WriteString(`"` + formatG(float64(kk), 14) + `"`)
+				b.WriteString(`"` + formatG(float64(kk), cfg.precision) + `"`)
 			default:
-				L.RaiseError("Cannot serialise %s: table key must be a number or string", k.Type().String())
+				libError(L, "Cannot serialise %s: table key must be a number or string", k.Type().String())
 			}
 			b.WriteByte(':')
-			jsonEncode(L, b, e, depth)
+			jsonEncode(L, cfg, b, e, depth)
 		})
 		b.WriteByte('}')
 	default:
@@ -129,14 +139,16 @@ func jsonEncode(L *lua.LState, b *strings.Builder, v lua.LValue, depth int) {
 			b.WriteString("null")
 			return
 		}
-		L.RaiseError("Cannot serialise %s: type not supported", v.Type().String())
+		libError(L, "Cannot serialise %s: type not supported", v.Type().String())
 	}
 }
 
 // jsonArrayLen is the length of t as an array, -1 when it is an
 // object: every key a positive integer, and not excessively sparse
-// (largest index over twice the count and over 10).
-func jsonArrayLen(L *lua.LState, t *lua.LTable) int {
+// (largest index over ratio times the count and over safe, 2 and 10
+// unless encode_sparse_array says otherwise; such an array is an error,
+// or an object when set to convert).
+func jsonArrayLen(L *lua.LState, cfg *cjsonConfig, t *lua.LTable) int {
 	maxIdx, items := 0, 0
 	object := false
 	inOrder(t, func(k, _ lua.LValue) {
@@ -151,8 +163,11 @@ func jsonArrayLen(L *lua.LState, t *lua.LTable) int {
 	if object {
 		return -1
 	}
-	if maxIdx > items*2 && maxIdx > 10 {
-		L.RaiseError("Cannot serialise table: excessively sparse array")
+	if cfg.sparseRatio > 0 && maxIdx > items*cfg.sparseRatio && maxIdx > cfg.sparseSafe {
+		if !cfg.sparseConvert {
+			libError(L, "Cannot serialise table: excessively sparse array")
+		}
+		return -1
 	}
 	return maxIdx
 }
@@ -222,6 +237,7 @@ type jsonToken struct {
 
 type jsonDecoder struct {
 	L   *lua.LState
+	cfg *cjsonConfig
 	s   string
 	pos int
 }
@@ -231,7 +247,7 @@ func (d *jsonDecoder) fail(expected string, tok jsonToken) {
 	if tok.kind == tError {
 		found = tok.err
 	}
-	d.L.RaiseError("Expected %s but found %s at character %d", expected, found, tok.index+1)
+	libError(d.L, "Expected %s but found %s at character %d", expected, found, tok.index+1)
 }
 
 // strtodPrefix matches what C's strtod reads: decimal and hexadecimal
@@ -255,7 +271,12 @@ func (d *jsonDecoder) next() jsonToken {
 	switch {
 	case c == '"':
 		return d.str()
-	case c == '-' || (c >= '0' && c <= '9') || d.invalidNumber():
+	case c == '-' || (c >= '0' && c <= '9') || (d.cfg.decodeInvalid && d.invalidNumber()):
+		// With decode_invalid_numbers off, a number that JSON does not
+		// allow is refused; inf, nan and '+' are not numbers at all.
+		if !d.cfg.decodeInvalid && d.notJSONNumber() {
+			return jsonToken{kind: tError, index: start, err: "invalid number"}
+		}
 		m := strtodPrefix.FindString(d.s[d.pos:])
 		f, ok := parseStrtod(m)
 		if !ok {
@@ -285,6 +306,25 @@ func (d *jsonDecoder) invalidNumber() bool {
 		return true
 	}
 	p = strings.TrimPrefix(p, "-")
+	lp := strings.ToLower(p)
+	return strings.HasPrefix(lp, "inf") || strings.HasPrefix(lp, "nan")
+}
+
+// notJSONNumber is lua-cjson's json_is_invalid_number, which
+// decode_invalid_numbers off refuses: a leading '+', hexadecimal, leading
+// zeros, inf and nan.
+func (d *jsonDecoder) notJSONNumber() bool {
+	p := d.s[d.pos:]
+	if strings.HasPrefix(p, "+") {
+		return true
+	}
+	p = strings.TrimPrefix(p, "-")
+	if strings.HasPrefix(p, "0") && len(p) > 1 {
+		return p[1]|0x20 == 'x' || (p[1] >= '0' && p[1] <= '9')
+	}
+	if p != "" && p[0] <= '9' {
+		return false
+	}
 	lp := strings.ToLower(p)
 	return strings.HasPrefix(lp, "inf") || strings.HasPrefix(lp, "nan")
 }
@@ -407,8 +447,8 @@ func (d *jsonDecoder) value(tok jsonToken, depth int) lua.LValue {
 		return jsonNull
 	case tObjBegin, tArrBegin:
 		depth++
-		if depth > jsonMaxDepth {
-			L.RaiseError("Found too many nested data structures (%d) at character %d", depth, tok.index+1)
+		if depth > d.cfg.decodeMaxDepth {
+			libError(L, "Found too many nested data structures (%d) at character %d", depth, tok.index+1)
 		}
 		t := L.NewTable()
 		if tok.kind == tArrBegin {

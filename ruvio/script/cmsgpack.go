@@ -197,17 +197,17 @@ func msgpackUnpack(L *lua.LState, fn string, limit, offset int, all bool) int {
 	}
 	s := checkString(L, 1, fn)
 	if offset < 0 || limit < 0 {
-		L.RaiseError("Invalid request to unpack with offset of %d and limit of %d.", offset, len(s))
+		libError(L, "Invalid request to unpack with offset of %d and limit of %d.", offset, len(s))
 	}
 	if offset > len(s) {
-		L.RaiseError("Start offset %d greater than input length %d.", offset, len(s))
+		libError(L, "Start offset %d greater than input length %d.", offset, len(s))
 	}
 	c := &msgpackCursor{s: s, pos: offset}
 	var out []lua.LValue
 	for cnt := 0; c.pos < len(s) && cnt < limit; cnt++ {
 		v := msgpackDecode(L, c)
 		if c.err != "" {
-			L.RaiseError("%s", c.err)
+			libError(L, "%s", c.err)
 		}
 		out = append(out, v)
 	}

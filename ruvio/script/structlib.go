@@ -49,7 +49,7 @@ func (f *structFormat) num(df int) int {
 	for f.more() && f.fmt[f.i] >= '0' && f.fmt[f.i] <= '9' {
 		d := int(f.fmt[f.i] - '0')
 		if a > math.MaxInt32/10 || a*10 > math.MaxInt32-d {
-			f.L.RaiseError("integral size overflow")
+			libError(f.L, "integral size overflow")
 		}
 		a = a*10 + d
 		f.i++
@@ -75,7 +75,7 @@ func (f *structFormat) next() (opt byte, size int) {
 	case 'i', 'I':
 		size = f.num(4)
 		if size > structMaxIntSize {
-			f.L.RaiseError("integral size %d is larger than limit of %d", size, structMaxIntSize)
+			libError(f.L, "integral size %d is larger than limit of %d", size, structMaxIntSize)
 		}
 	}
 	return opt, size
@@ -100,7 +100,7 @@ func (f *structFormat) control(opt byte) {
 	case '!':
 		a := f.num(structMaxAlign)
 		if a&(a-1) != 0 || a == 0 {
-			f.L.RaiseError("alignment %d is not a power of 2", a)
+			libError(f.L, "alignment %d is not a power of 2", a)
 		}
 		f.h.align = a
 	default:
@@ -234,7 +234,7 @@ func structUnpack(L *lua.LState) int {
 					prev, ok = out[n-1].(lua.LNumber)
 				}
 				if !ok {
-					L.RaiseError("format 'c0' needs a previous size")
+					libError(L, "format 'c0' needs a previous size")
 				}
 				size = int(prev)
 				out = out[:len(out)-1]
@@ -246,7 +246,7 @@ func structUnpack(L *lua.LState) int {
 		case opt == 's':
 			e := strings.IndexByte(data[pos:], 0)
 			if e < 0 {
-				L.RaiseError("unfinished string in data")
+				libError(L, "unfinished string in data")
 			}
 			size = e + 1
 			out = append(out, lua.LString(data[pos:pos+e]))

@@ -223,3 +223,62 @@ func TestScriptsOverMaxmemoryMatchRedis(t *testing.T) {
 		t.Run(fmt.Sprintf("resp%d", proto), func(t *testing.T) { compareFixed(t, proto, cmds) })
 	}
 }
+
+// cjson's configuration functions answer and act as lua-cjson's do in
+// Redis: each script sets what it needs and restores the defaults, as
+// Redis's own JSON smoke test does.
+func TestCJSONConfigLikeRedis(t *testing.T) {
+	restore := " cjson.decode_max_depth(1000) cjson.encode_max_depth(1000) cjson.encode_invalid_numbers(false)" +
+		" cjson.decode_invalid_numbers(true) cjson.encode_number_precision(14) cjson.encode_sparse_array(false, 2, 10)" +
+		" cjson.encode_keep_buffer(true) "
+	scripts := []string{
+		"return {cjson.encode_keep_buffer(), cjson.encode_max_depth(), cjson.decode_max_depth(), cjson.encode_number_precision()}",
+		"return {tostring(cjson.encode_invalid_numbers()), tostring(cjson.decode_invalid_numbers()), cjson.encode_sparse_array()}",
+		"local r = {tostring(cjson.encode_keep_buffer(false)), cjson.encode({1, 2})}" + restore + "return r",
+		"cjson.encode_max_depth(1) local ok, e = pcall(cjson.encode, {a = {1}})" + restore + "return {tostring(ok), e}",
+		"cjson.decode_max_depth(1) local ok, e = pcall(cjson.decode, '{\"obj\": {\"array\": [1,2,3,4]}}')" + restore + "return {tostring(ok), e}",
+		"local ok, e = pcall(cjson.encode, {num1 = 0/0}) return {tostring(ok), e}",
+		"cjson.encode_invalid_numbers(true) local a = cjson.encode({0/0, 1/0, -1/0})" + restore + "return a",
+		"cjson.encode_invalid_numbers('null') local a = cjson.encode({0/0, 1/0})" + restore + "return a",
+		"local r = tostring(cjson.encode_invalid_numbers('null'))" + restore + "return r",
+		"cjson.encode_number_precision(3) local a = cjson.encode({3.14159, 1/3})" + restore + "return a",
+		"local ok, e = pcall(cjson.encode_number_precision, 15) return e",
+		"local ok, e = pcall(cjson.encode_max_depth, 0) return e",
+		"local ok, e = pcall(cjson.encode_keep_buffer, 'maybe') return e",
+		"local ok, e = pcall(cjson.encode_keep_buffer, true, 1) return e",
+		"cjson.decode_invalid_numbers(false) local ok, e = pcall(cjson.decode, '[0x10]') local ok2, e2 = pcall(cjson.decode, '[01]')" +
+			" local ok3, e3 = pcall(cjson.decode, '[nan]') local ok4, v4 = pcall(cjson.decode, '[-1.5e3]')" + restore + "return {e, e2, e3, v4[1]}",
+		"local ok, e = pcall(cjson.encode, {[1] = 1, [20] = 2}) return e",
+		"cjson.encode_sparse_array(true) local a = cjson.encode({[1] = 1, [20] = 2})" + restore + "return a",
+		"cjson.encode_sparse_array(false, 0) local a = cjson.encode({[1] = 1, [20] = 2})" + restore + "return a",
+		"cjson.encode_sparse_array('on', 3, 30) local a = cjson.encode({[1] = 1, [40] = 2})" + restore + "return a",
+	}
+	var steps []step
+	for _, sc := range scripts {
+		steps = append(steps, do("EVAL", sc, "0"))
+	}
+	compareSteps(t, 2, steps)
+}
+
+// An error a library function (cjson, cmsgpack, bit, struct) raises
+// carries the position of the script line that called it, and none when
+// pcall called it, as Lua 5.1's luaL_error gives it in Redis; a bad
+// argument names the function as its caller did, '?' from pcall.
+func TestLibraryErrorPositionsLikeRedis(t *testing.T) {
+	var steps []step
+	for _, call := range [][2]string{{"cjson.encode", "{0/0}"}, {"cjson.decode", "'['"}, {"bit.tohex", ""},
+		{"cmsgpack.unpack", ""}, {"struct.pack", "'i99'"}, {"cjson.encode_max_depth", "0"},
+		{"cjson.encode_keep_buffer", "'maybe'"}} {
+		fn, args := call[0], call[1]
+		direct := fn
+		if args != "" {
+			direct += ", " + args
+		}
+		steps = append(steps,
+			do("EVAL", "local ok, e = pcall("+direct+") return e", "0"),
+			do("EVAL", "local ok, e = pcall(function() return "+fn+"("+args+") end) return e", "0"),
+		)
+	}
+	steps = append(steps, do("EVAL", "return cjson.encode({0/0})", "0"), do("EVAL", "return bit.tohex()", "0"))
+	compareSteps(t, 2, steps)
+}
