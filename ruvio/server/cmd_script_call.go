@@ -137,7 +137,11 @@ func (b *scriptBridge) exec(argv [][]byte) {
 	run := spec
 	if spec.Subcommands != nil && len(argv) > 1 && spec.ArityOK(len(argv)) {
 		if run = spec.LookupSub(argv[1]); run == nil {
-			b.w.Error("ERR Unknown Redis command called from script")
+			if notFromScripts[spec.Name+"|"+strings.ToLower(string(argv[1]))] {
+				b.w.Error("ERR This Redis command is not allowed from script")
+			} else {
+				b.w.Error("ERR Unknown Redis command called from script")
+			}
 			return
 		}
 	}

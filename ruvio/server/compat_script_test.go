@@ -282,3 +282,15 @@ func TestLibraryErrorPositionsLikeRedis(t *testing.T) {
 	steps = append(steps, do("EVAL", "return cjson.encode({0/0})", "0"), do("EVAL", "return bit.tohex()", "0"))
 	compareSteps(t, 2, steps)
 }
+
+// A script calling a subcommand Redis flags noscript, which ruvio does
+// not serve (CLUSTER RESET), gets Redis's "not allowed" error; an unknown
+// subcommand is an unknown command, as in Redis.
+func TestScriptsCallingNoscriptSubcommandsLikeRedis(t *testing.T) {
+	compareSteps(t, 2, []step{
+		do("EVAL", "return redis.pcall('cluster', 'reset')", "0"),
+		do("EVAL", "return redis.pcall('cluster', 'reset', 'hard')", "0"),
+		do("EVAL", "return redis.pcall('cluster', 'nosuchsub')", "0"),
+		do("EVAL", "return redis.call('cluster', 'reset')", "0"),
+	})
+}
