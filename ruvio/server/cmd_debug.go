@@ -101,6 +101,12 @@ func debugPopulate(c *conn, args [][]byte) {
 			c.w.Error(command.ErrPositive)
 			return
 		}
+		// A value no client could have sent is refused, where Redis
+		// would try to allocate it.
+		if size > c.srv.Config().ProtoMaxBulkLen {
+			c.w.Error("ERR value size is larger than proto-max-bulk-len")
+			return
+		}
 	}
 	set := c.srv.table.Lookup([]byte("set"))
 	var out bytes.Buffer

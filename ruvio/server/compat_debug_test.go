@@ -125,6 +125,12 @@ func TestDebugPopulateReachesReplicas(t *testing.T) {
 	if n := b.client(0).DBSize(ctx).Val(); n != 200 {
 		t.Fatalf("the replica holds %d keys after a refused POPULATE", n)
 	}
+	// A value larger than any client could send is refused, not
+	// allocated.
+	err = a.client(0).Do(ctx, "DEBUG", "POPULATE", "1", "huge", "1099511627776").Err()
+	if err == nil || err.Error() != "ERR value size is larger than proto-max-bulk-len" {
+		t.Fatalf("DEBUG POPULATE of a 1 TB value = %v", err)
+	}
 }
 
 // renderCmd renders a command's reply for comparison, as a set for the
