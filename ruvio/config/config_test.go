@@ -148,7 +148,7 @@ func TestTablesAreConsistent(t *testing.T) {
 		"notify-keyspace-events", "port", "primary-lease", "primary-lease-coordinators", "protected-mode", "proto-max-bulk-len", "repl-backlog-size",
 		"replica-read-only", "replication-announce", "replication-listen", "replication-primary", "replication-role", "replication-tls", "requirepass",
 		"save", "set-max-intset-entries", "set-max-listpack-entries", "set-max-listpack-value", "shards", "slave-read-only", "slowlog-log-slower-than",
-		"slowlog-max-len", "threads", "timeout", "tls-auth-clients", "tls-ca-cert-file", "tls-cert",
+		"slowlog-max-len", "stream-node-max-bytes", "stream-node-max-entries", "threads", "timeout", "tls-auth-clients", "tls-ca-cert-file", "tls-cert",
 		"tls-cert-file", "tls-client-auth", "tls-client-ca", "tls-key", "tls-key-file", "tls-port", "tls-replication", "wal-segment-bytes",
 		"wal-snapshot-bytes", "zset-max-listpack-entries", "zset-max-listpack-value", "zset-max-ziplist-entries", "zset-max-ziplist-value",
 	}

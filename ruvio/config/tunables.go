@@ -12,7 +12,7 @@ import (
 
 // Tunables are Redis parameters that exist only under CONFIG GET/SET, not
 // in the file: the slow log's two settings, the ACL log's length, and Redis's representation
-// thresholds (listpack, intset, quicklist sizes) that Redis tools read and
+// thresholds (listpack, intset, quicklist and stream node sizes) that Redis tools read and
 // set. ruvio stores the latter and answers them back, but its own
 // representation of values does not depend on them.
 type Tunables struct {
@@ -32,6 +32,8 @@ type Tunables struct {
 	SetMaxListpackValue,
 	ZsetMaxListpackEntries,
 	ZsetMaxListpackValue,
+	StreamNodeMaxBytes,
+	StreamNodeMaxEntries,
 	// ActiveExpireEffort, ActiveRehashing and the Lazyfree switches are
 	// how hard Redis works at housekeeping: stored and answered back, for
 	// the tools that set them, with no effect on ruvio, whose expiry cycle
@@ -69,6 +71,8 @@ func DefaultTunables() Tunables {
 		SetMaxListpackValue:        64,
 		ZsetMaxListpackEntries:     128,
 		ZsetMaxListpackValue:       64,
+		StreamNodeMaxBytes:         4096,
+		StreamNodeMaxEntries:       100,
 		ActiveExpireEffort:         1,
 		ActiveRehashing:            true,
 		LatencyTracking:            true,
@@ -100,6 +104,8 @@ var tunables = []tunable{
 	{"set-max-listpack-value", "", 0, math.MaxInt64, true, func(t *Tunables) *int64 { return &t.SetMaxListpackValue }},
 	{"zset-max-listpack-entries", "zset-max-ziplist-entries", 0, math.MaxInt64, false, func(t *Tunables) *int64 { return &t.ZsetMaxListpackEntries }},
 	{"zset-max-listpack-value", "zset-max-ziplist-value", 0, math.MaxInt64, true, func(t *Tunables) *int64 { return &t.ZsetMaxListpackValue }},
+	{"stream-node-max-bytes", "", 0, math.MaxInt64, true, func(t *Tunables) *int64 { return &t.StreamNodeMaxBytes }},
+	{"stream-node-max-entries", "", 0, math.MaxInt64, false, func(t *Tunables) *int64 { return &t.StreamNodeMaxEntries }},
 	{"active-expire-effort", "", 1, 10, false, func(t *Tunables) *int64 { return &t.ActiveExpireEffort }},
 }
 

@@ -82,6 +82,7 @@ func TestConfigSetRangeErrorsLikeRedis(t *testing.T) {
 		{"slowlog-log-slower-than", "+1"}, {"slowlog-max-len", "00"}, {"latency-monitor-threshold", "+0"},
 		// repl-backlog-size starts at 1, and reads below 16 KB as 16 KB.
 		{"repl-backlog-size", "0"}, {"repl-backlog-size", "-1"},
+		{"stream-node-max-entries", "-1"}, {"stream-node-max-bytes", "-1"}, {"stream-node-max-entries", "x"},
 	} {
 		steps = append(steps, do("CONFIG", "SET", p[0], p[1]))
 	}
@@ -96,6 +97,8 @@ func TestConfigSetRangeErrorsLikeRedis(t *testing.T) {
 		do("CONFIG", "SET", "repl-backlog-size", "100"), do("CONFIG", "GET", "repl-backlog-size"),
 		do("CONFIG", "SET", "repl-backlog-size", "16385"), do("CONFIG", "GET", "repl-backlog-size"),
 		do("CONFIG", "SET", "repl-backlog-size", "1"), do("CONFIG", "GET", "repl-backlog-size"),
+		do("CONFIG", "GET", "stream-node-max-*"), do("CONFIG", "SET", "stream-node-max-bytes", "1kb"),
+		do("CONFIG", "SET", "stream-node-max-entries", "0"), do("CONFIG", "GET", "stream-node-max-*"),
 	)
 	compareSteps(t, 2, steps)
 }
