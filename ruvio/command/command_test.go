@@ -189,3 +189,35 @@ func TestParseTimeout(t *testing.T) {
 		}
 	}
 }
+
+// Resolve finds what a command line runs: a container's subcommand in
+// any case, nil for one it lacks, the container itself when no
+// subcommand is named, and a plain command whatever follows it.
+func TestResolve(t *testing.T) {
+	get := &Spec{Name: "config|get"}
+	config := &Spec{Name: "config", Arity: -2, Subcommands: []*Spec{get}}
+	plain := &Spec{Name: "get", Arity: 2}
+	args := func(s ...string) [][]byte {
+		var out [][]byte
+		for _, a := range s {
+			out = append(out, []byte(a))
+		}
+		return out
+	}
+	for _, tc := range []struct {
+		spec *Spec
+		args [][]byte
+		want *Spec
+	}{
+		{config, args("CONFIG", "GET", "x"), get},
+		{config, args("config", "gEt"), get},
+		{config, args("config", "nosuch"), nil},
+		{config, args("config"), config},
+		{plain, args("get", "get"), plain},
+		{nil, args("nosuch", "x"), nil},
+	} {
+		if got := tc.spec.Resolve(tc.args); got != tc.want {
+			t.Errorf("Resolve(%q) = %v, want %v", tc.args, got, tc.want)
+		}
+	}
+}

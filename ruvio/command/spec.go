@@ -202,6 +202,17 @@ func (t *Table) Lookup(name []byte) *Spec {
 	return t.byName[string(buf[:len(name)])]
 }
 
+// Resolve is what args run, as Redis looks a command up: a container's
+// subcommand named by args[1] (nil when it has none of that name), or the
+// command itself when it is no container or args names no subcommand (a
+// container alone, as COMMAND). A nil s resolves to nil.
+func (s *Spec) Resolve(args [][]byte) *Spec {
+	if s == nil || s.Subcommands == nil || len(args) < 2 {
+		return s
+	}
+	return s.LookupSub(args[1])
+}
+
 // LookupSub finds a container's subcommand by name, any case.
 func (s *Spec) LookupSub(name []byte) *Spec {
 	want := s.Name + "|" + strings.ToLower(string(name))

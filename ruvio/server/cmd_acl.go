@@ -184,10 +184,7 @@ func cmdACLDryRun(c *conn, args [][]byte) {
 	}
 	argv := args[3:]
 	spec := c.srv.table.Lookup(argv[0])
-	run := spec
-	if spec != nil && spec.Subcommands != nil && len(argv) > 1 {
-		run = spec.LookupSub(argv[1])
-	}
+	run := spec.Resolve(argv)
 	if run == nil {
 		c.w.Error("ERR Command '" + string(argv[0]) + "' not found")
 		return

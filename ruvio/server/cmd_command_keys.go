@@ -16,12 +16,10 @@ func writeGetKeys(c *conn, cmd [][]byte, withFlags bool) {
 		c.w.Error("ERR Invalid command specified")
 		return
 	}
-	if run.Subcommands != nil && len(cmd) > 1 {
-		// A container names its subcommand, as Redis looks commands up.
-		if run = run.LookupSub(cmd[1]); run == nil {
-			c.w.Error("ERR Invalid command specified")
-			return
-		}
+	// A container names its subcommand, as Redis looks commands up.
+	if run = run.Resolve(cmd); run == nil {
+		c.w.Error("ERR Invalid command specified")
+		return
 	}
 	if run.FirstKey == 0 && run.Keys == nil {
 		c.w.Error("ERR The command has no key arguments")

@@ -65,12 +65,10 @@ func cmdIdem(c *conn, args [][]byte) {
 		c.fail(command.ErrUnknownCommand(argv))
 		return
 	}
-	run := spec
-	if spec.Subcommands != nil && len(argv) > 1 {
-		if run = spec.LookupSub(argv[1]); run == nil {
-			c.fail(command.ErrUnknownSubcommand(strings.ToUpper(spec.Name), string(argv[1])))
-			return
-		}
+	run := spec.Resolve(argv)
+	if run == nil {
+		c.fail(command.ErrUnknownSubcommand(strings.ToUpper(spec.Name), string(argv[1])))
+		return
 	}
 	if run.Flags&command.Write == 0 || run.Ext != nil || run.Flags&(command.Blocking|command.NoScript) != 0 {
 		c.fail("ERR IDEM runs one write command on keys; '" + strings.ToUpper(strings.ReplaceAll(run.Name, "|", " ")) + "' is not one")

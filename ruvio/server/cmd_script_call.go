@@ -134,16 +134,14 @@ func (b *scriptBridge) exec(argv [][]byte) {
 		}
 		return
 	}
-	run := spec
-	if spec.Subcommands != nil && len(argv) > 1 && spec.ArityOK(len(argv)) {
-		if run = spec.LookupSub(argv[1]); run == nil {
-			if notFromScripts[spec.Name+"|"+strings.ToLower(string(argv[1]))] {
-				b.w.Error("ERR This Redis command is not allowed from script")
-			} else {
-				b.w.Error("ERR Unknown Redis command called from script")
-			}
-			return
+	run := spec.Resolve(argv)
+	if run == nil {
+		if notFromScripts[spec.Name+"|"+strings.ToLower(string(argv[1]))] {
+			b.w.Error("ERR This Redis command is not allowed from script")
+		} else {
+			b.w.Error("ERR Unknown Redis command called from script")
 		}
+		return
 	}
 	b.cmd = run
 	if !run.ArityOK(len(argv)) {
@@ -313,11 +311,9 @@ func (b *scriptBridge) CheckACL(argv [][]byte) (allowed, known bool) {
 	if spec == nil {
 		return false, false
 	}
-	run := spec
-	if spec.Subcommands != nil && len(argv) > 1 {
-		if run = spec.LookupSub(argv[1]); run == nil {
-			return false, false
-		}
+	run := spec.Resolve(argv)
+	if run == nil {
+		return false, false
 	}
 	// redis.acl_check_cmd asks; it is no denial for ACL LOG.
 	u := b.c.aclUser()

@@ -29,11 +29,7 @@ func (c *conn) execute(args [][]byte) {
 		spec = s.table.Lookup(args[0])
 		c.lastSpec = spec
 	}
-	run := spec
-	if spec != nil && spec.Subcommands != nil && len(args) > 1 && spec.ArityOK(len(args)) {
-		// A container alone (COMMAND) runs itself, as in Redis.
-		run = spec.LookupSub(args[1])
-	}
+	run := spec.Resolve(args)
 	switch {
 	case c.loop != nil && !c.loopMay(run):
 		// Nothing ran: the goroutine the connection moves to runs it.

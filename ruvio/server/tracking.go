@@ -565,10 +565,8 @@ func (c *conn) trackBefore(m *trackMode, run *command.Spec, args [][]byte) {
 			if qs == nil {
 				continue
 			}
-			if qs.Subcommands != nil && len(q) > 1 {
-				if sub := qs.LookupSub(q[1]); sub != nil {
-					qs = sub
-				}
+			if sub := qs.Resolve(q); sub != nil {
+				qs = sub
 			}
 			if qs.Name == "client|caching" && len(q) == 3 {
 				if (m.optin && command.Eq(q[2], "yes")) || (m.optout && command.Eq(q[2], "no")) {

@@ -174,10 +174,7 @@ var joinsExecRecord = map[string]bool{"idem": true}
 func (c *conn) execOne(q [][]byte, appendOps func(), txnOps map[*shard.Shard][][][]byte) {
 	start := time.Now()
 	spec := c.srv.table.Lookup(q[0])
-	run := spec
-	if spec.Subcommands != nil && len(q) > 1 {
-		run = spec.LookupSub(q[1])
-	}
+	run := spec.Resolve(q)
 	execFailed, ran := c.cmdFailed, false
 	c.cmdFailed = false
 	defer func() {
@@ -281,11 +278,7 @@ func (c *conn) execRedirect() string {
 
 // queuedRun is the command (or subcommand) a queued command runs.
 func (s *Server) queuedRun(q [][]byte) *command.Spec {
-	run := s.table.Lookup(q[0])
-	if run.Subcommands != nil && len(q) > 1 {
-		run = run.LookupSub(q[1])
-	}
-	return run
+	return s.table.Lookup(q[0]).Resolve(q)
 }
 
 // execRefusal is the first refusal a queued command would get now. The
