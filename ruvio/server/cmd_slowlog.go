@@ -5,7 +5,6 @@ import (
 
 	"github.com/ruvio/ruvio/ruvio/command"
 	"github.com/ruvio/ruvio/ruvio/config"
-	"github.com/ruvio/ruvio/ruvio/keyspace"
 	"github.com/ruvio/ruvio/ruvio/slowlog"
 )
 
@@ -17,18 +16,7 @@ func (s *Server) applyTunables(t config.Tunables) {
 	s.lat.threshold.Store(t.LatencyMonitorThreshold)
 	s.notifyMask.Store(uint32(t.NotifyKeyspaceEvents))
 	s.applyEviction(s.cfg)
-	s.applySharedIntegers(s.cfg)
 	s.applyLatencyTracking(t)
-}
-
-// applySharedIntegers tells every shard's keyspace whether cfg's memory
-// limit and policy stop Redis sharing small integers, for OBJECT
-// REFCOUNT: once the shards exist, and after each CONFIG SET.
-func (s *Server) applySharedIntegers(cfg *config.Config) {
-	unshared := keyspace.NoSharedIntegers(cfg.MaxMemory, cfg.MaxMemoryPolicy)
-	for _, sh := range s.shards {
-		sh.LFU().SetIntegersUnshared(unshared)
-	}
 }
 
 // logSlow adds a command that ran for d to the slow log if it was slow

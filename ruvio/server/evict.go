@@ -76,10 +76,10 @@ type evictSettings struct {
 }
 
 // applyEviction takes the eviction settings from cfg: the policy and its
-// sample count for eviction, and the LFU settings for every shard's
-// keyspace (whose counters an LFU policy keeps on each access). Called
-// with cfg not changing underneath: at start, on each tick, and after
-// CONFIG SET.
+// sample count for eviction, and for every shard's keyspace the LFU
+// settings (whose counters an LFU policy keeps on each access) and
+// whether small integers are shared (OBJECT REFCOUNT). Called with cfg
+// not changing underneath: at start, on each tick, and after CONFIG SET.
 func (s *Server) applyEviction(cfg *config.Config) {
 	pol, evicts := keyspace.PolicyByName(cfg.MaxMemoryPolicy)
 	st := s.evict
@@ -89,8 +89,10 @@ func (s *Server) applyEviction(cfg *config.Config) {
 		st.settings.Store(&want)
 	}
 	lfu := evicts && pol.Order == keyspace.ByFreq
+	unshared := keyspace.NoSharedIntegers(cfg.MaxMemory, cfg.MaxMemoryPolicy)
 	for _, sh := range s.shards {
 		sh.LFU().Set(lfu, int64(cfg.LFULogFactor), int64(cfg.LFUDecayTime))
+		sh.LFU().SetIntegersUnshared(unshared)
 	}
 }
 

@@ -176,7 +176,8 @@ func New(cfg *config.Config, log *slog.Logger) (*Server, error) {
 		sh.DB().KeepExpired = s.expiryHeld
 		s.shards = append(s.shards, sh)
 	}
-	s.applySharedIntegers(cfg)
+	// The shards take the eviction settings now, not at the first tick.
+	s.applyEviction(cfg)
 	if err := s.loadMoves(); err != nil {
 		return nil, err
 	}
