@@ -141,8 +141,7 @@ var fields = []field{
 	// Redis's name, range and floor (a size below 16 KB reads as 16 KB),
 	// and settable as in Redis; like every settable key it takes effect
 	// where the server reads it from the current Config.
-	bytesField("replication.backlog_bytes", "repl-backlog-size", func(c *Config) *int64 { return &c.Replication.BacklogBytes }, 1).
-		floored(func(c *Config) *int64 { return &c.Replication.BacklogBytes }, 16*KB).settable(),
+	flooredBytesField("replication.backlog_bytes", "repl-backlog-size", func(c *Config) *int64 { return &c.Replication.BacklogBytes }, 1, 16*KB).settable(),
 	// The replication listener and the replica's dial on TLS; Redis's
 	// tls-replication. Fixed at start like the listener.
 	boolField("replication.tls", "replication-tls", func(c *Config) *bool { return &c.Replication.TLS }).alias("tls-replication"),
@@ -184,10 +183,11 @@ func (f field) clamped(p func(*Config) *int, lo, hi int) field {
 	return f
 }
 
-// floored makes a size of f from 1 up to floor read as floor, as Redis
-// keeps repl-backlog-size at 16 KB or more; 0 and below stay, for check
-// to refuse.
-func (f field) floored(p func(*Config) *int64, floor int64) field {
+// flooredBytesField is bytesField, but a size from 1 up to floor reads as
+// floor, as Redis keeps repl-backlog-size at 16 KB or more; 0 and below
+// stay, for check to refuse.
+func flooredBytesField(key, param string, p func(*Config) *int64, lo, floor int64) field {
+	f := bytesField(key, param, p, lo)
 	parse := f.parse
 	f.parse = func(c *Config, s string) error {
 		if err := parse(c, s); err != nil {

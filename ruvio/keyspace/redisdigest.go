@@ -2,6 +2,7 @@ package keyspace
 
 import (
 	"crypto/sha1"
+	"encoding/hex"
 	"strconv"
 
 	"github.com/ruvio/ruvio/ruvio/deque"
@@ -46,14 +47,7 @@ func (d *Digest20) XorIn(o Digest20) {
 }
 
 // Hex renders d as DEBUG DIGEST answers it.
-func (d Digest20) Hex() string {
-	const digits = "0123456789abcdef"
-	var b [40]byte
-	for i, x := range d {
-		b[2*i], b[2*i+1] = digits[x>>4], digits[x&15]
-	}
-	return string(b[:])
-}
+func (d Digest20) Hex() string { return hex.EncodeToString(d[:]) }
 
 // Redis's type numbers (OBJ_STRING and the others), which the digest mixes
 // in.

@@ -30,7 +30,7 @@ var ErrChangesGone = errors.New("records no longer held")
 func (n *Node) NewChangeReader(i int) *ChangeReader {
 	st := n.states[i]
 	st.sh.Lock()
-	bl := st.ensureBacklogLocked(n.backlogBytes())
+	bl := st.ensureBacklogLocked(n.config().Replication.BacklogBytes)
 	st.sh.Unlock()
 	return &ChangeReader{st: st, bl: bl, rd: bl.newReader()}
 }

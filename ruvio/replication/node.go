@@ -135,7 +135,7 @@ func (n *Node) ReservedBytes() int64 { return n.reserved.Load() }
 func (n *Node) ResizeBacklogs() {
 	n.resizeMu.Lock()
 	defer n.resizeMu.Unlock()
-	bytes := n.backlogBytes()
+	bytes := n.config().Replication.BacklogBytes
 	for _, st := range n.states {
 		if bl := st.backlog.Load(); bl != nil {
 			bl.resize(bytes)
@@ -185,15 +185,6 @@ func (n *Node) Loading() bool {
 }
 
 func (n *Node) config() config.Config { return n.opts.Config() }
-
-// minBacklogBytes is the smallest backlog: as Redis does, a shard keeps
-// 16 KB of history or more whatever repl-backlog-size says.
-const minBacklogBytes = 16 << 10
-
-// backlogBytes is the size a shard's backlog keeps.
-func (n *Node) backlogBytes() int64 {
-	return max(n.config().Replication.BacklogBytes, minBacklogBytes)
-}
 
 // ErrClosing answers a role change that comes once the node is closing.
 var ErrClosing = errors.New("ERR the server is shutting down")
@@ -263,7 +254,7 @@ func (n *Node) BecomeReplica(addr string, yield bool) (bool, error) {
 	n.fencedBy.Store(0)
 	n.lost.Store(0)
 	// Replicas of this node would now form a chain: let them go.
-	backlogBytes := n.backlogBytes()
+	backlogBytes := n.config().Replication.BacklogBytes
 	for _, st := range n.states {
 		st.dropReplicas()
 		st.sh.Lock()
@@ -430,7 +421,7 @@ func (n *Node) Start() error {
 		}
 		for _, st := range n.states {
 			st.sh.Lock()
-			st.ensureBacklogLocked(n.backlogBytes())
+			st.ensureBacklogLocked(cfg.Replication.BacklogBytes)
 			st.sh.Unlock()
 		}
 		n.role.Store(int32(Primary))

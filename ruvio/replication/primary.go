@@ -263,7 +263,7 @@ func (n *Node) planFor(st *ShardState, h repl.Handshake) (repl.Plan, *backlog) {
 	sh := st.sh
 	sh.Lock()
 	defer sh.Unlock()
-	bl := st.ensureBacklogLocked(n.backlogBytes())
+	bl := st.ensureBacklogLocked(n.config().Replication.BacklogBytes)
 	oldest := bl.first()
 	if f := sh.FirstLogged(); f != 0 {
 		oldest = min(oldest, f)
@@ -276,7 +276,7 @@ func (n *Node) planFor(st *ShardState, h repl.Handshake) (repl.Plan, *backlog) {
 // sends it after the +FULL line; it returns the snapshot's sequence.
 func (n *Node) sendFullCopy(st *ShardState, rc *ReplicaConn, w *bufio.Writer) (uint64, error) {
 	st.sh.Lock()
-	st.ensureBacklogLocked(n.backlogBytes())
+	st.ensureBacklogLocked(n.config().Replication.BacklogBytes)
 	st.sh.Unlock()
 	dir, err := n.syncDir()
 	if err != nil {

@@ -113,14 +113,13 @@ func (c *conn) scriptMayWrite(spec *command.Spec, q [][]byte, replicating bool) 
 	var f script.Flags
 	switch spec.Name {
 	case "eval":
-		body := string(q[1])
-		if sc := c.srv.scriptsReady().cache.Get(script.SHA1Hex(body)); sc != nil {
-			f = sc.Flags
-		} else if parsed, _, msg := script.ParseShebang(body); msg == "" {
-			f = parsed
-		} else {
+		// A script's flags are its shebang's: no need to find it in
+		// the cache.
+		parsed, _, msg := script.ParseShebang(string(q[1]))
+		if msg != "" {
 			return replicating
 		}
+		f = parsed
 	case "evalsha":
 		sc := c.srv.scriptsReady().cache.Get(strings.ToLower(string(q[1])))
 		if sc == nil {

@@ -345,17 +345,17 @@ func (s *Server) blockedClients() int {
 	defer s.clientsMu.Unlock()
 	n := 0
 	for _, c := range s.clients {
-		if c.blocked.Load() || c.paused.Load() {
+		if c.isBlocked() {
 			n++
 		}
 	}
 	return n
 }
 
-// clientList is the connected clients, in no order.
-// clientList returns the connected clients. A client killed or closed is
-// gone from it at once, as Redis frees a killed client before CLIENT KILL
-// answers, though its goroutine may still be cleaning it up.
+// clientList returns the connected clients, in no order. A client killed
+// or closed is gone from it at once, as Redis frees a killed client
+// before CLIENT KILL answers, though its goroutine may still be cleaning
+// it up.
 func (s *Server) clientList() []*conn {
 	s.clientsMu.Lock()
 	defer s.clientsMu.Unlock()

@@ -481,13 +481,17 @@ func (r pushReceiver) Proto() int    { return int(r.c.proto.Load()) }
 
 func (c *conn) clientName() string { return c.name.Load().(string) }
 
+// isBlocked reports what Redis counts as a blocked client: one waiting
+// in a blocking command or held by CLIENT PAUSE.
+func (c *conn) isBlocked() bool { return c.blocked.Load() || c.paused.Load() }
+
 // flagsString renders CLIENT LIST's flags field.
 func (c *conn) flagsString() string {
 	var b strings.Builder
 	if c.sub.Active() {
 		b.WriteByte('P')
 	}
-	if c.blocked.Load() || c.paused.Load() {
+	if c.isBlocked() {
 		b.WriteByte('b')
 	}
 	b.Write(c.trackFlags(nil))
