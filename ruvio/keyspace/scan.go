@@ -157,3 +157,14 @@ func (db *DB) usedFrom(from int) int {
 	}
 	return -1
 }
+
+// EachStored calls fn for every key the keyspace holds, expired or not,
+// in slot order: what a snapshot of it would hold.
+func (db *DB) EachStored(fn func(key string, e *Entry)) {
+	for slot := range db.bySlot {
+		db.bySlot[slot].each(0, func(e *Entry) bool {
+			fn(e.key, e)
+			return true
+		})
+	}
+}

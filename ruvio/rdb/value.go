@@ -109,12 +109,16 @@ func appendString(b, s []byte) []byte {
 	return append(appendLen(b, uint64(len(s))), s...)
 }
 
+// FooterLen is the length of a payload's footer: the RDB version (2
+// bytes) and the CRC-64 of what comes before it (8).
+const FooterLen = 10
+
 // Verify checks a payload's footer as RESTORE does.
 func Verify(p []byte) error {
-	if len(p) < 10 {
+	if len(p) < FooterLen {
 		return ErrBadPayload
 	}
-	footer := p[len(p)-10:]
+	footer := p[len(p)-FooterLen:]
 	if v := binary.LittleEndian.Uint16(footer); v > MaxVersion {
 		return ErrBadPayload
 	}

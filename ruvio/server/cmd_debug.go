@@ -45,10 +45,26 @@ func cmdDebug(c *conn, args [][]byte) {
 		debugDigestValue(c, args[2:])
 	case command.Eq(sub, "protocol") && len(args) == 3:
 		debugProtocol(c, args[2])
+	case command.Eq(sub, "reload"):
+		debugReload(c, args[2:])
+	case command.Eq(sub, "object") && len(args) == 3:
+		debugObject(c, args[2])
+	case command.Eq(sub, "error") && len(args) == 3:
+		debugError(c, args[2])
+	case command.Eq(sub, "set-disable-deny-scripts") && len(args) == 3:
+		c.srv.scriptDenyOff.Store(atoi(args[2]) != 0)
+		c.w.OK()
+	case command.Eq(sub, "quicklist-packed-threshold") && len(args) == 3,
+		command.Eq(sub, "replybuffer") && len(args) == 4:
+		debugKnob(c, args)
 	case command.Eq(sub, "help") && len(args) == 2:
 		writeHelp(c, "DEBUG",
 			"DIGEST", "    Output a hex signature representing the current DB content.",
 			"DIGEST-VALUE <key> [<key> ...]", "    Output a hex signature of the values of all the specified keys.",
+			"ERROR <string>",
+			"    Return a Redis protocol error with <string> as message. Useful for clients",
+			"    unit tests to simulate Redis errors.",
+			"OBJECT <key>", "    Show low level info about `key` and associated value.",
 			"PROTOCOL <type>",
 			"    Reply with a test value of the specified type. <type> can be: string,",
 			"    integer, double, bignum, null, array, set, map, attrib, push, verbatim,",
@@ -57,8 +73,22 @@ func cmdDebug(c *conn, args [][]byte) {
 			"    Create <count> string keys named key:<num>. If <prefix> is specified then",
 			"    it is used instead of the 'key' prefix. The keys are written as SETs would be:",
 			"    logged and sent to replicas.",
+			"RELOAD [option ...]",
+			"    Write every shard's keyspace into a snapshot and load it back to memory.",
+			"    Valid <option> values:",
+			"    * MERGE: conflicting keys will be loaded from the snapshot.",
+			"    * NOFLUSH: the existing database will not be removed before load, but",
+			"      conflicting keys will generate an error unless MERGE is given.",
+			"QUICKLIST-PACKED-THRESHOLD <size>",
+			"    Accepted as Redis accepts it; ruvio's lists have no packed nodes.",
+			"REPLYBUFFER PEAK-RESET-TIME <NEVER||RESET|time>",
+			"REPLYBUFFER RESIZING <0|1>",
+			"    Accepted as Redis accepts them; ruvio's reply buffers are not resized by a timer.",
 			"SET-ACTIVE-EXPIRE <0|1>",
 			"    Setting it to 0 disables expiring keys in background when they are not accessed (otherwise the Redis behavior). Setting it to 1 reenables back the default.",
+			"SET-DISABLE-DENY-SCRIPTS <0|1>",
+			"    Let scripts call DEBUG and CLIENT LIST, INFO, ID and GETNAME, which they",
+			"    may not otherwise (on a node of one shard).",
 			"SLEEP <seconds>", "    Stop the server for <seconds>. Decimals allowed.")
 	default:
 		c.w.Error("ERR unknown subcommand or wrong number of arguments for '" + string(sub) + "'. Try DEBUG HELP.")

@@ -73,16 +73,19 @@ type Server struct {
 	nextID    atomic.Int64
 	loops     []*eventLoop // polling plain-TCP clients (loop.go)
 
-	stats     stats
-	usedMem   atomic.Int64
-	closing   atomic.Bool
-	noSave    atomic.Bool // SHUTDOWN NOSAVE: skip the final snapshot
-	done      chan struct{}
-	closeOnce sync.Once
-	wg        sync.WaitGroup
-	tickStop  chan struct{}
-	repl      *replication.Node
-	lease     leaseState
+	stats   stats
+	usedMem atomic.Int64
+	closing atomic.Bool
+	noSave  atomic.Bool // SHUTDOWN NOSAVE: skip the final snapshot
+	// DEBUG SET-DISABLE-DENY-SCRIPTS: scripts may call the noscript
+	// commands scriptDebugCommands lists.
+	scriptDenyOff atomic.Bool
+	done          chan struct{}
+	closeOnce     sync.Once
+	wg            sync.WaitGroup
+	tickStop      chan struct{}
+	repl          *replication.Node
+	lease         leaseState
 	// cluster is the cluster map (cluster.go); its view is nil without
 	// cluster_topology.
 	cluster clusterState

@@ -143,17 +143,19 @@ func objectIdletime(c *command.Ctx) {
 // ruvio when it is asked, which differ only for a value stored before
 // the policy or limit last changed.
 func objectRefcount(c *command.Ctx) {
-	v, _, ok := objectLookup(c)
-	if !ok {
-		return
+	if v, _, ok := objectLookup(c); ok {
+		c.W.Int(Refcount(c.DB, v))
 	}
-	if Encoding(v) == "int" && !c.DB.LFU.IntegersUnshared() {
+}
+
+// Refcount is the reference count Redis would report for v in db.
+func Refcount(db *keyspace.DB, v any) int64 {
+	if Encoding(v) == "int" && !db.LFU.IntegersUnshared() {
 		if n, _ := command.ParseInt(v.([]byte)); n >= 0 && n < sharedIntegers {
-			c.W.Int(sharedRefcount)
-			return
+			return sharedRefcount
 		}
 	}
-	c.W.Int(1)
+	return 1
 }
 
 var objectHelpLines = []string{
