@@ -177,8 +177,18 @@ func cmdFunctionDelete(c *conn, args [][]byte) {
 	c.w.OK()
 }
 
+// functionSyntax is Redis's answer to a FUNCTION subcommand given more
+// arguments than it takes.
+func functionSyntax(c *conn, args [][]byte) {
+	c.w.Error("ERR unknown subcommand or wrong number of arguments for '" + string(args[1]) + "'. Try FUNCTION HELP.")
+}
+
 func cmdFunctionFlush(c *conn, args [][]byte) {
-	if len(args) > 3 || (len(args) == 3 && !command.Eq(args[2], "async") && !command.Eq(args[2], "sync")) {
+	if len(args) > 3 {
+		functionSyntax(c, args)
+		return
+	}
+	if len(args) == 3 && !command.Eq(args[2], "async") && !command.Eq(args[2], "sync") {
 		c.w.Error("ERR FUNCTION FLUSH only supports SYNC|ASYNC option")
 		return
 	}
@@ -276,7 +286,7 @@ func cmdFunctionRestore(c *conn, args [][]byte) {
 			return
 		}
 	} else if len(args) > 4 {
-		c.w.Error(command.ErrSyntax)
+		functionSyntax(c, args)
 		return
 	}
 	codes, err := rdb.DecodeFunctions(args[2])

@@ -27,6 +27,9 @@ type functionRun struct {
 
 // fcall runs FCALL and FCALL_RO.
 func (c *conn) fcall(args [][]byte, ro bool) {
+	if c.srv.watchedByMonitors() {
+		c.srv.feedMonitors(monitorLine(time.Now(), c.raddr.String(), args))
+	}
 	keys, argv, ok := c.scriptArgs(args, "ERR Bad number of keys provided")
 	if !ok {
 		return

@@ -155,7 +155,8 @@ func scriptSpecs() []*command.Spec {
 // feedsMonitorItself names the commands that show themselves to MONITOR
 // (Redis's skip_monitor flag): a script's line goes out before the lines
 // of the commands it calls.
-var feedsMonitorItself = map[string]bool{"eval": true, "evalsha": true, "eval_ro": true, "evalsha_ro": true}
+var feedsMonitorItself = map[string]bool{"eval": true, "evalsha": true, "eval_ro": true, "evalsha_ro": true,
+	"fcall": true, "fcall_ro": true}
 
 // eval runs EVAL, EVALSHA and their _RO forms.
 func (c *conn) eval(args [][]byte, bySHA, ro bool) {

@@ -276,9 +276,9 @@ func TestScriptServerCommandsRuvioRefuses(t *testing.T) {
 	}
 }
 
-// MONITOR shows a script as redis-server does: the EVAL line first, then
-// each command the script ran as from "lua"; not the commands a script
-// was refused.
+// MONITOR shows a script or a function as redis-server does: the EVAL or
+// FCALL line first, then each command it ran as from "lua"; not the
+// commands a script was refused.
 func TestScriptMonitorLinesAsRedis(t *testing.T) {
 	r := startRedis(t, 2)
 	s := startServer(t, nil)
@@ -294,6 +294,12 @@ func TestScriptMonitorLinesAsRedis(t *testing.T) {
 		w.send(t, "EVAL \"redis.call('set', KEYS[1], 'v') redis.pcall('get') redis.pcall('multi') return redis.call('get', KEYS[1])\" 1 mk")
 		w.reply(t)
 		w.send(t, "EVALSHA ffffffffffffffffffffffffffffffffffffffff 0")
+		w.reply(t)
+		w.send(t, "FUNCTION LOAD REPLACE \"#!lua name=mon\\n redis.register_function('mf', function(k) return redis.call('set', k[1], 'w') end)\"")
+		w.reply(t)
+		w.send(t, "FCALL mf 1 fk")
+		w.reply(t)
+		w.send(t, "FCALL_RO nosuch 0")
 		w.reply(t)
 		nc.Close()
 		m.send(t, "GET x") // ends the listing with its error

@@ -92,6 +92,7 @@ var functionCases = [][]any{
 	{"FUNCTION", "FLUSH", "foo"}, {"FUNCTION", "FLUSH", "ASYNC"}, {"FUNCTION", "LIST"}, {"FCALL", "f1", 0},
 	{"FUNCTION", "FLUSH", "sync"}, {"FUNCTION", "STATS"}, {"FUNCTION", "nosuch"}, {"FUNCTION"},
 	{"FUNCTION", "RESTORE", "foo"}, {"FUNCTION", "RESTORE", "foo", "bar"}, {"FUNCTION", "DUMP"},
+	{"FUNCTION", "RESTORE", "a", "b", "c"}, {"FUNCTION", "FLUSH", "sync", "extra"}, {"FUNCTION", "FLUSH", "a", "b"},
 }
 
 // FUNCTION and FCALL answer the same on ruvio as on redis-server 7, in
