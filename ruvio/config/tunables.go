@@ -11,10 +11,11 @@ import (
 )
 
 // Tunables are Redis parameters that exist only under CONFIG GET/SET, not
-// in the file: the slow log's two settings, the ACL log's length, and Redis's representation
-// thresholds (listpack, intset, quicklist and stream node sizes) that Redis tools read and
-// set. ruvio stores the latter and answers them back, but its own
-// representation of values does not depend on them.
+// in the file: the slow log's two settings, the ACL log's length, and
+// Redis's representation thresholds (listpack, intset, quicklist and
+// stream node sizes) that Redis tools read and set. ruvio stores the
+// thresholds and answers them back; of them, only the stream node sizes
+// shape its values (streams keep Redis's nodes).
 type Tunables struct {
 	SlowlogLogSlowerThan int64 // µs; -1 disables the slow log, 0 logs every command
 	SlowlogMaxLen        int64

@@ -123,6 +123,8 @@ type DB struct {
 	// LFU, when set, tells lookups whether to keep access-frequency
 	// counters and how (evict.go).
 	LFU *LFU
+	// StreamNodes, when set, are the node limits XADD gives a stream.
+	StreamNodes *StreamNodeLimits
 	// pool is eviction's candidates between evictions (evict.go).
 	pool *evictPool
 

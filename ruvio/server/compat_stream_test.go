@@ -411,6 +411,46 @@ func TestStreamNodesTrimAsRedis(t *testing.T) {
 	}
 }
 
+// stream-node-max-entries and stream-node-max-bytes shape the nodes XADD
+// starts after they change, in every stream, and set approximate
+// trimming's default LIMIT (100 nodes' worth, 10000 with no entry limit),
+// as Redis reads them at each XADD and XTRIM.
+func TestStreamNodeLimitsApplyAsRedis(t *testing.T) {
+	limits := func(entries, bytes string) [][]any {
+		return [][]any{{"CONFIG", "SET", "stream-node-max-entries", entries}, {"CONFIG", "SET", "stream-node-max-bytes", bytes}}
+	}
+	info := func(k string) []any { return []any{"XINFO", "STREAM", k} }
+	var cmds [][]any
+	cmds = append(cmds, limits("1", "4096")...)
+	for i := 1; i <= 102; i++ {
+		cmds = append(cmds, []any{"XADD", "one", strconv.Itoa(i), "x", "v"})
+	}
+	cmds = append(cmds, info("one"), []any{"XTRIM", "one", "MAXLEN", "~", "1"}, []any{"XLEN", "one"}, info("one"))
+	cmds = append(cmds, limits("10", "4096")...)
+	for i := 1; i <= 100; i++ {
+		cmds = append(cmds, []any{"XADD", "ten", "MAXLEN", "~", "55", "LIMIT", "30", strconv.Itoa(i), "x", "v"})
+	}
+	cmds = append(cmds, []any{"XLEN", "ten"}, info("ten"))
+	// A change applies to the nodes started after it.
+	cmds = append(cmds, limits("3", "4096")...)
+	for i := 101; i <= 110; i++ {
+		cmds = append(cmds, []any{"XADD", "ten", strconv.Itoa(i), "x", "v"})
+	}
+	cmds = append(cmds, info("ten"), []any{"XTRIM", "ten", "MAXLEN", "~", "0"}, []any{"XLEN", "ten"})
+	cmds = append(cmds, limits("0", "100")...)
+	for i := 1; i <= 40; i++ {
+		cmds = append(cmds, []any{"XADD", "bytes", strconv.Itoa(i), "field", strings.Repeat("v", i)})
+	}
+	cmds = append(cmds, info("bytes"), []any{"XTRIM", "bytes", "MAXLEN", "~", "5"}, []any{"XLEN", "bytes"})
+	cmds = append(cmds, limits("0", "0")...)
+	for i := 1; i <= 30; i++ {
+		cmds = append(cmds, []any{"XADD", "free", strconv.Itoa(i), "f", "v"})
+	}
+	cmds = append(cmds, info("free"), []any{"XTRIM", "free", "MAXLEN", "~", "0"}, []any{"XLEN", "free"})
+	cmds = append(cmds, limits("100", "4096")...)
+	compareFixed(t, 2, cmds)
+}
+
 // streamWrites touch every part of a stream's state: generated IDs,
 // approximate trims, deletions, groups, deliveries, claims and acks.
 var streamWrites = [][]any{

@@ -21,6 +21,7 @@ import (
 	"github.com/ruvio/ruvio/ruvio/command"
 	"github.com/ruvio/ruvio/ruvio/config"
 	"github.com/ruvio/ruvio/ruvio/fence"
+	"github.com/ruvio/ruvio/ruvio/keyspace"
 	"github.com/ruvio/ruvio/ruvio/lease"
 	"github.com/ruvio/ruvio/ruvio/metrics"
 	"github.com/ruvio/ruvio/ruvio/pause"
@@ -80,12 +81,15 @@ type Server struct {
 	// DEBUG SET-DISABLE-DENY-SCRIPTS: scripts may call the noscript
 	// commands scriptDebugCommands lists.
 	scriptDenyOff atomic.Bool
-	done          chan struct{}
-	closeOnce     sync.Once
-	wg            sync.WaitGroup
-	tickStop      chan struct{}
-	repl          *replication.Node
-	lease         leaseState
+	// streamNodes are stream-node-max-entries and -bytes, which every
+	// shard's XADD reads.
+	streamNodes keyspace.StreamNodeLimits
+	done        chan struct{}
+	closeOnce   sync.Once
+	wg          sync.WaitGroup
+	tickStop    chan struct{}
+	repl        *replication.Node
+	lease       leaseState
 	// cluster is the cluster map (cluster.go); its view is nil without
 	// cluster_topology.
 	cluster clusterState
@@ -177,6 +181,7 @@ func New(cfg *config.Config, log *slog.Logger) (*Server, error) {
 		sh := shard.New(i, r, log)
 		sh.SetNotify(&s.notifyMask, s.publishNotes)
 		sh.DB().KeepExpired = s.expiryHeld
+		sh.DB().StreamNodes = &s.streamNodes
 		s.shards = append(s.shards, sh)
 	}
 	// The shards take the eviction settings now, not at the first tick.

@@ -109,7 +109,16 @@ done:
 	case a.limitGiven:
 		a.trim.Limit = limit
 	case a.trim.Approx:
-		a.trim.Limit = 100 * stream.DefaultNodeMaxEntries
+		// At most 100 nodes' worth, as Redis caps it.
+		nodeEntries := stream.DefaultNodeMaxEntries
+		if n, _, ok := c.DB.StreamNodes.Get(); ok {
+			nodeEntries = n
+		}
+		a.trim.Limit = 100 * int64(nodeEntries)
+		if a.trim.Limit <= 0 {
+			a.trim.Limit = 10000
+		}
+		a.trim.Limit = min(a.trim.Limit, 1000000)
 	}
 	return a, i
 }
@@ -149,6 +158,9 @@ func xadd(c *command.Ctx) {
 			return
 		}
 		s = stream.New()
+	}
+	if entries, bytes, ok := c.DB.StreamNodes.Get(); ok {
+		s.NodeMaxEntries, s.NodeMaxBytes = entries, bytes
 	}
 	if s.LastID == stream.Max {
 		c.W.Error("ERR The stream has exhausted the last possible ID, unable to add more items")
