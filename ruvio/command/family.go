@@ -22,7 +22,7 @@ func (f Family) PerKey(name string, flags Flags, reply PerKeyReply, fn func(*Ctx
 
 // Categories returns the ACL categories of a family command with the given
 // flags. Redis derives all but the family's own from the flags (read or
-// write, fast or slow, blocking) and lists them in the order of its
+// write, admin and dangerous, fast or slow, blocking) and lists them in the order of its
 // category table, where "keyspace" comes before "read" and "write" and the
 // type categories after them.
 func (f Family) Categories(flags Flags) []string {
@@ -39,6 +39,9 @@ func (f Family) Categories(flags Flags) []string {
 	if f != "keyspace" {
 		cats = append(cats, string(f))
 	}
+	if flags&Admin != 0 {
+		cats = append(cats, "admin")
+	}
 	if flags&Fast != 0 {
 		cats = append(cats, "fast")
 	} else {
@@ -46,6 +49,9 @@ func (f Family) Categories(flags Flags) []string {
 	}
 	if flags&Blocking != 0 {
 		cats = append(cats, "blocking")
+	}
+	if flags&Admin != 0 {
+		cats = append(cats, "dangerous")
 	}
 	return cats
 }

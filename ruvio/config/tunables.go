@@ -15,7 +15,8 @@ import (
 // Redis's representation thresholds (listpack, intset, quicklist and
 // stream node sizes) that Redis tools read and set. ruvio stores the
 // thresholds and answers them back; of them, only the stream node sizes
-// shape its values (streams keep Redis's nodes).
+// (streams keep Redis's nodes) and hll-sparse-max-bytes (HyperLogLogs
+// are Redis's strings) shape its values.
 type Tunables struct {
 	SlowlogLogSlowerThan int64 // µs; -1 disables the slow log, 0 logs every command
 	SlowlogMaxLen        int64
@@ -35,6 +36,7 @@ type Tunables struct {
 	ZsetMaxListpackValue,
 	StreamNodeMaxBytes,
 	StreamNodeMaxEntries,
+	HllSparseMaxBytes,
 	// ActiveExpireEffort, ActiveRehashing and the Lazyfree switches are
 	// how hard Redis works at housekeeping: stored and answered back, for
 	// the tools that set them, with no effect on ruvio, whose expiry cycle
@@ -74,6 +76,7 @@ func DefaultTunables() Tunables {
 		ZsetMaxListpackValue:       64,
 		StreamNodeMaxBytes:         4096,
 		StreamNodeMaxEntries:       100,
+		HllSparseMaxBytes:          3000,
 		ActiveExpireEffort:         1,
 		ActiveRehashing:            true,
 		LatencyTracking:            true,
@@ -107,6 +110,7 @@ var tunables = []tunable{
 	{"zset-max-listpack-value", "zset-max-ziplist-value", 0, math.MaxInt64, true, func(t *Tunables) *int64 { return &t.ZsetMaxListpackValue }},
 	{"stream-node-max-bytes", "", 0, math.MaxInt64, true, func(t *Tunables) *int64 { return &t.StreamNodeMaxBytes }},
 	{"stream-node-max-entries", "", 0, math.MaxInt64, false, func(t *Tunables) *int64 { return &t.StreamNodeMaxEntries }},
+	{"hll-sparse-max-bytes", "", 0, math.MaxInt64, true, func(t *Tunables) *int64 { return &t.HllSparseMaxBytes }},
 	{"active-expire-effort", "", 1, 10, false, func(t *Tunables) *int64 { return &t.ActiveExpireEffort }},
 }
 

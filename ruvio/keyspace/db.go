@@ -116,6 +116,11 @@ type DB struct {
 	// expires nothing either, so a paused primary's log stands still.
 	KeepExpired func() bool
 
+	// Whole is set when this keyspace holds every slot, so a key named
+	// by any pattern is here (SORT BY and GET on a node of one shard
+	// outside a cluster).
+	Whole bool
+
 	// ActiveExpireOff stops active expiry (DEBUG SET-ACTIVE-EXPIRE 0):
 	// keys whose time ran out go only when a command looks them up.
 	ActiveExpireOff bool
@@ -123,8 +128,8 @@ type DB struct {
 	// LFU, when set, tells lookups whether to keep access-frequency
 	// counters and how (evict.go).
 	LFU *LFU
-	// StreamNodes, when set, are the node limits XADD gives a stream.
-	StreamNodes *StreamNodeLimits
+	// Shapes, when set, are the parameters of values' layout.
+	Shapes *Shapes
 	// pool is eviction's candidates between evictions (evict.go).
 	pool *evictPool
 

@@ -15,7 +15,7 @@ func (s *Server) applyTunables(t config.Tunables) {
 	s.slowMaxLen.Store(t.SlowlogMaxLen)
 	s.lat.threshold.Store(t.LatencyMonitorThreshold)
 	s.notifyMask.Store(uint32(t.NotifyKeyspaceEvents))
-	s.streamNodes.Set(t.StreamNodeMaxEntries, t.StreamNodeMaxBytes)
+	s.shapes.Set(t.StreamNodeMaxEntries, t.StreamNodeMaxBytes, t.HllSparseMaxBytes)
 	s.applyEviction(s.cfg)
 	s.applyLatencyTracking(t)
 }

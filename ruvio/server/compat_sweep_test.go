@@ -14,8 +14,7 @@ import (
 // as unknown.
 var notServed = map[string]bool{
 	"replconf": true, "psync": true, "sync": true, "migrate": true, "restore-asking": true, "failover": true,
-	"move": true, "swapdb": true, "bgrewriteaof": true, "module": true, "lolwut": true, "pfdebug": true,
-	"pfselftest": true,
+	"move": true, "swapdb": true, "bgrewriteaof": true, "module": true, "lolwut": true,
 }
 
 // sweepSkipped are commands the sweep does not compare, and why.

@@ -81,15 +81,14 @@ type Server struct {
 	// DEBUG SET-DISABLE-DENY-SCRIPTS: scripts may call the noscript
 	// commands scriptDebugCommands lists.
 	scriptDenyOff atomic.Bool
-	// streamNodes are stream-node-max-entries and -bytes, which every
-	// shard's XADD reads.
-	streamNodes keyspace.StreamNodeLimits
-	done        chan struct{}
-	closeOnce   sync.Once
-	wg          sync.WaitGroup
-	tickStop    chan struct{}
-	repl        *replication.Node
-	lease       leaseState
+	// shapes are the layout parameters every shard's writes read.
+	shapes    keyspace.Shapes
+	done      chan struct{}
+	closeOnce sync.Once
+	wg        sync.WaitGroup
+	tickStop  chan struct{}
+	repl      *replication.Node
+	lease     leaseState
 	// cluster is the cluster map (cluster.go); its view is nil without
 	// cluster_topology.
 	cluster clusterState
@@ -181,7 +180,7 @@ func New(cfg *config.Config, log *slog.Logger) (*Server, error) {
 		sh := shard.New(i, r, log)
 		sh.SetNotify(&s.notifyMask, s.publishNotes)
 		sh.DB().KeepExpired = s.expiryHeld
-		sh.DB().StreamNodes = &s.streamNodes
+		sh.DB().Shapes = &s.shapes
 		s.shards = append(s.shards, sh)
 	}
 	// The shards take the eviction settings now, not at the first tick.
@@ -192,6 +191,10 @@ func New(cfg *config.Config, log *slog.Logger) (*Server, error) {
 	if err := s.loadCluster(cfg); err != nil {
 		return nil, err
 	}
+	// A node of one shard without a cluster map holds every key, as a
+	// standalone Redis does, for as long as it runs: a map can only
+	// replace a map it started with.
+	s.shards[0].DB().Whole = len(s.shards) == 1 && s.cluster.view.Load() == nil
 	if err := s.loadTokenMark(cfg.DataDir); err != nil {
 		return nil, err
 	}

@@ -22,6 +22,8 @@ func Specs() []*command.Spec {
 		f.Spec("pfadd", -2, command.Write|command.DenyOOM|command.Fast, pfadd),
 		f.Spec("pfcount", -2, command.ReadOnly|command.MayReplicate, pfcount).KeysAt(1, -1, 1),
 		f.Spec("pfmerge", -2, command.Write|command.DenyOOM, pfmerge).KeysAt(1, -1, 1),
+		f.Spec("pfdebug", 3, command.Write|command.DenyOOM|command.Admin, pfdebug).KeysAt(2, 2, 1),
+		f.Spec("pfselftest", 1, command.Admin, pfselftest).KeysAt(0, 0, 0),
 	}
 }
 
@@ -43,6 +45,15 @@ func lookup(c *command.Ctx, e *keyspace.Entry) ([]byte, bool) {
 	return s, true
 }
 
+// sparseMaxBytes is hll-sparse-max-bytes: the size past which a sparse
+// value turns dense.
+func sparseMaxBytes(db *keyspace.DB) int64 {
+	if n, ok := db.Shapes.HLLSparseMax(); ok {
+		return n
+	}
+	return defaultSparseMaxBytes
+}
+
 // pfadd is PFADD key [element ...]: 1 when a register changed or the key
 // was created, else 0. It is a function of the value and the elements, so
 // it replays as sent.
@@ -55,6 +66,7 @@ func pfadd(c *command.Ctx) {
 	var s []byte
 	var ok bool
 	updated := 0
+	limit := sparseMaxBytes(c.DB)
 	if e == nil {
 		s = newSparse()
 		e = c.DB.Set(key, s)
@@ -67,7 +79,7 @@ func pfadd(c *command.Ctx) {
 	for _, elem := range c.Args[2:] {
 		idx, count := patLen(elem)
 		var changed bool
-		s, changed, ok = add(s, idx, count)
+		s, changed, ok = add(s, idx, count, limit)
 		e.Val = s
 		if !ok {
 			if updated > 0 {
@@ -180,6 +192,7 @@ func pfmerge(c *command.Ctx) {
 	} else {
 		s = keyspace.Unshare(e)
 	}
+	limit := sparseMaxBytes(c.DB)
 	if dense && s[4] != encDense {
 		d, ok := toDense(s)
 		if !ok {
@@ -195,7 +208,7 @@ func pfmerge(c *command.Ctx) {
 		if s[4] == encDense {
 			denseAdd(s[headerSize:], i, r)
 		} else {
-			s, _, _ = sparseSet(s, i, r)
+			s, _, _ = sparseSet(s, i, r, limit)
 		}
 	}
 	invalidateCache(s)

@@ -36,9 +36,9 @@ const (
 	sparseMaxLen = 4
 	zeroMaxLen   = 64
 	xzeroMaxLen  = 16384
-	// sparseMaxBytes is Redis's default hll-sparse-max-bytes.
-	sparseMaxBytes = 3000
-	seed           = 0xadc83b19
+	// defaultSparseMaxBytes is Redis's default hll-sparse-max-bytes.
+	defaultSparseMaxBytes = 3000
+	seed                  = 0xadc83b19
 )
 
 // murmur64A is MurmurHash64A, as Redis computes it (little-endian words).
@@ -203,18 +203,18 @@ func toDense(s []byte) (d []byte, ok bool) {
 }
 
 // add offers count to register index of HLL s and returns the value,
-// possibly reallocated or turned dense, and whether a register changed;
-// ok is false when s is corrupt.
-func add(s []byte, index int, count uint8) (out []byte, changed, ok bool) {
+// possibly reallocated or turned dense (past maxBytes sparse), and
+// whether a register changed; ok is false when s is corrupt.
+func add(s []byte, index int, count uint8, maxBytes int64) (out []byte, changed, ok bool) {
 	if s[4] == encDense {
 		return s, denseAdd(s[headerSize:], index, count), true
 	}
-	return sparseSet(s, index, count)
+	return sparseSet(s, index, count, maxBytes)
 }
 
 // sparseSet is add on a sparse value, splitting the opcode that covers
 // index as Redis does and merging equal VAL neighbours after it.
-func sparseSet(s []byte, index int, count uint8) (out []byte, changed, ok bool) {
+func sparseSet(s []byte, index int, count uint8, maxBytes int64) (out []byte, changed, ok bool) {
 	if count > sparseMaxVal {
 		return promote(s, index, count)
 	}
@@ -300,7 +300,7 @@ func sparseSet(s []byte, index int, count uint8) (out []byte, changed, ok bool) 
 		oldLen = 2
 	}
 	delta := n - oldLen
-	if delta > 0 && len(s)+delta > sparseMaxBytes {
+	if delta > 0 && int64(len(s)+delta) > maxBytes {
 		return promote(s, index, count)
 	}
 	at := headerSize + p

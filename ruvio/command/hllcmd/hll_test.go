@@ -88,7 +88,7 @@ func TestPromotionAndReplay(t *testing.T) {
 			h.Do(append([]string{"PFADD", "h"}, args...)...)
 			args = args[:0]
 			v := []byte(h.Do("GET", "h").(string))
-			if v[4] == encSparse && len(v) > sparseMaxBytes {
+			if v[4] == encSparse && len(v) > defaultSparseMaxBytes {
 				t.Fatalf("sparse value of %d bytes", len(v))
 			}
 		}

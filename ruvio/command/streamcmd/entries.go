@@ -111,7 +111,7 @@ done:
 	case a.trim.Approx:
 		// At most 100 nodes' worth, as Redis caps it.
 		nodeEntries := stream.DefaultNodeMaxEntries
-		if n, _, ok := c.DB.StreamNodes.Get(); ok {
+		if n, _, ok := c.DB.Shapes.StreamNode(); ok {
 			nodeEntries = n
 		}
 		a.trim.Limit = 100 * int64(nodeEntries)
@@ -159,7 +159,7 @@ func xadd(c *command.Ctx) {
 		}
 		s = stream.New()
 	}
-	if entries, bytes, ok := c.DB.StreamNodes.Get(); ok {
+	if entries, bytes, ok := c.DB.Shapes.StreamNode(); ok {
 		s.NodeMaxEntries, s.NodeMaxBytes = entries, bytes
 	}
 	if s.LastID == stream.Max {
