@@ -405,3 +405,33 @@ func TestObjectAndScanRemoveExpiredKeysAsRedis(t *testing.T) {
 		}
 	}
 }
+
+// A node of one shard outside a cluster holds every key, so SORT takes
+// BY and GET patterns of any slot, as a standalone Redis does; a node of
+// two shards keeps Redis Cluster's refusal.
+func TestSortPatternsOfAnySlotOnOneShardLikeRedis(t *testing.T) {
+	cmds := [][]any{
+		{"HSET", "album:1", "title", "Red", "rating", "5"},
+		{"HSET", "album:2", "title", "Earthbound", "rating", "1"},
+		{"HSET", "album:3", "title", "Beat"},
+		{"SET", "w_1", "30"}, {"SET", "w_2", "10"}, {"SET", "w_3", "20"},
+		{"RPUSH", "albums", "1", "2", "3"},
+		{"SORT", "albums", "BY", "album:*->rating", "GET", "album:*->title", "GET", "album:*->rating"},
+		{"SORT", "albums", "BY", "w_*", "DESC", "GET", "#", "GET", "w_*"},
+		{"SORT_RO", "albums", "BY", "w_*", "GET", "album:*->title", "GET", "nosuch_*"},
+		{"SORT", "albums", "BY", "w_*", "ALPHA", "GET", "album:*->title", "STORE", "titles"},
+		{"LRANGE", "titles", "0", "-1"},
+		{"SORT", "albums", "GET", "album:*->nofield", "GET", "w_*->f"},
+		{"SORT", "albums", "BY", "album:*->title", "ALPHA", "LIMIT", "0", "2"},
+	}
+	compareFixed(t, 2, cmds)
+	two := client(t, startServer(t, func(c *config.Config) { c.Shards = 2 }), 0)
+	ctx := context.Background()
+	two.RPush(ctx, "albums", "1", "2")
+	if err := two.Do(ctx, "SORT", "albums", "BY", "w_*").Err(); err == nil || !strings.Contains(err.Error(), "BY option of SORT denied in Cluster mode") {
+		t.Errorf("SORT BY on two shards: %v", err)
+	}
+	if err := two.Do(ctx, "SORT", "albums", "GET", "w_*").Err(); err == nil || !strings.Contains(err.Error(), "GET option of SORT denied in Cluster mode") {
+		t.Errorf("SORT GET on two shards: %v", err)
+	}
+}

@@ -138,7 +138,8 @@ func byPattern(c *command.Ctx, pat, elem []byte) []byte {
 
 // sortCmd is SORT key [BY pattern] [LIMIT offset count] [GET pattern ...]
 // [ASC|DESC] [ALPHA] [STORE destination], and SORT_RO without STORE.
-// Patterns must stay in the sorted key's slot, as Redis Cluster demands.
+// Patterns must stay in the sorted key's slot, as Redis Cluster demands,
+// unless the keyspace is whole (keyspace.DB.Whole).
 // A set sorted without sorting (BY a pattern with no '*') is answered in
 // ALPHA order so the reply does not depend on a hash table's order.
 // SORT ... STORE replays as sent: its result only depends on the
@@ -177,13 +178,13 @@ func sortCmd(readOnly bool) func(*command.Ctx) {
 				by = args[j+1]
 				if bytes.IndexByte(by, '*') < 0 {
 					dontSort = true
-				} else if patternSlot(by) != keySlot {
+				} else if !c.DB.Whole && patternSlot(by) != keySlot {
 					c.W.Error(errSortBySlot)
 					return
 				}
 				j++
 			case command.Eq(a, "get") && left >= 1:
-				if string(args[j+1]) != "#" && patternSlot(args[j+1]) != keySlot {
+				if !c.DB.Whole && string(args[j+1]) != "#" && patternSlot(args[j+1]) != keySlot {
 					c.W.Error(errSortGetSlot)
 					return
 				}
