@@ -10,7 +10,7 @@ import (
 // PFDEBUG shows and changes the value, as in redis-server: the same
 // values byte for byte, the same registers, opcodes, encodings and
 // errors, and PFSELFTEST passes.
-func TestHLLSparseLimitAndPFDebugLikeRedis(t *testing.T) {
+func TestHLLSparseLimitAndPFDebugAsRedis(t *testing.T) {
 	elems := func(key string, from, n int) []any {
 		cmd := []any{"PFADD", key}
 		for i := from; i < from+n; i++ {

@@ -409,7 +409,7 @@ func TestObjectAndScanRemoveExpiredKeysAsRedis(t *testing.T) {
 // A node of one shard outside a cluster holds every key, so SORT takes
 // BY and GET patterns of any slot, as a standalone Redis does; a node of
 // two shards keeps Redis Cluster's refusal.
-func TestSortPatternsOfAnySlotOnOneShardLikeRedis(t *testing.T) {
+func TestSortPatternsOfAnySlotOnOneShardAsRedis(t *testing.T) {
 	cmds := [][]any{
 		{"HSET", "album:1", "title", "Red", "rating", "5"},
 		{"HSET", "album:2", "title", "Earthbound", "rating", "1"},
