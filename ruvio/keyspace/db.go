@@ -305,6 +305,10 @@ func (db *DB) now() int64 {
 	return db.Now()
 }
 
+// Stored returns key's entry as stored, even past its expiry time, without
+// removing it or counting an access (DEBUG OBJECT's lookup).
+func (db *DB) Stored(key string) *Entry { return db.raw(key) }
+
 // Peek returns the live entry of key like Get, without counting it as an
 // access (OBJECT's lookup) and without removing an expired entry.
 func (db *DB) Peek(key string) *Entry {

@@ -105,7 +105,9 @@ func debugObject(c *conn, key []byte) {
 	var line string
 	if !c.withShard(sh, func() {
 		db := sh.DB()
-		e := db.Peek(string(key))
+		// As Redis's dictFind, a key past its time that is still stored
+		// is found, and left where it is.
+		e := db.Stored(string(key))
 		if e == nil {
 			return
 		}

@@ -6,6 +6,7 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/redis/go-redis/v9"
 	"pgregory.net/rapid"
@@ -89,6 +90,18 @@ func TestDebugReloadAndObjectAnswerLikeRedis(t *testing.T) {
 	for _, q := range steps {
 		want, got := renderCmd(rc.Do(ctx, q...)), renderCmd(uc.Do(ctx, q...))
 		want, got = own.ReplaceAllString(want, ""), own.ReplaceAllString(got, "")
+		if got != want {
+			t.Errorf("%q\n  redis: %s\n  ruvio: %s", q, want, got)
+		}
+	}
+	// A key past its time that is still stored is found, and stays.
+	for _, q := range [][]any{{"DEBUG", "SET-ACTIVE-EXPIRE", "0"}, {"SET", "gone", "v", "PX", "1"}} {
+		rc.Do(ctx, q...)
+		uc.Do(ctx, q...)
+	}
+	time.Sleep(5 * time.Millisecond) // the key's time must pass: no condition to poll
+	for _, q := range [][]any{{"DEBUG", "OBJECT", "gone"}, {"DEBUG", "OBJECT", "gone"}, {"EXISTS", "gone"}, {"DEBUG", "OBJECT", "gone"}, {"DEBUG", "SET-ACTIVE-EXPIRE", "1"}} {
+		want, got := own.ReplaceAllString(renderCmd(rc.Do(ctx, q...)), ""), own.ReplaceAllString(renderCmd(uc.Do(ctx, q...)), "")
 		if got != want {
 			t.Errorf("%q\n  redis: %s\n  ruvio: %s", q, want, got)
 		}
