@@ -161,6 +161,15 @@ func TestRestoreRepliesMatchRedis(t *testing.T) {
 		{"EXISTS", "k"},
 		{"RESTORE", "k5", "99999999999999", payload, "ABSTTL"},
 		{"PEXPIRETIME", "k5"},
+		// FREQ counts under an LFU policy, IDLETIME under the others.
+		{"CONFIG", "SET", "maxmemory-policy", "allkeys-lfu"},
+		{"RESTORE", "f1", "0", payload, "FREQ", "100"}, {"OBJECT", "FREQ", "f1"},
+		{"RESTORE", "f2", "0", payload, "FREQ", "0"}, {"OBJECT", "FREQ", "f2"},
+		{"RESTORE", "f3", "0", payload, "IDLETIME", "100000"}, {"OBJECT", "FREQ", "f3"},
+		{"RESTORE", "f4", "0", payload}, {"OBJECT", "FREQ", "f4"},
+		{"CONFIG", "SET", "maxmemory-policy", "allkeys-lru"},
+		{"RESTORE", "f5", "0", payload, "FREQ", "100"}, {"OBJECT", "IDLETIME", "f5"},
+		{"CONFIG", "SET", "maxmemory-policy", "noeviction"},
 		{"RESTORE"},
 	}
 	for _, proto := range []int{2, 3} {

@@ -117,7 +117,13 @@ func restore(c *command.Ctx) {
 		v = keyspace.NewString(b)
 	}
 	e := c.DB.SetWithExpiry(key, v, ttl)
-	if idle >= 0 {
+	// As Redis, FREQ counts under an LFU policy and IDLETIME under any
+	// other; the one the policy does not keep is ignored.
+	if c.DB.LFU.On() {
+		if freq >= 0 {
+			e.SetFreq(uint8(freq))
+		}
+	} else if idle >= 0 {
 		e.SetAccess(c.Now - idle*1000)
 	}
 	c.Dirty++
