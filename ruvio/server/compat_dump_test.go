@@ -9,6 +9,8 @@ import (
 	"testing"
 
 	"github.com/redis/go-redis/v9"
+
+	"github.com/ruvio/ruvio/ruvio/config"
 )
 
 // dumpValues fill one key per encoding Redis 7 dumps: integer, short,
@@ -272,5 +274,24 @@ func TestStreamDumpPayloadsMoveBetweenRedisAndRuvio(t *testing.T) {
 		if err := r.XAdd(ctx, &redis.XAddArgs{Stream: key + ":from-ruvio", ID: "1000-0", Values: []any{"f", "v"}}).Err(); err != nil {
 			t.Errorf("XADD to the restored %s in redis: %v", key, err)
 		}
+	}
+}
+
+// RESTORE's FREQ reaches a replica under an LFU policy, as Redis
+// propagates it.
+func TestRestoreFreqReachesReplicas(t *testing.T) {
+	lfu := func(c *config.Config) { c.MaxMemoryPolicy = "allkeys-lfu" }
+	a := newNode(t, "a", 1, func(c *config.Config) { asPrimary(c); lfu(c) }).start()
+	b := newNode(t, "b", 1, func(c *config.Config) { asReplicaOf(a)(c); lfu(c) }).start()
+	ctx := context.Background()
+	pc := a.client(0)
+	pc.Set(ctx, "src", "v", 0)
+	payload := pc.Dump(ctx, "src").Val()
+	if err := pc.Do(ctx, "RESTORE", "k", "0", payload, "FREQ", "77").Err(); err != nil {
+		t.Fatal(err)
+	}
+	caughtUp(t, a, b)
+	if n, err := b.client(0).Do(ctx, "OBJECT", "FREQ", "k").Int(); err != nil || n != 77 {
+		t.Fatalf("the replica's counter: %d %v, want 77", n, err)
 	}
 }

@@ -129,7 +129,15 @@ func restore(c *command.Ctx) {
 	c.Dirty++
 	c.Notify(notify.Generic, "restore", c.Args[1])
 	// The log gets the absolute expiry, so replay restores the same
-	// deadline whenever it runs.
-	c.Propagate([]byte("RESTORE"), c.Args[1], command.FormatInt(ttl), c.Args[3], []byte("REPLACE"), []byte("ABSTTL"))
+	// deadline whenever it runs, and the counter or idle time it set,
+	// as Redis passes them on.
+	op := [][]byte{[]byte("RESTORE"), c.Args[1], command.FormatInt(ttl), c.Args[3], []byte("REPLACE"), []byte("ABSTTL")}
+	switch {
+	case c.DB.LFU.On() && freq >= 0:
+		op = append(op, []byte("FREQ"), command.FormatInt(freq))
+	case !c.DB.LFU.On() && idle >= 0:
+		op = append(op, []byte("IDLETIME"), command.FormatInt(idle))
+	}
+	c.Propagate(op...)
 	c.W.OK()
 }
