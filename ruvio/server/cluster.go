@@ -268,7 +268,7 @@ func (s *Server) replicaMoved(v *clusterView, c *conn, run *command.Spec, args [
 	if s.repl.Role() != replication.Replica {
 		return ""
 	}
-	readHere := c.readonly && c.dur.replicas == 0
+	readHere := c.readonly.Load() && c.dur.replicas == 0
 	if readHere && run.Flags&command.ReadOnly != 0 && run.Flags&command.Write == 0 {
 		return ""
 	}
@@ -313,12 +313,12 @@ const errStaleMap = "TRYAGAIN this replica's cluster map still names it as its g
 func (c *conn) isMe(v *clusterView, addr string) bool { return c.selfAddr(v) == addr }
 
 func cmdReadonly(c *conn, args [][]byte) {
-	c.readonly = true
+	c.readonly.Store(true)
 	c.w.OK()
 }
 
 func cmdReadwrite(c *conn, args [][]byte) {
-	c.readonly = false
+	c.readonly.Store(false)
 	c.w.OK()
 }
 

@@ -114,7 +114,7 @@ func cmdReset(c *conn, args [][]byte) {
 	c.name.Store("")
 	c.replyMode, c.replySkip = replyOn, 0
 	c.noEvict.Store(false)
-	c.readonly = false
+	c.readonly.Store(false)
 	c.srv.stopMonitor(c)
 	c.setUser(nil)
 	if u, ok := c.srv.acl.Get("default"); ok && u.Enabled() && u.NoPass() {
@@ -168,10 +168,10 @@ func (c *conn) describe() string {
 	now := clock.NowMs()
 	user := c.userName.Load().(string)
 	nsub, npsub := c.sub.Counts()
-	return fmt.Sprintf("id=%d addr=%s laddr=%s fd=-1 name=%s age=%d idle=%d flags=%s db=0 sub=%d psub=%d ssub=%d multi=-1 qbuf=0 qbuf-free=0 argv-mem=0 multi-mem=0 rbs=0 rbp=0 obl=0 oll=0 omem=0 tot-mem=0 events=r cmd=%s user=%s redir=%d resp=%d lib-name=%s lib-ver=%s",
+	return fmt.Sprintf("id=%d addr=%s laddr=%s fd=-1 name=%s age=%d idle=%d flags=%s db=0 sub=%d psub=%d ssub=%d multi=%d qbuf=0 qbuf-free=0 argv-mem=0 multi-mem=0 rbs=0 rbp=0 obl=0 oll=0 omem=0 tot-mem=0 events=r cmd=%s user=%s redir=%d resp=%d lib-name=%s lib-ver=%s",
 		c.id, c.raddr, c.laddr, c.clientName(),
 		int(clock.Default.Since(c.created)/time.Second), (now-c.lastActive.Load())/1000,
-		c.flagsString(), nsub, npsub, c.sub.ShardCount(), c.lastCmdName(), user, c.trackRedirect(),
+		c.flagsString(), nsub, npsub, c.sub.ShardCount(), c.multiCount.Load()-1, c.lastCmdName(), user, c.trackRedirect(),
 		c.proto.Load(), c.libName.Load().(string), c.libVer.Load().(string))
 }
 

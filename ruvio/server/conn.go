@@ -79,8 +79,11 @@ type conn struct {
 	// CLIENT REPLY's mode, and how many replies SKIP still drops.
 	replyMode, replySkip int
 	noEvict              atomic.Bool // CLIENT NO-EVICT, stored only
-	readonly             bool        // READONLY: a replica serves this client's reads
+	readonly             atomic.Bool // READONLY: a replica serves this client's reads
 	pauseEntered         bool        // a write counted in flight by CLIENT PAUSE's accounting (waitPause)
+	// multiCount is CLIENT LIST's view of MULTI: the commands queued plus
+	// one while a transaction is open, 0 outside one.
+	multiCount atomic.Int32
 	// blocked is set while the client waits in a blocking command, which
 	// CLIENT UNBLOCK then wakes through unblock with a reason.
 	blocked atomic.Bool
@@ -488,13 +491,25 @@ func (c *conn) isBlocked() bool { return c.blocked.Load() || c.paused.Load() }
 // flagsString renders CLIENT LIST's flags field.
 func (c *conn) flagsString() string {
 	var b strings.Builder
+	if c.srv.isMonitor(c) {
+		b.WriteByte('O')
+	}
 	if c.sub.Active() {
 		b.WriteByte('P')
+	}
+	if c.multiCount.Load() > 0 {
+		b.WriteByte('x')
 	}
 	if c.isBlocked() {
 		b.WriteByte('b')
 	}
 	b.Write(c.trackFlags(nil))
+	if c.readonly.Load() {
+		b.WriteByte('r')
+	}
+	if c.noEvict.Load() {
+		b.WriteByte('e')
+	}
 	if b.Len() == 0 {
 		return "N"
 	}

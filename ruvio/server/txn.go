@@ -1,6 +1,7 @@
 package server
 
 import (
+	"math"
 	"time"
 
 	"github.com/ruvio/ruvio/ruvio/acl"
@@ -20,6 +21,7 @@ func cmdMulti(c *conn, args [][]byte) {
 	c.multi = true
 	c.multiDirty = false
 	c.queued = c.queued[:0]
+	c.multiCount.Store(1)
 	c.w.OK()
 }
 
@@ -35,6 +37,7 @@ func (c *conn) queue(spec *command.Spec, args [][]byte) {
 	cp := make([][]byte, len(args))
 	copy(cp, args)
 	c.queued = append(c.queued, cp)
+	c.multiCount.Store(int32(min(len(c.queued), math.MaxInt32-1)) + 1)
 	c.w.Simple("QUEUED")
 }
 
@@ -67,6 +70,7 @@ func cmdDiscard(c *conn, args [][]byte) {
 
 func (c *conn) resetMulti() {
 	c.multi = false
+	c.multiCount.Store(0)
 	c.multiDirty = false
 	c.queued = c.queued[:0]
 	c.unwatchAll()
@@ -91,6 +95,7 @@ func cmdExec(c *conn, args [][]byte) {
 	queued := c.queued
 	dirty := c.multiDirty
 	c.multi = false
+	c.multiCount.Store(0)
 	if dirty {
 		c.resetMulti()
 		c.w.Error("EXECABORT Transaction discarded because of previous errors.")
