@@ -14,9 +14,10 @@ import (
 // in the file: the slow log's two settings, the ACL log's length, and
 // Redis's representation thresholds (listpack, intset, quicklist and
 // stream node sizes) that Redis tools read and set. ruvio stores the
-// thresholds and answers them back; of them, only the stream node sizes
-// (streams keep Redis's nodes) and hll-sparse-max-bytes (HyperLogLogs
-// are Redis's strings) shape its values.
+// thresholds and answers them back; the stream node sizes (streams keep
+// Redis's nodes) and hll-sparse-max-bytes (HyperLogLogs are Redis's
+// strings) shape its values, and the set and sorted-set thresholds what
+// OBJECT ENCODING answers and a set's order (keyspace.ShapeParams).
 type Tunables struct {
 	SlowlogLogSlowerThan int64 // µs; -1 disables the slow log, 0 logs every command
 	SlowlogMaxLen        int64

@@ -2,39 +2,42 @@ package keyspace
 
 import "sync/atomic"
 
-// Shapes are the Redis parameters that decide how a value is laid out
-// where the layout shows in replies: stream-node-max-entries and
-// stream-node-max-bytes (a stream's nodes, which approximate trims
-// remove whole) and hll-sparse-max-bytes (the bytes of a HyperLogLog
-// string). Redis reads them at each write, so a change applies from the
-// next write on, to every value. A nil or unset Shapes gives Redis's
-// defaults.
-type Shapes struct {
-	set                                   atomic.Bool
-	streamEntries, streamBytes, hllSparse atomic.Int64
+// ShapeParams are the Redis parameters that decide how a value is laid
+// out where the layout shows in replies.
+type ShapeParams struct {
+	// StreamNodeEntries and StreamNodeBytes are stream-node-max-entries
+	// and stream-node-max-bytes: a stream's nodes, which approximate
+	// trims remove whole (0: no limit).
+	StreamNodeEntries, StreamNodeBytes int64
+	// HLLSparseBytes is hll-sparse-max-bytes: the size past which a
+	// HyperLogLog string turns dense.
+	HLLSparseBytes int64
+	// SetIntsetEntries is set-max-intset-entries: up to it a set of
+	// integers is an intset, which answers in numeric order.
+	SetIntsetEntries int64
+	// ZsetListpackEntries and ZsetListpackValue are
+	// zset-max-listpack-entries and -value (OBJECT ENCODING's listpack).
+	ZsetListpackEntries, ZsetListpackValue int64
 }
 
-// Set stores the parameters (0: no limit on a stream node's count).
-func (s *Shapes) Set(streamEntries, streamBytes, hllSparse int64) {
-	s.streamEntries.Store(streamEntries)
-	s.streamBytes.Store(streamBytes)
-	s.hllSparse.Store(hllSparse)
-	s.set.Store(true)
-}
+// DefaultShapes are Redis 7.0's defaults.
+var DefaultShapes = ShapeParams{StreamNodeEntries: 100, StreamNodeBytes: 4096, HLLSparseBytes: 3000,
+	SetIntsetEntries: 512, ZsetListpackEntries: 128, ZsetListpackValue: 64}
 
-// StreamNode returns stream-node-max-entries and -bytes, or ok false
-// while none were set: the caller keeps Redis's defaults.
-func (s *Shapes) StreamNode() (entries, bytes int, ok bool) {
-	if s == nil || !s.set.Load() {
-		return 0, 0, false
+// Shapes holds the ShapeParams writes and OBJECT ENCODING read. Redis
+// reads them at each write, so a change applies from the next write on,
+// to every value. A nil or unset Shapes gives DefaultShapes.
+type Shapes struct{ p atomic.Pointer[ShapeParams] }
+
+// Set stores p.
+func (s *Shapes) Set(p ShapeParams) { s.p.Store(&p) }
+
+// Get returns the parameters in force.
+func (s *Shapes) Get() *ShapeParams {
+	if s != nil {
+		if p := s.p.Load(); p != nil {
+			return p
+		}
 	}
-	return int(s.streamEntries.Load()), int(s.streamBytes.Load()), true
-}
-
-// HLLSparseMax returns hll-sparse-max-bytes, or ok false while unset.
-func (s *Shapes) HLLSparseMax() (int64, bool) {
-	if s == nil || !s.set.Load() {
-		return 0, false
-	}
-	return s.hllSparse.Load(), true
+	return &DefaultShapes
 }

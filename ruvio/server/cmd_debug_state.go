@@ -117,7 +117,7 @@ func debugObject(c *conn, key []byte) {
 		}
 		access := e.Access()
 		line = fmt.Sprintf("Value at:%p refcount:%d encoding:%s serializedlength:%d lru:%d lru_seconds_idle:%d",
-			e, keycmd.Refcount(db, e.Val), keycmd.Encoding(e.Val), size,
+			e, keycmd.Refcount(db, e.Val), keycmd.Encoding(e.Val, db.Shapes.Get()), size,
 			(access/1000)&(1<<24-1), max(c.now-access, 0)/1000)
 	}) {
 		return

@@ -5,6 +5,7 @@ import (
 
 	"github.com/ruvio/ruvio/ruvio/command"
 	"github.com/ruvio/ruvio/ruvio/config"
+	"github.com/ruvio/ruvio/ruvio/keyspace"
 	"github.com/ruvio/ruvio/ruvio/slowlog"
 )
 
@@ -15,7 +16,9 @@ func (s *Server) applyTunables(t config.Tunables) {
 	s.slowMaxLen.Store(t.SlowlogMaxLen)
 	s.lat.threshold.Store(t.LatencyMonitorThreshold)
 	s.notifyMask.Store(uint32(t.NotifyKeyspaceEvents))
-	s.shapes.Set(t.StreamNodeMaxEntries, t.StreamNodeMaxBytes, t.HllSparseMaxBytes)
+	s.shapes.Set(keyspace.ShapeParams{StreamNodeEntries: t.StreamNodeMaxEntries, StreamNodeBytes: t.StreamNodeMaxBytes,
+		HLLSparseBytes: t.HllSparseMaxBytes, SetIntsetEntries: t.SetMaxIntsetEntries,
+		ZsetListpackEntries: t.ZsetMaxListpackEntries, ZsetListpackValue: t.ZsetMaxListpackValue})
 	s.applyEviction(s.cfg)
 	s.applyLatencyTracking(t)
 }

@@ -48,10 +48,7 @@ func lookup(c *command.Ctx, e *keyspace.Entry) ([]byte, bool) {
 // sparseMaxBytes is hll-sparse-max-bytes: the size past which a sparse
 // value turns dense.
 func sparseMaxBytes(db *keyspace.DB) int64 {
-	if n, ok := db.Shapes.HLLSparseMax(); ok {
-		return n
-	}
-	return defaultSparseMaxBytes
+	return db.Shapes.Get().HLLSparseBytes
 }
 
 // pfadd is PFADD key [element ...]: 1 when a register changed or the key

@@ -36,9 +36,7 @@ const (
 	sparseMaxLen = 4
 	zeroMaxLen   = 64
 	xzeroMaxLen  = 16384
-	// defaultSparseMaxBytes is Redis's default hll-sparse-max-bytes.
-	defaultSparseMaxBytes = 3000
-	seed                  = 0xadc83b19
+	seed         = 0xadc83b19
 )
 
 // murmur64A is MurmurHash64A, as Redis computes it (little-endian words).

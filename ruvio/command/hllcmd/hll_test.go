@@ -9,6 +9,7 @@ import (
 	"github.com/ruvio/ruvio/ruvio/command/cmdtest"
 	"github.com/ruvio/ruvio/ruvio/command/keycmd"
 	"github.com/ruvio/ruvio/ruvio/command/stringcmd"
+	"github.com/ruvio/ruvio/ruvio/keyspace"
 )
 
 func newHarness(t testing.TB) *cmdtest.Harness {
@@ -88,7 +89,7 @@ func TestPromotionAndReplay(t *testing.T) {
 			h.Do(append([]string{"PFADD", "h"}, args...)...)
 			args = args[:0]
 			v := []byte(h.Do("GET", "h").(string))
-			if v[4] == encSparse && len(v) > defaultSparseMaxBytes {
+			if v[4] == encSparse && int64(len(v)) > keyspace.DefaultShapes.HLLSparseBytes {
 				t.Fatalf("sparse value of %d bytes", len(v))
 			}
 		}

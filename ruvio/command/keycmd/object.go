@@ -9,16 +9,15 @@ import (
 	"github.com/ruvio/ruvio/ruvio/stream"
 )
 
-// Redis 7.0's default encoding thresholds, which OBJECT ENCODING applies
-// to a value's size and contents. ruvio's own representation does not
-// change with them, except a hash's, which reports its own form.
+// Redis 7.0's fixed string thresholds. The thresholds of sets and sorted
+// sets are the configured ones (keyspace.ShapeParams), which OBJECT
+// ENCODING applies to a value's size and contents; ruvio's own
+// representation does not change with them, except a hash's, which
+// reports its own form.
 const (
-	embstrMax         = 44
-	setIntsetEntries  = 512
-	zsetListpackItems = 128
-	zsetListpackValue = 64
-	sharedIntegers    = 10000
-	sharedRefcount    = 2147483647
+	embstrMax      = 44
+	sharedIntegers = 10000
+	sharedRefcount = 2147483647
 )
 
 const (
@@ -51,9 +50,9 @@ func objectLookup(c *command.Ctx) (any, int64, bool) {
 	return e.Val, e.Access(), true
 }
 
-// Encoding is the encoding Redis 7.0 would report for v with its default
-// thresholds.
-func Encoding(v any) string {
+// Encoding is the encoding Redis 7.0 would report for v under the
+// thresholds of sh.
+func Encoding(v any, sh *keyspace.ShapeParams) string {
 	switch x := v.(type) {
 	case []byte:
 		if !keyspace.Embedded(v) {
@@ -76,7 +75,7 @@ func Encoding(v any) string {
 		// past them, as Redis's does.
 		return x.Encoding()
 	case map[string]struct{}:
-		if len(x) > setIntsetEntries {
+		if int64(len(x)) > sh.SetIntsetEntries {
 			return "hashtable"
 		}
 		for m := range x {
@@ -86,11 +85,11 @@ func Encoding(v any) string {
 		}
 		return "intset"
 	case *sortedset.Set:
-		if x.Len() > zsetListpackItems {
+		if int64(x.Len()) > sh.ZsetListpackEntries {
 			return "skiplist"
 		}
 		for it := range x.Each {
-			if len(it.Member) > zsetListpackValue {
+			if int64(len(it.Member)) > sh.ZsetListpackValue {
 				return "skiplist"
 			}
 		}
@@ -104,7 +103,7 @@ func Encoding(v any) string {
 // objectEncoding is OBJECT ENCODING key.
 func objectEncoding(c *command.Ctx) {
 	if v, _, ok := objectLookup(c); ok {
-		c.W.BulkString(Encoding(v))
+		c.W.BulkString(Encoding(v, c.DB.Shapes.Get()))
 	}
 }
 
@@ -150,7 +149,7 @@ func objectRefcount(c *command.Ctx) {
 
 // Refcount is the reference count Redis would report for v in db.
 func Refcount(db *keyspace.DB, v any) int64 {
-	if Encoding(v) == "int" && !db.LFU.IntegersUnshared() {
+	if Encoding(v, db.Shapes.Get()) == "int" && !db.LFU.IntegersUnshared() {
 		if n, _ := command.ParseInt(v.([]byte)); n >= 0 && n < sharedIntegers {
 			return sharedRefcount
 		}

@@ -99,7 +99,7 @@ func TestEncodingThresholds(t *testing.T) {
 		{hashOf(512, 64), "listpack"}, {hashOf(513, 1), "hashtable"}, {hashOf(1, 65), "hashtable"}, {shrunk, "hashtable"},
 		{set(512, ""), "intset"}, {set(513, ""), "hashtable"}, {set(2, "m"), "hashtable"},
 	} {
-		if got := keycmd.Encoding(tc.v); got != tc.want {
+		if got := keycmd.Encoding(tc.v, &keyspace.DefaultShapes); got != tc.want {
 			t.Errorf("Encoding(%.40v) = %s, want %s", tc.v, got, tc.want)
 		}
 	}

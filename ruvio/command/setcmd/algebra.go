@@ -101,7 +101,7 @@ func sunion(c *command.Ctx) {
 	}
 	u := union(sets)
 	c.W.Set(len(u))
-	eachMember(u, func(m string) { c.W.BulkString(m) })
+	eachMember(u, c.DB.Shapes.Get().SetIntsetEntries, func(m string) { c.W.BulkString(m) })
 }
 
 func sdiff(c *command.Ctx) {

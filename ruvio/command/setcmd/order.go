@@ -7,18 +7,14 @@ import (
 	"github.com/ruvio/ruvio/ruvio/command"
 )
 
-// intsetEntries is Redis 7.0's default set-max-intset-entries, the
-// threshold OBJECT ENCODING applies too (keycmd.Encoding).
-const intsetEntries = 512
-
 // inRedisOrder puts members, the whole of a set or of a command's result,
 // in the order Redis answers them: a set Redis keeps as an intset (up to
-// 512 members, every one an integer) in ascending numeric order, as its
-// intset iterates; any other in the order given (Redis's hash table order
-// is unspecified). Applications and their tests often rely on small
-// integer sets coming back sorted.
-func inRedisOrder(members []string) []string {
-	if len(members) < 2 || len(members) > intsetEntries {
+// maxIntset members, set-max-intset-entries, every one an integer) in
+// ascending numeric order, as its intset iterates; any other in the order
+// given (Redis's hash table order is unspecified). Applications and their
+// tests often rely on small integer sets coming back sorted.
+func inRedisOrder(members []string, maxIntset int64) []string {
+	if len(members) < 2 || int64(len(members)) > maxIntset {
 		return members
 	}
 	type member struct {
@@ -42,24 +38,24 @@ func inRedisOrder(members []string) []string {
 }
 
 // allMembers is every member of s, in Redis's order (inRedisOrder).
-func allMembers(s set) []string {
+func allMembers(s set, maxIntset int64) []string {
 	out := make([]string, 0, len(s))
 	for m := range s {
 		out = append(out, m)
 	}
-	return inRedisOrder(out)
+	return inRedisOrder(out, maxIntset)
 }
 
 // eachMember calls fn with every member of s in Redis's order, without
 // copying a set too large to be an intset.
-func eachMember(s set, fn func(string)) {
-	if len(s) > intsetEntries {
+func eachMember(s set, maxIntset int64, fn func(string)) {
+	if int64(len(s)) > maxIntset {
 		for m := range s {
 			fn(m)
 		}
 		return
 	}
-	for _, m := range allMembers(s) {
+	for _, m := range allMembers(s, maxIntset) {
 		fn(m)
 	}
 }

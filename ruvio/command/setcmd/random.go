@@ -43,7 +43,7 @@ func spop(c *command.Ctx) {
 	}
 	var popped []string
 	if count >= int64(len(s)) {
-		popped = allMembers(s)
+		popped = allMembers(s, c.DB.Shapes.Get().SetIntsetEntries)
 	} else {
 		popped = random.Distinct(s, int(count))
 	}
@@ -82,7 +82,7 @@ func writeRandom(c *command.Ctx, s set, a random.Args) {
 		random.Repeats(s, int(-a.Count), func(m string) { c.W.BulkString(m) })
 	case a.Count >= int64(len(s)):
 		c.W.Array(len(s))
-		eachMember(s, func(m string) { c.W.BulkString(m) })
+		eachMember(s, c.DB.Shapes.Get().SetIntsetEntries, func(m string) { c.W.BulkString(m) })
 	default:
 		picks := random.Distinct(s, int(a.Count))
 		c.W.Array(len(picks))

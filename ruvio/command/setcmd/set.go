@@ -69,7 +69,7 @@ func srem(c *command.Ctx) {
 // writeMembers answers a RESP3 set (an array in RESP2), the type Redis 7
 // gives SMEMBERS, SINTER, SUNION and SDIFF.
 func writeMembers(c *command.Ctx, members []string) {
-	members = inRedisOrder(members)
+	members = inRedisOrder(members, c.DB.Shapes.Get().SetIntsetEntries)
 	c.W.Set(len(members))
 	for _, m := range members {
 		c.W.BulkString(m)
@@ -79,7 +79,7 @@ func writeMembers(c *command.Ctx, members []string) {
 func smembers(c *command.Ctx) {
 	if s, ok := readSet(c, string(c.Args[1])); ok {
 		c.W.Set(len(s))
-		eachMember(s, func(m string) { c.W.BulkString(m) })
+		eachMember(s, c.DB.Shapes.Get().SetIntsetEntries, func(m string) { c.W.BulkString(m) })
 	}
 }
 
@@ -153,7 +153,7 @@ func sscan(c *command.Ctx) {
 	next, members := scan.Map(s, cursor, o)
 	if next == 0 && len(members) == len(s) {
 		// The whole set in one reply, as Redis scans an intset.
-		members = inRedisOrder(members)
+		members = inRedisOrder(members, c.DB.Shapes.Get().SetIntsetEntries)
 	}
 	scan.WriteHeader(c, next, len(members))
 	for _, m := range members {

@@ -110,11 +110,7 @@ done:
 		a.trim.Limit = limit
 	case a.trim.Approx:
 		// At most 100 nodes' worth, as Redis caps it.
-		nodeEntries := stream.DefaultNodeMaxEntries
-		if n, _, ok := c.DB.Shapes.StreamNode(); ok {
-			nodeEntries = n
-		}
-		a.trim.Limit = 100 * int64(nodeEntries)
+		a.trim.Limit = 100 * c.DB.Shapes.Get().StreamNodeEntries
 		if a.trim.Limit <= 0 {
 			a.trim.Limit = 10000
 		}
@@ -159,9 +155,8 @@ func xadd(c *command.Ctx) {
 		}
 		s = stream.New()
 	}
-	if entries, bytes, ok := c.DB.Shapes.StreamNode(); ok {
-		s.NodeMaxEntries, s.NodeMaxBytes = entries, bytes
-	}
+	shapes := c.DB.Shapes.Get()
+	s.NodeMaxEntries, s.NodeMaxBytes = int(shapes.StreamNodeEntries), int(shapes.StreamNodeBytes)
 	if s.LastID == stream.Max {
 		c.W.Error("ERR The stream has exhausted the last possible ID, unable to add more items")
 		return
