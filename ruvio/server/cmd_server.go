@@ -268,6 +268,7 @@ func cmdFlush(c *conn, args [][]byte) {
 	// Every blocked client looks at its keys again: a blocked XREADGROUP
 	// learns its stream is gone, as in Redis; the others wait on.
 	c.srv.wakeBlocked()
+	c.srv.collectAfterFlush()
 	if command.Eq(args[0], "flushall") && c.srv.savesOnFlush() {
 		if len(c.locked) == 0 {
 			c.srv.saveAfterFlush()

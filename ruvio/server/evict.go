@@ -38,6 +38,17 @@ import (
 // is still over after that is evicted. A forced collection costs the
 // client that waits for it a pause proportional to the live heap, which
 // is the price of a limit on live data in a collected runtime.
+//
+// Under noeviction nothing is evicted, but what commands deleted (DEL,
+// UNLINK, LPOP, FLUSHALL...) is garbage the gauge still counts: the
+// collector would not run while writes are refused, since they allocate
+// nothing, so the node would refuse writes for memory it no longer
+// uses. A client that finds the node over the limit therefore has the
+// collector run there too, at most once per forcedGCInterval (waiting
+// for it rather than refusing) and only if some write was logged since
+// the last collection. And a flush starts
+// a collection of its own at once, so INFO's used_memory falls soon
+// after it, as Redis's does.
 
 // evictState is a server's eviction bookkeeping, kept beside the Server
 // (like its LATENCY state) so that eviction is self-contained.
@@ -54,8 +65,12 @@ type evictState struct {
 	// settings is the limit and policy in force, refreshed by
 	// applyEviction: every write that may grow memory reads it.
 	settings atomic.Pointer[evictSettings]
-	// lastGC is when eviction last had the collector run (guarded by mu).
-	lastGC time.Time
+	// lastGC is when eviction last had the collector run, and
+	// changesAtGC the shards' records then (both guarded by mu).
+	lastGC      time.Time
+	changesAtGC int64
+	// flushGC is set while a collection started by a flush runs.
+	flushGC atomic.Bool
 }
 
 // forcedGCInterval is the least time between two collections eviction
@@ -157,7 +172,7 @@ func (s *Server) freeMemory(limit int64) evictOutcome {
 	}
 	st := s.evict
 	set := st.settings.Load()
-	if set == nil || !set.evicts || s.pause.Holds(true) {
+	if set == nil || s.pause.Holds(true) {
 		return evictNoMemory
 	}
 	st.mu.Lock()
@@ -165,17 +180,32 @@ func (s *Server) freeMemory(limit int64) evictOutcome {
 	if s.memoryEstimate() <= limit {
 		return evictUnder
 	}
-	began := time.Now()
-	defer func() { s.observeEvent("eviction-cycle", time.Since(began)) }()
 	collect := func(interval time.Duration) bool {
 		if time.Since(st.lastGC) < interval {
 			return false
 		}
+		st.changesAtGC = s.loggedChanges()
 		runtime.GC()
 		st.lastGC = time.Now()
 		s.sampleMemory()
 		return true
 	}
+	if !set.evicts {
+		if s.loggedChanges() == st.changesAtGC {
+			return evictNoMemory
+		}
+		// Wait out the interval rather than refuse for memory a
+		// deletion may just have freed.
+		if wait := forcedGCInterval - time.Since(st.lastGC); wait > 0 {
+			time.Sleep(wait)
+		}
+		if collect(forcedGCInterval) && s.memoryEstimate() <= limit {
+			return evictUnder
+		}
+		return evictNoMemory
+	}
+	began := time.Now()
+	defer func() { s.observeEvent("eviction-cycle", time.Since(began)) }()
 	collect(forcedGCInterval)
 	work := time.Now()
 	n := len(s.shards)
@@ -202,6 +232,29 @@ func (s *Server) freeMemory(limit int64) evictOutcome {
 			return evictRunning
 		}
 	}
+}
+
+// loggedChanges is the number of records the shards' logs took: it
+// moves when a command changed data, deletions included.
+func (s *Server) loggedChanges() int64 {
+	var n int64
+	for _, sh := range s.shards {
+		n += sh.Changes()
+	}
+	return n
+}
+
+// collectAfterFlush has the collector run in the background after a
+// flush, unless one it started still runs: the next sample then shows
+// the memory the flush freed.
+func (s *Server) collectAfterFlush() {
+	if !s.evict.flushGC.CompareAndSwap(false, true) {
+		return
+	}
+	go func() {
+		defer s.evict.flushGC.Store(false)
+		runtime.GC()
+	}()
 }
 
 // evictedSize estimates what evicting key frees: its entry, its key

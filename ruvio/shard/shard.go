@@ -201,6 +201,10 @@ func (sh *Shard) appendFramed(replEpoch uint64, ops [][][]byte, frame []byte) ui
 // changes counts the records appended since start, to this log and to
 // the logs it replaced: the log counts them, so an append costs no
 // counter of the shard's own.
+// Changes is the number of records the shard's log has taken since it
+// opened (0 without a log).
+func (sh *Shard) Changes() int64 { return sh.changes() }
+
 func (sh *Shard) changes() int64 {
 	if l := sh.wlog(); l != nil {
 		return l.Appended()
