@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/ruvio/ruvio/internal/poll"
+	"github.com/ruvio/ruvio/ruvio/config"
 )
 
 // Under noeviction a node over maxmemory refuses writes; once a client
@@ -63,5 +64,17 @@ func TestUsedMemoryFallsAfterFlush(t *testing.T) {
 				return infoField(t, c, "memory", "used_memory") < full-evictFill*evictValue/2
 			})
 		})
+	}
+}
+
+// INFO's used_memory counts what was just written, as Redis's exact
+// figure does, not a sample taken before the write.
+func TestUsedMemoryCountsWhatWasJustWritten(t *testing.T) {
+	s := startServer(t, func(c *config.Config) { c.Hz = 1 })
+	c := client(t, s, 0)
+	before := infoField(t, c, "memory", "used_memory")
+	write(t, c, "p:", evictFill, nil, nil)
+	if after := infoField(t, c, "memory", "used_memory"); after < before+evictFill*evictValue*3/4 {
+		t.Errorf("used_memory %d after writing %d bytes, %d before", after, evictFill*evictValue, before)
 	}
 }

@@ -95,6 +95,9 @@ func (s *Server) infoSection(sec string, c *conn, ks *shardCounts) [][2]string {
 			kv("pubsub_clients", s.pubsubClients()), kv("event_loop_clients", s.loopClients()),
 		}
 	case "memory":
+		// A fresh sample, as Redis's figure is exact: a client that
+		// wrote and then asks sees its write counted.
+		s.sampleMemory()
 		used := s.usedMem.Load()
 		libs := s.libraries()
 		// In Redis's order. ruvio frees a value when it is deleted, so
