@@ -25,15 +25,7 @@ func TestDebugReloadKeepsTheDatasetLikeRedis(t *testing.T) {
 			s := startServer(t, func(c *config.Config) { c.EnableDebugCommand = true; c.Shards = shards })
 			ru := client(t, s, 0)
 			rapid.Check(t, func(rt *rapid.T) {
-				r.FlushAll(ctx)
-				ru.FlushAll(ctx)
-				for i, n := 0, rapid.IntRange(1, 30).Draw(rt, "len"); i < n; i++ {
-					cmd := digestCommand(rt)
-					if err := ru.Do(ctx, cmd...).Err(); err != nil && strings.HasPrefix(err.Error(), "CROSSSLOT") {
-						continue
-					}
-					r.Do(ctx, cmd...)
-				}
+				fillAlike(rt, r, ru)
 				before := ru.Do(ctx, "DEBUG", "DIGEST").String()
 				for _, c := range []*redis.Client{r, ru} {
 					if err := c.Do(ctx, "DEBUG", "RELOAD").Err(); err != nil {

@@ -35,6 +35,22 @@ func digestCommand(t *rapid.T) []any {
 	return diffCommand(t)
 }
 
+// fillAlike empties r and ru and plays the same drawn digestCommands on
+// both. Two shards refuse a command over keys of both as Redis Cluster
+// does; redis-server then does not run it either.
+func fillAlike(rt *rapid.T, r, ru *redis.Client) {
+	ctx := context.Background()
+	r.FlushAll(ctx)
+	ru.FlushAll(ctx)
+	for i, n := 0, rapid.IntRange(1, 30).Draw(rt, "len"); i < n; i++ {
+		cmd := digestCommand(rt)
+		if err := ru.Do(ctx, cmd...).Err(); err != nil && strings.HasPrefix(err.Error(), "CROSSSLOT") {
+			continue
+		}
+		r.Do(ctx, cmd...)
+	}
+}
+
 // DEBUG DIGEST and DIGEST-VALUE are Redis's: the same data digests alike
 // on redis-server and on ruvio, one shard or two, whatever its types,
 // expiry times and history.
@@ -46,18 +62,7 @@ func TestDebugDigestLikeRedis(t *testing.T) {
 			s := startServer(t, func(c *config.Config) { c.EnableDebugCommand = true; c.Shards = shards })
 			ru := client(t, s, 0)
 			rapid.Check(t, func(rt *rapid.T) {
-				r.FlushAll(ctx)
-				ru.FlushAll(ctx)
-				for i, n := 0, rapid.IntRange(1, 30).Draw(rt, "len"); i < n; i++ {
-					// Two shards refuse a command over keys of both as
-					// Redis Cluster does; redis-server then does not
-					// run it either.
-					cmd := digestCommand(rt)
-					if err := ru.Do(ctx, cmd...).Err(); err != nil && strings.HasPrefix(err.Error(), "CROSSSLOT") {
-						continue
-					}
-					r.Do(ctx, cmd...)
-				}
+				fillAlike(rt, r, ru)
 				for _, q := range [][]any{
 					{"DEBUG", "DIGEST"},
 					{"DEBUG", "DIGEST-VALUE", "k0", "k1", "k2", "k3", "k4", "missing"},
