@@ -22,9 +22,9 @@ func (f Family) PerKey(name string, flags Flags, reply PerKeyReply, fn func(*Ctx
 
 // Categories returns the ACL categories of a family command with the given
 // flags. Redis derives all but the family's own from the flags (read or
-// write, admin and dangerous, fast or slow, blocking) and lists them in the order of its
-// category table, where "keyspace" comes before "read" and "write" and the
-// type categories after them.
+// write, admin and dangerous, fast or slow, blocking) and lists them in
+// the order of its category table, where "keyspace" comes before "read"
+// and "write" and the type categories after them.
 func (f Family) Categories(flags Flags) []string {
 	cats := make([]string, 0, 4)
 	if f == "keyspace" {

@@ -46,9 +46,8 @@ import (
 // uses. A client that finds the node over the limit therefore has the
 // collector run there too, at most once per forcedGCInterval (waiting
 // for it rather than refusing) and only if some write was logged since
-// the last collection. And a flush starts
-// a collection of its own at once, so INFO's used_memory falls soon
-// after it, as Redis's does.
+// the last collection. And a flush starts a collection of its own at
+// once, so INFO's used_memory falls soon after it, as Redis's does.
 
 // evictState is a server's eviction bookkeeping, kept beside the Server
 // (like its LATENCY state) so that eviction is self-contained.
