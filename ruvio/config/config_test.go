@@ -140,7 +140,7 @@ func TestTablesAreConsistent(t *testing.T) {
 	want := []string{
 		"acllog-max-len", "active-expire-effort", "activerehashing", "appendonly", "bind", "busy-reply-threshold", "client-query-buffer-limit", "cluster-enabled",
 		"cluster-group", "cluster-topology", "daemonize", "databases", "dir", "durability", "enable-debug-command", "event-loops",
-		"hash-max-listpack-entries", "hash-max-listpack-value", "hash-max-ziplist-entries", "hash-max-ziplist-value", "hz",
+		"hash-max-listpack-entries", "hash-max-listpack-value", "hash-max-ziplist-entries", "hash-max-ziplist-value", "hll-sparse-max-bytes", "hz",
 		"latency-monitor-threshold", "latency-tracking", "latency-tracking-info-percentiles", "lazyfree-lazy-eviction", "lazyfree-lazy-expire",
 		"lazyfree-lazy-server-del", "lazyfree-lazy-user-del", "lazyfree-lazy-user-flush", "lfu-decay-time", "lfu-log-factor", "list-compress-depth",
 		"list-max-listpack-size", "list-max-ziplist-size", "loglevel", "lua-time-limit", "maxclients", "maxmemory", "maxmemory-policy",
