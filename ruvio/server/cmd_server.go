@@ -268,7 +268,9 @@ func cmdFlush(c *conn, args [][]byte) {
 	// Every blocked client looks at its keys again: a blocked XREADGROUP
 	// learns its stream is gone, as in Redis; the others wait on.
 	c.srv.wakeBlocked()
-	c.srv.collectAfterFlush()
+	// Inside EXEC or a script the shards are still held: collect in the
+	// background rather than with them held.
+	c.srv.collectAfterFlush(len(args) == 2 && command.Eq(args[1], "async") || len(c.locked) > 0)
 	if command.Eq(args[0], "flushall") && c.srv.savesOnFlush() {
 		if len(c.locked) == 0 {
 			c.srv.saveAfterFlush()

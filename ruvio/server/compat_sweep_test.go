@@ -40,7 +40,8 @@ var sweepSkipped = map[string]string{
 	"acl|genpass":       "random (TestACLGenPassMatchesRedis compares lengths)",
 	"acl|log":           "times and client addresses (TestACLLogMatchesRedis compares the rest)",
 	"save":              "the test server keeps no files", "bgsave": "the test server keeps no files",
-	"waitaof": "no AOF"}
+	"waitaof":    "no AOF",
+	"pfselftest": "takes a second a call (TestHLLSparseLimitAndPFDebugAsRedis runs it)"}
 
 // Every command and subcommand redis-server 7.0 lists in COMMAND, sent with
 // zero to two placeholder arguments "0", alone and inside MULTI/EXEC, on an

@@ -44,10 +44,13 @@ import (
 // collector would not run while writes are refused, since they allocate
 // nothing, so the node would refuse writes for memory it no longer
 // uses. A client that finds the node over the limit therefore has the
-// collector run there too, at most once per forcedGCInterval (waiting
-// for it rather than refusing) and only if some write was logged since
-// the last collection. And a flush starts a collection of its own at
-// once, so INFO's used_memory falls soon after it, as Redis's does.
+// collector run there too, at most once per forcedGCInterval and only if
+// some write was logged since the last collection, so writes resume
+// within that interval of a deletion. A flush collects at once, as
+// Redis's FLUSHALL frees at once: FLUSHALL and FLUSHDB have the
+// collector run before they answer (after letting the shards go), their
+// ASYNC forms in the background, so the next write and INFO's
+// used_memory see the memory free.
 
 // evictState is a server's eviction bookkeeping, kept beside the Server
 // (like its LATENCY state) so that eviction is self-contained.
@@ -190,15 +193,7 @@ func (s *Server) freeMemory(limit int64) evictOutcome {
 		return true
 	}
 	if !set.evicts {
-		if s.loggedChanges() == st.changesAtGC {
-			return evictNoMemory
-		}
-		// Wait out the interval rather than refuse for memory a
-		// deletion may just have freed.
-		if wait := forcedGCInterval - time.Since(st.lastGC); wait > 0 {
-			time.Sleep(wait)
-		}
-		if collect(forcedGCInterval) && s.memoryEstimate() <= limit {
+		if s.loggedChanges() != st.changesAtGC && collect(forcedGCInterval) && s.memoryEstimate() <= limit {
 			return evictUnder
 		}
 		return evictNoMemory
@@ -243,16 +238,23 @@ func (s *Server) loggedChanges() int64 {
 	return n
 }
 
-// collectAfterFlush has the collector run in the background after a
-// flush, unless one it started still runs: the next sample then shows
-// the memory the flush freed.
-func (s *Server) collectAfterFlush() {
+// collectAfterFlush has the collector run after a flush and takes a
+// fresh sample, so the next write and INFO see the memory the flush
+// freed: before returning, or in the background for an ASYNC flush
+// (unless one it started still runs).
+func (s *Server) collectAfterFlush(async bool) {
+	if !async {
+		runtime.GC()
+		s.sampleMemory()
+		return
+	}
 	if !s.evict.flushGC.CompareAndSwap(false, true) {
 		return
 	}
 	go func() {
 		defer s.evict.flushGC.Store(false)
 		runtime.GC()
+		s.sampleMemory()
 	}()
 }
 
